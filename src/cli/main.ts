@@ -1,0 +1,16 @@
+// Entry point: builds the commander program from one module per command group.
+import { Command } from "commander";
+import { versionText } from "../version.js";
+import { registerEmulator } from "./commands/emulator.js";
+
+const program = new Command();
+program
+  .name("converge")
+  .description("Declarative reconciler for cloud access policies")
+  .version(versionText(), "-V, --version", "print the tool and provider schema versions")
+  .showHelpAfterError()
+  .configureHelp({ sortSubcommands: false });
+
+registerEmulator(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,4 @@
+export * from "./members.js";
+export * from "./roles.js";
+export * from "./conditions.js";
+export * from "./policy.js";

@@ -1,0 +1,81 @@
+// Member (principal) forms, validation and the comparison key that prevents permanent diffs.
+
+const EMAIL = /^[^@\s:]+@[^@\s:]+\.[^@\s:]+$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const EMAIL_PREFIXES = ["user", "serviceAccount", "group"] as const;
+/** Principals whose identifiers are compared exactly (they are not email addresses). */
+const EXACT_PREFIXES = ["principal://", "principalSet://"];
+const PUBLIC = ["allUsers", "allAuthenticatedUsers"] as const;
+
+export const MEMBER_FORMS =
+  "user:{email}, serviceAccount:{email}, group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n})";
+
+/** Returns why `member` is not an accepted IAM member, or undefined when it is. */
+export function memberProblem(member: string): string | undefined {
+  if (typeof member !== "string" || member.length === 0) return "a member must be a non-empty string";
+  if (member !== member.trim()) return `member "${member}" has leading or trailing white space`;
+  if ((PUBLIC as readonly string[]).includes(member)) return undefined;
+  for (const p of EXACT_PREFIXES) {
+    if (member.startsWith(p)) {
+      return /^[^\s]+$/.test(member.slice(p.length)) && member.length > p.length
+        ? undefined
+        : `member "${member}" is not a valid ${p.slice(0, -3)} identifier`;
+    }
+  }
+  const colon = member.indexOf(":");
+  if (colon < 0) return `member "${member}" has no type prefix; expected one of ${MEMBER_FORMS}`;
+  const prefix = member.slice(0, colon);
+  const rest = member.slice(colon + 1);
+  if (prefix === "deleted") {
+    const m = /^(user|serviceAccount|group):([^?]+)\?uid=\d+$/.exec(rest);
+    return m && EMAIL.test(m[2]!) ? undefined : `member "${member}" is not a valid deleted principal (deleted:{type}:{email}?uid={n})`;
+  }
+  if ((EMAIL_PREFIXES as readonly string[]).includes(prefix)) {
+    return EMAIL.test(rest) ? undefined : `member "${member}": "${rest}" is not an email address`;
+  }
+  if (prefix === "domain") {
+    return DOMAIN.test(rest) ? undefined : `member "${member}": "${rest}" is not a domain name`;
+  }
+  return `member "${member}" has unknown type "${prefix}:"; expected one of ${MEMBER_FORMS}`;
+}
+
+export function isPublicMember(member: string): boolean {
+  return (PUBLIC as readonly string[]).includes(member);
+}
+
+/**
+ * The comparison key of a member: the identifier after the type prefix is case-insensitive for
+ * email and domain forms (Google stores them lower-cased), exact for everything else.
+ */
+export function memberKey(member: string): string {
+  if ((PUBLIC as readonly string[]).includes(member)) return member;
+  if (EXACT_PREFIXES.some((p) => member.startsWith(p))) return member;
+  const colon = member.indexOf(":");
+  if (colon < 0) return member;
+  const prefix = member.slice(0, colon);
+  if (prefix === "deleted") {
+    const q = member.indexOf("?");
+    return q < 0 ? member.toLowerCase() : member.slice(0, q).toLowerCase().replace(/^deleted:serviceaccount:/, "deleted:serviceAccount:") + member.slice(q);
+  }
+  return `${prefix}:${member.slice(colon + 1).toLowerCase()}`;
+}
+
+export function sameMember(a: string, b: string): boolean {
+  return memberKey(a) === memberKey(b);
+}
+
+/** Members deduplicated by key, keeping the first spelling, in a stable sorted order. */
+export function normalizeMembers(members: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const m of members) if (!seen.has(memberKey(m))) seen.set(memberKey(m), m);
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
+}
+
+/** True when the two lists hold the same members (by key), whatever their order and case. */
+export function sameMemberSet(a: readonly string[], b: readonly string[]): boolean {
+  const ka = new Set(a.map(memberKey));
+  const kb = new Set(b.map(memberKey));
+  if (ka.size !== kb.size) return false;
+  for (const k of ka) if (!kb.has(k)) return false;
+  return true;
+}
