@@ -8,6 +8,7 @@ export type MetastoreType =
   "METASTORE_TYPE_UNSPECIFIED" | "DATAPLEX" | "BIGQUERY" | "DATAPROC_METASTORE";
 export type FederationState =
   "STATE_UNSPECIFIED" | "CREATING" | "ACTIVE" | "UPDATING" | "DELETING" | "ERROR";
+export type TfAction = "no-op" | "create" | "read" | "update" | "delete";
 export type StackResource = {
   type:
     | "cloudnative:backup/v1:RestorePlanIamBinding"
@@ -29,6 +30,12 @@ export interface AllSchemas {
   "iam-policy.schema.json#Binding"?: Binding;
   "iam-policy.schema.json#AuditLogConfig"?: AuditLogConfig;
   "iam-policy.schema.json#AuditConfig"?: AuditConfig;
+  "plan.schema.json"?: Plan;
+  "plan.schema.json#Action"?: TfAction;
+  "plan.schema.json#Change"?: Change;
+  "plan.schema.json#ResourceChange"?: ResourceChange;
+  "plan.schema.json#PolicyRead"?: PolicyRead;
+  "plan.schema.json#PlanDiagnostic"?: PlanDiagnostic;
   "stack.schema.json"?: Stack;
   "stack.schema.json#Provider"?: ProviderConfig;
   "stack.schema.json#ResourceOptions"?: ResourceOptions;
@@ -143,6 +150,122 @@ export interface EmulatorFederation {
 export interface BackendMetastore {
   name: string;
   metastoreType: MetastoreType;
+}
+/**
+ * A converge plan: what `plan --out` saves, what `plan --json` prints and the only input of apply. Its resource_changes, resource_drift and output_changes follow Terraform's plan JSON so plan-policy tooling can read it.
+ */
+export interface Plan {
+  format_version: "1.2";
+  converge_version: string;
+  provider_schema_version?: string;
+  timestamp: string;
+  stack: {
+    name: string;
+    file: string;
+  };
+  prior_state: PlanPriorState;
+  provider: PlanProvider;
+  options: PlanOptions;
+  /**
+   * True when applying would change something.
+   */
+  applyable: boolean;
+  errored: boolean;
+  resource_changes: ResourceChange[];
+  resource_drift: ResourceChange[];
+  output_changes: {
+    [k: string]: Change;
+  };
+  /**
+   * Values of stack variables known at plan time (invoke results included).
+   */
+  variables?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The live policies read during refresh (one read per distinct policy).
+   */
+  policies: PolicyRead[];
+  diagnostics: PlanDiagnostic[];
+}
+/**
+ * The state the plan was made from; apply refuses the plan when the state has since changed.
+ */
+export interface PlanPriorState {
+  lineage: string | null;
+  serial: number | null;
+}
+export interface PlanProvider {
+  project?: string;
+  location?: string;
+  endpoint: string;
+  seed?: string;
+}
+export interface PlanOptions {
+  refresh: boolean;
+  destroy: boolean;
+  refresh_only?: boolean;
+  targets: string[];
+  replace: string[];
+}
+export interface ResourceChange {
+  address: string;
+  mode: "managed" | "data";
+  type: string;
+  name: string;
+  change: Change;
+  action_reason?:
+    | "replace_because_cannot_update"
+    | "replace_by_request"
+    | "delete_because_no_resource_config"
+    | "read_because_dependency_pending"
+    | "create_because_gone";
+  /**
+   * Full name of the cloud object whose IAM policy the change edits (or the object read).
+   */
+  policy?: string;
+  dependencies?: string[];
+  protect?: boolean;
+  /**
+   * The configuration as written, for values known only during apply (resolved then).
+   */
+  config?: {
+    [k: string]: unknown;
+  };
+}
+export interface Change {
+  /**
+   * Terraform's action list: ["create","delete"] is a replacement that creates first.
+   *
+   * @minItems 1
+   * @maxItems 2
+   */
+  actions: [TfAction] | [TfAction, TfAction];
+  before: unknown;
+  after: unknown;
+  after_unknown: unknown;
+  before_sensitive?: unknown;
+  after_sensitive?: unknown;
+  replace_paths?: (string | number)[][];
+  importing?: {
+    id: string;
+  };
+}
+export interface PolicyRead {
+  kind: "restorePlan" | "endpoint";
+  name: string;
+  found: boolean;
+  etag?: string;
+}
+export interface PlanDiagnostic {
+  severity: "error" | "warning";
+  summary: string;
+  detail?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  path?: string;
+  address?: string;
 }
 /**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.

@@ -25,7 +25,7 @@ function walk(dir: string): string[] {
 
 function instance(): Ajv {
   if (ajv) return ajv;
-  ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+  ajv = new Ajv({ allErrors: true, verbose: true, strict: false, allowUnionTypes: true });
   addFormats(ajv);
   for (const file of walk(SCHEMAS_DIR)) ajv.addSchema(JSON.parse(readFileSync(file, "utf8")));
   return ajv;

@@ -1,0 +1,67 @@
+// The loaded, statically checked stack: what the planner consumes.
+import type { DataSourceDriver, IamDriver } from "../drivers/types.js";
+import type { Graph } from "../graph/graph.js";
+import type { Reference } from "./expressions.js";
+import type { DocPath, SourceDocument } from "./source.js";
+
+export interface LocatedReference extends Reference {
+  /** Where the string holding the reference is in the document */
+  at: DocPath;
+}
+
+export interface ResourceOptionsModel {
+  dependsOn: string[];
+  protect: boolean;
+  ignoreChanges: string[];
+  import?: string;
+}
+
+export interface ResourceDecl {
+  name: string;
+  type: string;
+  driver: IamDriver;
+  /** Raw properties as written (strings may hold ${…}) */
+  properties: Record<string, unknown>;
+  options: ResourceOptionsModel;
+  refs: LocatedReference[];
+}
+
+export interface VariableDecl {
+  name: string;
+  /** A raw value (may hold ${…}), or an invoke */
+  value?: unknown;
+  invoke?: { token: string; driver: DataSourceDriver; arguments: Record<string, unknown> };
+  refs: LocatedReference[];
+}
+
+export interface OutputDecl {
+  name: string;
+  value: unknown;
+  refs: LocatedReference[];
+}
+
+export interface ProviderModel {
+  project?: string;
+  location?: string;
+  /** "google", "embedded" or an http(s) URL */
+  endpoint: string;
+  /** Absolute path of the embedded emulator's seed file */
+  seed?: string;
+}
+
+export interface StackModel {
+  file: string;
+  dir: string;
+  name: string;
+  description?: string;
+  provider: ProviderModel;
+  variables: Map<string, VariableDecl>;
+  resources: Map<string, ResourceDecl>;
+  outputs: Map<string, OutputDecl>;
+  lint: Record<string, boolean>;
+  /** Variables and resources; edges from references and dependsOn */
+  graph: Graph;
+  /** Topological order of graph nodes */
+  order: string[];
+  source: SourceDocument;
+}

@@ -1,0 +1,75 @@
+// Evaluates raw stack values: `${…}` interpolations against a scope of known (or unknown) values.
+import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
+import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
+import { type DocPath, formatPath, type SourceDocument } from "./source.js";
+
+/** Values that references can reach, by root name. `undefined` = not in scope. */
+export type Scope = (root: string) => { value: unknown } | undefined;
+
+function scalarText(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return undefined;
+}
+
+/**
+ * Resolves `raw` (a value from the stack at document path `at`). Strings that are exactly one
+ * interpolation take the referenced value as is; other strings concatenate scalars. Unknown
+ * values stay unknown (a string with any unknown part is unknown as a whole).
+ */
+export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: SourceDocument | undefined, diags: Diagnostic[]): unknown {
+  if (typeof raw === "string") {
+    if (!hasInterpolation(raw)) return raw.replace(/\$\$/g, "$");
+    const t = parseTemplate(raw);
+    if (isTemplateError(t)) {
+      diags.push(located(src, at, `bad interpolation: ${t.message}`, t.offset));
+      return UNKNOWN;
+    }
+    const values: unknown[] = [];
+    for (const part of t.parts) {
+      if (typeof part === "string") {
+        values.push(part);
+        continue;
+      }
+      const root = scope(part.root);
+      if (!root) {
+        diags.push(located(src, at, `undefined reference "\${${part.text}}"`, part.offset));
+        return UNKNOWN;
+      }
+      const r = access(root.value, part.path, part.root);
+      if (!r.ok) {
+        diags.push(located(src, at, `cannot evaluate "\${${part.text}}": ${r.message}`, part.offset));
+        return UNKNOWN;
+      }
+      values.push(r.value);
+    }
+    if (t.whole) return values[0];
+    if (values.some(isUnknown)) return UNKNOWN;
+    let out = "";
+    for (const [i, v] of values.entries()) {
+      const s = scalarText(v);
+      if (s === undefined) {
+        const part = t.parts[i];
+        const ref = typeof part === "string" ? undefined : part;
+        diags.push(located(src, at, `"\${${ref?.text ?? "?"}}" is ${Array.isArray(v) ? "a list" : v === null ? "null" : "a map"} and cannot be part of a string`, ref?.offset ?? 0));
+        return UNKNOWN;
+      }
+      out += s;
+    }
+    return out;
+  }
+  if (Array.isArray(raw)) return raw.map((v, i) => resolveValue(v, [...at, i], scope, src, diags));
+  if (raw && typeof raw === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw)) out[k] = resolveValue(v, [...at, k], scope, src, diags);
+    return out;
+  }
+  return raw;
+}
+
+function located(src: SourceDocument | undefined, at: DocPath, summary: string, offset: number): Diagnostic {
+  const pos = src?.position(at, { offset });
+  return error(`${formatPath(at)}: ${summary}`, { ...(src ? { file: src.file, line: pos!.line, column: pos!.column } : {}), path: formatPath(at) });
+}
+
+export { containsUnknown };

@@ -1,0 +1,79 @@
+// A parsed YAML document that remembers where every value came from, so diagnostics can point
+// at file:line:column.
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
+
+export type PathSegment = string | number;
+export type DocPath = readonly PathSegment[];
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export class SourceDocument {
+  readonly lineCounter = new LineCounter();
+  readonly doc: Document;
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lineCounter, uniqueKeys: true, prettyErrors: false });
+  }
+
+  private toPos(offset: number): Position {
+    const { line, col } = this.lineCounter.linePos(offset);
+    return { line, column: col };
+  }
+
+  /** The node at `path`, or its nearest existing ancestor. */
+  private nearest(path: DocPath): { node: Node | undefined; depth: number } {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node = depth === 0 ? (this.doc.contents as Node | null) ?? undefined : (this.doc.getIn(path.slice(0, depth), true) as Node | undefined);
+      if (node && (node as Node).range) return { node, depth };
+    }
+    return { node: undefined, depth: 0 };
+  }
+
+  /**
+   * Where the value at `path` starts. `key: true` points at the map key instead (used for
+   * unknown properties). `offset` is a character offset inside a scalar string (used to point
+   * into an interpolation); it is applied only to plain and quoted one-line scalars.
+   */
+  position(path: DocPath, opts: { key?: boolean; offset?: number } = {}): Position {
+    if (opts.key && path.length > 0) {
+      const parent = this.doc.getIn(path.slice(0, -1), true) as Node | undefined;
+      if (parent && isMap(parent)) {
+        const last = path[path.length - 1];
+        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === last);
+        const keyNode = pair?.key as Node | undefined;
+        if (keyNode?.range) return this.toPos(keyNode.range[0]);
+      }
+    }
+    const { node, depth } = this.nearest(path);
+    if (!node?.range) return { line: 1, column: 1 };
+    let start = node.range[0];
+    if (depth === path.length && opts.offset !== undefined && isScalar(node)) {
+      if (node.type === "PLAIN") start += opts.offset;
+      else if (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE") start += 1 + opts.offset;
+    }
+    return this.toPos(start);
+  }
+
+  /** Whether `path` exists in the document as written. */
+  has(path: DocPath): boolean {
+    return this.doc.hasIn(path);
+  }
+}
+
+export function formatPath(path: DocPath): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(seg)) out += out ? `.${seg}` : seg;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out;
+}
+
+export { isMap, isSeq, isScalar };

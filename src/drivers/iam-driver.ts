@@ -1,0 +1,131 @@
+// One implementation for both IAM types: they differ in token, object kind and ownership rule.
+import type { Policy } from "../generated/schemas.js";
+import { canonicalCondition, conditionKey } from "../iam/conditions.js";
+import { memberKey, memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
+import { findBinding, type PolicyModification } from "../iam/policy.js";
+import { roleProblem } from "../iam/roles.js";
+import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
+import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
+
+interface IamDriverSpec {
+  token: string;
+  kind: "restorePlan" | "endpoint";
+  ownership: "binding" | "member";
+  schemaFile: string;
+  typeName: string;
+}
+
+export function iamDriver(spec: IamDriverSpec): IamDriver {
+  const isBinding = spec.ownership === "binding";
+  const importIdForm = isBinding ? "{name} {role} [condition title]" : "{name} {role} {member} [condition title]";
+
+  const normalize: IamDriver["normalize"] = (raw, defaults) => {
+    const problems: Problem[] = [];
+    const inputs: IamInputs = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
+    const named = completeName(spec.kind, inputs.name, defaults);
+    if (typeof named === "string") problems.push({ path: ["name"], message: named });
+    else inputs.name = named.full;
+    const rp = roleProblem(inputs.role);
+    if (rp) problems.push({ path: ["role"], message: rp });
+    if (isBinding) {
+      const members = Array.isArray(raw.members) ? (raw.members as unknown[]).map(String) : [];
+      members.forEach((m, i) => {
+        const p = memberProblem(m);
+        if (p) problems.push({ path: ["members", i], message: p });
+      });
+      inputs.members = normalizeMembers(members);
+    } else {
+      inputs.member = String(raw.member ?? "");
+      const p = memberProblem(inputs.member);
+      if (p) problems.push({ path: ["member"], message: p });
+    }
+    const cond = canonicalCondition(raw.condition as IamInputs["condition"]);
+    if (cond) inputs.condition = cond;
+    return { inputs, problems };
+  };
+
+  const id = (i: IamInputs): string =>
+    [i.name, i.role, ...(isBinding ? [] : [i.member ?? ""]), ...(i.condition ? [i.condition.title] : [])].join(" ");
+
+  const driver: IamDriver = {
+    token: spec.token,
+    kind: spec.kind,
+    ownership: spec.ownership,
+    inputsSchema: `${spec.schemaFile}#/definitions/${spec.typeName}Inputs`,
+    outputsSchema: `${spec.schemaFile}#/definitions/${spec.typeName}Outputs`,
+    outputNames: [isBinding ? "members" : "member", "name", "role", "condition", "etag", "id", "project"],
+    replaceOn: isBinding ? ["name", "role", "condition"] : ["name", "role", "condition", "member"],
+    importIdForm,
+    normalize,
+    policyName: (i) => i.name,
+    ownershipKey: (i) =>
+      JSON.stringify([i.name, i.role, conditionKey(i.condition), ...(isBinding ? [] : [memberKey(i.member ?? "")])]),
+    id,
+    outputs(i, etag) {
+      const project = parseFullName(spec.kind, i.name)?.project ?? "";
+      return { ...i, etag, id: id(i), project };
+    },
+    observe(i, policy) {
+      const binding = findBinding(policy, i.role, i.condition);
+      if (!binding || binding.members.length === 0) return undefined;
+      if (isBinding) {
+        // Keep the configured spelling when the live set is the same (no permanent case diffs).
+        const members = sameMemberSet(binding.members, i.members ?? []) ? i.members ?? [] : normalizeMembers(binding.members);
+        return { ...i, members };
+      }
+      const live = binding.members.find((m) => memberKey(m) === memberKey(i.member ?? ""));
+      return live === undefined ? undefined : i;
+    },
+    modifications(prior, desired) {
+      const mods: PolicyModification[] = [];
+      const same = (a: IamInputs, b: IamInputs) => a.name === b.name && a.role === b.role && conditionKey(a.condition) === conditionKey(b.condition);
+      if (isBinding) {
+        if (prior && (!desired || !same(prior, desired))) mods.push({ kind: "removeBinding", role: prior.role, ...cond(prior) });
+        if (desired) mods.push({ kind: "setBinding", role: desired.role, ...cond(desired), members: desired.members ?? [] });
+      } else {
+        const sameTuple = prior && desired && same(prior, desired) && memberKey(prior.member ?? "") === memberKey(desired.member ?? "");
+        if (prior && !sameTuple) mods.push({ kind: "removeMember", role: prior.role, ...cond(prior), member: prior.member ?? "" });
+        if (desired) mods.push({ kind: "addMember", role: desired.role, ...cond(desired), member: desired.member ?? "" });
+      }
+      return mods;
+    },
+    parseImportId(text, defaults) {
+      const parts = text.trim().split(/\s+/);
+      const min = isBinding ? 2 : 3;
+      if (parts.length < min || parts[0] === "") return `import ID "${text}" is malformed; expected "${importIdForm}"`;
+      const named = completeName(spec.kind, parts[0]!, defaults);
+      if (typeof named === "string") return `import ID "${text}": ${named}; expected "${importIdForm}"`;
+      const role = parts[1]!;
+      const rp = roleProblem(role);
+      if (rp) return `import ID "${text}": ${rp}; expected "${importIdForm}"`;
+      const target: ImportTarget = { name: named.full, role };
+      if (!isBinding) {
+        const mp = memberProblem(parts[2]!);
+        if (mp) return `import ID "${text}": ${mp}; expected "${importIdForm}"`;
+        target.member = parts[2]!;
+      }
+      const title = parts.slice(min).join(" ");
+      if (title) target.conditionTitle = title;
+      return target;
+    },
+    adopt(target, policy: Policy) {
+      const candidates = (policy.bindings ?? []).filter(
+        (b) => b.role === target.role && (target.conditionTitle ? b.condition?.title === target.conditionTitle : !b.condition),
+      );
+      const what = `${target.role}${target.conditionTitle ? ` with condition "${target.conditionTitle}"` : " (unconditional)"} on ${target.name}`;
+      if (candidates.length === 0) return `no binding for ${what}`;
+      if (candidates.length > 1) return `${candidates.length} bindings match ${what}; condition titles must be unique to import`;
+      const b = candidates[0]!;
+      const base: IamInputs = { name: target.name, role: target.role, ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) };
+      if (isBinding) return { ...base, members: normalizeMembers(b.members) };
+      const live = b.members.find((m) => memberKey(m) === memberKey(target.member ?? ""));
+      if (!live) return `${target.member} is not a member of ${what}`;
+      return { ...base, member: live };
+    },
+  };
+  return driver;
+}
+
+function cond(i: IamInputs) {
+  return i.condition ? { condition: i.condition } : {};
+}

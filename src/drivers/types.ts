@@ -1,0 +1,66 @@
+// The driver contract. IAM drivers are pure descriptions of ownership; the policy engine in
+// src/cloud/ does the I/O for both, so a new IAM type is a few lines of registration.
+import type { Condition, Federation, GetFederationResult, Policy } from "../generated/schemas.js";
+import type { PolicyModification } from "../iam/policy.js";
+import type { NameDefaults, ObjectKind } from "../cloud/names.js";
+
+export interface IamInputs {
+  name: string;
+  role: string;
+  condition?: Condition;
+  members?: string[];
+  member?: string;
+}
+
+export interface Problem {
+  /** Path below the resource's `properties` */
+  path: (string | number)[];
+  message: string;
+}
+
+export interface ImportTarget {
+  name: string;
+  role: string;
+  member?: string;
+  conditionTitle?: string;
+}
+
+export interface IamDriver {
+  readonly token: string;
+  readonly kind: Exclude<ObjectKind, "federation">;
+  /** binding: authoritative for (object, role, condition); member: owns one member of it */
+  readonly ownership: "binding" | "member";
+  readonly inputsSchema: string;
+  readonly outputsSchema: string;
+  readonly outputNames: readonly string[];
+  /** Input properties whose change replaces the resource (the rest update in place). */
+  readonly replaceOn: readonly string[];
+  /** The expected import ID form, for messages. */
+  readonly importIdForm: string;
+  /** Completes short names and canonicalises; reports problems with member/role/name forms. */
+  normalize(inputs: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] };
+  /** The cloud object whose policy this resource edits (full name). */
+  policyName(inputs: IamInputs): string;
+  /** Owned-tuple identity within one stack: two resources with the same key conflict. */
+  ownershipKey(inputs: IamInputs): string;
+  id(inputs: IamInputs): string;
+  outputs(inputs: IamInputs, etag: string): Record<string, unknown>;
+  /** What of `inputs` exists in `policy` now; undefined when nothing it owns is there. */
+  observe(inputs: IamInputs, policy: Policy): IamInputs | undefined;
+  /** The policy edits that take the cloud from `prior` to `desired` (undefined = absent). */
+  modifications(prior: IamInputs | undefined, desired: IamInputs | undefined): PolicyModification[];
+  parseImportId(id: string, defaults: NameDefaults): ImportTarget | string;
+  /** Inputs adopted from a live policy for an import target; a string says why it cannot be. */
+  adopt(target: ImportTarget, policy: Policy): IamInputs | string;
+}
+
+export interface DataSourceDriver {
+  readonly token: string;
+  readonly argsSchema: string;
+  readonly resultSchema: string;
+  readonly resultNames: readonly string[];
+  /** The object to read (full name) from the arguments, or a problem. */
+  objectName(args: Record<string, unknown>, defaults: NameDefaults): { name: string } | { problem: Problem };
+  /** Wire object → the function's result. */
+  toResult(wire: Federation): GetFederationResult;
+}

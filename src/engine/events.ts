@@ -1,0 +1,18 @@
+// The engine never renders: it emits these typed events; ink views and the JSON renderer
+// subscribe.
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+
+export type StepAction = "create" | "update" | "replace" | "delete" | "read" | "import" | "no-op";
+
+export type EngineEvent =
+  | { type: "refresh"; kind: "restorePlan" | "endpoint"; policy: string; phase: "start" | "done" | "error"; found?: boolean; ms?: number }
+  | { type: "read"; address: string; token: string; object: string; phase: "start" | "done" | "error"; ms?: number }
+  | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped"; ms?: number; error?: Diagnostic; policy?: string }
+  | { type: "policy-write"; policy: string; phase: "start" | "done" | "error"; attempts?: number; written?: boolean; ms?: number }
+  | { type: "state-saved"; serial: number }
+  | { type: "retry"; methodId: string; resource: string; attempt: number; status: string; delayMs: number }
+  | { type: "diagnostic"; diagnostic: Diagnostic };
+
+export type Emit = (event: EngineEvent) => void;
+
+export const noEmit: Emit = () => {};

@@ -1,0 +1,101 @@
+// A small DAG over string node ids: insertion-ordered, deterministic topological order, cycle
+// reporting, DOT output. Pure.
+
+export class Graph {
+  private readonly nodes = new Map<string, Set<string>>(); // node -> dependencies
+
+  addNode(id: string): void {
+    if (!this.nodes.has(id)) this.nodes.set(id, new Set());
+  }
+
+  /** `from` depends on `to` (to must happen first). */
+  addEdge(from: string, to: string): void {
+    this.addNode(from);
+    this.addNode(to);
+    this.nodes.get(from)!.add(to);
+  }
+
+  has(id: string): boolean {
+    return this.nodes.has(id);
+  }
+
+  ids(): string[] {
+    return [...this.nodes.keys()];
+  }
+
+  dependencies(id: string): string[] {
+    return [...(this.nodes.get(id) ?? [])];
+  }
+
+  dependents(id: string): string[] {
+    return this.ids().filter((n) => this.nodes.get(n)!.has(id));
+  }
+
+  /** All transitive dependencies of `id`. */
+  ancestors(id: string): Set<string> {
+    const out = new Set<string>();
+    const stack = [...this.dependencies(id)];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (out.has(n)) continue;
+      out.add(n);
+      stack.push(...this.dependencies(n));
+    }
+    return out;
+  }
+
+  /** One cycle as a closed path [a, b, …, a], or undefined when the graph is acyclic. */
+  findCycle(): string[] | undefined {
+    const state = new Map<string, 1 | 2>(); // 1 visiting, 2 done
+    const path: string[] = [];
+    const visit = (n: string): string[] | undefined => {
+      state.set(n, 1);
+      path.push(n);
+      for (const d of this.nodes.get(n)!) {
+        const s = state.get(d);
+        if (s === 1) return [...path.slice(path.indexOf(d)), d];
+        if (s === undefined) {
+          const c = visit(d);
+          if (c) return c;
+        }
+      }
+      path.pop();
+      state.set(n, 2);
+      return undefined;
+    };
+    for (const n of this.nodes.keys()) {
+      if (!state.has(n)) {
+        const c = visit(n);
+        if (c) return c;
+      }
+    }
+    return undefined;
+  }
+
+  /** Dependencies before dependents; ties keep insertion order. Throws on a cycle (check first). */
+  topoOrder(): string[] {
+    const remaining = new Map([...this.nodes].map(([n, deps]) => [n, new Set(deps)]));
+    const order: string[] = [];
+    while (remaining.size) {
+      const ready = [...remaining].filter(([, deps]) => [...deps].every((d) => !remaining.has(d))).map(([n]) => n);
+      if (ready.length === 0) throw new Error(`graph has a cycle: ${this.findCycle()?.join(" -> ")}`);
+      for (const n of ready) {
+        order.push(n);
+        remaining.delete(n);
+      }
+    }
+    return order;
+  }
+
+  toDot(label: (id: string) => { label: string; shape?: string } = (id) => ({ label: id })): string {
+    const q = (s: string) => JSON.stringify(s);
+    const lines = ["digraph converge {", "  rankdir = \"BT\";", "  node [shape = box];"];
+    for (const n of this.nodes.keys()) {
+      const l = label(n);
+      lines.push(`  ${q(n)} [label = ${q(l.label)}${l.shape ? `, shape = ${l.shape}` : ""}];`);
+    }
+    for (const [n, deps] of this.nodes) for (const d of deps) lines.push(`  ${q(n)} -> ${q(d)};`);
+    lines.push("}");
+    return lines.join("\n") + "\n";
+  }
+}

@@ -1,0 +1,50 @@
+// Comparisons of IAM inputs that know the semantics (member case, member order, conditions).
+import type { IamDriver, IamInputs } from "../drivers/types.js";
+import { isUnknown } from "../config/expressions.js";
+import { conditionKey } from "../iam/conditions.js";
+import { memberKey, sameMemberSet } from "../iam/members.js";
+
+export type InputField = "name" | "role" | "condition" | "members" | "member";
+
+export function inputFields(driver: IamDriver): InputField[] {
+  return driver.ownership === "binding" ? ["name", "role", "condition", "members"] : ["name", "role", "condition", "member"];
+}
+
+function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
+  const x = a[field];
+  const y = b[field];
+  if (isUnknown(x) || isUnknown(y)) return false;
+  switch (field) {
+    case "condition":
+      return conditionKey(a.condition) === conditionKey(b.condition);
+    case "members":
+      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && sameMemberSet(x, y);
+    case "member":
+      return typeof x === "string" && typeof y === "string" && memberKey(x) === memberKey(y);
+    default:
+      return x === y;
+  }
+}
+
+/** Fields whose values differ (unknown counts as different). */
+export function changedFields(driver: IamDriver, a: IamInputs, b: IamInputs): InputField[] {
+  return inputFields(driver).filter((f) => !fieldEqual(f, a, b));
+}
+
+export function sameInputs(driver: IamDriver, a: IamInputs, b: IamInputs): boolean {
+  return changedFields(driver, a, b).length === 0;
+}
+
+/** Structural equality for JSON-like values. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => jsonEqual(x, bb[i]));
+  }
+  const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
