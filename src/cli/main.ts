@@ -2,6 +2,9 @@
 import { Command } from "commander";
 import { versionText } from "../version.js";
 import { registerEmulator } from "./commands/emulator.js";
+import { registerGraph } from "./commands/graph.js";
+import { registerPlan } from "./commands/plan.js";
+import { registerValidate } from "./commands/validate.js";
 
 const program = new Command();
 program
@@ -11,6 +14,9 @@ program
   .showHelpAfterError()
   .configureHelp({ sortSubcommands: false });
 
+registerPlan(program);
+registerValidate(program);
+registerGraph(program);
 registerEmulator(program);
 
 await program.parseAsync(process.argv);

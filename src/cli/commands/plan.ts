@@ -1,0 +1,109 @@
+import { writeFileSync, renameSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { openCloud } from "../../engine/cloud.js";
+import type { EngineEvent } from "../../engine/events.js";
+import { plan, type PlanResult } from "../../plan/planner.js";
+import type { Plan } from "../../generated/schemas.js";
+import { UserError } from "../../diagnostics/diagnostic.js";
+import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
+import { planLines } from "../render/plan-text.js";
+import { type Line, seg } from "../render/lines.js";
+
+export interface PlanCliOptions extends StackOptions {
+  out?: string;
+  detailedExitcode?: boolean;
+  refresh: string;
+  target: string[];
+  replace: string[];
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+export function addPlanOptions(cmd: Command): Command {
+  return cmd
+    .option("--refresh <bool>", "read live policies before diffing (--refresh=false uses the state as is)", "true")
+    .option("--target <address>", "limit the plan to this resource and what it depends on (repeatable)", collect, [])
+    .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, []);
+}
+
+function bool(text: string, flag: string): boolean {
+  if (/^(true|1|yes)$/i.test(text)) return true;
+  if (/^(false|0|no)$/i.test(text)) return false;
+  throw new UserError({ severity: "error", summary: `${flag} takes true or false, got "${text}"` });
+}
+
+/** Progress lines printed while planning (human mode): data source reads and a refresh summary. */
+export function progressPrinter(o: { json?: boolean }): { onEvent: (e: EngineEvent) => void; lines: () => Line[] } {
+  const lines: Line[] = [];
+  let refreshed = 0;
+  const onEvent = (e: EngineEvent) => {
+    if (o.json) return;
+    if (e.type === "read" && e.phase === "start") process.stdout.write(`${e.address}: Reading...\n`);
+    if (e.type === "read" && e.phase === "done") process.stdout.write(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]\n`);
+    if (e.type === "refresh" && e.phase === "done") refreshed++;
+  };
+  return {
+    onEvent,
+    lines: () => (refreshed ? [[seg(`Refreshed ${refreshed} IAM ${refreshed === 1 ? "policy" : "policies"}.`, "dim")], []] : []),
+  };
+}
+
+export interface PlanRun {
+  result: PlanResult;
+  loaded: Loaded;
+}
+
+/** Loads, reads state, opens the cloud and plans. The caller owns `close`. */
+export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void) {
+  const prior = await loaded.store.read();
+  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name });
+  try {
+    const result = await plan(loaded.stack, prior, cloud.port, {
+      refresh: bool(o.refresh ?? "true", "--refresh"),
+      destroy: o.destroy === true,
+      targets: o.target ?? [],
+      replace: o.replace ?? [],
+      parallelism: parallelismOf(o),
+    }, onEvent);
+    return { result, prior, cloud };
+  } catch (e) {
+    await cloud.close();
+    throw e;
+  }
+}
+
+export function savePlan(file: string, p: Plan): void {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(p, null, 2) + "\n", { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+export function registerPlan(program: Command): void {
+  const cmd = program.command("plan").description("Show the changes that apply would make");
+  addStackOptions(cmd);
+  addPlanOptions(cmd)
+    .option("--out <file>", "save the plan (as data) for `converge apply FILE`")
+    .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
+    .option("--destroy", "plan to destroy every resource of the stack")
+    .action(
+      action(async (o: PlanCliOptions & { destroy?: boolean }) => {
+        const loaded = loadOrExit(o);
+        const progress = progressPrinter(o);
+        const { result, cloud } = await planStack(loaded, o, progress.onEvent);
+        await cloud.close();
+        printDiagnostics(result.diagnostics);
+        if (result.plan.errored) return EXIT.error;
+        if (o.out) savePlan(o.out, result.plan);
+        if (o.json) await writeOut(JSON.stringify(result.plan, null, 2) + "\n");
+        else {
+          const lines = [...progress.lines(), ...planLines(result.plan)];
+          if (o.out) lines.push([], [seg(`Saved the plan to: ${o.out}`)], [seg(`To perform exactly these actions, run: converge apply ${o.out}`)]);
+          await printLines(lines, o);
+        }
+        return o.detailedExitcode && result.plan.applyable ? EXIT.changes : EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,27 @@
+import type { Command } from "commander";
+import { loadStackFile } from "../../config/load.js";
+import { hasErrors } from "../../diagnostics/diagnostic.js";
+import { action, EXIT, printDiagnostics, writeOut } from "../common.js";
+
+export function registerValidate(program: Command): void {
+  program
+    .command("validate")
+    .description("Check the stack without reading state or calling the cloud")
+    .option("-f, --file <path>", "stack file", "stack.yaml")
+    .option("--json", "print {valid, error_count, warning_count, diagnostics} on stdout")
+    .option("--no-color", "plain text output")
+    .action(
+      action(async (o: { file: string; json?: boolean }) => {
+        const { stack, diagnostics } = loadStackFile(o.file);
+        const valid = stack !== undefined && !hasErrors(diagnostics);
+        if (o.json) {
+          const errors = diagnostics.filter((d) => d.severity === "error").length;
+          await writeOut(JSON.stringify({ format_version: "1.0", valid, error_count: errors, warning_count: diagnostics.length - errors, diagnostics }, null, 2) + "\n");
+        } else {
+          printDiagnostics(diagnostics);
+          if (valid) await writeOut(`Success! The stack is valid (${stack!.resources.size} resources, ${stack!.variables.size} variables, ${stack!.outputs.size} outputs).\n`);
+        }
+        return valid ? EXIT.ok : EXIT.error;
+      }),
+    );
+}

@@ -1,0 +1,122 @@
+// What every stack command shares: options, loading with diagnostics, state location, output
+// mode (ink in a terminal, plain text otherwise, JSON with --json) and exit codes.
+import { dirname, resolve } from "node:path";
+import { Option, type Command } from "commander";
+import { loadStackFile } from "../config/load.js";
+import type { StackModel } from "../config/model.js";
+import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
+import { defaultStatePath, localStateStore, type StateStore } from "../state/index.js";
+import { diagnosticLines } from "./render/diagnostics.js";
+import { type Line, toPlain } from "./render/lines.js";
+
+export interface StackOptions {
+  file: string;
+  state?: string;
+  parallelism: string;
+  json?: boolean;
+  color: boolean;
+  lockTimeout?: string;
+}
+
+/** Exit codes (SPEC section 5). */
+export const EXIT = { ok: 0, error: 1, changes: 2, interrupted: 130 } as const;
+
+export function addStackOptions(cmd: Command, opts: { json?: boolean } = { json: true }): Command {
+  cmd
+    .option("-f, --file <path>", "stack file", "stack.yaml")
+    .option("--state <path>", "state file (default: state/{stack name}.json beside the working directory)")
+    .option("--parallelism <n>", "concurrent cloud calls", "10")
+    .option("--no-color", "plain text output, no colours")
+    .addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
+  if (opts.json !== false) cmd.option("--json", "machine-readable output on stdout (diagnostics on stderr)");
+  return cmd;
+}
+
+export function parallelismOf(o: StackOptions): number {
+  const n = Number(o.parallelism);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UserError({ severity: "error", summary: `--parallelism must be a whole number from 1 to 1000, got "${o.parallelism}"` });
+  return n;
+}
+
+/** "30s", "2m", "500ms" or plain milliseconds. */
+export function durationMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) throw new UserError({ severity: "error", summary: `--lock-timeout "${text}" is not a duration (e.g. 30s, 2m, 500ms)` });
+  const n = Number(m[1]);
+  return Math.round(m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n);
+}
+
+/** Whether stdout gets colour/ink: a terminal, no --no-color, no NO_COLOR. */
+export function useColor(o: { color?: boolean; json?: boolean }): boolean {
+  return !o.json && o.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
+}
+
+/** Prints lines to stdout: through ink in a colour terminal, else as plain text. */
+export async function printLines(lines: Line[], o: { color?: boolean; json?: boolean }): Promise<void> {
+  if (useColor(o)) {
+    const { renderLines } = await import("./views/lines-view.js");
+    await renderLines(lines);
+  } else {
+    await writeOut(toPlain(lines));
+  }
+}
+
+export function writeOut(text: string): Promise<void> {
+  return new Promise((res) => (process.stdout.write(text) ? res() : process.stdout.once("drain", () => res())));
+}
+
+export function printDiagnostics(diags: readonly Diagnostic[]): void {
+  if (diags.length) process.stderr.write(toPlain(diagnosticLines(diags)));
+}
+
+export interface Loaded {
+  stack: StackModel;
+  statePath: string;
+  store: StateStore;
+}
+
+/** Loads and checks the stack; prints every diagnostic and exits 1 when there is an error. */
+export function loadOrExit(o: StackOptions): Loaded {
+  const { stack, diagnostics } = loadStackFile(o.file);
+  if (!stack) {
+    printDiagnostics(diagnostics);
+    process.exit(EXIT.error);
+  }
+  printDiagnostics(diagnostics);
+  const statePath = o.state ? resolve(o.state) : defaultStatePath(process.cwd(), stack.name);
+  return { stack, statePath, store: localStateStore(statePath) };
+}
+
+export function stateDirOf(statePath: string): string {
+  return dirname(statePath);
+}
+
+/**
+ * Runs a command action: user errors print as diagnostics (exit 1, no stack trace); anything
+ * else is a bug and prints with its stack.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    let code: number;
+    try {
+      code = (await fn(...args)) ?? EXIT.ok;
+    } catch (e) {
+      if (e instanceof UserError) {
+        printDiagnostics(e.diagnostics);
+        code = EXIT.error;
+      } else if (isCloudLike(e)) {
+        printDiagnostics([{ severity: "error", summary: (e as Error).message }]);
+        code = EXIT.error;
+      } else {
+        process.stderr.write(`converge: internal error (this is a bug): ${(e as Error)?.stack ?? String(e)}\n`);
+        code = EXIT.error;
+      }
+    }
+    process.exitCode = code;
+  };
+}
+
+function isCloudLike(e: unknown): boolean {
+  return e instanceof Error && e.name === "CloudError";
+}

@@ -1,0 +1,47 @@
+// Rendered output as lines of styled segments. The plain renderer drops the styles, the ink
+// view maps them to colours: both print the same characters.
+
+export type Style = "add" | "remove" | "change" | "replace" | "read" | "import" | "bold" | "dim" | "warning" | "error" | "heading";
+
+export interface Segment {
+  text: string;
+  style?: Style;
+}
+
+export type Line = Segment[];
+
+export const seg = (text: string, style?: Style): Segment => (style ? { text, style } : { text });
+
+export function toPlain(lines: readonly Line[]): string {
+  return lines.map((l) => l.map((s) => s.text).join("").replace(/\s+$/, "")).join("\n") + "\n";
+}
+
+const ANSI: Record<Style, [number, number]> = {
+  add: [32, 39],
+  remove: [31, 39],
+  change: [33, 39],
+  replace: [35, 39],
+  read: [36, 39],
+  import: [36, 39],
+  bold: [1, 22],
+  dim: [2, 22],
+  warning: [33, 39],
+  error: [31, 39],
+  heading: [1, 22],
+};
+
+/** ANSI colours for streamed (non-ink) terminal output such as progress lines. */
+export function toAnsi(lines: readonly Line[]): string {
+  return lines.map((l) => l.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${s.text}\u001b[${ANSI[s.style][1]}m` : s.text)).join("").replace(/\s+$/, "")).join("\n") + "\n";
+}
+
+export const INK_COLOR: Partial<Record<Style, string>> = {
+  add: "green",
+  remove: "red",
+  change: "yellow",
+  replace: "magenta",
+  read: "cyan",
+  import: "cyan",
+  warning: "yellow",
+  error: "red",
+};

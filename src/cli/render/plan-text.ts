@@ -1,0 +1,179 @@
+// The human plan, Terraform's layout: symbols, per-attribute diffs, member lists diffed line by
+// line, "# forces replacement", the drift section and the summary line. Pure: Plan → lines.
+import { diffArrays } from "diff";
+import type { Plan, ResourceChange } from "../../generated/schemas.js";
+import { memberKey } from "../../iam/members.js";
+import { displayAction, planCounts, type DisplayAction } from "../../plan/planner.js";
+import { type Line, type Style, seg } from "./lines.js";
+
+const SYMBOL: Record<DisplayAction, { sym: string; style: Style; verb: string }> = {
+  create: { sym: "  +", style: "add", verb: "will be created" },
+  update: { sym: "  ~", style: "change", verb: "will be updated in-place" },
+  replace: { sym: "+/-", style: "replace", verb: "must be replaced" },
+  delete: { sym: "  -", style: "remove", verb: "will be destroyed" },
+  read: { sym: " <=", style: "read", verb: "will be read during apply" },
+  import: { sym: "  =", style: "import", verb: "will be imported" },
+  "import-update": { sym: "  ~", style: "change", verb: "will be imported and updated in-place" },
+  "no-op": { sym: "   ", style: "dim", verb: "is unchanged" },
+};
+
+const REASON: Record<string, string> = {
+  replace_because_cannot_update: "",
+  replace_by_request: "(replacement requested with --replace)",
+  delete_because_no_resource_config: "(because it is no longer in the stack)",
+  read_because_dependency_pending: "(its arguments depend on values known only after apply)",
+  create_because_gone: "(it was deleted outside of converge)",
+};
+
+function fmtScalar(v: unknown, unknown: boolean): string {
+  if (unknown) return "(known after apply)";
+  if (v === null || v === undefined) return "null";
+  return typeof v === "string" ? JSON.stringify(v) : String(v);
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+interface AttrCtx {
+  indent: string;
+  replacePaths: string[];
+  lines: Line[];
+}
+
+const mark = (kind: "add" | "remove" | "change" | "same"): [string, Style | undefined] =>
+  kind === "add" ? ["+", "add"] : kind === "remove" ? ["-", "remove"] : kind === "change" ? ["~", "change"] : [" ", undefined];
+
+/** Renders one attribute; returns false when it is unchanged (and was hidden). */
+function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, after: unknown, afterUnknown: unknown, mode: "create" | "delete" | "diff"): boolean {
+  const unknown = afterUnknown === true;
+  const forces = ctx.replacePaths.includes(key) ? [seg(" # forces replacement", "replace")] : [];
+  const name = key.padEnd(pad);
+  const { indent, lines } = ctx;
+  if (mode === "diff" && !unknown && JSON.stringify(before) === JSON.stringify(after)) return false;
+  const kind = mode === "create" || (before === undefined || before === null) ? "add" : mode === "delete" || (after === undefined || after === null) && !unknown ? "remove" : "change";
+  const [m, style] = mark(kind);
+  const value = kind === "remove" ? before : after;
+
+  if (Array.isArray(value) || (kind === "change" && (Array.isArray(before) || Array.isArray(after)) && !unknown)) {
+    lines.push([seg(`${indent}${m} `, style), seg(`${name} = [`), ...forces]);
+    const b = (Array.isArray(before) ? before : []).map(String);
+    const a = (Array.isArray(after) ? after : []).map(String);
+    const parts = kind === "add" ? [{ added: true, value: a }] : kind === "remove" ? [{ removed: true, value: b }] : diffArrays(b, a, { comparator: (x: string, y: string) => memberKey(x) === memberKey(y) });
+    for (const p of parts) {
+      const pm = "added" in p && p.added ? mark("add") : "removed" in p && p.removed ? mark("remove") : mark("same");
+      for (const item of p.value) lines.push([seg(`${indent}    ${pm[0]} `, pm[1]), seg(`${JSON.stringify(item)},`)]);
+    }
+    lines.push([seg(`${indent}  ]`)]);
+    return true;
+  }
+  if (isObj(value) || (kind === "change" && (isObj(before) || isObj(after)))) {
+    lines.push([seg(`${indent}${m} `, style), seg(`${name} = {`), ...forces]);
+    const bo = isObj(before) ? before : {};
+    const ao = isObj(after) ? after : {};
+    const keys = [...new Set([...Object.keys(bo), ...Object.keys(ao)])].sort();
+    const inner = Math.max(0, ...keys.map((k) => k.length));
+    const sub: AttrCtx = { ...ctx, indent: indent + "    ", replacePaths: [] };
+    const um = isObj(afterUnknown) ? afterUnknown : {};
+    for (const k of keys) attribute(sub, k, inner, kind === "add" ? undefined : bo[k], kind === "remove" ? undefined : ao[k], um[k], kind === "add" ? "create" : kind === "remove" ? "delete" : "diff");
+    lines.push([seg(`${indent}  }`)]);
+    return true;
+  }
+  if (kind === "change") {
+    lines.push([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> ${fmtScalar(after, unknown)}`), ...forces]);
+  } else if (kind === "remove") {
+    lines.push([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> null`), ...forces]);
+  } else {
+    lines.push([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(after, unknown)}`), ...forces]);
+  }
+  return true;
+}
+
+function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean } = {}): void {
+  const s = SYMBOL[action];
+  const verb = opts.drift ? (c.change.actions[0] === "delete" ? "has been deleted" : "has changed") : s.verb;
+  lines.push([seg(`  # ${c.address}`, "bold"), seg(` ${verb}`)]);
+  const reason = c.action_reason && !opts.drift ? REASON[c.action_reason] : "";
+  if (reason) lines.push([seg(`  # ${reason}`, "dim")]);
+  if (c.change.importing && !opts.drift) lines.push([seg(`  # (import ID "${c.change.importing.id}")`, "dim")]);
+  const sym = opts.drift ? (c.change.actions[0] === "delete" ? SYMBOL.delete : SYMBOL.update) : s;
+  const kw = c.mode === "data" ? "data" : "resource";
+  lines.push([seg(sym.sym, sym.style), seg(` ${kw} "${c.type}" "${c.name}" {`)]);
+  const before = isObj(c.change.before) ? c.change.before : {};
+  const after = isObj(c.change.after) ? c.change.after : {};
+  const unknown = isObj(c.change.after_unknown) ? c.change.after_unknown : {};
+  const ctx: AttrCtx = { indent: "      ", replacePaths: (c.change.replace_paths ?? []).map((p) => String(p[0])), lines };
+  if (c.mode === "data" && c.change.after_unknown === true) {
+    lines.push([seg("      # (all attributes known after apply)", "dim")]);
+  } else {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    const pad = Math.max(0, ...keys.map((k) => k.length));
+    const mode = action === "create" ? "create" : action === "delete" && !opts.drift ? "delete" : action === "import" ? "diff" : "diff";
+    let hidden = 0;
+    for (const k of keys) {
+      if (action === "import") {
+        lines.push([seg(`        ${k.padEnd(pad)} = ${JSON.stringify(after[k])}`)]);
+        continue;
+      }
+      if (!attribute(ctx, k, pad, mode === "create" ? undefined : before[k], mode === "delete" ? undefined : after[k], unknown[k], mode)) hidden++;
+    }
+    if (hidden) lines.push([seg(`        # (${hidden} unchanged attribute${hidden === 1 ? "" : "s"} hidden)`, "dim")]);
+  }
+  lines.push([seg("    }")]);
+  lines.push([]);
+}
+
+export interface PlanTextOptions {
+  /** Show unchanged resources too (apply's "details"). */
+  details?: boolean;
+}
+
+export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
+  const lines: Line[] = [];
+  if (plan.resource_drift.length) {
+    lines.push([seg("Objects have changed outside of converge", "heading")]);
+    lines.push([]);
+    lines.push([seg('converge detected the following changes made outside of converge since the last "converge apply":')]);
+    lines.push([]);
+    for (const c of plan.resource_drift) resourceBlock(c, c.change.actions[0] === "delete" ? "delete" : "update", lines, { drift: true });
+    lines.push([seg("Unless you have made equivalent changes to your stack, the actions below will undo or respond to these changes.", "dim")]);
+    lines.push([]);
+  }
+  const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op");
+  const counts = planCounts(plan);
+  const outputChanges = Object.entries(plan.output_changes).filter(([, c]) => c.actions[0] !== "no-op");
+  if (!visible.length && !outputChanges.length) {
+    lines.push([seg("No changes.", "heading"), seg(" Your access policies match the stack.")]);
+    lines.push([]);
+    lines.push([seg("converge compared the stack with its state and the live policies and found no differences, so no changes are needed.")]);
+    return lines;
+  }
+  if (visible.length) {
+    const used = new Set(visible.map(displayAction));
+    lines.push([seg("converge will perform the following actions. Resource actions are indicated with the following symbols:")]);
+    for (const a of ["create", "update", "replace", "delete", "read", "import"] as const) {
+      if (!used.has(a) && !(a === "update" && used.has("import-update"))) continue;
+      const legend = { create: "create", update: "update in-place", replace: "create replacement and then destroy", delete: "destroy", read: "read (data resources)", import: "import" }[a];
+      lines.push([seg(SYMBOL[a].sym.padStart(4), SYMBOL[a].style), seg(` ${legend}`)]);
+    }
+    lines.push([]);
+    for (const c of visible) resourceBlock(c, displayAction(c), lines);
+  }
+  lines.push([seg("Plan: ", "bold"), seg(`${counts.import} to import, ${counts.add} to add, ${counts.change} to change, ${counts.destroy} to destroy.`, "bold")]);
+  if (outputChanges.length) {
+    lines.push([]);
+    lines.push([seg("Changes to Outputs:")]);
+    const pad = Math.max(...outputChanges.map(([k]) => k.length));
+    const ctx: AttrCtx = { indent: "  ", replacePaths: [], lines };
+    for (const [name, c] of outputChanges) {
+      const mode = c.actions[0] === "create" ? "create" : c.actions[0] === "delete" ? "delete" : "diff";
+      attribute(ctx, name, pad, mode === "create" ? undefined : c.before, mode === "delete" ? undefined : c.after, c.after_unknown, mode);
+    }
+  }
+  return lines;
+}
+
+/** The one-line summary, also used by apply's confirmation. */
+export function summaryText(plan: Plan): string {
+  const n = planCounts(plan);
+  return `Plan: ${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.`;
+}
