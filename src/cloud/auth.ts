@@ -1,0 +1,79 @@
+// Access tokens for cloud calls. Tokens are secrets: they go into the Authorization header and
+// nowhere else (never into messages, errors, events, state or logs).
+
+export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+export const TOKEN_ENV_VARS = ["CLOUDNATIVE_ACCESS_TOKEN", "GOOGLE_OAUTH_ACCESS_TOKEN"] as const;
+
+export interface TokenProvider {
+  /** The bearer token to send, or undefined to send no Authorization header. */
+  getToken(): Promise<string | undefined>;
+  /** Where tokens come from, for diagnostics (never the token itself). */
+  readonly source: "env:CLOUDNATIVE_ACCESS_TOKEN" | "env:GOOGLE_OAUTH_ACCESS_TOKEN" | "adc" | "none";
+  /** Tokens handed out so far, so that error text can be scrubbed of them. */
+  secrets(): readonly string[];
+}
+
+/** The part of google-auth-library's GoogleAuth we use; injectable for tests. */
+export interface AccessTokenSource {
+  getAccessToken(): Promise<string | null | undefined>;
+}
+
+export interface TokenProviderOptions {
+  env?: NodeJS.ProcessEnv;
+  /** True when talking to the real Google hosts: only then are Application Default Credentials used. */
+  google: boolean;
+  /** Creates the ADC source; defaults to `new GoogleAuth({ scopes: [cloud-platform] })`, loaded lazily. */
+  createAdc?: () => AccessTokenSource | Promise<AccessTokenSource>;
+}
+
+/** Raised when no credentials can be found or a token cannot be obtained. */
+export class AuthError extends Error {
+  override readonly name = "AuthError";
+}
+
+/**
+ * Precedence: CLOUDNATIVE_ACCESS_TOKEN, then GOOGLE_OAUTH_ACCESS_TOKEN; otherwise, for real Google
+ * only, Application Default Credentials (created on first use); for an emulator or an explicit
+ * endpoint with no token in the environment, no Authorization header at all.
+ */
+export function createTokenProvider(opts: TokenProviderOptions): TokenProvider {
+  const env = opts.env ?? process.env;
+  for (const name of TOKEN_ENV_VARS) {
+    const token = env[name]?.trim();
+    if (token) {
+      return { source: `env:${name}`, getToken: async () => token, secrets: () => [token] };
+    }
+  }
+  if (!opts.google) return { source: "none", getToken: async () => undefined, secrets: () => [] };
+
+  const create = opts.createAdc ?? defaultAdc;
+  let adc: Promise<AccessTokenSource> | undefined;
+  const seen = new Set<string>();
+  return {
+    source: "adc",
+    secrets: () => [...seen],
+    async getToken(): Promise<string> {
+      adc ??= Promise.resolve().then(create);
+      let token: string | null | undefined;
+      try {
+        token = await (await adc).getAccessToken();
+      } catch (e) {
+        // The library's messages do not carry tokens, but scrub the ones we know anyway.
+        let msg = e instanceof Error ? e.message : String(e);
+        for (const s of seen) msg = msg.split(s).join("[redacted]");
+        throw new AuthError(
+          `could not get Google Cloud credentials (Application Default Credentials): ${msg.split("\n")[0]!.replace(/\.+$/, "")}. ` +
+            `Run \`gcloud auth application-default login\`, set GOOGLE_APPLICATION_CREDENTIALS, or set CLOUDNATIVE_ACCESS_TOKEN`,
+        );
+      }
+      if (!token) throw new AuthError("Application Default Credentials returned no access token");
+      seen.add(token);
+      return token;
+    },
+  };
+}
+
+async function defaultAdc(): Promise<AccessTokenSource> {
+  const { GoogleAuth } = await import("google-auth-library");
+  return new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] });
+}

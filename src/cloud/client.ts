@@ -1,0 +1,156 @@
+// Typed REST client for the five operations converge performs (SPEC section 2).
+import type { Federation, Policy } from "../generated/schemas.js";
+import { createTokenProvider, type TokenProvider } from "./auth.js";
+import { resolveEndpoint, type ResolvedEndpoint, type Service } from "./endpoint.js";
+import { CloudError } from "./errors.js";
+import { parseFullName, type ObjectKind } from "./names.js";
+import type { RetryOptions } from "./retry.js";
+import { Transport, type CloudEvent } from "./transport.js";
+
+export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./transport.js";
+export type PolicyKind = "restorePlan" | "endpoint";
+
+export interface CloudClientOptions {
+  /** "google" (default) or "http(s)://host:port". CLOUDNATIVE_EMULATOR_HOST in `env` wins over it. */
+  endpoint?: string;
+  /** Environment for endpoint and token lookup; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Per-attempt timeout (ms); default 30 s. */
+  timeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  onEvent?: (e: CloudEvent) => void;
+  fetch?: typeof fetch;
+  /** Overrides the token lookup (tests, or a caller with its own credentials). */
+  tokens?: TokenProvider;
+  /** Clock for elapsed times (tests). */
+  now?: () => number;
+}
+
+/**
+ * setIamPolicy's field mask. Google's default is "bindings,etag"; we send it explicitly and do not
+ * include auditConfigs: converge never edits audit configs, so leaving them out of the mask means
+ * a write of ours can never change them, whatever the body holds. The body still carries the
+ * auditConfigs we read, so a server that ignores the mask preserves them as well.
+ */
+export const SET_IAM_POLICY_UPDATE_MASK = "bindings,etag";
+
+interface PolicyApi {
+  service: Service;
+  version: string;
+  getMethod: "GET" | "POST";
+  getId: string;
+  setId: string;
+}
+
+const POLICY_APIS: Record<PolicyKind, PolicyApi> = {
+  restorePlan: {
+    service: "gkebackup",
+    version: "v1",
+    getMethod: "GET",
+    getId: "gkebackup.projects.locations.restorePlans.getIamPolicy",
+    setId: "gkebackup.projects.locations.restorePlans.setIamPolicy",
+  },
+  endpoint: {
+    service: "aiplatform",
+    version: "v1beta1",
+    getMethod: "POST",
+    getId: "aiplatform.projects.locations.endpoints.getIamPolicy",
+    setId: "aiplatform.projects.locations.endpoints.setIamPolicy",
+  },
+};
+
+export const FEDERATION_GET_ID = "metastore.projects.locations.federations.get";
+
+const NAME_FORMS: Record<ObjectKind, string> = {
+  restorePlan: "projects/{project}/locations/{location}/restorePlans/{restorePlan}",
+  endpoint: "projects/{project}/locations/{location}/endpoints/{endpoint}",
+  federation: "projects/{project}/locations/{location}/federations/{federationId}",
+};
+
+export class CloudClient {
+  readonly endpoint: ResolvedEndpoint;
+  readonly transport: Transport;
+
+  constructor(opts: CloudClientOptions = {}) {
+    const env = opts.env ?? process.env;
+    this.endpoint = resolveEndpoint({ endpoint: opts.endpoint, env });
+    const tokens = opts.tokens ?? createTokenProvider({ env, google: this.endpoint.google });
+    this.transport = new Transport({
+      endpoint: this.endpoint,
+      tokens,
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+    });
+  }
+
+  /** Reports an event through the client's hook (used by the policy engine). */
+  emit(e: CloudEvent): void {
+    this.transport.emit(e);
+  }
+
+  /** getIamPolicy with requestedPolicyVersion=3 (conditions are returned). */
+  async getIamPolicy(kind: PolicyKind, name: string): Promise<Policy> {
+    const api = POLICY_APIS[kind];
+    const location = this.check(kind, name, api.getId, "getIamPolicy");
+    return this.transport.call<Policy>({
+      method: api.getMethod,
+      service: api.service,
+      location,
+      path: `/${api.version}/${name}:getIamPolicy?options.requestedPolicyVersion=3`,
+      methodId: api.getId,
+      resource: name,
+      operation: "getIamPolicy",
+    });
+  }
+
+  /** setIamPolicy; send the etag that was read so that a concurrent change fails with 409 ABORTED. */
+  async setIamPolicy(kind: PolicyKind, name: string, policy: Policy): Promise<Policy> {
+    const api = POLICY_APIS[kind];
+    const location = this.check(kind, name, api.setId, "setIamPolicy");
+    return this.transport.call<Policy>({
+      method: "POST",
+      service: api.service,
+      location,
+      path: `/${api.version}/${name}:setIamPolicy`,
+      body: { policy, updateMask: SET_IAM_POLICY_UPDATE_MASK },
+      methodId: api.setId,
+      resource: name,
+      operation: "setIamPolicy",
+    });
+  }
+
+  /** Reads a Dataproc Metastore federation. */
+  async getFederation(name: string): Promise<Federation> {
+    const location = this.check("federation", name, FEDERATION_GET_ID, "getFederation");
+    return this.transport.call<Federation>({
+      method: "GET",
+      service: "metastore",
+      location,
+      path: `/v1alpha/${name}`,
+      methodId: FEDERATION_GET_ID,
+      resource: name,
+      operation: "getFederation",
+    });
+  }
+
+  /** Validates a full name before anything is sent; returns its location. */
+  private check(kind: ObjectKind, name: string, methodId: string, operation: string): string {
+    const parsed = parseFullName(kind, name);
+    if (!parsed) {
+      throw new CloudError({
+        status: "INVALID_ARGUMENT",
+        httpStatus: 0,
+        methodId,
+        resource: name,
+        operation,
+        serverMessage: `"${name}" is not a full ${kind} name (${NAME_FORMS[kind]}); nothing was sent`,
+        attempts: 0,
+        retryable: false,
+      });
+    }
+    return parsed.location;
+  }
+}

@@ -1,0 +1,214 @@
+// Errors from the cloud: Google's JSON error envelope, canonical codes and one-line messages.
+
+/** Google's canonical codes (google.rpc.Code) plus "UNKNOWN" for anything we cannot classify. */
+export type CanonicalCode =
+  | "OK"
+  | "CANCELLED"
+  | "UNKNOWN"
+  | "INVALID_ARGUMENT"
+  | "DEADLINE_EXCEEDED"
+  | "NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "PERMISSION_DENIED"
+  | "RESOURCE_EXHAUSTED"
+  | "FAILED_PRECONDITION"
+  | "ABORTED"
+  | "OUT_OF_RANGE"
+  | "UNIMPLEMENTED"
+  | "INTERNAL"
+  | "UNAVAILABLE"
+  | "DATA_LOSS"
+  | "UNAUTHENTICATED";
+
+/** Canonical codes the transport retries with backoff. ABORTED is retried by the policy engine. */
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set(["UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"]);
+
+const HTTP_TO_CANONICAL: Record<number, CanonicalCode> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ABORTED",
+  412: "FAILED_PRECONDITION",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  501: "UNIMPLEMENTED",
+  502: "UNAVAILABLE",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+/** Google's HTTP → canonical mapping, used when an error body carries no `status`. */
+export function canonicalFromHttp(httpStatus: number): CanonicalCode {
+  return HTTP_TO_CANONICAL[httpStatus] ?? "UNKNOWN";
+}
+
+export interface CloudErrorInit {
+  /** Canonical code ("NOT_FOUND", "ABORTED", …) or "UNKNOWN". */
+  status: string;
+  /** HTTP status; 0 when no response was received (network failure, timeout, local validation). */
+  httpStatus: number;
+  /** Discovery method id, e.g. gkebackup.projects.locations.restorePlans.getIamPolicy. */
+  methodId: string;
+  /** Full resource name. */
+  resource: string;
+  /** Short operation name used in the message (getIamPolicy, setIamPolicy, getFederation…). */
+  operation?: string;
+  /** The server's (or the network layer's) message, without the prefix. */
+  serverMessage: string;
+  attempts?: number;
+  /** Total time spent on the call, all attempts and waits included (ms). */
+  elapsedMs?: number;
+  retryable?: boolean;
+  details?: unknown[];
+  /** Free text replacing the default "failed after N attempts over Xs" part. */
+  summary?: string;
+  cause?: unknown;
+}
+
+/** An error from a cloud call: what was called, on what, how often, and what the server said. */
+export class CloudError extends Error {
+  override readonly name = "CloudError";
+  readonly status: string;
+  readonly httpStatus: number;
+  readonly methodId: string;
+  readonly resource: string;
+  readonly operation: string;
+  readonly serverMessage: string;
+  readonly attempts: number;
+  readonly elapsedMs: number;
+  readonly retryable: boolean;
+  readonly details: unknown[];
+
+  constructor(init: CloudErrorInit) {
+    const operation = init.operation ?? operationOf(init.methodId);
+    const attempts = init.attempts ?? 1;
+    const elapsedMs = init.elapsedMs ?? 0;
+    super(formatMessage({ ...init, operation, attempts, elapsedMs }), init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.httpStatus = init.httpStatus;
+    this.methodId = init.methodId;
+    this.resource = init.resource;
+    this.operation = operation;
+    this.serverMessage = init.serverMessage;
+    this.attempts = attempts;
+    this.elapsedMs = elapsedMs;
+    this.retryable = init.retryable ?? RETRYABLE_CODES.has(init.status);
+    this.details = init.details ?? [];
+  }
+
+  /** A copy of this error that records how many attempts were made in total. */
+  withAttempts(attempts: number, elapsedMs: number): CloudError {
+    return new CloudError({
+      status: this.status,
+      httpStatus: this.httpStatus,
+      methodId: this.methodId,
+      resource: this.resource,
+      operation: this.operation,
+      serverMessage: this.serverMessage,
+      attempts,
+      elapsedMs,
+      retryable: this.retryable,
+      details: this.details,
+      cause: this.cause,
+    });
+  }
+}
+
+export function isCloudError(e: unknown, status?: string): e is CloudError {
+  return e instanceof CloudError && (status === undefined || e.status === status);
+}
+
+function operationOf(methodId: string): string {
+  const dot = methodId.lastIndexOf(".");
+  return dot < 0 ? methodId : methodId.slice(dot + 1);
+}
+
+function formatMessage(init: CloudErrorInit & { operation: string; attempts: number; elapsedMs: number }): string {
+  const head = init.resource ? `${init.operation} ${init.resource}` : init.operation;
+  let what = init.status;
+  if (init.httpStatus > 0) what += ` (${init.httpStatus})`;
+  const msg = oneLine(init.serverMessage);
+  const tail = msg ? `${what}: ${msg}` : what;
+  if (init.summary) return `${head} ${init.summary}: ${tail}`;
+  if (init.attempts > 1) return `${head} failed after ${init.attempts} attempts over ${(init.elapsedMs / 1000).toFixed(1)}s: ${tail}`;
+  return `${head}: ${tail}`;
+}
+
+function oneLine(text: string): string {
+  const s = text.replace(/\s+/g, " ").trim();
+  return s.length > 500 ? `${s.slice(0, 497)}...` : s;
+}
+
+/** The fields of Google's error envelope; every one may be missing. */
+export interface ParsedErrorBody {
+  code?: number;
+  message?: string;
+  status?: string;
+  details: unknown[];
+}
+
+/**
+ * Parses `{"error":{"code","message","status","details"}}`. Tolerates non-JSON bodies (HTML from a
+ * proxy, plain text): the text becomes the message.
+ */
+export function parseErrorBody(body: string): ParsedErrorBody {
+  const text = body.trim();
+  if (text === "") return { details: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { message: stripHtml(text), details: [] };
+  }
+  // Some front ends return an array of envelopes.
+  if (Array.isArray(parsed)) parsed = parsed[0];
+  const err = isObject(parsed) ? parsed.error : undefined;
+  if (isObject(err)) {
+    const out: ParsedErrorBody = { details: Array.isArray(err.details) ? err.details : [] };
+    if (typeof err.code === "number") out.code = err.code;
+    if (typeof err.message === "string") out.message = err.message;
+    if (typeof err.status === "string" && /^[A-Z_]+$/.test(err.status)) out.status = err.status;
+    return out;
+  }
+  // OAuth-style errors: {"error": "invalid_token", "error_description": "..."}
+  if (isObject(parsed) && typeof parsed.error === "string") {
+    const desc = typeof parsed.error_description === "string" ? `: ${parsed.error_description}` : "";
+    return { message: `${parsed.error}${desc}`, details: [] };
+  }
+  return { message: text, details: [] };
+}
+
+function stripHtml(text: string): string {
+  if (!/^<(!doctype|html)/i.test(text)) return text;
+  const title = /<title>([^<]*)<\/title>/i.exec(text);
+  return (title?.[1] ?? text.replace(/<[^>]+>/g, " ")).trim();
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Google's RetryInfo detail (`retryDelay: "1.5s"`) in milliseconds, if present. */
+export function retryDelayFromDetails(details: readonly unknown[]): number | undefined {
+  for (const d of details) {
+    if (!isObject(d)) continue;
+    const type = d["@type"];
+    if (typeof type === "string" && type.endsWith("google.rpc.RetryInfo") && typeof d.retryDelay === "string") {
+      const m = /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay);
+      if (m) return Math.round(Number(m[1]) * 1000);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Removes credentials from text that may end up in a message: the given secrets, `Bearer …`
+ * values and Google OAuth access tokens (`ya29.…`).
+ */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
+  return out.replace(/\b(Bearer)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]").replace(/\bya29\.[A-Za-z0-9._-]+/g, "[redacted]");
+}

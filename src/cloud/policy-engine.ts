@@ -1,0 +1,118 @@
+// The IAM policy engine: one read-modify-write with optimistic concurrency. Reads the policy
+// (version 3), applies the modifications with the pure `applyModifications`, writes with the etag
+// it read, and on 409 ABORTED re-reads and re-applies with bounded exponential backoff + jitter.
+import type { Policy } from "../generated/schemas.js";
+import { applyModifications, type PolicyModification } from "../iam/index.js";
+import type { CloudClient, PolicyKind } from "./client.js";
+import { CloudError } from "./errors.js";
+import { backoffDelay, defaultSleep } from "./retry.js";
+
+export interface ModifyResult {
+  /** The policy as it is now on the server: the one setIamPolicy returned, or the one read when nothing changed. */
+  policy: Policy;
+  /** True when this call's last round wrote the policy. */
+  written: boolean;
+  /** Read-modify-write rounds made (1 when there was no conflict). */
+  attempts: number;
+  /** getIamPolicy calls made. */
+  reads: number;
+  /** setIamPolicy calls made (ABORTED ones included). */
+  writes: number;
+}
+
+export interface ModifyOptions {
+  /** Rounds before giving up on repeated ABORTED; default 12. */
+  maxAttempts?: number;
+  /** Backoff base between rounds (ms); default 20. */
+  baseDelayMs?: number;
+  /** Backoff cap (ms); default 2 000. */
+  maxDelayMs?: number;
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /**
+   * An already-read policy to try first: saves one read when it is still current (its etag is
+   * checked by the server). On ABORTED the engine re-reads. When the modifications make no change
+   * to it, the engine re-reads once to confirm, so a stale copy never hides a needed write.
+   */
+  initial?: Policy;
+}
+
+export const MODIFY_DEFAULTS = { maxAttempts: 12, baseDelayMs: 20, maxDelayMs: 2_000 } as const;
+
+export async function modifyPolicy(
+  client: CloudClient,
+  kind: PolicyKind,
+  name: string,
+  mods: PolicyModification[],
+  opts: ModifyOptions = {},
+): Promise<ModifyResult> {
+  const maxAttempts = opts.maxAttempts ?? MODIFY_DEFAULTS.maxAttempts;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
+  const backoff = {
+    baseDelayMs: opts.baseDelayMs ?? MODIFY_DEFAULTS.baseDelayMs,
+    maxDelayMs: opts.maxDelayMs ?? MODIFY_DEFAULTS.maxDelayMs,
+    random: opts.random ?? Math.random,
+  };
+  const sleep = opts.sleep ?? defaultSleep;
+  const started = Date.now();
+
+  let reads = 0;
+  let writes = 0;
+  let current: Policy | undefined = opts.initial;
+  let fresh = false; // whether `current` was read by this call
+  let lastAbort: CloudError | undefined;
+
+  for (let round = 1; round <= maxAttempts; round++) {
+    if (!current) {
+      current = await client.getIamPolicy(kind, name);
+      reads++;
+      fresh = true;
+    }
+    const { policy: next, changed } = applyModifications(current, mods);
+    if (!changed) {
+      if (!fresh) {
+        // The caller's copy says there is nothing to do; confirm against the server.
+        current = undefined;
+        round--;
+        continue;
+      }
+      client.emit({ type: "policy", kind, resource: name, round, outcome: "unchanged" });
+      return { policy: current, written: false, attempts: round, reads, writes };
+    }
+    const body: Policy = { ...next };
+    if (current.etag !== undefined) body.etag = current.etag;
+    try {
+      writes++;
+      const written = await client.setIamPolicy(kind, name, body);
+      client.emit({ type: "policy", kind, resource: name, round, outcome: "written" });
+      return { policy: written, written: true, attempts: round, reads, writes };
+    } catch (e) {
+      if (!(e instanceof CloudError) || e.status !== "ABORTED") throw e;
+      lastAbort = e;
+      current = undefined;
+      fresh = false;
+      const delayMs = round < maxAttempts ? backoffDelay(round, backoff) : undefined;
+      client.emit({ type: "policy", kind, resource: name, round, outcome: "aborted", ...(delayMs !== undefined ? { delayMs } : {}) });
+      if (delayMs !== undefined) await sleep(delayMs);
+    }
+  }
+
+  const last = lastAbort!;
+  throw new CloudError({
+    status: "ABORTED",
+    httpStatus: last.httpStatus,
+    methodId: last.methodId,
+    resource: name,
+    operation: "setIamPolicy",
+    serverMessage: last.serverMessage,
+    attempts: maxAttempts,
+    elapsedMs: Date.now() - started,
+    retryable: false,
+    details: last.details,
+    summary:
+      `gave up after ${maxAttempts} read-modify-write attempts over ${((Date.now() - started) / 1000).toFixed(1)}s ` +
+      `(${reads} reads, ${writes} writes): every write was rejected because the policy's etag changed ` +
+      `after it was read (concurrent writers); last error`,
+    cause: last,
+  });
+}

@@ -1,0 +1,60 @@
+// Exponential backoff with full jitter, Retry-After parsing and the retry settings.
+
+export interface RetryOptions {
+  /** Total attempts, the first included. */
+  maxAttempts: number;
+  /** Backoff base: the ceiling of the first wait (ms). */
+  baseDelayMs: number;
+  /** Ceiling of any backoff wait (ms). */
+  maxDelayMs: number;
+  /** Longest server-requested wait (Retry-After, RetryInfo) we accept (ms); longer ones are capped. */
+  maxRetryAfterMs: number;
+  /** Uniform random number in [0, 1); injectable for deterministic tests. */
+  random: () => number;
+  /** Waits `ms` milliseconds; injectable so tests need not wait. */
+  sleep: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_RETRY: RetryOptions = {
+  maxAttempts: 6,
+  baseDelayMs: 100,
+  maxDelayMs: 5_000,
+  maxRetryAfterMs: 60_000,
+  random: Math.random,
+  sleep: defaultSleep,
+};
+
+export function retryOptions(partial?: Partial<RetryOptions>): RetryOptions {
+  const o: RetryOptions = { ...DEFAULT_RETRY };
+  if (partial) for (const [k, v] of Object.entries(partial)) if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
+  if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1) throw new RangeError(`retry.maxAttempts must be an integer ≥ 1, got ${o.maxAttempts}`);
+  if (!(o.baseDelayMs >= 0) || !(o.maxDelayMs >= 0)) throw new RangeError("retry delays must be ≥ 0");
+  return o;
+}
+
+export function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Full jitter: a uniform wait in [0, min(cap, base·2^(retry-1))), where `retry` counts retries
+ * from 1 (the wait before the second attempt is retry 1).
+ */
+export function backoffDelay(retry: number, o: { baseDelayMs: number; maxDelayMs: number; random: () => number }): number {
+  const exp = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** Math.max(0, retry - 1));
+  return Math.floor(o.random() * exp);
+}
+
+/**
+ * Parses a Retry-After header: delta seconds ("120", "1.5") or an HTTP date. Returns milliseconds
+ * from `now`, never negative; undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const v = value.trim();
+  if (v === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return undefined;
+  return Math.max(0, t - now);
+}

@@ -1,0 +1,201 @@
+// The local state backend: one JSON file per stack, written atomically, previous version kept
+// as {path}.backup, guarded by {path}.lock.
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { chmod, copyFile, link, mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { UserError, error } from "../diagnostics/diagnostic.js";
+import type { State } from "../generated/schemas.js";
+import { describeErrors, validate } from "../schemas/index.js";
+import { parseState, serializeState } from "./format.js";
+import { errnoCode, fsError, fsyncDir, pidAlive } from "./fsutil.js";
+import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
+
+export interface StateStore {
+  readonly path: string;
+  /** undefined when no state file exists yet. */
+  read(): Promise<State | undefined>;
+  /** Atomic; returns the written state with serial = previous serial + 1 (lineage kept). */
+  write(next: State): Promise<State>;
+  lock(operation: string, opts?: LockOptions): Promise<LockHandle>;
+  forceUnlock(id: string): Promise<void>;
+}
+
+/** Temp files of writes that crashed are removed once their process is gone and they are this old. */
+const LEFTOVER_MIN_AGE_MS = 60_000;
+
+function randomSuffix(): string {
+  return randomBytes(6).toString("hex");
+}
+
+/** Writes `text` to a new file next to `path` (mode 0600, fsynced) and returns its name. */
+async function writeTemp(dir: string, base: string, text: string): Promise<string> {
+  const tmp = join(dir, `.${base}.tmp-${process.pid}-${randomSuffix()}`);
+  const fh = await open(tmp, "wx", 0o600);
+  try {
+    await fh.chmod(0o600); // whatever the umask
+    await fh.writeFile(text, "utf8");
+    await fh.sync();
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  await fh.close();
+  return tmp;
+}
+
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS", "EINVAL"]);
+
+/**
+ * Makes {path}.backup the current contents of `path`, replacing it in one rename so that the
+ * backup is a complete version at every instant. A hard link shares the (already durable)
+ * current file; where links are unsupported, a fsynced copy is used. No-op without a current file.
+ */
+async function backupCurrent(path: string, dir: string, base: string): Promise<void> {
+  const tmp = join(dir, `.${base}.backup-tmp-${process.pid}-${randomSuffix()}`);
+  try {
+    await link(path, tmp);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === "ENOENT") return;
+    if (!code || !NO_HARD_LINKS.has(code)) throw e;
+    try {
+      await copyFile(path, tmp, constants.COPYFILE_EXCL);
+    } catch (e2) {
+      await rm(tmp, { force: true });
+      if (errnoCode(e2) === "ENOENT") return;
+      throw e2;
+    }
+    const fh = await open(tmp, "r+");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+  try {
+    await chmod(tmp, 0o600);
+    await rename(tmp, `${path}.backup`);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Removes temp files left by writes whose process was killed (best effort). */
+async function removeLeftovers(dir: string, base: string): Promise<void> {
+  const pattern = new RegExp(`^\\.${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.(?:backup-)?tmp-(\\d+)-[0-9a-f]+$`);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = pattern.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || pidAlive(pid)) continue;
+    const file = join(dir, name);
+    try {
+      if (Date.now() - (await stat(file)).mtimeMs >= LEFTOVER_MIN_AGE_MS) await rm(file, { force: true });
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+}
+
+class LocalStateStore implements StateStore {
+  readonly path: string;
+  private readonly lockPath: string;
+
+  constructor(path: string) {
+    this.path = path;
+    this.lockPath = `${this.path}.lock`;
+  }
+
+  async read(): Promise<State | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path, "utf8");
+    } catch (e) {
+      if (errnoCode(e) === "ENOENT") return undefined;
+      throw fsError(e, "read state file", this.path);
+    }
+    return parseState(text, this.path);
+  }
+
+  async write(next: State): Promise<State> {
+    // An invalid state is a bug in converge, not something the user can fix.
+    const invalid = validate("state.schema.json", JSON.parse(serializeState(next)));
+    if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.path}: ${describeErrors(invalid)}`);
+
+    const dir = dirname(this.path);
+    const base = basename(this.path);
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (e) {
+      throw fsError(e, "create directory", dir);
+    }
+    const current = await this.read();
+    if (current && current.lineage !== next.lineage) {
+      throw new UserError(
+        error(`state file ${this.path} belongs to another state (lineage ${current.lineage}, stack "${current.stack}"), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
+          file: this.path,
+          detail: "Is --state pointing at another stack's state file? Each stack needs its own state file.",
+        }),
+      );
+    }
+    const written: State = { ...next, serial: (current?.serial ?? next.serial) + 1 };
+    const text = serializeState(written);
+
+    try {
+      const tmp = await writeTemp(dir, base, text);
+      try {
+        await backupCurrent(this.path, dir, base);
+        await rename(tmp, this.path);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
+      await fsyncDir(dir);
+    } catch (e) {
+      throw fsError(e, "write state file", this.path);
+    }
+    await removeLeftovers(dir, base);
+    return JSON.parse(text) as State;
+  }
+
+  lock(operation: string, opts?: LockOptions): Promise<LockHandle> {
+    return acquireLock(this.path, this.lockPath, operation, opts);
+  }
+
+  forceUnlock(id: string): Promise<void> {
+    return forceUnlock(this.lockPath, id);
+  }
+}
+
+/** The default backend: a JSON file at `path` (see defaultStatePath). */
+export function localStateStore(path: string): StateStore {
+  return new LocalStateStore(path);
+}
+
+/** Locks `store`, runs `fn`, and always releases the lock, also when `fn` throws. */
+export async function withLock<T>(
+  store: StateStore,
+  operation: string,
+  opts: LockOptions | undefined,
+  fn: (lock: LockHandle) => Promise<T> | T,
+): Promise<T> {
+  const lock = await store.lock(operation, opts);
+  let result: T;
+  try {
+    result = await fn(lock);
+  } catch (e) {
+    await lock.release().catch(() => undefined); // keep fn's error, not a release failure
+    throw e;
+  }
+  await lock.release();
+  return result;
+}

@@ -1,0 +1,49 @@
+// Shared helpers for the state tests (not a test file itself).
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StateResource } from "../../src/generated/schemas.js";
+import { UserError } from "../../src/diagnostics/diagnostic.js";
+
+/** A fresh temp directory; call the returned cleanup in afterEach. */
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "converge-state-"));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The pid of a process that has exited (so `process.kill(pid, 0)` throws ESRCH). */
+export async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("spawn failed");
+  await new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  // exit fires after the child is reaped, so the pid is free now
+  try {
+    process.kill(pid, 0);
+    throw new Error(`pid ${pid} still exists`);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ESRCH") throw e;
+  }
+  return pid;
+}
+
+export function resource(address: string, extra: Partial<StateResource> = {}): StateResource {
+  return { address, type: "cloudnative:backup/v1:RestorePlanIamBinding", id: `id-${address}`, inputs: {}, outputs: {}, dependencies: [], ...extra };
+}
+
+/** Runs `fn` and returns the UserError it throws (fails if it throws anything else or nothing). */
+export async function userError(fn: () => Promise<unknown>): Promise<UserError> {
+  try {
+    await fn();
+  } catch (e) {
+    if (e instanceof UserError) return e;
+    throw e;
+  }
+  throw new Error("expected a UserError, nothing was thrown");
+}
+
+export async function mode(file: string): Promise<number> {
+  const { stat } = await import("node:fs/promises");
+  return (await stat(file)).mode & 0o777;
+}

@@ -1,0 +1,169 @@
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UserError } from "../../src/diagnostics/diagnostic.js";
+import { localStateStore, newState, parseState, serializeState, type State } from "../../src/state/index.js";
+import { deadPid, mode, resource, tempDir, userError } from "./helpers.js";
+
+describe("local state store", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let file: string;
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    file = join(dir, "state", "dev.json");
+  });
+  afterEach(() => cleanup());
+
+  it("read is undefined before the first write", async () => {
+    expect(await localStateStore(file).read()).toBeUndefined();
+  });
+
+  it("round-trips: write creates the directory, read returns what write returned", async () => {
+    const store = localStateStore(file);
+    expect(store.path).toBe(file);
+    const s: State = { ...newState("dev"), resources: [resource("a", { inputs: { role: "roles/viewer" }, protect: true })], outputs: { x: 1 } };
+    const written = await store.write(s);
+    expect(written).toEqual({ ...s, serial: 1 });
+    expect(await store.read()).toEqual(written);
+    expect(readFileSync(file, "utf8")).toBe(serializeState(written));
+    expect(s.serial).toBe(0); // the argument is not modified
+  });
+
+  it("bumps the serial on every write, from the serial on disk", async () => {
+    const store = localStateStore(file);
+    const s = newState("dev");
+    expect((await store.write(s)).serial).toBe(1);
+    expect((await store.write(s)).serial).toBe(2); // a stale serial in `next` does not go backwards
+    const third = await store.write({ ...s, serial: 2 });
+    expect(third.serial).toBe(3);
+    expect((await store.read())!.serial).toBe(3);
+    // without a file, the serial of `next` counts
+    const other = localStateStore(join(dir, "other.json"));
+    expect((await other.write({ ...newState("other"), serial: 41 })).serial).toBe(42);
+  });
+
+  it("keeps the lineage and refuses a state of another lineage", async () => {
+    const store = localStateStore(file);
+    const first = await store.write(newState("dev"));
+    const second = await store.write({ ...first, resources: [resource("a")] });
+    expect(second.lineage).toBe(first.lineage);
+    const before = readFileSync(file, "utf8");
+    const err = await userError(() => store.write(newState("prod")));
+    expect(err.diagnostics[0]!.summary).toContain(first.lineage);
+    expect(err.diagnostics[0]!.summary).toContain("another state");
+    expect(err.diagnostics[0]!.file).toBe(file);
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("keeps the previous version in .backup", async () => {
+    const store = localStateStore(file);
+    const v1 = await store.write(newState("dev"));
+    expect(existsSync(`${file}.backup`)).toBe(false);
+    const v2 = await store.write({ ...v1, resources: [resource("a")] });
+    expect(parseState(readFileSync(`${file}.backup`, "utf8"), `${file}.backup`)).toEqual(v1);
+    const v3 = await store.write({ ...v2, resources: [] });
+    expect(parseState(readFileSync(`${file}.backup`, "utf8"), `${file}.backup`)).toEqual(v2);
+    expect(await store.read()).toEqual(v3);
+    // nothing else is left in the directory
+    expect(readdirSync(join(dir, "state")).sort()).toEqual(["dev.json", "dev.json.backup"]);
+  });
+
+  for (const umask of [0, 0o277, 0o022]) {
+    it(`state and backup are mode 0600 with umask ${umask.toString(8).padStart(3, "0")}`, async () => {
+      await mkdir(join(dir, "state"));
+      const old = process.umask(umask);
+      try {
+        const store = localStateStore(file);
+        const v1 = await store.write(newState("dev"));
+        expect(await mode(file)).toBe(0o600);
+        await store.write(v1);
+        expect(await mode(file)).toBe(0o600);
+        expect(await mode(`${file}.backup`)).toBe(0o600);
+      } finally {
+        process.umask(old);
+      }
+    });
+  }
+
+  it("tightens a state file created by hand with mode 0644 (and its backup) to 0600", async () => {
+    await mkdir(join(dir, "state"));
+    const s = { ...newState("dev"), serial: 7 };
+    writeFileSync(file, JSON.stringify(s));
+    chmodSync(file, 0o644);
+    const written = await localStateStore(file).write(s);
+    expect(written.serial).toBe(8);
+    expect(await mode(file)).toBe(0o600);
+    expect(await mode(`${file}.backup`)).toBe(0o600);
+    expect(JSON.parse(readFileSync(`${file}.backup`, "utf8"))).toEqual(s);
+  });
+
+  it("read of invalid JSON is a UserError naming the file and the backup", async () => {
+    const store = localStateStore(file);
+    const v1 = await store.write(newState("dev"));
+    await store.write(v1);
+    await writeFile(file, '{"version": 1,');
+    const err = await userError(() => store.read());
+    expect(err.diagnostics[0]!.summary).toContain(file);
+    expect(err.diagnostics[0]!.summary).toContain("not valid JSON");
+    expect(err.diagnostics[0]!.detail).toContain(`${file}.backup`);
+  });
+
+  it("read of a schema-invalid state is a UserError naming the file and the problem", async () => {
+    await mkdir(join(dir, "state"));
+    await writeFile(file, JSON.stringify({ version: 1, lineage: "x", serial: 1, stack: "dev", resources: [], outputs: {}, extra: true }));
+    const err = await userError(() => localStateStore(file).read());
+    expect(err.diagnostics[0]!.summary).toContain(file);
+    expect(err.diagnostics[0]!.summary).toContain("additional properties");
+  });
+
+  it("write refuses to replace a corrupt state file", async () => {
+    await mkdir(join(dir, "state"));
+    await writeFile(file, "garbage");
+    await expect(localStateStore(file).write(newState("dev"))).rejects.toBeInstanceOf(UserError);
+    expect(await readFile(file, "utf8")).toBe("garbage");
+  });
+
+  it("writing an invalid state is a bug (plain Error), and nothing is written", async () => {
+    const store = localStateStore(file);
+    const v1 = await store.write(newState("dev"));
+    const before = readFileSync(file, "utf8");
+    const bad = { ...v1, resources: [{ address: "a" }] } as unknown as State;
+    const err = await store.write(bad).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(UserError);
+    expect(String(err)).toContain("/resources/0");
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  // root ignores permissions
+  it.skipIf(process.getuid?.() === 0)("a permission problem is a UserError", async () => {
+    await mkdir(join(dir, "state"));
+    chmodSync(join(dir, "state"), 0o500);
+    try {
+      const err = await userError(() => localStateStore(file).write(newState("dev")));
+      expect(err.diagnostics[0]!.summary).toContain("EACCES");
+    } finally {
+      chmodSync(join(dir, "state"), 0o700);
+    }
+  });
+
+  it("removes temp files left by killed writers once they are old", async () => {
+    const store = localStateStore(file);
+    const v1 = await store.write(newState("dev"));
+    const pid = await deadPid();
+    const stateDir = join(dir, "state");
+    const leftovers = [`.dev.json.tmp-${pid}-0a1b2c`, `.dev.json.backup-tmp-${pid}-3d4e5f`];
+    const fresh = `.dev.json.tmp-${pid}-abcdef`;
+    const alive = `.dev.json.tmp-${process.pid}-abcdef`;
+    for (const n of [...leftovers, fresh, alive]) await writeFile(join(stateDir, n), "partial");
+    const old = new Date(Date.now() - 3_600_000);
+    for (const n of [...leftovers, alive]) await utimes(join(stateDir, n), old, old);
+    await store.write(v1);
+    expect(readdirSync(stateDir).sort()).toEqual([alive, fresh, "dev.json", "dev.json.backup"].sort());
+  });
+});
