@@ -1,6 +1,7 @@
 // Entry point: builds the commander program from one module per command group.
 import { Command } from "commander";
 import { versionText } from "../version.js";
+import { registerApply } from "./commands/apply.js";
 import { registerEmulator } from "./commands/emulator.js";
 import { registerGraph } from "./commands/graph.js";
 import { registerPlan } from "./commands/plan.js";
@@ -15,6 +16,7 @@ program
   .configureHelp({ sortSubcommands: false });
 
 registerPlan(program);
+registerApply(program);
 registerValidate(program);
 registerGraph(program);
 registerEmulator(program);

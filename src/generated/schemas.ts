@@ -187,6 +187,14 @@ export interface Plan {
    */
   policies: PolicyRead[];
   diagnostics: PlanDiagnostic[];
+  /**
+   * The parts of the stack apply needs to evaluate values known only during apply.
+   */
+  configuration?: {
+    outputs?: {
+      [k: string]: unknown;
+    };
+  };
 }
 /**
  * The state the plan was made from; apply refuses the plan when the state has since changed.

@@ -30,6 +30,8 @@ export interface PlanResult {
   diagnostics: Diagnostic[];
   /** The prior state with every resource refreshed from the live cloud (for `refresh`). */
   refreshed: StateResource[];
+  /** Policies read during refresh, keyed "{kind} {name}": apply starts its writes from them. */
+  live: Map<string, Policy>;
 }
 
 type Read<T> = { ok: true; value: T } | { ok: false; error: Error };
@@ -426,10 +428,16 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     resource_drift: drift,
     output_changes: outputChanges,
     variables: planVariables,
+    configuration: { outputs: Object.fromEntries([...stack.outputs.values()].map((o) => [o.name, o.value])) },
     policies: policyReads.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     diagnostics: diags,
   };
-  return { plan: result, diagnostics: diags, refreshed };
+  const live = new Map<string, Policy>();
+  for (const [key, p] of policies) {
+    const r = await p;
+    if (r.ok && r.value) live.set(key, r.value);
+  }
+  return { plan: result, diagnostics: diags, refreshed, live };
 }
 
 /** The single action a change stands for, for rendering and counting. */

@@ -1,0 +1,381 @@
+// apply(): walks the plan's change graph with bounded parallelism. Ready changes that touch the
+// same policy are merged into one read-modify-write; state is saved (coalesced, atomic) after
+// steps complete; a failure stops only what depends on it; an abort stops scheduling, lets
+// in-flight calls finish and saves.
+import pLimit from "p-limit";
+import type { Plan, Policy, ResourceChange, State, StateResource } from "../generated/schemas.js";
+import { resourceDriver } from "../drivers/registry.js";
+import type { IamDriver, IamInputs } from "../drivers/types.js";
+import { functionDriver } from "../drivers/registry.js";
+import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
+import { containsUnknown, stripUnknown } from "../config/expressions.js";
+import { resolveValue, type Scope } from "../config/resolve.js";
+import type { PolicyModification } from "../iam/policy.js";
+import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
+import { type Emit, noEmit, type StepAction } from "../engine/events.js";
+import { displayAction } from "../plan/planner.js";
+
+export interface ApplyContext {
+  cloud: CloudPort;
+  /** State before apply (undefined: none yet) */
+  state: State;
+  /** Persists the state atomically; returns the written state (serial bumped) */
+  save: (state: State) => Promise<State>;
+  parallelism: number;
+  emit?: Emit;
+  signal?: AbortSignal;
+  /** Policies already read during plan ("{kind} {name}"): writes start from them */
+  live?: Map<string, Policy>;
+}
+
+export interface ApplyResult {
+  state: State;
+  failed: { address: string; diagnostic: Diagnostic }[];
+  skipped: string[];
+  counts: { added: number; changed: number; destroyed: number; imported: number; read: number };
+  interrupted: boolean;
+}
+
+interface Node {
+  change: ResourceChange;
+  action: StepAction;
+  deps: Set<string>;
+  status: "pending" | "running" | "done" | "failed" | "skipped";
+}
+
+type Obj = Record<string, unknown>;
+
+function inputsOf(d: IamDriver, value: unknown): IamInputs {
+  const v = (value ?? {}) as Obj;
+  const out: Obj = { name: v.name, role: v.role };
+  if (d.ownership === "binding") out.members = v.members;
+  else out.member = v.member;
+  if (v.condition) out.condition = v.condition;
+  return out as unknown as IamInputs;
+}
+
+function statusOf(e: unknown): string | undefined {
+  return typeof e === "object" && e !== null && "status" in e ? String((e as { status: unknown }).status) : undefined;
+}
+
+function stepAction(c: ResourceChange): StepAction {
+  const a = displayAction(c);
+  return a === "import-update" ? "import" : a;
+}
+
+/** One unit of policy work: a change's modifications on one policy. */
+interface Work {
+  node: Node;
+  kind: PolicyKind;
+  policy: string;
+  mods: PolicyModification[];
+  /** After this work: what to record */
+  finish: (p: Policy | undefined) => void;
+}
+
+export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult> {
+  const emit = ctx.emit ?? noEmit;
+  const limit = pLimit(Math.max(1, ctx.parallelism));
+  const state: State = structuredClone(ctx.state);
+  const result: ApplyResult = { state, failed: [], skipped: [], counts: { added: 0, changed: 0, destroyed: 0, imported: 0, read: 0 }, interrupted: false };
+
+  // --- evaluation scope for values known only now ------------------------------------------
+  const values = new Map<string, unknown>(Object.entries(plan.variables ?? {}));
+  for (const r of state.resources) values.set(r.address, r.outputs);
+  for (const c of plan.resource_changes) if (c.mode === "managed" && c.change.after && !c.config) values.set(c.address, c.change.after);
+  const scope: Scope = (root) => (values.has(root) ? { value: values.get(root) } : undefined);
+
+  // --- graph ---------------------------------------------------------------------------------
+  const nodes = new Map<string, Node>();
+  const key = (c: ResourceChange) => `${c.address}\u0000${c.change.actions.join(",")}\u0000${c.type}`;
+  for (const c of plan.resource_changes) nodes.set(key(c), { change: c, action: stepAction(c), deps: new Set(), status: "pending" });
+  const byAddress = new Map<string, Node[]>();
+  for (const [k, n] of nodes) byAddress.set(n.change.address, [...(byAddress.get(n.change.address) ?? []), nodes.get(k)!]);
+  const isDelete = (n: Node) => n.action === "delete";
+  for (const [k, n] of nodes) {
+    if (isDelete(n)) {
+      // Deletes run in reverse: after everything that depended on the deleted resource.
+      for (const other of nodes.values()) {
+        if (other !== n && isDelete(other) && (other.change.dependencies ?? []).includes(n.change.address)) n.deps.add(key(other.change));
+      }
+      // A type change at one address: the new resource is created before the old is removed.
+      for (const other of byAddress.get(n.change.address) ?? []) if (other !== n) n.deps.add(key(other.change));
+    } else {
+      for (const d of n.change.dependencies ?? []) for (const dn of byAddress.get(d) ?? []) if (!isDelete(dn)) n.deps.add(key(dn.change));
+    }
+    void k;
+  }
+
+  // --- state bookkeeping (coalesced saves) ---------------------------------------------------
+  const setResource = (r: StateResource) => {
+    const i = state.resources.findIndex((x) => x.address === r.address);
+    if (i >= 0) state.resources[i] = r;
+    else state.resources.push(r);
+    values.set(r.address, r.outputs);
+  };
+  const removeResource = (address: string, type: string) => {
+    state.resources = state.resources.filter((x) => !(x.address === address && x.type === type));
+  };
+  let saving: Promise<void> | undefined;
+  let dirty = false;
+  const save = (): Promise<void> => {
+    dirty = true;
+    if (saving) return saving.then(() => (dirty ? save() : undefined));
+    dirty = false;
+    saving = ctx.save(structuredClone(state)).then(
+      (written) => {
+        state.serial = written.serial;
+        state.lineage = written.lineage;
+        emit({ type: "state-saved", serial: written.serial });
+        saving = undefined;
+      },
+      (e) => {
+        saving = undefined;
+        throw e;
+      },
+    );
+    return saving;
+  };
+
+  const fail = (n: Node, summary: string, detail?: string) => {
+    n.status = "failed";
+    const d = error(`${n.change.address}: ${summary}`, { address: n.change.address, ...(detail ? { detail } : {}) });
+    result.failed.push({ address: n.change.address, diagnostic: d });
+    emit({ type: "step", address: n.change.address, action: n.action, phase: "error", error: d, ...(n.change.policy ? { policy: n.change.policy } : {}) });
+  };
+
+  const diagsText = (diags: Diagnostic[]) => diags.map((d) => d.summary).join("; ");
+
+  // Prepares a node: resolves deferred values and returns its policy work (or finishes it).
+  const prepare = async (n: Node, started: number): Promise<Work[]> => {
+    const c = n.change;
+    if (c.mode === "data") {
+      const cfg = (c.config ?? {}) as { function?: string; arguments?: unknown };
+      const fn = functionDriver(String(cfg.function ?? c.type));
+      const diags: Diagnostic[] = [];
+      const args = resolveValue(cfg.arguments, ["variables", c.address, "fn::invoke", "arguments"], scope, undefined, diags) as Obj;
+      if (!fn || diags.length || containsUnknown(args)) {
+        fail(n, "cannot evaluate the function arguments", diagsText(diags) || "a value it depends on is still unknown");
+        return [];
+      }
+      const named = fn.objectName(args, { project: plan.provider.project, location: plan.provider.location });
+      if ("problem" in named) {
+        fail(n, named.problem.message);
+        return [];
+      }
+      emit({ type: "read", address: c.address, token: fn.token, object: named.name, phase: "start" });
+      try {
+        const res = fn.toResult(await limit(() => ctx.cloud.getFederation(named.name)));
+        values.set(c.address, res);
+        emit({ type: "read", address: c.address, token: fn.token, object: named.name, phase: "done", ms: Date.now() - started });
+        n.status = "done";
+        result.counts.read++;
+      } catch (e) {
+        fail(n, `cannot read ${named.name}`, (e as Error).message);
+      }
+      return [];
+    }
+    const d = resourceDriver(c.type);
+    if (!d) {
+      fail(n, `unknown type ${c.type}`);
+      return [];
+    }
+    const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
+    let desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
+    if (c.config && n.action !== "delete") {
+      const diags: Diagnostic[] = [];
+      const raw = resolveValue((c.config as Obj).properties, ["resources", c.address, "properties"], scope, undefined, diags) as Obj;
+      if (diags.length || containsUnknown(raw)) {
+        fail(n, "cannot evaluate its properties", diagsText(diags) || "a value it depends on is still unknown");
+        return [];
+      }
+      const norm = d.normalize(raw, { project: plan.provider.project, location: plan.provider.location });
+      if (norm.problems.length) {
+        fail(n, norm.problems.map((p) => p.message).join("; "));
+        return [];
+      }
+      desired = norm.inputs;
+    }
+    const record = (inputs: IamInputs, p: Policy | undefined) =>
+      setResource({
+        address: c.address,
+        type: c.type,
+        id: d.id(inputs),
+        inputs: stripUnknown(inputs) as Obj,
+        outputs: d.outputs(inputs, p?.etag ?? ""),
+        dependencies: c.dependencies ?? [],
+        ...(c.protect ? { protect: true } : {}),
+      });
+    const count = () => {
+      if (n.action === "create") result.counts.added++;
+      else if (n.action === "update") result.counts.changed++;
+      else if (n.action === "delete") result.counts.destroyed++;
+      else if (n.action === "replace") {
+        result.counts.added++;
+        result.counts.destroyed++;
+      } else if (n.action === "import") {
+        result.counts.imported++;
+        if (c.change.actions[0] === "update") result.counts.changed++;
+      }
+    };
+    if (n.action === "no-op" || (n.action === "import" && c.change.actions[0] === "no-op")) {
+      if (desired) record(desired, { etag: String(((c.change.before ?? {}) as Obj).etag ?? "") });
+      count();
+      n.status = "done";
+      return [];
+    }
+    if (n.action === "delete") {
+      return [{ node: n, kind: d.kind, policy: prior!.name, mods: d.modifications(prior, undefined), finish: () => { removeResource(c.address, c.type); count(); } }];
+    }
+    const target = desired!;
+    if (prior && n.action === "replace" && prior.name !== target.name) {
+      // Different objects: grant on the new one first, then revoke on the old one.
+      let created = false;
+      return [
+        { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => { record(target, p); created = true; } },
+        { node: n, kind: d.kind, policy: prior.name, mods: d.modifications(prior, undefined), finish: () => { if (created) count(); } },
+      ];
+    }
+    return [{ node: n, kind: d.kind, policy: target.name, mods: d.modifications(n.action === "create" ? undefined : prior, target), finish: (p) => { record(target, p); count(); } }];
+  };
+
+  // --- scheduler -------------------------------------------------------------------------------
+  const inflight = new Set<Promise<void>>();
+  const busyPolicies = new Set<string>();
+  const queue: Work[] = []; // prepared work waiting for its policy
+  const remainingWork = new Map<Node, number>();
+  const startedAt = new Map<Node, number>();
+
+  const ready = (n: Node) => n.status === "pending" && [...n.deps].every((k) => nodes.get(k)!.status === "done");
+  const blocked = (n: Node) => [...n.deps].some((k) => ["failed", "skipped"].includes(nodes.get(k)!.status));
+
+  const runGroup = async (kind: PolicyKind, policy: string, group: Work[]) => {
+    const t0 = Date.now();
+    emit({ type: "policy-write", policy, phase: "start" });
+    const deleteOnly = group.every((w) => w.node.action === "delete");
+    try {
+      const initial = ctx.live?.get(`${kind} ${policy}`);
+      const out = await limit(() => ctx.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial));
+      ctx.live?.set(`${kind} ${policy}`, out.policy);
+      emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
+      for (const w of group) complete(w, out.policy);
+    } catch (e) {
+      emit({ type: "policy-write", policy, phase: "error", ms: Date.now() - t0 });
+      const status = statusOf(e);
+      if (status === "NOT_FOUND" && deleteOnly) {
+        // The object is gone, so is every grant on it: deleting is done.
+        for (const w of group) complete(w, undefined);
+        return;
+      }
+      if (group.length > 1 && (status === "INVALID_ARGUMENT" || status === "FAILED_PRECONDITION")) {
+        // One bad change must not sink its neighbours: retry each change on its own.
+        for (const w of group) await runGroup(kind, policy, [w]);
+        return;
+      }
+      const what = status === "NOT_FOUND" ? `${kind === "restorePlan" ? "restore plan" : "endpoint"} ${policy} does not exist` : `cannot update the IAM policy of ${policy}`;
+      for (const w of group) if (w.node.status === "running") fail(w.node, what, (e as Error).message);
+    }
+  };
+
+  const complete = (w: Work, p: Policy | undefined) => {
+    const n = w.node;
+    if (n.status !== "running") return;
+    w.finish(p);
+    const left = (remainingWork.get(n) ?? 1) - 1;
+    remainingWork.set(n, left);
+    if (left === 0) {
+      n.status = "done";
+      emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - (startedAt.get(n) ?? Date.now()), ...(n.change.policy ? { policy: n.change.policy } : {}) });
+    } else {
+      // Next piece of a cross-object replacement.
+      const next = pendingPieces.get(n)?.shift();
+      if (next) queue.push(next);
+    }
+  };
+  const pendingPieces = new Map<Node, Work[]>();
+
+  let wake: () => void = () => {};
+  const track = (p: Promise<void>) => {
+    const t = p.finally(() => {
+      inflight.delete(t);
+      void save().catch(() => {});
+      wake();
+    });
+    inflight.add(t);
+  };
+
+  for (;;) {
+    // Skip what can no longer run.
+    for (const n of nodes.values()) {
+      if (n.status === "pending" && blocked(n)) {
+        n.status = "skipped";
+        result.skipped.push(n.change.address);
+        emit({ type: "step", address: n.change.address, action: n.action, phase: "skipped" });
+      }
+    }
+    if (ctx.signal?.aborted) result.interrupted = true;
+    if (!result.interrupted) {
+      for (const n of nodes.values()) {
+        if (!ready(n)) continue;
+        n.status = "running";
+        const t0 = Date.now();
+        startedAt.set(n, t0);
+        emit({ type: "step", address: n.change.address, action: n.action, phase: "start", ...(n.change.policy ? { policy: n.change.policy } : {}) });
+        const works = await prepare(n, t0);
+        if ((n.status as Node["status"]) === "done") emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - t0 });
+        if (n.status !== "running") continue;
+        remainingWork.set(n, works.length);
+        if (works.length === 0) {
+          n.status = "done";
+          continue;
+        }
+        queue.push(works[0]!);
+        if (works.length > 1) pendingPieces.set(n, works.slice(1));
+      }
+      // Dispatch: one read-modify-write per policy, merging everything queued for it.
+      const groups = new Map<string, Work[]>();
+      for (let i = 0; i < queue.length; ) {
+        const w = queue[i]!;
+        const k = `${w.kind} ${w.policy}`;
+        if (busyPolicies.has(k)) {
+          i++;
+          continue;
+        }
+        queue.splice(i, 1);
+        groups.set(k, [...(groups.get(k) ?? []), w]);
+      }
+      for (const [k, group] of groups) {
+        busyPolicies.add(k);
+        track(runGroup(group[0]!.kind, group[0]!.policy, group).finally(() => busyPolicies.delete(k)));
+      }
+    }
+    const anyRunnable = !result.interrupted && [...nodes.values()].some((n) => ready(n));
+    if (inflight.size === 0 && !anyRunnable && (queue.length === 0 || result.interrupted)) break;
+    if (inflight.size === 0 && anyRunnable) continue;
+    if (inflight.size === 0 && queue.length) continue;
+    await new Promise<void>((res) => {
+      wake = res;
+      ctx.signal?.addEventListener("abort", () => res(), { once: true });
+    });
+  }
+  if (result.interrupted) {
+    for (const n of nodes.values()) if (n.status === "pending") result.skipped.push(n.change.address);
+  }
+
+  // Outputs: computed when everything they need is known.
+  if (!result.interrupted) {
+    const outputs: Obj = {};
+    for (const [name, oc] of Object.entries(plan.output_changes)) {
+      if (oc.actions[0] === "delete") continue;
+      const raw = plan.configuration?.outputs?.[name];
+      const diags: Diagnostic[] = [];
+      const v = raw === undefined ? oc.after : resolveValue(raw, ["outputs", name], scope, undefined, diags);
+      if (!diags.length && !containsUnknown(v)) outputs[name] = v;
+      else if (name in state.outputs) outputs[name] = state.outputs[name];
+    }
+    if (!plan.options.targets.length) state.outputs = outputs;
+  }
+  while (saving) await saving;
+  await save();
+  return result;
+}

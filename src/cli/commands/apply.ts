@@ -1,0 +1,270 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { apply, type ApplyResult } from "../../apply/executor.js";
+import { UserError } from "../../diagnostics/diagnostic.js";
+import { openCloud, type OpenCloud } from "../../engine/cloud.js";
+import type { EngineEvent } from "../../engine/events.js";
+import type { Plan, Policy, State } from "../../generated/schemas.js";
+import { describeErrors, validate } from "../../schemas/index.js";
+import { defaultStatePath, localStateStore, newState, type LockHandle, type StateStore } from "../../state/index.js";
+import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, useColor, writeOut, type StackOptions } from "../common.js";
+import { type Line, seg, toPlain } from "../render/lines.js";
+import { planLines } from "../render/plan-text.js";
+import { addPlanOptions, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
+import { verbs } from "../views/apply-progress.js";
+
+interface ApplyCliOptions extends PlanCliOptions {
+  autoApprove?: boolean;
+  destroy?: boolean;
+}
+
+function readPlanFile(file: string): Plan {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new UserError({ severity: "error", summary: `cannot read the saved plan ${file}: ${(e as Error).message}` });
+  }
+  const errors = validate("plan.schema.json", data);
+  if (errors.length) throw new UserError({ severity: "error", summary: `${file} is not a converge plan`, detail: describeErrors(errors.slice(0, 5)) });
+  return data as Plan;
+}
+
+async function lock(store: StateStore, operation: string, o: StackOptions): Promise<LockHandle> {
+  const timeoutMs = durationMs(o.lockTimeout);
+  return store.lock(operation, timeoutMs !== undefined ? { timeoutMs } : {});
+}
+
+/** Streams progress: JSON lines with --json, Terraform-style lines otherwise. */
+function progressSink(o: { json?: boolean; color?: boolean }): { onEvent: (e: EngineEvent) => void; stop: () => Promise<void> } {
+  if (o.json) return { onEvent: (e) => process.stdout.write(JSON.stringify(e) + "\n"), stop: async () => {} };
+  if (useColor(o)) {
+    let view: { stop: () => Promise<void> } | undefined;
+    let model: import("../views/apply-progress.js").ProgressModel | undefined;
+    const pending: EngineEvent[] = [];
+    const ready = import("../views/apply-progress.js").then((m) => {
+      model = new m.ProgressModel();
+      for (const e of pending) model.on(e);
+      view = m.startProgressView(model);
+    });
+    return {
+      onEvent: (e) => (model ? model.on(e) : pending.push(e)),
+      stop: async () => {
+        await ready;
+        await view?.stop();
+      },
+    };
+  }
+  return {
+    onEvent: (e) => {
+      if (e.type !== "step" || e.action === "no-op") return;
+      const [doing, done] = verbs(e.action);
+      if (e.phase === "start") process.stdout.write(`${e.address}: ${doing}...\n`);
+      else if (e.phase === "done") process.stdout.write(`${e.address}: ${done} after ${((e.ms ?? 0) / 1000).toFixed(1)}s\n`);
+      else if (e.phase === "skipped") process.stdout.write(`${e.address}: Skipped (a change it depends on failed)\n`);
+      else process.stdout.write(`${e.address}: Failed: ${e.error?.detail ?? e.error?.summary ?? "error"}\n`);
+    },
+    stop: async () => {},
+  };
+}
+
+function outputsLines(state: State): Line[] {
+  const entries = Object.entries(state.outputs);
+  if (!entries.length) return [];
+  const pad = Math.max(...entries.map(([k]) => k.length));
+  return [[], [seg("Outputs:", "bold")], [], ...entries.map(([k, v]) => [seg(`${k.padEnd(pad)} = ${JSON.stringify(v)}`)])];
+}
+
+/** Executes a plan with Ctrl-C handling; returns the exit code. */
+async function execute(plan: Plan, ctx: { store: StateStore; prior: State | undefined; cloud: OpenCloud; live?: Map<string, Policy>; o: ApplyCliOptions; destroy: boolean }): Promise<number> {
+  const { o } = ctx;
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write("\nInterrupt received. Finishing in-flight calls and saving the state (press Ctrl-C again to exit at once)...\n");
+      controller.abort();
+    } else {
+      process.stderr.write("Exiting at once. The state holds every step saved so far; the next apply converges from it.\n");
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  const sink = progressSink(o);
+  let result: ApplyResult;
+  try {
+    result = await apply(plan, {
+      cloud: ctx.cloud.port,
+      state: ctx.prior ?? newState(plan.stack.name),
+      save: (s) => ctx.store.write(s),
+      parallelism: parallelismOf(o),
+      emit: sink.onEvent,
+      signal: controller.signal,
+      ...(ctx.live ? { live: ctx.live } : {}),
+    });
+  } finally {
+    await sink.stop();
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+  }
+  const c = result.counts;
+  if (o.json) {
+    process.stdout.write(JSON.stringify({ type: "apply_complete", counts: c, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted, serial: result.state.serial, outputs: result.state.outputs }) + "\n");
+  }
+  if (result.failed.length) printDiagnostics(result.failed.map((f) => f.diagnostic));
+  if (result.interrupted) {
+    if (!o.json) process.stderr.write(`Apply interrupted: ${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed before the interrupt; ${result.skipped.length} not started. State saved.\n`);
+    return EXIT.interrupted;
+  }
+  if (result.failed.length) {
+    if (!o.json) {
+      const lines: Line[] = [[], [seg("Apply failed.", "error"), seg(` ${result.failed.length} failed: ${result.failed.map((f) => f.address).join(", ")}.`)]];
+      if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${result.skipped.join(", ")}.`)]);
+      lines.push([seg(`Applied before the failure: ${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed. State saved; fix the problem and apply again.`)]);
+      process.stderr.write(toPlain(lines));
+    }
+    return EXIT.error;
+  }
+  if (!o.json) {
+    const imported = c.imported ? `${c.imported} imported, ` : "";
+    const head = ctx.destroy ? `Destroy complete! Resources: ${c.destroyed} destroyed.` : `Apply complete! Resources: ${imported}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed.`;
+    await printLines([[], [seg(head, "add")], ...(ctx.destroy ? [] : outputsLines(result.state))], o);
+  }
+  return EXIT.ok;
+}
+
+async function approve(plan: Plan, o: ApplyCliOptions, destroy: boolean): Promise<boolean> {
+  if (o.autoApprove) return true;
+  if (!process.stdin.isTTY || !process.stdout.isTTY || o.json) {
+    throw new UserError({
+      severity: "error",
+      summary: `no terminal to ask for approval, so nothing was ${destroy ? "destroyed" : "applied"}`,
+      detail: `Review the plan above and run again with --auto-approve, or save it with \`converge plan --out FILE\` and run \`converge apply FILE\`.`,
+    });
+  }
+  const { askApproval } = await import("../views/approval.js");
+  const question = destroy ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?";
+  for (;;) {
+    const a = await askApproval(question);
+    if (a === "yes") return true;
+    if (a === "no") return false;
+    await printLines(planLines(plan, { details: true }), o);
+  }
+}
+
+function applyAction(destroy: boolean) {
+  return action(async (planFile: string | undefined, o: ApplyCliOptions) => {
+    if (planFile) {
+      if (destroy) throw new UserError({ severity: "error", summary: "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`" });
+      const plan = readPlanFile(planFile);
+      if (plan.errored) throw new UserError({ severity: "error", summary: `the saved plan ${planFile} has errors and cannot be applied` });
+      const statePath = o.state ? resolve(o.state) : defaultStatePath(process.cwd(), plan.stack.name);
+      const store = localStateStore(statePath);
+      const held = await lock(store, "apply", o);
+      try {
+        const prior = await store.read();
+        const stale = (prior?.lineage ?? null) !== plan.prior_state.lineage || (prior?.serial ?? null) !== plan.prior_state.serial;
+        if (stale) {
+          throw new UserError({
+            severity: "error",
+            summary: `the saved plan ${planFile} is stale: the state changed since it was made`,
+            detail: `The plan was made from state serial ${plan.prior_state.serial ?? "(none)"}${plan.prior_state.lineage ? ` (lineage ${plan.prior_state.lineage})` : ""}; the state is now serial ${prior?.serial ?? "(none)"}${prior ? ` (lineage ${prior.lineage})` : ""}. Nothing was applied. Run \`converge plan --out FILE\` again.`,
+          });
+        }
+        const cloud = await openCloud(plan.provider, { stateDir: stateDirOf(statePath), stackName: plan.stack.name });
+        try {
+          return await execute(plan, { store, prior, cloud, o, destroy: plan.options.destroy });
+        } finally {
+          await cloud.close();
+        }
+      } finally {
+        await held.release();
+      }
+    }
+    const loaded = loadOrExit(o);
+    const held = await lock(loaded.store, destroy ? "destroy" : "apply", o);
+    try {
+      const progress = progressPrinter(o);
+      const { result, prior, cloud } = await planStack(loaded, { ...o, destroy }, progress.onEvent);
+      try {
+        printDiagnostics(result.diagnostics);
+        if (result.plan.errored) return EXIT.error;
+        if (o.json) process.stdout.write(JSON.stringify({ type: "plan", plan: result.plan }) + "\n");
+        else await printLines([...progress.lines(), ...planLines(result.plan)], o);
+        if (!result.plan.applyable) return EXIT.ok;
+        if (!(await approve(result.plan, o, destroy))) {
+          process.stderr.write(`${destroy ? "Destroy" : "Apply"} cancelled: nothing was changed.\n`);
+          return EXIT.error;
+        }
+        return await execute(result.plan, { store: loaded.store, prior, cloud, live: result.live, o, destroy });
+      } finally {
+        await cloud.close();
+      }
+    } finally {
+      await held.release();
+    }
+  });
+}
+
+export function registerApply(program: Command): void {
+  const apply = program.command("apply").argument("[planfile]", "a plan saved with `converge plan --out`").description("Apply the changes (asks for approval unless --auto-approve or a saved plan)");
+  addPlanOptions(addStackOptions(apply)).option("--auto-approve", "do not ask for approval").action(applyAction(false));
+
+  const destroy = program.command("destroy").description("Remove every grant the stack manages (protected resources block it)");
+  addPlanOptions(addStackOptions(destroy)).option("--auto-approve", "do not ask for approval").action(applyAction(true));
+
+  const refresh = program.command("refresh").description("Update the state from the live cloud (writes nothing to the cloud)");
+  addStackOptions(refresh).action(
+    action(async (o: StackOptions) => {
+      const loaded = loadOrExit(o);
+      const held = await lock(loaded.store, "refresh", o);
+      try {
+        const { result, prior, cloud } = await planStack(loaded, { ...o, refresh: "true", target: [], replace: [] } as PlanCliOptions, () => {});
+        await cloud.close();
+        printDiagnostics(result.diagnostics);
+        if (result.plan.errored) return EXIT.error;
+        if (!prior) {
+          await writeOut("There is no state yet: nothing to refresh.\n");
+          return EXIT.ok;
+        }
+        const written = await loaded.store.write({ ...prior, resources: result.refreshed });
+        if (o.json) await writeOut(JSON.stringify({ drift: result.plan.resource_drift, serial: written.serial }, null, 2) + "\n");
+        else {
+          const drift = result.plan.resource_drift.length ? planLines({ ...result.plan, resource_changes: [], output_changes: {} }).slice(0, -3) : [[seg("No changes outside of converge.")]];
+          await printLines([...drift, [], [seg(`State refreshed: ${result.refreshed.length} resources (serial ${written.serial}).`)]], o);
+        }
+        return EXIT.ok;
+      } finally {
+        await held.release();
+      }
+    }),
+  );
+
+  program
+    .command("output")
+    .argument("[name]", "one output")
+    .description("Print the stack's outputs from the state")
+    .option("-f, --file <path>", "stack file", "stack.yaml")
+    .option("--state <path>", "state file")
+    .option("--json", "print JSON")
+    .option("--raw", "print a string output without quotes")
+    .action(
+      action(async (name: string | undefined, o: StackOptions & { raw?: boolean }) => {
+        const statePath = o.state ? resolve(o.state) : defaultStatePath(process.cwd(), loadOrExit({ ...o, parallelism: "1", color: false }).stack.name);
+        const state = await localStateStore(statePath).read();
+        const outputs = state?.outputs ?? {};
+        if (name !== undefined) {
+          if (!(name in outputs)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
+          const v = outputs[name];
+          await writeOut(o.json ? JSON.stringify(v) + "\n" : typeof v === "string" && o.raw ? `${v}\n` : `${JSON.stringify(v)}\n`);
+          return EXIT.ok;
+        }
+        if (o.json) await writeOut(JSON.stringify(outputs, null, 2) + "\n");
+        else await writeOut(Object.entries(outputs).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join("\n") + (Object.keys(outputs).length ? "\n" : ""));
+        return EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,82 @@
+// Live apply progress in a terminal: a line per resource with a spinner, elapsed time and result.
+import { useEffect, useState } from "react";
+import { Box, Text, render } from "ink";
+import { Spinner } from "@inkjs/ui";
+import type { EngineEvent } from "../../engine/events.js";
+
+interface Row {
+  address: string;
+  action: string;
+  phase: "start" | "done" | "error" | "skipped";
+  started: number;
+  ms?: number;
+  message?: string;
+}
+
+const VERB: Record<string, [string, string]> = {
+  create: ["Creating", "Creation complete"],
+  update: ["Modifying", "Modifications complete"],
+  replace: ["Replacing", "Replacement complete"],
+  delete: ["Destroying", "Destruction complete"],
+  read: ["Reading", "Read complete"],
+  import: ["Importing", "Import complete"],
+  "no-op": ["Recording", "Recorded"],
+};
+
+export function verbs(action: string): [string, string] {
+  return VERB[action] ?? ["Working", "Done"];
+}
+
+export class ProgressModel {
+  rows = new Map<string, Row>();
+  listeners = new Set<() => void>();
+  on(e: EngineEvent): void {
+    if (e.type !== "step" || e.action === "no-op") return;
+    const prev = this.rows.get(e.address);
+    this.rows.set(e.address, {
+      address: e.address,
+      action: e.action,
+      phase: e.phase,
+      started: prev?.started ?? Date.now(),
+      ...(e.ms !== undefined ? { ms: e.ms } : {}),
+      ...(e.error ? { message: e.error.detail ?? e.error.summary } : {}),
+    });
+    for (const l of this.listeners) l();
+  }
+}
+
+function ProgressView({ model }: { model: ProgressModel }) {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const l = () => setTick((t) => t + 1);
+    model.listeners.add(l);
+    const timer = setInterval(l, 250);
+    return () => {
+      model.listeners.delete(l);
+      clearInterval(timer);
+    };
+  }, [model]);
+  return (
+    <Box flexDirection="column">
+      {[...model.rows.values()].map((r) => {
+        const [doing, done] = verbs(r.action);
+        const secs = ((r.ms ?? Date.now() - r.started) / 1000).toFixed(1);
+        if (r.phase === "start") return <Spinner key={r.address} label={`${r.address}: ${doing}... [${secs}s elapsed]`} />;
+        if (r.phase === "done") return <Text key={r.address} color="green">✔ {r.address}: {done} after {secs}s</Text>;
+        if (r.phase === "skipped") return <Text key={r.address} color="yellow">- {r.address}: skipped (a change it depends on failed)</Text>;
+        return <Text key={r.address} color="red">✘ {r.address}: failed: {r.message}</Text>;
+      })}
+    </Box>
+  );
+}
+
+export function startProgressView(model: ProgressModel): { stop: () => Promise<void> } {
+  const instance = render(<ProgressView model={model} />, { exitOnCtrlC: false, patchConsole: false });
+  return {
+    async stop() {
+      instance.rerender(<ProgressView model={model} />);
+      instance.unmount();
+      await instance.waitUntilExit();
+    },
+  };
+}
