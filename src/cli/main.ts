@@ -4,6 +4,8 @@ import { versionText } from "../version.js";
 import { registerApply } from "./commands/apply.js";
 import { registerEmulator } from "./commands/emulator.js";
 import { registerGraph } from "./commands/graph.js";
+import { registerImport } from "./commands/import.js";
+import { registerState } from "./commands/state.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerValidate } from "./commands/validate.js";
 
@@ -17,6 +19,8 @@ program
 
 registerPlan(program);
 registerApply(program);
+registerImport(program);
+registerState(program);
 registerValidate(program);
 registerGraph(program);
 registerEmulator(program);

@@ -1,0 +1,118 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { UserError } from "../../diagnostics/diagnostic.js";
+import { defaultStatePath, localStateStore, type StateStore } from "../../state/index.js";
+import { loadStackFile } from "../../config/load.js";
+import { action, durationMs, EXIT, writeOut } from "../common.js";
+
+interface StateCliOptions {
+  file: string;
+  state?: string;
+  json?: boolean;
+  lockTimeout?: string;
+}
+
+/** The state file: --state, else state/{stack name}.json from the stack's name. */
+function storeOf(o: StateCliOptions): StateStore {
+  if (o.state) return localStateStore(resolve(o.state));
+  const { stack, diagnostics } = loadStackFile(o.file);
+  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${o.file}` });
+  return localStateStore(defaultStatePath(process.cwd(), stack.name));
+}
+
+async function readOrFail(store: StateStore) {
+  const s = await store.read();
+  if (!s) throw new UserError({ severity: "error", summary: `no state at ${store.path}`, detail: "Run converge apply or converge import first." });
+  return s;
+}
+
+function common(cmd: Command): Command {
+  return cmd
+    .option("-f, --file <path>", "stack file (names the state)", "stack.yaml")
+    .option("--state <path>", "state file")
+    .option("--lock-timeout <duration>", "wait this long for the state lock")
+    .option("--json", "print JSON");
+}
+
+export function registerState(program: Command): void {
+  const state = program.command("state").description("Inspect and edit the state (never touches the cloud)");
+
+  common(state.command("list").description("List the addresses in the state")).action(
+    action(async (o: StateCliOptions) => {
+      const s = await readOrFail(storeOf(o));
+      if (o.json) await writeOut(JSON.stringify(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), null, 2) + "\n");
+      else await writeOut(s.resources.map((r) => r.address).join("\n") + (s.resources.length ? "\n" : ""));
+    }),
+  );
+
+  common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
+    action(async (address: string, o: StateCliOptions) => {
+      const s = await readOrFail(storeOf(o));
+      const r = s.resources.find((x) => x.address === address);
+      if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
+      if (o.json) await writeOut(JSON.stringify(r, null, 2) + "\n");
+      else {
+        const pad = Math.max(...Object.keys(r.outputs).map((k) => k.length));
+        const lines = [`# ${r.address}:`, `resource "${r.type}" "${r.address}" {`];
+        for (const [k, v] of Object.entries(r.outputs).sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`    ${k.padEnd(pad)} = ${JSON.stringify(v)}`);
+        lines.push("}");
+        await writeOut(lines.join("\n") + "\n");
+      }
+    }),
+  );
+
+  common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
+    action(async (addresses: string[], o: StateCliOptions) => {
+      const store = storeOf(o);
+      const t = durationMs(o.lockTimeout);
+      const held = await store.lock("state rm", t !== undefined ? { timeoutMs: t } : {});
+      try {
+        const s = await readOrFail(store);
+        const missing = addresses.filter((a) => !s.resources.some((r) => r.address === a));
+        if (missing.length) throw new UserError({ severity: "error", summary: `not in the state: ${missing.join(", ")}`, detail: "Nothing was removed." });
+        s.resources = s.resources.filter((r) => !addresses.includes(r.address));
+        await store.write(s);
+        await writeOut(`Removed ${addresses.length} resource${addresses.length === 1 ? "" : "s"} from the state: ${addresses.join(", ")}.\nTheir grants are still in the cloud; converge no longer manages them.\n`);
+        return EXIT.ok;
+      } finally {
+        await held.release();
+      }
+    }),
+  );
+
+  common(state.command("mv").argument("<from>").argument("<to>").description("Rename a resource in the state")).action(
+    action(async (from: string, to: string, o: StateCliOptions) => {
+      const store = storeOf(o);
+      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
+      const t = durationMs(o.lockTimeout);
+      const held = await store.lock("state mv", t !== undefined ? { timeoutMs: t } : {});
+      try {
+        const s = await readOrFail(store);
+        const r = s.resources.find((x) => x.address === from);
+        if (!r) throw new UserError({ severity: "error", summary: `${from} is not in the state` });
+        if (s.resources.some((x) => x.address === to)) throw new UserError({ severity: "error", summary: `${to} is already in the state` });
+        r.address = to;
+        for (const x of s.resources) x.dependencies = x.dependencies.map((d) => (d === from ? to : d));
+        await store.write(s);
+        await writeOut(`Moved ${from} to ${to}.\n`);
+        return EXIT.ok;
+      } finally {
+        await held.release();
+      }
+    }),
+  );
+
+  program
+    .command("force-unlock")
+    .argument("<lockId>")
+    .description("Remove a state lock that cannot be checked (e.g. held by another host)")
+    .option("-f, --file <path>", "stack file (names the state)", "stack.yaml")
+    .option("--state <path>", "state file")
+    .action(
+      action(async (lockId: string, o: StateCliOptions) => {
+        await storeOf(o).forceUnlock(lockId);
+        await writeOut(`converge state has been unlocked (lock ${lockId}).\n`);
+        return EXIT.ok;
+      }),
+    );
+}
