@@ -1,0 +1,53 @@
+// Callers: a bearer token maps to a principal per project (declared in the seed). Checked before
+// the object is looked up, because Google answers 403 for what a caller cannot see.
+import type { EmulatorProject } from "../generated/schemas.js";
+import { memberKey } from "../iam/index.js";
+import { ApiError } from "./errors.js";
+
+const WWW_AUTHENTICATE = { "WWW-Authenticate": 'Bearer realm="https://accounts.google.com/"' };
+
+function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : "";
+}
+
+/**
+ * Checks the caller of one request. `permission` is the IAM permission the method needs
+ * (e.g. gkebackup.restorePlans.getIamPolicy); `adminOnly` applies the project's iamAdmins.
+ * A project that declares no callers accepts anyone, with or without a token.
+ */
+export function authorize(
+  project: EmulatorProject | undefined,
+  authorization: string | undefined,
+  permission: string,
+  resource: string,
+  adminOnly: boolean,
+): void {
+  if (!project?.callers) return;
+  const token = bearer(authorization);
+  if (token === undefined) {
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+      { reason: "CREDENTIALS_MISSING", metadata: { method: permission }, headers: WWW_AUTHENTICATE },
+    );
+  }
+  const principal = token === "" ? undefined : Object.prototype.hasOwnProperty.call(project.callers, token) ? project.callers[token] : undefined;
+  if (principal === undefined) {
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+      { reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: { method: permission }, headers: WWW_AUTHENTICATE },
+    );
+  }
+  if (adminOnly && project.iamAdmins) {
+    const key = memberKey(principal);
+    if (!project.iamAdmins.some((a) => memberKey(a) === key)) {
+      throw new ApiError("PERMISSION_DENIED", `Permission '${permission}' denied on resource '${resource}' (or it may not exist).`, {
+        reason: "IAM_PERMISSION_DENIED",
+        metadata: { permission, resource },
+      });
+    }
+  }
+}

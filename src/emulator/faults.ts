@@ -1,0 +1,130 @@
+// Fault injection for API routes: latency and error rates, reproducible for a given PRNG seed so
+// that retry behaviour can be tested and benchmarked deterministically.
+import { ApiError, isCanonicalCode, type CanonicalCode } from "./errors.js";
+import { METHOD_IDS } from "./routes.js";
+
+export interface FaultConfig {
+  latencyMs?: number;
+  latencyJitterMs?: number;
+  errorRates?: Partial<Record<CanonicalCode, number>>;
+  retryAfterSeconds?: number;
+  seed?: number;
+  methods?: string[];
+}
+
+/** mulberry32: tiny, fast and good enough to pick faults reproducibly. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const MESSAGES: Partial<Record<CanonicalCode, string>> = {
+  UNAVAILABLE: "The service is currently unavailable.",
+  RESOURCE_EXHAUSTED: "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute'.",
+  DEADLINE_EXCEEDED: "The request deadline was exceeded.",
+  INTERNAL: "Internal error encountered.",
+  ABORTED: "The operation was aborted.",
+  PERMISSION_DENIED: "The caller does not have permission.",
+  UNAUTHENTICATED: "Request had invalid authentication credentials.",
+  NOT_FOUND: "Requested entity was not found.",
+};
+
+const REASONS: Partial<Record<CanonicalCode, string>> = {
+  RESOURCE_EXHAUSTED: "RATE_LIMIT_EXCEEDED",
+  UNAVAILABLE: "SERVICE_UNAVAILABLE",
+};
+
+/** Checks a fault configuration from the admin API; returns the problem or undefined. */
+export function faultProblem(value: unknown): string | undefined {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return "expected a JSON object";
+  const c = value as Record<string, unknown>;
+  const known = ["latencyMs", "latencyJitterMs", "errorRates", "retryAfterSeconds", "seed", "methods"];
+  for (const k of Object.keys(c)) if (!known.includes(k)) return `unknown field "${k}" (expected ${known.join(", ")})`;
+  for (const k of ["latencyMs", "latencyJitterMs", "retryAfterSeconds"]) {
+    const v = c[k];
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 600_000)) return `${k} must be a number between 0 and 600000`;
+  }
+  if (c.seed !== undefined && !(typeof c.seed === "number" && Number.isInteger(c.seed))) return "seed must be an integer";
+  if (c.errorRates !== undefined) {
+    if (!c.errorRates || typeof c.errorRates !== "object" || Array.isArray(c.errorRates)) return "errorRates must be an object {CANONICAL_CODE: rate}";
+    let sum = 0;
+    for (const [code, rate] of Object.entries(c.errorRates)) {
+      if (!isCanonicalCode(code)) return `errorRates: "${code}" is not a canonical error code`;
+      if (!(typeof rate === "number" && rate >= 0 && rate <= 1)) return `errorRates.${code} must be a number between 0 and 1`;
+      sum += rate;
+    }
+    if (sum > 1 + 1e-9) return `errorRates add up to ${sum}; the total must be at most 1`;
+  }
+  if (c.methods !== undefined) {
+    if (!Array.isArray(c.methods)) return "methods must be a list of method IDs";
+    for (const m of c.methods) if (!(METHOD_IDS as readonly unknown[]).includes(m)) return `methods: unknown method ID ${JSON.stringify(m)} (known: ${METHOD_IDS.join(", ")})`;
+  }
+  return undefined;
+}
+
+export interface FaultDecision {
+  delayMs: number;
+  error?: ApiError;
+}
+
+export class Faults {
+  private config: FaultConfig | undefined;
+  private rates: [CanonicalCode, number][] = [];
+  private random: () => number = Math.random;
+
+  /** Sets a configuration already checked with faultProblem. */
+  set(config: FaultConfig): void {
+    this.config = config;
+    this.rates = Object.entries(config.errorRates ?? {}).filter(([, r]) => (r ?? 0) > 0) as [CanonicalCode, number][];
+    this.random = mulberry32(config.seed ?? 1);
+  }
+
+  clear(): void {
+    this.config = undefined;
+    this.rates = [];
+  }
+
+  current(): FaultConfig {
+    return this.config ?? {};
+  }
+
+  /** What happens to one request of `method`; draws from the PRNG in a fixed order. */
+  decide(method: string): FaultDecision | undefined {
+    const c = this.config;
+    if (!c) return undefined;
+    if (c.methods && !c.methods.includes(method)) return undefined;
+    let delayMs = c.latencyMs ?? 0;
+    if (c.latencyJitterMs) delayMs += this.random() * c.latencyJitterMs;
+    if (this.rates.length === 0) return { delayMs };
+    const r = this.random();
+    let acc = 0;
+    for (const [code, rate] of this.rates) {
+      acc += rate;
+      if (r < acc) return { delayMs, error: this.error(code) };
+    }
+    return { delayMs };
+  }
+
+  private error(code: CanonicalCode): ApiError {
+    const c = this.config!;
+    const retriable = code === "RESOURCE_EXHAUSTED" || code === "UNAVAILABLE";
+    const headers: Record<string, string> = {};
+    const details: Record<string, unknown>[] = [];
+    if (retriable && c.retryAfterSeconds !== undefined) {
+      headers["Retry-After"] = String(Math.ceil(c.retryAfterSeconds));
+      details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${c.retryAfterSeconds}s` });
+    }
+    return new ApiError(code, MESSAGES[code] ?? `Injected ${code} fault.`, {
+      reason: REASONS[code] ?? code,
+      metadata: { emulatorFault: "true" },
+      details,
+      headers,
+    });
+  }
+}

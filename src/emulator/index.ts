@@ -1,0 +1,103 @@
+// The local cloud emulator: a wire-faithful stand-in for the five Google REST methods converge
+// calls (see SPEC section 3). Used by the quickstart, the end-to-end tests and the benchmarks.
+import { mkdirSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
+import type { EmulatorWorld } from "../generated/schemas.js";
+import type { EmulatorContext } from "./context.js";
+import { Faults } from "./faults.js";
+import { loadDataFile, Persister, removeStaleTempFiles } from "./persist.js";
+import { checkWorld, coerceSeed, loadSeedFile } from "./seed.js";
+import { createEmulatorServer } from "./server.js";
+import { Stats } from "./stats.js";
+import { Store } from "./store.js";
+
+export interface EmulatorOptions {
+  /** Default "127.0.0.1" (loopback unless told otherwise). */
+  host?: string;
+  /** Default 0 = an ephemeral port. */
+  port?: number;
+  /** YAML seed (shape of schemas/emulator-seed.schema.json). */
+  seedFile?: string;
+  /** Or an in-memory seed. */
+  seed?: EmulatorWorld;
+  /** Persisted world (JSON, same shape); if it exists at start it is loaded instead of the seed. */
+  dataFile?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningEmulator {
+  /** "http://127.0.0.1:PORT" */
+  url: string;
+  host: string;
+  port: number;
+  /** "127.0.0.1:PORT" (the CLOUDNATIVE_EMULATOR_HOST form). */
+  hostPort: string;
+  /** Stops accepting, flushes the data file, closes keep-alive sockets. */
+  close(): Promise<void>;
+}
+
+export { loadSeedFile };
+export { METHOD_IDS, type MethodId } from "./routes.js";
+export type { FaultConfig } from "./faults.js";
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const host = opts.host ?? "127.0.0.1";
+  const loadSeed = (): EmulatorWorld => {
+    if (opts.seedFile) return loadSeedFile(opts.seedFile);
+    if (opts.seed) return checkWorld(coerceSeed(structuredClone(opts.seed)), "seed");
+    return {};
+  };
+
+  let initial: EmulatorWorld | undefined;
+  if (opts.dataFile) {
+    mkdirSync(dirname(opts.dataFile), { recursive: true });
+    removeStaleTempFiles(opts.dataFile);
+    initial = loadDataFile(opts.dataFile);
+  }
+  const store = new Store();
+  store.load(initial ?? loadSeed());
+
+  const persister = opts.dataFile ? new Persister(opts.dataFile, () => store.serialize(), opts.log) : undefined;
+  const ctx: EmulatorContext = {
+    store,
+    stats: new Stats(),
+    faults: new Faults(),
+    loadSeed,
+    commit: () => (persister ? persister.durable(persister.markDirty()) : undefined),
+    closing: false,
+    log: opts.log,
+  };
+  // Write the filled-in world (uids, etags, times) now, so a restart sees the same one.
+  await ctx.commit();
+
+  const { server, shutdown } = createEmulatorServer(ctx);
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException): void => {
+      reject(new Error(`cannot listen on ${host}:${opts.port ?? 0}: ${e.code === "EADDRINUSE" ? "address already in use" : e.message}`));
+    };
+    server.once("error", onError);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostPart}:${port}`,
+    host,
+    port,
+    hostPort: `${hostPart}:${port}`,
+    close() {
+      closing ??= (async () => {
+        ctx.closing = true;
+        await shutdown();
+        await persister?.flush();
+      })();
+      return closing;
+    },
+  };
+}

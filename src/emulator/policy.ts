@@ -1,0 +1,202 @@
+// Server-side IAM policy rules: what setIamPolicy accepts, how a stored policy is normalised and
+// how it is rendered on the wire. The pure member/role/condition rules live in src/iam/.
+import { randomBytes } from "node:crypto";
+import type { AuditConfig, Binding, Policy } from "../generated/schemas.js";
+import {
+  applyModifications,
+  canonicalCondition,
+  isBasicRole,
+  isPublicMember,
+  memberKey,
+  memberProblem,
+  principalCount,
+  roleProblem,
+} from "../iam/index.js";
+import { validate } from "../schemas/index.js";
+import { schemaProblem } from "./schema-errors.js";
+import { ApiError, invalidArgument } from "./errors.js";
+
+/** Google's limit on principal entries in one allow policy. */
+export const MAX_PRINCIPALS = 1500;
+
+export const VALID_VERSIONS: readonly number[] = [0, 1, 3];
+
+/** A policy as the emulator stores it: normalised, version >= 1, always with an etag. */
+export interface StoredPolicy {
+  version: 1 | 3;
+  bindings: Binding[];
+  auditConfigs?: AuditConfig[];
+  etag: string;
+  /** True when a binding has a condition (then only version-3 reads may see it). */
+  conditional: boolean;
+  /** The wire JSON, built once per write: reads are then a map lookup and a socket write. */
+  json: string;
+}
+
+/** A fresh etag: standard base64 of 8 random bytes, like Google's. */
+export function newEtag(): string {
+  return randomBytes(8).toString("base64");
+}
+
+// proto3 JSON allows enums as numbers; clients asking for `$alt=json;enum-encoding=int` send them so.
+const LOG_TYPES = ["LOG_TYPE_UNSPECIFIED", "ADMIN_READ", "DATA_WRITE", "DATA_READ"] as const;
+
+/**
+ * Undoes proto3 JSON shortcuts before validation (in place): numeric AuditLogConfig.logType values
+ * become names, and a binding without `members` (empty repeated fields are omitted) gets [].
+ */
+function protoJsonInPlace(policy: Record<string, unknown>): void {
+  if (Array.isArray(policy.bindings)) {
+    for (const b of policy.bindings) {
+      if (b && typeof b === "object" && !Array.isArray(b) && (b as { members?: unknown }).members === undefined) (b as { members: unknown[] }).members = [];
+    }
+  }
+  const configs = policy.auditConfigs;
+  if (!Array.isArray(configs)) return;
+  for (const c of configs) {
+    const logs = (c as { auditLogConfigs?: unknown }).auditLogConfigs;
+    if (!Array.isArray(logs)) continue;
+    for (const l of logs) {
+      const rec = l as { logType?: unknown };
+      if (typeof rec.logType === "number" && LOG_TYPES[rec.logType]) rec.logType = LOG_TYPES[rec.logType];
+    }
+  }
+}
+
+/**
+ * Checks the shape of a request's `policy` (JSON Schema) and every semantic rule Google applies to
+ * setIamPolicy. `field` is the request path used in messages ("policy"). Throws ApiError.
+ */
+export function checkRequestPolicy(raw: unknown, field = "policy"): Policy {
+  if (raw === undefined || raw === null) throw invalidArgument(`Invalid argument: '${field}' is required.`, field);
+  if (typeof raw !== "object" || Array.isArray(raw)) throw invalidArgument(`Invalid value at '${field}': expected an object.`, field);
+  const rec = raw as Record<string, unknown>;
+  protoJsonInPlace(rec);
+  if (rec.version !== undefined && !(typeof rec.version === "number" && VALID_VERSIONS.includes(rec.version))) {
+    throw invalidArgument(
+      `Invalid policy version ${JSON.stringify(rec.version)}: the version must be 0, 1 or 3.`,
+      `${field}.version`,
+    );
+  }
+  const errors = validate("iam-policy.schema.json", raw);
+  if (errors.length > 0) {
+    const e = errors[0]!;
+    const at = `${field}${e.instancePath.replace(/\/(\d+)/g, "[$1]").replace(/\//g, ".")}`;
+    throw invalidArgument(`Invalid JSON payload received: ${schemaProblem(errors, field)}.`, at);
+  }
+  const policy = raw as Policy;
+  checkPolicyRules(policy, field);
+  return policy;
+}
+
+/** The semantic rules (members, roles, version vs conditions, public/basic roles, size). */
+export function checkPolicyRules(policy: Policy, field = "policy"): void {
+  const version = policy.version ?? 0;
+  (policy.bindings ?? []).forEach((b, i) => {
+    const at = `${field}.bindings[${i}]`;
+    const rp = roleProblem(b.role);
+    if (rp) throw invalidArgument(`Invalid role in ${at}: ${rp}.`, `${at}.role`, { role: String(b.role) });
+    b.members.forEach((m, j) => {
+      const mp = memberProblem(m);
+      if (mp) throw invalidArgument(`Invalid member in ${at}.members[${j}]: ${mp}.`, `${at}.members[${j}]`, { member: String(m) });
+    });
+    if (b.condition) {
+      if (version !== 3) {
+        throw invalidArgument(
+          `Policy version ${version} cannot hold the conditional binding of role "${b.role}" (condition "${b.condition.title}"); conditional role bindings require policy version 3.`,
+          `${field}.version`,
+        );
+      }
+      if (isBasicRole(b.role)) {
+        throw invalidArgument(`Conditions are not supported on basic role "${b.role}" (${at}); use a predefined or custom role.`, `${at}.condition`, { role: b.role });
+      }
+      const pub = b.members.find(isPublicMember);
+      if (pub) {
+        throw invalidArgument(`Conditions cannot be used with public principal "${pub}" (${at}).`, `${at}.members`, { member: pub });
+      }
+    }
+  });
+}
+
+/**
+ * Normalises an accepted policy the way Google stores it: duplicate (role, condition) bindings
+ * merged, duplicate members dropped, empty bindings dropped, conditions reduced to the stored
+ * fields, version 0 stored as 1. Refuses a policy over the principal limit.
+ */
+export function normalizePolicy(policy: Policy, etag: string, field = "policy"): StoredPolicy {
+  const merged = applyModifications({ version: policy.version ?? 0, bindings: policy.bindings ?? [] }, []).policy;
+  const bindings: Binding[] = (merged.bindings ?? []).map((b) => {
+    const seen = new Set<string>();
+    const members = b.members.filter((m) => {
+      const k = memberKey(m);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    const condition = canonicalCondition(b.condition);
+    return condition ? { role: b.role, members, condition } : { role: b.role, members };
+  });
+  const count = principalCount({ bindings });
+  if (count > MAX_PRINCIPALS) {
+    throw new ApiError(
+      "INVALID_ARGUMENT",
+      `The policy has ${count} principals; an IAM policy may contain at most ${MAX_PRINCIPALS} principals.`,
+      { reason: "POLICY_SIZE_LIMIT_EXCEEDED", metadata: { principals: String(count), limit: String(MAX_PRINCIPALS) }, details: [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field: `${field}.bindings`, description: `too many principals (${count} > ${MAX_PRINCIPALS})` }] }] },
+    );
+  }
+  const auditConfigs = policy.auditConfigs && policy.auditConfigs.length > 0 ? policy.auditConfigs : undefined;
+  return storedPolicy(policy.version === 3 ? 3 : 1, bindings, auditConfigs, etag);
+}
+
+export function storedPolicy(version: 1 | 3, bindings: Binding[], auditConfigs: AuditConfig[] | undefined, etag: string): StoredPolicy {
+  const wire: Policy = { version };
+  if (bindings.length > 0) wire.bindings = bindings;
+  if (auditConfigs) wire.auditConfigs = auditConfigs;
+  wire.etag = etag;
+  return { version, bindings, ...(auditConfigs ? { auditConfigs } : {}), etag, conditional: bindings.some((b) => b.condition), json: JSON.stringify(wire) };
+}
+
+export function emptyPolicy(etag = newEtag()): StoredPolicy {
+  return storedPolicy(1, [], undefined, etag);
+}
+
+/** The policy as sent on the wire; with int enums when the client asked for them. */
+export function renderPolicy(p: StoredPolicy, intEnums: boolean): string {
+  if (!intEnums || !p.auditConfigs) return p.json;
+  const wire = JSON.parse(p.json) as Policy;
+  for (const c of wire.auditConfigs ?? []) {
+    for (const l of c.auditLogConfigs ?? []) {
+      if (l.logType) (l as { logType: unknown }).logType = LOG_TYPES.indexOf(l.logType);
+    }
+  }
+  return JSON.stringify(wire);
+}
+
+/** The policy as held in the world file (same shape as the wire). */
+export function policyForWorld(p: StoredPolicy): Policy {
+  return JSON.parse(p.json) as Policy;
+}
+
+/** Field-mask paths setIamPolicy understands; the default is Google's `bindings,etag`. */
+export interface UpdateMask {
+  bindings: boolean;
+  auditConfigs: boolean;
+}
+
+export function parseUpdateMask(raw: unknown): UpdateMask {
+  if (raw === undefined || raw === null || raw === "") return { bindings: true, auditConfigs: false };
+  let paths: string[];
+  if (typeof raw === "string") paths = raw.split(",");
+  else if (typeof raw === "object" && Array.isArray((raw as { paths?: unknown }).paths)) paths = (raw as { paths: unknown[] }).paths.map(String);
+  else throw invalidArgument(`Invalid value at 'update_mask' (type.googleapis.com/google.protobuf.FieldMask): ${JSON.stringify(raw)}`, "updateMask");
+  const mask: UpdateMask = { bindings: false, auditConfigs: false };
+  for (const p of paths.map((s) => s.trim()).filter((s) => s !== "")) {
+    if (p === "bindings") mask.bindings = true;
+    else if (p === "auditConfigs" || p === "audit_configs") mask.auditConfigs = true;
+    else if (p === "etag" || p === "version") continue;
+    else throw invalidArgument(`Invalid update mask path "${p}": setIamPolicy accepts bindings, etag and auditConfigs.`, "updateMask", { path: p });
+  }
+  return mask;
+}
+
+export { ApiError };

@@ -1,0 +1,136 @@
+// Seed files (YAML) and data files (JSON) share one shape: schemas/emulator-seed.schema.json.
+// Checking is done once here, with messages that name the file and the offending path, so the
+// store can trust what it loads.
+import { readFileSync } from "node:fs";
+import { parseDocument } from "yaml";
+import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
+import { parseFullName, type ObjectKind } from "../cloud/names.js";
+import { validate } from "../schemas/index.js";
+import { ApiError } from "./errors.js";
+import { checkPolicyRules } from "./policy.js";
+import { schemaProblem } from "./schema-errors.js";
+
+export const WORLD_KINDS: readonly { kind: ObjectKind; key: "restorePlans" | "endpoints" | "federations" }[] = [
+  { kind: "restorePlan", key: "restorePlans" },
+  { kind: "endpoint", key: "endpoints" },
+  { kind: "federation", key: "federations" },
+];
+
+/** Reads, parses and checks a YAML seed file. Errors name the file and the problem. */
+export function loadSeedFile(path: string): EmulatorWorld {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new Error(`seed file ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`);
+  }
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0]!;
+    // With prettyErrors the first line already says "… at line L, column C:".
+    throw new Error(`seed file ${path}: invalid YAML: ${err.message.split("\n")[0]!.replace(/:$/, "")}`);
+  }
+  const value: unknown = doc.toJS() ?? {};
+  return checkWorld(coerceSeed(value), `seed file ${path}`);
+}
+
+/**
+ * YAML reads an unquoted project number as a number; accept it as the string the schema wants,
+ * and infer version 3 for a seed policy that has conditions but no version (authors forget it).
+ */
+function coerceSeed(value: unknown): unknown {
+  if (!value || typeof value !== "object") return value;
+  const w = value as Record<string, unknown>;
+  const projects = w.projects;
+  if (projects && typeof projects === "object") {
+    for (const p of Object.values(projects as Record<string, unknown>)) {
+      const rec = p as Record<string, unknown> | null;
+      if (rec && typeof rec === "object" && typeof rec.number === "number" && Number.isSafeInteger(rec.number)) rec.number = String(rec.number);
+    }
+  }
+  for (const key of ["restorePlans", "endpoints"]) {
+    const list = w[key];
+    if (!Array.isArray(list)) continue;
+    for (const o of list) {
+      const pol = (o as { policy?: unknown } | null)?.policy as Record<string, unknown> | undefined;
+      if (pol && typeof pol === "object" && pol.version === undefined && Array.isArray(pol.bindings)) {
+        if (pol.bindings.some((b) => b && typeof b === "object" && (b as { condition?: unknown }).condition)) pol.version = 3;
+      }
+    }
+  }
+  return value;
+}
+
+/**
+ * Checks a world against the schema and the emulator's rules (names, duplicates, project
+ * numbers, policy rules). `source` prefixes messages ("seed file x.yaml", "data file y.json").
+ */
+export function checkWorld(value: unknown, source: string): EmulatorWorld {
+  const problem = worldProblem(value);
+  if (problem) throw new Error(`${source}: ${problem}`);
+  return value as EmulatorWorld;
+}
+
+export function worldProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return "expected a mapping with projects, restorePlans, endpoints and federations";
+  const errors = validate("emulator-seed.schema.json", value);
+  if (errors.length > 0) return schemaProblem(errors);
+  const world = value as EmulatorWorld;
+  const numbers = new Map<string, string>();
+  for (const [id, p] of Object.entries(world.projects ?? {})) {
+    if (!p.number) continue;
+    const other = numbers.get(p.number);
+    if (other) return `projects ${other} and ${id} both declare number ${p.number}`;
+    numbers.set(p.number, id);
+  }
+  for (const [num, id] of numbers) {
+    if (world.projects?.[num] && num !== id) return `project ID ${num} is also the number of project ${id}`;
+  }
+  const seen = new Set<string>();
+  for (const { kind, key } of WORLD_KINDS) {
+    const list = (world[key] ?? []) as { name: string; policy?: Policy }[];
+    for (let i = 0; i < list.length; i++) {
+      const o = list[i]!;
+      const at = `${key}[${i}]`;
+      const parsed = parseFullName(kind, o.name);
+      if (!parsed) return `${at}.name "${o.name}" is not ${article(kind)} name (projects/{project}/locations/{location}/${key}/{id})`;
+      const project = numbers.get(parsed.project) ?? parsed.project;
+      const canonical = `${kind}|${project}/${parsed.location}/${parsed.id}`;
+      if (seen.has(canonical)) return `${at}.name "${o.name}" is declared twice`;
+      seen.add(canonical);
+      if (o.policy) {
+        const p = policyProblem(o.policy, `${at}.policy`);
+        if (p) return p;
+      }
+    }
+  }
+  return undefined;
+}
+
+function article(kind: ObjectKind): string {
+  return kind === "endpoint" ? "an endpoint" : `a ${kind}`;
+}
+
+function policyProblem(policy: Policy, at: string): string | undefined {
+  try {
+    checkPolicyRules(policy, at);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ApiError) return e.message;
+    throw e;
+  }
+}
+
+/** Checks one object of the admin API (`POST /__emulator/objects`) the same way. */
+export function objectProblem(kind: ObjectKind, value: unknown): string | undefined {
+  const def = kind === "federation" ? "EmulatorFederation" : "EmulatorPolicyObject";
+  const errors = validate(`emulator-seed.schema.json#/definitions/${def}`, value);
+  if (errors.length > 0) return schemaProblem(errors);
+  const o = value as EmulatorPolicyObject;
+  if (!parseFullName(kind, o.name)) return `"${o.name}" is not ${article(kind)} name`;
+  if (o.policy) return policyProblem(o.policy, "policy");
+  return undefined;
+}
+
+export { coerceSeed };

@@ -1,0 +1,190 @@
+// HTTP plumbing: body limits, routing to the API or the admin handlers, fault injection, stats,
+// Google's JSON error envelope for every refusal (never HTML, never a crash), graceful close.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
+import { handleApi } from "./api.js";
+import type { EmulatorContext, Reply } from "./context.js";
+import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors.js";
+import { decodePath, matchApiRoute, type ApiRoute } from "./routes.js";
+
+/** Request bodies above this are refused without being buffered. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+const TOO_LARGE = Symbol("too large");
+const CLIENT_GONE = Symbol("client gone");
+/** After refusing a large body we discard this much more so the client can read the answer; then we cut. */
+const DISCARD_LIMIT = 8 * MAX_BODY_BYTES;
+
+function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE | typeof CLIENT_GONE> {
+  const declared = Number(req.headers["content-length"] ?? NaN);
+  if (declared === 0) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const refuse = (): void => {
+      done = true;
+      chunks.length = 0;
+      resolve(TOO_LARGE);
+    };
+    if (declared > MAX_BODY_BYTES) refuse();
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (done) {
+        // Discarding; a client that never stops sending gets its connection cut.
+        if (size > DISCARD_LIMIT) req.socket.destroy();
+        return;
+      }
+      if (size > MAX_BODY_BYTES) refuse();
+      else chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+    // A client that disconnects mid-body ("aborted" error) just goes away.
+    req.on("error", () => {
+      if (done) return;
+      done = true;
+      resolve(CLIENT_GONE);
+    });
+    req.on("close", () => {
+      if (done) return;
+      done = true;
+      resolve(CLIENT_GONE);
+    });
+  });
+}
+
+function errorReply(e: ApiError): Reply {
+  return { status: e.httpStatus, code: e.status, body: JSON.stringify(e), headers: e.headers };
+}
+
+export interface EmulatorServer {
+  server: Server;
+  /** Stops accepting, waits briefly for requests in flight, then drops every connection. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  // Cancels injected latency on shutdown, so no timer outlives close().
+  const stopping = new AbortController();
+
+  function send(req: IncomingMessage, res: ServerResponse, reply: Reply, started: number): void {
+    const headers: Record<string, string | number> = {
+      "Content-Type": JSON_CONTENT_TYPE,
+      "Content-Length": Buffer.byteLength(reply.body),
+      ...reply.headers,
+    };
+    if (ctx.closing) headers.Connection = "close";
+    if (!res.headersSent && !res.destroyed) {
+      res.writeHead(reply.status, headers);
+      res.end(reply.body);
+    }
+    if (ctx.log) ctx.log(`${req.method} ${(req.url ?? "").split("?")[0]} ${reply.status} ${reply.code} ${(performance.now() - started).toFixed(1)}ms`);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const rawPath = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
+    const method = req.method ?? "GET";
+    const path = decodePath(rawPath);
+    let route: ApiRoute | undefined;
+    try {
+      if (path === undefined) throw invalidArgument(`Malformed percent-encoding in path ${JSON.stringify(rawPath)}.`);
+      const admin = path.startsWith(ADMIN_PREFIX);
+      route = admin ? undefined : matchApiRoute(method, path);
+      if (!admin && !route) {
+        // Drain any body so the keep-alive connection stays usable.
+        req.resume();
+        throw notFound(`The requested URL ${method} ${rawPath} was not found on this server.`);
+      }
+      if (route) ctx.stats.request(route.method);
+
+      let body: Buffer | undefined;
+      if (method !== "GET" && method !== "HEAD") {
+        const b = await readBody(req);
+        if (b === CLIENT_GONE) {
+          if (route) ctx.stats.response(route.method, "CANCELLED");
+          return;
+        }
+        if (b === TOO_LARGE) {
+          // Answer now; the rest of the body is discarded as it arrives (never buffered), so
+          // the client can read the answer and the connection stays usable.
+          throw invalidArgument(`Request payload size exceeds the limit: ${MAX_BODY_BYTES} bytes.`);
+        }
+        body = b;
+      }
+
+      let reply: Reply;
+      if (route) {
+        const fault = ctx.faults.decide(route.method);
+        if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+        if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
+        if (fault?.error) throw fault.error;
+        const r = handleApi(ctx, { route, query, headers: req.headers, body });
+        reply = r instanceof Promise ? await r : r;
+      } else {
+        const r = handleAdmin(ctx, method, path, query, body);
+        reply = r instanceof Promise ? await r : r;
+      }
+      if (route) ctx.stats.response(route.method, reply.code);
+      send(req, res, reply, started);
+    } catch (e) {
+      let err: ApiError;
+      if (e instanceof ApiError) err = e;
+      else {
+        ctx.log?.(`emulator: internal error on ${method} ${rawPath}: ${(e as Error)?.stack ?? String(e)}`);
+        err = new ApiError("INTERNAL", "Internal error encountered.", { reason: "INTERNAL" });
+      }
+      const reply = errorReply(err);
+      if (route) ctx.stats.response(route.method, reply.code);
+      send(req, res, reply, started);
+    }
+  }
+
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    inFlight++;
+    res.on("close", () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    void handle(req, res);
+  });
+
+  // Malformed HTTP gets a JSON envelope too, then the connection is closed.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === "ECONNRESET") {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify(invalidArgument(`Malformed HTTP request: ${err.message}`));
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  async function shutdown(graceMs = 2000): Promise<void> {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    stopping.abort();
+    if (inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+        setTimeout(resolve, graceMs).unref();
+      });
+    }
+    server.closeAllConnections();
+    await closed;
+  }
+
+  return { server, shutdown };
+}
