@@ -59,6 +59,13 @@ function at(src: SourceDocument, path: DocPath, summary: string, extra: { detail
   });
 }
 
+/** The closest name in `pool`, when it is close enough to be a plausible typo. */
+function suggest(word: string, pool: readonly string[]): string | undefined {
+  if (!pool.length) return undefined;
+  const guess = closest(word, pool as string[]);
+  return distance(word, guess) <= Math.max(2, Math.floor(word.length / 3)) ? guess : undefined;
+}
+
 function typeOf(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "list";
@@ -110,8 +117,8 @@ function schemaDiagnostics(src: SourceDocument, root: unknown, errors: readonly 
       case "additionalProperties": {
         const prop = (e.params as { additionalProperty: string }).additionalProperty;
         const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-        const guess = known.length ? closest(prop, known) : undefined;
-        const hint = guess && distance(prop, guess) <= Math.max(2, Math.floor(prop.length / 3)) ? ` (did you mean "${guess}"?)` : "";
+        const guess = suggest(prop, known);
+        const hint = guess ? ` (did you mean "${guess}"?)` : "";
         d = at(src, [...path, prop], `${where}: unknown property "${prop}"${hint}`, {
           key: true,
           detail: known.length ? `Expected one of: ${known.join(", ")}.` : undefined,
@@ -190,7 +197,8 @@ export function parseStack(file: string, text: string): LoadResult {
   const src = new SourceDocument(file, text);
   const diags: Diagnostic[] = [];
   for (const e of src.doc.errors) {
-    const [line, column] = e.linePos?.[0] ? [e.linePos[0].line, e.linePos[0].col] : [1, 1];
+    const lp = e.linePos?.[0] ?? src.lineCounter.linePos(e.pos[0]);
+    const [line, column] = [lp.line, lp.col];
     diags.push(error(`YAML syntax error: ${e.message.split("\n")[0]}`, { file, line, column, detail: e.code }));
   }
   if (diags.length) return { diagnostics: diags };
@@ -311,7 +319,7 @@ export function parseStack(file: string, text: string): LoadResult {
     for (const r of refs) {
       const target = resources.get(r.root) ?? variables.get(r.root);
       if (!target && !resourcesRaw[r.root] && !variablesRaw[r.root]) {
-        const guess = names.length ? closest(r.root, names) : undefined;
+        const guess = suggest(r.root, names);
         diags.push(at(src, r.at, `undefined reference "\${${r.text}}": no variable or resource is named "${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`, { offset: r.offset }));
         continue;
       }
@@ -334,7 +342,7 @@ export function parseStack(file: string, text: string): LoadResult {
       if (d === r.name) diags.push(at(src, ["resources", r.name, "options", "dependsOn", i], `${r.name} depends on itself`, { address: r.name }));
       else if (resources.has(d) || variables.has(d)) graph.addEdge(r.name, d);
       else if (!resourcesRaw[d]) {
-        const guess = names.length ? closest(d, names) : undefined;
+        const guess = suggest(d, names.filter((n) => n !== r.name));
         diags.push(at(src, ["resources", r.name, "options", "dependsOn", i], `${r.name}: dependsOn names "${d}", which is not a resource${guess ? ` (did you mean "${guess}"?)` : ""}`, { address: r.name }));
       }
     });
