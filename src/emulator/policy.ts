@@ -172,11 +172,6 @@ export function renderPolicy(p: StoredPolicy, intEnums: boolean): string {
   return JSON.stringify(wire);
 }
 
-/** The policy as held in the world file (same shape as the wire). */
-export function policyForWorld(p: StoredPolicy): Policy {
-  return JSON.parse(p.json) as Policy;
-}
-
 /** Field-mask paths setIamPolicy understands; the default is Google's `bindings,etag`. */
 export interface UpdateMask {
   bindings: boolean;
@@ -199,4 +194,3 @@ export function parseUpdateMask(raw: unknown): UpdateMask {
   return mask;
 }
 
-export { ApiError };

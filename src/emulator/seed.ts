@@ -7,7 +7,8 @@ import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/s
 import { parseFullName, type ObjectKind } from "../cloud/names.js";
 import { validate } from "../schemas/index.js";
 import { ApiError } from "./errors.js";
-import { checkPolicyRules } from "./policy.js";
+import { principalCount } from "../iam/index.js";
+import { checkPolicyRules, MAX_PRINCIPALS } from "./policy.js";
 import { schemaProblem } from "./schema-errors.js";
 
 export const WORLD_KINDS: readonly { kind: ObjectKind; key: "restorePlans" | "endpoints" | "federations" }[] = [
@@ -39,7 +40,7 @@ export function loadSeedFile(path: string): EmulatorWorld {
  * YAML reads an unquoted project number as a number; accept it as the string the schema wants,
  * and infer version 3 for a seed policy that has conditions but no version (authors forget it).
  */
-function coerceSeed(value: unknown): unknown {
+export function coerceSeed(value: unknown): unknown {
   if (!value || typeof value !== "object") return value;
   const w = value as Record<string, unknown>;
   const projects = w.projects;
@@ -115,6 +116,8 @@ function article(kind: ObjectKind): string {
 function policyProblem(policy: Policy, at: string): string | undefined {
   try {
     checkPolicyRules(policy, at);
+    const count = principalCount(policy);
+    if (count > MAX_PRINCIPALS) return `${at} has ${count} principals; an IAM policy may contain at most ${MAX_PRINCIPALS}`;
     return undefined;
   } catch (e) {
     if (e instanceof ApiError) return e.message;
@@ -133,4 +136,3 @@ export function objectProblem(kind: ObjectKind, value: unknown): string | undefi
   return undefined;
 }
 
-export { coerceSeed };

@@ -1,7 +1,7 @@
 // The emulator's world in memory: projects, the objects of the three kinds and their policies.
 // Every lookup is a map access; the serialised form of each object is cached so that writing the
 // whole world (persistence, GET /__emulator/world) is a join of strings, not a re-encoding.
-import type { EmulatorFederation, EmulatorPolicyObject, EmulatorProject, EmulatorWorld, Policy } from "../generated/schemas.js";
+import type { EmulatorFederation, EmulatorPolicyObject, EmulatorProject, EmulatorWorld } from "../generated/schemas.js";
 import { formatName, parseFullName, type ObjectKind } from "../cloud/names.js";
 import { fillFederation, renderFederation } from "./federation.js";
 import { emptyPolicy, newEtag, normalizePolicy, type StoredPolicy } from "./policy.js";
@@ -107,11 +107,6 @@ export class Store {
     obj.fragment = undefined;
   }
 
-  /** Current policy in world form (what the seed/data file holds). */
-  policyOf(obj: PolicyObject): Policy {
-    return JSON.parse(obj.policy.json) as Policy;
-  }
-
   federationJson(obj: FederationObject, intEnums: boolean): string {
     const number = this.projects.get(obj.project)?.number;
     if (intEnums) return renderFederation(obj.record, number, true);
@@ -139,9 +134,5 @@ export class Store {
       parts.push(items.length === 0 ? `"${key}":[]` : `"${key}":[\n${items.join(",\n")}\n]`);
     }
     return `${parts.join(",\n")}}\n`;
-  }
-
-  counts(): Record<ObjectKind, number> {
-    return { restorePlan: this.objects.restorePlan.size, endpoint: this.objects.endpoint.size, federation: this.objects.federation.size };
   }
 }
