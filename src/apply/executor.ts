@@ -26,6 +26,11 @@ export interface ApplyContext {
   signal?: AbortSignal;
   /** Policies already read during plan ("{kind} {name}"): writes start from them */
   live?: Map<string, Policy>;
+  /**
+   * false: one read-modify-write per changed resource, serialised per policy (the per-resource
+   * approach of Terraform's Google provider), kept for comparison.
+   */
+  iamBatching?: boolean;
 }
 
 export interface ApplyResult {
@@ -254,7 +259,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     emit({ type: "policy-write", policy, phase: "start" });
     const deleteOnly = group.every((w) => w.node.action === "delete");
     try {
-      const initial = ctx.live?.get(`${kind} ${policy}`);
+      const initial = ctx.iamBatching === false ? undefined : ctx.live?.get(`${kind} ${policy}`);
       const out = await limit(() => ctx.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial));
       ctx.live?.set(`${kind} ${policy}`, out.policy);
       emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
@@ -295,6 +300,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const pendingPieces = new Map<Node, Work[]>();
 
   let wake: () => void = () => {};
+  ctx.signal?.addEventListener("abort", () => wake(), { once: true });
   const track = (p: Promise<void>) => {
     const t = p.finally(() => {
       inflight.delete(t);
@@ -337,7 +343,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       for (let i = 0; i < queue.length; ) {
         const w = queue[i]!;
         const k = `${w.kind} ${w.policy}`;
-        if (busyPolicies.has(k)) {
+        if (busyPolicies.has(k) || (ctx.iamBatching === false && groups.has(k))) {
           i++;
           continue;
         }
@@ -353,9 +359,9 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     if (inflight.size === 0 && !anyRunnable && (queue.length === 0 || result.interrupted)) break;
     if (inflight.size === 0 && anyRunnable) continue;
     if (inflight.size === 0 && queue.length) continue;
+    if (ctx.signal?.aborted && !result.interrupted) continue;
     await new Promise<void>((res) => {
       wake = res;
-      ctx.signal?.addEventListener("abort", () => res(), { once: true });
     });
   }
   if (result.interrupted) {

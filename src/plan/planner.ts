@@ -21,6 +21,11 @@ export interface PlanOptions {
   targets: string[];
   replace: string[];
   parallelism: number;
+  /**
+   * false: the per-resource approach of Terraform's Google provider and Pulumi's google-native
+   * (one policy read per resource on refresh), kept for comparison (`--iam-batching=false`).
+   */
+  iamBatching?: boolean;
   /** Now, for the timestamp (injectable for tests) */
   now?: () => Date;
 }
@@ -50,8 +55,9 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   // --- refresh: one memoised read per distinct policy, bounded parallelism -------------------
   const policies = new Map<string, Promise<Read<Policy | undefined>>>();
   const policyReads: Plan["policies"] = [];
-  const readPolicy = (kind: PolicyKind, name: string): Promise<Read<Policy | undefined>> => {
-    const key = `${kind} ${name}`;
+  const batching = opts.iamBatching !== false;
+  const readPolicy = (kind: PolicyKind, name: string, owner = ""): Promise<Read<Policy | undefined>> => {
+    const key = batching ? `${kind} ${name}` : `${kind} ${name} #${owner}`;
     let p = policies.get(key);
     if (!p) {
       p = limit(async () => {
@@ -78,13 +84,13 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   if (opts.refresh) {
     for (const r of prior?.resources ?? []) {
       const d = resourceDriver(r.type);
-      if (d) void readPolicy(d.kind, String(r.inputs.name));
+      if (d) void readPolicy(d.kind, String(r.inputs.name), r.address);
     }
     if (!opts.destroy) {
       for (const r of stack.resources.values()) {
         if (typeof r.properties.name === "string" && !hasInterpolation(r.properties.name)) {
           const n = r.driver.normalize(r.properties, defaults).inputs.name;
-          if (n.startsWith("projects/")) void readPolicy(r.driver.kind, n);
+          if (batching && n.startsWith("projects/")) void readPolicy(r.driver.kind, n, r.name);
         }
       }
     }
@@ -97,7 +103,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     if (!opts.refresh) return { inputs, etag: String(r.outputs.etag ?? "") };
     const cached = observed.get(r.address);
     if (cached) return cached;
-    const read = await readPolicy(d.kind, inputs.name);
+    const read = await readPolicy(d.kind, inputs.name, r.address);
     if (!read.ok) {
       readFailed(r.address, inputs.name, read.error);
       return undefined;
@@ -295,7 +301,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
         diags.push(error(`${r.name}: ${targetOrError}`, { address: r.name }));
         return void values.set(r.name, UNKNOWN);
       }
-      const read = await readPolicy(d.kind, targetOrError.name);
+      const read = await readPolicy(d.kind, targetOrError.name, r.name);
       if (!read.ok) {
         readFailed(r.name, targetOrError.name, read.error);
         return void values.set(r.name, UNKNOWN);
@@ -433,7 +439,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     diagnostics: diags,
   };
   const live = new Map<string, Policy>();
-  for (const [key, p] of policies) {
+  for (const [key, p] of batching ? policies : []) {
     const r = await p;
     if (r.ok && r.value) live.set(key, r.value);
   }

@@ -11,7 +11,7 @@ import { defaultStatePath, localStateStore, newState, type LockHandle, type Stat
 import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, useColor, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
-import { addPlanOptions, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
+import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
 import { verbs } from "../views/apply-progress.js";
 
 interface ApplyCliOptions extends PlanCliOptions {
@@ -104,6 +104,7 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
       emit: sink.onEvent,
       signal: controller.signal,
       ...(ctx.live ? { live: ctx.live } : {}),
+      iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
     });
   } finally {
     await sink.stop();
@@ -214,7 +215,8 @@ export function registerApply(program: Command): void {
   addPlanOptions(addStackOptions(apply)).option("--auto-approve", "do not ask for approval").action(applyAction(false));
 
   const destroy = program.command("destroy").description("Remove every grant the stack manages (protected resources block it)");
-  addPlanOptions(addStackOptions(destroy)).option("--auto-approve", "do not ask for approval").action(applyAction(true));
+  const destroyAction = applyAction(true);
+  addPlanOptions(addStackOptions(destroy)).option("--auto-approve", "do not ask for approval").action((o: ApplyCliOptions) => destroyAction(undefined, o));
 
   const refresh = program.command("refresh").description("Update the state from the live cloud (writes nothing to the cloud)");
   addStackOptions(refresh).action(

@@ -16,6 +16,7 @@ export interface PlanCliOptions extends StackOptions {
   refresh: string;
   target: string[];
   replace: string[];
+  iamBatching?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -24,10 +25,11 @@ export function addPlanOptions(cmd: Command): Command {
   return cmd
     .option("--refresh <bool>", "read live policies before diffing (--refresh=false uses the state as is)", "true")
     .option("--target <address>", "limit the plan to this resource and what it depends on (repeatable)", collect, [])
-    .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, []);
+    .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, [])
+    .option("--iam-batching <bool>", "false: one policy read/write per resource, as Terraform's Google provider does (for comparison)", "true");
 }
 
-function bool(text: string, flag: string): boolean {
+export function bool(text: string, flag: string): boolean {
   if (/^(true|1|yes)$/i.test(text)) return true;
   if (/^(false|0|no)$/i.test(text)) return false;
   throw new UserError({ severity: "error", summary: `${flag} takes true or false, got "${text}"` });
@@ -65,6 +67,7 @@ export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: 
       targets: o.target ?? [],
       replace: o.replace ?? [],
       parallelism: parallelismOf(o),
+      iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
     }, onEvent);
     return { result, prior, cloud };
   } catch (e) {
