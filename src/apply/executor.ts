@@ -5,7 +5,8 @@
 import pLimit from "p-limit";
 import type { Plan, Policy, ResourceChange, State, StateResource } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
-import type { IamDriver, IamInputs } from "../drivers/types.js";
+import type { IamInputs } from "../drivers/types.js";
+import { inputsOf } from "../drivers/inputs.js";
 import { functionDriver } from "../drivers/registry.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { containsUnknown, stripUnknown } from "../config/expressions.js";
@@ -50,14 +51,6 @@ interface Node {
 
 type Obj = Record<string, unknown>;
 
-function inputsOf(d: IamDriver, value: unknown): IamInputs {
-  const v = (value ?? {}) as Obj;
-  const out: Obj = { name: v.name, role: v.role };
-  if (d.ownership === "binding") out.members = v.members;
-  else out.member = v.member;
-  if (v.condition) out.condition = v.condition;
-  return out as unknown as IamInputs;
-}
 
 function statusOf(e: unknown): string | undefined {
   return typeof e === "object" && e !== null && "status" in e ? String((e as { status: unknown }).status) : undefined;

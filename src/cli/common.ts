@@ -16,6 +16,7 @@ export interface StackOptions {
   json?: boolean;
   color: boolean;
   lockTimeout?: string;
+  strict?: boolean;
 }
 
 /** Exit codes (SPEC section 5). */
@@ -27,7 +28,8 @@ export function addStackOptions(cmd: Command, opts: { json?: boolean } = { json:
     .option("--state <path>", "state file (default: state/{stack name}.json beside the working directory)")
     .option("--parallelism <n>", "concurrent cloud calls", "10")
     .option("--no-color", "plain text output, no colours")
-    .addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
+    .addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"))
+    .option("--strict", "treat lint warnings as errors");
   if (opts.json !== false) cmd.option("--json", "machine-readable output on stdout (diagnostics on stderr)");
   return cmd;
 }
@@ -72,20 +74,22 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 
 export interface Loaded {
   stack: StackModel;
+  /** Lint warnings found while loading (already printed) */
+  lint: Diagnostic[];
   statePath: string;
   store: StateStore;
 }
 
 /** Loads and checks the stack; prints every diagnostic and exits 1 when there is an error. */
 export function loadOrExit(o: StackOptions): Loaded {
-  const { stack, diagnostics } = loadStackFile(o.file);
+  const { stack, diagnostics } = loadStackFile(o.file, { strict: o.strict === true });
   if (!stack) {
     printDiagnostics(diagnostics);
     process.exit(EXIT.error);
   }
   printDiagnostics(diagnostics);
   const statePath = o.state ? resolve(o.state) : defaultStatePath(process.cwd(), stack.name);
-  return { stack, statePath, store: localStateStore(statePath) };
+  return { stack, lint: diagnostics, statePath, store: localStateStore(statePath) };
 }
 
 export function stateDirOf(statePath: string): string {

@@ -5,7 +5,8 @@ import { dirname, resolve } from "node:path";
 import { closest, distance } from "fastest-levenshtein";
 import type { ErrorObject } from "ajv";
 import { validate } from "../schemas/index.js";
-import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
+import { lintStack } from "./lint.js";
 import { functionDriver, resourceDriver, suggestToken, RESOURCE_TOKENS, FUNCTION_TOKENS } from "../drivers/registry.js";
 import { Graph } from "../graph/graph.js";
 import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
@@ -17,8 +18,15 @@ export interface LoadResult {
   diagnostics: Diagnostic[];
 }
 
+export interface LoadOptions {
+  /** Lint warnings become errors */
+  strict?: boolean;
+  /** "Now" for expired-condition checks (tests) */
+  now?: Date;
+}
+
 /** Reads and loads a stack file (the only I/O of loading). */
-export function loadStackFile(path: string): LoadResult {
+export function loadStackFile(path: string, opts: LoadOptions = {}): LoadResult {
   const file = resolve(path);
   let text: string;
   try {
@@ -34,7 +42,7 @@ export function loadStackFile(path: string): LoadResult {
       ],
     };
   }
-  const result = parseStack(file, text);
+  const result = parseStack(file, text, opts);
   const seed = result.stack?.provider.seed;
   if (result.stack && seed) {
     try {
@@ -193,7 +201,7 @@ function isLiteral(value: unknown): boolean {
 const INVOKE_KEY = "fn::invoke";
 
 /** Loads a stack from text. Pure: no file system or network access. */
-export function parseStack(file: string, text: string): LoadResult {
+export function parseStack(file: string, text: string, opts: LoadOptions = {}): LoadResult {
   const src = new SourceDocument(file, text);
   const diags: Diagnostic[] = [];
   for (const e of src.doc.errors) {
@@ -382,5 +390,6 @@ export function parseStack(file: string, text: string): LoadResult {
     order: graph.topoOrder(),
     source: src,
   };
-  return { stack, diagnostics: [] };
+  const lint = lintStack(stack, opts);
+  return hasErrors(lint) ? { diagnostics: lint } : { stack, diagnostics: lint };
 }

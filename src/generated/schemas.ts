@@ -36,6 +36,8 @@ export interface AllSchemas {
   "plan.schema.json#ResourceChange"?: ResourceChange;
   "plan.schema.json#PolicyRead"?: PolicyRead;
   "plan.schema.json#PlanDiagnostic"?: PlanDiagnostic;
+  "plan.schema.json#AccessDelta"?: AccessDelta;
+  "plan.schema.json#AccessChange"?: AccessChange;
   "stack.schema.json"?: Stack;
   "stack.schema.json#Provider"?: ProviderConfig;
   "stack.schema.json#ResourceOptions"?: ResourceOptions;
@@ -195,6 +197,7 @@ export interface Plan {
       [k: string]: unknown;
     };
   };
+  access_changes?: AccessDelta;
 }
 /**
  * The state the plan was made from; apply refuses the plan when the state has since changed.
@@ -274,6 +277,25 @@ export interface PlanDiagnostic {
   column?: number;
   path?: string;
   address?: string;
+}
+/**
+ * Who gains or loses which role on which object: the effective policies before (live) and after the plan, compared.
+ */
+export interface AccessDelta {
+  changes: AccessChange[];
+  /**
+   * Objects whose delta could not be computed at plan time (values known only after apply, or --refresh=false).
+   */
+  incomplete: string[];
+}
+export interface AccessChange {
+  object: string;
+  kind: "restorePlan" | "endpoint";
+  principal: string;
+  role: string;
+  condition?: Condition;
+  action: "grant" | "revoke";
+  addresses: string[];
 }
 /**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.

@@ -14,6 +14,7 @@ import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { changedFields, jsonEqual, sameInputs } from "./compare.js";
+import { accessDelta } from "./access.js";
 
 export interface PlanOptions {
   refresh: boolean;
@@ -442,6 +443,11 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   for (const [key, p] of batching ? policies : []) {
     const r = await p;
     if (r.ok && r.value) live.set(key, r.value);
+  }
+  if (!errored) {
+    const seen = new Map(live);
+    if (!batching) for (const [key, p] of policies) { const r = await p; if (r.ok && r.value) seen.set(key.slice(0, key.lastIndexOf(" #")), r.value); }
+    result.access_changes = accessDelta(selected, seen, opts.refresh);
   }
   return { plan: result, diagnostics: diags, refreshed, live };
 }

@@ -8,6 +8,8 @@ import type { Plan } from "../../generated/schemas.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
+import { accessLines } from "../render/access-text.js";
+import { planMarkdown } from "../render/markdown.js";
 import { type Line, seg } from "../render/lines.js";
 
 export interface PlanCliOptions extends StackOptions {
@@ -91,16 +93,22 @@ export function registerPlan(program: Command): void {
     .option("--out <file>", "save the plan (as data) for `converge apply FILE`")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .option("--destroy", "plan to destroy every resource of the stack")
+    .option("--view <view>", "what to show: changes (default) or access (who gains or loses which role)", "changes")
+    .option("--format <format>", "text (default) or markdown (for pull-request comments)", "text")
     .action(
-      action(async (o: PlanCliOptions & { destroy?: boolean }) => {
+      action(async (o: PlanCliOptions & { destroy?: boolean; view: string; format: string }) => {
+        if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
+        if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
         const loaded = loadOrExit(o);
-        const progress = progressPrinter(o);
+        const progress = progressPrinter({ json: o.json === true || o.format === "markdown" });
         const { result, cloud } = await planStack(loaded, o, progress.onEvent);
         await cloud.close();
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         if (o.out) savePlan(o.out, result.plan);
         if (o.json) await writeOut(JSON.stringify(result.plan, null, 2) + "\n");
+        else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, loaded.lint));
+        else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
         else {
           const lines = [...progress.lines(), ...planLines(result.plan)];
           if (o.out) lines.push([], [seg(`Saved the plan to: ${o.out}`)], [seg(`To perform exactly these actions, run: converge apply ${o.out}`)]);

@@ -10,9 +10,10 @@ export function registerValidate(program: Command): void {
     .option("-f, --file <path>", "stack file", "stack.yaml")
     .option("--json", "print {valid, error_count, warning_count, diagnostics} on stdout")
     .option("--no-color", "plain text output")
+    .option("--strict", "treat lint warnings as errors")
     .action(
-      action(async (o: { file: string; json?: boolean }) => {
-        const { stack, diagnostics } = loadStackFile(o.file);
+      action(async (o: { file: string; json?: boolean; strict?: boolean }) => {
+        const { stack, diagnostics } = loadStackFile(o.file, { strict: o.strict === true });
         const valid = stack !== undefined && !hasErrors(diagnostics);
         if (o.json) {
           const errors = diagnostics.filter((d) => d.severity === "error").length;

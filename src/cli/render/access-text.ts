@@ -1,0 +1,33 @@
+// The access view: per cloud object, who gains (+) or loses (-) which role.
+import type { AccessDelta } from "../../generated/schemas.js";
+import { type Line, seg } from "./lines.js";
+
+export function accessLines(delta: AccessDelta | undefined): Line[] {
+  const lines: Line[] = [];
+  if (!delta || (!delta.changes.length && !delta.incomplete.length)) {
+    lines.push([seg("No access changes.", "heading"), seg(" Nobody gains or loses a role.")]);
+    return lines;
+  }
+  const grants = delta.changes.filter((c) => c.action === "grant").length;
+  lines.push([seg("Access changes", "heading"), seg(` (${grants} granted, ${delta.changes.length - grants} revoked):`)]);
+  const objects = [...new Set(delta.changes.map((c) => c.object))];
+  for (const o of objects) {
+    lines.push([]);
+    lines.push([seg(`  ${o}`, "bold")]);
+    const rows = delta.changes.filter((c) => c.object === o);
+    const pad = Math.max(...rows.map((r) => r.principal.length));
+    for (const r of rows) {
+      const cond = r.condition ? ` if "${r.condition.title}"` : "";
+      lines.push([
+        seg(r.action === "grant" ? "    + " : "    - ", r.action === "grant" ? "add" : "remove"),
+        seg(`${r.principal.padEnd(pad)}  ${r.role}${cond}`),
+        seg(`  (${r.addresses.join(", ")})`, "dim"),
+      ]);
+    }
+  }
+  if (delta.incomplete.length) {
+    lines.push([]);
+    lines.push([seg(`Known only after apply for: ${delta.incomplete.join(", ")}.`, "warning")]);
+  }
+  return lines;
+}

@@ -1,0 +1,39 @@
+// `plan --format markdown`: a pull-request comment with counts, the access delta, lint findings
+// and the full plan in a collapsible block.
+import type { Plan } from "../../generated/schemas.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { planCounts } from "../../plan/planner.js";
+import { toPlain } from "./lines.js";
+import { planLines } from "./plan-text.js";
+
+const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+export function planMarkdown(plan: Plan, lint: readonly Diagnostic[]): string {
+  const n = planCounts(plan);
+  const out: string[] = [];
+  out.push(`## converge plan: \`${plan.stack.name}\``, "");
+  out.push(plan.applyable ? `**${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.**` : "**No changes.** The access policies match the stack.", "");
+  out.push("| Import | Add | Change | Destroy | Drift |", "|---:|---:|---:|---:|---:|", `| ${n.import} | ${n.add} | ${n.change} | ${n.destroy} | ${plan.resource_drift.length} |`, "");
+  out.push("### Access changes", "");
+  const delta = plan.access_changes;
+  if (!delta || !delta.changes.length) out.push("Nobody gains or loses a role.", "");
+  else {
+    out.push("| | Principal | Role | Condition | Object | Because of |", "|---|---|---|---|---|---|");
+    for (const c of delta.changes) {
+      out.push(`| ${c.action === "grant" ? "➕ grant" : "➖ revoke"} | \`${cell(c.principal)}\` | \`${cell(c.role)}\` | ${c.condition ? cell(c.condition.title) : ""} | \`${cell(c.object)}\` | ${c.addresses.map((a) => `\`${a}\``).join(", ")} |`);
+    }
+    out.push("");
+  }
+  if (delta?.incomplete.length) out.push(`_Known only after apply for: ${delta.incomplete.map((o) => `\`${o}\``).join(", ")}._`, "");
+  out.push("### Lint", "");
+  if (!lint.length) out.push("No findings.", "");
+  else {
+    for (const d of lint) {
+      const where = d.file ? `\`${d.file.split("/").pop()}:${d.line}:${d.column}\` ` : "";
+      out.push(`- ${d.severity === "error" ? "❌" : "⚠️"} ${where}${cell(d.summary)}${d.detail ? ` — ${cell(d.detail)}` : ""}`);
+    }
+    out.push("");
+  }
+  out.push("<details><summary>Full plan</summary>", "", "```", toPlain(planLines(plan)).trimEnd(), "```", "", "</details>", "");
+  return out.join("\n");
+}

@@ -1,0 +1,69 @@
+// The access delta: who gains or loses which role on which object, computed from the effective
+// policy before (live) and after (the planned modifications applied to it). It includes members a
+// binding removes, which a resource-level diff does not show.
+import type { AccessChange, AccessDelta, Condition, Plan, Policy, ResourceChange } from "../generated/schemas.js";
+import { resourceDriver } from "../drivers/registry.js";
+import { inputsOf } from "../drivers/inputs.js";
+import { applyModifications, type PolicyModification } from "../iam/policy.js";
+import { canonicalCondition, conditionKey } from "../iam/conditions.js";
+import { memberKey } from "../iam/members.js";
+
+function grants(p: Policy): Map<string, { principal: string; role: string; condition?: Condition }> {
+  const out = new Map<string, { principal: string; role: string; condition?: Condition }>();
+  for (const b of p.bindings ?? []) {
+    for (const m of b.members) {
+      const c = canonicalCondition(b.condition);
+      out.set(`${b.role}\u0000${conditionKey(b.condition)}\u0000${memberKey(m)}`, { principal: m, role: b.role, ...(c ? { condition: c } : {}) });
+    }
+  }
+  return out;
+}
+
+export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): AccessDelta {
+  const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
+  const incomplete = new Set<string>();
+  for (const c of changes) {
+    if (c.mode !== "managed") continue;
+    const d = resourceDriver(c.type);
+    if (!d) continue;
+    const a = c.change.actions;
+    if (a.length === 1 && a[0] === "no-op") continue;
+    if (c.config && a[0] !== "delete") {
+      if (c.policy) incomplete.add(c.policy);
+      continue;
+    }
+    const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
+    const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
+    const mods = d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired);
+    for (const m of mods) {
+      const key = `${d.kind} ${(m.kind === "removeBinding" || m.kind === "removeMember" ? prior : desired)!.name}`;
+      let entry = perPolicy.get(key);
+      if (!entry) {
+        entry = { kind: d.kind, name: key.slice(key.indexOf(" ") + 1), mods: [], byBinding: new Map() };
+        perPolicy.set(key, entry);
+      }
+      entry.mods.push(m);
+      const bk = `${m.role}\u0000${conditionKey(m.condition)}`;
+      entry.byBinding.set(bk, new Set([...(entry.byBinding.get(bk) ?? []), c.address]));
+    }
+  }
+  const out: AccessChange[] = [];
+  for (const [key, entry] of perPolicy) {
+    const before = live.get(key);
+    if (!before && refreshed === false) {
+      incomplete.add(entry.name);
+      continue;
+    }
+    const base: Policy = before ?? { bindings: [] };
+    const after = applyModifications(base, entry.mods).policy;
+    const g0 = grants(base);
+    const g1 = grants(after);
+    const addresses = (role: string, condition?: Condition) => [...(entry.byBinding.get(`${role}\u0000${conditionKey(condition)}`) ?? [])].sort();
+    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
+    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
+  }
+  out.sort((x, y) => (x.object + x.role + x.principal < y.object + y.role + y.principal ? -1 : 1));
+  return { changes: out, incomplete: [...incomplete].sort() };
+}
+
+export type { AccessChange, AccessDelta, Plan };
