@@ -105,14 +105,44 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   }
 
   // --- state bookkeeping (coalesced saves) ---------------------------------------------------
+  // address -> index of its first entry in state.resources (a linear search per step is
+  // quadratic in the state's size); rebuilt lazily after a removal.
+  let indexOf: Map<string, number> | undefined;
+  const findResource = (address: string): number => {
+    if (!indexOf) {
+      indexOf = new Map();
+      state.resources.forEach((x, i) => {
+        if (!indexOf!.has(x.address)) indexOf!.set(x.address, i);
+      });
+    }
+    return indexOf.get(address) ?? -1;
+  };
   const setResource = (r: StateResource) => {
-    const i = state.resources.findIndex((x) => x.address === r.address);
+    const i = findResource(r.address);
     if (i >= 0) state.resources[i] = r;
-    else state.resources.push(r);
+    else indexOf!.set(r.address, state.resources.push(r) - 1);
     values.set(r.address, r.outputs);
   };
   const removeResource = (address: string, type: string) => {
     state.resources = state.resources.filter((x) => !(x.address === address && x.type === type));
+    indexOf = undefined;
+  };
+  // A deep copy of the state for each save, as structuredClone(state) would make, but cloning each
+  // resource once: resources are replaced, never changed in place, so their copies can be reused
+  // (cloning 10,000 resources on every save was a hot spot).
+  const copies = new WeakMap<StateResource, StateResource>();
+  const copyOf = (r: StateResource): StateResource => {
+    let c = copies.get(r);
+    if (!c) {
+      c = structuredClone(r);
+      copies.set(r, c);
+    }
+    return c;
+  };
+  const snapshot = (): State => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(state)) out[k] = k === "resources" && Array.isArray(v) ? (v as StateResource[]).map(copyOf) : structuredClone(v);
+    return out as unknown as State;
   };
   let saving: Promise<void> | undefined;
   let dirty = false;
@@ -120,7 +150,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     dirty = true;
     if (saving) return saving.then(() => (dirty ? save() : undefined));
     dirty = false;
-    saving = ctx.save(structuredClone(state)).then(
+    saving = ctx.save(snapshot()).then(
       (written) => {
         state.serial = written.serial;
         state.lineage = written.lineage;
@@ -240,7 +270,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   // --- scheduler -------------------------------------------------------------------------------
   const inflight = new Set<Promise<void>>();
   const busyPolicies = new Set<string>();
-  const queue: Work[] = []; // prepared work waiting for its policy
+  let queue: Work[] = []; // prepared work waiting for its policy
   const remainingWork = new Map<Node, number>();
   const startedAt = new Map<Node, number>();
 
@@ -333,22 +363,25 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       }
       // Dispatch: one read-modify-write per policy, merging everything queued for it.
       const groups = new Map<string, Work[]>();
-      for (let i = 0; i < queue.length; ) {
-        const w = queue[i]!;
+      const waiting: Work[] = [];
+      for (const w of queue) {
         const k = `${w.kind} ${w.policy}`;
         if (busyPolicies.has(k) || (ctx.iamBatching === false && groups.has(k))) {
-          i++;
+          waiting.push(w);
           continue;
         }
-        queue.splice(i, 1);
-        groups.set(k, [...(groups.get(k) ?? []), w]);
+        const group = groups.get(k);
+        if (group) group.push(w);
+        else groups.set(k, [w]);
       }
+      queue = waiting;
       for (const [k, group] of groups) {
         busyPolicies.add(k);
         track(runGroup(group[0]!.kind, group[0]!.policy, group).finally(() => busyPolicies.delete(k)));
       }
     }
-    const anyRunnable = !result.interrupted && [...nodes.values()].some((n) => ready(n));
+    let anyRunnable = false;
+    if (!result.interrupted) for (const n of nodes.values()) if (ready(n)) { anyRunnable = true; break; }
     if (inflight.size === 0 && !anyRunnable && (queue.length === 0 || result.interrupted)) break;
     if (inflight.size === 0 && anyRunnable) continue;
     if (inflight.size === 0 && queue.length) continue;

@@ -9,6 +9,14 @@ import { registerState } from "./commands/state.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerValidate } from "./commands/validate.js";
 
+// A closed pipe (`converge plan --json | head`) is the reader's choice, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 const program = new Command();
 program
   .name("converge")

@@ -232,7 +232,9 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   for (const [name, value] of Object.entries(variablesRaw)) {
     const path = ["variables", name];
     if (value && typeof value === "object" && !Array.isArray(value) && INVOKE_KEY in value) {
-      diags.push(...schemaDiagnostics(src, doc, validate("stack.schema.json#/definitions/Invoke", value), path).filter((d) => !d.summary.includes('"function": "')));
+      // An unknown function gets its own message with a suggestion below.
+      const invokeErrors = validate("stack.schema.json#/definitions/Invoke", value).filter((e) => !(e.keyword === "enum" && e.instancePath === "/fn::invoke/function"));
+      diags.push(...schemaDiagnostics(src, doc, invokeErrors, path));
       const inv = (value as Record<string, Record<string, unknown>>)[INVOKE_KEY] ?? {};
       const token = String(inv.function ?? "");
       const driver = functionDriver(token);

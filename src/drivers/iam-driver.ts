@@ -90,9 +90,12 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
       return mods;
     },
     parseImportId(text, defaults) {
-      const parts = text.trim().split(/\s+/);
+      // The leading fields have no spaces; the condition title is the rest, spaces kept as written.
       const min = isBinding ? 2 : 3;
-      if (parts.length < min || parts[0] === "") return `import ID "${text}" is malformed; expected "${importIdForm}"`;
+      const m = new RegExp(`^\\s*${"(\\S+)\\s+".repeat(min - 1)}(\\S+)(?:\\s(.*))?$`).exec(text);
+      if (!m) return `import ID "${text}" is malformed; expected "${importIdForm}"`;
+      const parts = m.slice(1, min + 1) as string[];
+      const rest = m[min + 1] ?? "";
       const named = completeName(spec.kind, parts[0]!, defaults);
       if (typeof named === "string") return `import ID "${text}": ${named}; expected "${importIdForm}"`;
       const role = parts[1]!;
@@ -104,8 +107,7 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
         if (mp) return `import ID "${text}": ${mp}; expected "${importIdForm}"`;
         target.member = parts[2]!;
       }
-      const title = parts.slice(min).join(" ");
-      if (title) target.conditionTitle = title;
+      if (rest.trim()) target.conditionTitle = rest;
       return target;
     },
     adopt(target, policy: Policy) {

@@ -3,7 +3,7 @@
 import pLimit from "p-limit";
 import type { GetFederationResult, Plan, Policy, ResourceChange, State, StateResource } from "../generated/schemas.js";
 import type { StackModel, ResourceDecl, VariableDecl } from "../config/model.js";
-import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, error, hasErrors, warning } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown, hasInterpolation, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
 import { formatPath } from "../config/source.js";
@@ -329,6 +329,19 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       return void values.set(r.name, before);
     }
 
+    // The policy was read in advance; a create must not hide that it cannot be read or written.
+    if (opts.refresh && batching && !isUnknown(desired.name)) {
+      const read = await readPolicy(d.kind, desired.name, r.name);
+      if (!read.ok) {
+        if (statusOf(read.error) !== "NOT_FOUND") {
+          readFailed(r.name, desired.name, read.error);
+          return void values.set(r.name, UNKNOWN);
+        }
+      } else if (!read.value) {
+        // Not an error for the whole plan: apply goes on with every other resource.
+        diags.push(warning(`${r.name}: ${d.kind === "restorePlan" ? "restore plan" : "endpoint"} ${desired.name} does not exist; applying this resource will fail`, { address: r.name, file: src.file, ...src.position(["resources", r.name, "properties", "name"]) }));
+      }
+    }
     const after = plannedValue(d, desired, UNKNOWN);
     changes.push(change(base, ["create"], null, after));
     values.set(r.name, after);

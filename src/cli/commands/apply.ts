@@ -12,7 +12,7 @@ import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, p
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
-import { verbs } from "../views/apply-progress.js";
+import { verbs } from "../render/verbs.js";
 
 interface ApplyCliOptions extends PlanCliOptions {
   autoApprove?: boolean;

@@ -43,6 +43,19 @@ export function generateStack(stackName: string, endpoint: string, policies: { n
   for (const { name, policy } of policies) {
     const kind = kindOfName(name);
     const short = name.split("/").pop()!;
+    const titles = new Map<string, string>();
+    for (const b of policy.bindings ?? []) {
+      if (!b.condition) continue;
+      const k = `${b.role}\u0000${b.condition.title}`;
+      if (titles.has(k) && titles.get(k) !== b.condition.expression) {
+        throw new UserError({
+          severity: "error",
+          summary: `${name}: two ${b.role} bindings have the condition title "${b.condition.title}"`,
+          detail: "Import IDs name a condition by its title, so these bindings cannot be adopted unambiguously. Give the conditions distinct titles first.",
+        });
+      }
+      titles.set(k, b.condition.expression);
+    }
     for (const b of policy.bindings ?? []) {
       const condition = canonicalCondition(b.condition);
       const title = condition ? ` ${condition.title}` : "";

@@ -4,6 +4,7 @@ import { diffArrays } from "diff";
 import type { Plan, ResourceChange } from "../../generated/schemas.js";
 import { memberKey } from "../../iam/members.js";
 import { displayAction, planCounts, type DisplayAction } from "../../plan/planner.js";
+import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "./lines.js";
 
 const SYMBOL: Record<DisplayAction, { sym: string; style: Style; verb: string }> = {
@@ -49,7 +50,7 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
   const forces = ctx.replacePaths.includes(key) ? [seg(" # forces replacement", "replace")] : [];
   const name = key.padEnd(pad);
   const { indent, lines } = ctx;
-  if (mode === "diff" && !unknown && JSON.stringify(before) === JSON.stringify(after)) return false;
+  if (mode === "diff" && !unknown && jsonEqual(before ?? null, after ?? null)) return false;
   const kind = mode === "create" || (before === undefined || before === null) ? "add" : mode === "delete" || (after === undefined || after === null) && !unknown ? "remove" : "change";
   const [m, style] = mark(kind);
   const value = kind === "remove" ? before : after;

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { Box, Text, render } from "ink";
 import { Spinner } from "@inkjs/ui";
 import type { EngineEvent } from "../../engine/events.js";
+import { verbs } from "../render/verbs.js";
 
 interface Row {
   address: string;
@@ -11,20 +12,6 @@ interface Row {
   started: number;
   ms?: number;
   message?: string;
-}
-
-const VERB: Record<string, [string, string]> = {
-  create: ["Creating", "Creation complete"],
-  update: ["Modifying", "Modifications complete"],
-  replace: ["Replacing", "Replacement complete"],
-  delete: ["Destroying", "Destruction complete"],
-  read: ["Reading", "Read complete"],
-  import: ["Importing", "Import complete"],
-  "no-op": ["Recording", "Recorded"],
-};
-
-export function verbs(action: string): [string, string] {
-  return VERB[action] ?? ["Working", "Done"];
 }
 
 export class ProgressModel {
