@@ -1,0 +1,123 @@
+// Shared helpers for end-to-end tests: run the built CLI (bin/converge.js → dist/) as a child
+// process, start seeded emulators on 127.0.0.1 port 0, read their admin API, temp dirs.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
+import type { EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
+
+export const REPO = fileURLToPath(new URL("../../", import.meta.url));
+export const BIN = join(REPO, "bin", "converge.js");
+
+if (!existsSync(join(REPO, "dist", "cli", "main.js"))) {
+  throw new Error("dist/ is missing: run `npm run build` before the end-to-end tests (npm test does it in pretest)");
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  /** The emulator the CLI talks to (CLOUDNATIVE_EMULATOR_HOST); omitted = the variable is unset. */
+  emulator?: RunningEmulator;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+/** Runs `node bin/converge.js ...args` and collects its output and exit code. */
+export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
+  delete env.FORCE_COLOR;
+  if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
+  else delete env.CLOUDNATIVE_EMULATOR_HOST;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 20_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Fails with the whole output when the exit code is not the expected one. */
+export function expectExit(r: CliResult, code: number): void {
+  if (r.code !== code) throw new Error(`expected exit ${code}, got ${r.code} (signal ${r.signal})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+}
+
+export function startSeededEmulator(seed: EmulatorWorld, opts: { dataFile?: string } = {}): Promise<RunningEmulator> {
+  return startEmulator({ seed, port: 0, host: "127.0.0.1", ...opts });
+}
+
+export interface EmulatorStats {
+  requests: Record<string, number>;
+  responses?: Record<string, Record<string, number>>;
+}
+
+async function admin<T>(emu: RunningEmulator, method: "GET" | "POST", path: string): Promise<T> {
+  const res = await fetch(`${emu.url}/__emulator/${path}`, { method });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`emulator admin ${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+export const stats = (emu: RunningEmulator) => admin<EmulatorStats>(emu, "GET", "stats");
+export const resetStats = (emu: RunningEmulator) => admin<unknown>(emu, "POST", "stats/reset");
+export const world = (emu: RunningEmulator) => admin<EmulatorWorld>(emu, "GET", "world");
+
+export function totalRequests(s: EmulatorStats): number {
+  return Object.values(s.requests).reduce((a, b) => a + b, 0);
+}
+
+/** The live policy of a restore plan or endpoint, as the emulator holds it (no request counted). */
+export async function livePolicy(emu: RunningEmulator, name: string): Promise<Policy> {
+  const w = await world(emu);
+  const o = [...(w.restorePlans ?? []), ...(w.endpoints ?? [])].find((x) => x.name === name);
+  if (!o?.policy) throw new Error(`the emulator has no object ${name}`);
+  return o.policy;
+}
+
+/** A raw read-modify-write through the public API, as a human with gcloud would do it. */
+export async function setPolicyOutOfBand(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<Policy> {
+  const isEndpoint = name.includes("/endpoints/");
+  const prefix = isEndpoint ? "v1beta1" : "v1";
+  const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, { method: isEndpoint ? "POST" : "GET" });
+  if (!get.ok) throw new Error(`getIamPolicy ${name}: ${get.status} ${await get.text()}`);
+  const current = (await get.json()) as Policy;
+  const set = await fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ policy: edit(structuredClone(current)) }),
+  });
+  if (!set.ok) throw new Error(`setIamPolicy ${name}: ${set.status} ${await set.text()}`);
+  return (await set.json()) as Policy;
+}
+
+export async function tempDir(prefix = "converge-e2e-"): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export async function writeState(path: string, state: State): Promise<void> {
+  await writeFile(path, JSON.stringify(state, null, 2) + "\n", { mode: 0o600 });
+}
+
+/** Lines printed like a stack trace ("    at fn (file:line:col)"); diagnostics indent "  at path" by two. */
+export function stackTraceLines(text: string): string[] {
+  return text.split("\n").filter((l) => /^\s{4,}at /.test(l) || /^\s*at .*\.(js|ts|mjs):\d+:\d+\)?$/.test(l));
+}

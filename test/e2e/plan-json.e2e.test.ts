@@ -1,0 +1,156 @@
+// `converge plan --json`: stdout is exactly one JSON document that validates against
+// schemas/plan.schema.json and carries Terraform's plan keys (a replacement with replace_paths,
+// drift, output changes); diagnostics go to stderr; --out saves the same document.
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../src/emulator/index.js";
+import type { EmulatorWorld, Plan } from "../../src/generated/schemas.js";
+import { validate } from "../../src/schemas/index.js";
+import { BINDING, EP, FED, MEMBER, RP, bindingState, makeState } from "../fixtures/builders.js";
+import { expectExit, livePolicy, runCli, startSeededEmulator, stats, tempDir, writeState } from "./helpers.js";
+
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [{ name: RP, policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:carol@example.com"] }] } }],
+  endpoints: [{ name: EP }],
+  federations: [{ name: FED, labels: { owner: "data-eng" }, endpointUri: "thrift://10.0.0.7:9083", state: "ACTIVE" }],
+};
+
+// The binding's role changed from viewer (state) to admin (stack): a replacement. Carol was added
+// out of band (live vs state): drift.
+const STACK = `name: js
+provider:
+  project: my-project
+  location: us-central1
+variables:
+  lake:
+    fn::invoke:
+      function: cloudnative:metastore/v1alpha:getFederation
+      arguments: { federationId: lake, location: us-central1 }
+resources:
+  viewers:
+    type: ${BINDING}
+    properties:
+      name: nightly
+      role: roles/gkebackup.admin
+      members: [user:alice@example.com]
+  invoker:
+    type: ${MEMBER}
+    properties:
+      name: churn
+      role: roles/aiplatform.user
+      member: serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com
+outputs:
+  viewersId: \${viewers.id}
+  lakeEndpoint: \${lake.endpointUri}
+`;
+
+let emu: RunningEmulator;
+let tmp: Awaited<ReturnType<typeof tempDir>>;
+let stackFile: string;
+let statePath: string;
+
+beforeAll(async () => {
+  emu = await startSeededEmulator(SEED);
+  tmp = await tempDir("converge-json-");
+  stackFile = join(tmp.dir, "stack.yaml");
+  statePath = join(tmp.dir, "state", "js.json");
+  await writeFile(stackFile, STACK);
+  await mkdir(join(tmp.dir, "state"));
+  const etag = (await livePolicy(emu, RP)).etag!;
+  await writeState(
+    statePath,
+    makeState("js", [bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }, etag)], { viewersId: `${RP} roles/gkebackup.viewer` }),
+  );
+});
+
+afterAll(async () => {
+  await emu?.close();
+  await tmp?.remove();
+});
+
+describe("plan --json", () => {
+  let plan: Plan;
+  let stdout: string;
+
+  beforeAll(async () => {
+    const r = await runCli(["plan", "-f", stackFile, "--state", statePath, "--json", "--out", join(tmp.dir, "saved.plan.json")], { emulator: emu, cwd: tmp.dir });
+    expectExit(r, 0);
+    expect(r.stderr).toBe("");
+    stdout = r.stdout;
+    plan = JSON.parse(stdout) as Plan; // throws if anything but one JSON document is on stdout
+  });
+
+  it("prints one JSON document and nothing else (no progress lines)", () => {
+    expect(stdout.trimStart().startsWith("{")).toBe(true);
+    expect(stdout.trimEnd().endsWith("}")).toBe(true);
+    expect(stdout).not.toContain("Reading...");
+    expect(stdout).not.toContain("Refreshed");
+  });
+
+  it("validates against schemas/plan.schema.json", () => {
+    expect(validate("plan.schema.json", plan)).toEqual([]);
+  });
+
+  it("has Terraform's top-level keys", () => {
+    expect(plan.format_version).toBe("1.2");
+    for (const k of ["resource_changes", "resource_drift", "output_changes"]) expect(plan).toHaveProperty(k);
+    expect(plan.prior_state.lineage).toEqual(expect.any(String));
+  });
+
+  it("shows the role change as a replacement with replace_paths [[\"role\"]]", () => {
+    const c = plan.resource_changes.find((x) => x.address === "viewers")!;
+    expect(c.change.actions).toEqual(["create", "delete"]);
+    expect(c.change.replace_paths).toEqual([["role"]]);
+    expect(c.change.before).toMatchObject({ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:carol@example.com"] });
+    expect(c.change.after).toMatchObject({ role: "roles/gkebackup.admin", members: ["user:alice@example.com"], etag: null });
+    expect(c.change.after_unknown).toMatchObject({ etag: true });
+    expect(c.type).toBe(BINDING);
+    expect(c.mode).toBe("managed");
+  });
+
+  it("shows a create with its after and after_unknown", () => {
+    const c = plan.resource_changes.find((x) => x.address === "invoker")!;
+    expect(c.change.actions).toEqual(["create"]);
+    expect(c.change.before).toBeNull();
+    expect(c.change.after).toMatchObject({ member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com", name: EP });
+  });
+
+  it("lists the out-of-band member as drift", () => {
+    expect(plan.resource_drift).toHaveLength(1);
+    const d = plan.resource_drift[0]!;
+    expect(d.address).toBe("viewers");
+    expect(d.change.actions).toEqual(["update"]);
+    expect(d.change.before).toMatchObject({ members: ["user:alice@example.com"] });
+    expect(d.change.after).toMatchObject({ members: ["user:alice@example.com", "user:carol@example.com"] });
+  });
+
+  it("lists output changes", () => {
+    expect(plan.output_changes.viewersId).toMatchObject({ actions: ["update"], before: `${RP} roles/gkebackup.viewer` });
+    expect(plan.output_changes.viewersId).toMatchObject({ after: `${RP} roles/gkebackup.admin`, after_unknown: false });
+    expect(plan.output_changes.lakeEndpoint).toMatchObject({ actions: ["create"], before: null, after: "thrift://10.0.0.7:9083" });
+  });
+
+  it("--out saved the same plan as data", async () => {
+    const saved = JSON.parse(await readFile(join(tmp.dir, "saved.plan.json"), "utf8")) as Plan;
+    expect(saved).toEqual(plan);
+  });
+
+  it("exits 2 with --detailed-exitcode, stdout still pure JSON", async () => {
+    const r = await runCli(["plan", "-f", stackFile, "--state", statePath, "--json", "--detailed-exitcode"], { emulator: emu, cwd: tmp.dir });
+    expectExit(r, 2);
+    expect(validate("plan.schema.json", JSON.parse(r.stdout))).toEqual([]);
+  });
+
+  it("an invalid stack prints diagnostics on stderr and nothing on stdout", async () => {
+    const bad = join(tmp.dir, "bad.yaml");
+    await writeFile(bad, STACK.replace("role: roles/gkebackup.admin", "role: admin"));
+    const before = await stats(emu);
+    const r = await runCli(["plan", "-f", bad, "--state", statePath, "--json"], { emulator: emu, cwd: tmp.dir });
+    expectExit(r, 1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("bad.yaml:15:13: Error: viewers: role \"admin\" is not of the form");
+    expect((await stats(emu)).requests).toEqual(before.requests);
+  });
+});
