@@ -15,6 +15,7 @@ import type { PolicyModification } from "../iam/policy.js";
 import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
 import { type Emit, noEmit, type StepAction } from "../engine/events.js";
 import { displayAction } from "../plan/planner.js";
+import { ownedKeys, takenOver } from "../plan/ownership.js";
 
 export interface ApplyContext {
   cloud: CloudPort;
@@ -82,6 +83,8 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   for (const r of state.resources) values.set(r.address, r.outputs);
   for (const c of plan.resource_changes) if (c.mode === "managed" && c.change.after && !c.config) values.set(c.address, c.change.after);
   const scope: Scope = (root) => (values.has(root) ? { value: values.get(root) } : undefined);
+
+  const owned = ownedKeys(plan.resource_changes);
 
   // --- graph ---------------------------------------------------------------------------------
   const nodes = new Map<string, Node>();
@@ -253,6 +256,13 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       return [];
     }
     if (n.action === "delete") {
+      if (takenOver(c, owned)) {
+        // Another resource of this plan owns the grant now: forget this address, revoke nothing.
+        removeResource(c.address, c.type);
+        count();
+        n.status = "done";
+        return [];
+      }
       return [{ node: n, kind: d.kind, policy: prior!.name, mods: d.modifications(prior, undefined), finish: () => { removeResource(c.address, c.type); count(); } }];
     }
     const target = desired!;
@@ -334,12 +344,16 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   };
 
   for (;;) {
-    // Skip what can no longer run.
-    for (const n of nodes.values()) {
-      if (n.status === "pending" && blocked(n)) {
-        n.status = "skipped";
-        result.skipped.push(n.change.address);
-        emit({ type: "step", address: n.change.address, action: n.action, phase: "skipped" });
+    // Skip what can no longer run, transitively (repeat until nothing changes).
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const n of nodes.values()) {
+        if (n.status === "pending" && blocked(n)) {
+          n.status = "skipped";
+          changed = true;
+          result.skipped.push(n.change.address);
+          emit({ type: "step", address: n.change.address, action: n.action, phase: "skipped" });
+        }
       }
     }
     if (ctx.signal?.aborted) result.interrupted = true;

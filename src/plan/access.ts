@@ -4,6 +4,7 @@
 import type { AccessChange, AccessDelta, Condition, Plan, Policy, ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
+import { ownedKeys, takenOver } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
@@ -22,8 +23,9 @@ function grants(p: Policy): Map<string, { principal: string; role: string; condi
 export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): AccessDelta {
   const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
+  const owned = ownedKeys(changes);
   for (const c of changes) {
-    if (c.mode !== "managed") continue;
+    if (c.mode !== "managed" || takenOver(c, owned)) continue;
     const d = resourceDriver(c.type);
     if (!d) continue;
     const a = c.change.actions;

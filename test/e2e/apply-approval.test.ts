@@ -1,0 +1,120 @@
+// Issue 4, acceptance 2: the approval prompt, driven through a real pseudo-terminal (util-linux
+// `script`): "no" cancels and writes nothing, "details" shows the whole plan and asks again,
+// "yes" applies. Without a terminal and without --auto-approve nothing is applied.
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../src/emulator/index.js";
+import { expectExit, livePolicy, resetStats, runCli, startSeededEmulator, stats, tempDir } from "./helpers.js";
+import { bindingYaml, count, ep, M, memberYaml, membersOf, PROMPT, readStateFile, rp, runInPty, setCalls, stackHead } from "./apply-helpers.js";
+
+const HAS_SCRIPT = existsSync("/usr/bin/script");
+
+const STACK =
+  stackHead("approval") +
+  bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com", "group:sre@example.com"]) +
+  memberYaml("invoker", "churn", "roles/aiplatform.user", "user:bob@example.com");
+
+let emu: RunningEmulator;
+let tmp: Awaited<ReturnType<typeof tempDir>>;
+let stackFile: string;
+let n = 0;
+const freshState = () => join(tmp.dir, `state-${++n}.json`);
+
+beforeAll(async () => {
+  emu = await startSeededEmulator({
+    projects: { "my-project": { number: "123456789012" } },
+    restorePlans: [{ name: rp("nightly"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } }],
+    endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
+  });
+  tmp = await tempDir("converge-apply-approval-");
+  stackFile = join(tmp.dir, "stack.yaml");
+  await writeFile(stackFile, STACK);
+});
+
+afterAll(async () => {
+  await emu?.close();
+  await tmp?.remove();
+});
+
+beforeEach(async () => {
+  await resetStats(emu);
+});
+
+// First: the "yes" case below makes live match the stack.
+describe("approval without a terminal", () => {
+  it("stdin is not a TTY and no --auto-approve: exit 1, names --auto-approve, writes nothing", async () => {
+    const state = freshState();
+    // runCli's child has stdin "ignore" and piped stdout: no terminal at all.
+    const r = await runCli(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    expectExit(r, 1);
+    expect(r.stderr).toContain("--auto-approve");
+    expect(setCalls(await stats(emu))).toBe(0);
+    expect(existsSync(state)).toBe(false);
+  });
+});
+
+describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
+  it('"no" cancels: exit 1, "cancelled", no setIamPolicy, no state', async () => {
+    const state = freshState();
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    try {
+      await pty.waitFor(PROMPT);
+      await pty.answer("no");
+      const code = await pty.exit;
+      expect(code, pty.text()).toBe(1);
+      expect(pty.text()).toMatch(/cancelled/i);
+    } finally {
+      pty.kill();
+    }
+    const s = await stats(emu);
+    expect(setCalls(s)).toBe(0);
+    expect(existsSync(state)).toBe(false);
+    expect(membersOf(await livePolicy(emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual([]);
+  });
+
+  it('"details" shows the full plan again and asks again; then "no" cancels', async () => {
+    const state = freshState();
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    try {
+      const firstPrompt = await pty.waitFor(PROMPT);
+      const planShown = pty.text().slice(0, firstPrompt);
+      expect(planShown).toContain("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.");
+      await pty.answer("details");
+      // The plan is printed again (after the first prompt), then the question is asked again.
+      const again = await pty.waitFor("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.", firstPrompt);
+      expect(pty.text().slice(firstPrompt, again)).toContain('resource "cloudnative:backup/v1:RestorePlanIamBinding" "viewers"');
+      expect(pty.text().slice(firstPrompt, again)).toContain('resource "cloudnative:aiplatform/v1beta1:EndpointIamMember" "invoker"');
+      await pty.waitFor(PROMPT, again);
+      await pty.answer("no");
+      const code = await pty.exit;
+      expect(code, pty.text()).toBe(1);
+      expect(pty.text().slice(again)).toMatch(/cancelled/i);
+    } finally {
+      pty.kill();
+    }
+    expect(setCalls(await stats(emu))).toBe(0);
+    expect(existsSync(state)).toBe(false);
+  });
+
+  it('"yes" applies: setIamPolicy calls happen and the state is written', async () => {
+    const state = freshState();
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    try {
+      await pty.waitFor(PROMPT);
+      await pty.answer("yes");
+      const code = await pty.exit;
+      expect(code, pty.text()).toBe(0);
+      expect(pty.text()).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
+    } finally {
+      pty.kill();
+    }
+    const s = await stats(emu);
+    expect(count(s, M.rpSet)).toBe(1);
+    expect(count(s, M.epSet)).toBe(1);
+    expect((await readStateFile(state)).resources.map((r) => r.address).sort()).toEqual(["invoker", "viewers"]);
+    expect(membersOf(await livePolicy(emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual(["group:sre@example.com", "user:alice@example.com"]);
+    expect(membersOf(await livePolicy(emu, rp("nightly")), "roles/gkebackup.backupAdmin")).toEqual(["group:platform@example.com"]);
+  });
+});
