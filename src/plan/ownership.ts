@@ -17,6 +17,7 @@ export function ownedKeys(changes: readonly ResourceChange[]): Set<string> {
 
 /** True when a delete's grant is owned by another change of the plan (so it must not be revoked). */
 export function takenOver(c: ResourceChange, owned: ReadonlySet<string>): boolean {
+  if (!(c.change.actions.length === 1 && c.change.actions[0] === "delete")) return false;
   const d = resourceDriver(c.type);
   return d !== undefined && c.change.before !== null && owned.has(c.type + d.ownershipKey(inputsOf(d, c.change.before)));
 }
