@@ -1,19 +1,10 @@
 // User errors are data: collected, reported together, never thrown.
+import type { PlanDiagnostic } from "../generated/schemas.js";
 
-export type Severity = "error" | "warning";
-
-export interface Diagnostic {
-  severity: Severity;
-  summary: string;
-  detail?: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  /** Path in the document, e.g. resources.invoker.properties.member */
-  path?: string;
-  /** Resource address, e.g. invoker */
-  address?: string;
-}
+/** A diagnostic (schemas/plan.schema.json#/definitions/PlanDiagnostic): file:line:column, the
+ * document path and the resource address, when known. */
+export type Diagnostic = PlanDiagnostic;
+export type Severity = Diagnostic["severity"];
 
 export function hasErrors(diags: readonly Diagnostic[]): boolean {
   return diags.some((d) => d.severity === "error");
