@@ -16,7 +16,9 @@ export interface RetryOptions {
 }
 
 export const DEFAULT_RETRY: RetryOptions = {
-  maxAttempts: 6,
+  // 10 attempts, full jitter, 5 s cap: about 10 s of waiting in the worst case; at a 25%
+  // transient-error rate a call then fails once in a million, not once in four thousand.
+  maxAttempts: 10,
   baseDelayMs: 100,
   maxDelayMs: 5_000,
   maxRetryAfterMs: 60_000,

@@ -183,7 +183,7 @@ export function parseUpdateMask(raw: unknown): UpdateMask {
   let paths: string[];
   if (typeof raw === "string") paths = raw.split(",");
   else if (typeof raw === "object" && Array.isArray((raw as { paths?: unknown }).paths)) paths = (raw as { paths: unknown[] }).paths.map(String);
-  else throw invalidArgument(`Invalid value at 'update_mask' (type.googleapis.com/google.protobuf.FieldMask): ${JSON.stringify(raw)}`, "updateMask");
+  else throw invalidArgument(`Invalid value at 'update_mask' (type.googleapis.com/google.protobuf.FieldMask): expected a comma-separated string of paths, got ${Array.isArray(raw) ? "a list" : typeof raw}`, "updateMask");
   const mask: UpdateMask = { bindings: false, auditConfigs: false };
   for (const p of paths.map((s) => s.trim()).filter((s) => s !== "")) {
     if (p === "bindings") mask.bindings = true;

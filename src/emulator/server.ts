@@ -1,6 +1,7 @@
 // HTTP plumbing: body limits, routing to the API or the admin handlers, fault injection, stats,
 // Google's JSON error envelope for every refusal (never HTML, never a crash), graceful close.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { setMaxListeners } from "node:events";
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
@@ -74,6 +75,8 @@ export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
   let drained: (() => void) | undefined;
   // Cancels injected latency on shutdown, so no timer outlives close().
   const stopping = new AbortController();
+  // Every delayed request listens on this one signal; there may be thousands at once.
+  setMaxListeners(0, stopping.signal);
 
   function send(req: IncomingMessage, res: ServerResponse, reply: Reply, started: number): void {
     const headers: Record<string, string | number> = {

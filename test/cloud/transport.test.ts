@@ -141,11 +141,11 @@ describe("retries", () => {
   it("gives up after maxAttempts with a message saying what was tried", async () => {
     const { c, f, delays } = setup(() => googleError(503, "UNAVAILABLE", "The service is currently unavailable."));
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
-    expect(f.calls).toHaveLength(6);
-    expect(delays).toHaveLength(5);
+    expect(f.calls).toHaveLength(10);
+    expect(delays).toHaveLength(9);
     expect(err).toBeInstanceOf(CloudError);
-    expect(err).toMatchObject({ status: "UNAVAILABLE", httpStatus: 503, attempts: 6, retryable: true });
-    expect(err.message).toMatch(new RegExp(`^getIamPolicy ${RP} failed after 6 attempts over \\d+\\.\\ds: UNAVAILABLE \\(503\\): The service is currently unavailable\\.$`));
+    expect(err).toMatchObject({ status: "UNAVAILABLE", httpStatus: 503, attempts: 10, retryable: true });
+    expect(err.message).toMatch(new RegExp(`^getIamPolicy ${RP} failed after 10 attempts over \\d+\\.\\ds: UNAVAILABLE \\(503\\): The service is currently unavailable\\.$`));
   });
 
   it("maxAttempts is configurable", async () => {
