@@ -10,9 +10,13 @@ const PUBLIC = ["allUsers", "allAuthenticatedUsers"] as const;
 export const MEMBER_FORMS =
   "user:{email}, serviceAccount:{email}, group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n})";
 
+/** A lone UTF-16 surrogate: text that is not valid Unicode (Google refuses it). */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Returns why `member` is not an accepted IAM member, or undefined when it is. */
 export function memberProblem(member: string): string | undefined {
   if (typeof member !== "string" || member.length === 0) return "a member must be a non-empty string";
+  if (LONE_SURROGATE.test(member)) return `member ${JSON.stringify(member)} is not valid Unicode`;
   if (member !== member.trim()) return `member "${member}" has leading or trailing white space`;
   if ((PUBLIC as readonly string[]).includes(member)) return undefined;
   for (const p of EXACT_PREFIXES) {

@@ -1,3 +1,5 @@
+import { LONE_SURROGATE } from "./members.js";
+
 // Role forms. Roles are checked for their form only: custom roles need no declaration.
 
 const ROLE_FORMS = [
@@ -10,6 +12,7 @@ export const ROLE_FORMS_TEXT = "roles/{name}, projects/{project}/roles/{name} or
 
 export function roleProblem(role: string): string | undefined {
   if (typeof role !== "string" || role.length === 0) return "a role must be a non-empty string";
+  if (LONE_SURROGATE.test(role)) return `role ${JSON.stringify(role)} is not valid Unicode`;
   return ROLE_FORMS.some((r) => r.test(role)) ? undefined : `role "${role}" is not of the form ${ROLE_FORMS_TEXT}`;
 }
 
