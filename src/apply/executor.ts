@@ -15,7 +15,9 @@ import type { PolicyModification } from "../iam/policy.js";
 import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
 import { type Emit, noEmit, type StepAction } from "../engine/events.js";
 import { displayAction } from "../plan/planner.js";
+import { parsedState, sealResource, serializeState, stateProblems } from "../state/format.js";
 import { ownedKeys, takenOver } from "../plan/ownership.js";
+import { jsonEqual } from "../plan/compare.js";
 
 export interface ApplyContext {
   cloud: CloudPort;
@@ -52,6 +54,10 @@ interface Node {
 
 type Obj = Record<string, unknown>;
 
+
+/** A save slower than this (ms) delays the next one by SAVE_PAUSE_FACTOR times its duration. */
+const SLOW_SAVE_MS = 20;
+const SAVE_PAUSE_FACTOR = 20;
 
 function statusOf(e: unknown): string | undefined {
   return typeof e === "object" && e !== null && "status" in e ? String((e as { status: unknown }).status) : undefined;
@@ -120,13 +126,21 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     }
     return indexOf.get(address) ?? -1;
   };
+  // Saves happen only when the state changed: a failed apply that changed nothing must leave the
+  // state file (and its .backup) as they were, and saved plans valid.
+  let version = 0;
+  let savedVersion = 0;
   const setResource = (r: StateResource) => {
     const i = findResource(r.address);
+    values.set(r.address, r.outputs);
+    if (i >= 0 && jsonEqual(state.resources[i], r)) return;
+    version++;
     if (i >= 0) state.resources[i] = r;
     else indexOf!.set(r.address, state.resources.push(r) - 1);
     values.set(r.address, r.outputs);
   };
   const removeResource = (address: string, type: string) => {
+    version++;
     state.resources = state.resources.filter((x) => !(x.address === address && x.type === type));
     indexOf = undefined;
   };
@@ -137,7 +151,8 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const copyOf = (r: StateResource): StateResource => {
     let c = copies.get(r);
     if (!c) {
-      c = structuredClone(r);
+      // Sealed (frozen): never changed, so the store can reuse its serialisation across saves.
+      c = sealResource(structuredClone(r));
       copies.set(r, c);
     }
     return c;
@@ -148,12 +163,36 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     return out as unknown as State;
   };
   let saving: Promise<void> | undefined;
-  let dirty = false;
-  const save = (): Promise<void> => {
-    dirty = true;
-    if (saving) return saving.then(() => (dirty ? save() : undefined));
-    dirty = false;
-    saving = ctx.save(snapshot()).then(
+  // Saves are coalesced: one at a time, and the next one covers every step done meanwhile. A
+  // slow save (a large state: serialising and validating it blocks the event loop for a while)
+  // makes the next one wait a few times as long, so that back-to-back saves cannot starve the
+  // cloud calls; saves that take less than SLOW_SAVE_MS are never delayed, nor is the final one.
+  let last = { ms: 0, end: 0 };
+  let hurry: (() => void) | undefined;
+  const delay = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        hurry = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      hurry = done;
+    });
+  const save = (final = false): Promise<void> => {
+    if (saving) return saving.then(() => (version !== savedVersion ? save(final) : undefined));
+    if (version === savedVersion) return Promise.resolve();
+    const write = () => {
+      const v = version;
+      const t0 = Date.now();
+      return ctx.save(snapshot()).then((written) => {
+        savedVersion = v;
+        last = { ms: Date.now() - t0, end: Date.now() };
+        return written;
+      });
+    };
+    const wait = final || last.ms < SLOW_SAVE_MS ? 0 : last.end + SAVE_PAUSE_FACTOR * last.ms - Date.now();
+    saving = (wait > 0 ? delay(wait).then(write) : write()).then(
       (written) => {
         state.serial = written.serial;
         state.lineage = written.lineage;
@@ -267,11 +306,14 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     }
     const target = desired!;
     if (prior && n.action === "replace" && prior.name !== target.name) {
-      // Different objects: grant on the new one first, then revoke on the old one.
-      let created = false;
+      // Different objects: grant on the new one first, then revoke on the old one. The state keeps
+      // the old grant until its revoke is done: if apply stops in between (Ctrl-C, a kill, a
+      // refused revoke), the next plan sees the old grant and replaces again; recording the new
+      // one first would forget a grant that is still live.
+      let granted: Policy | undefined;
       return [
-        { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => { record(target, p); created = true; } },
-        { node: n, kind: d.kind, policy: prior.name, mods: d.modifications(prior, undefined), finish: () => { if (created) count(); } },
+        { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => { granted = p; } },
+        { node: n, kind: d.kind, policy: prior.name, mods: d.modifications(prior, undefined), finish: () => { record(target, granted); count(); } },
       ];
     }
     return [{ node: n, kind: d.kind, policy: target.name, mods: d.modifications(n.action === "create" ? undefined : prior, target), finish: (p) => { record(target, p); count(); } }];
@@ -280,7 +322,18 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   // --- scheduler -------------------------------------------------------------------------------
   const inflight = new Set<Promise<void>>();
   const busyPolicies = new Set<string>();
-  let queue: Work[] = []; // prepared work waiting for its policy
+  // Prepared work waiting for its policy: per policy in arrival order, `seq` numbering arrivals
+  // (a single array scanned at every wake-up was quadratic with one work per resource).
+  const queued = new Map<string, { seq: number; w: Work }[]>();
+  let queuedCount = 0;
+  let arrivals = 0;
+  const enqueue = (w: Work) => {
+    const k = `${w.kind} ${w.policy}`;
+    let q = queued.get(k);
+    if (!q) queued.set(k, (q = []));
+    q.push({ seq: arrivals++, w });
+    queuedCount++;
+  };
   const remainingWork = new Map<Node, number>();
   const startedAt = new Map<Node, number>();
 
@@ -327,7 +380,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     } else {
       // Next piece of a cross-object replacement.
       const next = pendingPieces.get(n)?.shift();
-      if (next) queue.push(next);
+      if (next) enqueue(next);
     }
   };
   const pendingPieces = new Map<Node, Work[]>();
@@ -343,11 +396,16 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     inflight.add(t);
   };
 
+  // The nodes still pending, in graph order: a node never becomes pending again, so the scans
+  // below need not visit the others (scanning every node at each wake-up was quadratic).
+  let pendingNodes = [...nodes.values()];
+  let warmed = false;
   for (;;) {
+    pendingNodes = pendingNodes.filter((n) => n.status === "pending");
     // Skip what can no longer run, transitively (repeat until nothing changes).
     for (let changed = true; changed; ) {
       changed = false;
-      for (const n of nodes.values()) {
+      for (const n of pendingNodes) {
         if (n.status === "pending" && blocked(n)) {
           n.status = "skipped";
           changed = true;
@@ -358,7 +416,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     }
     if (ctx.signal?.aborted) result.interrupted = true;
     if (!result.interrupted) {
-      for (const n of nodes.values()) {
+      for (const n of pendingNodes) {
         if (!ready(n)) continue;
         n.status = "running";
         const t0 = Date.now();
@@ -372,33 +430,42 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
           n.status = "done";
           continue;
         }
-        queue.push(works[0]!);
+        enqueue(works[0]!);
         if (works.length > 1) pendingPieces.set(n, works.slice(1));
       }
-      // Dispatch: one read-modify-write per policy, merging everything queued for it.
-      const groups = new Map<string, Work[]>();
-      const waiting: Work[] = [];
-      for (const w of queue) {
-        const k = `${w.kind} ${w.policy}`;
-        if (busyPolicies.has(k) || (ctx.iamBatching === false && groups.has(k))) {
-          waiting.push(w);
-          continue;
-        }
-        const group = groups.get(k);
-        if (group) group.push(w);
-        else groups.set(k, [w]);
+      if (queuedCount > 0 && !warmed) {
+        // Before the first cloud call: copy, serialise and check the resources the first save
+        // will hold (with a large prior state, doing it in that save held up the calls in flight).
+        warmed = true;
+        const snap = snapshot();
+        serializeState(snap);
+        stateProblems(snap);
+        parsedState(snap);
       }
-      queue = waiting;
+      // Dispatch: one read-modify-write per policy, merging everything queued for it.
+      // Every policy that is not busy gets a group: all its queued work (batching), or the first
+      // (per resource); groups in the order their first work arrived.
+      const heads: { seq: number; k: string }[] = [];
+      for (const [k, q] of queued) if (!busyPolicies.has(k)) heads.push({ seq: q[0]!.seq, k });
+      heads.sort((a, b) => a.seq - b.seq);
+      const groups = new Map<string, Work[]>();
+      for (const { k } of heads) {
+        const q = queued.get(k)!;
+        const taken = ctx.iamBatching === false ? q.splice(0, 1) : q.splice(0);
+        if (q.length === 0) queued.delete(k);
+        queuedCount -= taken.length;
+        groups.set(k, taken.map((e) => e.w));
+      }
       for (const [k, group] of groups) {
         busyPolicies.add(k);
         track(runGroup(group[0]!.kind, group[0]!.policy, group).finally(() => busyPolicies.delete(k)));
       }
     }
     let anyRunnable = false;
-    if (!result.interrupted) for (const n of nodes.values()) if (ready(n)) { anyRunnable = true; break; }
-    if (inflight.size === 0 && !anyRunnable && (queue.length === 0 || result.interrupted)) break;
+    if (!result.interrupted) for (const n of pendingNodes) if (ready(n)) { anyRunnable = true; break; }
+    if (inflight.size === 0 && !anyRunnable && (queuedCount === 0 || result.interrupted)) break;
     if (inflight.size === 0 && anyRunnable) continue;
-    if (inflight.size === 0 && queue.length) continue;
+    if (inflight.size === 0 && queuedCount) continue;
     if (ctx.signal?.aborted && !result.interrupted) continue;
     await new Promise<void>((res) => {
       wake = res;
@@ -419,9 +486,16 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       if (!diags.length && !containsUnknown(v)) outputs[name] = v;
       else if (name in state.outputs) outputs[name] = state.outputs[name];
     }
-    if (!plan.options.targets.length) state.outputs = outputs;
+    if (!plan.options.targets.length && !jsonEqual(state.outputs, outputs)) {
+      state.outputs = outputs;
+      version++;
+    }
   }
-  while (saving) await saving;
-  await save();
+  for (;;) {
+    hurry?.(); // a delayed save runs now
+    if (!saving) break;
+    await saving;
+  }
+  await save(true);
   return result;
 }

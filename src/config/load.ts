@@ -109,6 +109,8 @@ function schemaDiagnostics(src: SourceDocument, root: unknown, errors: readonly 
   const seen = new Set<string>();
   for (const e of errors) {
     if (e.keyword === "if" || e.keyword === "allOf") continue;
+    // Errors inside propertyNames (e.g. its pattern) are reported once, by the propertyNames error.
+    if (e.keyword !== "propertyNames" && (e as { propertyName?: string }).propertyName !== undefined) continue;
     const path = [...base, ...toDocPath(valueAt(root, base), e.instancePath)];
     const value = valueAt(root, path);
     if (typeof value === "string" && hasInterpolation(value) && ["type", "minLength", "pattern", "enum", "format"].includes(e.keyword)) continue;
@@ -176,8 +178,18 @@ function eachString(value: unknown, path: DocPath, fn: (s: string, path: DocPath
   else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) eachString(v, [...path, k], fn);
 }
 
+/** Whether some string in `value` satisfies `test` (eachString without building paths). */
+function someString(value: unknown, test: (s: string) => boolean): boolean {
+  if (typeof value === "string") return test(value);
+  if (Array.isArray(value)) return value.some((v) => someString(v, test));
+  if (value && typeof value === "object") for (const v of Object.values(value)) if (someString(v, test)) return true;
+  return false;
+}
+
 function collectRefs(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): LocatedReference[] {
   const refs: LocatedReference[] = [];
+  // Most values have no interpolation: skip the walk that builds a path for every string.
+  if (!someString(value, (s) => s.includes("${"))) return refs;
   eachString(value, path, (s, p) => {
     if (!s.includes("${")) return;
     const t = parseTemplate(s);
@@ -191,11 +203,7 @@ function collectRefs(src: SourceDocument, value: unknown, path: DocPath, diags: 
 }
 
 function isLiteral(value: unknown): boolean {
-  let literal = true;
-  eachString(value, [], (s) => {
-    if (hasInterpolation(s)) literal = false;
-  });
-  return literal;
+  return !someString(value, hasInterpolation);
 }
 
 const INVOKE_KEY = "fn::invoke";
@@ -204,13 +212,13 @@ const INVOKE_KEY = "fn::invoke";
 export function parseStack(file: string, text: string, opts: LoadOptions = {}): LoadResult {
   const src = new SourceDocument(file, text);
   const diags: Diagnostic[] = [];
-  for (const e of src.doc.errors) {
+  for (const e of src.errors) {
     const lp = e.linePos?.[0] ?? src.lineCounter.linePos(e.pos[0]);
     const [line, column] = [lp.line, lp.col];
     diags.push(error(`YAML syntax error: ${e.message.split("\n")[0]}`, { file, line, column, detail: e.code }));
   }
   if (diags.length) return { diagnostics: diags };
-  const root = src.doc.toJS({ maxAliasCount: 100 }) as unknown;
+  const root = src.toJS();
   if (root === null || typeof root !== "object" || Array.isArray(root)) {
     return { diagnostics: [error("the stack must be a YAML mapping with at least `name:`", { file, line: 1, column: 1 })] };
   }
@@ -291,6 +299,8 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
     for (const p of problems) {
       const v = valueAt(properties, p.path.slice(0, 1));
       if (v === undefined || !isLiteral(v)) continue;
+      // A value of the wrong type (a map where a member belongs…) was reported by the schema check.
+      if (typeof valueAt(properties, p.path) !== "string") continue;
       diags.push(at(src, [...path, "properties", ...p.path], `${name}: ${p.message}`, { address: name }));
     }
     if (isLiteral(properties) && problems.length === 0) {

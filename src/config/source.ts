@@ -1,6 +1,7 @@
 // A parsed YAML document that remembers where every value came from, so diagnostics can point
 // at file:line:column.
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node } from "yaml";
+import { parseSimpleYaml } from "./fast-yaml.js";
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];
@@ -11,23 +12,57 @@ export interface Position {
 }
 
 export class SourceDocument {
-  readonly lineCounter: LineCounter = new LineCounter();
-  readonly doc: Document;
+  private parsed: { doc: Document; lineCounter: LineCounter } | undefined;
+  /** The document's value when the fast path read it (the yaml document is then parsed lazily). */
+  private readonly simple: Record<string, unknown> | undefined;
 
   constructor(
     readonly file: string,
     readonly text: string,
   ) {
+    this.simple = parseSimpleYaml(text);
+    if (!this.simple) this.parse();
+  }
+
+  /** The yaml document (with positions); parsed on first use when the fast path read the text. */
+  get doc(): Document {
+    return this.parse().doc;
+  }
+
+  get lineCounter(): LineCounter {
+    return this.parse().lineCounter;
+  }
+
+  /** yaml's errors for the text (none when the fast path could read it). */
+  get errors(): Document["errors"] {
+    return this.simple ? [] : this.doc.errors;
+  }
+
+  /** The document as JavaScript values, as `doc.toJS({ maxAliasCount: 100 })` gives it (a new value each time). */
+  toJS(): unknown {
+    if (this.simple && !this.simpleTaken) {
+      this.simpleTaken = true;
+      return this.simple;
+    }
+    return this.doc.toJS({ maxAliasCount: 100 });
+  }
+
+  private simpleTaken = false;
+
+  private parse(): { doc: Document; lineCounter: LineCounter } {
+    if (this.parsed) return this.parsed;
     // yaml's own duplicate-key check compares each key with every earlier key of its map, which is
     // quadratic: seconds for a stack with 10,000 resources. Parse without it, look for duplicates
     // in linear time, and only when there is one parse again with the check, so the errors (and
     // their order) are exactly yaml's.
-    const doc = parseDocument(text, { lineCounter: this.lineCounter, uniqueKeys: false, prettyErrors: false });
-    if (!hasDuplicateKey(doc)) this.doc = doc;
-    else {
-      this.lineCounter = new LineCounter();
-      this.doc = parseDocument(text, { lineCounter: this.lineCounter, uniqueKeys: true, prettyErrors: false });
+    let lineCounter = new LineCounter();
+    let doc = parseDocument(this.text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+    if (hasDuplicateKey(doc)) {
+      lineCounter = new LineCounter();
+      doc = parseDocument(this.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
     }
+    this.parsed = { doc, lineCounter };
+    return this.parsed;
   }
 
   private toPos(offset: number): Position {

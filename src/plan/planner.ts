@@ -40,6 +40,9 @@ export interface PlanResult {
   live: Map<string, Policy>;
 }
 
+/** Longest stretch (ms) of planning without letting the event loop handle I/O. */
+const YIELD_EVERY_MS = 5;
+
 type Read<T> = { ok: true; value: T } | { ok: false; error: Error };
 
 /** A CloudError-like status, without depending on the client's class. */
@@ -78,8 +81,13 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     }
     return p;
   };
-  const readFailed = (address: string, name: string, e: Error) =>
-    diags.push(error(`${address}: cannot read the IAM policy of ${name}`, { address, detail: e.message }));
+  // One diagnostic per unreadable policy, naming the resources it holds (not one per resource).
+  const readFailures = new Map<string, { addresses: string[]; error: Error }>();
+  const readFailed = (address: string, name: string, e: Error) => {
+    const f = readFailures.get(name);
+    if (f) f.addresses.push(address);
+    else readFailures.set(name, { addresses: [address], error: e });
+  };
 
   const priorByAddress = new Map((prior?.resources ?? []).map((r) => [r.address, r]));
   if (opts.refresh) {
@@ -361,11 +369,19 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
 
   // --- walk ---------------------------------------------------------------------------------
   if (!opts.destroy) {
+    // Planning a resource whose policy is already read awaits nothing, so a long walk would keep
+    // the event loop from handling the refresh responses (and starting the next reads): yield
+    // to it every few milliseconds.
+    let yielded = Date.now();
     for (const name of stack.order) {
       const v = stack.variables.get(name);
       if (v) await planVariable(v);
       const r = stack.resources.get(name);
       if (r) await planResource(r);
+      if (Date.now() - yielded >= YIELD_EVERY_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        yielded = Date.now();
+      }
     }
   }
 
@@ -386,6 +402,11 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       continue;
     }
     changes.push(deleteChange(s, opts.destroy ? undefined : "delete_because_no_resource_config"));
+  }
+  for (const [name, f] of readFailures) {
+    const shown = f.addresses.slice(0, 5).join(", ") + (f.addresses.length > 5 ? ` and ${f.addresses.length - 5} more` : "");
+    const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
+    diags.push(error(summary, { address: f.addresses[0]!, detail: f.error.message }));
   }
   for (const c of changes) if (c.action_reason === undefined) delete c.action_reason;
   for (const c of drift) if (c.action_reason === undefined) delete c.action_reason;

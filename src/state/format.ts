@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UserError, error, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { State } from "../generated/schemas.js";
-import { describeErrors, validate } from "../schemas/index.js";
+import type { State, StateResource } from "../generated/schemas.js";
+import { describeErrors, validate, type ErrorObject } from "../schemas/index.js";
 import { TOOL_VERSION } from "../version.js";
 
 export const STATE_FORMAT_VERSION = 1;
@@ -42,17 +42,138 @@ function sortDeep(v: unknown): unknown {
   return v;
 }
 
-/**
- * The on-disk text of a state: top-level and resource keys in schema order, every other object's
- * keys sorted, 2-space indent, trailing newline. Array order (resources, dependencies) is kept.
- */
-export function serializeState(state: State): string {
+function serializeWhole(state: State): string {
   const top = ordered(state as unknown as Record<string, unknown>, STATE_KEYS, (k, v) =>
     k === "resources" && Array.isArray(v)
       ? v.map((r) => (isPlainObject(r) ? ordered(r, RESOURCE_KEYS, (_k, x) => sortDeep(x)) : sortDeep(r)))
       : sortDeep(v),
   );
   return JSON.stringify(top, null, 2) + "\n";
+}
+
+// Resources sealed by their owner (deeply frozen, never to change), whose text can be cached:
+// apply saves the state after steps, and re-serialising 10,000 unchanged resources each time
+// was a hot spot.
+const sealed = new WeakSet<object>();
+const sealedText = new WeakMap<object, string>();
+
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== "object" || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+}
+
+/** Freezes a state resource (deeply) and lets serializeState cache its text. Returns it. */
+export function sealResource<T extends StateResource>(r: T): T {
+  deepFreeze(r);
+  sealed.add(r);
+  return r;
+}
+
+/** A resource's text as an element of the top-level "resources" array (indented by 4). */
+function resourceText(r: unknown): string {
+  const cache = r !== null && typeof r === "object" && sealed.has(r);
+  const hit = cache ? sealedText.get(r) : undefined;
+  if (hit !== undefined) return hit;
+  const value = isPlainObject(r) ? ordered(r, RESOURCE_KEYS, (_k, x) => sortDeep(x)) : sortDeep(r);
+  // JSON strings hold no raw newline, so every newline starts a line to indent.
+  const text = (JSON.stringify(value, null, 2) ?? "null").replace(/\n/g, "\n    ");
+  if (cache) sealedText.set(r, text);
+  return text;
+}
+
+function isSealed(r: unknown): boolean {
+  return r !== null && typeof r === "object" && sealed.has(r);
+}
+
+/** Whether serializeState can reuse the text of some of the state's resources (sealResource). */
+export function hasSealedResources(state: State): boolean {
+  const resources = (state as unknown as Record<string, unknown>).resources;
+  return Array.isArray(resources) && resources.some(isSealed);
+}
+
+const sealedValid = new WeakSet<object>();
+const sealedParsed = new WeakMap<object, unknown>();
+
+/**
+ * The problems of a state as written: `validate("state.schema.json", JSON.parse(serializeState(state)))`,
+ * but checking the rest of the state and each resource on its own, and a sealed resource only
+ * once (the resources are independent items of the schema). When something is wrong, the whole
+ * state is checked as before, so the errors are the same.
+ */
+export function stateProblems(state: State): ErrorObject[] {
+  const resources = (state as unknown as Record<string, unknown>).resources;
+  const whole = () => validate("state.schema.json", JSON.parse(serializeState(state)));
+  if (!Array.isArray(resources)) return whole();
+  if (validate("state.schema.json", JSON.parse(serializeWhole({ ...state, resources: [] })) as unknown).length) return whole();
+  for (let i = 0; i < resources.length; i++) {
+    const r: unknown = resources[i];
+    if (isSealed(r) && sealedValid.has(r as object)) continue;
+    if (validate("state.schema.json#/definitions/StateResource", JSON.parse(resourceText(r)) as unknown).length) return whole();
+    if (isSealed(r)) sealedValid.add(r as object);
+  }
+  return [];
+}
+
+/**
+ * JSON.parse(serializeState(state)): the state as read back from its text. The resources that
+ * are sealed come back as frozen values shared between calls.
+ */
+export function parsedState(state: State): State {
+  const resources = (state as unknown as Record<string, unknown>).resources;
+  if (!Array.isArray(resources)) return JSON.parse(serializeState(state)) as State;
+  const out = JSON.parse(serializeWhole({ ...state, resources: [] })) as Record<string, unknown>;
+  const items: unknown[] = [];
+  for (let i = 0; i < resources.length; i++) {
+    const r: unknown = resources[i];
+    if (!isSealed(r)) {
+      items.push(JSON.parse(resourceText(r)) as unknown);
+      continue;
+    }
+    let v = sealedParsed.get(r as object);
+    if (v === undefined) {
+      v = JSON.parse(resourceText(r)) as unknown;
+      deepFreeze(v);
+      sealedParsed.set(r as object, v);
+    }
+    items.push(v);
+  }
+  out.resources = items;
+  return out as unknown as State;
+}
+
+const RESOURCES_MARKER = "\u0000converge:resources\u0000";
+
+/**
+ * The on-disk text of a state: top-level and resource keys in schema order, every other object's
+ * keys sorted, 2-space indent, trailing newline. Array order (resources, dependencies) is kept.
+ */
+export function serializeState(state: State): string {
+  // The same text as serializeWhole(state), with each resource's text from resourceText.
+  const resources = (state as unknown as Record<string, unknown>).resources;
+  if (Array.isArray(resources) && resources.some((r) => r !== null && typeof r === "object" && sealed.has(r))) {
+    const head = serializeWhole({ ...state, resources: RESOURCES_MARKER } as unknown as State);
+    const quoted = JSON.stringify(RESOURCES_MARKER);
+    const at = head.indexOf(quoted);
+    if (at >= 0 && head.lastIndexOf(quoted) === at) {
+      const items: string[] = [];
+      for (let i = 0; i < resources.length; i++) items.push(resourceText(resources[i]));
+      return `${head.slice(0, at)}[\n    ${items.join(",\n    ")}\n  ]${head.slice(at + quoted.length)}`;
+    }
+  }
+  return serializeWhole(state);
+}
+
+/**
+ * The text serializeState gives for the same state with another serial, from `text` (its
+ * serialisation with `serial`); undefined when `text` does not have the expected form. The
+ * top-level keys come first in schema order, so the first `"serial":` at indent 2 is the state's.
+ */
+export function withSerial(text: string, serial: number, newSerial: number): string | undefined {
+  const from = `\n  "serial": ${JSON.stringify(serial)},\n`;
+  const i = text.indexOf(from);
+  if (i < 0 || !Number.isSafeInteger(serial) || !Number.isSafeInteger(newSerial)) return undefined;
+  return `${text.slice(0, i)}\n  "serial": ${JSON.stringify(newSerial)},\n${text.slice(i + from.length)}`;
 }
 
 /** Line and column (1-based) of a character offset. */

@@ -7,7 +7,7 @@ import { basename, dirname, join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
 import { describeErrors, validate } from "../schemas/index.js";
-import { parseState, serializeState } from "./format.js";
+import { hasSealedResources, parsedState, parseState, serializeState, stateProblems, withSerial } from "./format.js";
 import { errnoCode, fsError, fsyncDir, pidAlive } from "./fsutil.js";
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
 
@@ -127,8 +127,13 @@ class LocalStateStore implements StateStore {
   }
 
   async write(next: State): Promise<State> {
+    // Resources sealed by apply (which saves after steps) are serialised, checked and parsed
+    // once, not at every save: for a large state that was most of apply's time.
+    const parts = hasSealedResources(next);
     // An invalid state is a bug in converge, not something the user can fix.
-    const invalid = validate("state.schema.json", JSON.parse(serializeState(next)));
+    const nextText = parts ? undefined : serializeState(next);
+    const value = nextText === undefined ? undefined : (JSON.parse(nextText) as State);
+    const invalid = value === undefined ? stateProblems(next) : validate("state.schema.json", value);
     if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.path}: ${describeErrors(invalid)}`);
 
     const dir = dirname(this.path);
@@ -138,7 +143,7 @@ class LocalStateStore implements StateStore {
     } catch (e) {
       throw fsError(e, "create directory", dir);
     }
-    const current = await this.read();
+    const current = await this.readCurrent();
     if (current && current.lineage !== next.lineage) {
       throw new UserError(
         error(`state file ${this.path} belongs to another state (lineage ${current.lineage}, stack "${current.stack}"), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
@@ -148,7 +153,9 @@ class LocalStateStore implements StateStore {
       );
     }
     const written: State = { ...next, serial: (current?.serial ?? next.serial) + 1 };
-    const text = serializeState(written);
+    // serializeState(written): the same text but for the serial (serialising a large state twice
+    // was a hot spot of apply, which saves after every step).
+    const text = (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ?? serializeState(written);
 
     try {
       const tmp = await writeTemp(dir, base, text);
@@ -164,7 +171,32 @@ class LocalStateStore implements StateStore {
       throw fsError(e, "write state file", this.path);
     }
     await removeLeftovers(dir, base);
-    return JSON.parse(text) as State;
+    await this.remember(written);
+    if (!value) return parsedState(written);
+    // JSON.parse(text), which differs from `value` only in the serial.
+    value.serial = written.serial;
+    return value;
+  }
+
+  /**
+   * What the file holds now: `read()`, unless the file is the one this store last wrote (same
+   * inode, size and change time), whose lineage and serial it remembers.
+   */
+  private async readCurrent(): Promise<Pick<State, "lineage" | "serial" | "stack"> | undefined> {
+    const known = this.lastWritten;
+    if (known) {
+      const st = await stat(this.path, { bigint: true }).catch(() => undefined);
+      if (st && st.ino === known.ino && st.size === known.size && st.ctimeNs === known.ctimeNs && st.mtimeNs === known.mtimeNs) return known.state;
+    }
+    return this.read();
+  }
+
+  private lastWritten: { ino: bigint; size: bigint; ctimeNs: bigint; mtimeNs: bigint; state: Pick<State, "lineage" | "serial" | "stack"> } | undefined;
+
+  private async remember(written: State): Promise<void> {
+    this.lastWritten = undefined;
+    const st = await stat(this.path, { bigint: true }).catch(() => undefined);
+    if (st) this.lastWritten = { ino: st.ino, size: st.size, ctimeNs: st.ctimeNs, mtimeNs: st.mtimeNs, state: { lineage: written.lineage, serial: written.serial, stack: written.stack } };
   }
 
   lock(operation: string, opts?: LockOptions): Promise<LockHandle> {

@@ -1,0 +1,178 @@
+// A fast path for the common shape of stack files: block mappings and sequences of one-line
+// scalars and one-line flow collections. It returns what yaml's parseDocument(text).toJS() gives,
+// or undefined as soon as the text uses anything else (anchors, tags, block scalars, multi-line
+// scalars, escapes, numbers, duplicate keys, odd indentation…), and the caller then uses yaml.
+// yaml builds a full document with source positions, which costs seconds for a stack of
+// 10,000 resources; positions are only needed for diagnostics, so they are parsed lazily.
+
+interface Line {
+  indent: number;
+  text: string;
+}
+
+/** Thrown to give up on the fast path. */
+const BAIL = Symbol("bail");
+function bail(): never {
+  throw BAIL;
+}
+
+// Plain keys: a letter or _ first, then letters, digits and _ . / : - (never a trailing ":").
+const KEY = /^[A-Za-z_][A-Za-z0-9_./:-]*$/;
+// Words the core schema resolves to null or booleans (any other plain word is a string here).
+const NULL_WORDS = new Set(["~", "null", "Null", "NULL"]);
+const TRUE_WORDS = new Set(["true", "True", "TRUE"]);
+const FALSE_WORDS = new Set(["false", "False", "FALSE"]);
+// A plain scalar may not start with an indicator; digits, + and . may start a number.
+const PLAIN_FIRST_BAD = new Set([..."-?:,[]{}#&*!|>'\"%@`~+.0123456789 "]);
+
+function key(text: string): string {
+  // (yaml limits implicit keys to 1024 characters)
+  if (text.length > 1000 || !KEY.test(text) || text.endsWith(":") || text === "__proto__" || NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text)) bail();
+  return text;
+}
+
+/** A one-line plain scalar (already trimmed, comment removed) in block or flow context. */
+function plain(text: string, flow: boolean): unknown {
+  if (text === "" || PLAIN_FIRST_BAD.has(text[0]!)) bail();
+  if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
+  if (NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text)) bail();
+  if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) bail();
+  if (flow && /[[\]{},#]/.test(text)) bail();
+  return text;
+}
+
+/** A one-line quoted scalar without escapes, or undefined when `text` is not one. */
+function quoted(text: string): string | undefined {
+  const c = text[0];
+  if (c === '"') {
+    const m = /^"([^"\\]*)"$/.exec(text);
+    return m ? m[1]! : bail();
+  }
+  if (c === "'") {
+    const m = /^'((?:[^']|'')*)'$/.exec(text);
+    return m ? m[1]!.replace(/''/g, "'") : bail();
+  }
+  return undefined;
+}
+
+/** A flow scalar item (trimmed). */
+function flowScalar(text: string): unknown {
+  const q = quoted(text);
+  return q !== undefined ? q : plain(text, true);
+}
+
+/** An inline value after "key: " or "- ": a scalar or a one-line flow collection. */
+function inline(raw: string): unknown {
+  let text = raw.trim();
+  const c = text[0];
+  if (c === '"' || c === "'") {
+    // A quoted scalar, optionally followed by a comment.
+    const m = c === '"' ? /^("[^"\\]*")(?:\s+#.*)?$/.exec(text) : /^('(?:[^']|'')*')(?:\s+#.*)?$/.exec(text);
+    if (!m) bail();
+    return quoted(m[1]!);
+  }
+  const hash = text.search(/\s#/);
+  if (hash >= 0) text = text.slice(0, hash).trimEnd();
+  if (c === "[" || c === "{") {
+    if (text.includes("#")) bail();
+    const close = c === "[" ? "]" : "}";
+    if (!text.endsWith(close)) bail();
+    const body = text.slice(1, -1).trim();
+    if (/[[\]{}]/.test(body)) bail();
+    if (c === "[") {
+      if (body === "") return [];
+      return body.split(",").map((item) => flowScalar(item.trim()));
+    }
+    const out: Record<string, unknown> = {};
+    if (body === "") return out;
+    for (const item of body.split(",")) {
+      const i = item.indexOf(": ");
+      if (i < 0) bail();
+      const k = key(item.slice(0, i).trim());
+      if (Object.hasOwn(out, k)) bail();
+      out[k] = flowScalar(item.slice(i + 2).trim());
+    }
+    return out;
+  }
+  return plain(text, false);
+}
+
+/**
+ * The value of `text` as yaml's `parseDocument(text).toJS()` gives it when the document is a
+ * mapping written in the subset above; undefined otherwise (including every text yaml would
+ * report an error or a warning for).
+ */
+export function parseSimpleYaml(text: string): Record<string, unknown> | undefined {
+  // Tabs, CR, BOM, control and non-ASCII line-break characters: leave them to yaml.
+  if (/[\t\r\uFEFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F\x85\u2028\u2029]/.test(text)) return undefined;
+  const lines: Line[] = [];
+  for (const raw of text.split("\n")) {
+    const t = raw.trimStart();
+    if (t === "" || t[0] === "#") continue;
+    const indent = raw.length - t.length;
+    if (indent === 0 && (t.startsWith("---") || t.startsWith("...") || t[0] === "%")) return undefined;
+    lines.push({ indent, text: t.trimEnd() });
+  }
+  if (lines.length === 0 || lines[0]!.indent !== 0) return undefined;
+  let i = 0;
+
+  const isItem = (l: Line) => l.text === "-" || l.text.startsWith("- ");
+
+  const node = (indent: number): unknown => (isItem(lines[i]!) ? seq(indent) : map(indent));
+
+  // After an inline value, a more indented line would continue it (or be an error).
+  const noContinuation = (indent: number) => {
+    if (i < lines.length && lines[i]!.indent > indent) bail();
+  };
+
+  const map = (indent: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    while (i < lines.length && lines[i]!.indent === indent && !isItem(lines[i]!)) {
+      const { text: t } = lines[i]!;
+      let sep = t.indexOf(": ");
+      let rest: string;
+      if (sep >= 0) rest = t.slice(sep + 2);
+      else if (t.endsWith(":")) {
+        sep = t.length - 1;
+        rest = "";
+      } else bail();
+      const k = key(t.slice(0, sep));
+      if (Object.hasOwn(out, k)) bail();
+      i++;
+      const r = rest.trim();
+      if (r === "" || r[0] === "#") {
+        const next = lines[i];
+        if (next && next.indent > indent) out[k] = node(next.indent);
+        else if (next && next.indent === indent && isItem(next)) out[k] = seq(indent);
+        else out[k] = null;
+      } else {
+        out[k] = inline(r);
+        noContinuation(indent);
+      }
+    }
+    return out;
+  };
+
+  const seq = (indent: number): unknown[] => {
+    const out: unknown[] = [];
+    while (i < lines.length && lines[i]!.indent === indent && isItem(lines[i]!)) {
+      const item = lines[i]!.text.slice(1).trim();
+      if (item === "" || item[0] === "#") bail();
+      // "- key: value" starts a compact mapping: not in the fast subset.
+      if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) bail();
+      i++;
+      out.push(inline(item));
+      noContinuation(indent);
+    }
+    return out;
+  };
+
+  try {
+    if (isItem(lines[0]!)) return undefined;
+    const value = map(0);
+    return i === lines.length ? value : undefined;
+  } catch (e) {
+    if (e === BAIL) return undefined;
+    throw e;
+  }
+}

@@ -1,0 +1,107 @@
+// The fast path must never disagree with the yaml library: wherever parseSimpleYaml accepts a
+// text, its value equals yaml's; otherwise it declines (undefined) and yaml is used.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { parse, stringify } from "yaml";
+import { describe, expect, it } from "vitest";
+import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
+
+const root = join(import.meta.dirname, "../..");
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (f === "node_modules" || f.startsWith(".")) return [];
+    return statSync(p).isDirectory() ? yamlFiles(p) : /\.ya?ml$/.test(f) ? [p] : [];
+  });
+}
+
+function agrees(text: string): boolean {
+  let expected: unknown;
+  try {
+    expected = parse(text, { maxAliasCount: 100 });
+  } catch {
+    // yaml refuses it: the fast path must decline too.
+    return parseSimpleYaml(text) === undefined;
+  }
+  const fast = parseSimpleYaml(text);
+  if (fast === undefined) return true;
+  expect(fast).toEqual(expected);
+  return true;
+}
+
+const scalar = fc.oneof(
+  fc.constantFrom("true", "false", "null", "yes", "no", "on", "off", "~", "0", "1.5", "-1", "0x1F", "1e3", ".inf", "NaN", "", " ", "a: b", "a #b", "#c", "- x", "'q'", '"d"', "${x.y}", "$$", "user:a@example.com", "roles/x.y", "request.time < timestamp(\"2027-01-01T00:00:00Z\")", "é", "a\tb", "a\nb"),
+  fc.string({ maxLength: 12 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+);
+const keyArb = fc.oneof(fc.constantFrom("name", "type", "members", "fn::invoke", "a.b", "x-y", "1", "true", "null", "on", "a b", "k:", "__proto__"), fc.string({ minLength: 1, maxLength: 8 }));
+const value = fc.letrec((tie) => ({
+  v: fc.oneof({ depthSize: "small" }, scalar, fc.array(tie("v"), { maxLength: 4 }), fc.dictionary(keyArb, tie("v"), { maxKeys: 4 })),
+})).v;
+
+describe("YAML fast path", () => {
+  it("agrees with yaml on every YAML file in the repository", () => {
+    const files = yamlFiles(root);
+    expect(files.length).toBeGreaterThan(20);
+    let accepted = 0;
+    for (const f of files) {
+      const text = readFileSync(f, "utf8");
+      agrees(text);
+      if (parseSimpleYaml(text) !== undefined) accepted++;
+    }
+    // The fast path must actually be used on ordinary stacks.
+    expect(accepted).toBeGreaterThan(5);
+  });
+
+  it("agrees with yaml on generated documents in block and flow styles", () => {
+    fc.assert(
+      fc.property(fc.dictionary(keyArb, value, { maxKeys: 6 }), fc.constantFrom<"block" | "flow" | "mixed">("block", "flow", "mixed"), (doc, style) => {
+        const text = stringify(doc, { collectionStyle: style === "mixed" ? "any" : style, lineWidth: 0 });
+        return agrees(text);
+      }),
+      { numRuns: 3000, seed: 20261122 },
+    );
+  });
+
+  it("accepts and agrees on most stack-like documents (the comparison is not vacuous)", () => {
+    let accepted = 0;
+    const stackish = fc.dictionary(
+      fc.constantFrom("name", "type", "members", "role", "a"),
+      fc.oneof(fc.string({ maxLength: 8 }), fc.array(fc.string({ maxLength: 6 }), { maxLength: 3 }), fc.dictionary(fc.constantFrom("x", "y"), fc.string({ maxLength: 5 }))),
+      { maxKeys: 4 },
+    );
+    fc.assert(
+      fc.property(stackish, (doc) => {
+        const text = stringify(doc);
+        if (parseSimpleYaml(text) !== undefined) accepted++;
+        return agrees(text);
+      }),
+      { numRuns: 2000, seed: 42 },
+    );
+    expect(accepted).toBeGreaterThan(600);
+  });
+
+  it("agrees with yaml on hand-mutated texts (comments, quotes, indentation, odd tokens)", () => {
+    const base = readFileSync(join(root, "examples/quickstart/stack.yaml"), "utf8").split("\n");
+    const edits = fc.array(
+      fc.record({ line: fc.nat({ max: base.length - 1 }), at: fc.nat({ max: 60 }), text: fc.constantFrom(" ", "  ", "#", " # c", ":", ": ", "-", "'", '"', "{", "}", "[", "]", ",", "&a ", "*a", "!!str ", "|", ">", "\t", "\\", "?", "%", "@", "`") }),
+      { maxLength: 4 },
+    );
+    fc.assert(
+      fc.property(edits, (es) => {
+        const lines = [...base];
+        for (const e of es) {
+          const l = lines[e.line]!;
+          const at = Math.min(e.at, l.length);
+          lines[e.line] = l.slice(0, at) + e.text + l.slice(at);
+        }
+        return agrees(lines.join("\n"));
+      }),
+      { numRuns: 3000, seed: 7 },
+    );
+  });
+});
