@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
 
@@ -120,4 +121,31 @@ export async function writeState(path: string, state: State): Promise<void> {
 /** Lines printed like a stack trace ("    at fn (file:line:col)"); diagnostics indent "  at path" by two. */
 export function stackTraceLines(text: string): string[] {
   return text.split("\n").filter((l) => /^\s{4,}at /.test(l) || /^\s*at .*\.(js|ts|mjs):\d+:\d+\)?$/.test(l));
+}
+
+/**
+ * One seeded emulator and one temp directory for a test file, started before its tests and
+ * removed after them. Read `ws.emu` and `ws.dir` inside tests (they exist once beforeAll ran).
+ */
+export function useEmulatorWorkspace(seed: EmulatorWorld, prefix: string): { readonly emu: RunningEmulator; readonly dir: string } {
+  let emu: RunningEmulator | undefined;
+  let ws: { dir: string; remove: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    emu = await startSeededEmulator(seed);
+    ws = await tempDir(prefix);
+  });
+  afterAll(async () => {
+    await emu?.close();
+    await ws?.remove();
+  });
+  return {
+    get emu() {
+      if (!emu) throw new Error("the emulator starts in beforeAll");
+      return emu;
+    },
+    get dir() {
+      if (!ws) throw new Error("the workspace is made in beforeAll");
+      return ws.dir;
+    },
+  };
 }

@@ -3,11 +3,10 @@
 // in-place" and apply writes that one policy once. Built CLI against a seeded emulator.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { expectExit, livePolicy, resetStats, runCli, startSeededEmulator, stats, tempDir } from "./helpers.js";
+import { expectExit, livePolicy, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
 
 const PROJECT = "my-project";
 const LOC = "us-central1";
@@ -32,21 +31,10 @@ const SEED: EmulatorWorld = {
   ],
 };
 
-let emu: RunningEmulator;
-let dir: string;
-let remove: () => Promise<void>;
-
-beforeAll(async () => {
-  emu = await startSeededEmulator(SEED);
-  ({ dir, remove } = await tempDir("converge-import-options-"));
-});
-afterAll(async () => {
-  await emu?.close();
-  await remove?.();
-});
+const ws = useEmulatorWorkspace(SEED, "converge-import-options-");
 
 async function writeStack(file: string, plan: string, endpoint: string, members: string[]): Promise<string> {
-  const path = join(dir, file);
+  const path = join(ws.dir, file);
   const stack = {
     name: "adopt",
     provider: { project: PROJECT, location: LOC },
@@ -67,14 +55,14 @@ async function writeStack(file: string, plan: string, endpoint: string, members:
   return path;
 }
 
-const cli = (args: string[]) => runCli(args, { emulator: emu, cwd: dir });
+const cli = (args: string[]) => runCli(args, { emulator: ws.emu, cwd: ws.dir });
 
 // A generous timeout: every step is a fresh CLI process (about a second each on a busy machine).
 describe("options.import", { timeout: 90_000 }, () => {
   it("plans as imports and applies with zero setIamPolicy calls when live matches", async () => {
     const stack = await writeStack("match.yaml", NIGHTLY, CHURN, ["user:carol@example.com", "group:sre@example.com"]);
-    const state = join(dir, "match.json");
-    await resetStats(emu);
+    const state = join(ws.dir, "match.json");
+    await resetStats(ws.emu);
 
     const plan = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
     expectExit(plan, 2);
@@ -89,7 +77,7 @@ describe("options.import", { timeout: 90_000 }, () => {
     const apply = await cli(["apply", "--auto-approve", "-f", stack, "--state", state]);
     expectExit(apply, 0);
     expect(apply.stdout).toMatch(/2 imported, 0 added, 0 changed, 0 destroyed/);
-    const st = await stats(emu);
+    const st = await stats(ws.emu);
     expect(st.requests[SET_RP]).toBe(0);
     expect(st.requests[SET_EP]).toBe(0);
 
@@ -102,13 +90,13 @@ describe("options.import", { timeout: 90_000 }, () => {
 
     const again = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
     expectExit(again, 0);
-    expect((await stats(emu)).requests[SET_RP]).toBe(0);
+    expect((await stats(ws.emu)).requests[SET_RP]).toBe(0);
   });
 
   it("a mismatching binding plans as imported and updated in-place; apply writes exactly once, to that policy", async () => {
     const stack = await writeStack("mismatch.yaml", WEEKLY, SCORER, ["user:carol@example.com", "user:zed@example.com"]);
-    const state = join(dir, "mismatch.json");
-    await resetStats(emu);
+    const state = join(ws.dir, "mismatch.json");
+    await resetStats(ws.emu);
 
     const plan = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
     expectExit(plan, 2);
@@ -120,15 +108,15 @@ describe("options.import", { timeout: 90_000 }, () => {
 
     const apply = await cli(["apply", "--auto-approve", "-f", stack, "--state", state]);
     expectExit(apply, 0);
-    const st = await stats(emu);
+    const st = await stats(ws.emu);
     expect(st.requests[SET_RP]).toBe(1);
     expect(st.requests[SET_EP]).toBe(0);
 
-    const weekly = (await livePolicy(emu, WEEKLY)).bindings!;
+    const weekly = (await livePolicy(ws.emu, WEEKLY)).bindings!;
     expect(weekly.map((b) => ({ ...b, members: [...b.members].sort() }))).toEqual([{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "user:zed@example.com"] }]);
     // The other policies are untouched.
-    expect((await livePolicy(emu, NIGHTLY)).bindings![0]!.members.sort()).toEqual(["group:sre@example.com", "user:carol@example.com"]);
-    expect((await livePolicy(emu, SCORER)).bindings![0]!.members.sort()).toEqual(["group:ml@example.com", "user:dana@example.com"]);
+    expect((await livePolicy(ws.emu, NIGHTLY)).bindings![0]!.members.sort()).toEqual(["group:sre@example.com", "user:carol@example.com"]);
+    expect((await livePolicy(ws.emu, SCORER)).bindings![0]!.members.sort()).toEqual(["group:ml@example.com", "user:dana@example.com"]);
 
     const again = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
     expectExit(again, 0);

@@ -4,11 +4,10 @@
 import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { expectExit, livePolicy, resetStats, runCli, stackTraceLines, startSeededEmulator, stats, tempDir, type CliResult } from "./helpers.js";
+import { expectExit, livePolicy, resetStats, runCli, stackTraceLines, stats, type CliResult, useEmulatorWorkspace } from "./helpers.js";
 
 const PROJECT = "my-project";
 const LOC = "us-central1";
@@ -37,18 +36,7 @@ const SEED: EmulatorWorld = {
   endpoints: [{ name: EP, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "serviceAccount:bot@my-project.iam.gserviceaccount.com"] }] } }],
 };
 
-let emu: RunningEmulator;
-let dir: string;
-let remove: () => Promise<void>;
-
-beforeAll(async () => {
-  emu = await startSeededEmulator(SEED);
-  ({ dir, remove } = await tempDir("converge-import-"));
-});
-afterAll(async () => {
-  await emu?.close();
-  await remove?.();
-});
+const ws = useEmulatorWorkspace(SEED, "converge-import-");
 
 interface Res {
   type: string;
@@ -57,7 +45,7 @@ interface Res {
 }
 
 async function writeStack(file: string, resources: Record<string, Res>): Promise<string> {
-  const path = join(dir, file);
+  const path = join(ws.dir, file);
   await writeFile(path, stringify({ name: "team", provider: { project: PROJECT, location: LOC }, resources }));
   return path;
 }
@@ -66,7 +54,7 @@ const viewers = (members: string[]): Res => ({ type: BINDING, properties: { name
 const temp = (members: string[]): Res => ({ type: BINDING, properties: { name: RP, role: "roles/gkebackup.viewer", members, condition: UNTIL_2027 } });
 const dana: Res = { type: MEMBER, properties: { name: "churn", role: "roles/aiplatform.user", member: "user:dana@example.com" } };
 
-const cli = (args: string[]) => runCli(args, { emulator: emu, cwd: dir });
+const cli = (args: string[]) => runCli(args, { emulator: ws.emu, cwd: ws.dir });
 
 /** The lines of one resource's block in a human plan, from "  # ADDRESS …" to its closing brace. */
 function block(stdout: string, address: string): string[] {
@@ -93,8 +81,8 @@ function expectCleanFailure(r: CliResult, message: RegExp): void {
 describe("converge import ADDRESS ID", { timeout: 90_000 }, () => {
   it("writes a seeded binding and a seeded member to the state; the next plan shows no changes, or exactly the stack's difference", async () => {
     const stack = await writeStack("stack.yaml", { viewers: viewers(["user:carol@example.com", "group:sre@example.com"]), dana });
-    const state = join(dir, "team.json");
-    await resetStats(emu);
+    const state = join(ws.dir, "team.json");
+    await resetStats(ws.emu);
 
     const a = await cli(["import", "viewers", `${RP} roles/gkebackup.viewer`, "-f", stack, "--state", state]);
     expectExit(a, 0);
@@ -107,8 +95,8 @@ describe("converge import ADDRESS ID", { timeout: 90_000 }, () => {
     const s = JSON.parse(await readFile(state, "utf8")) as State;
     expect(s.stack).toBe("team");
     expect(s.resources.map((r) => r.address)).toEqual(["viewers", "dana"]);
-    const rpEtag = (await livePolicy(emu, RP)).etag;
-    const epEtag = (await livePolicy(emu, EP)).etag;
+    const rpEtag = (await livePolicy(ws.emu, RP)).etag;
+    const epEtag = (await livePolicy(ws.emu, EP)).etag;
     expect(s.resources[0]).toEqual({
       address: "viewers",
       type: BINDING,
@@ -160,14 +148,14 @@ describe("converge import ADDRESS ID", { timeout: 90_000 }, () => {
     ]);
 
     // import and plan only read.
-    const st = await stats(emu);
+    const st = await stats(ws.emu);
     expect(st.requests[SET_RP]).toBe(0);
     expect(st.requests[SET_EP]).toBe(0);
   });
 
   it("imports a conditional binding by its title; a members change plans as exactly that difference (the unchanged condition is not marked)", async () => {
     const stack = await writeStack("stack-temp.yaml", { temp: temp(["user:alice@example.com"]) });
-    const state = join(dir, "team-temp.json");
+    const state = join(ws.dir, "team-temp.json");
     const r = await cli(["import", "temp", `${RP} roles/gkebackup.viewer until-2027`, "-f", stack, "--state", state]);
     expectExit(r, 0);
     const s = JSON.parse(await readFile(state, "utf8")) as State;
@@ -193,7 +181,7 @@ describe("converge import ADDRESS ID", { timeout: 90_000 }, () => {
   it("failures exit 1 with a plain message and change nothing (state bytes, files, zero setIamPolicy)", async () => {
     const stack = await writeStack("stack-fail.yaml", { viewers: viewers(["user:carol@example.com", "group:sre@example.com"]), dana });
     // A state that already holds `viewers`.
-    const base = join(dir, "fail-base.json");
+    const base = join(ws.dir, "fail-base.json");
     expectExit(await cli(["import", "viewers", `${RP} roles/gkebackup.viewer`, "-f", stack, "--state", base]), 0);
     const baseBytes = await readFile(base);
 
@@ -208,14 +196,14 @@ describe("converge import ADDRESS ID", { timeout: 90_000 }, () => {
     ];
     const paths = await Promise.all(
       cases.map(async (c) => {
-        const d = join(dir, `fail-${c.name}`);
+        const d = join(ws.dir, `fail-${c.name}`);
         await mkdir(d);
         const state = join(d, "team.json");
         if (c.existing) await copyFile(base, state);
         return { d, state };
       }),
     );
-    await resetStats(emu);
+    await resetStats(ws.emu);
     const results = await Promise.all(cases.map((c, i) => cli(["import", ...c.args, "-f", stack, "--state", paths[i]!.state])));
     for (const [i, c] of cases.entries()) {
       const r = results[i]!;
@@ -233,7 +221,7 @@ describe("converge import ADDRESS ID", { timeout: 90_000 }, () => {
         expect(await readdir(d), `${c.name}: stray files`).toEqual([]);
       }
     }
-    const st = await stats(emu);
+    const st = await stats(ws.emu);
     expect(st.requests[SET_RP]).toBe(0);
     expect(st.requests[SET_EP]).toBe(0);
   });

@@ -3,11 +3,10 @@
 // the policy, and the next plan is clean. Built CLI against a seeded emulator.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { expectExit, livePolicy, resetStats, runCli, startSeededEmulator, stats, tempDir } from "./helpers.js";
+import { expectExit, livePolicy, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
 
 const PROJECT = "my-project";
 const LOC = "us-central1";
@@ -35,26 +34,15 @@ const SEED: EmulatorWorld = {
   endpoints: [{ name: EP, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }] } }],
 };
 
-let emu: RunningEmulator;
-let dir: string;
-let remove: () => Promise<void>;
+const ws = useEmulatorWorkspace(SEED, "converge-replace-");
 
-beforeAll(async () => {
-  emu = await startSeededEmulator(SEED);
-  ({ dir, remove } = await tempDir("converge-replace-"));
-});
-afterAll(async () => {
-  await emu?.close();
-  await remove?.();
-});
-
-const cli = (args: string[]) => runCli(args, { emulator: emu, cwd: dir });
+const cli = (args: string[]) => runCli(args, { emulator: ws.emu, cwd: ws.dir });
 const sorted = (xs: string[] | undefined) => [...(xs ?? [])].sort();
 
 // A generous timeout: every step is a fresh CLI process (about a second each on a busy machine).
 describe("--replace on unchanged grants", { timeout: 90_000 }, () => {
   it("plans +/- replacement by request, applies with no gap in access, and the next plan is clean", async () => {
-    const stack = join(dir, "stack.yaml");
+    const stack = join(ws.dir, "stack.yaml");
     await writeFile(
       stack,
       stringify({
@@ -66,11 +54,11 @@ describe("--replace on unchanged grants", { timeout: 90_000 }, () => {
         },
       }),
     );
-    const state = join(dir, "team.json");
+    const state = join(ws.dir, "team.json");
     expectExit(await cli(["import", "viewers", "nightly roles/gkebackup.viewer", "-f", stack, "--state", state]), 0);
     expectExit(await cli(["import", "dana", "churn roles/aiplatform.user user:dana@example.com", "-f", stack, "--state", state]), 0);
 
-    await resetStats(emu);
+    await resetStats(ws.emu);
     const plan = await cli(["plan", "--detailed-exitcode", "--replace", "viewers", "--replace", "dana", "-f", stack, "--state", state]);
     expectExit(plan, 2);
     for (const [address, type] of [["viewers", BINDING], ["dana", MEMBER]] as const) {
@@ -78,19 +66,19 @@ describe("--replace on unchanged grants", { timeout: 90_000 }, () => {
     }
     expect(plan.stdout).toContain("+/- create replacement and then destroy");
     expect(plan.stdout).toContain("Plan: 0 to import, 2 to add, 0 to change, 2 to destroy.");
-    expect((await stats(emu)).requests[SET_RP]).toBe(0);
+    expect((await stats(ws.emu)).requests[SET_RP]).toBe(0);
 
     const apply = await cli(["apply", "--auto-approve", "--replace", "viewers", "--replace", "dana", "-f", stack, "--state", state]);
     expectExit(apply, 0);
     expect(apply.stdout).toMatch(/2 added, 0 changed, 2 destroyed/);
     // Changes to one policy are one read-modify-write, so the members are never out of it.
-    const st = await stats(emu);
+    const st = await stats(ws.emu);
     expect(st.requests[SET_RP]).toBeLessThanOrEqual(1);
     expect(st.requests[SET_EP]).toBeLessThanOrEqual(1);
-    const rp = await livePolicy(emu, RP);
+    const rp = await livePolicy(ws.emu, RP);
     expect(sorted(rp.bindings?.find((b) => b.role === "roles/gkebackup.viewer" && !b.condition)?.members)).toEqual(VIEWERS);
     expect(sorted(rp.bindings?.find((b) => b.role === "roles/gkebackup.admin")?.members)).toEqual(["user:root@example.com"]);
-    const ep = await livePolicy(emu, EP);
+    const ep = await livePolicy(ws.emu, EP);
     expect(sorted(ep.bindings?.find((b) => b.role === "roles/aiplatform.user")?.members)).toEqual(["group:ml@example.com", "user:dana@example.com"]);
 
     const s = JSON.parse(await readFile(state, "utf8")) as State;

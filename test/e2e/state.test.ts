@@ -3,11 +3,10 @@
 // stack makes the next plan clean. Needs `npm run build`.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { expectExit, livePolicy, resetStats, runCli, stackTraceLines, startSeededEmulator, stats, tempDir, totalRequests } from "./helpers.js";
+import { expectExit, livePolicy, resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
 
 const PROJECT = "my-project";
 const LOC = "us-central1";
@@ -24,25 +23,14 @@ const SEED: EmulatorWorld = {
   endpoints: [{ name: EP, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }] } }],
 };
 
-let emu: RunningEmulator;
-let dir: string;
-let remove: () => Promise<void>;
-
-beforeAll(async () => {
-  emu = await startSeededEmulator(SEED);
-  ({ dir, remove } = await tempDir("converge-state-"));
-});
-afterAll(async () => {
-  await emu?.close();
-  await remove?.();
-});
+const ws = useEmulatorWorkspace(SEED, "converge-state-");
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-const cli = (args: string[]) => runCli(args, { emulator: emu, cwd: dir });
+const cli = (args: string[]) => runCli(args, { emulator: ws.emu, cwd: ws.dir });
 
 /** A stack named "team" (state: state/team.json under the working directory). */
 async function writeStack(file: string, memberAddress: string): Promise<string> {
-  const path = join(dir, file);
+  const path = join(ws.dir, file);
   const resources = {
     viewers: { type: BINDING, properties: { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "group:sre@example.com"] } },
     [memberAddress]: { type: MEMBER, properties: { name: "churn", role: "roles/aiplatform.user", member: "user:dana@example.com" } },
@@ -55,7 +43,7 @@ async function writeStack(file: string, memberAddress: string): Promise<string> 
 describe("converge state", { timeout: 90_000 }, () => {
   it("list / show / --json print the state; mv after a rename plans clean; rm forgets without touching the cloud and the next plan creates", async () => {
     const stack = await writeStack("stack.yaml", "dana");
-    const statePath = join(dir, "state", "team.json");
+    const statePath = join(ws.dir, "state", "team.json");
     expectExit(await cli(["import", "viewers", "nightly roles/gkebackup.viewer", "-f", "stack.yaml"]), 0);
     expectExit(await cli(["import", "dana", "churn roles/aiplatform.user user:dana@example.com", "-f", "stack.yaml"]), 0);
     const imported = JSON.parse(await readFile(statePath, "utf8")) as State;
@@ -63,7 +51,7 @@ describe("converge state", { timeout: 90_000 }, () => {
     const dana = imported.resources.find((r) => r.address === "dana")!;
 
     // Read-only commands: the default path from -f, or --state.
-    await resetStats(emu);
+    await resetStats(ws.emu);
     const [list, listJson, show, showJson] = await Promise.all([
       cli(["state", "list", "-f", stack]),
       cli(["state", "list", "--json", "--state", statePath]),
@@ -83,7 +71,7 @@ describe("converge state", { timeout: 90_000 }, () => {
     expect(show.stdout).toMatch(/^ +members += .*"group:sre@example\.com".*"user:carol@example\.com"/m);
     expect(show.stdout).toMatch(/^ +project += "my-project"$/m);
     expect(JSON.parse(showJson.stdout)).toEqual(dana);
-    expect(totalRequests(await stats(emu))).toBe(0);
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
 
     // mv: rename the resource in the stack, then in the state: nothing to do.
     const renamed = await writeStack("renamed.yaml", "analyst");
@@ -98,12 +86,12 @@ describe("converge state", { timeout: 90_000 }, () => {
     expect(clean.stdout).toContain("No changes.");
 
     // rm: forgets, the grant stays in the cloud, no cloud call at all.
-    await resetStats(emu);
+    await resetStats(ws.emu);
     const rm = await cli(["state", "rm", "viewers", "-f", renamed]);
     expectExit(rm, 0);
     expect(rm.stdout).toContain("Removed 1 resource from the state: viewers.");
-    expect(totalRequests(await stats(emu))).toBe(0);
-    const live = await livePolicy(emu, RP);
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
+    const live = await livePolicy(ws.emu, RP);
     expect(live.bindings?.find((b) => b.role === "roles/gkebackup.viewer")?.members.sort()).toEqual(["group:sre@example.com", "user:carol@example.com"]);
     const after = JSON.parse(await readFile(statePath, "utf8")) as State;
     expect(after.resources.map((r) => r.address)).toEqual(["analyst"]);
@@ -123,7 +111,7 @@ describe("converge state", { timeout: 90_000 }, () => {
     expect(plan.stdout).toContain("# viewers will be created");
     expect(plan.stdout).not.toContain("# analyst");
     expect(plan.stdout).toContain("Plan: 0 to import, 1 to add, 0 to change, 0 to destroy.");
-    const st = await stats(emu);
+    const st = await stats(ws.emu);
     expect(st.requests[SET_RP]).toBe(0);
     expect(st.requests[SET_EP]).toBe(0);
 
