@@ -10,7 +10,6 @@ export type EngineEvent =
   | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped"; ms?: number; error?: Diagnostic; policy?: string }
   | { type: "policy-write"; policy: string; phase: "start" | "done" | "error"; attempts?: number; written?: boolean; ms?: number }
   | { type: "state-saved"; serial: number }
-  | { type: "retry"; methodId: string; resource: string; attempt: number; status: string; delayMs: number }
   | { type: "diagnostic"; diagnostic: Diagnostic };
 
 export type Emit = (event: EngineEvent) => void;

@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { openCloud } from "../../engine/cloud.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
-import { ENDPOINT_IAM_MEMBER, RESTORE_PLAN_IAM_BINDING, resourceDriver } from "../../drivers/registry.js";
+import { ENDPOINT_IAM_MEMBER, RESTORE_PLAN_IAM_BINDING } from "../../drivers/registry.js";
 import { newState } from "../../state/index.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
@@ -105,7 +105,7 @@ export function registerImport(program: Command): void {
             throw new UserError({ severity: "error", summary: `"${n}" is not a full restore plan or endpoint name`, detail: "Expected projects/{project}/locations/{location}/restorePlans/{id} or …/endpoints/{id}." });
           }
         }
-        const stateDir = o.state ? resolve(o.state, "..") : resolve("state");
+        const stateDir = o.state ? stateDirOf(resolve(o.state)) : resolve("state");
         const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: o.stackName ?? "imported" });
         try {
           const policies = [];
@@ -171,5 +171,4 @@ export function registerImport(program: Command): void {
       }
     }),
   );
-  void resourceDriver;
 }
