@@ -2,6 +2,7 @@
 // mode (ink in a terminal, plain text otherwise, JSON with --json) and exit codes.
 import { dirname, resolve } from "node:path";
 import { Option, type Command } from "commander";
+import isInCi from "is-in-ci";
 import { loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
@@ -52,6 +53,12 @@ export function durationMs(text: string | undefined): number | undefined {
 /** Whether stdout gets colour/ink: a terminal, no --no-color, no NO_COLOR. */
 export function useColor(o: { color?: boolean; json?: boolean }): boolean {
   return !o.json && o.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
+}
+
+/** Whether a live (redrawn) ink view can be shown: with CI set, ink draws only its last frame at
+ *  exit, so live progress or a prompt would stay invisible while it matters. */
+export function useLiveView(o: { color?: boolean; json?: boolean }): boolean {
+  return useColor(o) && !isInCi;
 }
 
 /** Prints lines to stdout: through ink in a colour terminal, else as plain text. */

@@ -1,6 +1,14 @@
+import { PassThrough } from "node:stream";
 import { render } from "ink-testing-library";
-import { describe, expect, it } from "vitest";
-import { ApprovalPrompt, type Answer, toAnswer } from "../../src/cli/views/approval.js";
+import { describe, expect, it, vi } from "vitest";
+import { ApprovalPrompt, type Answer, askPlain, toAnswer } from "../../src/cli/views/approval.js";
+
+// ink reads CI once at import and then draws only the last frame at exit; CI runners set it.
+// These tests are about the interactive frames, so take it away before ink loads.
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
 
 const tick = () => new Promise((r) => setTimeout(r, 20));
 
@@ -13,6 +21,17 @@ async function answer(keys: string[]): Promise<{ got: Answer[]; frame: string }>
     await tick();
   }
   return { got, frame: lastFrame() ?? "" };
+}
+
+async function plain(typed: string | null): Promise<{ answer: Answer; shown: string }> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = "";
+  output.on("data", (d: Buffer) => (shown += d.toString()));
+  const pending = askPlain("Do you want to perform these actions?", { input, output });
+  if (typed === null) input.end();
+  else input.write(typed);
+  return { answer: await pending, shown };
 }
 
 describe("approval prompt", () => {
@@ -38,5 +57,21 @@ describe("approval prompt", () => {
     expect((await answer(["y", "\r"])).got).toEqual(["no"]);
     expect(toAnswer("  YES ")).toBe("yes");
     expect(toAnswer("")).toBe("no");
+  });
+});
+
+describe("plain approval prompt (ink's CI mode would hide the question)", () => {
+  it("shows the same question and reads a line", async () => {
+    const r = await plain("yes\n");
+    expect(r.answer).toBe("yes");
+    expect(r.shown).toContain("Do you want to perform these actions?");
+    expect(r.shown).toContain("Only 'yes' will be accepted to approve");
+    expect(r.shown).toContain("Enter a value: ");
+    expect((await plain("details\n")).answer).toBe("details");
+    expect((await plain("y\n")).answer).toBe("no");
+  });
+
+  it("end of input is a refusal", async () => {
+    expect((await plain(null)).answer).toBe("no");
   });
 });

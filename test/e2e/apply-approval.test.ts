@@ -98,6 +98,24 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     expect(existsSync(state)).toBe(false);
   });
 
+  it("with CI set in the environment the question is still visible before the answer (ink would hide it)", async () => {
+    const state = freshState();
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu, env: { CI: "true" } });
+    try {
+      const asked = await pty.waitFor("Enter a value:");
+      expect(pty.text().slice(0, asked)).toContain(PROMPT);
+      expect(pty.text().slice(0, asked)).toContain("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.");
+      await pty.answer("no");
+      const code = await pty.exit;
+      expect(code, pty.text()).toBe(1);
+      expect(pty.text().slice(asked)).toMatch(/cancelled/i);
+    } finally {
+      pty.kill();
+    }
+    expect(setCalls(await stats(emu))).toBe(0);
+    expect(existsSync(state)).toBe(false);
+  });
+
   it('"yes" applies: setIamPolicy calls happen and the state is written', async () => {
     const state = freshState();
     const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });

@@ -142,11 +142,13 @@ export interface PtySession {
  * Runs `node bin/converge.js ...args` inside a pseudo-terminal made by util-linux `script`.
  * The pty gets a real size (stty), otherwise ink renders into a 0-column terminal.
  */
-export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmulator; timeoutMs?: number }): PtySession {
+export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmulator; timeoutMs?: number; env?: Record<string, string> }): PtySession {
   const env: Record<string, string | undefined> = { ...process.env, TERM: "xterm" };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
   delete env.CI;
+  delete env.CONTINUOUS_INTEGRATION;
+  Object.assign(env, o.env);
   if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
   else delete env.CLOUDNATIVE_EMULATOR_HOST;
   const cmd = `stty cols 160 rows 60 && exec ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;

@@ -8,7 +8,7 @@ import type { EngineEvent } from "../../engine/events.js";
 import type { Plan, Policy, State } from "../../generated/schemas.js";
 import { describeErrors, validate } from "../../schemas/index.js";
 import { defaultStatePath, localStateStore, newState, type LockHandle, type StateStore } from "../../state/index.js";
-import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, useColor, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
@@ -39,7 +39,7 @@ async function lock(store: StateStore, operation: string, o: StackOptions): Prom
 /** Streams progress: JSON lines with --json, Terraform-style lines otherwise. */
 function progressSink(o: { json?: boolean; color?: boolean }): { onEvent: (e: EngineEvent) => void; stop: () => Promise<void> } {
   if (o.json) return { onEvent: (e) => process.stdout.write(JSON.stringify(e) + "\n"), stop: async () => {} };
-  if (useColor(o)) {
+  if (useLiveView(o)) {
     let view: { stop: () => Promise<void> } | undefined;
     let model: import("../views/apply-progress.js").ProgressModel | undefined;
     const pending: EngineEvent[] = [];

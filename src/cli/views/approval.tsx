@@ -2,6 +2,8 @@
 // "details" shows the full diff and asks again, anything else cancels. A small line editor on
 // useInput rather than a text-input widget: pasted answers arrive as one chunk ("yes\r") and
 // must still submit.
+import { createInterface } from "node:readline/promises";
+import isInCi from "is-in-ci";
 import { useEffect, useState } from "react";
 import { Box, Text, render, useApp, useInput } from "ink";
 
@@ -11,6 +13,9 @@ export function toAnswer(text: string): Answer {
   const v = text.trim().toLowerCase();
   return v === "yes" ? "yes" : v === "details" ? "details" : "no";
 }
+
+const EXPLAIN = ["  converge will perform the actions described above.", "  Only 'yes' will be accepted to approve; 'details' shows the full diff."];
+const ASK = "  Enter a value: ";
 
 export function ApprovalPrompt({ question, onAnswer }: { question: string; onAnswer: (a: Answer) => void }) {
   const { exit } = useApp();
@@ -39,11 +44,12 @@ export function ApprovalPrompt({ question, onAnswer }: { question: string; onAns
     <Box flexDirection="column">
       <Text> </Text>
       <Text bold>{question}</Text>
-      <Text>  converge will perform the actions described above.</Text>
-      <Text>  Only &apos;yes&apos; will be accepted to approve; &apos;details&apos; shows the full diff.</Text>
+      {EXPLAIN.map((line) => (
+        <Text key={line}>{line}</Text>
+      ))}
       <Text> </Text>
       <Text>
-        <Text bold>  Enter a value: </Text>
+        <Text bold>{ASK}</Text>
         {done ?? value}
         {done === undefined ? <Text inverse> </Text> : null}
       </Text>
@@ -51,7 +57,34 @@ export function ApprovalPrompt({ question, onAnswer }: { question: string; onAns
   );
 }
 
+export interface PromptIo {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+// With CI set, ink draws only the last frame at exit, so an ink prompt would be invisible while it
+// waits: a terminal user with CI in their environment would face a silent hang. Ask with readline
+// there (same words, echoed by the terminal).
+export async function askPlain(question: string, io: PromptIo): Promise<Answer> {
+  io.output.write(`\n${question}\n${EXPLAIN.join("\n")}\n\n`);
+  const rl = createInterface({ input: io.input, output: io.output, terminal: false });
+  let onSigint = () => {};
+  try {
+    // End of input (Ctrl-D) and Ctrl-C are refusals, never approvals; Ctrl-C still releases the lock.
+    const refused = new Promise<string>((r) => {
+      rl.once("close", () => r(""));
+      onSigint = () => r("");
+      process.once("SIGINT", onSigint);
+    });
+    return toAnswer(await Promise.race([rl.question(ASK), refused]));
+  } finally {
+    process.off("SIGINT", onSigint);
+    rl.close();
+  }
+}
+
 export async function askApproval(question: string): Promise<Answer> {
+  if (isInCi) return askPlain(question, { input: process.stdin, output: process.stdout });
   let answer: Answer = "no";
   const instance = render(<ApprovalPrompt question={question} onAnswer={(a) => (answer = a)} />, { exitOnCtrlC: true, patchConsole: false });
   await instance.waitUntilExit();
