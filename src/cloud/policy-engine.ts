@@ -76,7 +76,7 @@ export async function modifyPolicy(
         round--;
         continue;
       }
-      client.emit({ type: "policy", kind, resource: name, round, outcome: "unchanged" });
+      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "unchanged" });
       return { policy: current, written: false, attempts: round, reads, writes };
     }
     const body: Policy = { ...next };
@@ -84,7 +84,7 @@ export async function modifyPolicy(
     try {
       writes++;
       const written = await client.setIamPolicy(kind, name, body);
-      client.emit({ type: "policy", kind, resource: name, round, outcome: "written" });
+      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "written" });
       return { policy: written, written: true, attempts: round, reads, writes };
     } catch (e) {
       if (!(e instanceof CloudError) || e.status !== "ABORTED") throw e;
@@ -92,7 +92,7 @@ export async function modifyPolicy(
       current = undefined;
       fresh = false;
       const delayMs = round < maxAttempts ? backoffDelay(round, backoff) : undefined;
-      client.emit({ type: "policy", kind, resource: name, round, outcome: "aborted", ...(delayMs !== undefined ? { delayMs } : {}) });
+      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "aborted", ...(delayMs !== undefined ? { delayMs } : {}) });
       if (delayMs !== undefined) await sleep(delayMs);
     }
   }

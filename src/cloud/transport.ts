@@ -13,6 +13,8 @@ export interface AttemptEvent {
   resource: string;
   /** 1 for the first try. */
   attempt: number;
+  /** The most attempts this call will make. */
+  maxAttempts: number;
   status: string;
   /** HTTP status, 0 when no response was received. */
   httpStatus: number;
@@ -31,6 +33,8 @@ export interface PolicyRoundEvent {
   resource: string;
   /** 1 for the first round. */
   round: number;
+  /** The most rounds this modification will make. */
+  maxRounds: number;
   /** written: set succeeded; unchanged: nothing to write; aborted: etag conflict (409), will re-read unless it was the last round. */
   outcome: "written" | "unchanged" | "aborted";
   /** Wait before the next round (aborted only, when retrying). */
@@ -128,7 +132,7 @@ export class Transport {
       const outcome = await this.once(spec);
       const ms = this.now() - t0;
       if (outcome.ok) {
-        this.emit({ type: "attempt", methodId: spec.methodId, resource: spec.resource, attempt, status: "OK", httpStatus: outcome.httpStatus, ms, retry: false });
+        this.emit({ type: "attempt", methodId: spec.methodId, resource: spec.resource, attempt, maxAttempts: r.maxAttempts, status: "OK", httpStatus: outcome.httpStatus, ms, retry: false });
         return outcome.value as T;
       }
       const err = outcome.error;
@@ -143,6 +147,7 @@ export class Transport {
         methodId: spec.methodId,
         resource: spec.resource,
         attempt,
+        maxAttempts: r.maxAttempts,
         status: err.status,
         httpStatus: err.httpStatus,
         ms,

@@ -8,13 +8,15 @@ import { isCloudError } from "../cloud/errors.js";
 import { modifyPolicy } from "../cloud/policy-engine.js";
 import type { ProviderModel } from "../config/model.js";
 import type { CloudPort } from "./cloud-port.js";
+import { type Emit, type EngineEvent, noEmit } from "./events.js";
 
 export interface OpenCloudOptions {
   env?: NodeJS.ProcessEnv;
   /** Directory of the state file (the embedded emulator keeps its world there) */
   stateDir: string;
   stackName: string;
-  onEvent?: (e: CloudEvent) => void;
+  /** Where retries go as engine events; can be changed later with `route`. */
+  emit?: Emit;
 }
 
 export interface OpenCloud {
@@ -22,7 +24,30 @@ export interface OpenCloud {
   client: CloudClient;
   /** Human description of the target, e.g. "embedded emulator at http://127.0.0.1:41234" */
   target: string;
+  /** Sends the cloud's engine events (retries) to `emit` from now on. */
+  route(emit: Emit): void;
   close(): Promise<void>;
+}
+
+/** The engine's view of a cloud client event: only what will be tried again is news. */
+export function retryEvent(e: CloudEvent): EngineEvent | undefined {
+  if (e.type === "attempt" && e.retry) {
+    return {
+      type: "retry",
+      resource: e.resource,
+      call: e.methodId.slice(e.methodId.lastIndexOf(".") + 1),
+      status: e.status,
+      httpStatus: e.httpStatus,
+      attempt: e.attempt,
+      maxAttempts: e.maxAttempts,
+      delayMs: Math.round(e.delayMs ?? 0),
+      reason: "transient",
+    };
+  }
+  if (e.type === "policy" && e.outcome === "aborted" && e.delayMs !== undefined) {
+    return { type: "retry", resource: e.resource, call: "setIamPolicy", status: "ABORTED", httpStatus: 409, attempt: e.round, maxAttempts: e.maxRounds, delayMs: Math.round(e.delayMs), reason: "etag-conflict" };
+  }
+  return undefined;
 }
 
 export function embeddedDataFile(stateDir: string, stackName: string): string {
@@ -48,7 +73,12 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
   } else {
     target = endpoint === "google" ? "Google Cloud" : `emulator at ${endpoint}`;
   }
-  const client = new CloudClient({ endpoint, env, ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) });
+  let emit = opts.emit ?? noEmit;
+  const onEvent = (e: CloudEvent) => {
+    const event = retryEvent(e);
+    if (event) emit(event);
+  };
+  const client = new CloudClient({ endpoint, env, onEvent });
   const port: CloudPort = {
     async getIamPolicy(kind, name) {
       try {
@@ -64,5 +94,5 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
       return { policy: r.policy, written: r.written, attempts: r.attempts };
     },
   };
-  return { port, client, target, close };
+  return { port, client, target, route: (next) => (emit = next), close };
 }

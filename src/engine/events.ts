@@ -10,6 +10,9 @@ export type EngineEvent =
   | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped"; ms?: number; error?: Diagnostic; policy?: string }
   | { type: "policy-write"; policy: string; phase: "start" | "done" | "error"; attempts?: number; written?: boolean; ms?: number }
   | { type: "state-saved"; serial: number }
+  /** A cloud call or a policy read-modify-write that will be tried again: a transient error
+   *  (UNAVAILABLE, RESOURCE_EXHAUSTED, a timeout…) or an etag conflict with another writer. */
+  | { type: "retry"; resource: string; call: string; status: string; httpStatus?: number; attempt: number; maxAttempts: number; delayMs: number; reason: "transient" | "etag-conflict" }
   | { type: "diagnostic"; diagnostic: Diagnostic };
 
 export type Emit = (event: EngineEvent) => void;

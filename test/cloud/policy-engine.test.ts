@@ -56,7 +56,7 @@ describe("modifyPolicy", () => {
     expect(r).toMatchObject({ written: false, attempts: 1, reads: 1, writes: 0 });
     expect(server.sets).toBe(0);
     expect(r.policy).toEqual(server.policies.get(RP));
-    expect(events.filter((e) => e.type === "policy")).toEqual([{ type: "policy", kind: "restorePlan", resource: RP, round: 1, outcome: "unchanged" }]);
+    expect(events.filter((e) => e.type === "policy")).toEqual([{ type: "policy", kind: "restorePlan", resource: RP, round: 1, maxRounds: 12, outcome: "unchanged" }]);
   });
 
   it("on ABORTED re-reads, re-applies and keeps the concurrent writer's change", async () => {

@@ -5,6 +5,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { RunningEmulator } from "../../src/emulator/index.js";
+import type { FaultConfig } from "../../src/emulator/faults.js";
 import type { Binding, EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
 import { BIN, stats, type EmulatorStats } from "./helpers.js";
 
@@ -28,7 +29,7 @@ export const getCalls = (s: EmulatorStats): number => count(s, M.rpGet) + count(
 /** Responses of one method with one canonical status (e.g. "ABORTED" for 409). */
 export const responses = (s: EmulatorStats, method: string, status: string): number => s.responses?.[method]?.[String(status)] ?? 0;
 
-export async function setFaults(emu: RunningEmulator, faults: { latencyMs?: number; errorRates?: Record<string, number>; seed?: number }): Promise<void> {
+export async function setFaults(emu: RunningEmulator, faults: FaultConfig): Promise<void> {
   const res = await fetch(`${emu.url}/__emulator/faults`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(faults) });
   if (!res.ok) throw new Error(`faults: ${res.status} ${await res.text()}`);
 }

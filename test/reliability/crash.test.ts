@@ -327,9 +327,10 @@ describe(`interrupt: SIGINT (Ctrl-C) during apply (${INTERRUPTS} trials)`, () =>
   for (let i = 0; i < INTERRUPTS; i++) {
     const rng = prng((BASE_SEED + 1000 + i) * 7919);
     const op: Op = (["move", "create", "shrink"] as const)[i % 3]!;
-    // move: 950 lines of no-op steps come first; the interrupt lands among the 25 replacements.
+    // Lines after the plan line. move: 950 lines of no-op steps come first; the interrupt lands
+    // among the 25 replacements.
     const at = op === "move" ? rng.int(955, 1045) : rng.int(3, 1000);
-    it(`interrupt ${i}: ${op}, SIGINT at line ${at}: exits 130 with the state saved and the lock released`, async () => {
+    it(`interrupt ${i}: ${op}, SIGINT at line ${at} after the plan: exits 130 with the state saved and the lock released`, async () => {
       const { dir, remove } = await tempDir();
       const emu = await startWorld(seedWorld());
       try {
@@ -340,10 +341,15 @@ describe(`interrupt: SIGINT (Ctrl-C) during apply (${INTERRUPTS} trials)`, () =>
           writeFileSync(join(dir, "stack.yaml"), stackYaml(target));
         }
         await setFaults(emu, { latencyMs: 5, latencyJitterMs: 30, seed: rng.int(1, 1e6) });
+        let planLine = -1;
         const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml", "--parallelism", "4"], {
           cwd: dir,
           emulator: emu,
-          onLine: (_l, n) => n + 1 === at && run.child.kill("SIGINT"),
+          // Counted from the plan line: planning's own events (refresh, read, retry) come before it.
+          onLine: (l, n) => {
+            if (planLine < 0 && l.startsWith('{"type":"plan"')) planLine = n;
+            if (planLine >= 0 && n - planLine + 1 === at) run.child.kill("SIGINT");
+          },
         });
         const r = await run.done;
         await clearFaults(emu);

@@ -13,6 +13,7 @@ import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
 import { verbs } from "../render/verbs.js";
+import { RetryTally, retryText } from "../render/retry-text.js";
 
 interface ApplyCliOptions extends PlanCliOptions {
   autoApprove?: boolean;
@@ -36,9 +37,29 @@ async function lock(store: StateStore, operation: string, o: StackOptions): Prom
   return store.lock(operation, timeoutMs !== undefined ? { timeoutMs } : {});
 }
 
-/** Streams progress: JSON lines with --json, Terraform-style lines otherwise. */
-function progressSink(o: { json?: boolean; color?: boolean }): { onEvent: (e: EngineEvent) => void; stop: () => Promise<void> } {
-  if (o.json) return { onEvent: (e) => process.stdout.write(JSON.stringify(e) + "\n"), stop: async () => {} };
+interface ProgressSink {
+  onEvent: (e: EngineEvent) => void;
+  stop: () => Promise<void>;
+  retries: RetryTally;
+}
+
+/** Streams progress: JSON lines with --json, a live ink view in a terminal, Terraform-style lines
+ *  otherwise. Every mode counts retries for the summary. */
+function progressSink(o: { json?: boolean; color?: boolean }): ProgressSink {
+  const retries = new RetryTally();
+  const count = (e: EngineEvent) => {
+    if (e.type === "retry") retries.add(e);
+  };
+  if (o.json) {
+    return {
+      onEvent: (e) => {
+        count(e);
+        process.stdout.write(JSON.stringify(e) + "\n");
+      },
+      stop: async () => {},
+      retries,
+    };
+  }
   if (useLiveView(o)) {
     let view: { stop: () => Promise<void> } | undefined;
     let model: import("../views/apply-progress.js").ProgressModel | undefined;
@@ -49,15 +70,22 @@ function progressSink(o: { json?: boolean; color?: boolean }): { onEvent: (e: En
       view = m.startProgressView(model);
     });
     return {
-      onEvent: (e) => (model ? model.on(e) : pending.push(e)),
+      onEvent: (e) => {
+        count(e);
+        if (model) model.on(e);
+        else pending.push(e);
+      },
       stop: async () => {
         await ready;
         await view?.stop();
       },
+      retries,
     };
   }
   return {
     onEvent: (e) => {
+      count(e);
+      if (e.type === "retry") return void process.stdout.write(retryText(e) + "\n");
       if (e.type !== "step" || e.action === "no-op") return;
       const [doing, done] = verbs(e.action);
       if (e.phase === "start") process.stdout.write(`${e.address}: ${doing}...\n`);
@@ -66,6 +94,7 @@ function progressSink(o: { json?: boolean; color?: boolean }): { onEvent: (e: En
       else process.stdout.write(`${e.address}: Failed: ${e.error?.detail ?? e.error?.summary ?? "error"}\n`);
     },
     stop: async () => {},
+    retries,
   };
 }
 
@@ -94,6 +123,7 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
   const sink = progressSink(o);
+  ctx.cloud.route(sink.onEvent);
   let result: ApplyResult;
   try {
     result = await apply(plan, {
@@ -113,7 +143,7 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
   }
   const c = result.counts;
   if (o.json) {
-    process.stdout.write(JSON.stringify({ type: "apply_complete", counts: c, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted, serial: result.state.serial, outputs: result.state.outputs }) + "\n");
+    process.stdout.write(JSON.stringify({ type: "apply_complete", counts: c, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted, serial: result.state.serial, outputs: result.state.outputs, retries: sink.retries.counts() }) + "\n");
   }
   if (result.failed.length) printDiagnostics(result.failed.map((f) => f.diagnostic));
   if (result.interrupted) {
@@ -125,6 +155,7 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
       const lines: Line[] = [[], [seg("Apply failed.", "error"), seg(` ${result.failed.length} failed: ${result.failed.map((f) => f.address).join(", ")}.`)]];
       if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${result.skipped.join(", ")}.`)]);
       lines.push([seg(`Applied before the failure: ${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed. State saved; fix the problem and apply again.`)]);
+      lines.push(...sink.retries.lines());
       process.stderr.write(toPlain(lines));
     }
     return EXIT.error;
@@ -132,7 +163,7 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
   if (!o.json) {
     const imported = c.imported ? `${c.imported} imported, ` : "";
     const head = ctx.destroy ? `Destroy complete! Resources: ${c.destroyed} destroyed.` : `Apply complete! Resources: ${imported}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed.`;
-    await printLines([[], [seg(head, "add")], ...(ctx.destroy ? [] : outputsLines(result.state))], o);
+    await printLines([[], [seg(head, "add")], ...sink.retries.lines(), ...(ctx.destroy ? [] : outputsLines(result.state))], o);
   }
   return EXIT.ok;
 }
@@ -188,12 +219,12 @@ function applyAction(destroy: boolean) {
     const loaded = loadOrExit(o);
     const held = await lock(loaded.store, destroy ? "destroy" : "apply", o);
     try {
-      const progress = progressPrinter(o);
+      const progress = progressPrinter(o, true);
       const { result, prior, cloud } = await planStack(loaded, { ...o, destroy }, progress.onEvent);
       try {
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
-        if (o.json) process.stdout.write(JSON.stringify({ type: "plan", plan: result.plan }) + "\n");
+        if (o.json) process.stdout.write(JSON.stringify({ type: "plan", plan: result.plan, retries: progress.retries.counts() }) + "\n");
         else await printLines([...progress.lines(), ...planLines(result.plan)], o);
         if (!result.plan.applyable) return EXIT.ok;
         if (!(await approve(result.plan, o, destroy))) {

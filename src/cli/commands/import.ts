@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { openCloud } from "../../engine/cloud.js";
+import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { ENDPOINT_IAM_MEMBER, RESTORE_PLAN_IAM_BINDING } from "../../drivers/registry.js";
 import { newState } from "../../state/index.js";
@@ -106,7 +107,7 @@ export function registerImport(program: Command): void {
           }
         }
         const stateDir = o.state ? stateDirOf(resolve(o.state)) : resolve("state");
-        const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: o.stackName ?? "imported" });
+        const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: o.stackName ?? "imported", emit: retryPrinter(o) });
         try {
           const policies = [];
           for (const name of args) {
@@ -143,7 +144,7 @@ export function registerImport(program: Command): void {
         if (state.resources.some((r) => r.address === address)) {
           throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
         }
-        const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name });
+        const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: retryPrinter(o) });
         let policy: Policy | undefined;
         try {
           policy = await cloud.port.getIamPolicy(d.kind, target.name);

@@ -11,6 +11,7 @@ import { planLines } from "../render/plan-text.js";
 import { accessLines } from "../render/access-text.js";
 import { planMarkdown } from "../render/markdown.js";
 import { type Line, seg } from "../render/lines.js";
+import { RetryTally, retryText } from "../render/retry-text.js";
 
 export interface PlanCliOptions extends StackOptions {
   out?: string;
@@ -37,19 +38,32 @@ export function bool(text: string, flag: string): boolean {
   throw new UserError({ severity: "error", summary: `${flag} takes true or false, got "${text}"` });
 }
 
-/** Progress lines printed while planning (human mode): data source reads and a refresh summary. */
-export function progressPrinter(o: { json?: boolean }): { onEvent: (e: EngineEvent) => void; lines: () => Line[] } {
-  const lines: Line[] = [];
+/** Progress lines printed while planning (human mode): data source reads, retries, and a refresh
+ *  summary. With --json, nothing (`plan --json` prints one document), or with `stream` (apply's
+ *  JSON-lines output) every event as a line. */
+export function progressPrinter(o: { json?: boolean }, stream = false): { onEvent: (e: EngineEvent) => void; lines: () => Line[]; retries: RetryTally } {
   let refreshed = 0;
+  const retries = new RetryTally();
   const onEvent = (e: EngineEvent) => {
-    if (o.json) return;
+    if (o.json) {
+      if (stream) process.stdout.write(JSON.stringify(e) + "\n");
+      return;
+    }
     if (e.type === "read" && e.phase === "start") process.stdout.write(`${e.address}: Reading...\n`);
     if (e.type === "read" && e.phase === "done") process.stdout.write(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]\n`);
     if (e.type === "refresh" && e.phase === "done") refreshed++;
+    if (e.type === "retry") process.stdout.write(retryText(e) + "\n");
   };
   return {
-    onEvent,
-    lines: () => (refreshed ? [[seg(`Refreshed ${refreshed} IAM ${refreshed === 1 ? "policy" : "policies"}.`, "dim")], []] : []),
+    onEvent: (e) => {
+      if (e.type === "retry") retries.add(e);
+      onEvent(e);
+    },
+    retries,
+    lines: () => {
+      const summary: Line[] = [...(refreshed ? [[seg(`Refreshed ${refreshed} IAM ${refreshed === 1 ? "policy" : "policies"}.`, "dim")]] : []), ...retries.lines()];
+      return summary.length ? [...summary, []] : [];
+    },
   };
 }
 
@@ -61,7 +75,7 @@ export interface PlanRun {
 /** Loads, reads state, opens the cloud and plans. The caller owns `close`. */
 export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void) {
   const prior = await loaded.store.read();
-  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name });
+  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent });
   try {
     const result = await plan(loaded.stack, prior, cloud.port, {
       refresh: bool(o.refresh ?? "true", "--refresh"),

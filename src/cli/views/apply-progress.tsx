@@ -4,6 +4,7 @@ import { Box, Text, render } from "ink";
 import { Spinner } from "@inkjs/ui";
 import type { EngineEvent } from "../../engine/events.js";
 import { verbs } from "../render/verbs.js";
+import { RetryTally, retryText } from "../render/retry-text.js";
 
 interface Row {
   address: string;
@@ -17,7 +18,15 @@ interface Row {
 export class ProgressModel {
   rows = new Map<string, Row>();
   listeners = new Set<() => void>();
+  retries = new RetryTally();
+  lastRetry: string | undefined;
   on(e: EngineEvent): void {
+    if (e.type === "retry") {
+      this.retries.add(e);
+      this.lastRetry = retryText(e);
+      for (const l of this.listeners) l();
+      return;
+    }
     if (e.type !== "step" || e.action === "no-op") return;
     const prev = this.rows.get(e.address);
     this.rows.set(e.address, {
@@ -32,7 +41,7 @@ export class ProgressModel {
   }
 }
 
-function ProgressView({ model }: { model: ProgressModel }) {
+export function ProgressView({ model }: { model: ProgressModel }) {
   const [, setTick] = useState(0);
   useEffect(() => {
     const l = () => setTick((t) => t + 1);
@@ -53,6 +62,11 @@ function ProgressView({ model }: { model: ProgressModel }) {
         if (r.phase === "skipped") return <Text key={r.address} color="yellow">- {r.address}: skipped (a change it depends on failed)</Text>;
         return <Text key={r.address} color="red">✘ {r.address}: failed: {r.message}</Text>;
       })}
+      {model.lastRetry ? (
+        <Text color="yellow" wrap="truncate-end">
+          ↻ {model.retries.total} {model.retries.total === 1 ? "retry" : "retries"} so far; last: {model.lastRetry}
+        </Text>
+      ) : null}
     </Box>
   );
 }
