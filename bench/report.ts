@@ -107,7 +107,7 @@ export function checkTargets(results: ScenarioResult[]): TargetCheck[] {
   }
   for (const r of results.filter((q) => q.batching && q.latencyMs === t.latencyMs && q.scenario === "noop-plan" && q.floorMs !== undefined)) {
     const b = r.rounds[0]!.boundMs;
-    out.push({ target: `(calibration) bare fetch loop, ${num(r.p)} reads, N=${num(r.n)}, L=${t.latencyMs} ms`, value: `${s(r.floorMs!)} s (${x(r.floorMs! / b)})`, limit: `for reference: ${s(b)} s`, ok: undefined });
+    out.push({ target: `(calibration) bare HTTP loop, ${num(r.p)} reads, N=${num(r.n)}, L=${t.latencyMs} ms`, value: `${s(r.floorMs!)} s (${x(r.floorMs! / b)})`, limit: `for reference: ${s(b)} s`, ok: undefined });
   }
   if (!results.some((q) => q.batching && q.latencyMs === t.latencyMs)) out.push({ target: `phases within ${t.phaseRatio}x of the bound, L=${t.latencyMs} ms`, value: "not run", limit: "", ok: undefined });
   // Requests: refresh = P reads, apply = P reads + P writes (retries reported separately).

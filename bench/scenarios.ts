@@ -63,7 +63,7 @@ export interface ScenarioResult {
   /** HTTP spans seen by the CLI (first request sent to last response received), per kind */
   phases: Phase[];
   /**
-   * Calibration (L > 0, batched configs): the median time a bare fetch loop in a fresh process
+   * Calibration (L > 0, batched configs): the median time a bare HTTP loop (node:http) in a fresh process
    * takes for P reads at the same parallelism (bench/floor.mjs): what this machine and emulator
    * allow one round of calls, against `ceil(P / parallelism) x L` in theory.
    */
@@ -206,6 +206,6 @@ async function floorRun(ctx: RunContext, shape: Shape, config: Config): Promise<
   });
   const r = JSON.parse(out) as { spanMs: number; failed: number };
   if (r.failed) throw new Error(`floor run: ${r.failed} calls failed`);
-  ctx.log(`  N=${config.n} L=${config.latencyMs}ms floor (bare fetch loop, ${shape.p} reads): ${(r.spanMs / 1000).toFixed(2)}s`);
+  ctx.log(`  N=${config.n} L=${config.latencyMs}ms floor (bare HTTP loop, ${shape.p} reads): ${(r.spanMs / 1000).toFixed(2)}s`);
   return r.spanMs;
 }

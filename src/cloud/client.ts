@@ -5,6 +5,7 @@ import { resolveEndpoint, type ResolvedEndpoint, type Service } from "./endpoint
 import { CloudError } from "./errors.js";
 import { parseFullName, type ObjectKind } from "./names.js";
 import type { RetryOptions } from "./retry.js";
+import type { HttpFn } from "./http.js";
 import { Transport, type CloudEvent } from "./transport.js";
 
 export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./transport.js";
@@ -19,7 +20,7 @@ export interface CloudClientOptions {
   timeoutMs?: number;
   retry?: Partial<RetryOptions>;
   onEvent?: (e: CloudEvent) => void;
-  fetch?: typeof fetch;
+  fetch?: HttpFn;
   /** Overrides the token lookup (tests, or a caller with its own credentials). */
   tokens?: TokenProvider;
   /** Clock for elapsed times (tests). */

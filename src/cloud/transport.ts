@@ -1,9 +1,10 @@
 // One REST call with per-attempt timeouts, retries (backoff + full jitter, Retry-After) and
-// attempt events. Uses the global fetch (keep-alive connection reuse comes with it).
+// attempt events. HTTP goes through ./http.ts (node:http keep-alive agents).
 import { TOOL_VERSION } from "../version.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
 import { CloudError, canonicalFromHttp, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
+import { type HttpFn, type HttpResponse, nodeHttp } from "./http.js";
 import { backoffDelay, parseRetryAfter, retryOptions, type RetryOptions } from "./retry.js";
 
 /** One HTTP attempt of one call. `status` is "OK" or the canonical error code. */
@@ -50,7 +51,8 @@ export interface TransportOptions {
   timeoutMs?: number;
   retry?: Partial<RetryOptions>;
   onEvent?: (e: CloudEvent) => void;
-  fetch?: typeof fetch;
+  /** The HTTP function: node:http by default; any fetch-compatible function works (test fakes). */
+  fetch?: HttpFn;
   /** Clock (ms) for elapsed times and HTTP-date Retry-After; injectable for tests. */
   now?: () => number;
 }
@@ -98,7 +100,7 @@ export class Transport {
   readonly retry: RetryOptions;
   readonly timeoutMs: number;
   private readonly tokens: TokenProvider;
-  private readonly fetchFn: typeof fetch;
+  private readonly fetchFn: HttpFn;
   private readonly onEvent: ((e: CloudEvent) => void) | undefined;
   private readonly now: () => number;
 
@@ -108,7 +110,7 @@ export class Transport {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError(`timeoutMs must be > 0, got ${this.timeoutMs}`);
     this.retry = retryOptions(opts.retry);
-    this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.fetchFn = opts.fetch ?? nodeHttp;
     this.onEvent = opts.onEvent;
     this.now = opts.now ?? Date.now;
   }
@@ -197,7 +199,7 @@ export class Transport {
 
     const signal = AbortSignal.timeout(this.timeoutMs);
     let text: string;
-    let res: Response;
+    let res: HttpResponse;
     try {
       res = await this.fetchFn(url, { method: spec.method, headers, ...(body !== undefined ? { body } : {}), signal });
       text = await res.text();
@@ -205,7 +207,7 @@ export class Transport {
       return this.transportFailure(e, signal, fail);
     }
 
-    if (res.ok) {
+    if (res.status >= 200 && res.status < 300) {
       if (text.trim() === "") return { ok: true, value: {}, httpStatus: res.status };
       try {
         const value: unknown = JSON.parse(text);

@@ -1,0 +1,121 @@
+// The real HTTP layer (node:http keep-alive) under the real transport, against loopback servers
+// that misbehave on purpose: what the fakes in transport.test.ts assume, checked on real sockets.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { CloudClient } from "../../src/cloud/client.js";
+import type { CloudError } from "../../src/cloud/errors.js";
+import { nodeHttp } from "../../src/cloud/http.js";
+import type { Policy } from "../../src/generated/schemas.js";
+
+const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
+const EP = "projects/my-project/locations/us-central1/endpoints/churn";
+const POLICY: Policy = { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:zoë@example.com"] }], etag: "ACAB" };
+
+const servers: { server: Server; sockets: Set<Socket> }[] = [];
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ url: string; connections: () => number }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d: string) => (body += d));
+    req.on("end", () => handler(req, res, body));
+  });
+  server.on("connection", (s) => {
+    connections++;
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  servers.push({ server, sockets });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+}
+
+afterEach(async () => {
+  for (const { server, sockets } of servers.splice(0)) {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+const client = (url: string, o: { timeoutMs?: number; maxAttempts?: number } = {}) =>
+  new CloudClient({ endpoint: url, env: {}, retry: { sleep: async () => {}, maxAttempts: o.maxAttempts ?? 3 }, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
+
+describe("node:http transport", () => {
+  it("sends GET and POST bodies intact (UTF-8, Content-Length) and parses the answer", async () => {
+    const seen: { method: string; url: string; length?: string; type?: string; body: string }[] = [];
+    const { url } = await serve((req, res, body) => {
+      seen.push({ method: req.method!, url: req.url!, length: req.headers["content-length"], type: req.headers["content-type"], body });
+      res.setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify(POLICY));
+    });
+    const c = client(url);
+    expect(await c.getIamPolicy("restorePlan", RP)).toEqual(POLICY);
+    expect(await c.setIamPolicy("endpoint", EP, POLICY)).toEqual(POLICY);
+    expect(seen[0]).toMatchObject({ method: "GET", url: `/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=3`, body: "" });
+    expect(seen[1]).toMatchObject({ method: "POST", url: `/v1beta1/${EP}:setIamPolicy`, type: "application/json" });
+    expect(JSON.parse(seen[1]!.body)).toMatchObject({ policy: POLICY });
+    expect(Number(seen[1]!.length)).toBe(Buffer.byteLength(seen[1]!.body));
+  });
+
+  it("reuses one connection for sequential calls (keep-alive)", async () => {
+    const srv = await serve((_req, res) => res.end(JSON.stringify(POLICY)));
+    const c = client(srv.url);
+    for (let i = 0; i < 5; i++) await c.getIamPolicy("restorePlan", RP);
+    expect(srv.connections()).toBe(1);
+  });
+
+  it("an error status with Retry-After is retried after the server's delay, then succeeds", async () => {
+    let n = 0;
+    const { url } = await serve((_req, res) => {
+      if (++n === 1) {
+        res.writeHead(503, { "Retry-After": "0" });
+        return res.end(JSON.stringify({ error: { code: 503, status: "UNAVAILABLE", message: "try later" } }));
+      }
+      res.end(JSON.stringify(POLICY));
+    });
+    await expect(client(url).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
+    expect(n).toBe(2);
+  });
+
+  it("a refused connection is UNAVAILABLE and retried, naming the address", async () => {
+    const { url } = await serve(() => {});
+    await new Promise((r) => servers.pop()!.server.close(r));
+    const err = (await client(url).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
+    expect(err).toMatchObject({ status: "UNAVAILABLE", attempts: 3, retryable: true });
+    expect(err.message).toMatch(/network error ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+  });
+
+  it("a server that never answers hits the per-attempt timeout (DEADLINE_EXCEEDED), and the next attempt succeeds", async () => {
+    let n = 0;
+    const { url } = await serve((_req, res) => {
+      if (++n === 1) return; // hang
+      res.end(JSON.stringify(POLICY));
+    });
+    await expect(client(url, { timeoutMs: 50 }).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
+    const hanging = await serve(() => {});
+    const err = (await client(hanging.url, { timeoutMs: 30, maxAttempts: 2 }).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
+    expect(err).toMatchObject({ status: "DEADLINE_EXCEEDED", attempts: 2 });
+  });
+
+  it("a connection cut in the middle of the body is a retried network error, not a truncated policy", async () => {
+    let n = 0;
+    const { url } = await serve((_req, res) => {
+      if (++n === 1) {
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "500" });
+        res.write('{"bindings":[{"role":"roles/');
+        setTimeout(() => res.socket?.destroy(), 10);
+        return;
+      }
+      res.end(JSON.stringify(POLICY));
+    });
+    await expect(client(url).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
+    expect(n).toBe(2);
+  });
+
+  it("refuses a URL scheme it does not speak", async () => {
+    await expect(nodeHttp("ftp://127.0.0.1/x", { method: "GET", headers: {}, signal: new AbortController().signal })).rejects.toThrow(/unsupported URL scheme "ftp:"/);
+  });
+});
