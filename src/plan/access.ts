@@ -46,7 +46,9 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
       }
       entry.mods.push(m);
       const bk = `${m.role}\u0000${conditionKey(m.condition)}`;
-      entry.byBinding.set(bk, new Set([...(entry.byBinding.get(bk) ?? []), c.address]));
+      const owners = entry.byBinding.get(bk);
+      if (owners) owners.add(c.address);
+      else entry.byBinding.set(bk, new Set([c.address]));
     }
   }
   const out: AccessChange[] = [];
@@ -64,8 +66,15 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
     for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
     for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
   }
-  out.sort((x, y) => (x.object + x.role + x.principal < y.object + y.role + y.principal ? -1 : 1));
-  return { changes: out, incomplete: [...incomplete].sort() };
+  return { changes: sortChanges(out), incomplete: [...incomplete].sort() };
+}
+
+/** By object, role, principal, condition, then revoke before grant: a total order (the same plan
+ *  always lists the same way), on keys computed once rather than per comparison. */
+function sortChanges(changes: AccessChange[]): AccessChange[] {
+  const keyed = changes.map((c) => ({ c, k: [c.object, c.role, c.principal, conditionKey(c.condition), c.action === "revoke" ? "0" : "1"].join("\u0000") }));
+  keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return keyed.map((x) => x.c);
 }
 
 export type { AccessChange, AccessDelta, Plan };

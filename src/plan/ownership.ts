@@ -7,8 +7,10 @@ import { inputsOf } from "../drivers/inputs.js";
 
 export function ownedKeys(changes: readonly ResourceChange[]): Set<string> {
   const keys = new Set<string>();
+  // Only deletes are checked against the keys: without one there is nothing to compute.
+  if (!changes.some(isDelete)) return keys;
   for (const c of changes) {
-    if (c.mode !== "managed" || c.config || !c.change.after || (c.change.actions.length === 1 && c.change.actions[0] === "delete")) continue;
+    if (c.mode !== "managed" || c.config || !c.change.after || isDelete(c)) continue;
     const d = resourceDriver(c.type);
     if (d) keys.add(c.type + d.ownershipKey(inputsOf(d, c.change.after)));
   }
@@ -17,7 +19,11 @@ export function ownedKeys(changes: readonly ResourceChange[]): Set<string> {
 
 /** True when a delete's grant is owned by another change of the plan (so it must not be revoked). */
 export function takenOver(c: ResourceChange, owned: ReadonlySet<string>): boolean {
-  if (!(c.change.actions.length === 1 && c.change.actions[0] === "delete")) return false;
+  if (!isDelete(c)) return false;
   const d = resourceDriver(c.type);
   return d !== undefined && c.change.before !== null && owned.has(c.type + d.ownershipKey(inputsOf(d, c.change.before)));
+}
+
+function isDelete(c: ResourceChange): boolean {
+  return c.change.actions.length === 1 && c.change.actions[0] === "delete";
 }

@@ -8,7 +8,7 @@ import type { EngineEvent } from "../../engine/events.js";
 import type { Plan, Policy, State } from "../../generated/schemas.js";
 import { describeErrors, validate } from "../../schemas/index.js";
 import { defaultStatePath, localStateStore, newState, type LockHandle, type StateStore } from "../../state/index.js";
-import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, useLiveView, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, stateDirOf, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
@@ -39,6 +39,8 @@ async function lock(store: StateStore, operation: string, o: StackOptions): Prom
 
 interface ProgressSink {
   onEvent: (e: EngineEvent) => void;
+  /** Writes what is buffered; the sink stays usable. */
+  flush: () => void;
   stop: () => Promise<void>;
   retries: RetryTally;
 }
@@ -50,16 +52,6 @@ function progressSink(o: { json?: boolean; color?: boolean }): ProgressSink {
   const count = (e: EngineEvent) => {
     if (e.type === "retry") retries.add(e);
   };
-  if (o.json) {
-    return {
-      onEvent: (e) => {
-        count(e);
-        process.stdout.write(JSON.stringify(e) + "\n");
-      },
-      stop: async () => {},
-      retries,
-    };
-  }
   if (useLiveView(o)) {
     let view: { stop: () => Promise<void> } | undefined;
     let model: import("../views/apply-progress.js").ProgressModel | undefined;
@@ -75,6 +67,7 @@ function progressSink(o: { json?: boolean; color?: boolean }): ProgressSink {
         if (model) model.on(e);
         else pending.push(e);
       },
+      flush: () => {},
       stop: async () => {
         await ready;
         await view?.stop();
@@ -82,20 +75,29 @@ function progressSink(o: { json?: boolean; color?: boolean }): ProgressSink {
       retries,
     };
   }
+  const out = batchedStdout();
+  const line = o.json ? (e: EngineEvent) => JSON.stringify(e) : progressLine;
   return {
     onEvent: (e) => {
       count(e);
-      if (e.type === "retry") return void process.stdout.write(retryText(e) + "\n");
-      if (e.type !== "step" || e.action === "no-op") return;
-      const [doing, done] = verbs(e.action);
-      if (e.phase === "start") process.stdout.write(`${e.address}: ${doing}...\n`);
-      else if (e.phase === "done") process.stdout.write(`${e.address}: ${done} after ${((e.ms ?? 0) / 1000).toFixed(1)}s\n`);
-      else if (e.phase === "skipped") process.stdout.write(`${e.address}: Skipped (a change it depends on failed)\n`);
-      else process.stdout.write(`${e.address}: Failed: ${e.error?.detail ?? e.error?.summary ?? "error"}\n`);
+      const text = line(e);
+      if (text !== undefined) out.line(text);
     },
-    stop: async () => {},
+    flush: out.flush,
+    stop: async () => out.flush(),
     retries,
   };
+}
+
+/** Terraform-style progress: a line when a resource starts, finishes, fails or is skipped. */
+function progressLine(e: EngineEvent): string | undefined {
+  if (e.type === "retry") return retryText(e);
+  if (e.type !== "step" || e.action === "no-op") return undefined;
+  const [doing, done] = verbs(e.action);
+  if (e.phase === "start") return `${e.address}: ${doing}...`;
+  if (e.phase === "done") return `${e.address}: ${done} after ${((e.ms ?? 0) / 1000).toFixed(1)}s`;
+  if (e.phase === "skipped") return `${e.address}: Skipped (a change it depends on failed)`;
+  return `${e.address}: Failed: ${e.error?.detail ?? e.error?.summary ?? "error"}`;
 }
 
 function outputsLines(state: State): Line[] {
@@ -109,6 +111,7 @@ function outputsLines(state: State): Line[] {
 async function execute(plan: Plan, ctx: { store: StateStore; prior: State | undefined; cloud: OpenCloud; live?: Map<string, Policy>; o: ApplyCliOptions; destroy: boolean }): Promise<number> {
   const { o } = ctx;
   const controller = new AbortController();
+  const sink = progressSink(o);
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
@@ -116,13 +119,13 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
       process.stderr.write("\nInterrupt received. Finishing in-flight calls and saving the state (press Ctrl-C again to exit at once)...\n");
       controller.abort();
     } else {
+      sink.flush();
       process.stderr.write("Exiting at once. The state holds every step saved so far; the next apply converges from it.\n");
       process.exit(EXIT.interrupted);
     }
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
-  const sink = progressSink(o);
   ctx.cloud.route(sink.onEvent);
   let result: ApplyResult;
   try {

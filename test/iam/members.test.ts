@@ -1,0 +1,26 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isEmail, memberProblem } from "../../src/iam/members.js";
+
+// The pattern isEmail replaces (it backtracked on long domains): both must agree on every string.
+const EMAIL_PATTERN = /^[^@\s:]+@[^@\s:]+\.[^@\s:]+$/;
+
+describe("isEmail", () => {
+  it("agrees with the e-mail pattern on typical and odd addresses", () => {
+    for (const s of ["a@b.c", "sa@p.iam.gserviceaccount.com", "@b.c", "a@.c", "a@b.", "a@b", "a@@b.c", "a@b@c.d", "a b@c.d", "a:b@c.d", "a@b..c", "a@.b.c", "", "a@b.c\n", "zoë@exämple.com"]) {
+      expect(isEmail(s), JSON.stringify(s)).toBe(EMAIL_PATTERN.test(s));
+    }
+  });
+
+  it("agrees with the e-mail pattern on random strings over a small alphabet", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom("a", "b", "@", ".", ":", " ", "\t", "é"), maxLength: 12 }), (s) => isEmail(s) === EMAIL_PATTERN.test(s)),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it("answers for a 200,000-character domain without a dot (the pattern would backtrack for hours)", () => {
+    expect(memberProblem(`user:a@${"x".repeat(200_000)}`)).toMatch(/is not an email address/);
+    expect(memberProblem(`user:a@${"x".repeat(200_000)}.com`)).toBeUndefined();
+  });
+});
