@@ -103,6 +103,32 @@ async function run(p: Plan, cloud: CloudPort, prior: State, extra: Partial<Apply
 
 const addresses = (s: State) => s.resources.map((r) => r.address).sort();
 
+/** a, b (dependsOn a), c (dependsOn b): one viewer binding on each of RP, RP2 and RP3. */
+const CHAIN =
+  HEAD +
+  binding("a", "nightly", "roles/gkebackup.viewer", ["user:a@example.com"]) +
+  binding("b", "weekly", "roles/gkebackup.viewer", ["user:b@example.com"], dependsOn("a")) +
+  binding("c", "monthly", "roles/gkebackup.viewer", ["user:c@example.com"], dependsOn("b"));
+
+/** CHAIN once applied: live policies and the state recording them (new objects each call: tests mutate them). */
+function appliedChain(): { world: Record<string, Policy>; prior: State } {
+  const world: Record<string, Policy> = {
+    [RP]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:a@example.com"] }], etag: "rp-0" },
+    [RP2]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:b@example.com"] }], etag: "rp2-0" },
+    [RP3]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:c@example.com"] }], etag: "rp3-0" },
+  };
+  const prior = makeState("t", [
+    bindingState("a", { name: RP, role: "roles/gkebackup.viewer", members: ["user:a@example.com"] }, "rp-0"),
+    bindingState("b", { name: RP2, role: "roles/gkebackup.viewer", members: ["user:b@example.com"] }, "rp2-0", ["a"]),
+    bindingState("c", { name: RP3, role: "roles/gkebackup.viewer", members: ["user:c@example.com"] }, "rp3-0", ["b"]),
+  ]);
+  return { world, prior };
+}
+
+/** A `fail` hook refusing every write to `denied` with PERMISSION_DENIED. */
+const deniedOn = (denied: string) => (name: string) =>
+  name === denied ? Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" }) : undefined;
+
 describe("executor: merging", () => {
   it("merges ready changes on the same policy into one modifyPolicy call, starting from the policy plan read", async () => {
     const world = { [RP]: empty("rp-0"), [EP]: empty("ep-0") };
@@ -160,8 +186,7 @@ describe("executor: failures", () => {
       binding("c", "weekly", "roles/gkebackup.viewer", ["user:c@example.com"]) +
       member("d", "churn", "roles/aiplatform.user", "user:d@example.com");
     const { p, live } = await planFor(text, undefined, world);
-    const denied = (name: string) => (name === RP ? Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" }) : undefined);
-    const cloud = recordingCloud(world, { fail: denied });
+    const cloud = recordingCloud(world, { fail: deniedOn(RP) });
     const { result, saves } = await run(p, cloud.port, newState(), { live });
 
     expect(result.failed.map((f) => f.address)).toEqual(["a"]);
@@ -179,12 +204,7 @@ describe("executor: failures", () => {
 describe("executor: interrupts", () => {
   it("an abort while a call is in flight lets it finish, stops scheduling and still saves", async () => {
     const world = { [RP]: empty("rp-0"), [RP2]: empty("rp2-0"), [RP3]: empty("rp3-0") };
-    const text =
-      HEAD +
-      binding("a", "nightly", "roles/gkebackup.viewer", ["user:a@example.com"]) +
-      binding("b", "weekly", "roles/gkebackup.viewer", ["user:b@example.com"], dependsOn("a")) +
-      binding("c", "monthly", "roles/gkebackup.viewer", ["user:c@example.com"], dependsOn("b"));
-    const { p, live } = await planFor(text, undefined, world);
+    const { p, live } = await planFor(CHAIN, undefined, world);
     const controller = new AbortController();
     const cloud = recordingCloud(world, { during: (c) => c.name === RP && controller.abort() });
     const { result, saves } = await run(p, cloud.port, newState(), { live, signal: controller.signal });
@@ -217,22 +237,8 @@ describe("executor: interrupts", () => {
 describe("executor: ordering", () => {
   it("deletes run after the deletes of what depends on them (reverse dependency order)", async () => {
     // b depends on a, c depends on b; each on its own policy. Destroy: c, then b, then a.
-    const world: Record<string, Policy> = {
-      [RP]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:a@example.com"] }], etag: "rp-0" },
-      [RP2]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:b@example.com"] }], etag: "rp2-0" },
-      [RP3]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:c@example.com"] }], etag: "rp3-0" },
-    };
-    const prior = makeState("t", [
-      bindingState("a", { name: RP, role: "roles/gkebackup.viewer", members: ["user:a@example.com"] }, "rp-0"),
-      bindingState("b", { name: RP2, role: "roles/gkebackup.viewer", members: ["user:b@example.com"] }, "rp2-0", ["a"]),
-      bindingState("c", { name: RP3, role: "roles/gkebackup.viewer", members: ["user:c@example.com"] }, "rp3-0", ["b"]),
-    ]);
-    const text =
-      HEAD +
-      binding("a", "nightly", "roles/gkebackup.viewer", ["user:a@example.com"]) +
-      binding("b", "weekly", "roles/gkebackup.viewer", ["user:b@example.com"], dependsOn("a")) +
-      binding("c", "monthly", "roles/gkebackup.viewer", ["user:c@example.com"], dependsOn("b"));
-    const { p, live } = await planFor(text, prior, world, true);
+    const { world, prior } = appliedChain();
+    const { p, live } = await planFor(CHAIN, prior, world, true);
     expect(p.resource_changes.map((c) => c.change.actions[0])).toEqual(["delete", "delete", "delete"]);
     const cloud = recordingCloud(world);
     const { result } = await run(p, cloud.port, prior, { live });
@@ -245,24 +251,9 @@ describe("executor: ordering", () => {
 
   it("a failed delete skips every delete that must wait for it, transitively", async () => {
     // Destroy order is c, b, a. c's delete fails: b and a (which must go after b) are skipped.
-    const world: Record<string, Policy> = {
-      [RP]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:a@example.com"] }], etag: "rp-0" },
-      [RP2]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:b@example.com"] }], etag: "rp2-0" },
-      [RP3]: { version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:c@example.com"] }], etag: "rp3-0" },
-    };
-    const prior = makeState("t", [
-      bindingState("a", { name: RP, role: "roles/gkebackup.viewer", members: ["user:a@example.com"] }, "rp-0"),
-      bindingState("b", { name: RP2, role: "roles/gkebackup.viewer", members: ["user:b@example.com"] }, "rp2-0", ["a"]),
-      bindingState("c", { name: RP3, role: "roles/gkebackup.viewer", members: ["user:c@example.com"] }, "rp3-0", ["b"]),
-    ]);
-    const text =
-      HEAD +
-      binding("a", "nightly", "roles/gkebackup.viewer", ["user:a@example.com"]) +
-      binding("b", "weekly", "roles/gkebackup.viewer", ["user:b@example.com"], dependsOn("a")) +
-      binding("c", "monthly", "roles/gkebackup.viewer", ["user:c@example.com"], dependsOn("b"));
-    const { p, live } = await planFor(text, prior, world, true);
-    const denied = (name: string) => (name === RP3 ? Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" }) : undefined);
-    const cloud = recordingCloud(world, { fail: denied });
+    const { world, prior } = appliedChain();
+    const { p, live } = await planFor(CHAIN, prior, world, true);
+    const cloud = recordingCloud(world, { fail: deniedOn(RP3) });
     const { result } = await run(p, cloud.port, prior, { live });
     expect(result.failed.map((f) => f.address)).toEqual(["c"]);
     expect(cloud.calls.map((c) => c.name)).toEqual([RP3]);
@@ -336,12 +327,7 @@ describe("executor: ordering", () => {
 describe("executor: state saves", () => {
   it("saves after steps complete, bumping the serial each time; the result carries the last serial", async () => {
     const world = { [RP]: empty("rp-0"), [RP2]: empty("rp2-0"), [RP3]: empty("rp3-0") };
-    const text =
-      HEAD +
-      binding("a", "nightly", "roles/gkebackup.viewer", ["user:a@example.com"]) +
-      binding("b", "weekly", "roles/gkebackup.viewer", ["user:b@example.com"], dependsOn("a")) +
-      binding("c", "monthly", "roles/gkebackup.viewer", ["user:c@example.com"], dependsOn("b"));
-    const { p, live } = await planFor(text, undefined, world);
+    const { p, live } = await planFor(CHAIN, undefined, world);
     const prior = { ...newState(), serial: 7 };
     const cloud = recordingCloud(world);
     const { result, saves } = await run(p, cloud.port, prior, { live });

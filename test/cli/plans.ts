@@ -1,7 +1,7 @@
 // Plans for the renderer tests, made by the real loader and planner over a fake CloudPort.
 import type { Plan } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
-import { BINDING, EP, FED, LAKE, MEMBER, RP, bindingState, fakeCloud, makeState, memberState, planOptions, stackOf } from "../fixtures/builders.js";
+import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, stackOf } from "../fixtures/builders.js";
 
 const HEAD = `name: t
 provider:
@@ -12,11 +12,7 @@ provider:
 /** The quickstart's stack (three creates and a federation read) against its seed. */
 export async function quickstartPlan(): Promise<Plan> {
   const text = `${HEAD}variables:
-  lake:
-    fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: lake, location: us-central1 }
-resources:
+${lakeVariable()}resources:
   restoreViewers:
     type: ${BINDING}
     properties:
@@ -33,13 +29,7 @@ resources:
         title: until-2027
         description: Temporary on-call access
         expression: request.time < timestamp("2027-01-01T00:00:00Z")
-  invoker:
-    type: ${MEMBER}
-    properties:
-      name: churn
-      role: roles/aiplatform.user
-      member: serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com
-    options:
+${LAKE_INVOKER}    options:
       dependsOn: [restoreViewers]
 outputs:
   lakeEndpoint: \${lake.endpointUri}
@@ -109,11 +99,7 @@ export async function noChangesPlan(): Promise<Plan> {
 /** A create whose member depends on a deferred read. */
 export async function deferredReadPlan(): Promise<Plan> {
   const text = `${HEAD}variables:
-  lake:
-    fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: "lake-\${viewers.etag}", location: us-central1 }
-resources:
+${lakeVariable('"lake-${viewers.etag}"')}resources:
   viewers:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:keep@x.com] }

@@ -1,29 +1,12 @@
 // The typed client against the real emulator: the five operations, errors, auth and retries.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import type { AttemptEvent, CloudEvent } from "../../src/cloud/transport.js";
-import { startEmulator } from "../../src/emulator/index.js";
-import { AUDIT, EP, FED, LOCKED_RP, PROJECT, ROLE, RP, RP2, UNTIL_2027, admin, emulatorClient, setFaults, stats, world } from "./emulator-helpers.js";
+import { AUDIT, EP, FED, LOCKED_RP, PROJECT, ROLE, RP, RP2, UNTIL_2027, admin, emulatorClient, setFaults, stats, useResetEmulator } from "./emulator-helpers.js";
+import { GET_EP, GET_FED, GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
 
-const GET_RP = "gkebackup.projects.locations.restorePlans.getIamPolicy";
-const SET_RP = "gkebackup.projects.locations.restorePlans.setIamPolicy";
-const GET_EP = "aiplatform.projects.locations.endpoints.getIamPolicy";
-const SET_EP = "aiplatform.projects.locations.endpoints.setIamPolicy";
-const GET_FED = "metastore.projects.locations.federations.get";
-
-let emu: Awaited<ReturnType<typeof startEmulator>>;
-
-beforeAll(async () => {
-  emu = await startEmulator({ seed: world() });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(async () => {
-  await admin(emu.url, "reset", {});
-  await setFaults(emu.url, {});
-});
+const emu = useResetEmulator();
 
 describe("CloudClient against the emulator", () => {
   it("restore plan: getIamPolicy (v3, conditions and auditConfigs) and setIamPolicy with the etag", async () => {

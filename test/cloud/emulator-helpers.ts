@@ -1,6 +1,9 @@
 // Helpers for integration tests against the real emulator (src/emulator).
+import { beforeEach } from "vitest";
 import { CloudClient, type CloudClientOptions } from "../../src/cloud/client.js";
+import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { lakeFederation, useFileEmulator } from "../support/emulator.js";
 
 export const PROJECT = "my-project";
 export const RP = `projects/${PROJECT}/locations/us-central1/restorePlans/nightly`;
@@ -51,16 +54,7 @@ export function world(): EmulatorWorld {
         },
       },
     ],
-    federations: [
-      {
-        name: FED,
-        version: "3.1.2",
-        state: "ACTIVE",
-        labels: { owner: "data-eng" },
-        endpointUri: "thrift://10.0.0.7:9083",
-        backendMetastores: { "1": { name: `projects/${PROJECT}/locations/us-central1/services/hive`, metastoreType: "DATAPROC_METASTORE" } },
-      },
-    ],
+    federations: [lakeFederation(FED, PROJECT)],
   };
 }
 
@@ -88,4 +82,14 @@ export function emulatorClient(hostPort: string, opts: Omit<CloudClientOptions, 
     timeoutMs: 5_000,
     ...rest,
   });
+}
+
+/** One emulator seeded with world() for the file; its world and faults are reset before each test. */
+export function useResetEmulator(): RunningEmulator {
+  const emu = useFileEmulator({ seed: world() });
+  beforeEach(async () => {
+    await admin(emu.url, "reset", {});
+    await setFaults(emu.url, {});
+  });
+  return emu;
 }

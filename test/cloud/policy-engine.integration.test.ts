@@ -1,28 +1,13 @@
 // The policy engine and batcher against the real emulator: contention, faults, preservation.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { modifyPolicy } from "../../src/cloud/policy-engine.js";
 import { PolicyBatcher } from "../../src/cloud/policy-batcher.js";
 import type { CloudEvent } from "../../src/cloud/transport.js";
-import { startEmulator } from "../../src/emulator/index.js";
 import type { Policy } from "../../src/generated/schemas.js";
-import { AUDIT, EP, ROLE, RP, RP2, UNTIL_2027, admin, emulatorClient, setFaults, stats, worldOf } from "./emulator-helpers.js";
-import { world } from "./emulator-helpers.js";
+import { AUDIT, EP, ROLE, RP, RP2, UNTIL_2027, emulatorClient, setFaults, stats, useResetEmulator, worldOf } from "./emulator-helpers.js";
+import { GET_RP, SET_RP } from "../support/emulator.js";
 
-const SET_RP = "gkebackup.projects.locations.restorePlans.setIamPolicy";
-const GET_RP = "gkebackup.projects.locations.restorePlans.getIamPolicy";
-
-let emu: Awaited<ReturnType<typeof startEmulator>>;
-
-beforeAll(async () => {
-  emu = await startEmulator({ seed: world() });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(async () => {
-  await admin(emu.url, "reset", {});
-  await setFaults(emu.url, {});
-});
+const emu = useResetEmulator();
 
 async function serverPolicy(kind: "restorePlans" | "endpoints", name: string): Promise<Policy> {
   const w = await worldOf(emu.url);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadStackFile, parseStack } from "../../src/config/load.js";
+import { lakeVariable } from "../fixtures/builders.js";
 
 const FILE = "/virtual/stack.yaml";
 const errorsOf = (text: string) => parseStack(FILE, text).diagnostics.filter((d) => d.severity === "error");
@@ -17,11 +18,7 @@ provider:
 
 describe("a valid stack", () => {
   const text = `${HEAD}variables:
-  lake:
-    fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: lake, location: us-central1 }
-  suffix: iam.gserviceaccount.com
+${lakeVariable()}  suffix: iam.gserviceaccount.com
 resources:
   invoker:
     type: cloudnative:aiplatform/v1beta1:EndpointIamMember

@@ -7,15 +7,10 @@ import { readFile } from "node:fs/promises";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { FaultConfig } from "../../src/emulator/faults.js";
 import type { Binding, EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
-import { BIN, stats, type EmulatorStats } from "./helpers.js";
+import { GET_EP, GET_FED, GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
+import { BIN, readThenSetPolicy, stats, type EmulatorStats } from "./helpers.js";
 
-export const M = {
-  rpGet: "gkebackup.projects.locations.restorePlans.getIamPolicy",
-  rpSet: "gkebackup.projects.locations.restorePlans.setIamPolicy",
-  epGet: "aiplatform.projects.locations.endpoints.getIamPolicy",
-  epSet: "aiplatform.projects.locations.endpoints.setIamPolicy",
-  fedGet: "metastore.projects.locations.federations.get",
-} as const;
+export const M = { rpGet: GET_RP, rpSet: SET_RP, epGet: GET_EP, epSet: SET_EP, fedGet: GET_FED } as const;
 
 export const BINDING_T = "cloudnative:backup/v1:RestorePlanIamBinding";
 export const MEMBER_T = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
@@ -45,16 +40,7 @@ export async function setCallsNow(emu: RunningEmulator): Promise<number> {
 
 /** One round of a raw read-modify-write through the public REST API; false on 409 ABORTED. */
 export async function rawReadModifyWrite(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<boolean> {
-  const isEndpoint = name.includes("/endpoints/");
-  const prefix = isEndpoint ? "v1beta1" : "v1";
-  const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, { method: isEndpoint ? "POST" : "GET" });
-  if (!get.ok) throw new Error(`getIamPolicy ${name}: ${get.status} ${await get.text()}`);
-  const current = (await get.json()) as Policy;
-  const set = await fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ policy: edit(structuredClone(current)) }),
-  });
+  const set = await readThenSetPolicy(emu, name, edit);
   if (set.status === 409) {
     await set.text();
     return false;
@@ -115,6 +101,11 @@ export function bindingYaml(address: string, name: string, role: string, members
 export function memberYaml(address: string, name: string, role: string, member: string, extra = ""): string {
   return `  ${address}:\n    type: ${MEMBER_T}\n    properties:\n      name: ${name}\n      role: ${role}\n      member: ${member}\n${extra}`;
 }
+
+/** viewers: bob and Alice (as users type her) on the nightly restore plan. */
+export const NIGHTLY_VIEWERS = bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:bob@example.com", "user:Alice@example.com"]);
+/** invoker: dana on the churn endpoint, after viewers. */
+export const DANA_INVOKER = memberYaml("invoker", "churn", "roles/aiplatform.user", "user:dana@example.com", "    options:\n      dependsOn: [viewers]\n");
 
 // --- pseudo-terminal driver -------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // process, start seeded emulators on 127.0.0.1 port 0, read their admin API, temp dirs.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,18 +93,23 @@ export async function livePolicy(emu: RunningEmulator, name: string): Promise<Po
   return o.policy;
 }
 
-/** A raw read-modify-write through the public API, as a human with gcloud would do it. */
-export async function setPolicyOutOfBand(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<Policy> {
+/** Reads the policy through the public API and sends the edited copy back; the caller reads the setIamPolicy answer. */
+export async function readThenSetPolicy(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<Response> {
   const isEndpoint = name.includes("/endpoints/");
   const prefix = isEndpoint ? "v1beta1" : "v1";
   const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, { method: isEndpoint ? "POST" : "GET" });
   if (!get.ok) throw new Error(`getIamPolicy ${name}: ${get.status} ${await get.text()}`);
   const current = (await get.json()) as Policy;
-  const set = await fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
+  return fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ policy: edit(structuredClone(current)) }),
   });
+}
+
+/** A raw read-modify-write through the public API, as a human with gcloud would do it. */
+export async function setPolicyOutOfBand(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<Policy> {
+  const set = await readThenSetPolicy(emu, name, edit);
   if (!set.ok) throw new Error(`setIamPolicy ${name}: ${set.status} ${await set.text()}`);
   return (await set.json()) as Policy;
 }
@@ -146,6 +151,37 @@ export function useEmulatorWorkspace(seed: EmulatorWorld, prefix: string): { rea
     get dir() {
       if (!ws) throw new Error("the workspace is made in beforeAll");
       return ws.dir;
+    },
+  };
+}
+
+/**
+ * useEmulatorWorkspace with a stack: `stack` is written as stack.yaml and an empty state/ made
+ * before the file's own beforeAll hooks run; `statePath` is state/<stateFile> (not written).
+ */
+export function useStackWorkspace(
+  seed: EmulatorWorld,
+  prefix: string,
+  stack: string,
+  stateFile: string,
+): { readonly emu: RunningEmulator; readonly dir: string; readonly stackFile: string; readonly statePath: string } {
+  const ws = useEmulatorWorkspace(seed, prefix);
+  beforeAll(async () => {
+    await writeFile(join(ws.dir, "stack.yaml"), stack);
+    await mkdir(join(ws.dir, "state"));
+  });
+  return {
+    get emu() {
+      return ws.emu;
+    },
+    get dir() {
+      return ws.dir;
+    },
+    get stackFile() {
+      return join(ws.dir, "stack.yaml");
+    },
+    get statePath() {
+      return join(ws.dir, "state", stateFile);
     },
   };
 }

@@ -8,17 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { Binding, EmulatorWorld, State } from "../../src/generated/schemas.js";
+import { BINDING, EP, LOCATION as LOC, MEMBER, PROJECT, RP } from "../fixtures/builders.js";
+import { SET_EP, SET_RP } from "../support/emulator.js";
 import { expectExit, resetStats, runCli, stackTraceLines, startSeededEmulator, stats, tempDir } from "./helpers.js";
 
-const PROJECT = "my-project";
-const LOC = "us-central1";
-const RP = `projects/${PROJECT}/locations/${LOC}/restorePlans/nightly`;
-const EP = `projects/${PROJECT}/locations/${LOC}/endpoints/churn`;
 const ODD = `projects/${PROJECT}/locations/${LOC}/restorePlans/odd`;
-const BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";
-const MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
-const SET_RP = "gkebackup.projects.locations.restorePlans.setIamPolicy";
-const SET_EP = "aiplatform.projects.locations.endpoints.setIamPolicy";
 
 const UNTIL_2027 = { title: "until-2027", description: "temporary access", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
 const BUSINESS_HOURS = { title: "business hours", description: "weekdays only", expression: 'request.time.getHours("Europe/Berlin") >= 9' };

@@ -6,18 +6,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
+import { BINDING, LOCATION as LOC, MEMBER, PROJECT } from "../fixtures/builders.js";
+import { SET_EP, SET_RP } from "../support/emulator.js";
 import { expectExit, livePolicy, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
 
-const PROJECT = "my-project";
-const LOC = "us-central1";
 const NIGHTLY = `projects/${PROJECT}/locations/${LOC}/restorePlans/nightly`;
 const WEEKLY = `projects/${PROJECT}/locations/${LOC}/restorePlans/weekly`;
 const CHURN = `projects/${PROJECT}/locations/${LOC}/endpoints/churn`;
 const SCORER = `projects/${PROJECT}/locations/${LOC}/endpoints/scorer`;
-const BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";
-const MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
-const SET_RP = "gkebackup.projects.locations.restorePlans.setIamPolicy";
-const SET_EP = "aiplatform.projects.locations.endpoints.setIamPolicy";
 
 const SEED: EmulatorWorld = {
   projects: { [PROJECT]: { number: "123456789012" } },

@@ -7,17 +7,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
+import { BINDING, EP, LOCATION as LOC, MEMBER, PROJECT, RP } from "../fixtures/builders.js";
+import { SET_EP, SET_RP } from "../support/emulator.js";
 import { expectExit, livePolicy, resetStats, runCli, stackTraceLines, stats, type CliResult, useEmulatorWorkspace } from "./helpers.js";
 
-const PROJECT = "my-project";
-const LOC = "us-central1";
-const RP = `projects/${PROJECT}/locations/${LOC}/restorePlans/nightly`;
-const EP = `projects/${PROJECT}/locations/${LOC}/endpoints/churn`;
-const BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";
-const MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
 const UNTIL_2027 = { title: "until-2027", description: "temporary access", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
-const SET_RP = "gkebackup.projects.locations.restorePlans.setIamPolicy";
-const SET_EP = "aiplatform.projects.locations.endpoints.setIamPolicy";
 
 const SEED: EmulatorWorld = {
   projects: { [PROJECT]: { number: "123456789012" } },

@@ -1,14 +1,13 @@
 // `converge plan --json`: stdout is exactly one JSON document that validates against
 // schemas/plan.schema.json and carries Terraform's plan keys (a replacement with replace_paths,
 // drift, output changes); diagnostics go to stderr; --out saves the same document.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorWorld, Plan } from "../../src/generated/schemas.js";
 import { validate } from "../../src/schemas/index.js";
-import { BINDING, EP, FED, MEMBER, RP, bindingState, makeState } from "../fixtures/builders.js";
-import { expectExit, livePolicy, runCli, startSeededEmulator, stats, tempDir, writeState } from "./helpers.js";
+import { BINDING, EP, FED, LAKE_INVOKER, RP, bindingState, lakeVariable, makeState } from "../fixtures/builders.js";
+import { expectExit, livePolicy, runCli, stats, useStackWorkspace, writeState } from "./helpers.js";
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
@@ -24,50 +23,26 @@ provider:
   project: my-project
   location: us-central1
 variables:
-  lake:
-    fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: lake, location: us-central1 }
-resources:
+${lakeVariable()}resources:
   viewers:
     type: ${BINDING}
     properties:
       name: nightly
       role: roles/gkebackup.admin
       members: [user:alice@example.com]
-  invoker:
-    type: ${MEMBER}
-    properties:
-      name: churn
-      role: roles/aiplatform.user
-      member: serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com
-outputs:
+${LAKE_INVOKER}outputs:
   viewersId: \${viewers.id}
   lakeEndpoint: \${lake.endpointUri}
 `;
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-let stackFile: string;
-let statePath: string;
+const ws = useStackWorkspace(SEED, "converge-json-", STACK, "js.json");
 
 beforeAll(async () => {
-  emu = await startSeededEmulator(SEED);
-  tmp = await tempDir("converge-json-");
-  stackFile = join(tmp.dir, "stack.yaml");
-  statePath = join(tmp.dir, "state", "js.json");
-  await writeFile(stackFile, STACK);
-  await mkdir(join(tmp.dir, "state"));
-  const etag = (await livePolicy(emu, RP)).etag!;
+  const etag = (await livePolicy(ws.emu, RP)).etag!;
   await writeState(
-    statePath,
+    ws.statePath,
     makeState("js", [bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }, etag)], { viewersId: `${RP} roles/gkebackup.viewer` }),
   );
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
 });
 
 describe("plan --json", () => {
@@ -75,7 +50,7 @@ describe("plan --json", () => {
   let stdout: string;
 
   beforeAll(async () => {
-    const r = await runCli(["plan", "-f", stackFile, "--state", statePath, "--json", "--out", join(tmp.dir, "saved.plan.json")], { emulator: emu, cwd: tmp.dir });
+    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--out", join(ws.dir, "saved.plan.json")], { emulator: ws.emu, cwd: ws.dir });
     expectExit(r, 0);
     expect(r.stderr).toBe("");
     stdout = r.stdout;
@@ -133,24 +108,24 @@ describe("plan --json", () => {
   });
 
   it("--out saved the same plan as data", async () => {
-    const saved = JSON.parse(await readFile(join(tmp.dir, "saved.plan.json"), "utf8")) as Plan;
+    const saved = JSON.parse(await readFile(join(ws.dir, "saved.plan.json"), "utf8")) as Plan;
     expect(saved).toEqual(plan);
   });
 
   it("exits 2 with --detailed-exitcode, stdout still pure JSON", async () => {
-    const r = await runCli(["plan", "-f", stackFile, "--state", statePath, "--json", "--detailed-exitcode"], { emulator: emu, cwd: tmp.dir });
+    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--detailed-exitcode"], { emulator: ws.emu, cwd: ws.dir });
     expectExit(r, 2);
     expect(validate("plan.schema.json", JSON.parse(r.stdout))).toEqual([]);
   });
 
   it("an invalid stack prints diagnostics on stderr and nothing on stdout", async () => {
-    const bad = join(tmp.dir, "bad.yaml");
+    const bad = join(ws.dir, "bad.yaml");
     await writeFile(bad, STACK.replace("role: roles/gkebackup.admin", "role: admin"));
-    const before = await stats(emu);
-    const r = await runCli(["plan", "-f", bad, "--state", statePath, "--json"], { emulator: emu, cwd: tmp.dir });
+    const before = await stats(ws.emu);
+    const r = await runCli(["plan", "-f", bad, "--state", ws.statePath, "--json"], { emulator: ws.emu, cwd: ws.dir });
     expectExit(r, 1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("bad.yaml:15:13: Error: viewers: role \"admin\" is not of the form");
-    expect((await stats(emu)).requests).toEqual(before.requests);
+    expect((await stats(ws.emu)).requests).toEqual(before.requests);
   });
 });

@@ -6,16 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
+import { BINDING, EP, LOCATION as LOC, MEMBER, PROJECT, RP } from "../fixtures/builders.js";
+import { SET_EP, SET_RP } from "../support/emulator.js";
 import { expectExit, livePolicy, resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
-
-const PROJECT = "my-project";
-const LOC = "us-central1";
-const RP = `projects/${PROJECT}/locations/${LOC}/restorePlans/nightly`;
-const EP = `projects/${PROJECT}/locations/${LOC}/endpoints/churn`;
-const BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";
-const MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
-const SET_RP = "gkebackup.projects.locations.restorePlans.setIamPolicy";
-const SET_EP = "aiplatform.projects.locations.endpoints.setIamPolicy";
 
 const SEED: EmulatorWorld = {
   projects: { [PROJECT]: { number: "123456789012" } },

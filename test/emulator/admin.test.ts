@@ -1,23 +1,9 @@
 // The admin API: stats, reset, faults, world, objects and projects.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
-import { ADMIN, api, expectEnvelope, FED, RP, RP_OPEN, seedWorld, VIEWER } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { GET_FED, GET_RP, SET_RP } from "../support/emulator.js";
+import { ADMIN, expectEnvelope, FED, RP, RP_OPEN, useSeededEmulator, VIEWER } from "./helpers.js";
 
-let emu: RunningEmulator;
-let c: ReturnType<typeof api>;
-
-const GET_RP = "gkebackup.projects.locations.restorePlans.getIamPolicy";
-const SET_RP = "gkebackup.projects.locations.restorePlans.setIamPolicy";
-const GET_FED = "metastore.projects.locations.federations.get";
-
-beforeAll(async () => {
-  emu = await startEmulator({ seed: seedWorld() });
-  c = api(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  expect((await c.admin("POST", "reset")).status).toBe(200);
-});
+const { emu, c } = useSeededEmulator({ resetEach: true });
 
 describe("stats", () => {
   it("counts every API request by method ID, including refused ones, and resets", async () => {

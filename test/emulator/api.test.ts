@@ -1,19 +1,8 @@
 // The five Google methods over raw HTTP: policies, etags, validation, auth, federations.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
-import { ADMIN, api, BASE64_ETAG, call, EP, EP_OPEN, expectEnvelope, FED, FED_DEFAULTS, RP, RP_OPEN, seedWorld, VIEWER } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { ADMIN, BASE64_ETAG, call, EP, EP_OPEN, expectEnvelope, FED, FED_DEFAULTS, RP, RP_OPEN, useSeededEmulator, VIEWER } from "./helpers.js";
 
-let emu: RunningEmulator;
-let c: ReturnType<typeof api>;
-
-beforeAll(async () => {
-  emu = await startEmulator({ seed: seedWorld() });
-  c = api(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  expect((await c.admin("POST", "reset")).status).toBe(200);
-});
+const { emu, c } = useSeededEmulator({ resetEach: true });
 
 describe("getIamPolicy", () => {
   it("returns the seeded restore plan policy (GET) with a base64 etag", async () => {

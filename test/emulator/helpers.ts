@@ -2,7 +2,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { beforeEach, expect } from "vitest";
+import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { jsonOrUndefined, lakeFederation, useFileEmulator } from "../support/emulator.js";
 
 export const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
 export const RP_OPEN = "projects/open-project/locations/us-central1/restorePlans/daily";
@@ -31,17 +34,7 @@ export function seedWorld(): EmulatorWorld {
       { name: EP, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["group:ml@example.com"] }] } },
       { name: EP_OPEN },
     ],
-    federations: [
-      {
-        name: FED,
-        version: "3.1.2",
-        state: "ACTIVE",
-        labels: { owner: "data-eng" },
-        endpointUri: "thrift://10.0.0.7:9083",
-        backendMetastores: { "1": { name: "projects/my-project/locations/us-central1/services/hive", metastoreType: "DATAPROC_METASTORE" } },
-      },
-      { name: FED_DEFAULTS },
-    ],
+    federations: [lakeFederation(FED, "my-project"), { name: FED_DEFAULTS }],
   };
 }
 
@@ -61,27 +54,37 @@ export async function call(base: string, method: string, path: string, body?: un
   }
   const res = await fetch(base + path, init);
   const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return { status: res.status, headers: res.headers, text, json: jsonOrUndefined(text) };
 }
 
-/** The five calls, by full resource name. */
-export function api(base: string) {
+/** The five calls, by full resource name; `base` may be read late (an emulator started in beforeAll). */
+export function api(baseUrl: string | (() => string)) {
+  const url = typeof baseUrl === "string" ? () => baseUrl : baseUrl;
   return {
     getRestorePlan: (name: string, version = 3, headers: Record<string, string> = {}) =>
-      call(base, "GET", `/v1/${name}:getIamPolicy?options.requestedPolicyVersion=${version}`, undefined, headers),
-    setRestorePlan: (name: string, body: unknown, headers: Record<string, string> = {}) => call(base, "POST", `/v1/${name}:setIamPolicy`, body, headers),
+      call(url(), "GET", `/v1/${name}:getIamPolicy?options.requestedPolicyVersion=${version}`, undefined, headers),
+    setRestorePlan: (name: string, body: unknown, headers: Record<string, string> = {}) => call(url(), "POST", `/v1/${name}:setIamPolicy`, body, headers),
     getEndpoint: (name: string, version = 3, headers: Record<string, string> = {}) =>
-      call(base, "POST", `/v1beta1/${name}:getIamPolicy?options.requestedPolicyVersion=${version}`, undefined, headers),
-    setEndpoint: (name: string, body: unknown, headers: Record<string, string> = {}) => call(base, "POST", `/v1beta1/${name}:setIamPolicy`, body, headers),
-    getFederation: (name: string, headers: Record<string, string> = {}) => call(base, "GET", `/v1alpha/${name}`, undefined, headers),
-    admin: (method: string, path: string, body?: unknown) => call(base, method, `/__emulator/${path}`, body),
+      call(url(), "POST", `/v1beta1/${name}:getIamPolicy?options.requestedPolicyVersion=${version}`, undefined, headers),
+    setEndpoint: (name: string, body: unknown, headers: Record<string, string> = {}) => call(url(), "POST", `/v1beta1/${name}:setIamPolicy`, body, headers),
+    getFederation: (name: string, headers: Record<string, string> = {}) => call(url(), "GET", `/v1alpha/${name}`, undefined, headers),
+    admin: (method: string, path: string, body?: unknown) => call(url(), method, `/__emulator/${path}`, body),
   };
+}
+
+/**
+ * The seed world served for the whole file, with `c` calling it; `resetEach` restores the seed
+ * (and clears stats and faults) before each test.
+ */
+export function useSeededEmulator(o: { resetEach?: boolean } = {}): { emu: RunningEmulator; c: ReturnType<typeof api> } {
+  const emu = useFileEmulator({ seed: seedWorld() });
+  const c = api(() => emu.url);
+  if (o.resetEach) {
+    beforeEach(async () => {
+      expect((await c.admin("POST", "reset")).status).toBe(200);
+    });
+  }
+  return { emu, c };
 }
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {

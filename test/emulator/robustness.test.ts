@@ -1,17 +1,10 @@
 // Bad requests get JSON 4xx answers and never stop the server.
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
-import { api, call, EP_OPEN, expectEnvelope, RP_OPEN, seedWorld } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { startEmulator } from "../../src/emulator/index.js";
+import { api, call, EP_OPEN, expectEnvelope, RP_OPEN, seedWorld, useSeededEmulator } from "./helpers.js";
 
-let emu: RunningEmulator;
-let c: ReturnType<typeof api>;
-
-beforeAll(async () => {
-  emu = await startEmulator({ seed: seedWorld() });
-  c = api(emu.url);
-});
-afterAll(() => emu.close());
+const { emu, c } = useSeededEmulator();
 
 async function stillServing(): Promise<void> {
   const r = await c.getRestorePlan(RP_OPEN);

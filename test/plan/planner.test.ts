@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Plan, Policy, ResourceChange, State } from "../../src/generated/schemas.js";
 import { displayAction, plan, planCounts, type PlanOptions } from "../../src/plan/planner.js";
 import { validate } from "../../src/schemas/index.js";
-import { BINDING, EP, FED, LAKE, MEMBER, RP, bindingState, fakeCloud, makeState, memberState, planOptions, rpName, stackOf, type FakeWorld } from "../fixtures/builders.js";
+import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, rpName, stackOf, type FakeWorld } from "../fixtures/builders.js";
 
 const HEAD = `name: t
 provider:
@@ -306,18 +306,8 @@ describe("refresh", () => {
 
 describe("data sources", () => {
   const LAKE_STACK = `${HEAD}variables:
-  lake:
-    fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: lake, location: us-central1 }
-resources:
-  invoker:
-    type: ${MEMBER}
-    properties:
-      name: churn
-      role: roles/aiplatform.user
-      member: serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com
-outputs:
+${lakeVariable()}resources:
+${LAKE_INVOKER}outputs:
   lakeEndpoint: \${lake.endpointUri}
 `;
 
@@ -331,18 +321,8 @@ outputs:
 
   it("defers a read whose arguments depend on a created resource's etag: a read change with after_unknown true", async () => {
     const text = `${HEAD}variables:
-  lake:
-    fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: "lake-\${viewers.etag}", location: us-central1 }
-resources:
-${VIEWERS}  invoker:
-    type: ${MEMBER}
-    properties:
-      name: churn
-      role: roles/aiplatform.user
-      member: serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com
-outputs:
+${lakeVariable('"lake-${viewers.etag}"')}resources:
+${VIEWERS}${LAKE_INVOKER}outputs:
   lakeEndpoint: \${lake.endpointUri}
 `;
     const { plan: p, calls, diagnostics } = await run(text, undefined, liveInSync());

@@ -16,6 +16,8 @@ import { UserError } from "../../src/diagnostics/diagnostic.js";
 import { validate } from "../../src/schemas/index.js";
 import { parseState } from "../../src/state/index.js";
 import type { RunningEmulator } from "../../src/emulator/index.js";
+import { LAKE_INVOKER, lakeVariable } from "../fixtures/builders.js";
+import { jsonOrUndefined } from "../support/emulator.js";
 import {
   BASE_SEED,
   epName,
@@ -67,11 +69,7 @@ provider:
   project: my-project
   location: us-central1
 variables:
-  lake:
-    fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: lake, location: us-central1 }
-  team: sre
+${lakeVariable()}  team: sre
 resources:
   restoreViewers:
     type: cloudnative:backup/v1:RestorePlanIamBinding
@@ -92,13 +90,7 @@ resources:
     options:
       protect: true
       ignoreChanges: [members]
-  invoker:
-    type: cloudnative:aiplatform/v1beta1:EndpointIamMember
-    properties:
-      name: churn
-      role: roles/aiplatform.user
-      member: serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com
-    options:
+${LAKE_INVOKER}    options:
       dependsOn: [restoreViewers]
       import: "projects/my-project/locations/us-central1/endpoints/churn roles/aiplatform.user serviceAccount:data-eng@my-project.iam.gserviceaccount.com"
 outputs:
@@ -594,14 +586,7 @@ describe("the emulator refuses bad requests with 4xx JSON and keeps serving", ()
 
   async function send(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
     const res = await fetch(emu.url + path, { method, ...(body !== undefined ? { body } : {}), headers: { "Content-Type": "application/json", ...headers } });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, body: json };
+    return { status: res.status, body: jsonOrUndefined(await res.text()) };
   }
 
   it("malformed HTTP on a raw socket: 400 JSON, then the server still answers", async () => {

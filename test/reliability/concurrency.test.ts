@@ -2,7 +2,7 @@
 // naming the lock holder; `converge force-unlock LOCK_ID` clears a lock left by a killed process
 // (and one taken on another host); a foreign writer editing the same policies during apply,
 // replace and destroy loses nothing.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -27,10 +27,9 @@ import {
   sleep,
   startCli,
   startWorld,
-  stackYaml,
   stats,
-  tempDir,
   totalRequests,
+  useStackDir,
   type Grant,
   type Variant,
 } from "./helpers.js";
@@ -50,24 +49,16 @@ const figures = {
 };
 afterAll(() => (figures.lockContentions || figures.foreignWriterRounds) && recordFigures("concurrency", { ...figures, losses: figures.lostForeignGrants }));
 
-let dir: string;
-let remove: () => Promise<void>;
+const ws = useStackDir();
 let emu: RunningEmulator;
-const lockFile = () => join(dir, "state", "rel.json.lock");
+const lockFile = () => join(ws.dir, "state", "rel.json.lock");
 
 beforeEach(async () => {
-  ({ dir, remove } = await tempDir());
-  mkdirSync(join(dir, "state"));
   emu = await startWorld(seedWorld());
 });
 afterEach(async () => {
   await emu.close();
-  await remove();
 });
-
-function writeStack(v: Variant): void {
-  writeFileSync(join(dir, "stack.yaml"), stackYaml(v));
-}
 
 async function waitFor(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
@@ -79,9 +70,9 @@ async function waitFor(cond: () => boolean, what: string, ms = 60_000): Promise<
 
 describe("two applies on one state", () => {
   it("the second fails at once naming the holder, sends nothing to the cloud; the first converges", async () => {
-    writeStack("base");
+    ws.writeStack("base");
     await setFaults(emu, { latencyMs: 300, seed: 1 }); // the first apply takes a while
-    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], { cwd: dir, emulator: emu });
+    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], { cwd: ws.dir, emulator: emu });
     await waitFor(() => existsSync(lockFile()), "the first apply's lock");
     const lock = JSON.parse(readFileSync(lockFile(), "utf8")) as { id: string; pid: number; holder: string; operation: string };
     expect(lock.pid).toBe(first.child.pid);
@@ -89,7 +80,7 @@ describe("two applies on one state", () => {
     // The second apply talks to its own (empty-stats) emulator: it must not even read.
     const other = await startWorld(seedWorld());
     try {
-      const second = await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: other });
+      const second = await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: other });
       figures.lockContentions++;
       expectExit(second, 1, "second apply");
       expect(second.stderr).toContain("state is locked by");
@@ -113,11 +104,11 @@ describe("two applies on one state", () => {
   }, 180_000);
 
   it("with --lock-timeout the second waits for the first and then finds nothing to do", async () => {
-    writeStack("base");
+    ws.writeStack("base");
     await setFaults(emu, { latencyMs: 60, seed: 2 });
-    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], { cwd: dir, emulator: emu });
+    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], { cwd: ws.dir, emulator: emu });
     await waitFor(() => existsSync(lockFile()), "the first apply's lock");
-    const second = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--lock-timeout", "120s"], { cwd: dir, emulator: emu });
+    const second = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--lock-timeout", "120s"], { cwd: ws.dir, emulator: emu });
     figures.lockContentions++;
     figures.waitedForLock++;
     expectExit(await first.done, 0, "first apply");
@@ -128,57 +119,57 @@ describe("two applies on one state", () => {
 
 describe("force-unlock", () => {
   it("clears the lock a SIGKILLed apply left, then apply converges", async () => {
-    writeStack("base");
+    ws.writeStack("base");
     await setFaults(emu, { latencyMs: 100, seed: 3 });
-    const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml"], { cwd: dir, emulator: emu, onLine: (_l, i) => i === 600 && run.child.kill("SIGKILL") });
+    const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu, onLine: (_l, i) => i === 600 && run.child.kill("SIGKILL") });
     const r = await run.done;
     expect(r.signal).toBe("SIGKILL");
     const lock = JSON.parse(readFileSync(lockFile(), "utf8")) as { id: string; pid: number };
     expect(lock.pid).toBe(run.child.pid);
 
-    const wrong = await runCli(["force-unlock", "not-the-id", "-f", "stack.yaml"], { cwd: dir });
+    const wrong = await runCli(["force-unlock", "not-the-id", "-f", "stack.yaml"], { cwd: ws.dir });
     expectExit(wrong, 1, "force-unlock with a wrong ID");
     expect(wrong.stderr).toContain(lock.id);
     expect(existsSync(lockFile())).toBe(true);
 
-    const ok = await runCli(["force-unlock", lock.id, "-f", "stack.yaml"], { cwd: dir });
+    const ok = await runCli(["force-unlock", lock.id, "-f", "stack.yaml"], { cwd: ws.dir });
     expectExit(ok, 0, "force-unlock");
     figures.forceUnlocks++;
     expect(ok.stdout).toContain(lock.id);
     expect(existsSync(lockFile())).toBe(false);
 
-    const none = await runCli(["force-unlock", lock.id, "-f", "stack.yaml"], { cwd: dir });
+    const none = await runCli(["force-unlock", lock.id, "-f", "stack.yaml"], { cwd: ws.dir });
     expectExit(none, 1, "force-unlock with no lock");
     expect(none.stderr).toMatch(/not locked/);
 
     await setFaults(emu, { latencyMs: 0, seed: 4 });
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "apply after force-unlock");
-    expectExit(await runCli(["plan", "--detailed-exitcode", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "plan");
+    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "apply after force-unlock");
+    expectExit(await runCli(["plan", "--detailed-exitcode", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "plan");
     expect(lostForeign(await liveWorld(emu))).toEqual([]);
   }, 180_000);
 
   it("a lock taken on another host blocks (it cannot be checked) until force-unlock", async () => {
-    writeStack("base");
+    ws.writeStack("base");
     const id = "9b2f4c1e-0000-4000-8000-000000000001";
-    const info = { id, holder: "ci@build-agent-7", operation: "apply", time: new Date().toISOString(), pid: 4242, hostname: "build-agent-7", version: "0.1.0", path: join(dir, "state", "rel.json") };
+    const info = { id, holder: "ci@build-agent-7", operation: "apply", time: new Date().toISOString(), pid: 4242, hostname: "build-agent-7", version: "0.1.0", path: join(ws.dir, "state", "rel.json") };
     writeFileSync(lockFile(), JSON.stringify(info), { mode: 0o600 });
-    const blocked = await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu });
+    const blocked = await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu });
     expectExit(blocked, 1, "apply against another host's lock");
     expect(blocked.stderr).toContain("ci@build-agent-7");
     expect(blocked.stderr).toContain(`converge force-unlock ${id}`);
     expect(totalRequests(await stats(emu))).toBe(0);
-    expectExit(await runCli(["force-unlock", id, "-f", "stack.yaml"], { cwd: dir }), 0, "force-unlock");
+    expectExit(await runCli(["force-unlock", id, "-f", "stack.yaml"], { cwd: ws.dir }), 0, "force-unlock");
     figures.forceUnlocks++;
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "apply after force-unlock");
+    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "apply after force-unlock");
   }, 120_000);
 });
 
 describe("a lock file left empty (a process killed between creating and filling it)", () => {
   it("does not block the next apply for long", async () => {
-    writeStack("base");
+    ws.writeStack("base");
     writeFileSync(lockFile(), "", { mode: 0o600 });
     const t0 = Date.now();
-    const r = await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu });
+    const r = await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu });
     expectExit(r, 0, "apply over an empty lock file");
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(existsSync(lockFile())).toBe(false);
@@ -223,11 +214,11 @@ describe(`a foreign writer during apply, replace and destroy (${FOREIGN_ROUNDS} 
         { variant: "changed", cmd: "destroy", target: "destroyed" },
       ];
       for (const s of steps) {
-        writeStack(s.variant);
+        ws.writeStack(s.variant);
         await setFaults(emu, { latencyMs: rng.int(5, 20), latencyJitterMs: 30, seed: rng.int(1, 1e6) });
         let done = false;
         const w = writer(() => done);
-        const r = await runCli([s.cmd, "--auto-approve", "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))], { cwd: dir, emulator: emu });
+        const r = await runCli([s.cmd, "--auto-approve", "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))], { cwd: ws.dir, emulator: emu });
         done = true;
         await w;
         expectExit(r, 0, `${s.cmd} ${s.variant} with a foreign writer`);
@@ -245,7 +236,7 @@ describe(`a foreign writer during apply, replace and destroy (${FOREIGN_ROUNDS} 
       figures.convergeAbortedWrites += responses(await stats(emu), "ABORTED") - writerConflicts;
       expect(written.length).toBeGreaterThan(20);
       // Nothing the writer added is the stack's business: the plan stays clean.
-      expectExit(await runCli(["plan", "--detailed-exitcode", "--destroy", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "plan after destroy");
+      expectExit(await runCli(["plan", "--detailed-exitcode", "--destroy", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "plan after destroy");
     }, 300_000);
   }
 });

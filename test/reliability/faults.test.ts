@@ -1,9 +1,9 @@
 // Faults (issue 8, item 3): with 20% UNAVAILABLE + 5% RESOURCE_EXHAUSTED and latency spikes on
 // every call, apply, plan and destroy of 500 resources still converge; with 100%
 // PERMISSION_DENIED a command fails with a clear error, exit 1, and leaves the state unchanged.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import {
   BASE_SEED,
@@ -25,9 +25,8 @@ import {
   sleep,
   startCli,
   startWorld,
-  stackYaml,
   stats,
-  tempDir,
+  useStackDir,
   type CliResult,
   type Variant,
 } from "./helpers.js";
@@ -48,22 +47,12 @@ const figures = {
 };
 afterAll(() => (figures.rounds || figures.permissionDeniedScenarios) && recordFigures("faults", { ...figures, losses: figures.lostForeignGrants }));
 
-let dir: string;
-let remove: () => Promise<void>;
+const ws = useStackDir();
 let emu: RunningEmulator;
 
-beforeEach(async () => {
-  ({ dir, remove } = await tempDir());
-  mkdirSync(join(dir, "state"));
-});
 afterEach(async () => {
   await emu?.close();
-  await remove();
 });
-
-function writeStack(v: Variant): void {
-  writeFileSync(join(dir, "stack.yaml"), stackYaml(v));
-}
 
 /** No stack trace, no "internal error": the user sees diagnostics only. */
 function expectCleanError(r: CliResult): void {
@@ -98,8 +87,8 @@ describe(`transient faults: 20% UNAVAILABLE + 5% RESOURCE_EXHAUSTED + latency sp
       ];
       try {
         for (const [args, variant, target] of steps) {
-          writeStack(variant);
-          const r = await runCli([...args, "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))], { cwd: dir, emulator: emu, timeoutMs: 600_000 });
+          ws.writeStack(variant);
+          const r = await runCli([...args, "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))], { cwd: ws.dir, emulator: emu, timeoutMs: 600_000 });
           figures.commandsUnderFaults++;
           if (r.code !== 0) figures.commandsFailed++;
           if (args[0] !== "plan") {
@@ -140,11 +129,11 @@ describe("transient faults, deterministic cases", () => {
     // very first call (the plan's read of the only policy) meets exactly that.
     emu = await startWorld(seedWorld());
     writeFileSync(
-      join(dir, "stack.yaml"),
+      join(ws.dir, "stack.yaml"),
       `name: rel\nprovider: {project: ${PROJECT}, location: us-central1}\nresources:\n  one:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties: {name: rp-0, role: roles/rel.role0, members: [user:a@example.com]}\n`,
     );
     await setFaults(emu, { errorRates: { UNAVAILABLE: 0.2, RESOURCE_EXHAUSTED: 0.05 }, seed: 12192 });
-    const r = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "1"], { cwd: dir, emulator: emu });
+    const r = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "1"], { cwd: ws.dir, emulator: emu });
     const s = await stats(emu);
     figures.faultsInjected.UNAVAILABLE! += responses(s, "UNAVAILABLE");
     figures.faultsInjected.RESOURCE_EXHAUSTED! += responses(s, "RESOURCE_EXHAUSTED");
@@ -154,9 +143,9 @@ describe("transient faults, deterministic cases", () => {
 
   it("the emulator under injected latency and 30 concurrent requests logs no warnings", async () => {
     // `converge emulator start` is what users run; its stderr is their log.
-    writeFileSync(join(dir, "seed.yaml"), "projects:\n  p-emu-1: {}\nrestorePlans:\n  - name: projects/p-emu-1/locations/l1/restorePlans/x\n");
+    writeFileSync(join(ws.dir, "seed.yaml"), "projects:\n  p-emu-1: {}\nrestorePlans:\n  - name: projects/p-emu-1/locations/l1/restorePlans/x\n");
     let out = "";
-    const run = startCli(["emulator", "start", "--port", "0", "--seed", "seed.yaml"], { cwd: dir, onLine: (l) => (out += l + "\n") });
+    const run = startCli(["emulator", "start", "--port", "0", "--seed", "seed.yaml"], { cwd: ws.dir, onLine: (l) => (out += l + "\n") });
     try {
       for (let i = 0; i < 400 && !/listening on/.test(out); i++) await sleep(25);
       const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
@@ -173,22 +162,22 @@ describe("transient faults, deterministic cases", () => {
 });
 
 describe("100% PERMISSION_DENIED", () => {
-  const STATE = () => join(dir, "state", "rel.json");
+  const STATE = () => join(ws.dir, "state", "rel.json");
   const snapshot = () => ({
     state: existsSync(STATE()) ? readFileSync(STATE(), "utf8") : undefined,
     backup: existsSync(`${STATE()}.backup`) ? readFileSync(`${STATE()}.backup`, "utf8") : undefined,
   });
 
   async function converge(): Promise<void> {
-    writeStack("base");
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "setup apply");
+    ws.writeStack("base");
+    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "setup apply");
   }
 
   async function denied(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
     const before = snapshot();
     const worldBefore = await liveWorld(emu);
     await resetStats(emu);
-    const r = await runCli([...args, "-f", "stack.yaml"], { cwd: dir, emulator: emu, env });
+    const r = await runCli([...args, "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu, env });
     figures.permissionDeniedScenarios++;
     expectExit(r, 1, `${args.join(" ")} with every call denied`);
     expectCleanError(r);
@@ -205,7 +194,7 @@ describe("100% PERMISSION_DENIED", () => {
 
   it("every call denied, no state yet: apply exits 1 at once (no retries) and creates no state", async () => {
     emu = await startWorld(seedWorld());
-    writeStack("base");
+    ws.writeStack("base");
     await setFaults(emu, { errorRates: { PERMISSION_DENIED: 1 }, seed: 5 });
     const r = await denied(["apply", "--auto-approve"]);
     // PERMISSION_DENIED is not retried: at most one call per policy.
@@ -217,7 +206,7 @@ describe("100% PERMISSION_DENIED", () => {
   it("every call denied, converged state: apply of a changed stack and destroy exit 1, state unchanged", async () => {
     emu = await startWorld(seedWorld());
     await converge();
-    writeStack("changed");
+    ws.writeStack("changed");
     await setFaults(emu, { errorRates: { PERMISSION_DENIED: 1 }, seed: 6 });
     await denied(["apply", "--auto-approve"]);
     await denied(["destroy", "--auto-approve"]);
@@ -227,7 +216,7 @@ describe("100% PERMISSION_DENIED", () => {
   it("reads allowed, every setIamPolicy denied: apply exits 1 naming the resources, state unchanged", async () => {
     emu = await startWorld(seedWorld());
     await converge();
-    writeStack("changed");
+    ws.writeStack("changed");
     await setFaults(emu, {
       errorRates: { PERMISSION_DENIED: 1 },
       seed: 7,
@@ -239,7 +228,7 @@ describe("100% PERMISSION_DENIED", () => {
 
   it("the error is clear: one diagnostic per denied policy, not one per resource", async () => {
     emu = await startWorld(seedWorld());
-    writeStack("base");
+    ws.writeStack("base");
     await setFaults(emu, { errorRates: { PERMISSION_DENIED: 1 }, seed: 8 });
     const r = await denied(["plan"]);
     // 500 resources on 50 policies: the same refusal of the same read must not be printed 10 times.
@@ -252,9 +241,9 @@ describe("100% PERMISSION_DENIED", () => {
     emu = await startWorld(
       seedWorld({ [PROJECT]: { number: "200000000001", callers: { "admin-token-1": "user:admin@example.com", "viewer-token-2": "user:eve@example.com" }, iamAdmins: ["user:admin@example.com"] } }),
     );
-    writeStack("base");
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu, env: { CLOUDNATIVE_ACCESS_TOKEN: "admin-token-1" } }), 0, "admin apply");
-    writeStack("changed");
+    ws.writeStack("base");
+    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu, env: { CLOUDNATIVE_ACCESS_TOKEN: "admin-token-1" } }), 0, "admin apply");
+    ws.writeStack("changed");
     await clearFaults(emu);
     const r = await denied(["apply", "--auto-approve"], { CLOUDNATIVE_ACCESS_TOKEN: "viewer-token-2" });
     expect(r.stderr + r.stdout).not.toContain("viewer-token-2");

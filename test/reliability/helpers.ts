@@ -11,6 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import type { Binding, EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
 
@@ -448,6 +449,32 @@ export function expectExit(r: CliResult, code: number, what = ""): void {
 export async function tempDir(prefix = "converge-rel-"): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh working folder with an empty state/ for each test, removed after it. Read `ws.dir`
+ * inside tests; `ws.writeStack(v)` writes variant v as its stack.yaml.
+ */
+export function useStackDir(): { readonly dir: string; writeStack(v: Variant): void } {
+  let ws: { dir: string; remove: () => Promise<void> } | undefined;
+  beforeEach(async () => {
+    ws = await tempDir();
+    mkdirSync(join(ws.dir, "state"));
+  });
+  afterEach(async () => {
+    await ws?.remove();
+    ws = undefined;
+  });
+  const dir = () => {
+    if (!ws) throw new Error("the working folder is made in beforeEach");
+    return ws.dir;
+  };
+  return {
+    get dir() {
+      return dir();
+    },
+    writeStack: (v) => writeFileSync(join(dir(), "stack.yaml"), stackYaml(v)),
+  };
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
