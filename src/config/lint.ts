@@ -85,37 +85,139 @@ export function lintExpression(expression: string, now: Date): Omit<Finding, "pa
   return out;
 }
 
-function findings(stack: StackModel, now: Date): Finding[] {
+/** A value a rule looks at: where it is in the stack, and the `${…}` text it came from, if any. */
+interface Val {
+  value: string;
+  path: DocPath;
+  /** The interpolation it was resolved from; undefined for a literal. */
+  from?: string;
+}
+
+/** What the rules see of one resource: literal values when the stack loads, resolved values at plan time. */
+interface ResourceView {
+  name: string;
+  role?: Val;
+  members: Val[];
+  /** Present when the binding has a condition; `from` when the whole condition is one `${…}`. */
+  condition?: { path: DocPath; from?: string; expression?: Val };
+}
+
+const fromNote = (vals: (Val | undefined)[]) => {
+  const from = vals.find((v) => v?.from)?.from;
+  return from ? ` The value comes from "${from}".` : "";
+};
+
+/** The rules on one resource. `report` says whether a finding over these values is news (at plan
+ *  time only those involving a resolved value are: the literal ones were reported at load). */
+function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | undefined)[]) => boolean): Finding[] {
   const out: Finding[] = [];
-  for (const r of stack.resources.values()) {
-    const base = ["resources", r.name, "properties"];
-    const p = r.properties;
-    const role = typeof p.role === "string" && !hasInterpolation(p.role) ? p.role : undefined;
-    const members: { m: string; path: DocPath }[] = [];
-    if (Array.isArray(p.members)) p.members.forEach((m, i) => typeof m === "string" && !hasInterpolation(m) && members.push({ m, path: [...base, "members", i] }));
-    if (typeof p.member === "string" && !hasInterpolation(p.member)) members.push({ m: p.member, path: [...base, "member"] });
-    const cond = p.condition && typeof p.condition === "object" ? (p.condition as Record<string, unknown>) : undefined;
-    for (const { m, path } of members) {
-      if (isPublicMember(m)) out.push({ rule: "public-principal", path, summary: `${r.name}: ${m} makes this grant public`, detail: `Anyone${m === "allAuthenticatedUsers" ? " with a Google account" : " on the internet"} gets ${role ?? "the role"}.` });
-      if (m.startsWith("deleted:")) out.push({ rule: "deleted-principal", path, summary: `${r.name}: ${m} is a deleted principal`, detail: "It grants nothing; remove it from the stack." });
-    }
-    if (role && isBasicRole(role)) out.push({ rule: "basic-role", path: [...base, "role"], summary: `${r.name}: ${role} is a basic role`, detail: "Basic roles grant thousands of permissions; prefer a predefined or custom role." });
-    if (cond) {
-      if (role && isBasicRole(role)) out.push({ rule: "conditional-basic-or-public", path: [...base, "condition"], summary: `${r.name}: a condition cannot be set on the basic role ${role}`, detail: "Google refuses conditional bindings of basic roles." });
-      const pub = members.find(({ m }) => isPublicMember(m));
-      if (pub) out.push({ rule: "conditional-basic-or-public", path: [...base, "condition"], summary: `${r.name}: a condition cannot apply to ${pub.m}`, detail: "Google refuses conditions on bindings that include allUsers or allAuthenticatedUsers." });
-      if (typeof cond.expression === "string" && !hasInterpolation(cond.expression)) {
-        for (const f of lintExpression(cond.expression, now)) out.push({ ...f, path: [...base, "condition", "expression"], summary: `${r.name}: ${f.summary}` });
+  const add = (vals: (Val | undefined)[], f: Finding) => {
+    if (report(vals)) out.push({ ...f, ...(f.detail !== undefined || fromNote(vals) ? { detail: `${f.detail ?? ""}${fromNote(vals)}`.trim() } : {}) });
+  };
+  const role = v.role?.value;
+  for (const m of v.members) {
+    if (isPublicMember(m.value)) add([m], { rule: "public-principal", path: m.path, summary: `${v.name}: ${m.value} makes this grant public`, detail: `Anyone${m.value === "allAuthenticatedUsers" ? " with a Google account" : " on the internet"} gets ${role ?? "the role"}.` });
+    if (m.value.startsWith("deleted:")) add([m], { rule: "deleted-principal", path: m.path, summary: `${v.name}: ${m.value} is a deleted principal`, detail: "It grants nothing; remove it from the stack." });
+  }
+  if (v.role && isBasicRole(v.role.value)) add([v.role], { rule: "basic-role", path: v.role.path, summary: `${v.name}: ${v.role.value} is a basic role`, detail: "Basic roles grant thousands of permissions; prefer a predefined or custom role." });
+  if (v.condition) {
+    const at = v.condition.path;
+    const whole: Val | undefined = v.condition.from !== undefined ? { value: "", path: at, from: v.condition.from } : undefined;
+    if (v.role && isBasicRole(v.role.value)) add([v.role, whole], { rule: "conditional-basic-or-public", path: at, summary: `${v.name}: a condition cannot be set on the basic role ${v.role.value}`, detail: "Google refuses conditional bindings of basic roles." });
+    const pub = v.members.find((m) => isPublicMember(m.value));
+    if (pub) add([pub, whole], { rule: "conditional-basic-or-public", path: at, summary: `${v.name}: a condition cannot apply to ${pub.value}`, detail: "Google refuses conditions on bindings that include allUsers or allAuthenticatedUsers." });
+    const expr = v.condition.expression;
+    if (expr) {
+      // Offsets point into a literal expression; a resolved one is not in the file.
+      for (const f of lintExpression(expr.value, now)) {
+        const { offset, ...rest } = f;
+        add([expr], { ...rest, path: expr.path, summary: `${v.name}: ${f.summary}`, ...(expr.from === undefined && offset !== undefined ? { offset } : {}) });
       }
     }
-    const seen = new Map<string, string>();
-    for (const { m, path } of members) {
-      const k = memberKey(m);
-      if (seen.has(k)) out.push({ rule: "duplicate-member", path, summary: `${r.name}: ${m} is listed twice (also as ${seen.get(k)})` });
-      else seen.set(k, m);
-    }
+  }
+  const seen = new Map<string, Val>();
+  for (const m of v.members) {
+    const k = memberKey(m.value);
+    const first = seen.get(k);
+    if (first) add([first, m], { rule: "duplicate-member", path: m.path, summary: `${v.name}: ${m.value} is listed twice (also as ${first.value})` });
+    else seen.set(k, m);
   }
   return out;
+}
+
+const literal = (raw: unknown, path: DocPath): Val | undefined => (typeof raw === "string" && !hasInterpolation(raw) ? { value: raw, path } : undefined);
+
+/** The literal values of a resource as written in the stack (interpolated ones are left to plan time). */
+function literalView(name: string, p: Record<string, unknown>): ResourceView {
+  const base = ["resources", name, "properties"];
+  const members: Val[] = [];
+  if (Array.isArray(p.members)) p.members.forEach((m, i) => { const v = literal(m, [...base, "members", i]); if (v) members.push(v); });
+  const member = literal(p.member, [...base, "member"]);
+  if (member) members.push(member);
+  const role = literal(p.role, [...base, "role"]);
+  const cond = p.condition && typeof p.condition === "object" ? (p.condition as Record<string, unknown>) : undefined;
+  const expression = cond ? literal(cond.expression, [...base, "condition", "expression"]) : undefined;
+  return { name, members, ...(role ? { role } : {}), ...(cond ? { condition: { path: [...base, "condition"], ...(expression ? { expression } : {}) } } : {}) };
+}
+
+/** The values of a resource after interpolation, each with the path and `${…}` text it came from. */
+function resolvedView(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>): ResourceView {
+  const base = ["resources", name, "properties"];
+  const val = (rawValue: unknown, value: unknown, path: DocPath): Val | undefined =>
+    typeof value === "string" ? { value, path, ...(typeof rawValue === "string" && hasInterpolation(rawValue) ? { from: rawValue } : {}) } : undefined;
+  const members: Val[] = [];
+  const list = resolved.members;
+  if (Array.isArray(list)) {
+    // A list written item by item keeps its items' paths; a list from one `${…}` shares its path.
+    list.forEach((m, i) => {
+      const v = Array.isArray(raw.members) ? val(raw.members[i], m, [...base, "members", i]) : val(raw.members, m, [...base, "members"]);
+      if (v) members.push(v);
+    });
+  }
+  const member = val(raw.member, resolved.member, [...base, "member"]);
+  if (member) members.push(member);
+  const role = val(raw.role, resolved.role, [...base, "role"]);
+  const cond = resolved.condition && typeof resolved.condition === "object" ? (resolved.condition as Record<string, unknown>) : undefined;
+  let expression: Val | undefined;
+  const rawCond = raw.condition;
+  const wholeFrom = typeof rawCond === "string" && hasInterpolation(rawCond) ? rawCond : undefined;
+  if (cond) {
+    expression =
+      rawCond && typeof rawCond === "object"
+        ? val((rawCond as Record<string, unknown>).expression, cond.expression, [...base, "condition", "expression"])
+        : val(rawCond, cond.expression, [...base, "condition"]);
+  }
+  const condition = cond ? { path: [...base, "condition"], ...(wholeFrom !== undefined ? { from: wholeFrom } : {}), ...(expression ? { expression } : {}) } : undefined;
+  return { name, members, ...(role ? { role } : {}), ...(condition ? { condition } : {}) };
+}
+
+function findings(stack: StackModel, now: Date): Finding[] {
+  const out: Finding[] = [];
+  for (const r of stack.resources.values()) out.push(...resourceFindings(literalView(r.name, r.properties), now, () => true));
+  return out;
+}
+
+function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined): Diagnostic | undefined {
+  if (stack.lint[f.rule] === false && !ERROR_RULES.has(f.rule)) return undefined;
+  const src: SourceDocument = stack.source;
+  const pos = src.position(f.path, f.offset !== undefined ? { offset: f.offset } : {});
+  const make = ERROR_RULES.has(f.rule) || strict ? error : warning;
+  return make(f.summary, { file: src.file, line: pos.line, column: pos.column, path: formatPath(f.path), ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }), address: String(f.path[1]) });
+}
+
+/**
+ * Lint of one resource's values once `${…}` is resolved (plan time): only findings that involve a
+ * resolved value, since the literal ones were reported when the stack loaded. A variable or a data
+ * source output cannot slip allUsers or a basic role past review.
+ */
+export function lintResolved(stack: StackModel, name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, opts: { strict?: boolean; now?: Date } = {}): Diagnostic[] {
+  const found = resourceFindings(resolvedView(name, raw, resolved), opts.now ?? new Date(), (vals) => vals.some((v) => v?.from !== undefined));
+  return found.map((f) => toDiagnostic(stack, f, opts.strict)).filter((d): d is Diagnostic => d !== undefined);
+}
+
+/** Whether a diagnostic is a lint finding (its detail ends with the rule's tag). */
+export function isLintDiagnostic(d: Diagnostic): boolean {
+  return /\[lint: [a-z-]+\]$/.test(d.detail ?? "");
 }
 
 /** Lint diagnostics for a loaded stack, positioned in its source. */
@@ -132,10 +234,8 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
     }
   }
   for (const f of findings(stack, opts.now ?? new Date())) {
-    if (stack.lint[f.rule] === false && !ERROR_RULES.has(f.rule)) continue;
-    const pos = src.position(f.path, f.offset !== undefined ? { offset: f.offset } : {});
-    const make = ERROR_RULES.has(f.rule) || opts.strict ? error : warning;
-    diags.push(make(f.summary, { file: src.file, line: pos.line, column: pos.column, path: formatPath(f.path), ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }), address: String(f.path[1]) }));
+    const d = toDiagnostic(stack, f, opts.strict);
+    if (d) diags.push(d);
   }
   return diags;
 }

@@ -6,6 +6,7 @@ import type { StackModel, ResourceDecl, VariableDecl } from "../config/model.js"
 import { type Diagnostic, error, hasErrors, warning } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown, hasInterpolation, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
+import { lintResolved } from "../config/lint.js";
 import { formatPath } from "../config/source.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
@@ -27,8 +28,10 @@ export interface PlanOptions {
    * (one policy read per resource on refresh), kept for comparison (`--iam-batching=false`).
    */
   iamBatching?: boolean;
-  /** Now, for the timestamp (injectable for tests) */
+  /** Now, for the timestamp and expired-condition lint (injectable for tests) */
   now?: () => Date;
+  /** Lint warnings on resolved values are errors (--strict). */
+  strict?: boolean;
 }
 
 export interface PlanResult {
@@ -229,6 +232,8 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
         diags.push(error(`${r.name}: ${p.message}`, { file: src.file, line: pos.line, column: pos.column, path: formatPath([...at, ...p.path]), address: r.name }));
       }
       if (n.problems.length) return void values.set(r.name, UNKNOWN);
+      // Values from `${…}` are linted now that they are known (literal ones were at load).
+      if (r.refs.length) diags.push(...lintResolved(stack, r.name, r.properties, raw, { strict: opts.strict === true, now: (opts.now ?? (() => new Date()))() }));
       desired = n.inputs;
       const key = d.token + d.ownershipKey(desired);
       const other = ownership.get(key);
@@ -241,7 +246,8 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       const n = d.normalize({ name: "x", role: "roles/x", members: [], member: "user:x@x.x", ...partial }, defaults);
       desired = { ...raw, ...Object.fromEntries(Object.keys(partial).map((k) => [k, (n.inputs as unknown as Record<string, unknown>)[k]])) } as unknown as IamInputs;
     }
-    if (diags.length > errorsBefore) return void values.set(r.name, UNKNOWN);
+    // Errors only: a lint warning on a resolved value does not stop the resource from planning.
+    if (diags.slice(errorsBefore).some((d) => d.severity === "error")) return void values.set(r.name, UNKNOWN);
 
     const base: Omit<ResourceChange, "change"> = {
       address: r.name,

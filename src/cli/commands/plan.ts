@@ -6,6 +6,7 @@ import type { EngineEvent } from "../../engine/events.js";
 import { plan, type PlanResult } from "../../plan/planner.js";
 import type { Plan } from "../../generated/schemas.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
+import { isLintDiagnostic } from "../../config/lint.js";
 import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
 import { accessLines } from "../render/access-text.js";
@@ -84,6 +85,7 @@ export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: 
       replace: o.replace ?? [],
       parallelism: parallelismOf(o),
       iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
+      strict: o.strict === true,
     }, onEvent);
     return { result, prior, cloud };
   } catch (e) {
@@ -121,7 +123,7 @@ export function registerPlan(program: Command): void {
         if (result.plan.errored) return EXIT.error;
         if (o.out) savePlan(o.out, result.plan);
         if (o.json) await writeOut(JSON.stringify(result.plan, null, 2) + "\n");
-        else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, loaded.lint));
+        else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, [...loaded.lint, ...result.diagnostics.filter(isLintDiagnostic)]));
         else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
         else {
           const lines = [...progress.lines(), ...planLines(result.plan)];
