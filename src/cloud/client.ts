@@ -5,7 +5,7 @@ import { resolveEndpoint, type ResolvedEndpoint, type Service } from "./endpoint
 import { CloudError } from "./errors.js";
 import { parseFullName, type ObjectKind } from "./names.js";
 import type { RetryOptions } from "./retry.js";
-import type { HttpFn } from "./http.js";
+import { createNodeHttp, type HttpFn } from "./http.js";
 import { Transport, type CloudEvent } from "./transport.js";
 
 export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./transport.js";
@@ -82,7 +82,7 @@ export class CloudClient {
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      fetch: opts.fetch ?? createNodeHttp(env),
       ...(opts.now ? { now: opts.now } : {}),
     });
   }
