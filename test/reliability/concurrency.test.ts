@@ -60,6 +60,15 @@ afterEach(async () => {
   await emu.close();
 });
 
+/** The lock record, or undefined while the file is missing or still being written. */
+function readLockFile(): { id: string; pid: number; holder: string; operation: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(lockFile(), "utf8")) as { id: string; pid: number; holder: string; operation: string };
+  } catch {
+    return undefined;
+  }
+}
+
 async function waitFor(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
@@ -73,8 +82,9 @@ describe("two applies on one state", () => {
     ws.writeStack("base");
     await setFaults(emu, { latencyMs: 300, seed: 1 }); // the first apply takes a while
     const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], { cwd: ws.dir, emulator: emu });
-    await waitFor(() => existsSync(lockFile()), "the first apply's lock");
-    const lock = JSON.parse(readFileSync(lockFile(), "utf8")) as { id: string; pid: number; holder: string; operation: string };
+    // The lock file exists a moment before its content is written: wait for the whole record.
+    await waitFor(() => readLockFile() !== undefined, "the first apply's lock");
+    const lock = readLockFile()!;
     expect(lock.pid).toBe(first.child.pid);
 
     // The second apply talks to its own (empty-stats) emulator: it must not even read.
