@@ -9,6 +9,7 @@ import { modifyPolicy } from "../cloud/policy-engine.js";
 import type { ProviderModel } from "../config/model.js";
 import type { CloudPort } from "./cloud-port.js";
 import { type Emit, type EngineEvent, noEmit } from "./events.js";
+import { debugLogger } from "./debug-log.js";
 
 export interface OpenCloudOptions {
   env?: NodeJS.ProcessEnv;
@@ -74,7 +75,9 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     target = endpoint === "google" ? "Google Cloud" : `emulator at ${endpoint}`;
   }
   let emit = opts.emit ?? noEmit;
+  const log = debugLogger(env);
   const onEvent = (e: CloudEvent) => {
+    log?.(e);
     const event = retryEvent(e);
     if (event) emit(event);
   };

@@ -121,6 +121,11 @@ describe("tokens never leak", () => {
         await run("output --json", ["output", "-f", "stack.yaml", "--json"], 0);
         await run("plan --view access", ["plan", "-f", "stack.yaml", "--view", "access"], 0);
         await run("plan --format markdown", ["plan", "-f", "stack.yaml", "--format", "markdown"], 0);
+        // The debug log (CONVERGE_LOG) names every call, on stderr or in CONVERGE_LOG_PATH, never a token.
+        const logged = await run("plan with CONVERGE_LOG=debug", ["plan", "-f", "stack.yaml"], 0, { CONVERGE_LOG: "debug" });
+        expect(logged.stderr).toMatch(/\[DEBUG\] getIamPolicy projects\/.*: 200 OK in \d+ ms \(attempt 1 of 10\)/);
+        await run("denied plan with CONVERGE_LOG_PATH", ["plan", "-f", "stack.yaml"], 1, { CLOUDNATIVE_ACCESS_TOKEN: VIEWER, CONVERGE_LOG: "debug", CONVERGE_LOG_PATH: join(dir, "converge.log") });
+        expect(readFileSync(join(dir, "converge.log"), "utf8")).toMatch(/\[DEBUG\] getIamPolicy projects\/.*: 403 PERMISSION_DENIED/);
         // Refused callers: the errors must not carry any token either.
         await run("plan as a viewer (PERMISSION_DENIED)", ["plan", "-f", "stack.yaml", "--json"], 1, { CLOUDNATIVE_ACCESS_TOKEN: VIEWER });
         await run("apply with an unknown token (UNAUTHENTICATED)", ["apply", "--auto-approve", "-f", "stack.yaml"], 1, { CLOUDNATIVE_ACCESS_TOKEN: `${token}-revoked` });
