@@ -23,7 +23,17 @@ program
   .description("Declarative reconciler for cloud access policies")
   .version(versionText(), "-V, --version", "print the tool and provider schema versions")
   .showHelpAfterError()
-  .configureHelp({ sortSubcommands: false });
+  .configureHelp({ sortSubcommands: false })
+  .addHelpText(
+    "after",
+    `
+Environment:
+  CLOUDNATIVE_EMULATOR_HOST   send every call to this emulator (host:port); wins over the stack
+  CLOUDNATIVE_ACCESS_TOKEN    bearer token (else Application Default Credentials for Google)
+  HTTPS_PROXY, HTTP_PROXY     proxy for https / http calls; NO_PROXY lists exceptions
+  CONVERGE_LOG=debug          log every call attempt to stderr (or to CONVERGE_LOG_PATH)
+  NO_COLOR                    plain output`,
+  );
 
 registerPlan(program);
 registerApply(program);
