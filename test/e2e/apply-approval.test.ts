@@ -4,9 +4,9 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
-import { expectExit, livePolicy, resetStats, runCli, startSeededEmulator, stats, tempDir } from "./helpers.js";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { expectExit, livePolicy, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
 import { bindingYaml, count, ep, M, memberYaml, membersOf, PROMPT, readStateFile, rp, runInPty, setCalls, stackHead } from "./apply-helpers.js";
 
 const HAS_SCRIPT = existsSync("/usr/bin/script");
@@ -16,30 +16,24 @@ const STACK =
   bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com", "group:sre@example.com"]) +
   memberYaml("invoker", "churn", "roles/aiplatform.user", "user:bob@example.com");
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [{ name: rp("nightly"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } }],
+  endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
+};
+
+const ws = useEmulatorWorkspace(SEED, "converge-apply-approval-");
 let stackFile: string;
 let n = 0;
-const freshState = () => join(tmp.dir, `state-${++n}.json`);
+const freshState = () => join(ws.dir, `state-${++n}.json`);
 
 beforeAll(async () => {
-  emu = await startSeededEmulator({
-    projects: { "my-project": { number: "123456789012" } },
-    restorePlans: [{ name: rp("nightly"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } }],
-    endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
-  });
-  tmp = await tempDir("converge-apply-approval-");
-  stackFile = join(tmp.dir, "stack.yaml");
+  stackFile = join(ws.dir, "stack.yaml");
   await writeFile(stackFile, STACK);
 });
 
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
-});
-
 beforeEach(async () => {
-  await resetStats(emu);
+  await resetStats(ws.emu);
 });
 
 // First: the "yes" case below makes live match the stack.
@@ -47,10 +41,10 @@ describe("approval without a terminal", () => {
   it("stdin is not a TTY and no --auto-approve: exit 1, names --auto-approve, writes nothing", async () => {
     const state = freshState();
     // runCli's child has stdin "ignore" and piped stdout: no terminal at all.
-    const r = await runCli(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    const r = await runCli(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
     expectExit(r, 1);
     expect(r.stderr).toContain("--auto-approve");
-    expect(setCalls(await stats(emu))).toBe(0);
+    expect(setCalls(await stats(ws.emu))).toBe(0);
     expect(existsSync(state)).toBe(false);
   });
 });
@@ -58,7 +52,7 @@ describe("approval without a terminal", () => {
 describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
   it('"no" cancels: exit 1, "cancelled", no setIamPolicy, no state', async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
     try {
       await pty.waitFor(PROMPT);
       await pty.answer("no");
@@ -68,15 +62,15 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     } finally {
       pty.kill();
     }
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect(setCalls(s)).toBe(0);
     expect(existsSync(state)).toBe(false);
-    expect(membersOf(await livePolicy(emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual([]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual([]);
   });
 
   it('"details" shows the full plan again and asks again; then "no" cancels', async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
     try {
       const firstPrompt = await pty.waitFor(PROMPT);
       const planShown = pty.text().slice(0, firstPrompt);
@@ -94,13 +88,13 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     } finally {
       pty.kill();
     }
-    expect(setCalls(await stats(emu))).toBe(0);
+    expect(setCalls(await stats(ws.emu))).toBe(0);
     expect(existsSync(state)).toBe(false);
   });
 
   it("with CI set in the environment the question is still visible before the answer (ink would hide it)", async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu, env: { CI: "true" } });
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu, env: { CI: "true" } });
     try {
       const asked = await pty.waitFor("Enter a value:");
       expect(pty.text().slice(0, asked)).toContain(PROMPT);
@@ -112,13 +106,13 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     } finally {
       pty.kill();
     }
-    expect(setCalls(await stats(emu))).toBe(0);
+    expect(setCalls(await stats(ws.emu))).toBe(0);
     expect(existsSync(state)).toBe(false);
   });
 
   it('"yes" applies: setIamPolicy calls happen and the state is written', async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: tmp.dir, emulator: emu });
+    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
     try {
       await pty.waitFor(PROMPT);
       await pty.answer("yes");
@@ -128,11 +122,11 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     } finally {
       pty.kill();
     }
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect(count(s, M.rpSet)).toBe(1);
     expect(count(s, M.epSet)).toBe(1);
     expect((await readStateFile(state)).resources.map((r) => r.address).sort()).toEqual(["invoker", "viewers"]);
-    expect(membersOf(await livePolicy(emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual(["group:sre@example.com", "user:alice@example.com"]);
-    expect(membersOf(await livePolicy(emu, rp("nightly")), "roles/gkebackup.backupAdmin")).toEqual(["group:platform@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual(["group:sre@example.com", "user:alice@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.backupAdmin")).toEqual(["group:platform@example.com"]);
   });
 });

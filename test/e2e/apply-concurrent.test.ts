@@ -3,9 +3,9 @@
 // 409). None of that client's grants are lost and the apply succeeds.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
-import { expectExit, resetStats, runCli, startSeededEmulator, stats, tempDir, world } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace, world } from "./helpers.js";
 import { addMember, bindingYaml, clearFaults, ep, M, memberYaml, membersOf, policyIn, rawReadModifyWrite, responses, rp, setFaults, stackHead } from "./apply-helpers.js";
 
 const N = 10; // restore plans and endpoints each
@@ -19,30 +19,21 @@ function stack(): string {
   return s;
 }
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: Array.from({ length: N }, (_, i) => ({ name: rp(`busy-${i}`), policy: { bindings: [] } })),
+  endpoints: Array.from({ length: N }, (_, i) => ({ name: ep(`busy-${i}`), policy: { bindings: [] } })),
+};
 
-beforeAll(async () => {
-  emu = await startSeededEmulator({
-    projects: { "my-project": { number: "123456789012" } },
-    restorePlans: Array.from({ length: N }, (_, i) => ({ name: rp(`busy-${i}`), policy: { bindings: [] } })),
-    endpoints: Array.from({ length: N }, (_, i) => ({ name: ep(`busy-${i}`), policy: { bindings: [] } })),
-  });
-  tmp = await tempDir("converge-apply-concurrent-");
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
-});
+const ws = useEmulatorWorkspace(SEED, "converge-apply-concurrent-");
 
 describe("apply while another client edits the same policies", () => {
   it("keeps every grant of the other client and succeeds", async () => {
-    const stackFile = join(tmp.dir, "stack.yaml");
-    const statePath = join(tmp.dir, "state.json");
+    const stackFile = join(ws.dir, "stack.yaml");
+    const statePath = join(ws.dir, "state.json");
     await writeFile(stackFile, stack());
-    await setFaults(emu, { latencyMs: 30, seed: 7 });
-    await resetStats(emu);
+    await setFaults(ws.emu, { latencyMs: 30, seed: 7 });
+    await resetStats(ws.emu);
 
     // The other client: two workers cycling over all 20 policies, each adding a new member to
     // its own role (never one the stack owns), retrying on 409 until the write lands.
@@ -56,7 +47,7 @@ describe("apply while another client edits the same policies", () => {
         const role = `roles/other.client${w}`;
         const member = `user:c${w}-${k}@example.com`;
         for (;;) {
-          if (await rawReadModifyWrite(emu, policy, (p) => addMember(p, role, member))) break;
+          if (await rawReadModifyWrite(ws.emu, policy, (p) => addMember(p, role, member))) break;
           clientAborts++;
         }
         granted.push({ policy, role, member });
@@ -67,16 +58,16 @@ describe("apply while another client edits the same policies", () => {
     const client = Promise.all([worker(0), worker(1)]);
     let r;
     try {
-      r = await runCli(["apply", "--auto-approve", "--parallelism", "2", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu, timeoutMs: 60_000 });
+      r = await runCli(["apply", "--auto-approve", "--parallelism", "2", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, timeoutMs: 60_000 });
     } finally {
       applyDone = true;
       await client;
-      await clearFaults(emu);
+      await clearFaults(ws.emu);
     }
     expectExit(r, 0);
     expect(r.stdout).toContain(`Apply complete! Resources: ${2 * N * ROLES} added, 0 changed, 0 destroyed.`);
 
-    const w = await world(emu);
+    const w = await world(ws.emu);
     const lost = granted.filter((g) => !membersOf(policyIn(w, g.policy), g.role).includes(g.member));
     expect(lost).toEqual([]);
     for (let i = 0; i < N; i++) {
@@ -85,7 +76,7 @@ describe("apply while another client edits the same policies", () => {
     }
     // The two writers really did collide: some setIamPolicy calls were rejected with 409 ABORTED
     // (the client's own 409s are counted above; the rest were converge's, which it retried).
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     const aborted = responses(s, M.rpSet, "ABORTED") + responses(s, M.epSet, "ABORTED");
     expect(granted.length).toBeGreaterThan(names.length - 1);
     // converge wrote with the etags its refresh read, which the client had made stale: it had to

@@ -3,10 +3,9 @@
 // `protect: true` blocks destroy with a message naming it, exit 1, nothing written.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
+import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
-import { expectExit, resetStats, runCli, startSeededEmulator, stats, tempDir, world } from "./helpers.js";
+import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace, world } from "./helpers.js";
 import { bindingYaml, ep, memberYaml, membersOf, normalBindings, policyIn, readStateFile, rp, setCalls, stackHead } from "./apply-helpers.js";
 
 const AUDIT = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ" as const }] }];
@@ -47,33 +46,22 @@ const PROTECTED =
   bindingYaml("keep", "guarded", "roles/gkebackup.viewer", ["user:alice@example.com"], "    options:\n      protect: true\n") +
   memberYaml("loose", "guarded", "roles/aiplatform.user", "user:bob@example.com");
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-
-beforeAll(async () => {
-  emu = await startSeededEmulator(SEED);
-  tmp = await tempDir("converge-apply-destroy-");
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
-});
+const ws = useEmulatorWorkspace(SEED, "converge-apply-destroy-");
 
 describe("destroy", () => {
   it("removes exactly what the stack owns and nothing else", async () => {
-    const stackFile = join(tmp.dir, "owned.yaml");
-    const statePath = join(tmp.dir, "owned.json");
+    const stackFile = join(ws.dir, "owned.yaml");
+    const statePath = join(ws.dir, "owned.json");
     await writeFile(stackFile, OWNED);
-    const seeded = await world(emu);
-    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu }), 0);
-    const mid = await world(emu);
+    const seeded = await world(ws.emu);
+    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
+    const mid = await world(ws.emu);
     expect(membersOf(policyIn(mid, ep("churn")), "roles/aiplatform.user")).toEqual(["serviceAccount:runner@my-project.iam.gserviceaccount.com", "user:dana@example.com"]);
 
-    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu });
+    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     expectExit(r, 0);
     expect(r.stdout).toContain("Destroy complete! Resources: 4 destroyed.");
-    const after = await world(emu);
+    const after = await world(ws.emu);
     for (const name of [rp("nightly"), ep("churn")]) {
       // Bindings as seeded (the stack's grants gone, every seeded grant back where it was).
       expect(normalBindings(policyIn(after, name)), name).toEqual(normalBindings(policyIn(seeded, name)));
@@ -85,23 +73,23 @@ describe("destroy", () => {
   });
 
   it("a protected resource blocks destroy: exit 1, names it, writes nothing", async () => {
-    const stackFile = join(tmp.dir, "guarded.yaml");
-    const statePath = join(tmp.dir, "guarded.json");
+    const stackFile = join(ws.dir, "guarded.yaml");
+    const statePath = join(ws.dir, "guarded.json");
     await writeFile(stackFile, PROTECTED);
-    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu }), 0);
+    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
     const stateBefore = await readFile(statePath);
-    const worldBefore = await world(emu);
-    await resetStats(emu);
+    const worldBefore = await world(ws.emu);
+    await resetStats(ws.emu);
 
-    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu });
+    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     expectExit(r, 1);
     const msg = r.stderr.split("\n").find((l) => l.includes("keep"));
     expect(msg, r.stderr).toMatch(/protect/);
     expect(r.stderr).not.toMatch(/\bloose\b.*protect/);
-    expect(setCalls(await stats(emu))).toBe(0);
+    expect(setCalls(await stats(ws.emu))).toBe(0);
     expect((await readFile(statePath)).equals(stateBefore)).toBe(true);
     // Not even the unprotected resource was removed.
-    const worldAfter = await world(emu);
+    const worldAfter = await world(ws.emu);
     for (const name of [rp("guarded"), ep("guarded")]) expect(policyIn(worldAfter, name)).toEqual(policyIn(worldBefore, name));
   });
 });

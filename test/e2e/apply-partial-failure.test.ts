@@ -3,9 +3,9 @@
 // error names the address, the object and NOT_FOUND, exit 1. Fixing the stack converges.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
-import { expectExit, livePolicy, runCli, startSeededEmulator, tempDir, type CliResult } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { expectExit, livePolicy, runCli, type CliResult, useEmulatorWorkspace } from "./helpers.js";
 import { bindingYaml, ep, memberYaml, membersOf, readStateFile, rp, stackHead } from "./apply-helpers.js";
 
 const MISSING = rp("does-not-exist");
@@ -19,32 +19,26 @@ const stack = (brokenTarget: string) =>
   memberYaml("afterBroken", "churn", "roles/aiplatform.viewer", "user:dave@example.com", "    options:\n      dependsOn: [broken]\n") +
   bindingYaml("viewersB", "plan-b", "roles/gkebackup.viewer", ["user:erin@example.com"]);
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [
+    { name: rp("plan-a"), policy: { bindings: [] } },
+    { name: rp("plan-b"), policy: { bindings: [] } },
+    { name: rp("plan-c"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } },
+  ],
+  endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
+};
+
+const ws = useEmulatorWorkspace(SEED, "converge-apply-partial-");
 let stackFile: string;
 let statePath: string;
 let first: CliResult;
 
 beforeAll(async () => {
-  emu = await startSeededEmulator({
-    projects: { "my-project": { number: "123456789012" } },
-    restorePlans: [
-      { name: rp("plan-a"), policy: { bindings: [] } },
-      { name: rp("plan-b"), policy: { bindings: [] } },
-      { name: rp("plan-c"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } },
-    ],
-    endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
-  });
-  tmp = await tempDir("converge-apply-partial-");
-  stackFile = join(tmp.dir, "stack.yaml");
-  statePath = join(tmp.dir, "state.json");
+  stackFile = join(ws.dir, "stack.yaml");
+  statePath = join(ws.dir, "state.json");
   await writeFile(stackFile, stack(MISSING));
-  first = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu });
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
+  first = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
 });
 
 describe("a resource on a missing restore plan", () => {
@@ -62,25 +56,25 @@ describe("a resource on a missing restore plan", () => {
     const s = await readStateFile(statePath);
     expect(s.resources.map((r) => r.address).sort()).toEqual(["adminsA", "invoker", "viewersA", "viewersB"]);
     expect(first.stderr).toMatch(/afterBroken/); // reported as skipped
-    expect(membersOf(await livePolicy(emu, rp("plan-a")), "roles/gkebackup.viewer")).toEqual(["user:alice@example.com"]);
-    expect(membersOf(await livePolicy(emu, rp("plan-a")), "roles/gkebackup.admin")).toEqual(["user:oncall@example.com"]);
-    expect(membersOf(await livePolicy(emu, rp("plan-b")), "roles/gkebackup.viewer")).toEqual(["user:erin@example.com"]);
-    expect(membersOf(await livePolicy(emu, ep("churn")), "roles/aiplatform.user")).toEqual(["user:carol@example.com"]);
-    expect(membersOf(await livePolicy(emu, ep("churn")), "roles/aiplatform.viewer")).toEqual([]);
+    expect(membersOf(await livePolicy(ws.emu, rp("plan-a")), "roles/gkebackup.viewer")).toEqual(["user:alice@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("plan-a")), "roles/gkebackup.admin")).toEqual(["user:oncall@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("plan-b")), "roles/gkebackup.viewer")).toEqual(["user:erin@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, ep("churn")), "roles/aiplatform.user")).toEqual(["user:carol@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, ep("churn")), "roles/aiplatform.viewer")).toEqual([]);
   });
 
   it("after the stack is fixed, apply converges and the next plan shows no changes", async () => {
     await writeFile(stackFile, stack("plan-c"));
-    const fixed = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu });
+    const fixed = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     expectExit(fixed, 0);
     expect(fixed.stdout).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
-    const plan = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu });
+    const plan = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     expectExit(plan, 0);
     expect(plan.stdout).toContain("No changes.");
-    const c = await livePolicy(emu, rp("plan-c"));
+    const c = await livePolicy(ws.emu, rp("plan-c"));
     expect(membersOf(c, "roles/gkebackup.viewer")).toEqual(["user:bob@example.com"]);
     expect(membersOf(c, "roles/gkebackup.backupAdmin")).toEqual(["group:platform@example.com"]);
-    expect(membersOf(await livePolicy(emu, ep("churn")), "roles/aiplatform.viewer")).toEqual(["user:dave@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, ep("churn")), "roles/aiplatform.viewer")).toEqual(["user:dave@example.com"]);
     expect((await readStateFile(statePath)).resources).toHaveLength(6);
   });
 });

@@ -3,9 +3,9 @@
 // and keeps every seeded grant it does not own; `output` prints the outputs.
 import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { expectExit, REPO, runCli, tempDir, type CliResult } from "./helpers.js";
+import { expectExit, REPO, runCli, type CliResult, useTempDir } from "./helpers.js";
 import { ep, membersOf, normalBindings, policyIn, readJson, rp } from "./apply-helpers.js";
 
 const NIGHTLY = rp("nightly");
@@ -13,19 +13,14 @@ const CHURN = ep("churn");
 const SVC = "serviceAccount:data-eng@my-project.iam.gserviceaccount.com";
 const UNTIL_2027 = { title: "until-2027", description: "Temporary on-call access", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
 
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const ws = useTempDir("converge-apply-qs-");
 let applied: CliResult;
 
 beforeAll(async () => {
-  tmp = await tempDir("converge-apply-qs-");
   // Only the two source files: a leftover state/ in the checkout must not leak in.
-  for (const f of ["stack.yaml", "cloud.seed.yaml"]) await copyFile(join(REPO, "examples", "quickstart", f), join(tmp.dir, f));
-  await mkdir(join(tmp.dir, "state"), { recursive: true });
-  applied = await runCli(["apply", "--auto-approve"], { cwd: tmp.dir });
-});
-
-afterAll(async () => {
-  await tmp?.remove();
+  for (const f of ["stack.yaml", "cloud.seed.yaml"]) await copyFile(join(REPO, "examples", "quickstart", f), join(ws.dir, f));
+  await mkdir(join(ws.dir, "state"), { recursive: true });
+  applied = await runCli(["apply", "--auto-approve"], { cwd: ws.dir });
 });
 
 describe("quickstart apply (embedded emulator)", () => {
@@ -35,13 +30,13 @@ describe("quickstart apply (embedded emulator)", () => {
   });
 
   it("a following plan --detailed-exitcode exits 0 with No changes.", async () => {
-    const r = await runCli(["plan", "--detailed-exitcode"], { cwd: tmp.dir });
+    const r = await runCli(["plan", "--detailed-exitcode"], { cwd: ws.dir });
     expectExit(r, 0);
     expect(r.stdout).toContain("No changes.");
   });
 
   it("the emulator world equals the stack for what it owns and keeps every seeded grant it does not own", async () => {
-    const w = await readJson<EmulatorWorld>(join(tmp.dir, "state", "quickstart.emulator.json"));
+    const w = await readJson<EmulatorWorld>(join(ws.dir, "state", "quickstart.emulator.json"));
     const nightly = policyIn(w, NIGHTLY);
     const churn = policyIn(w, CHURN);
     // Owned by the stack: the viewer binding is authoritative (carol, seeded on it, is gone),
@@ -59,16 +54,16 @@ describe("quickstart apply (embedded emulator)", () => {
   });
 
   it("the state holds the three resources and the outputs", async () => {
-    const s = await readJson<State>(join(tmp.dir, "state", "quickstart.json"));
+    const s = await readJson<State>(join(ws.dir, "state", "quickstart.json"));
     expect(s.resources.map((r) => r.address).sort()).toEqual(["invoker", "restoreAdmins", "restoreViewers"]);
     expect(s.outputs).toEqual({ lakeEndpoint: "thrift://10.0.0.7:9083", invokerId: `${CHURN} roles/aiplatform.user ${SVC}` });
   });
 
   it("output prints every output; output NAME --json prints that one value as JSON", async () => {
     const [all, one, allJson] = await Promise.all([
-      runCli(["output"], { cwd: tmp.dir }),
-      runCli(["output", "lakeEndpoint", "--json"], { cwd: tmp.dir }),
-      runCli(["output", "--json"], { cwd: tmp.dir }),
+      runCli(["output"], { cwd: ws.dir }),
+      runCli(["output", "lakeEndpoint", "--json"], { cwd: ws.dir }),
+      runCli(["output", "--json"], { cwd: ws.dir }),
     ]);
     expectExit(all, 0);
     expect(all.stdout).toContain('lakeEndpoint = "thrift://10.0.0.7:9083"');

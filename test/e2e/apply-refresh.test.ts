@@ -2,9 +2,9 @@
 // live (the state file shows the change, serial bumped) and writes nothing to the cloud.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
-import { expectExit, livePolicy, resetStats, runCli, setPolicyOutOfBand, startSeededEmulator, stats, tempDir } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { expectExit, livePolicy, resetStats, runCli, setPolicyOutOfBand, stats, useEmulatorWorkspace } from "./helpers.js";
 import { addMember, bindingYaml, ep, getCalls, memberYaml, readStateFile, rp, setCalls, stackHead } from "./apply-helpers.js";
 
 const STACK =
@@ -12,38 +12,29 @@ const STACK =
   bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]) +
   memberYaml("invoker", "churn", "roles/aiplatform.user", "user:bob@example.com");
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }],
+  endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
+};
 
-beforeAll(async () => {
-  emu = await startSeededEmulator({
-    projects: { "my-project": { number: "123456789012" } },
-    restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }],
-    endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
-  });
-  tmp = await tempDir("converge-apply-refresh-");
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
-});
+const ws = useEmulatorWorkspace(SEED, "converge-apply-refresh-");
 
 describe("refresh", () => {
   it("records an out-of-band change in the state and writes nothing to the cloud", async () => {
-    const stackFile = join(tmp.dir, "stack.yaml");
-    const statePath = join(tmp.dir, "state.json");
+    const stackFile = join(ws.dir, "stack.yaml");
+    const statePath = join(ws.dir, "state.json");
     await writeFile(stackFile, STACK);
-    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu }), 0);
+    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
     const before = await readStateFile(statePath);
 
     // Someone adds a member to the binding the stack owns, outside converge.
-    const changed = await setPolicyOutOfBand(emu, rp("nightly"), (p) => addMember(p, "roles/gkebackup.viewer", "user:mallory@example.com"));
-    await resetStats(emu);
+    const changed = await setPolicyOutOfBand(ws.emu, rp("nightly"), (p) => addMember(p, "roles/gkebackup.viewer", "user:mallory@example.com"));
+    await resetStats(ws.emu);
 
-    const r = await runCli(["refresh", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu });
+    const r = await runCli(["refresh", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     expectExit(r, 0);
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect(setCalls(s)).toBe(0);
     expect(getCalls(s)).toBe(2);
 
@@ -57,6 +48,6 @@ describe("refresh", () => {
     // The untouched resource is unchanged.
     expect(after.resources.find((x) => x.address === "invoker")?.inputs).toEqual(before.resources.find((x) => x.address === "invoker")?.inputs);
     // The cloud still has the out-of-band member: refresh never writes.
-    expect((await livePolicy(emu, rp("nightly"))).etag).toBe(changed.etag);
+    expect((await livePolicy(ws.emu, rp("nightly"))).etag).toBe(changed.etag);
   });
 });

@@ -3,9 +3,9 @@
 // per policy for the whole `apply` command (its refresh included), and the next plan is clean.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
-import { expectExit, resetStats, runCli, startSeededEmulator, stats, tempDir, world } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace, world } from "./helpers.js";
 import { bindingYaml, count, ep, M, memberYaml, membersOf, policyIn, readStateFile, rp, stackHead } from "./apply-helpers.js";
 
 const PLANS = 25;
@@ -28,35 +28,29 @@ function bigStack(): string {
   return s;
 }
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: Array.from({ length: PLANS }, (_, i) => ({ name: rp(rpId(i)), policy: { bindings: [] } })),
+  endpoints: Array.from({ length: PLANS }, (_, i) => ({ name: ep(epId(i)), policy: { bindings: [] } })),
+};
+
+const ws = useEmulatorWorkspace(SEED, "converge-apply-scale-");
 let stackFile: string;
 let statePath: string;
 
 beforeAll(async () => {
-  emu = await startSeededEmulator({
-    projects: { "my-project": { number: "123456789012" } },
-    restorePlans: Array.from({ length: PLANS }, (_, i) => ({ name: rp(rpId(i)), policy: { bindings: [] } })),
-    endpoints: Array.from({ length: PLANS }, (_, i) => ({ name: ep(epId(i)), policy: { bindings: [] } })),
-  });
-  tmp = await tempDir("converge-apply-scale-");
-  stackFile = join(tmp.dir, "stack.yaml");
-  statePath = join(tmp.dir, "state.json");
+  stackFile = join(ws.dir, "stack.yaml");
+  statePath = join(ws.dir, "state.json");
   await writeFile(stackFile, bigStack());
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
 });
 
 describe("500 resources over 50 policies", () => {
   it("apply --auto-approve makes exactly 50 getIamPolicy and 50 setIamPolicy calls", async () => {
-    await resetStats(emu);
-    const r = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu, timeoutMs: 60_000 });
+    await resetStats(ws.emu);
+    const r = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, timeoutMs: 60_000 });
     expectExit(r, 0);
     expect(r.stdout).toContain("Apply complete! Resources: 500 added, 0 changed, 0 destroyed.");
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect({
       rpGet: count(s, M.rpGet),
       rpSet: count(s, M.rpSet),
@@ -66,7 +60,7 @@ describe("500 resources over 50 policies", () => {
     }).toEqual({ rpGet: 25, rpSet: 25, epGet: 25, epSet: 25, fedGet: 0 });
     expect(Object.values(s.requests).reduce((a, b) => a + b, 0)).toBe(100);
 
-    const w = await world(emu);
+    const w = await world(ws.emu);
     for (let i = 0; i < PLANS; i++) {
       const p = policyIn(w, rp(rpId(i)));
       expect(p?.bindings).toHaveLength(PER);
@@ -79,11 +73,11 @@ describe("500 resources over 50 policies", () => {
   });
 
   it("a following plan shows no changes", async () => {
-    await resetStats(emu);
-    const r = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu, timeoutMs: 60_000 });
+    await resetStats(ws.emu);
+    const r = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, timeoutMs: 60_000 });
     expectExit(r, 0);
     expect(r.stdout).toContain("No changes.");
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect(count(s, M.rpGet) + count(s, M.epGet)).toBe(50); // one read per policy, never per resource
     expect(count(s, M.rpSet) + count(s, M.epSet)).toBe(0);
   });

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
+import { useFileEmulator } from "../support/emulator.js";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const BIN = join(REPO, "bin", "converge.js");
@@ -129,28 +130,37 @@ export function stackTraceLines(text: string): string[] {
 }
 
 /**
+ * One temp directory for a test file (no emulator: the CLI's embedded one, or none), made before
+ * its tests and removed after them. Read `ws.dir` inside tests (it exists once beforeAll ran).
+ */
+export function useTempDir(prefix: string): { readonly dir: string } {
+  let ws: { dir: string; remove: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    ws = await tempDir(prefix);
+  });
+  afterAll(async () => {
+    await ws?.remove();
+  });
+  return {
+    get dir() {
+      if (!ws) throw new Error("the workspace is made in beforeAll");
+      return ws.dir;
+    },
+  };
+}
+
+/**
  * One seeded emulator and one temp directory for a test file, started before its tests and
  * removed after them. Read `ws.emu` and `ws.dir` inside tests (they exist once beforeAll ran).
  */
 export function useEmulatorWorkspace(seed: EmulatorWorld, prefix: string): { readonly emu: RunningEmulator; readonly dir: string } {
-  let emu: RunningEmulator | undefined;
-  let ws: { dir: string; remove: () => Promise<void> } | undefined;
-  beforeAll(async () => {
-    emu = await startSeededEmulator(seed);
-    ws = await tempDir(prefix);
-  });
-  afterAll(async () => {
-    await emu?.close();
-    await ws?.remove();
-  });
+  const tmp = useTempDir(prefix);
+  // The same options as startSeededEmulator; useFileEmulator owns the beforeAll/afterAll.
+  const emu = useFileEmulator({ seed, port: 0, host: "127.0.0.1" });
   return {
-    get emu() {
-      if (!emu) throw new Error("the emulator starts in beforeAll");
-      return emu;
-    },
+    emu,
     get dir() {
-      if (!ws) throw new Error("the workspace is made in beforeAll");
-      return ws.dir;
+      return tmp.dir;
     },
   };
 }

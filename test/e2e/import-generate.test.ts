@@ -4,13 +4,12 @@
 import { readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { Binding, EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { BINDING, EP, LOCATION as LOC, MEMBER, PROJECT, RP } from "../fixtures/builders.js";
 import { SET_EP, SET_RP } from "../support/emulator.js";
-import { expectExit, resetStats, runCli, stackTraceLines, startSeededEmulator, stats, tempDir } from "./helpers.js";
+import { expectExit, resetStats, runCli, stackTraceLines, stats, useEmulatorWorkspace } from "./helpers.js";
 
 const ODD = `projects/${PROJECT}/locations/${LOC}/restorePlans/odd`;
 
@@ -44,20 +43,9 @@ const SEED: EmulatorWorld = {
   endpoints: [{ name: EP, policy: { bindings: EP_BINDINGS } }],
 };
 
-let emu: RunningEmulator;
-let dir: string;
-let remove: () => Promise<void>;
+const ws = useEmulatorWorkspace(SEED, "converge-import-generate-");
 
-beforeAll(async () => {
-  emu = await startSeededEmulator(SEED);
-  ({ dir, remove } = await tempDir("converge-import-generate-"));
-});
-afterAll(async () => {
-  await emu?.close();
-  await remove?.();
-});
-
-const cli = (args: string[]) => runCli(args, { emulator: emu, cwd: dir });
+const cli = (args: string[]) => runCli(args, { emulator: ws.emu, cwd: ws.dir });
 
 interface GeneratedResource {
   type: string;
@@ -73,9 +61,9 @@ interface GeneratedStack {
 // A generous timeout: every step is a fresh CLI process (about a second each on a busy machine).
 describe("converge import --generate", { timeout: 90_000 }, () => {
   it("writes a stack that validates, plans only imports, applies with zero writes, then plans clean", async () => {
-    await resetStats(emu);
-    const out = join(dir, "adopted.yaml");
-    const state = join(dir, "adopted.json");
+    await resetStats(ws.emu);
+    const out = join(ws.dir, "adopted.yaml");
+    const state = join(ws.dir, "adopted.json");
 
     const gen = await cli(["import", "--generate", RP, EP, "--out", out, "--stack-name", "adopted"]);
     expectExit(gen, 0);
@@ -142,13 +130,13 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
     const again = await cli(["plan", "--detailed-exitcode", "-f", out, "--state", state]);
     expectExit(again, 0);
 
-    const st = await stats(emu);
+    const st = await stats(ws.emu);
     expect(st.requests[SET_RP]).toBe(0);
     expect(st.requests[SET_EP]).toBe(0);
   });
 
   it("fails cleanly, writing nothing, for an object that does not exist", async () => {
-    const out = join(dir, "missing.yaml");
+    const out = join(ws.dir, "missing.yaml");
     const r = await cli(["import", "--generate", `projects/${PROJECT}/locations/${LOC}/restorePlans/nosuch`, "--out", out]);
     expectExit(r, 1);
     expect(r.stderr).toMatch(/restorePlans\/nosuch does not exist/);
@@ -157,7 +145,7 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
   });
 
   it("keeps a condition title's inner whitespace, so the generated stack still plans as imports", async () => {
-    const out = join(dir, "odd.yaml");
+    const out = join(ws.dir, "odd.yaml");
     const gen = await cli(["import", "--generate", ODD, "--out", out, "--stack-name", "odd"]);
     expectExit(gen, 0);
     const stack = parse(await readFile(out, "utf8")) as GeneratedStack;
@@ -167,7 +155,7 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
     // BUG (src/drivers/iam-driver.ts, parseImportId): the ID is split on /\s+/ and the title
     // re-joined with single spaces, so "two  spaces" becomes "two spaces" and adopt() finds
     // "no binding for roles/gkebackup.viewer with condition "two spaces"".
-    const plan = await cli(["plan", "--detailed-exitcode", "-f", out, "--state", join(dir, "odd.json")]);
+    const plan = await cli(["plan", "--detailed-exitcode", "-f", out, "--state", join(ws.dir, "odd.json")]);
     expect(plan.stderr).toBe("");
     expectExit(plan, 2);
     expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");

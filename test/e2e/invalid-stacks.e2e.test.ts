@@ -3,36 +3,27 @@
 // writes no state.
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
+import { describe, expect, it } from "vitest";
+import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { INVALID_DIR, INVALID_FIXTURES } from "../fixtures/invalid/expectations.js";
-import { REPO, runCli, stackTraceLines, startSeededEmulator, stats, tempDir, totalRequests } from "./helpers.js";
+import { REPO, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [{ name: "projects/my-project/locations/us-central1/restorePlans/nightly" }],
+  endpoints: [{ name: "projects/my-project/locations/us-central1/endpoints/churn" }],
+  federations: [{ name: "projects/my-project/locations/us-central1/federations/lake", labels: { owner: "data-eng" } }],
+};
 
-beforeAll(async () => {
-  emu = await startSeededEmulator({
-    projects: { "my-project": { number: "123456789012" } },
-    restorePlans: [{ name: "projects/my-project/locations/us-central1/restorePlans/nightly" }],
-    endpoints: [{ name: "projects/my-project/locations/us-central1/endpoints/churn" }],
-    federations: [{ name: "projects/my-project/locations/us-central1/federations/lake", labels: { owner: "data-eng" } }],
-  });
-  tmp = await tempDir("converge-invalid-");
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
-});
+const ws = useEmulatorWorkspace(SEED, "converge-invalid-");
 
 describe.concurrent("converge plan rejects malformed stacks", () => {
   it.each(INVALID_FIXTURES)("$file ($category)", async (fx) => {
     const file = join(INVALID_DIR, fx.file);
     const rel = relative(REPO, file);
-    const stateDir = join(tmp.dir, fx.file.replace(/\.yaml$/, ""));
+    const stateDir = join(ws.dir, fx.file.replace(/\.yaml$/, ""));
     const statePath = join(stateDir, "state.json");
-    const r = await runCli(["plan", "-f", rel, "--state", statePath], { emulator: emu });
+    const r = await runCli(["plan", "-f", rel, "--state", statePath], { emulator: ws.emu });
 
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toBe("");
@@ -59,12 +50,12 @@ describe.concurrent("converge plan rejects malformed stacks", () => {
 
 describe("after all the malformed stacks", () => {
   it("the emulator received no request at all", async () => {
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect(totalRequests(s), JSON.stringify(s.requests)).toBe(0);
   });
 
   it("no state file appeared anywhere in the temp dir", () => {
-    const found = existsSync(tmp.dir) ? readdirSync(tmp.dir, { recursive: true }).map(String).filter((f) => f.endsWith(".json")) : [];
+    const found = existsSync(ws.dir) ? readdirSync(ws.dir, { recursive: true }).map(String).filter((f) => f.endsWith(".json")) : [];
     expect(found).toEqual([]);
   });
 });

@@ -3,8 +3,8 @@
 // world beside the state file.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, expectExit, runCli, stackTraceLines, tempDir, type CliResult } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REPO, expectExit, runCli, stackTraceLines, type CliResult, useTempDir } from "./helpers.js";
 
 const QUICKSTART = join(REPO, "examples", "quickstart");
 
@@ -15,19 +15,14 @@ function snapshot(dir: string): Record<string, number> {
   return out;
 }
 
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const ws = useTempDir("converge-quickstart-");
 let before: Record<string, number>;
 let first: CliResult;
 
 beforeAll(async () => {
-  tmp = await tempDir("converge-quickstart-");
   before = snapshot(QUICKSTART);
   // No CLOUDNATIVE_EMULATOR_HOST: the stack's `endpoint: embedded` is used.
-  first = await runCli(["plan", "--state", join(tmp.dir, "quickstart.json")], { cwd: QUICKSTART });
-});
-
-afterAll(async () => {
-  await tmp?.remove();
+  first = await runCli(["plan", "--state", join(ws.dir, "quickstart.json")], { cwd: QUICKSTART });
 });
 
 describe("quickstart: converge plan", () => {
@@ -50,8 +45,8 @@ describe("quickstart: converge plan", () => {
   });
 
   it("keeps the embedded emulator's world beside the state file, and writes no state", () => {
-    expect(existsSync(join(tmp.dir, "quickstart.emulator.json"))).toBe(true);
-    expect(existsSync(join(tmp.dir, "quickstart.json"))).toBe(false);
+    expect(existsSync(join(ws.dir, "quickstart.emulator.json"))).toBe(true);
+    expect(existsSync(join(ws.dir, "quickstart.json"))).toBe(false);
   });
 
   it("leaves the checkout untouched", () => {
@@ -59,7 +54,7 @@ describe("quickstart: converge plan", () => {
   });
 
   it("plans the same again from the persisted world, and exits 2 with --detailed-exitcode", async () => {
-    const again = await runCli(["plan", "--state", join(tmp.dir, "quickstart.json"), "--detailed-exitcode"], { cwd: QUICKSTART });
+    const again = await runCli(["plan", "--state", join(ws.dir, "quickstart.json"), "--detailed-exitcode"], { cwd: QUICKSTART });
     expectExit(again, 2);
     expect(again.stdout).toContain("Plan: 0 to import, 3 to add, 0 to change, 0 to destroy.");
   });

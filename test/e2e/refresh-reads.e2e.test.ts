@@ -3,11 +3,10 @@
 // resources each) cost exactly 20 getIamPolicy calls, with a full state and with none.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorWorld, StateResource } from "../../src/generated/schemas.js";
 import { BINDING, MEMBER, bindingState, epName, makeState, memberState, rpName } from "../fixtures/builders.js";
-import { expectExit, livePolicy, resetStats, runCli, startSeededEmulator, stats, tempDir, writeState } from "./helpers.js";
+import { expectExit, livePolicy, resetStats, runCli, stats, useEmulatorWorkspace, writeState } from "./helpers.js";
 
 const N = 10;
 const idx = (i: number) => String(i).padStart(2, "0");
@@ -43,53 +42,45 @@ function stackText(): string {
 const GET_RP = "gkebackup.projects.locations.restorePlans.getIamPolicy";
 const GET_EP = "aiplatform.projects.locations.endpoints.getIamPolicy";
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+const ws = useEmulatorWorkspace(seed(), "converge-reads-");
 let stackFile: string;
 
 beforeAll(async () => {
-  emu = await startSeededEmulator(seed());
-  tmp = await tempDir("converge-reads-");
-  stackFile = join(tmp.dir, "stack.yaml");
+  stackFile = join(ws.dir, "stack.yaml");
   await writeFile(stackFile, stackText());
   const resources: StateResource[] = [];
   for (const [i, name] of RPS.entries()) {
-    const etag = (await livePolicy(emu, name)).etag!;
+    const etag = (await livePolicy(ws.emu, name)).etag!;
     for (let j = 0; j < N; j++) resources.push(bindingState(`rp${idx(i)}r${idx(j)}`, { name, role: roleOf(j), members: bindingMembers(i, j) }, etag));
   }
   for (const [i, name] of EPS.entries()) {
-    const etag = (await livePolicy(emu, name)).etag!;
+    const etag = (await livePolicy(ws.emu, name)).etag!;
     for (let j = 0; j < N; j++) resources.push(memberState(`ep${idx(i)}m${idx(j)}`, { name, role: "roles/aiplatform.user", member: memberOf(i, j) }, etag));
   }
   expect(resources).toHaveLength(200);
-  await mkdir(join(tmp.dir, "warm"));
-  await writeState(join(tmp.dir, "warm", "big.json"), makeState("big", resources));
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
+  await mkdir(join(ws.dir, "warm"));
+  await writeState(join(ws.dir, "warm", "big.json"), makeState("big", resources));
 });
 
 describe("refresh of 200 resources over 20 policies", () => {
   it("with a state holding all 200: exactly 20 getIamPolicy calls, and no changes", async () => {
-    await resetStats(emu);
-    const r = await runCli(["plan", "-f", stackFile, "--state", join(tmp.dir, "warm", "big.json"), "--detailed-exitcode"], { emulator: emu, cwd: tmp.dir });
+    await resetStats(ws.emu);
+    const r = await runCli(["plan", "-f", stackFile, "--state", join(ws.dir, "warm", "big.json"), "--detailed-exitcode"], { emulator: ws.emu, cwd: ws.dir });
     expectExit(r, 0);
     expect(r.stdout).toContain("No changes.");
     expect(r.stdout).toContain("Refreshed 20 IAM policies.");
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect(s.requests[GET_RP]).toBe(10);
     expect(s.requests[GET_EP]).toBe(10);
     expect(Object.values(s.requests).reduce((a, b) => a + b, 0)).toBe(20);
   });
 
   it("cold, with no state: still exactly 20 getIamPolicy calls, and 200 creates", async () => {
-    await resetStats(emu);
-    const r = await runCli(["plan", "-f", stackFile, "--state", join(tmp.dir, "cold", "big.json"), "--detailed-exitcode"], { emulator: emu, cwd: tmp.dir });
+    await resetStats(ws.emu);
+    const r = await runCli(["plan", "-f", stackFile, "--state", join(ws.dir, "cold", "big.json"), "--detailed-exitcode"], { emulator: ws.emu, cwd: ws.dir });
     expectExit(r, 2);
     expect(r.stdout).toContain("Plan: 0 to import, 200 to add, 0 to change, 0 to destroy.");
-    const s = await stats(emu);
+    const s = await stats(ws.emu);
     expect(s.requests[GET_RP]).toBe(10);
     expect(s.requests[GET_EP]).toBe(10);
     expect(Object.values(s.requests).reduce((a, b) => a + b, 0)).toBe(20);

@@ -1,26 +1,24 @@
 // Issue 6 end to end: the access view, Markdown plans and --strict through the real CLI.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { marked } from "marked";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempDir } from "./helpers.js";
 
 const root = join(import.meta.dirname, "../..");
 const BIN = join(root, "bin/converge.js");
-let dir: string;
+const ws = useTempDir("converge-review-");
 
-function cli(args: string[], cwd = dir) {
+function cli(args: string[], cwd = ws.dir) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", CLOUDNATIVE_EMULATOR_HOST: "" } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "converge-review-"));
-  cpSync(join(root, "examples/quickstart"), dir, { recursive: true });
-  rmSync(join(dir, "state"), { recursive: true, force: true });
+  cpSync(join(root, "examples/quickstart"), ws.dir, { recursive: true });
+  rmSync(join(ws.dir, "state"), { recursive: true, force: true });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("review output", () => {
   it("the quickstart's access view lists exactly the principals the stack grants (and who the authoritative binding removes)", () => {
@@ -39,7 +37,7 @@ describe("review output", () => {
 
   it("a binding whose members shrink shows who loses access, in the view and in access_changes", () => {
     expect(cli(["apply", "--auto-approve"]).code).toBe(0);
-    const stack = join(dir, "stack.yaml");
+    const stack = join(ws.dir, "stack.yaml");
     const text = readFileSync(stack, "utf8");
     writeFileSync(stack, text.replace("members: [group:sre@example.com, user:alice@example.com]", "members: [group:sre@example.com]"));
     const view = cli(["plan", "--view", "access"]);
@@ -53,7 +51,7 @@ describe("review output", () => {
   });
 
   it("the Markdown plan parses and has the counts table, access delta, lint and the full plan", () => {
-    rmSync(join(dir, "state"), { recursive: true, force: true });
+    rmSync(join(ws.dir, "state"), { recursive: true, force: true });
     const r = cli(["plan", "--format", "markdown"]);
     expect(r.code).toBe(0);
     expect(r.stdout.startsWith("## converge plan")).toBe(true);
@@ -75,7 +73,7 @@ describe("review output", () => {
     const strict = cli(["validate", "-f", f, "--strict"]);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(/basic-role-bad\.yaml:8:\d+: Error: grant: roles\/editor is a basic role/);
-    const plan = cli(["plan", "-f", f, "--strict", "--state", join(dir, "strict.json")]);
+    const plan = cli(["plan", "-f", f, "--strict", "--state", join(ws.dir, "strict.json")]);
     expect(plan.code).toBe(1);
   });
 });

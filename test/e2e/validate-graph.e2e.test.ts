@@ -1,36 +1,24 @@
 // `converge validate` exit codes and output, and `converge graph` DOT output. Neither reads
 // state or calls the cloud.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator/index.js";
+import { describe, expect, it } from "vitest";
 import { INVALID_DIR } from "../fixtures/invalid/expectations.js";
-import { REPO, expectExit, runCli, stackTraceLines, startSeededEmulator, stats, tempDir, totalRequests } from "./helpers.js";
+import { REPO, expectExit, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
 
 const QUICKSTART_STACK = join(REPO, "examples", "quickstart", "stack.yaml");
 
-let emu: RunningEmulator;
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-
-beforeAll(async () => {
-  emu = await startSeededEmulator({ projects: { "my-project": {} } });
-  tmp = await tempDir("converge-validate-");
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await tmp?.remove();
-});
+const ws = useEmulatorWorkspace({ projects: { "my-project": {} } }, "converge-validate-");
 
 describe("converge validate", () => {
   it("exits 0 on a valid stack and says what it holds", async () => {
-    const r = await runCli(["validate", "-f", QUICKSTART_STACK], { emulator: emu });
+    const r = await runCli(["validate", "-f", QUICKSTART_STACK], { emulator: ws.emu });
     expectExit(r, 0);
     expect(r.stdout).toBe("Success! The stack is valid (3 resources, 1 variables, 2 outputs).\n");
     expect(r.stderr).toBe("");
   });
 
   it("exits 1 on an invalid stack with every error on stderr", async () => {
-    const r = await runCli(["validate", "-f", join(INVALID_DIR, "20-several-errors.yaml")], { emulator: emu });
+    const r = await runCli(["validate", "-f", join(INVALID_DIR, "20-several-errors.yaml")], { emulator: ws.emu });
     expectExit(r, 1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("4 error(s), 0 warning(s).");
@@ -38,10 +26,10 @@ describe("converge validate", () => {
   });
 
   it("--json prints {valid, error_count, warning_count, diagnostics}", async () => {
-    const ok = await runCli(["validate", "--json", "-f", QUICKSTART_STACK], { emulator: emu });
+    const ok = await runCli(["validate", "--json", "-f", QUICKSTART_STACK], { emulator: ws.emu });
     expectExit(ok, 0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, error_count: 0, warning_count: 0, diagnostics: [] });
-    const bad = await runCli(["validate", "--json", "-f", join(INVALID_DIR, "17-dependency-cycle.yaml")], { emulator: emu });
+    const bad = await runCli(["validate", "--json", "-f", join(INVALID_DIR, "17-dependency-cycle.yaml")], { emulator: ws.emu });
     expectExit(bad, 1);
     const doc = JSON.parse(bad.stdout) as { valid: boolean; error_count: number; diagnostics: { line: number; column: number; summary: string }[] };
     expect(doc.valid).toBe(false);
@@ -50,20 +38,20 @@ describe("converge validate", () => {
   });
 
   it("exits 1 when the stack file does not exist (default stack.yaml in the working directory)", async () => {
-    const r = await runCli(["validate"], { emulator: emu, cwd: tmp.dir });
+    const r = await runCli(["validate"], { emulator: ws.emu, cwd: ws.dir });
     expectExit(r, 1);
     expect(r.stderr).toContain("stack file stack.yaml does not exist");
     expect(stackTraceLines(r.stderr)).toEqual([]);
   });
 
   it("never calls the cloud", async () => {
-    expect(totalRequests(await stats(emu))).toBe(0);
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
   });
 });
 
 describe("converge graph", () => {
   it("prints the quickstart's dependency graph as DOT", async () => {
-    const r = await runCli(["graph", "-f", QUICKSTART_STACK], { emulator: emu });
+    const r = await runCli(["graph", "-f", QUICKSTART_STACK], { emulator: ws.emu });
     expectExit(r, 0);
     const dot = r.stdout;
     expect(dot.startsWith("digraph converge {\n")).toBe(true);
@@ -77,13 +65,13 @@ describe("converge graph", () => {
   });
 
   it("exits 1 on an invalid stack", async () => {
-    const r = await runCli(["graph", "-f", join(INVALID_DIR, "17-dependency-cycle.yaml")], { emulator: emu });
+    const r = await runCli(["graph", "-f", join(INVALID_DIR, "17-dependency-cycle.yaml")], { emulator: ws.emu });
     expectExit(r, 1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("dependency cycle: a -> b -> a");
   });
 
   it("never calls the cloud", async () => {
-    expect(totalRequests(await stats(emu))).toBe(0);
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
   });
 });
