@@ -110,6 +110,28 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     expect(existsSync(state)).toBe(false);
   });
 
+  it("with CI set, \"yes\" applies and the progress is streamed as lines (no live view to hide it)", async () => {
+    // Its own role on the restore plan, so the "yes" case below still finds everything to do.
+    const ciStack = join(ws.dir, "ci-stack.yaml");
+    await writeFile(ciStack, stackHead("approval-ci") + bindingYaml("auditors", "nightly", "roles/gkebackup.delegatedRestoreViewer", ["user:carol@example.com"]));
+    const state = freshState();
+    const pty = runInPty(["apply", "-f", ciStack, "--state", state], { cwd: ws.dir, emulator: ws.emu, env: { CI: "true" } });
+    try {
+      const asked = await pty.waitFor("Enter a value:");
+      await pty.answer("yes");
+      const code = await pty.exit;
+      expect(code, pty.text()).toBe(0);
+      const after = pty.text().slice(asked);
+      expect(after).toMatch(/^auditors: Creating\.\.\.$/m);
+      expect(after).toMatch(/^auditors: Creation complete after \d+\.\ds$/m);
+      expect(after).toContain("Apply complete! Resources: 1 added, 0 changed, 0 destroyed.");
+    } finally {
+      pty.kill();
+    }
+    expect(count(await stats(ws.emu), M.rpSet)).toBe(1);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.delegatedRestoreViewer")).toEqual(["user:carol@example.com"]);
+  });
+
   it('"yes" applies: setIamPolicy calls happen and the state is written', async () => {
     const state = freshState();
     const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
