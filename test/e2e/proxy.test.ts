@@ -16,6 +16,8 @@ import { expectExit, resetStats, runCli, startSeededEmulator, stats, tempDir } f
 import { bindingYaml, ep, getCalls, memberYaml, rp, setCalls } from "./apply-helpers.js";
 
 const HAS_OPENSSL = existsSync("/usr/bin/openssl");
+/** Proxy settings inherited from the machine must not leak into these runs: each run names its own. */
+const NO_INHERITED_PROXY = { HTTPS_PROXY: "", HTTP_PROXY: "", NO_PROXY: "", https_proxy: "", http_proxy: "", no_proxy: "" };
 const HOST = "iam.converge-test.invalid";
 const AUTH = `Basic ${Buffer.from("alice:s3cret").toString("base64")}`;
 
@@ -110,7 +112,7 @@ describe.skipIf(!HAS_OPENSSL)("calls through a proxy", () => {
   it("HTTPS_PROXY: plan and apply tunnel through CONNECT with the proxy's credentials, which are never printed", async () => {
     const file = join(tmp.dir, "https.yaml");
     writeFileSync(file, stack(`https://${HOST}`));
-    const env = { HTTPS_PROXY: proxyUrl.replace("http://", "http://alice:s3cret@"), NODE_EXTRA_CA_CERTS: ca };
+    const env = { ...NO_INHERITED_PROXY, HTTPS_PROXY: proxyUrl.replace("http://", "http://alice:s3cret@"), NODE_EXTRA_CA_CERTS: ca };
     const state = join(tmp.dir, "https.state.json");
     const planned = await runCli(["plan", "-f", file, "--state", state], { cwd: tmp.dir, env });
     expectExit(planned, 0);
@@ -129,23 +131,25 @@ describe.skipIf(!HAS_OPENSSL)("calls through a proxy", () => {
   it("NO_PROXY: the host is reached directly (here: it cannot resolve), the proxy sees nothing", async () => {
     const file = join(tmp.dir, "noproxy.yaml");
     writeFileSync(file, stack(`https://${HOST}`));
-    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "noproxy.state.json")], { cwd: tmp.dir, env: { HTTPS_PROXY: proxyUrl, NO_PROXY: "converge-test.invalid", NODE_EXTRA_CA_CERTS: ca } });
+    const env = { ...NO_INHERITED_PROXY, HTTPS_PROXY: proxyUrl, NO_PROXY: "converge-test.invalid", NODE_EXTRA_CA_CERTS: ca };
+    // A resolver that cannot answer (EAI_AGAIN) is retried with backoff: allow for it.
+    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "noproxy.state.json")], { cwd: tmp.dir, env, timeoutMs: 120_000 });
     expectExit(r, 1);
-    expect(r.stderr).toMatch(/host not found: getaddrinfo ENOTFOUND iam\.converge-test\.invalid/);
+    expect(r.stderr).toMatch(/getaddrinfo (ENOTFOUND|EAI_AGAIN) iam\.converge-test\.invalid/);
     expect(seen).toEqual([]);
-  });
+  }, 150_000);
 
   it("HTTP_PROXY: an http endpoint is sent to the proxy in absolute form; loopback stays direct", async () => {
     const file = join(tmp.dir, "http.yaml");
     writeFileSync(file, stack(`http://emu.converge-test.invalid:${emu.port}`));
-    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], { cwd: tmp.dir, env: { HTTP_PROXY: proxyUrl } });
+    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], { cwd: tmp.dir, env: { ...NO_INHERITED_PROXY, HTTP_PROXY: proxyUrl } });
     expectExit(r, 0);
     expect(seen.length).toBe(2);
     for (const c of seen) expect(c.target).toMatch(new RegExp(`^http://emu\\.converge-test\\.invalid:${emu.port}/v1(beta1)?/projects/my-project/locations/us-central1/`));
 
     seen = [];
     writeFileSync(file, stack(emu.url));
-    const direct = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], { cwd: tmp.dir, env: { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } });
+    const direct = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], { cwd: tmp.dir, env: { ...NO_INHERITED_PROXY, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } });
     expectExit(direct, 0);
     expect(seen).toEqual([]);
   });
