@@ -12,14 +12,22 @@ vi.hoisted(() => {
 
 const tick = () => new Promise((r) => setTimeout(r, 20));
 
+/** Waits (up to 5 s) for `cond`: a loaded machine may take longer than a fixed tick. */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !cond(); i++) await tick();
+}
+
 async function answer(keys: string[]): Promise<{ got: Answer[]; frame: string }> {
   const got: Answer[] = [];
   const { stdin, lastFrame } = render(<ApprovalPrompt question="Do you want to perform these actions?" onAnswer={(a) => got.push(a)} />);
-  await tick();
+  // Keys written before ink listens to stdin would be lost.
+  await until(() => stdin.listenerCount("readable") > 0);
   for (const k of keys) {
     stdin.write(k);
     await tick();
   }
+  // A submitted answer is drawn before the prompt leaves.
+  if (/[\r\n]/.test(keys.join(""))) await until(() => got.length > 0 && stdin.listenerCount("readable") === 0);
   return { got, frame: lastFrame() ?? "" };
 }
 
