@@ -67,9 +67,9 @@ async function main(): Promise<number> {
   });
 
   if (values.table) {
-    const r = JSON.parse(readFileSync(values.table, "utf8")) as BenchResults;
-    process.stdout.write(renderReport(r) + "\n");
-    if (values.docs) updateDoc(join(ROOT, "docs", "BENCHMARKS.md"), renderReport(r));
+    const report = renderReport(JSON.parse(readFileSync(values.table, "utf8")) as BenchResults);
+    process.stdout.write(report + "\n");
+    if (values.docs) updateDoc(join(ROOT, "docs", "BENCHMARKS.md"), report);
     return 0;
   }
 

@@ -4,15 +4,14 @@
 // in-flight calls finish and saves.
 import pLimit from "p-limit";
 import type { Plan, Policy, ResourceChange, State, StateResource } from "../generated/schemas.js";
-import { resourceDriver } from "../drivers/registry.js";
+import { functionDriver, resourceDriver } from "../drivers/registry.js";
 import type { IamInputs } from "../drivers/types.js";
 import { inputsOf } from "../drivers/inputs.js";
-import { functionDriver } from "../drivers/registry.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { containsUnknown, stripUnknown } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
 import type { PolicyModification } from "../iam/policy.js";
-import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
+import { type CloudPort, type PolicyKind, statusOf } from "../engine/cloud-port.js";
 import { type Emit, noEmit, type StepAction } from "../engine/events.js";
 import { displayAction } from "../plan/planner.js";
 import { parsedState, sealResource, serializeState, stateProblems } from "../state/format.js";
@@ -54,14 +53,9 @@ interface Node {
 
 type Obj = Record<string, unknown>;
 
-
 /** A save slower than this (ms) delays the next one by SAVE_PAUSE_FACTOR times its duration. */
 const SLOW_SAVE_MS = 20;
 const SAVE_PAUSE_FACTOR = 20;
-
-function statusOf(e: unknown): string | undefined {
-  return typeof e === "object" && e !== null && "status" in e ? String((e as { status: unknown }).status) : undefined;
-}
 
 function stepAction(c: ResourceChange): StepAction {
   const a = displayAction(c);
@@ -97,20 +91,22 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const key = (c: ResourceChange) => `${c.address}\u0000${c.change.actions.join(",")}\u0000${c.type}`;
   for (const c of plan.resource_changes) nodes.set(key(c), { change: c, action: stepAction(c), deps: new Set(), status: "pending" });
   const byAddress = new Map<string, Node[]>();
-  for (const [k, n] of nodes) byAddress.set(n.change.address, [...(byAddress.get(n.change.address) ?? []), nodes.get(k)!]);
+  for (const n of nodes.values()) {
+    const same = byAddress.get(n.change.address);
+    if (same) same.push(n);
+    else byAddress.set(n.change.address, [n]);
+  }
   const isDelete = (n: Node) => n.action === "delete";
-  for (const [k, n] of nodes) {
+  for (const n of nodes.values()) {
     if (isDelete(n)) {
-      // Deletes run in reverse: after everything that depended on the deleted resource.
-      for (const other of nodes.values()) {
-        if (other !== n && isDelete(other) && (other.change.dependencies ?? []).includes(n.change.address)) n.deps.add(key(other.change));
-      }
+      // Deletes run in reverse: the deletes of what n depends on wait for n (found by address:
+      // scanning every node per delete was quadratic).
+      for (const d of n.change.dependencies ?? []) for (const dn of byAddress.get(d) ?? []) if (dn !== n && isDelete(dn)) dn.deps.add(key(n.change));
       // A type change at one address: the new resource is created before the old is removed.
       for (const other of byAddress.get(n.change.address) ?? []) if (other !== n) n.deps.add(key(other.change));
     } else {
       for (const d of n.change.dependencies ?? []) for (const dn of byAddress.get(d) ?? []) if (!isDelete(dn)) n.deps.add(key(dn.change));
     }
-    void k;
   }
 
   // --- state bookkeeping (coalesced saves) ---------------------------------------------------
@@ -137,7 +133,6 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     version++;
     if (i >= 0) state.resources[i] = r;
     else indexOf!.set(r.address, state.resources.push(r) - 1);
-    values.set(r.address, r.outputs);
   };
   const removeResource = (address: string, type: string) => {
     version++;
@@ -215,6 +210,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   };
 
   const diagsText = (diags: Diagnostic[]) => diags.map((d) => d.summary).join("; ");
+  const defaults = { project: plan.provider.project, location: plan.provider.location };
 
   // Prepares a node: resolves deferred values and returns its policy work (or finishes it).
   const prepare = async (n: Node, started: number): Promise<Work[]> => {
@@ -228,7 +224,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
         fail(n, "cannot evaluate the function arguments", diagsText(diags) || "a value it depends on is still unknown");
         return [];
       }
-      const named = fn.objectName(args, { project: plan.provider.project, location: plan.provider.location });
+      const named = fn.objectName(args, defaults);
       if ("problem" in named) {
         fail(n, named.problem.message);
         return [];
@@ -259,7 +255,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
         fail(n, "cannot evaluate its properties", diagsText(diags) || "a value it depends on is still unknown");
         return [];
       }
-      const norm = d.normalize(raw, { project: plan.provider.project, location: plan.provider.location });
+      const norm = d.normalize(raw, defaults);
       if (norm.problems.length) {
         fail(n, norm.problems.map((p) => p.message).join("; "));
         return [];

@@ -6,7 +6,8 @@ import isInCi from "is-in-ci";
 import { loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
-import { defaultStatePath, localStateStore, type StateStore } from "../state/index.js";
+import { isCloudError } from "../cloud/errors.js";
+import { defaultStatePath, localStateStore, withLock, type StateStore } from "../state/index.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { type Line, toPlain } from "./render/lines.js";
 
@@ -115,13 +116,21 @@ export interface Loaded {
 /** Loads and checks the stack; prints every diagnostic and exits 1 when there is an error. */
 export function loadOrExit(o: StackOptions): Loaded {
   const { stack, diagnostics } = loadStackFile(o.file, { strict: o.strict === true });
-  if (!stack) {
-    printDiagnostics(diagnostics);
-    process.exit(EXIT.error);
-  }
   printDiagnostics(diagnostics);
-  const statePath = o.state ? resolve(o.state) : defaultStatePath(process.cwd(), stack.name);
+  if (!stack) process.exit(EXIT.error);
+  const statePath = statePathOf(o, stack.name);
   return { stack, lint: diagnostics, statePath, store: localStateStore(statePath) };
+}
+
+/** --state, else state/{stack name}.json beside the working directory. */
+export function statePathOf(o: { state?: string }, stackName: string): string {
+  return o.state ? resolve(o.state) : defaultStatePath(process.cwd(), stackName);
+}
+
+/** Runs `fn` holding the state lock (waiting up to --lock-timeout); released also when `fn` throws. */
+export function underLock<T>(store: StateStore, operation: string, o: { lockTimeout?: string }, fn: () => Promise<T>): Promise<T> {
+  const timeoutMs = durationMs(o.lockTimeout);
+  return withLock(store, operation, timeoutMs !== undefined ? { timeoutMs } : {}, fn);
 }
 
 export function stateDirOf(statePath: string): string {
@@ -141,8 +150,8 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
       if (e instanceof UserError) {
         printDiagnostics(e.diagnostics);
         code = EXIT.error;
-      } else if (isCloudLike(e)) {
-        printDiagnostics([{ severity: "error", summary: (e as Error).message }]);
+      } else if (isCloudError(e)) {
+        printDiagnostics([{ severity: "error", summary: e.message }]);
         code = EXIT.error;
       } else {
         process.stderr.write(`converge: internal error (this is a bug): ${(e as Error)?.stack ?? String(e)}\n`);
@@ -151,8 +160,4 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
     }
     process.exitCode = code;
   };
-}
-
-function isCloudLike(e: unknown): boolean {
-  return e instanceof Error && e.name === "CloudError";
 }

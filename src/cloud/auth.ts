@@ -1,5 +1,6 @@
 // Access tokens for cloud calls. Tokens are secrets: they go into the Authorization header and
 // nowhere else (never into messages, errors, events, state or logs).
+import { redact } from "./errors.js";
 
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 export const TOKEN_ENV_VARS = ["CLOUDNATIVE_ACCESS_TOKEN", "GOOGLE_OAUTH_ACCESS_TOKEN"] as const;
@@ -59,8 +60,7 @@ export function createTokenProvider(opts: TokenProviderOptions): TokenProvider {
         token = await (await adc).getAccessToken();
       } catch (e) {
         // The library's messages do not carry tokens, but scrub the ones we know anyway.
-        let msg = e instanceof Error ? e.message : String(e);
-        for (const s of seen) msg = msg.split(s).join("[redacted]");
+        const msg = redact(e instanceof Error ? e.message : String(e), [...seen]);
         throw new AuthError(
           `could not get Google Cloud credentials (Application Default Credentials): ${msg.split("\n")[0]!.replace(/\.+$/, "")}. ` +
             `Run \`gcloud auth application-default login\`, set GOOGLE_APPLICATION_CREDENTIALS, or set CLOUDNATIVE_ACCESS_TOKEN`,

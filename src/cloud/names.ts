@@ -17,7 +17,8 @@ export interface ObjectName {
   full: string;
 }
 
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** One segment of a resource name: a project ID, a location or an object ID. */
+export const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export function formatName(kind: ObjectKind, project: string, location: string, id: string): string {
   return `projects/${project}/locations/${location}/${COLLECTION[kind]}/${id}`;

@@ -89,7 +89,7 @@ export class PolicyBatcher {
       this.stats.rounds++;
       const mods = batch.flatMap((w) => w.mods);
       try {
-        const result = await modifyPolicy(this.client, slot.kind, slot.name, mods, { ...this.modify });
+        const result = await modifyPolicy(this.client, slot.kind, slot.name, mods, this.modify);
         for (const w of batch) w.resolve(result);
       } catch (e) {
         for (const w of batch) w.reject(e);

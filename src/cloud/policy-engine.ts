@@ -4,7 +4,7 @@
 import type { Policy } from "../generated/schemas.js";
 import { applyModifications, type PolicyModification } from "../iam/index.js";
 import type { CloudClient, PolicyKind } from "./client.js";
-import { CloudError } from "./errors.js";
+import { CloudError, isCloudError } from "./errors.js";
 import { backoffDelay, defaultSleep } from "./retry.js";
 
 export interface ModifyResult {
@@ -87,7 +87,7 @@ export async function modifyPolicy(
       client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "written" });
       return { policy: written, written: true, attempts: round, reads, writes };
     } catch (e) {
-      if (!(e instanceof CloudError) || e.status !== "ABORTED") throw e;
+      if (!isCloudError(e, "ABORTED")) throw e;
       lastAbort = e;
       current = undefined;
       fresh = false;
@@ -98,6 +98,7 @@ export async function modifyPolicy(
   }
 
   const last = lastAbort!;
+  const elapsedMs = Date.now() - started;
   throw new CloudError({
     status: "ABORTED",
     httpStatus: last.httpStatus,
@@ -106,11 +107,11 @@ export async function modifyPolicy(
     operation: "setIamPolicy",
     serverMessage: last.serverMessage,
     attempts: maxAttempts,
-    elapsedMs: Date.now() - started,
+    elapsedMs,
     retryable: false,
     details: last.details,
     summary:
-      `gave up after ${maxAttempts} read-modify-write attempts over ${((Date.now() - started) / 1000).toFixed(1)}s ` +
+      `gave up after ${maxAttempts} read-modify-write attempts over ${(elapsedMs / 1000).toFixed(1)}s ` +
       `(${reads} reads, ${writes} writes): every write was rejected because the policy's etag changed ` +
       `after it was read (concurrent writers); last error`,
     cause: last,

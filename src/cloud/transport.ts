@@ -3,7 +3,7 @@
 import { TOOL_VERSION } from "../version.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
-import { CloudError, canonicalFromHttp, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
+import { CloudError, type CloudErrorInit, canonicalFromHttp, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
 import { type HttpFn, type HttpResponse, nodeHttp } from "./http.js";
 import { backoffDelay, parseRetryAfter, retryOptions, type RetryOptions } from "./retry.js";
 
@@ -93,7 +93,9 @@ const RETRYABLE_NETWORK_CODES = new Set([
   "UND_ERR_CLOSED",
 ]);
 
-type Outcome = { ok: true; value: unknown; httpStatus: number } | { ok: false; error: CloudError; retryAfterMs?: number | undefined };
+type Failure = { ok: false; error: CloudError; retryAfterMs?: number | undefined };
+type Outcome = { ok: true; value: unknown; httpStatus: number } | Failure;
+type Fail = (status: string, httpStatus: number, message: string, extra?: Partial<CloudErrorInit>) => Failure;
 
 export class Transport {
   readonly endpoint: ResolvedEndpoint;
@@ -162,7 +164,7 @@ export class Transport {
   }
 
   private async once(spec: CallSpec): Promise<Outcome> {
-    const fail = (status: string, httpStatus: number, message: string, extra: Partial<ConstructorParameters<typeof CloudError>[0]> = {}): Outcome => ({
+    const fail: Fail = (status, httpStatus, message, extra = {}) => ({
       ok: false,
       error: new CloudError({
         status,
@@ -222,11 +224,10 @@ export class Transport {
     const status = parsed.status ?? canonicalFromHttp(res.status);
     const message = parsed.message ?? (res.statusText || `HTTP ${res.status}`);
     const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), this.now()) ?? retryDelayFromDetails(parsed.details);
-    const out = fail(status, res.status, message, { details: parsed.details });
-    return out.ok ? out : { ...out, retryAfterMs };
+    return { ...fail(status, res.status, message, { details: parsed.details }), retryAfterMs };
   }
 
-  private transportFailure(e: unknown, signal: AbortSignal, fail: (s: string, h: number, m: string, x?: { retryable?: boolean; cause?: unknown }) => Outcome): Outcome {
+  private transportFailure(e: unknown, signal: AbortSignal, fail: Fail): Failure {
     if (signal.aborted || isTimeout(e)) {
       return fail("DEADLINE_EXCEEDED", 0, `no response within ${formatMs(this.timeoutMs)} (per-attempt timeout)`, { retryable: true });
     }

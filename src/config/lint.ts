@@ -112,7 +112,9 @@ const fromNote = (vals: (Val | undefined)[]) => {
 function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | undefined)[]) => boolean): Finding[] {
   const out: Finding[] = [];
   const add = (vals: (Val | undefined)[], f: Finding) => {
-    if (report(vals)) out.push({ ...f, ...(f.detail !== undefined || fromNote(vals) ? { detail: `${f.detail ?? ""}${fromNote(vals)}`.trim() } : {}) });
+    if (!report(vals)) return;
+    const note = fromNote(vals);
+    out.push({ ...f, ...(f.detail !== undefined || note ? { detail: `${f.detail ?? ""}${note}`.trim() } : {}) });
   };
   const role = v.role?.value;
   for (const m of v.members) {

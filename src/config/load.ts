@@ -11,7 +11,7 @@ import { functionDriver, resourceDriver, suggestToken, RESOURCE_TOKENS, FUNCTION
 import { Graph } from "../graph/graph.js";
 import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
 import type { LocatedReference, OutputDecl, ResourceDecl, StackModel, VariableDecl } from "./model.js";
-import { type DocPath, formatPath, SourceDocument } from "./source.js";
+import { type DocPath, errorAt as at, formatPath, SourceDocument } from "./source.js";
 
 export interface LoadResult {
   stack?: StackModel;
@@ -53,18 +53,6 @@ export function loadStackFile(path: string, opts: LoadOptions = {}): LoadResult 
     }
   }
   return result;
-}
-
-function at(src: SourceDocument, path: DocPath, summary: string, extra: { detail?: string; key?: boolean; offset?: number; address?: string } = {}): Diagnostic {
-  const pos = src.position(path, { key: extra.key, offset: extra.offset });
-  return error(summary, {
-    file: src.file,
-    line: pos.line,
-    column: pos.column,
-    path: formatPath(path),
-    ...(extra.detail ? { detail: extra.detail } : {}),
-    ...(extra.address ? { address: extra.address } : {}),
-  });
 }
 
 /** The closest name in `pool`, when it is close enough to be a plausible typo. */

@@ -1,7 +1,7 @@
 // Evaluates raw stack values: `${…}` interpolations against a scope of known (or unknown) values.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
-import { type DocPath, formatPath, type SourceDocument } from "./source.js";
+import { type DocPath, errorAt, formatPath, type SourceDocument } from "./source.js";
 
 /** Values that references can reach, by root name. `undefined` = not in scope. */
 export type Scope = (root: string) => { value: unknown } | undefined;
@@ -68,8 +68,8 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
 }
 
 function located(src: SourceDocument | undefined, at: DocPath, summary: string, offset: number): Diagnostic {
-  const pos = src?.position(at, { offset });
-  return error(`${formatPath(at)}: ${summary}`, { ...(src ? { file: src.file, line: pos!.line, column: pos!.column } : {}), path: formatPath(at) });
+  const text = `${formatPath(at)}: ${summary}`;
+  return src ? errorAt(src, at, text, { offset }) : error(text, { path: formatPath(at) });
 }
 
 export { containsUnknown };

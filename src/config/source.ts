@@ -1,6 +1,7 @@
 // A parsed YAML document that remembers where every value came from, so diagnostics can point
 // at file:line:column.
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node } from "yaml";
+import { LineCounter, isMap, isScalar, parseDocument, visit, type Document, type Node } from "yaml";
+import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { parseSimpleYaml } from "./fast-yaml.js";
 
 export type PathSegment = string | number;
@@ -103,11 +104,6 @@ export class SourceDocument {
     }
     return this.toPos(start);
   }
-
-  /** Whether `path` exists in the document as written. */
-  has(path: DocPath): boolean {
-    return this.doc.hasIn(path);
-  }
 }
 
 /**
@@ -158,4 +154,15 @@ export function formatPath(path: DocPath): string {
   return out;
 }
 
-export { isMap, isSeq, isScalar };
+/** An error at `path` in `src`: file:line:column and the document path (see `position` for `key` and `offset`). */
+export function errorAt(src: SourceDocument, path: DocPath, summary: string, extra: { detail?: string; key?: boolean; offset?: number; address?: string } = {}): Diagnostic {
+  const pos = src.position(path, { key: extra.key, offset: extra.offset });
+  return error(summary, {
+    file: src.file,
+    line: pos.line,
+    column: pos.column,
+    path: formatPath(path),
+    ...(extra.detail ? { detail: extra.detail } : {}),
+    ...(extra.address ? { address: extra.address } : {}),
+  });
+}

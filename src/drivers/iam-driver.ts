@@ -73,8 +73,8 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
         const members = sameMemberSet(binding.members, i.members ?? []) ? i.members ?? [] : normalizeMembers(binding.members);
         return { ...i, members };
       }
-      const live = binding.members.find((m) => memberKey(m) === memberKey(i.member ?? ""));
-      return live === undefined ? undefined : i;
+      const key = memberKey(i.member ?? "");
+      return binding.members.some((m) => memberKey(m) === key) ? i : undefined;
     },
     modifications(prior, desired) {
       const mods: PolicyModification[] = [];
@@ -120,7 +120,8 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
       const b = candidates[0]!;
       const base: IamInputs = { name: target.name, role: target.role, ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) };
       if (isBinding) return { ...base, members: normalizeMembers(b.members) };
-      const live = b.members.find((m) => memberKey(m) === memberKey(target.member ?? ""));
+      const key = memberKey(target.member ?? "");
+      const live = b.members.find((m) => memberKey(m) === key);
       if (!live) return `${target.member} is not a member of ${what}`;
       return { ...base, member: live };
     },

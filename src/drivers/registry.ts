@@ -31,7 +31,7 @@ export function functionDriver(token: string): DataSourceDriver | undefined {
 export const RESOURCE_TOKENS = [...resources.keys()];
 export const FUNCTION_TOKENS = [...functions.keys()];
 
-/** "did you mean …" for an unknown token: the closest known token of any kind. */
+/** "did you mean …" for an unknown token: the closest known token of that kind. */
 export function suggestToken(token: string, kind: "resource" | "function"): string {
   const pool = kind === "resource" ? RESOURCE_TOKENS : FUNCTION_TOKENS;
   return closest(token, pool);

@@ -1,7 +1,7 @@
 // The admin API under /__emulator/: stats, reset, faults, the world and its objects. Never subject
 // to faults or auth; it is a test harness, served on loopback.
 import type { EmulatorFederation, EmulatorPolicyObject, EmulatorProject } from "../generated/schemas.js";
-import { kindOfName, type ObjectKind } from "../cloud/names.js";
+import { kindOfName, SEGMENT } from "../cloud/names.js";
 import { validate } from "../schemas/index.js";
 import { schemaProblem } from "./schema-errors.js";
 import { parseJsonBody } from "./api.js";
@@ -11,9 +11,6 @@ import { faultProblem, type FaultConfig } from "./faults.js";
 import { coerceSeed, objectProblem, WORLD_KINDS } from "./seed.js";
 
 export const ADMIN_PREFIX = "/__emulator/";
-
-const KINDS: readonly ObjectKind[] = ["restorePlan", "endpoint", "federation"];
-const PROJECT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 function unknownRoute(method: string, path: string): ApiError {
   return notFound(`No admin route ${method} ${path}. Routes: GET stats, POST stats/reset, POST reset, GET|POST|DELETE faults, GET world, POST|DELETE objects, PUT projects/{id}.`);
@@ -75,12 +72,10 @@ export function handleAdmin(ctx: EmulatorContext, method: string, path: string, 
 
 function addObject(ctx: EmulatorContext, body: Record<string, unknown>): Promise<Reply> {
   const { kind, ...object } = body;
-  if (typeof kind !== "string" || !(KINDS as readonly string[]).includes(kind)) {
-    throw invalidArgument(`"kind" must be one of ${KINDS.join(", ")}.`, "kind");
-  }
-  const k = kind as ObjectKind;
-  const key = WORLD_KINDS.find((w) => w.kind === k)!.key;
-  coerceSeed({ [key]: [object] });
+  const world = WORLD_KINDS.find((w) => w.kind === kind);
+  if (!world) throw invalidArgument(`"kind" must be one of ${WORLD_KINDS.map((w) => w.kind).join(", ")}.`, "kind");
+  const k = world.kind;
+  coerceSeed({ [world.key]: [object] });
   const problem = objectProblem(k, object);
   if (problem) throw invalidArgument(`Invalid ${k}: ${problem}.`);
   const obj = ctx.store.upsert(k, object as unknown as EmulatorPolicyObject | EmulatorFederation);
@@ -88,7 +83,7 @@ function addObject(ctx: EmulatorContext, body: Record<string, unknown>): Promise
 }
 
 function putProject(ctx: EmulatorContext, id: string, body: Record<string, unknown>): Promise<Reply> {
-  if (!PROJECT_ID.test(id)) throw invalidArgument(`"${id}" is not a project ID.`);
+  if (!SEGMENT.test(id)) throw invalidArgument(`"${id}" is not a project ID.`);
   if (ctx.store.projectId(id) !== id) throw invalidArgument(`"${id}" is the number of project ${ctx.store.projectId(id)}.`);
   coerceSeed({ projects: { [id]: body } });
   const errors = validate("emulator-seed.schema.json#/definitions/EmulatorProject", body);

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { EmulatorWorld } from "../generated/schemas.js";
+import { fsyncDir, pidAlive } from "../state/fsutil.js";
 import { checkWorld } from "./seed.js";
 
 let tmpCounter = 0;
@@ -26,17 +27,8 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     await unlink(tmp).catch(() => undefined);
     throw e;
   }
-  // Make the rename itself durable; not every platform lets a directory be fsynced.
-  try {
-    const dir = await open(dirname(file), "r");
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } catch {
-    /* best effort */
-  }
+  // Make the rename itself durable; best effort (the file itself is already in place).
+  await fsyncDir(dirname(file)).catch(() => undefined);
 }
 
 /** Removes temp files left by a process that was killed mid-write (only those of dead PIDs). */
@@ -60,15 +52,6 @@ export function removeStaleTempFiles(file: string): void {
     } catch {
       /* already gone */
     }
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

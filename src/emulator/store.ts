@@ -66,8 +66,8 @@ export class Store {
 
   setProject(id: string, config: EmulatorProject): void {
     this.projects.set(id, { ...config });
+    // No federation cache to drop: federationJson re-renders when the project number changed.
     this.reindexProjects();
-    for (const o of this.objects.federation.values()) (o as FederationObject).wire = undefined;
   }
 
   /** Finds an object from the segments of a request path (project may be a number). */

@@ -18,3 +18,8 @@ export interface CloudPort {
   /** One read-modify-write of one policy (etag + retry on ABORTED). */
   modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy): Promise<ModifyOutcome>;
 }
+
+/** The status of an error a CloudPort call threw (a CloudError's, or a fake's), without depending on the client's class. */
+export function statusOf(e: unknown): string | undefined {
+  return typeof e === "object" && e !== null && "status" in e ? String((e as { status: unknown }).status) : undefined;
+}

@@ -51,7 +51,7 @@ export function retryEvent(e: CloudEvent): EngineEvent | undefined {
   return undefined;
 }
 
-export function embeddedDataFile(stateDir: string, stackName: string): string {
+function embeddedDataFile(stateDir: string, stackName: string): string {
   return join(stateDir, `${stackName}.emulator.json`);
 }
 

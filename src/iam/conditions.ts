@@ -10,10 +10,6 @@ export function conditionKey(condition: Condition | undefined | null): string {
   return JSON.stringify([condition.title, condition.description ?? "", condition.expression]);
 }
 
-export function sameCondition(a: Condition | undefined | null, b: Condition | undefined | null): boolean {
-  return conditionKey(a) === conditionKey(b);
-}
-
 /** The key of a binding within a policy: role plus condition. */
 export function bindingKey(role: string, condition: Condition | undefined | null): string {
   return `${role}\u0000${conditionKey(condition)}`;

@@ -26,7 +26,7 @@ export function memberProblem(member: string): string | undefined {
   if (typeof member !== "string" || member.length === 0) return "a member must be a non-empty string";
   if (LONE_SURROGATE.test(member)) return `member ${JSON.stringify(member)} is not valid Unicode`;
   if (member !== member.trim()) return `member "${member}" has leading or trailing white space`;
-  if ((PUBLIC as readonly string[]).includes(member)) return undefined;
+  if (isPublicMember(member)) return undefined;
   for (const p of EXACT_PREFIXES) {
     if (member.startsWith(p)) {
       return /^[^\s]+$/.test(member.slice(p.length)) && member.length > p.length
@@ -60,7 +60,7 @@ export function isPublicMember(member: string): boolean {
  * email and domain forms (Google stores them lower-cased), exact for everything else.
  */
 export function memberKey(member: string): string {
-  if ((PUBLIC as readonly string[]).includes(member)) return member;
+  if (isPublicMember(member)) return member;
   if (EXACT_PREFIXES.some((p) => member.startsWith(p))) return member;
   const colon = member.indexOf(":");
   if (colon < 0) return member;
@@ -72,15 +72,24 @@ export function memberKey(member: string): string {
   return `${prefix}:${member.slice(colon + 1).toLowerCase()}`;
 }
 
-export function sameMember(a: string, b: string): boolean {
-  return memberKey(a) === memberKey(b);
+/** The first spelling of each member, by key, in the order given. */
+function firstByKey(members: readonly string[]): Map<string, string> {
+  const seen = new Map<string, string>();
+  for (const m of members) {
+    const k = memberKey(m);
+    if (!seen.has(k)) seen.set(k, m);
+  }
+  return seen;
+}
+
+/** Members deduplicated by key, keeping the first spelling and the given order. */
+export function dedupeMembers(members: readonly string[]): string[] {
+  return [...firstByKey(members).values()];
 }
 
 /** Members deduplicated by key, keeping the first spelling, in a stable sorted order. */
 export function normalizeMembers(members: readonly string[]): string[] {
-  const seen = new Map<string, string>();
-  for (const m of members) if (!seen.has(memberKey(m))) seen.set(memberKey(m), m);
-  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
+  return [...firstByKey(members).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
 }
 
 /** True when the two lists hold the same members (by key), whatever their order and case. */

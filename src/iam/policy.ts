@@ -1,7 +1,7 @@
 // Pure policy edits shared by the policy engine (client side) and the emulator (server side).
 import type { Binding, Condition, Policy } from "../generated/schemas.js";
 import { bindingKey, canonicalCondition } from "./conditions.js";
-import { memberKey, sameMemberSet } from "./members.js";
+import { dedupeMembers, memberKey, sameMemberSet } from "./members.js";
 
 /** One change to one policy. Several are applied to one read and written once. */
 export type PolicyModification =
@@ -37,7 +37,10 @@ export function applyModifications(policy: Policy, mods: readonly PolicyModifica
     const existing = index.get(key);
     if (existing) {
       // Google merges duplicate (role, condition) bindings; so do we.
-      for (const m of b.members) if (!existing.members.some((x) => memberKey(x) === memberKey(m))) existing.members.push(m);
+      for (const m of b.members) {
+        const k = memberKey(m);
+        if (!existing.members.some((x) => memberKey(x) === k)) existing.members.push(m);
+      }
       b.members = [];
     } else index.set(key, b);
   }
@@ -56,7 +59,8 @@ export function applyModifications(policy: Policy, mods: readonly PolicyModifica
       case "removeMember":
         if (binding) {
           const before = binding.members.length;
-          binding.members = binding.members.filter((m) => memberKey(m) !== memberKey(mod.member));
+          const k = memberKey(mod.member);
+          binding.members = binding.members.filter((m) => memberKey(m) !== k);
           if (binding.members.length !== before) changed = true;
         }
         break;
@@ -68,7 +72,7 @@ export function applyModifications(policy: Policy, mods: readonly PolicyModifica
           index.set(key, binding);
         }
         if (!sameMemberSet(binding.members, mod.members)) {
-          binding.members = dedupe(mod.members);
+          binding.members = dedupeMembers(mod.members);
           changed = true;
         }
         break;
@@ -78,7 +82,8 @@ export function applyModifications(policy: Policy, mods: readonly PolicyModifica
           bindings.push(binding);
           index.set(key, binding);
         }
-        if (!binding.members.some((m) => memberKey(m) === memberKey(mod.member))) {
+        const k = memberKey(mod.member);
+        if (!binding.members.some((m) => memberKey(m) === k)) {
           binding.members.push(mod.member);
           changed = true;
         }
@@ -90,19 +95,6 @@ export function applyModifications(policy: Policy, mods: readonly PolicyModifica
   const conditional = kept.some((b) => b.condition);
   next.version = conditional ? 3 : policy.version && policy.version > 0 ? policy.version : 1;
   return { policy: next, changed };
-}
-
-function dedupe(members: readonly string[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const m of members) {
-    const k = memberKey(m);
-    if (!seen.has(k)) {
-      seen.add(k);
-      out.push(m);
-    }
-  }
-  return out;
 }
 
 /** Number of principal entries in a policy (Google's 1,500-principal limit counts these). */

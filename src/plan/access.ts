@@ -1,21 +1,21 @@
 // The access delta: who gains or loses which role on which object, computed from the effective
 // policy before (live) and after (the planned modifications applied to it). It includes members a
 // binding removes, which a resource-level diff does not show.
-import type { AccessChange, AccessDelta, Condition, Plan, Policy, ResourceChange } from "../generated/schemas.js";
+import type { AccessChange, AccessDelta, Condition, Policy, ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { ownedKeys, takenOver } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
-import { canonicalCondition, conditionKey } from "../iam/conditions.js";
+import { bindingKey, canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 
 function grants(p: Policy): Map<string, { principal: string; role: string; condition?: Condition }> {
   const out = new Map<string, { principal: string; role: string; condition?: Condition }>();
   for (const b of p.bindings ?? []) {
-    for (const m of b.members) {
-      const c = canonicalCondition(b.condition);
-      out.set(`${b.role}\u0000${conditionKey(b.condition)}\u0000${memberKey(m)}`, { principal: m, role: b.role, ...(c ? { condition: c } : {}) });
-    }
+    // Per binding, not per member.
+    const c = canonicalCondition(b.condition);
+    const bk = bindingKey(b.role, b.condition);
+    for (const m of b.members) out.set(`${bk}\u0000${memberKey(m)}`, { principal: m, role: b.role, ...(c ? { condition: c } : {}) });
   }
   return out;
 }
@@ -45,7 +45,7 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
         perPolicy.set(key, entry);
       }
       entry.mods.push(m);
-      const bk = `${m.role}\u0000${conditionKey(m.condition)}`;
+      const bk = bindingKey(m.role, m.condition);
       const owners = entry.byBinding.get(bk);
       if (owners) owners.add(c.address);
       else entry.byBinding.set(bk, new Set([c.address]));
@@ -62,7 +62,7 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
     const after = applyModifications(base, entry.mods).policy;
     const g0 = grants(base);
     const g1 = grants(after);
-    const addresses = (role: string, condition?: Condition) => [...(entry.byBinding.get(`${role}\u0000${conditionKey(condition)}`) ?? [])].sort();
+    const addresses = (role: string, condition?: Condition) => [...(entry.byBinding.get(bindingKey(role, condition)) ?? [])].sort();
     for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
     for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
   }
@@ -76,5 +76,3 @@ function sortChanges(changes: AccessChange[]): AccessChange[] {
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((x) => x.c);
 }
-
-export type { AccessChange, AccessDelta, Plan };

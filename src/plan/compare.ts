@@ -6,7 +6,7 @@ import { memberKey, sameMemberSet } from "../iam/members.js";
 
 export type InputField = "name" | "role" | "condition" | "members" | "member";
 
-export function inputFields(driver: IamDriver): InputField[] {
+function inputFields(driver: IamDriver): InputField[] {
   return driver.ownership === "binding" ? ["name", "role", "condition", "members"] : ["name", "role", "condition", "member"];
 }
 

@@ -11,7 +11,7 @@ import { formatPath } from "../config/source.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
-import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
+import { type CloudPort, type PolicyKind, statusOf } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { changedFields, jsonEqual, sameInputs } from "./compare.js";
@@ -47,11 +47,6 @@ export interface PlanResult {
 const YIELD_EVERY_MS = 5;
 
 type Read<T> = { ok: true; value: T } | { ok: false; error: Error };
-
-/** A CloudError-like status, without depending on the client's class. */
-function statusOf(e: unknown): string | undefined {
-  return typeof e === "object" && e !== null && "status" in e ? String((e as { status: unknown }).status) : undefined;
-}
 
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
   const diags: Diagnostic[] = [];
@@ -98,11 +93,12 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       const d = resourceDriver(r.type);
       if (d) void readPolicy(d.kind, String(r.inputs.name), r.address);
     }
-    if (!opts.destroy) {
+    // Only batching reads ahead: without it, do not normalise every resource for nothing.
+    if (!opts.destroy && batching) {
       for (const r of stack.resources.values()) {
         if (typeof r.properties.name === "string" && !hasInterpolation(r.properties.name)) {
           const n = r.driver.normalize(r.properties, defaults).inputs.name;
-          if (batching && n.startsWith("projects/")) void readPolicy(r.driver.kind, n, r.name);
+          if (n.startsWith("projects/")) void readPolicy(r.driver.kind, n, r.name);
         }
       }
     }
@@ -370,7 +366,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     policy: String(s.inputs.name),
     ...(s.protect ? { protect: true } : {}),
     change: { actions: ["delete"], before: s.outputs, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false },
-    action_reason: reason,
+    ...(reason ? { action_reason: reason } : {}),
   });
 
   // --- walk ---------------------------------------------------------------------------------
@@ -401,7 +397,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     }
     const o = await observe(s, d);
     if (o && (!o.inputs || !sameInputs(d, s.inputs as unknown as IamInputs, o.inputs))) {
-      drift.push({ ...deleteChange(s, undefined), action_reason: undefined, change: { actions: o.inputs ? ["update"] : ["delete"], before: s.outputs, after: o.inputs ? d.outputs(o.inputs, o.etag) : null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
+      drift.push({ ...deleteChange(s, undefined), change: { actions: o.inputs ? ["update"] : ["delete"], before: s.outputs, after: o.inputs ? d.outputs(o.inputs, o.etag) : null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
     }
     if (s.protect) {
       diags.push(error(`${s.address} has protect: true and cannot be destroyed`, { address: s.address, detail: opts.destroy ? "Set options.protect: false on it and apply, then destroy." : "It is no longer in the stack. Put it back with protect: false and apply first, or forget it with `converge state rm`." }));
@@ -414,8 +410,6 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
     diags.push(error(summary, { address: f.addresses[0]!, detail: f.error.message }));
   }
-  for (const c of changes) if (c.action_reason === undefined) delete c.action_reason;
-  for (const c of drift) if (c.action_reason === undefined) delete c.action_reason;
 
   // --- targets: only the targeted resources and what they depend on --------------------------
   let selected = changes;

@@ -72,13 +72,13 @@ export function sealResource<T extends StateResource>(r: T): T {
 
 /** A resource's text as an element of the top-level "resources" array (indented by 4). */
 function resourceText(r: unknown): string {
-  const cache = r !== null && typeof r === "object" && sealed.has(r);
-  const hit = cache ? sealedText.get(r) : undefined;
+  const cache = isSealed(r);
+  const hit = cache ? sealedText.get(r as object) : undefined;
   if (hit !== undefined) return hit;
   const value = isPlainObject(r) ? ordered(r, RESOURCE_KEYS, (_k, x) => sortDeep(x)) : sortDeep(r);
   // JSON strings hold no raw newline, so every newline starts a line to indent.
   const text = (JSON.stringify(value, null, 2) ?? "null").replace(/\n/g, "\n    ");
-  if (cache) sealedText.set(r, text);
+  if (cache) sealedText.set(r as object, text);
   return text;
 }
 
@@ -150,8 +150,8 @@ const RESOURCES_MARKER = "\u0000converge:resources\u0000";
  */
 export function serializeState(state: State): string {
   // The same text as serializeWhole(state), with each resource's text from resourceText.
-  const resources = (state as unknown as Record<string, unknown>).resources;
-  if (Array.isArray(resources) && resources.some((r) => r !== null && typeof r === "object" && sealed.has(r))) {
+  if (hasSealedResources(state)) {
+    const resources = (state as unknown as { resources: unknown[] }).resources;
     const head = serializeWhole({ ...state, resources: RESOURCES_MARKER } as unknown as State);
     const quoted = JSON.stringify(RESOURCES_MARKER);
     const at = head.indexOf(quoted);

@@ -266,10 +266,8 @@ export async function acquireLock(statePath: string, lockPath: string, operation
         await sleep(25); // most likely being written right now
         continue;
       }
-      if ((await removeLockIf(lockPath, cur.key)) === "busy") await sleep(25);
-      continue;
     }
-    if (isStale(cur.info)) {
+    if (cur.kind === "unreadable" || isStale(cur.info)) {
       if ((await removeLockIf(lockPath, cur.key)) === "busy") await sleep(25);
       continue;
     }

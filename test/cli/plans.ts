@@ -1,17 +1,11 @@
 // Plans for the renderer tests, made by the real loader and planner over a fake CloudPort.
 import type { Plan } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
-import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, stackOf } from "../fixtures/builders.js";
-
-const HEAD = `name: t
-provider:
-  project: my-project
-  location: us-central1
-`;
+import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 
 /** The quickstart's stack (three creates and a federation read) against its seed. */
 export async function quickstartPlan(): Promise<Plan> {
-  const text = `${HEAD}variables:
+  const text = `${STACK_HEAD}variables:
 ${lakeVariable()}resources:
   restoreViewers:
     type: ${BINDING}
@@ -50,7 +44,7 @@ outputs:
  * (`admins`), a re-create (`invoker`) and a delete (`gone`).
  */
 export async function mixedPlan(): Promise<Plan> {
-  const text = `${HEAD}resources:
+  const text = `${STACK_HEAD}resources:
   viewers:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:keep@x.com, user:new@x.com] }
@@ -86,7 +80,7 @@ export async function mixedPlan(): Promise<Plan> {
 
 /** A stack in sync with its state and the live policies. */
 export async function noChangesPlan(): Promise<Plan> {
-  const text = `${HEAD}resources:
+  const text = `${STACK_HEAD}resources:
   viewers:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:keep@x.com] }
@@ -98,7 +92,7 @@ export async function noChangesPlan(): Promise<Plan> {
 
 /** A create whose member depends on a deferred read. */
 export async function deferredReadPlan(): Promise<Plan> {
-  const text = `${HEAD}variables:
+  const text = `${STACK_HEAD}variables:
 ${lakeVariable('"lake-${viewers.etag}"')}resources:
   viewers:
     type: ${BINDING}

@@ -28,6 +28,12 @@ const err = (s: string): TemplateError => {
   if (!isTemplateError(t)) throw new Error(`expected an error for ${s}`);
   return t;
 };
+/** The error of `s` says `fragment` and points at `offset`. */
+const expectError = (s: string, fragment: string, offset: number): void => {
+  const e = err(s);
+  expect(e.message).toContain(fragment);
+  expect(e.offset).toBe(offset);
+};
 
 describe("parseTemplate", () => {
   it("returns plain text as one literal part", () => {
@@ -95,28 +101,20 @@ describe("parseTemplate", () => {
   });
 
   it("reports a missing property name after a dot at the character after the dot", () => {
-    const e = err("x${lake.}");
-    expect(e.message).toContain('expected a property name after "."');
-    expect(e.offset).toBe(8);
+    expectError("x${lake.}", 'expected a property name after "."', 8);
   });
 
   it("reports a reference that does not start with a name at its first character", () => {
-    const e = err("ab${1abc}");
-    expect(e.message).toContain("is not a valid reference");
-    expect(e.offset).toBe(4);
+    expectError("ab${1abc}", "is not a valid reference", 4);
   });
 
   it("reports bad and unclosed brackets at the [", () => {
     expect(err("${a[x]}")).toEqual({ message: expect.stringContaining("must be a number or a \"quoted\" key"), offset: 3 });
-    const e = err("${a.b[0}");
-    expect(e.message).toContain('unclosed "["');
-    expect(e.offset).toBe(5);
+    expectError("${a.b[0}", 'unclosed "["', 5);
   });
 
   it("reports an unexpected character", () => {
-    const e = err("${a b}");
-    expect(e.message).toContain('unexpected " "');
-    expect(e.offset).toBe(3);
+    expectError("${a b}", 'unexpected " "', 3);
   });
 
   it("returns the first error only, with its own offset", () => {

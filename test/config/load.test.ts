@@ -5,19 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadStackFile, parseStack } from "../../src/config/load.js";
-import { lakeVariable } from "../fixtures/builders.js";
+import { lakeVariable, STACK_HEAD } from "../fixtures/builders.js";
 
 const FILE = "/virtual/stack.yaml";
 const errorsOf = (text: string) => parseStack(FILE, text).diagnostics.filter((d) => d.severity === "error");
 
-const HEAD = `name: t
-provider:
-  project: my-project
-  location: us-central1
-`;
-
 describe("a valid stack", () => {
-  const text = `${HEAD}variables:
+  const text = `${STACK_HEAD}variables:
 ${lakeVariable()}  suffix: iam.gserviceaccount.com
 resources:
   invoker:
@@ -73,7 +67,7 @@ outputs:
 describe("checks that combine declarations", () => {
   it("accepts a conditional and an unconditional binding of the same role (different bindings)", () => {
     expect(
-      errorsOf(`${HEAD}resources:
+      errorsOf(`${STACK_HEAD}resources:
   a:
     type: cloudnative:backup/v1:RestorePlanIamBinding
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:a@example.com] }
@@ -89,7 +83,7 @@ describe("checks that combine declarations", () => {
   });
 
   it("reports two bindings with the same condition as duplicates, naming both", () => {
-    const errs = errorsOf(`${HEAD}resources:
+    const errs = errorsOf(`${STACK_HEAD}resources:
   a:
     type: cloudnative:backup/v1:RestorePlanIamBinding
     properties: { name: nightly, role: roles/x, members: [user:a@example.com], condition: { title: t, expression: "true" } }
@@ -105,7 +99,7 @@ describe("checks that combine declarations", () => {
 
   it("defers member and role form checks of interpolated values to plan time", () => {
     expect(
-      errorsOf(`${HEAD}variables:
+      errorsOf(`${STACK_HEAD}variables:
   who: alice
 resources:
   a:
@@ -116,7 +110,7 @@ resources:
   });
 
   it("rejects a name used both as a variable and as a resource", () => {
-    const errs = errorsOf(`${HEAD}variables:
+    const errs = errorsOf(`${STACK_HEAD}variables:
   a: x
 resources:
   a:
@@ -128,7 +122,7 @@ resources:
   });
 
   it("rejects a resource that refers to itself", () => {
-    const errs = errorsOf(`${HEAD}resources:
+    const errs = errorsOf(`${STACK_HEAD}resources:
   a:
     type: cloudnative:backup/v1:RestorePlanIamBinding
     properties: { name: nightly, role: roles/x, members: ["user:\${a.etag}@x.com"] }
@@ -138,7 +132,7 @@ resources:
   });
 
   it("reports a three-node cycle through references and dependsOn with its path", () => {
-    const errs = errorsOf(`${HEAD}variables:
+    const errs = errorsOf(`${STACK_HEAD}variables:
   v: \${c.id}
 resources:
   a:
@@ -154,7 +148,7 @@ resources:
   });
 
   it("says a function token is not a resource type", () => {
-    const errs = errorsOf(`${HEAD}resources:
+    const errs = errorsOf(`${STACK_HEAD}resources:
   a:
     type: cloudnative:metastore/v1alpha:getFederation
     properties: {}
@@ -165,7 +159,7 @@ resources:
   });
 
   it("rejects ignoreChanges naming something that is not an input", () => {
-    const errs = errorsOf(`${HEAD}resources:
+    const errs = errorsOf(`${STACK_HEAD}resources:
   a:
     type: cloudnative:backup/v1:RestorePlanIamBinding
     properties: { name: nightly, role: roles/x, members: [] }
@@ -200,7 +194,7 @@ provider: { project: p-123456, seed: cloud.seed.yaml }
   it("never suggests, for an unknown dependsOn entry, the resource itself", () => {
     // "nobody" is closest to "invoker" by edit distance; suggesting the resource itself would
     // lead straight to "invoker depends on itself".
-    const errs = errorsOf(`${HEAD}resources:
+    const errs = errorsOf(`${STACK_HEAD}resources:
   invoker:
     type: cloudnative:aiplatform/v1beta1:EndpointIamMember
     properties: { name: churn, role: roles/x, member: user:x@example.com }
@@ -213,7 +207,7 @@ provider: { project: p-123456, seed: cloud.seed.yaml }
 });
 
 describe("positions inside quoted strings", () => {
-  const member = (m: string) => `${HEAD}resources:
+  const member = (m: string) => `${STACK_HEAD}resources:
   a:
     type: cloudnative:aiplatform/v1beta1:EndpointIamMember
     properties:

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, livePolicy, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
-import { bindingYaml, count, ep, M, memberYaml, membersOf, PROMPT, readStateFile, rp, runInPty, setCalls, stackHead } from "./apply-helpers.js";
+import { bindingYaml, count, ep, M, memberYaml, membersOf, PROMPT, readStateFile, rp, runInPty, setCalls, stackHead, type PtySession } from "./apply-helpers.js";
 
 const HAS_SCRIPT = existsSync("/usr/bin/script");
 
@@ -36,6 +36,24 @@ beforeEach(async () => {
   await resetStats(ws.emu);
 });
 
+/** `converge apply -f file --state state` in a pseudo-terminal, against the emulator. */
+const applyInPty = (file: string, state: string, env?: Record<string, string>): PtySession =>
+  runInPty(["apply", "-f", file, "--state", state], { cwd: ws.dir, emulator: ws.emu, env });
+
+/** Answers "no": exit 1, and "cancelled" printed at or after `from`. */
+async function cancel(pty: PtySession, from = 0): Promise<void> {
+  await pty.answer("no");
+  const code = await pty.exit;
+  expect(code, pty.text()).toBe(1);
+  expect(pty.text().slice(from)).toMatch(/cancelled/i);
+}
+
+/** Nothing was applied: no setIamPolicy call since the test began, and no state file. */
+async function expectNothingApplied(state: string): Promise<void> {
+  expect(setCalls(await stats(ws.emu))).toBe(0);
+  expect(existsSync(state)).toBe(false);
+}
+
 // First: the "yes" case below makes live match the stack.
 describe("approval without a terminal", () => {
   it("stdin is not a TTY and no --auto-approve: exit 1, names --auto-approve, writes nothing", async () => {
@@ -44,33 +62,27 @@ describe("approval without a terminal", () => {
     const r = await runCli(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
     expectExit(r, 1);
     expect(r.stderr).toContain("--auto-approve");
-    expect(setCalls(await stats(ws.emu))).toBe(0);
-    expect(existsSync(state)).toBe(false);
+    await expectNothingApplied(state);
   });
 });
 
 describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
   it('"no" cancels: exit 1, "cancelled", no setIamPolicy, no state', async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
+    const pty = applyInPty(stackFile, state);
     try {
       await pty.waitFor(PROMPT);
-      await pty.answer("no");
-      const code = await pty.exit;
-      expect(code, pty.text()).toBe(1);
-      expect(pty.text()).toMatch(/cancelled/i);
+      await cancel(pty);
     } finally {
       pty.kill();
     }
-    const s = await stats(ws.emu);
-    expect(setCalls(s)).toBe(0);
-    expect(existsSync(state)).toBe(false);
+    await expectNothingApplied(state);
     expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual([]);
   });
 
   it('"details" shows the full plan again and asks again; then "no" cancels', async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
+    const pty = applyInPty(stackFile, state);
     try {
       const firstPrompt = await pty.waitFor(PROMPT);
       const planShown = pty.text().slice(0, firstPrompt);
@@ -81,33 +93,25 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
       expect(pty.text().slice(firstPrompt, again)).toContain('resource "cloudnative:backup/v1:RestorePlanIamBinding" "viewers"');
       expect(pty.text().slice(firstPrompt, again)).toContain('resource "cloudnative:aiplatform/v1beta1:EndpointIamMember" "invoker"');
       await pty.waitFor(PROMPT, again);
-      await pty.answer("no");
-      const code = await pty.exit;
-      expect(code, pty.text()).toBe(1);
-      expect(pty.text().slice(again)).toMatch(/cancelled/i);
+      await cancel(pty, again);
     } finally {
       pty.kill();
     }
-    expect(setCalls(await stats(ws.emu))).toBe(0);
-    expect(existsSync(state)).toBe(false);
+    await expectNothingApplied(state);
   });
 
   it("with CI set in the environment the question is still visible before the answer (ink would hide it)", async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu, env: { CI: "true" } });
+    const pty = applyInPty(stackFile, state, { CI: "true" });
     try {
       const asked = await pty.waitFor("Enter a value:");
       expect(pty.text().slice(0, asked)).toContain(PROMPT);
       expect(pty.text().slice(0, asked)).toContain("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.");
-      await pty.answer("no");
-      const code = await pty.exit;
-      expect(code, pty.text()).toBe(1);
-      expect(pty.text().slice(asked)).toMatch(/cancelled/i);
+      await cancel(pty, asked);
     } finally {
       pty.kill();
     }
-    expect(setCalls(await stats(ws.emu))).toBe(0);
-    expect(existsSync(state)).toBe(false);
+    await expectNothingApplied(state);
   });
 
   it("with CI set, \"yes\" applies and the progress is streamed as lines (no live view to hide it)", async () => {
@@ -115,7 +119,7 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     const ciStack = join(ws.dir, "ci-stack.yaml");
     await writeFile(ciStack, stackHead("approval-ci") + bindingYaml("auditors", "nightly", "roles/gkebackup.delegatedRestoreViewer", ["user:carol@example.com"]));
     const state = freshState();
-    const pty = runInPty(["apply", "-f", ciStack, "--state", state], { cwd: ws.dir, emulator: ws.emu, env: { CI: "true" } });
+    const pty = applyInPty(ciStack, state, { CI: "true" });
     try {
       const asked = await pty.waitFor("Enter a value:");
       await pty.answer("yes");
@@ -134,7 +138,7 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
 
   it('"yes" applies: setIamPolicy calls happen and the state is written', async () => {
     const state = freshState();
-    const pty = runInPty(["apply", "-f", stackFile, "--state", state], { cwd: ws.dir, emulator: ws.emu });
+    const pty = applyInPty(stackFile, state);
     try {
       await pty.waitFor(PROMPT);
       await pty.answer("yes");

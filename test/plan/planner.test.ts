@@ -5,13 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Plan, Policy, ResourceChange, State } from "../../src/generated/schemas.js";
 import { displayAction, plan, planCounts, type PlanOptions } from "../../src/plan/planner.js";
 import { validate } from "../../src/schemas/index.js";
-import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, rpName, stackOf, type FakeWorld } from "../fixtures/builders.js";
-
-const HEAD = `name: t
-provider:
-  project: my-project
-  location: us-central1
-`;
+import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, rpName, STACK_HEAD, stackOf, type FakeWorld } from "../fixtures/builders.js";
 
 const VIEWERS = `  viewers:
     type: ${BINDING}
@@ -27,7 +21,7 @@ const INVOKER = `  invoker:
       role: roles/aiplatform.user
       member: user:dana@example.com
 `;
-const BASIC = `${HEAD}resources:\n${VIEWERS}${INVOKER}`;
+const BASIC = `${STACK_HEAD}resources:\n${VIEWERS}${INVOKER}`;
 
 const policy = (bindings: Policy["bindings"], etag = "BwYAAAAAAAA="): Policy => ({ version: 1, bindings, etag });
 const viewersLive = (members: string[]) => ({ role: "roles/gkebackup.viewer", members });
@@ -84,7 +78,7 @@ describe("create", () => {
   });
 
   it("puts the condition title in the id", async () => {
-    const text = `${HEAD}resources:
+    const text = `${STACK_HEAD}resources:
   temp:
     type: ${BINDING}
     properties:
@@ -98,7 +92,7 @@ describe("create", () => {
   });
 
   it("reads each distinct policy once, however many resources edit it", async () => {
-    const text = `${HEAD}resources:
+    const text = `${STACK_HEAD}resources:
 ${VIEWERS}  admins:
     type: ${BINDING}
     properties: { name: us-central1/nightly, role: roles/gkebackup.admin, members: [user:a@example.com] }
@@ -126,7 +120,7 @@ describe("no-op", () => {
   });
 
   it("compares members case-insensitively: no diff between User:Alice@Example.com and user:alice@example.com", async () => {
-    const text = `${HEAD}resources:
+    const text = `${STACK_HEAD}resources:
   viewers:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:ALICE@example.com, user:Bob@Example.COM] }
@@ -243,7 +237,7 @@ describe("delete", () => {
 
 describe("--target", () => {
   it("limits the plan to the target and what it depends on", async () => {
-    const text = `${HEAD}resources:
+    const text = `${STACK_HEAD}resources:
 ${VIEWERS}${INVOKER}    options: { dependsOn: [viewers] }
   admins:
     type: ${BINDING}
@@ -305,7 +299,7 @@ describe("refresh", () => {
 });
 
 describe("data sources", () => {
-  const LAKE_STACK = `${HEAD}variables:
+  const LAKE_STACK = `${STACK_HEAD}variables:
 ${lakeVariable()}resources:
 ${LAKE_INVOKER}outputs:
   lakeEndpoint: \${lake.endpointUri}
@@ -320,7 +314,7 @@ ${LAKE_INVOKER}outputs:
   });
 
   it("defers a read whose arguments depend on a created resource's etag: a read change with after_unknown true", async () => {
-    const text = `${HEAD}variables:
+    const text = `${STACK_HEAD}variables:
 ${lakeVariable('"lake-${viewers.etag}"')}resources:
 ${VIEWERS}${LAKE_INVOKER}outputs:
   lakeEndpoint: \${lake.endpointUri}
@@ -387,7 +381,7 @@ describe("import", () => {
 
 describe("plan-time checks of interpolated values", () => {
   it("reports a member that becomes malformed after interpolation, at the member", async () => {
-    const text = `${HEAD}variables:
+    const text = `${STACK_HEAD}variables:
   who: bob
 resources:
   viewers:

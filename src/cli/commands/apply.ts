@@ -7,8 +7,8 @@ import { openCloud, type OpenCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { Plan, Policy, State } from "../../generated/schemas.js";
 import { describeErrors, validate } from "../../schemas/index.js";
-import { defaultStatePath, localStateStore, newState, type LockHandle, type StateStore } from "../../state/index.js";
-import { addStackOptions, action, durationMs, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, stateDirOf, useLiveView, writeOut, type StackOptions } from "../common.js";
+import { localStateStore, newState, type StateStore } from "../../state/index.js";
+import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, stateDirOf, statePathOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
@@ -30,11 +30,6 @@ function readPlanFile(file: string): Plan {
   const errors = validate("plan.schema.json", data);
   if (errors.length) throw new UserError({ severity: "error", summary: `${file} is not a converge plan`, detail: describeErrors(errors.slice(0, 5)) });
   return data as Plan;
-}
-
-async function lock(store: StateStore, operation: string, o: StackOptions): Promise<LockHandle> {
-  const timeoutMs = durationMs(o.lockTimeout);
-  return store.lock(operation, timeoutMs !== undefined ? { timeoutMs } : {});
 }
 
 interface ProgressSink {
@@ -196,10 +191,9 @@ function applyAction(destroy: boolean) {
       if (destroy) throw new UserError({ severity: "error", summary: "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`" });
       const plan = readPlanFile(planFile);
       if (plan.errored) throw new UserError({ severity: "error", summary: `the saved plan ${planFile} has errors and cannot be applied` });
-      const statePath = o.state ? resolve(o.state) : defaultStatePath(process.cwd(), plan.stack.name);
+      const statePath = statePathOf(o, plan.stack.name);
       const store = localStateStore(statePath);
-      const held = await lock(store, "apply", o);
-      try {
+      return underLock(store, "apply", o, async () => {
         const prior = await store.read();
         const stale = (prior?.lineage ?? null) !== plan.prior_state.lineage || (prior?.serial ?? null) !== plan.prior_state.serial;
         if (stale) {
@@ -215,18 +209,16 @@ function applyAction(destroy: boolean) {
         } finally {
           await cloud.close();
         }
-      } finally {
-        await held.release();
-      }
+      });
     }
     const loaded = loadOrExit(o);
-    const held = await lock(loaded.store, destroy ? "destroy" : "apply", o);
-    try {
+    return underLock(loaded.store, destroy ? "destroy" : "apply", o, async () => {
       const progress = progressPrinter(o, true);
       const { result, prior, cloud } = await planStack(loaded, { ...o, destroy }, progress.onEvent);
       try {
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
+        progress.flush();
         if (o.json) process.stdout.write(JSON.stringify({ type: "plan", plan: result.plan, retries: progress.retries.counts() }) + "\n");
         else await printLines([...progress.lines(), ...planLines(result.plan)], o);
         if (!result.plan.applyable) return EXIT.ok;
@@ -238,9 +230,7 @@ function applyAction(destroy: boolean) {
       } finally {
         await cloud.close();
       }
-    } finally {
-      await held.release();
-    }
+    });
   });
 }
 
@@ -256,8 +246,7 @@ export function registerApply(program: Command): void {
   addStackOptions(refresh).action(
     action(async (o: StackOptions) => {
       const loaded = loadOrExit(o);
-      const held = await lock(loaded.store, "refresh", o);
-      try {
+      return underLock(loaded.store, "refresh", o, async () => {
         const { result, prior, cloud } = await planStack(loaded, { ...o, refresh: "true", target: [], replace: [] } as PlanCliOptions, () => {});
         await cloud.close();
         printDiagnostics(result.diagnostics);
@@ -273,9 +262,7 @@ export function registerApply(program: Command): void {
           await printLines([...drift, [], [seg(`State refreshed: ${result.refreshed.length} resources (serial ${written.serial}).`)]], o);
         }
         return EXIT.ok;
-      } finally {
-        await held.release();
-      }
+      });
     }),
   );
 
@@ -289,8 +276,9 @@ export function registerApply(program: Command): void {
     .option("--raw", "print a string output without quotes")
     .action(
       action(async (name: string | undefined, o: StackOptions & { raw?: boolean }) => {
-        const statePath = o.state ? resolve(o.state) : defaultStatePath(process.cwd(), loadOrExit({ ...o, parallelism: "1", color: false }).stack.name);
-        const state = await localStateStore(statePath).read();
+        // The stack is loaded only to name the state file.
+        const store = o.state ? localStateStore(resolve(o.state)) : loadOrExit({ ...o, parallelism: "1", color: false }).store;
+        const state = await store.read();
         const outputs = state?.outputs ?? {};
         if (name !== undefined) {
           if (!(name in outputs)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { startEmulator } from "../../emulator/index.js";
 
 /** The port `converge emulator start` uses when none is given (0 picks a free one). */
 export const DEFAULT_EMULATOR_PORT = 8790;
@@ -33,6 +32,8 @@ export function registerEmulator(program: Command): void {
     .option("--verbose", "log every request to stderr")
     .action(async (opts: StartOptions) => {
       const stderr = (line: string): void => void process.stderr.write(`${line}\n`);
+      // Loaded here, not at start-up: no other command needs the emulator (engine/cloud.ts loads it lazily too).
+      const { startEmulator } = await import("../../emulator/index.js");
       let running;
       try {
         running = await startEmulator({

@@ -11,7 +11,7 @@ import { newState } from "../../state/index.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
-import { addStackOptions, action, durationMs, EXIT, loadOrExit, stateDirOf, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, action, EXIT, loadOrExit, stateDirOf, underLock, writeOut, type StackOptions } from "../common.js";
 
 interface ImportOptions extends StackOptions {
   generate?: boolean;
@@ -137,9 +137,7 @@ export function registerImport(program: Command): void {
       const defaults = { project: loaded.stack.provider.project, location: loaded.stack.provider.location };
       const target = d.parseImportId(id, defaults);
       if (typeof target === "string") throw new UserError({ severity: "error", summary: `${address}: ${target}`, address });
-      const timeoutMs = durationMs(o.lockTimeout);
-      const held = await loaded.store.lock("import", timeoutMs !== undefined ? { timeoutMs } : {});
-      try {
+      return underLock(loaded.store, "import", o, async () => {
         const state = (await loaded.store.read()) ?? newState(loaded.stack.name);
         if (state.resources.some((r) => r.address === address)) {
           throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
@@ -167,9 +165,7 @@ export function registerImport(program: Command): void {
         if (o.json) await writeOut(JSON.stringify({ imported: address, id: d.id(adopted), serial: written.serial }) + "\n");
         else await writeOut(`${address}: Import complete [id=${d.id(adopted)}]\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
         return EXIT.ok;
-      } finally {
-        await held.release();
-      }
+      });
     }),
   );
 }

@@ -3,11 +3,11 @@ import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
-import { plan, type PlanResult } from "../../plan/planner.js";
+import { plan } from "../../plan/planner.js";
 import type { Plan } from "../../generated/schemas.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { isLintDiagnostic } from "../../config/lint.js";
-import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
+import { addStackOptions, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
 import { accessLines } from "../render/access-text.js";
 import { planMarkdown } from "../render/markdown.js";
@@ -41,13 +41,15 @@ export function bool(text: string, flag: string): boolean {
 
 /** Progress lines printed while planning (human mode): data source reads, retries, and a refresh
  *  summary. With --json, nothing (`plan --json` prints one document), or with `stream` (apply's
- *  JSON-lines output) every event as a line. */
-export function progressPrinter(o: { json?: boolean }, stream = false): { onEvent: (e: EngineEvent) => void; lines: () => Line[]; retries: RetryTally } {
+ *  JSON-lines output) every event as a line, batched like apply's events: `flush` before writing
+ *  anything else to stdout. */
+export function progressPrinter(o: { json?: boolean }, stream = false): { onEvent: (e: EngineEvent) => void; lines: () => Line[]; retries: RetryTally; flush: () => void } {
   let refreshed = 0;
   const retries = new RetryTally();
+  const out = batchedStdout();
   const onEvent = (e: EngineEvent) => {
     if (o.json) {
-      if (stream) process.stdout.write(JSON.stringify(e) + "\n");
+      if (stream) out.line(JSON.stringify(e));
       return;
     }
     if (e.type === "read" && e.phase === "start") process.stdout.write(`${e.address}: Reading...\n`);
@@ -61,6 +63,7 @@ export function progressPrinter(o: { json?: boolean }, stream = false): { onEven
       onEvent(e);
     },
     retries,
+    flush: out.flush,
     lines: () => {
       const summary: Line[] = [...(refreshed ? [[seg(`Refreshed ${refreshed} IAM ${refreshed === 1 ? "policy" : "policies"}.`, "dim")]] : []), ...retries.lines()];
       return summary.length ? [...summary, []] : [];
@@ -68,12 +71,7 @@ export function progressPrinter(o: { json?: boolean }, stream = false): { onEven
   };
 }
 
-export interface PlanRun {
-  result: PlanResult;
-  loaded: Loaded;
-}
-
-/** Loads, reads state, opens the cloud and plans. The caller owns `close`. */
+/** Reads the state, opens the cloud and plans. The caller owns `close`. */
 export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void) {
   const prior = await loaded.store.read();
   const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent });

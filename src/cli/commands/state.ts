@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { defaultStatePath, localStateStore, type StateStore } from "../../state/index.js";
 import { loadStackFile } from "../../config/load.js";
-import { action, durationMs, EXIT, writeOut } from "../common.js";
+import { action, EXIT, underLock, writeOut } from "../common.js";
 
 interface StateCliOptions {
   file: string;
@@ -64,9 +64,7 @@ export function registerState(program: Command): void {
   common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
     action(async (addresses: string[], o: StateCliOptions) => {
       const store = storeOf(o);
-      const t = durationMs(o.lockTimeout);
-      const held = await store.lock("state rm", t !== undefined ? { timeoutMs: t } : {});
-      try {
+      return underLock(store, "state rm", o, async () => {
         const s = await readOrFail(store);
         const missing = addresses.filter((a) => !s.resources.some((r) => r.address === a));
         if (missing.length) throw new UserError({ severity: "error", summary: `not in the state: ${missing.join(", ")}`, detail: "Nothing was removed." });
@@ -74,9 +72,7 @@ export function registerState(program: Command): void {
         await store.write(s);
         await writeOut(`Removed ${addresses.length} resource${addresses.length === 1 ? "" : "s"} from the state: ${addresses.join(", ")}.\nTheir grants are still in the cloud; converge no longer manages them.\n`);
         return EXIT.ok;
-      } finally {
-        await held.release();
-      }
+      });
     }),
   );
 
@@ -84,9 +80,7 @@ export function registerState(program: Command): void {
     action(async (from: string, to: string, o: StateCliOptions) => {
       const store = storeOf(o);
       if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
-      const t = durationMs(o.lockTimeout);
-      const held = await store.lock("state mv", t !== undefined ? { timeoutMs: t } : {});
-      try {
+      return underLock(store, "state mv", o, async () => {
         const s = await readOrFail(store);
         const r = s.resources.find((x) => x.address === from);
         if (!r) throw new UserError({ severity: "error", summary: `${from} is not in the state` });
@@ -96,9 +90,7 @@ export function registerState(program: Command): void {
         await store.write(s);
         await writeOut(`Moved ${from} to ${to}.\n`);
         return EXIT.ok;
-      } finally {
-        await held.release();
-      }
+      });
     }),
   );
 

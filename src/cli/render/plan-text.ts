@@ -108,7 +108,7 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
   } else {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     const pad = Math.max(0, ...keys.map((k) => k.length));
-    const mode = action === "create" ? "create" : action === "delete" && !opts.drift ? "delete" : action === "import" ? "diff" : "diff";
+    const mode = action === "create" ? "create" : action === "delete" && !opts.drift ? "delete" : "diff";
     let hidden = 0;
     for (const k of keys) {
       if (action === "import") {
