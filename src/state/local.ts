@@ -23,6 +23,9 @@ export interface StateStore {
 
 /** Temp files of writes that crashed are removed once their process is gone and they are this old. */
 const LEFTOVER_MIN_AGE_MS = 60_000;
+/** ...or once they are this old whatever the pid says: a write takes milliseconds, and pids are
+ *  reused (pid_max is 32,768 on many systems), so a live pid does not prove the writer is alive. */
+const LEFTOVER_MAX_AGE_MS = 10 * 60_000;
 
 function randomSuffix(): string {
   return randomBytes(6).toString("hex");
@@ -96,10 +99,11 @@ async function removeLeftovers(dir: string, base: string): Promise<void> {
     const m = pattern.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid === process.pid || pidAlive(pid)) continue;
+    if (pid === process.pid) continue;
     const file = join(dir, name);
     try {
-      if (Date.now() - (await stat(file)).mtimeMs >= LEFTOVER_MIN_AGE_MS) await rm(file, { force: true });
+      const age = Date.now() - (await stat(file)).mtimeMs;
+      if (age >= LEFTOVER_MAX_AGE_MS || (age >= LEFTOVER_MIN_AGE_MS && !pidAlive(pid))) await rm(file, { force: true });
     } catch {
       // gone already, or not ours to remove
     }

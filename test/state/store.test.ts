@@ -166,4 +166,18 @@ describe("local state store", () => {
     await store.write(v1);
     expect(readdirSync(stateDir).sort()).toEqual([alive, fresh, "dev.json", "dev.json.backup"].sort());
   });
+
+  it("removes a temp file older than 10 minutes even when its pid is alive again (pids are reused)", async () => {
+    const store = localStateStore(file);
+    const v1 = await store.write(newState("dev"));
+    const stateDir = join(dir, "state");
+    // The parent process is alive and is not this one: as if a dead writer's pid had been reused.
+    const reused = `.dev.json.tmp-${process.ppid}-0a1b2c`;
+    const recent = `.dev.json.tmp-${process.ppid}-3d4e5f`;
+    for (const n of [reused, recent]) await writeFile(join(stateDir, n), "partial");
+    await utimes(join(stateDir, reused), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+    await utimes(join(stateDir, recent), new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    await store.write(v1);
+    expect(readdirSync(stateDir).sort()).toEqual([recent, "dev.json", "dev.json.backup"].sort());
+  });
 });
