@@ -155,7 +155,7 @@ export function access(value: unknown, path: readonly Accessor[], describe: stri
     } else {
       if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return { ok: false, message: `${where} is not an object, so "${a.name}" cannot be read` };
       const obj = cur as Record<string, unknown>;
-      if (!(a.name in obj)) {
+      if (!Object.hasOwn(obj, a.name)) {
         const keys = Object.keys(obj);
         return { ok: false, message: `${where} has no field "${a.name}"${keys.length ? `; it has ${keys.slice(0, 12).join(", ")}` : ""}` };
       }

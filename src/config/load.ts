@@ -326,7 +326,8 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   const checkRefs = (from: string | undefined, refs: LocatedReference[]) => {
     for (const r of refs) {
       const target = resources.get(r.root) ?? variables.get(r.root);
-      if (!target && !resourcesRaw[r.root] && !variablesRaw[r.root]) {
+      // Own keys only: "${toString}" or "${constructor}" must not find Object.prototype.
+      if (!target && !Object.hasOwn(resourcesRaw, r.root) && !Object.hasOwn(variablesRaw, r.root)) {
         const guess = suggest(r.root, names);
         diags.push(at(src, r.at, `undefined reference "\${${r.text}}": no variable or resource is named "${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`, { offset: r.offset }));
         continue;

@@ -183,6 +183,12 @@ describe("access", () => {
     expect(r).toEqual({ ok: false, message: 'lake.labels has no field "team"; it has owner' });
   });
 
+  it("does not find the fields every JavaScript object inherits", () => {
+    for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+      expect(access(lake, path(`.labels.${name}`), "lake")).toEqual({ ok: false, message: `lake.labels has no field "${name}"; it has owner` });
+    }
+  });
+
   it("explains out-of-range indexes and wrong shapes", () => {
     expect(access(lake, path(".backends[2]"), "lake")).toEqual({ ok: false, message: "lake.backends has 1 element(s); [2] is out of range" });
     expect(access(lake, path(".labels[0]"), "lake")).toMatchObject({ ok: false, message: expect.stringContaining("is not a list") });

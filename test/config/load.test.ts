@@ -227,6 +227,11 @@ describe("positions inside quoted strings", () => {
     expect(errs[0]!.summary).toContain('undefined reference "${nope.x}"');
     expect([errs[0]!.line, errs[0]!.column]).toEqual([11, column]);
   });
+
+  it.each(["constructor", "toString", "__proto__"])("a reference to %s (a name every JavaScript object has) is undefined", (name) => {
+    const errs = errorsOf(member(`user:\${${name}}@example.com`));
+    expect(errs.map((e) => e.summary)).toEqual([`undefined reference "\${${name}}": no variable or resource is named "${name}"`]);
+  });
 });
 
 describe("loadStackFile", () => {
