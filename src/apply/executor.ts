@@ -15,7 +15,7 @@ import { type CloudPort, type PolicyKind, statusOf } from "../engine/cloud-port.
 import { type Emit, noEmit, type StepAction } from "../engine/events.js";
 import { displayAction } from "../plan/planner.js";
 import { parsedState, sealResource, serializeState, stateProblems } from "../state/format.js";
-import { ownedKeys, takenOver } from "../plan/ownership.js";
+import { HeldGrants } from "../plan/ownership.js";
 import { jsonEqual } from "../plan/compare.js";
 
 export interface ApplyContext {
@@ -84,7 +84,8 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   for (const c of plan.resource_changes) if (c.mode === "managed" && c.change.after && !c.config) values.set(c.address, c.change.after);
   const scope: Scope = (root) => (values.has(root) ? { value: values.get(root) } : undefined);
 
-  const owned = ownedKeys(plan.resource_changes);
+  // Grants the plan keeps or creates: no revoke of this apply removes them.
+  const held = HeldGrants.of(plan.resource_changes);
 
   // --- graph ---------------------------------------------------------------------------------
   const nodes = new Map<string, Node>();
@@ -261,6 +262,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
         return [];
       }
       desired = norm.inputs;
+      held.hold(d.claims(desired));
     }
     const record = (inputs: IamInputs, p: Policy | undefined) =>
       setResource({
@@ -291,14 +293,15 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       return [];
     }
     if (n.action === "delete") {
-      if (takenOver(c, owned)) {
-        // Another resource of this plan owns the grant now: forget this address, revoke nothing.
-        removeResource(c.address, c.type);
-        count();
+      const mods = held.guard(d.kind, prior!.name, d.modifications(prior, undefined));
+      const forget = () => { removeResource(c.address, c.type); count(); };
+      if (mods.length === 0) {
+        // Other resources of this plan hold every grant it had: forget this address, revoke nothing.
+        forget();
         n.status = "done";
         return [];
       }
-      return [{ node: n, kind: d.kind, policy: prior!.name, mods: d.modifications(prior, undefined), finish: () => { removeResource(c.address, c.type); count(); } }];
+      return [{ node: n, kind: d.kind, policy: prior!.name, mods, finish: forget }];
     }
     const target = desired!;
     if (prior && n.action === "replace" && prior.name !== target.name) {
@@ -309,10 +312,11 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       let granted: Policy | undefined;
       return [
         { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => { granted = p; } },
-        { node: n, kind: d.kind, policy: prior.name, mods: d.modifications(prior, undefined), finish: () => { record(target, granted); count(); } },
+        { node: n, kind: d.kind, policy: prior.name, mods: held.guard(d.kind, prior.name, d.modifications(prior, undefined)), finish: () => { record(target, granted); count(); } },
       ];
     }
-    return [{ node: n, kind: d.kind, policy: target.name, mods: d.modifications(n.action === "create" ? undefined : prior, target), finish: (p) => { record(target, p); count(); } }];
+    const mods = held.guard(d.kind, target.name, d.modifications(n.action === "create" ? undefined : prior, target));
+    return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => { record(target, p); count(); } }];
   };
 
   // --- scheduler -------------------------------------------------------------------------------
@@ -325,6 +329,8 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   let arrivals = 0;
   const enqueue = (w: Work) => {
     const k = `${w.kind} ${w.policy}`;
+    // Nothing left to change on this policy (every revoke is held by another resource).
+    if (w.mods.length === 0) return complete(w, ctx.live?.get(k));
     let q = queued.get(k);
     if (!q) queued.set(k, (q = []));
     q.push({ seq: arrivals++, w });

@@ -58,6 +58,11 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     importIdForm,
     normalize,
     policyName: (i) => i.name,
+    claims: (i) => [
+      isBinding
+        ? { scope: "binding", kind: spec.kind, object: i.name, role: i.role, ...cond(i) }
+        : { scope: "member", kind: spec.kind, object: i.name, role: i.role, ...cond(i), member: i.member ?? "" },
+    ],
     ownershipKey: (i) =>
       JSON.stringify([i.name, i.role, conditionKey(i.condition), ...(isBinding ? [] : [memberKey(i.member ?? "")])]),
     id,

@@ -25,6 +25,14 @@ export interface ImportTarget {
   conditionTitle?: string;
 }
 
+/**
+ * A grant a resource holds once applied: a whole binding (authoritative for one role and
+ * condition on one object) or one member of it. Revokes leave the grants other resources claim.
+ */
+export type Claim =
+  | { scope: "binding"; kind: Exclude<ObjectKind, "federation">; object: string; role: string; condition?: Condition }
+  | { scope: "member"; kind: Exclude<ObjectKind, "federation">; object: string; role: string; condition?: Condition; member: string };
+
 export interface IamDriver {
   readonly token: string;
   readonly kind: Exclude<ObjectKind, "federation">;
@@ -41,6 +49,8 @@ export interface IamDriver {
   normalize(inputs: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] };
   /** The cloud object whose policy this resource edits (full name). */
   policyName(inputs: IamInputs): string;
+  /** The grants these inputs hold in the cloud once applied. */
+  claims(inputs: IamInputs): Claim[];
   /** Owned-tuple identity within one stack: two resources with the same key conflict. */
   ownershipKey(inputs: IamInputs): string;
   id(inputs: IamInputs): string;

@@ -6,7 +6,8 @@ import { dedupeMembers, memberKey, sameMemberSet } from "./members.js";
 /** One change to one policy. Several are applied to one read and written once. */
 export type PolicyModification =
   | { kind: "setBinding"; role: string; condition?: Condition; members: string[] }
-  | { kind: "removeBinding"; role: string; condition?: Condition }
+  /** Removes every member of the binding except `keep` (grants other resources hold). */
+  | { kind: "removeBinding"; role: string; condition?: Condition; keep?: string[] }
   | { kind: "addMember"; role: string; condition?: Condition; member: string }
   | { kind: "removeMember"; role: string; condition?: Condition; member: string };
 
@@ -51,9 +52,13 @@ export function applyModifications(policy: Policy, mods: readonly PolicyModifica
     let binding = index.get(key);
     switch (mod.kind) {
       case "removeBinding":
-        if (binding && binding.members.length > 0) {
-          binding.members = [];
-          changed = true;
+        if (binding) {
+          const keep = new Set((mod.keep ?? []).map(memberKey));
+          const rest = binding.members.filter((m) => keep.has(memberKey(m)));
+          if (rest.length !== binding.members.length) {
+            binding.members = rest;
+            changed = true;
+          }
         }
         break;
       case "removeMember":

@@ -4,7 +4,7 @@
 import type { AccessChange, AccessDelta, Condition, Policy, ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
-import { ownedKeys, takenOver } from "./ownership.js";
+import { HeldGrants } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey, canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
@@ -23,9 +23,9 @@ function grants(p: Policy): Map<string, { principal: string; role: string; condi
 export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): AccessDelta {
   const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
-  const owned = ownedKeys(changes);
+  const held = HeldGrants.of(changes);
   for (const c of changes) {
-    if (c.mode !== "managed" || takenOver(c, owned)) continue;
+    if (c.mode !== "managed") continue;
     const d = resourceDriver(c.type);
     if (!d) continue;
     const a = c.change.actions;
@@ -37,8 +37,11 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
     const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
     const mods = d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired);
-    for (const m of mods) {
-      const key = `${d.kind} ${(m.kind === "removeBinding" || m.kind === "removeMember" ? prior : desired)!.name}`;
+    for (const planned of mods) {
+      const object = (planned.kind === "removeBinding" || planned.kind === "removeMember" ? prior : desired)!.name;
+      const m = held.guard(d.kind, object, [planned])[0];
+      if (!m) continue;
+      const key = `${d.kind} ${object}`;
       let entry = perPolicy.get(key);
       if (!entry) {
         entry = { kind: d.kind, name: key.slice(key.indexOf(" ") + 1), mods: [], byBinding: new Map() };

@@ -1,27 +1,67 @@
-// Which grants the plan's surviving resources own. A delete must not revoke a tuple that another
-// resource in the same plan takes over (a renamed or moved resource), or the grant would vanish
-// after its new owner created it.
+// Which grants the plan's surviving resources hold once it is applied. A revoke (a delete, or the
+// old half of a replacement) must leave them alone: otherwise a grant that another change of the
+// same plan creates or keeps vanishes, in whatever order the writes happen to run.
 import type { ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
+import type { Claim } from "../drivers/types.js";
+import type { PolicyModification } from "../iam/policy.js";
+import { bindingKey } from "../iam/conditions.js";
+import { memberKey } from "../iam/members.js";
 
-export function ownedKeys(changes: readonly ResourceChange[]): Set<string> {
-  const keys = new Set<string>();
-  // Only deletes are checked against the keys: without one there is nothing to compute.
-  if (!changes.some(isDelete)) return keys;
-  for (const c of changes) {
-    if (c.mode !== "managed" || c.config || !c.change.after || isDelete(c)) continue;
-    const d = resourceDriver(c.type);
-    if (d) keys.add(c.type + d.ownershipKey(inputsOf(d, c.change.after)));
-  }
-  return keys;
+interface Held {
+  /** A binding resource is authoritative for this role and condition. */
+  binding: boolean;
+  /** Members held by member resources (canonical keys), with a spelling of each. */
+  members: Map<string, string>;
 }
 
-/** True when a delete's grant is owned by another change of the plan (so it must not be revoked). */
-export function takenOver(c: ResourceChange, owned: ReadonlySet<string>): boolean {
-  if (!isDelete(c)) return false;
-  const d = resourceDriver(c.type);
-  return d !== undefined && c.change.before !== null && owned.has(c.type + d.ownershipKey(inputsOf(d, c.change.before)));
+export class HeldGrants {
+  private readonly held = new Map<string, Held>();
+
+  /** The grants of every change that is not a delete and whose values are known at plan time. */
+  static of(changes: readonly ResourceChange[]): HeldGrants {
+    const h = new HeldGrants();
+    for (const c of changes) {
+      if (c.mode !== "managed" || c.config || !c.change.after || isDelete(c)) continue;
+      const d = resourceDriver(c.type);
+      if (d) h.hold(d.claims(inputsOf(d, c.change.after)));
+    }
+    return h;
+  }
+
+  hold(claims: readonly Claim[]): void {
+    for (const c of claims) {
+      const key = heldKey(c.kind, c.object, c.role, c.condition);
+      let h = this.held.get(key);
+      if (!h) this.held.set(key, (h = { binding: false, members: new Map() }));
+      if (c.scope === "binding") h.binding = true;
+      else h.members.set(memberKey(c.member), c.member);
+    }
+  }
+
+  /**
+   * The modifications of one policy with their revokes reduced to what no surviving resource
+   * holds: a binding revoke keeps the members that member resources hold, and is dropped when a
+   * binding resource takes the role over (its authoritative set decides); a member revoke is
+   * dropped when that member is held. Grants pass unchanged.
+   */
+  guard(kind: Claim["kind"], object: string, mods: readonly PolicyModification[]): PolicyModification[] {
+    const out: PolicyModification[] = [];
+    for (const m of mods) {
+      const h = m.kind === "removeBinding" || m.kind === "removeMember" ? this.held.get(heldKey(kind, object, m.role, m.condition)) : undefined;
+      if (!h) out.push(m);
+      else if (h.binding) continue;
+      else if (m.kind === "removeMember") {
+        if (!h.members.has(memberKey(m.member))) out.push(m);
+      } else if (m.kind === "removeBinding") out.push({ ...m, keep: [...(m.keep ?? []), ...h.members.values()] });
+    }
+    return out;
+  }
+}
+
+function heldKey(kind: string, object: string, role: string, condition: Claim["condition"]): string {
+  return `${kind} ${object}\u0000${bindingKey(role, condition)}`;
 }
 
 function isDelete(c: ResourceChange): boolean {
