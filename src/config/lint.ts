@@ -17,6 +17,7 @@ export const LINT_RULES = {
   "expired-condition": "a time condition that has already expired",
   "deleted-principal": "a deleted: principal is granted a role",
   "duplicate-member": "the same member is listed twice in one binding",
+  "empty-binding": "a binding with `members: []` removes every member of its role",
 } as const;
 
 export type LintRule = keyof typeof LINT_RULES;
@@ -98,6 +99,8 @@ interface ResourceView {
   name: string;
   role?: Val;
   members: Val[];
+  /** Present when `members` is an empty list (the binding removes every member of its role). */
+  emptyMembers?: Val;
   /** Present when the binding has a condition; `from` when the whole condition is one `${…}`. */
   condition?: { path: DocPath; from?: string; expression?: Val };
 }
@@ -137,6 +140,7 @@ function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | unde
       }
     }
   }
+  if (v.emptyMembers) add([v.emptyMembers], { rule: "empty-binding", path: v.emptyMembers.path, summary: `${v.name}: members is empty: this binding removes every member of ${role ?? "its role"}`, detail: "Everyone who holds the role on this object loses it, including grants made outside converge." });
   const seen = new Map<string, Val>();
   for (const m of v.members) {
     const k = memberKey(m.value);
@@ -159,7 +163,8 @@ function literalView(name: string, p: Record<string, unknown>): ResourceView {
   const role = literal(p.role, [...base, "role"]);
   const cond = p.condition && typeof p.condition === "object" ? (p.condition as Record<string, unknown>) : undefined;
   const expression = cond ? literal(cond.expression, [...base, "condition", "expression"]) : undefined;
-  return { name, members, ...(role ? { role } : {}), ...(cond ? { condition: { path: [...base, "condition"], ...(expression ? { expression } : {}) } } : {}) };
+  const empty = Array.isArray(p.members) && p.members.length === 0 ? { emptyMembers: { value: "[]", path: [...base, "members"] } } : {};
+  return { name, members, ...empty, ...(role ? { role } : {}), ...(cond ? { condition: { path: [...base, "condition"], ...(expression ? { expression } : {}) } } : {}) };
 }
 
 /** The values of a resource after interpolation, each with the path and `${…}` text it came from. */
@@ -190,7 +195,8 @@ function resolvedView(name: string, raw: Record<string, unknown>, resolved: Reco
         : val(rawCond, cond.expression, [...base, "condition"]);
   }
   const condition = cond ? { path: [...base, "condition"], ...(wholeFrom !== undefined ? { from: wholeFrom } : {}), ...(expression ? { expression } : {}) } : undefined;
-  return { name, members, ...(role ? { role } : {}), ...(condition ? { condition } : {}) };
+  const emptyMembers = Array.isArray(list) && list.length === 0 ? val(raw.members, "[]", [...base, "members"]) : undefined;
+  return { name, members, ...(emptyMembers ? { emptyMembers } : {}), ...(role ? { role } : {}), ...(condition ? { condition } : {}) };
 }
 
 function findings(stack: StackModel, now: Date): Finding[] {

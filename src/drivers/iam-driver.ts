@@ -72,7 +72,8 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     },
     observe(i, policy) {
       const binding = findBinding(policy, i.role, i.condition);
-      if (!binding || binding.members.length === 0) return undefined;
+      // A binding of no members is what `members: []` asks for: it holds, it is not gone.
+      if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? { ...i, members: [] } : undefined;
       if (isBinding) {
         // Keep the configured spelling when the live set is the same (no permanent case diffs).
         const members = sameMemberSet(binding.members, i.members ?? []) ? i.members ?? [] : normalizeMembers(binding.members);

@@ -238,6 +238,18 @@ export interface ResourceChange {
   dependencies?: string[];
   protect?: boolean;
   /**
+   * The grant `before` holds predates converge (it was adopted): revoking it leaves it in place.
+   */
+  before_adopted?: boolean;
+  /**
+   * The grant `after` holds already exists outside converge: converge adopts it, and destroy will leave it.
+   */
+  after_adopted?: boolean;
+  /**
+   * Options that change only in the state (no cloud call), e.g. protect set or cleared on an unchanged resource.
+   */
+  state_only?: "protect"[];
+  /**
    * The configuration as written, for values known only during apply (resolved then).
    */
   config?: {
@@ -407,6 +419,10 @@ export interface StateResource {
   };
   dependencies: string[];
   protect?: boolean;
+  /**
+   * The grant existed before converge managed it (a member adopted at create): destroy leaves it in place.
+   */
+  adopted?: boolean;
 }
 export interface EndpointIamMemberInputs {
   /**
