@@ -55,6 +55,15 @@ describe("approval prompt", () => {
     expect(r.frame).toContain("Enter a value: yes");
   });
 
+  it("typed faster than ink redraws (no pause between keys), yes approves", async () => {
+    const got: Answer[] = [];
+    const { stdin } = render(<ApprovalPrompt question="Do you want to perform these actions?" onAnswer={(a) => got.push(a)} />);
+    await until(() => stdin.listenerCount("readable") > 0);
+    for (const k of ["y", "e", "s", "\r", "\r"]) stdin.write(k);
+    await until(() => got.length > 0 && stdin.listenerCount("readable") === 0);
+    expect(got).toEqual(["yes"]);
+  });
+
   it("a pasted answer with its newline in one chunk still submits", async () => {
     expect((await answer(["yes\r"])).got).toEqual(["yes"]);
     expect((await answer(["details\n"])).got).toEqual(["details"]);
@@ -63,7 +72,9 @@ describe("approval prompt", () => {
   it("backspace edits; anything but yes or details is no", async () => {
     expect((await answer(["yex", "\u007f", "s", "\r"])).got).toEqual(["yes"]);
     expect((await answer(["y", "\r"])).got).toEqual(["no"]);
-    expect(toAnswer("  YES ")).toBe("yes");
+    expect(toAnswer("yes \n")).toBe("yes");
+    expect(toAnswer("YES")).toBe("no");
+    expect(toAnswer(" yes")).toBe("no");
     expect(toAnswer("")).toBe("no");
   });
 });

@@ -4,13 +4,15 @@
 // must still submit.
 import { createInterface } from "node:readline/promises";
 import isInCi from "is-in-ci";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Box, Text, render, useApp, useInput } from "ink";
 
 export type Answer = "yes" | "no" | "details";
 
+/** Only the exact word approves, as in Terraform ("YES" or "y" cancel); the line ending and
+ *  trailing blanks are not part of the answer. */
 export function toAnswer(text: string): Answer {
-  const v = text.trim().toLowerCase();
+  const v = text.trimEnd();
   return v === "yes" ? "yes" : v === "details" ? "details" : "no";
 }
 
@@ -19,24 +21,35 @@ const ASK = "  Enter a value: ";
 
 export function ApprovalPrompt({ question, onAnswer }: { question: string; onAnswer: (a: Answer) => void }) {
   const { exit } = useApp();
+  // What was typed lives in a ref, read and written synchronously by the input handler: keys that
+  // arrive faster than React re-renders would otherwise be handled by a closure over an old value
+  // (and "yes<Enter>" typed quickly could submit "ye" or "").
+  const typed = useRef("");
+  const submitted = useRef(false);
   const [value, setValue] = useState("");
   const [done, setDone] = useState<string | undefined>();
   // Leave only after the answer has been drawn, so it stays on screen.
   useEffect(() => {
     if (done !== undefined) exit();
   }, [done, exit]);
+  const edit = (text: string) => {
+    typed.current = text;
+    setValue(text);
+  };
   useInput(
     (input, key) => {
+      if (submitted.current) return;
       const submit = (text: string) => {
+        submitted.current = true;
         onAnswer(toAnswer(text));
         setDone(text);
       };
-      if (key.return) return submit(value);
-      if (key.backspace || key.delete) return setValue((v) => v.slice(0, -1));
+      if (key.return) return submit(typed.current);
+      if (key.backspace || key.delete) return edit(typed.current.slice(0, -1));
       if (key.ctrl || key.meta || key.escape || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return;
       const end = input.search(/[\r\n]/);
-      if (end >= 0) return submit(value + input.slice(0, end));
-      setValue((v) => v + input);
+      if (end >= 0) return submit(typed.current + input.slice(0, end));
+      edit(typed.current + input);
     },
     { isActive: done === undefined },
   );
