@@ -273,7 +273,11 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
         outputs: d.outputs(inputs, p?.etag ?? ""),
         dependencies: c.dependencies ?? [],
         ...(c.protect ? { protect: true } : {}),
+        ...(c.after_adopted ? { adopted: true } : {}),
       });
+    // What revoking the prior grant takes away: nothing of a grant converge adopted (it was there
+    // before converge), nothing another resource of this plan holds.
+    const revoke = (from: IamInputs) => (c.before_adopted ? [] : held.guard(d.kind, from.name, d.modifications(from, undefined)));
     const count = () => {
       if (n.action === "create") result.counts.added++;
       else if (n.action === "update") result.counts.changed++;
@@ -293,10 +297,10 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       return [];
     }
     if (n.action === "delete") {
-      const mods = held.guard(d.kind, prior!.name, d.modifications(prior, undefined));
+      const mods = revoke(prior!);
       const forget = () => { removeResource(c.address, c.type); count(); };
       if (mods.length === 0) {
-        // Other resources of this plan hold every grant it had: forget this address, revoke nothing.
+        // Adopted, or other resources of this plan hold every grant it had: forget it, revoke nothing.
         forget();
         n.status = "done";
         return [];
@@ -312,10 +316,12 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       let granted: Policy | undefined;
       return [
         { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => { granted = p; } },
-        { node: n, kind: d.kind, policy: prior.name, mods: held.guard(d.kind, prior.name, d.modifications(prior, undefined)), finish: () => { record(target, granted); count(); } },
+        { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => { record(target, granted); count(); } },
       ];
     }
-    const mods = held.guard(d.kind, target.name, d.modifications(n.action === "create" ? undefined : prior, target));
+    // A replacement on one object revokes the old grant and makes the new one in one write.
+    const grant = d.modifications(n.action === "create" || n.action === "replace" ? undefined : prior, target);
+    const mods = n.action === "replace" && prior ? [...revoke(prior), ...grant] : held.guard(d.kind, target.name, grant);
     return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => { record(target, p); count(); } }];
   };
 

@@ -38,7 +38,10 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
     const mods = d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired);
     for (const planned of mods) {
-      const object = (planned.kind === "removeBinding" || planned.kind === "removeMember" ? prior : desired)!.name;
+      const revoke = planned.kind === "removeBinding" || planned.kind === "removeMember";
+      // An adopted grant predates converge: revoking the resource leaves it in place.
+      if (revoke && c.before_adopted) continue;
+      const object = (revoke ? prior : desired)!.name;
       const m = held.guard(d.kind, object, [planned])[0];
       if (!m) continue;
       const key = `${d.kind} ${object}`;

@@ -267,6 +267,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     };
 
     if (stateRes && priorDriver && stateRes.type === r.type) {
+      if (stateRes.adopted) base.before_adopted = true;
       const o = await observe(stateRes, d);
       if (!o) return void values.set(r.name, UNKNOWN);
       const priorInputs = stateRes.inputs as unknown as IamInputs;
@@ -276,6 +277,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       }
       if (!o.inputs) {
         const after = plannedValue(d, desired, UNKNOWN);
+        delete base.before_adopted;
         changes.push({ ...change(base, ["create"], null, after), action_reason: "create_because_gone" });
         return void values.set(r.name, after);
       }
@@ -285,18 +287,22 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       const byRequest = opts.replace.includes(r.name);
       if (replaceFields.length || byRequest) {
         const after = plannedValue(d, target, UNKNOWN);
+        const adopted = replaceFields.length ? await adopts(d, target) : stateRes.adopted === true;
         changes.push({
           ...change(base, ["create", "delete"], before, after, { replace_paths: (byRequest && !replaceFields.length ? d.replaceOn.slice(0, 1) : replaceFields).map((f) => [f]) }),
           action_reason: byRequest ? "replace_by_request" : "replace_because_cannot_update",
+          ...(adopted ? { after_adopted: true } : {}),
         });
         return void values.set(r.name, after);
       }
+      if (stateRes.adopted) base.after_adopted = true;
       if (fields.length) {
         const after = plannedValue(d, target, UNKNOWN);
         changes.push(change(base, ["update"], before, after));
         return void values.set(r.name, after);
       }
-      changes.push(change(base, ["no-op"], before, before));
+      const stateOnly = stateRes.protect === true !== (r.options.protect === true) ? { state_only: ["protect" as const] } : {};
+      changes.push({ ...change(base, ["no-op"], before, before), ...stateOnly });
       return void values.set(r.name, before);
     }
 
@@ -353,8 +359,16 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       }
     }
     const after = plannedValue(d, desired, UNKNOWN);
-    changes.push(change(base, ["create"], null, after));
+    changes.push({ ...change(base, ["create"], null, after), ...((await adopts(d, desired)) ? { after_adopted: true } : {}) });
     values.set(r.name, after);
+  };
+
+  // A member resource whose grant already exists live adopts it: destroy will leave it in place.
+  // (A binding is authoritative: it owns whatever its role holds, so it adopts nothing.)
+  const adopts = async (d: IamDriver, desired: IamInputs): Promise<boolean> => {
+    if (d.ownership !== "member" || !opts.refresh || !batching || containsUnknown(desired)) return false;
+    const read = await readPolicy(d.kind, desired.name);
+    return read.ok && read.value !== undefined && d.observe(desired, read.value) !== undefined;
   };
 
   const deleteChange = (s: StateResource, reason: ResourceChange["action_reason"]): ResourceChange => ({
@@ -365,6 +379,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     dependencies: s.dependencies,
     policy: String(s.inputs.name),
     ...(s.protect ? { protect: true } : {}),
+    ...(s.adopted ? { before_adopted: true } : {}),
     change: { actions: ["delete"], before: s.outputs, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false },
     ...(reason ? { action_reason: reason } : {}),
   });
@@ -399,7 +414,10 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     if (o && (!o.inputs || !sameInputs(d, s.inputs as unknown as IamInputs, o.inputs))) {
       drift.push({ ...deleteChange(s, undefined), change: { actions: o.inputs ? ["update"] : ["delete"], before: s.outputs, after: o.inputs ? d.outputs(o.inputs, o.etag) : null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
     }
-    if (s.protect) {
+    // protect as the stack says it now (an apply is not needed to set or clear it); the state's
+    // for a resource the stack no longer has.
+    const declared = stack.resources.get(s.address);
+    if (declared ? declared.options.protect === true : s.protect === true) {
       diags.push(error(`${s.address} has protect: true and cannot be destroyed`, { address: s.address, detail: opts.destroy ? "Set options.protect: false on it and apply, then destroy." : "It is no longer in the stack. Put it back with protect: false and apply first, or forget it with `converge state rm`." }));
       continue;
     }
@@ -448,7 +466,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   }
 
   const errored = hasErrors(diags);
-  const applyable = !errored && (selected.some((c) => !(c.change.actions.length === 1 && c.change.actions[0] === "no-op" && !c.change.importing)) || Object.values(outputChanges).some((c) => c.actions[0] !== "no-op"));
+  const applyable = !errored && (selected.some((c) => !(c.change.actions.length === 1 && c.change.actions[0] === "no-op" && !c.change.importing && !c.state_only)) || Object.values(outputChanges).some((c) => c.actions[0] !== "no-op"));
   const result: Plan = {
     format_version: "1.2",
     converge_version: TOOL_VERSION,

@@ -89,12 +89,27 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
   return true;
 }
 
+/** Notes on ownership under a change's heading: grants converge adopted stay where they were. */
+function ownershipNotes(c: ResourceChange, action: DisplayAction): string[] {
+  const notes: string[] = [];
+  if (c.after_adopted && (action === "create" || action === "replace")) notes.push("already granted outside converge: converge will adopt it");
+  if (c.before_adopted && action === "delete") notes.push("granted outside converge before it was adopted: the grant stays in place");
+  if (c.before_adopted && action === "replace") notes.push("the old grant was granted outside converge before it was adopted: it stays in place");
+  return notes;
+}
+
 function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean } = {}): void {
   const s = SYMBOL[action];
+  if (action === "no-op" && c.state_only?.includes("protect") && !opts.drift) {
+    lines.push([seg(`  # ${c.address}`, "bold"), seg(` will be ${c.protect ? "protected" : "unprotected"} (state only: no cloud change)`)]);
+    lines.push([]);
+    return;
+  }
   const verb = opts.drift ? (c.change.actions[0] === "delete" ? "has been deleted" : "has changed") : s.verb;
   lines.push([seg(`  # ${c.address}`, "bold"), seg(` ${verb}`)]);
   const reason = c.action_reason && !opts.drift ? REASON[c.action_reason] : "";
   if (reason) lines.push([seg(`  # ${reason}`, "dim")]);
+  if (!opts.drift) for (const note of ownershipNotes(c, action)) lines.push([seg(`  # ${note}`, "dim")]);
   if (c.change.importing && !opts.drift) lines.push([seg(`  # (import ID "${c.change.importing.id}")`, "dim")]);
   const sym = opts.drift ? (c.change.actions[0] === "delete" ? SYMBOL.delete : SYMBOL.update) : s;
   const kw = c.mode === "data" ? "data" : "resource";
@@ -139,7 +154,7 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
     lines.push([seg("Unless you have made equivalent changes to your stack, the actions below will undo or respond to these changes.", "dim")]);
     lines.push([]);
   }
-  const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op");
+  const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length);
   const counts = planCounts(plan);
   const outputChanges = Object.entries(plan.output_changes).filter(([, c]) => c.actions[0] !== "no-op");
   if (!visible.length && !outputChanges.length) {
