@@ -1,5 +1,6 @@
 // What every stack command shares: options, loading with diagnostics, state location, output
 // mode (ink in a terminal, plain text otherwise, JSON with --json) and exit codes.
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import isInCi from "is-in-ci";
@@ -24,10 +25,16 @@ export interface StackOptions {
 /** Exit codes (SPEC section 5). */
 export const EXIT = { ok: 0, error: 1, changes: 2, interrupted: 130 } as const;
 
+/** The help of -f for the commands that only read or edit the state (see stateStoreOf). */
+export const STACK_FILE_HELP = "stack file: names the state, which must belong to it (default: stack.yaml)";
+
+/** The help of every --state option. */
+export const STATE_OPTION_HELP = "state file (default: state/{stack name}.json in the stack file's directory)";
+
 export function addStackOptions(cmd: Command, opts: { json?: boolean } = { json: true }): Command {
   cmd
     .option("-f, --file <path>", "stack file", "stack.yaml")
-    .option("--state <path>", "state file (default: state/{stack name}.json beside the working directory)")
+    .option("--state <path>", STATE_OPTION_HELP)
     .option("--parallelism <n>", "concurrent cloud calls", "10")
     .option("--no-color", "plain text output, no colours")
     .addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"))
@@ -118,13 +125,27 @@ export function loadOrExit(o: StackOptions): Loaded {
   const { stack, diagnostics } = loadStackFile(o.file, { strict: o.strict === true });
   printDiagnostics(diagnostics);
   if (!stack) process.exit(EXIT.error);
-  const statePath = statePathOf(o, stack.name);
-  return { stack, lint: diagnostics, statePath, store: localStateStore(statePath) };
+  const statePath = statePathOf(o, stack.file, stack.name);
+  return { stack, lint: diagnostics, statePath, store: localStateStore(statePath, { stack: stack.name }) };
 }
 
-/** --state, else state/{stack name}.json beside the working directory. */
-export function statePathOf(o: { state?: string }, stackName: string): string {
-  return o.state ? resolve(o.state) : defaultStatePath(process.cwd(), stackName);
+/** --state, else state/{stack name}.json in the directory of the stack file. */
+export function statePathOf(o: { state?: string }, stackFile: string, stackName: string): string {
+  return o.state ? resolve(o.state) : defaultStatePath(dirname(resolve(stackFile)), stackName);
+}
+
+/**
+ * The state of the commands that only read or edit the state (state list|show|rm|mv, output,
+ * force-unlock): the stack file (-f, default stack.yaml) names it and is the stack it must
+ * belong to. Only with --state and no stack file (none given, no stack.yaml here) is the state
+ * opened for no stack in particular.
+ */
+export function stateStoreOf(o: { file?: string; state?: string }): StateStore {
+  const file = o.file ?? "stack.yaml";
+  if (o.state && o.file === undefined && !existsSync(file)) return localStateStore(resolve(o.state));
+  const { stack, diagnostics } = loadStackFile(file);
+  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
+  return localStateStore(statePathOf(o, stack.file, stack.name), { stack: stack.name });
 }
 
 /** Runs `fn` holding the state lock (waiting up to --lock-timeout); released also when `fn` throws. */

@@ -314,7 +314,7 @@ export interface AccessChange {
  */
 export interface Stack {
   /**
-   * Stack name; also names the state file state/{name}.json.
+   * Stack name; also names the state file state/{name}.json in the stack file's directory.
    */
   name: string;
   description?: string;
@@ -389,7 +389,7 @@ export interface GetFederationArgs {
   project?: string;
 }
 /**
- * converge state file (state/{stack}.json).
+ * converge state file (state/{stack}.json beside the stack file).
  */
 export interface State {
   version: 1;
@@ -398,7 +398,7 @@ export interface State {
    */
   lineage: string;
   /**
-   * Bumped on every write.
+   * Bumped on every write. At most 2^53 - 1, the largest whole number a JSON reader counts exactly.
    */
   serial: number;
   stack: string;

@@ -9,9 +9,9 @@ import { TOOL_VERSION } from "../version.js";
 
 export const STATE_FORMAT_VERSION = 1;
 
-/** {cwd}/state/{stackName}.json */
-export function defaultStatePath(cwd: string, stackName: string): string {
-  return join(cwd, "state", `${stackName}.json`);
+/** {stackDir}/state/{stackName}.json, where stackDir is the directory of the stack file. */
+export function defaultStatePath(stackDir: string, stackName: string): string {
+  return join(stackDir, "state", `${stackName}.json`);
 }
 
 /** An empty state for a stack that has never been applied: a fresh lineage, serial 0. */

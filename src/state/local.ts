@@ -110,13 +110,20 @@ async function removeLeftovers(dir: string, base: string): Promise<void> {
   }
 }
 
+export interface StateStoreOptions {
+  /** The stack the state belongs to: a state file that records another stack is refused. */
+  stack?: string;
+}
+
 class LocalStateStore implements StateStore {
   readonly path: string;
   private readonly lockPath: string;
+  private readonly stack: string | undefined;
 
-  constructor(path: string) {
+  constructor(path: string, opts: StateStoreOptions) {
     this.path = path;
     this.lockPath = `${this.path}.lock`;
+    this.stack = opts.stack;
   }
 
   async read(): Promise<State | undefined> {
@@ -127,7 +134,16 @@ class LocalStateStore implements StateStore {
       if (errnoCode(e) === "ENOENT") return undefined;
       throw fsError(e, "read state file", this.path);
     }
-    return parseState(text, this.path);
+    const state = parseState(text, this.path);
+    if (this.stack !== undefined && state.stack !== this.stack) {
+      throw new UserError(
+        error(`state file ${this.path} belongs to stack "${state.stack}", not to stack "${this.stack}"`, {
+          file: this.path,
+          detail: `Each stack needs its own state file: is --state (or a copied state file) pointing at stack "${state.stack}"'s state? The state file is left as it is.`,
+        }),
+      );
+    }
+    return state;
   }
 
   async write(next: State): Promise<State> {
@@ -139,6 +155,7 @@ class LocalStateStore implements StateStore {
     const value = nextText === undefined ? undefined : (JSON.parse(nextText) as State);
     const invalid = value === undefined ? stateProblems(next) : validate("state.schema.json", value);
     if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.path}: ${describeErrors(invalid)}`);
+    if (this.stack !== undefined && next.stack !== this.stack) throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.path}, the state of stack "${this.stack}"`);
 
     const dir = dirname(this.path);
     const base = basename(this.path);
@@ -157,6 +174,9 @@ class LocalStateStore implements StateStore {
       );
     }
     const written: State = { ...next, serial: (current?.serial ?? next.serial) + 1 };
+    if (!Number.isSafeInteger(written.serial)) {
+      throw new UserError(error(`state file ${this.path} has serial ${written.serial - 1}, the largest converge can count: it cannot be written again`, { file: this.path }));
+    }
     // serializeState(written): the same text but for the serial (serialising a large state twice
     // was a hot spot of apply, which saves after every step).
     const text = (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ?? serializeState(written);
@@ -212,9 +232,9 @@ class LocalStateStore implements StateStore {
   }
 }
 
-/** The default backend: a JSON file at `path` (see defaultStatePath). */
-export function localStateStore(path: string): StateStore {
-  return new LocalStateStore(path);
+/** The default backend: a JSON file at `path` (see defaultStatePath), for `opts.stack` when given. */
+export function localStateStore(path: string, opts: StateStoreOptions = {}): StateStore {
+  return new LocalStateStore(path, opts);
 }
 
 /** Locks `store`, runs `fn`, and always releases the lock, also when `fn` throws. */

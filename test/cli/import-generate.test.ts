@@ -1,7 +1,7 @@
 // generateStack (the pure half of `converge import --generate`) on hand-made policies: resource
 // names, types, properties and import IDs (with condition titles). No emulator, no CLI.
 import { describe, expect, it } from "vitest";
-import { generateStack } from "../../src/cli/commands/import.js";
+import { generateStack, stackNameOfFile } from "../../src/cli/commands/import.js";
 import { loadStackFile } from "../../src/config/load.js";
 import { resourceDriver } from "../../src/drivers/registry.js";
 import type { Policy } from "../../src/generated/schemas.js";
@@ -147,5 +147,13 @@ describe("generateStack", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("names a generated stack after its file: the base name without extension, made to fit the stack name pattern", () => {
+    expect(stackNameOfFile("/work/prod access.yaml")).toBe("prod-access");
+    expect(stackNameOfFile("stacks/team-a.yml")).toBe("team-a");
+    expect(stackNameOfFile("_old (copy).v2.yaml")).toBe("old-copy-.v2");
+    expect(stackNameOfFile("adopted")).toBe("adopted");
+    expect(stackNameOfFile("--- .yaml")).toBeUndefined();
   });
 });

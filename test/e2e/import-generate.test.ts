@@ -1,7 +1,7 @@
 // `converge import --generate` (SPEC section 6) through the built CLI against a seeded emulator:
 // the generated stack validates, plans as imports only, applies with no writes, and then plans
 // clean. Needs `npm run build`.
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { parse } from "yaml";
 import type { Binding, EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { BINDING, EP, LOCATION as LOC, MEMBER, PROJECT, RP } from "../fixtures/builders.js";
 import { SET_EP, SET_RP } from "../support/emulator.js";
-import { expectExit, resetStats, runCli, stackTraceLines, stats, useEmulatorWorkspace } from "./helpers.js";
+import { expectExit, resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
 
 const ODD = `projects/${PROJECT}/locations/${LOC}/restorePlans/odd`;
 
@@ -65,7 +65,7 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
     const out = join(ws.dir, "adopted.yaml");
     const state = join(ws.dir, "adopted.json");
 
-    const gen = await cli(["import", "--generate", RP, EP, "--out", out, "--stack-name", "adopted"]);
+    const gen = await cli(["import", "--generate", RP, EP, "--out", out, "--name", "adopted"]);
     expectExit(gen, 0);
     expect(gen.stdout).toContain(`Wrote ${EXPECTED_BINDINGS + EXPECTED_MEMBERS} resources adopting 2 policies`);
 
@@ -159,5 +159,54 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
     expect(plan.stderr).toBe("");
     expectExit(plan, 2);
     expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
+  });
+});
+
+// Issue 11, item 8: --out never overwrites without --force, and the generated stack's name (which
+// names its state) comes from --name or the out file, never a fixed name two stacks would share.
+describe("converge import --generate: the out file and the stack name", { timeout: 90_000 }, () => {
+  it("refuses to overwrite an existing --out file (no cloud call); --force replaces it", async () => {
+    const out = join(ws.dir, "existing.yaml");
+    await writeFile(out, "# my own stack\n");
+    await resetStats(ws.emu);
+    const refused = await cli(["import", "--generate", RP, "--out", out]);
+    expectExit(refused, 1);
+    expect(refused.stderr).toContain(out);
+    expect(refused.stderr).toContain("--force");
+    expect(stackTraceLines(refused.stderr)).toEqual([]);
+    expect(await readFile(out, "utf8")).toBe("# my own stack\n");
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
+
+    const forced = await cli(["import", "--generate", RP, "--out", out, "--force"]);
+    expectExit(forced, 0);
+    expect((parse(await readFile(out, "utf8")) as GeneratedStack).resources).not.toEqual({});
+  });
+
+  it("names the stack after the out file (made to fit the name pattern), or after --name", async () => {
+    const [spaced, named] = await Promise.all([
+      cli(["import", "--generate", RP, "--out", join(ws.dir, "prod access.yaml")]),
+      cli(["import", "--generate", EP, "--out", join(ws.dir, "endpoint.yaml"), "--name", "churn-team"]),
+    ]);
+    expectExit(spaced, 0);
+    expectExit(named, 0);
+    expect((parse(await readFile(join(ws.dir, "prod access.yaml"), "utf8")) as GeneratedStack).name).toBe("prod-access");
+    expect((parse(await readFile(join(ws.dir, "endpoint.yaml"), "utf8")) as GeneratedStack).name).toBe("churn-team");
+  });
+
+  it("refuses a --name outside the stack name pattern, and a name whose default state already exists beside --out", async () => {
+    const out = join(ws.dir, "bad-name.yaml");
+    const bad = await cli(["import", "--generate", RP, "--out", out, "--name", "prod access"]);
+    expectExit(bad, 1);
+    expect(bad.stderr).toContain('"prod access"');
+    expect(existsSync(out)).toBe(false);
+
+    await mkdir(join(ws.dir, "state"), { recursive: true });
+    await writeFile(join(ws.dir, "state", "taken.json"), "{}\n");
+    await resetStats(ws.emu);
+    const shared = await cli(["import", "--generate", RP, "--out", join(ws.dir, "taken.yaml")]);
+    expectExit(shared, 1);
+    expect(shared.stderr).toContain(join(ws.dir, "state", "taken.json"));
+    expect(existsSync(join(ws.dir, "taken.yaml"))).toBe(false);
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
   });
 });

@@ -21,7 +21,7 @@ const ws = useEmulatorWorkspace(SEED, "converge-state-");
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const cli = (args: string[]) => runCli(args, { emulator: ws.emu, cwd: ws.dir });
 
-/** A stack named "team" (state: state/team.json under the working directory). */
+/** A stack named "team" (state: state/team.json beside the stack file). */
 async function writeStack(file: string, memberAddress: string): Promise<string> {
   const path = join(ws.dir, file);
   const resources = {

@@ -12,7 +12,7 @@ describe("state format", () => {
   beforeEach(async () => ({ dir, cleanup } = await tempDir()));
   afterEach(() => cleanup());
 
-  it("defaultStatePath is {cwd}/state/{stack}.json", () => {
+  it("defaultStatePath is {stack file's directory}/state/{stack}.json", () => {
     expect(defaultStatePath("/w", "dev")).toBe(join("/w", "state", "dev.json"));
   });
 
@@ -89,6 +89,18 @@ describe("state format", () => {
     expect(d.summary).toContain("/serial");
     expect(d.summary).toContain("/resources/0");
     expect(d.detail).toContain(`${file}.backup`);
+  });
+
+  it("a serial that is not a safe whole number (too large to count exactly, negative, fractional) is a UserError", () => {
+    const file = join(dir, "dev.json");
+    for (const serial of ["1e300", "9007199254740993", "9007199254740992", "-1", "1.5"]) {
+      const text = serializeState(newState("dev")).replace('"serial": 0', `"serial": ${serial}`);
+      expect(text).toContain(serial);
+      expect(() => parseState(text, file), serial).toThrow(UserError);
+      expect(() => parseState(text, file), serial).toThrow(/\/serial/);
+    }
+    const max = serializeState(newState("dev")).replace('"serial": 0', `"serial": ${Number.MAX_SAFE_INTEGER}`);
+    expect(parseState(max, file).serial).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it("a state from a newer format version asks for an upgrade", () => {

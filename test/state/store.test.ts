@@ -57,6 +57,36 @@ describe("local state store", () => {
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 
+  it("a store opened for a stack refuses to read or replace another stack's state, naming both stacks", async () => {
+    const prod = await localStateStore(file).write(newState("prod"));
+    const before = readFileSync(file, "utf8");
+    const store = localStateStore(file, { stack: "dev" });
+    for (const op of [() => store.read(), () => store.write(newState("dev")), () => store.write({ ...prod, stack: "dev" })]) {
+      const err = await userError(op);
+      expect(err.diagnostics[0]!.summary).toBe(`state file ${file} belongs to stack "prod", not to stack "dev"`);
+      expect(err.diagnostics[0]!.file).toBe(file);
+    }
+    expect(readFileSync(file, "utf8")).toBe(before);
+    // Its own stack's state reads as usual.
+    expect(await localStateStore(file, { stack: "prod" }).read()).toEqual(prod);
+  });
+
+  it("a store opened for a stack refuses (as a bug) to write a state that names another stack", async () => {
+    const store = localStateStore(file, { stack: "dev" });
+    await expect(store.write(newState("prod"))).rejects.toThrow(/stack "prod".*stack "dev"/);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("refuses to count past the largest safe serial", async () => {
+    const store = localStateStore(file);
+    const first = await store.write(newState("dev"));
+    const text = readFileSync(file, "utf8").replace('"serial": 1', `"serial": ${Number.MAX_SAFE_INTEGER}`);
+    writeFileSync(file, text);
+    const err = await userError(() => store.write(first));
+    expect(err.diagnostics[0]!.summary).toContain("serial");
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
   it("keeps the previous version in .backup", async () => {
     const store = localStateStore(file);
     const v1 = await store.write(newState("dev"));

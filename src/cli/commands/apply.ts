@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { apply, type ApplyResult } from "../../apply/executor.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
@@ -8,7 +7,7 @@ import type { EngineEvent } from "../../engine/events.js";
 import type { Plan, Policy, State } from "../../generated/schemas.js";
 import { describeErrors, validate } from "../../schemas/index.js";
 import { localStateStore, newState, type StateStore } from "../../state/index.js";
-import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, stateDirOf, statePathOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, STACK_FILE_HELP, STATE_OPTION_HELP, stateDirOf, statePathOf, stateStoreOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
@@ -191,8 +190,9 @@ function applyAction(destroy: boolean) {
       if (destroy) throw new UserError({ severity: "error", summary: "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`" });
       const plan = readPlanFile(planFile);
       if (plan.errored) throw new UserError({ severity: "error", summary: `the saved plan ${planFile} has errors and cannot be applied` });
-      const statePath = statePathOf(o, plan.stack.name);
-      const store = localStateStore(statePath);
+      // The state the plan was made from: its stack file's directory names the default.
+      const statePath = statePathOf(o, plan.stack.file, plan.stack.name);
+      const store = localStateStore(statePath, { stack: plan.stack.name });
       return underLock(store, "apply", o, async () => {
         const prior = await store.read();
         const stale = (prior?.lineage ?? null) !== plan.prior_state.lineage || (prior?.serial ?? null) !== plan.prior_state.serial;
@@ -270,15 +270,13 @@ export function registerApply(program: Command): void {
     .command("output")
     .argument("[name]", "one output")
     .description("Print the stack's outputs from the state")
-    .option("-f, --file <path>", "stack file", "stack.yaml")
-    .option("--state <path>", "state file")
+    .option("-f, --file <path>", STACK_FILE_HELP)
+    .option("--state <path>", STATE_OPTION_HELP)
     .option("--json", "print JSON")
     .option("--raw", "print a string output without quotes")
     .action(
-      action(async (name: string | undefined, o: StackOptions & { raw?: boolean }) => {
-        // The stack is loaded only to name the state file.
-        const store = o.state ? localStateStore(resolve(o.state)) : loadOrExit({ ...o, parallelism: "1", color: false }).store;
-        const state = await store.read();
+      action(async (name: string | undefined, o: { file?: string; state?: string; json?: boolean; raw?: boolean }) => {
+        const state = await stateStoreOf(o).read();
         const outputs = state?.outputs ?? {};
         if (name !== undefined) {
           if (!(name in outputs)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });

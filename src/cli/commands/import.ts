@@ -1,13 +1,14 @@
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import type { Command } from "commander";
+import { existsSync, writeFileSync } from "node:fs";
+import { basename, dirname, extname, resolve } from "node:path";
+import { Option, type Command } from "commander";
 import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { openCloud } from "../../engine/cloud.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { ENDPOINT_IAM_MEMBER, RESTORE_PLAN_IAM_BINDING } from "../../drivers/registry.js";
-import { newState } from "../../state/index.js";
+import { defaultStatePath, newState } from "../../state/index.js";
+import { validate } from "../../schemas/index.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
@@ -16,6 +17,8 @@ import { addStackOptions, action, EXIT, loadOrExit, stateDirOf, underLock, write
 interface ImportOptions extends StackOptions {
   generate?: boolean;
   out?: string;
+  force?: boolean;
+  name?: string;
   endpoint?: string;
   seed?: string;
   stackName?: string;
@@ -85,46 +88,113 @@ export function generateStack(stackName: string, endpoint: string, policies: { n
   };
 }
 
+/** The state file a stack named `name` gets by default when its file is `out`. */
+function defaultStateOf(out: string, name: string): string {
+  return defaultStatePath(dirname(resolve(out)), name);
+}
+
+/** Whether `name` fits the stack name pattern of schemas/stack.schema.json. */
+function isStackName(name: string): boolean {
+  return validate("stack.schema.json#/properties/name", name).length === 0;
+}
+
+/**
+ * The out file's name without its extension, made to fit the stack name pattern: each run of
+ * other characters becomes "-", and what cannot start or end a name is dropped
+ * ("prod access.yaml" → "prod-access"). undefined when nothing is left.
+ */
+export function stackNameOfFile(file: string): string | undefined {
+  const name = basename(file, extname(file))
+    .replace(/[^A-Za-z0-9_.-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .replace(/-+$/, "");
+  return name && isStackName(name) ? name : undefined;
+}
+
+/** The generated stack's name: --name (or its old spelling --stack-name), else from the out file. */
+function generatedName(o: ImportOptions, out: string): string {
+  const given = o.name ?? o.stackName;
+  if (given !== undefined) {
+    if (!isStackName(given)) throw new UserError({ severity: "error", summary: `--name "${given}" is not a valid stack name`, detail: "A stack name starts with a letter or digit and holds only letters, digits, _, . and -." });
+    return given;
+  }
+  const derived = stackNameOfFile(out);
+  if (!derived) throw new UserError({ severity: "error", summary: `cannot make a stack name from the file name ${out}`, detail: "Name the stack with --name NAME." });
+  return derived;
+}
+
+/** Refuses, before any cloud call, to overwrite --out or to give the new stack an existing state. */
+function checkOutFile(out: string, name: string, force: boolean): void {
+  if (force) return;
+  if (existsSync(out)) throw outExists(out);
+  const state = defaultStateOf(out, name);
+  if (existsSync(state)) {
+    throw new UserError({
+      severity: "error",
+      summary: `${state} already exists: the generated stack "${name}" would share another stack's state`,
+      detail: `A stack named "${name}" already keeps its state beside ${out}. Choose another name with --name NAME, or pass --force if you are generating that stack again.`,
+    });
+  }
+}
+
+function outExists(out: string): UserError {
+  return new UserError({ severity: "error", summary: `${out} already exists; import --generate does not overwrite it`, detail: "Pass --force to replace it, or choose another --out file." });
+}
+
+/** `import --generate NAME… --out FILE`: writes a stack that adopts every binding of the named objects. */
+async function generate(args: string[], o: ImportOptions): Promise<number> {
+  if (!args.length) throw new UserError({ severity: "error", summary: "import --generate needs the full names of the restore plans and endpoints to adopt" });
+  if (!o.out) throw new UserError({ severity: "error", summary: "import --generate needs --out FILE", detail: "The file's name also names the stack, unless --name NAME is given." });
+  for (const n of args) {
+    const k = kindOfName(n);
+    if (k !== "restorePlan" && k !== "endpoint") {
+      throw new UserError({ severity: "error", summary: `"${n}" is not a full restore plan or endpoint name`, detail: "Expected projects/{project}/locations/{location}/restorePlans/{id} or …/endpoints/{id}." });
+    }
+  }
+  const out = resolve(o.out);
+  const name = generatedName(o, out);
+  checkOutFile(out, name, o.force === true);
+  // The embedded emulator keeps its world beside the state the generated stack will use.
+  const stateDir = stateDirOf(o.state ? resolve(o.state) : defaultStateOf(out, name));
+  const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: name, emit: retryPrinter(o) });
+  try {
+    const policies = [];
+    for (const full of args) {
+      const kind = kindOfName(full) as "restorePlan" | "endpoint";
+      const policy = await cloud.port.getIamPolicy(kind, full);
+      if (!policy) throw new UserError({ severity: "error", summary: `${full} does not exist` });
+      policies.push({ name: full, policy });
+    }
+    const stack = generateStack(name, o.endpoint ?? "google", policies);
+    const header = `# yaml-language-server: $schema=https://converge.dev/schemas/stack.schema.json\n# Generated by converge import --generate. Review it, then run converge plan: it should show only imports.\n`;
+    try {
+      writeFileSync(out, header + stringify(stack, { lineWidth: 0 }), { flag: o.force ? "w" : "wx" });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") throw outExists(out);
+      throw e;
+    }
+    await writeOut(`Wrote ${Object.keys(stack.resources as object).length} resources adopting ${policies.length} ${policies.length === 1 ? "policy" : "policies"} to ${o.out} (stack "${name}").\nRun \`converge plan -f ${o.out}\`: it should show only imports.\n`);
+    return EXIT.ok;
+  } finally {
+    await cloud.close();
+  }
+}
+
 export function registerImport(program: Command): void {
   const cmd = program
     .command("import")
-    .argument("[args...]", "ADDRESS ID, or with --generate: the full names of restore plans and endpoints")
+    .argument("[args...]", "ADDRESS ID, or with --generate: the full names of the restore plans and endpoints")
     .description("Adopt an existing grant into the state (nothing is written to the cloud)")
     .option("--generate", "write a stack that adopts every binding of the named restore plans and endpoints")
-    .option("--out <file>", "with --generate: where to write the stack")
+    .option("--out <file>", "with --generate: where to write the stack (an existing file only with --force)")
+    .option("--force", "with --generate: overwrite --out, or reuse the existing state of a stack of that name")
+    .option("--name <name>", "with --generate: the generated stack's name (default: the --out file's name without its extension)")
+    .addOption(new Option("--stack-name <name>", "the old spelling of --name").hideHelp())
     .option("--endpoint <endpoint>", "with --generate: google (default), embedded or http://host:port", "google")
-    .option("--seed <file>", "with --generate and --endpoint embedded: the emulator seed")
-    .option("--stack-name <name>", "with --generate: the generated stack's name", "imported");
+    .option("--seed <file>", "with --generate and --endpoint embedded: the emulator seed");
   addStackOptions(cmd).action(
     action(async (args: string[], o: ImportOptions) => {
-      if (o.generate) {
-        if (!args.length) throw new UserError({ severity: "error", summary: "import --generate needs the full names of the restore plans and endpoints to adopt" });
-        if (!o.out) throw new UserError({ severity: "error", summary: "import --generate needs --out FILE" });
-        for (const n of args) {
-          const k = kindOfName(n);
-          if (k !== "restorePlan" && k !== "endpoint") {
-            throw new UserError({ severity: "error", summary: `"${n}" is not a full restore plan or endpoint name`, detail: "Expected projects/{project}/locations/{location}/restorePlans/{id} or …/endpoints/{id}." });
-          }
-        }
-        const stateDir = o.state ? stateDirOf(resolve(o.state)) : resolve("state");
-        const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: o.stackName ?? "imported", emit: retryPrinter(o) });
-        try {
-          const policies = [];
-          for (const name of args) {
-            const kind = kindOfName(name) as "restorePlan" | "endpoint";
-            const policy = await cloud.port.getIamPolicy(kind, name);
-            if (!policy) throw new UserError({ severity: "error", summary: `${name} does not exist` });
-            policies.push({ name, policy });
-          }
-          const stack = generateStack(o.stackName ?? "imported", o.endpoint ?? "google", policies);
-          const header = `# yaml-language-server: $schema=https://converge.dev/schemas/stack.schema.json\n# Generated by converge import --generate. Review it, then run converge plan: it should show only imports.\n`;
-          writeFileSync(resolve(o.out), header + stringify(stack, { lineWidth: 0 }));
-          await writeOut(`Wrote ${Object.keys(stack.resources as object).length} resources adopting ${policies.length} ${policies.length === 1 ? "policy" : "policies"} to ${o.out}.\nRun \`converge plan -f ${o.out}\`: it should show only imports.\n`);
-          return EXIT.ok;
-        } finally {
-          await cloud.close();
-        }
-      }
+      if (o.generate) return generate(args, o);
       if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });
       const [address, ...idParts] = args as [string, ...string[]];
       const id = idParts.join(" ");

@@ -1,23 +1,13 @@
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { defaultStatePath, localStateStore, type StateStore } from "../../state/index.js";
-import { loadStackFile } from "../../config/load.js";
-import { action, EXIT, underLock, writeOut } from "../common.js";
+import type { StateStore } from "../../state/index.js";
+import { action, EXIT, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, writeOut } from "../common.js";
 
 interface StateCliOptions {
-  file: string;
+  file?: string;
   state?: string;
   json?: boolean;
   lockTimeout?: string;
-}
-
-/** The state file: --state, else state/{stack name}.json from the stack's name. */
-function storeOf(o: StateCliOptions): StateStore {
-  if (o.state) return localStateStore(resolve(o.state));
-  const { stack, diagnostics } = loadStackFile(o.file);
-  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${o.file}` });
-  return localStateStore(defaultStatePath(process.cwd(), stack.name));
 }
 
 async function readOrFail(store: StateStore) {
@@ -28,8 +18,8 @@ async function readOrFail(store: StateStore) {
 
 function common(cmd: Command): Command {
   return cmd
-    .option("-f, --file <path>", "stack file (names the state)", "stack.yaml")
-    .option("--state <path>", "state file")
+    .option("-f, --file <path>", STACK_FILE_HELP)
+    .option("--state <path>", STATE_OPTION_HELP)
     .option("--lock-timeout <duration>", "wait this long for the state lock")
     .option("--json", "print JSON");
 }
@@ -39,7 +29,7 @@ export function registerState(program: Command): void {
 
   common(state.command("list").description("List the addresses in the state")).action(
     action(async (o: StateCliOptions) => {
-      const s = await readOrFail(storeOf(o));
+      const s = await readOrFail(stateStoreOf(o));
       if (o.json) await writeOut(JSON.stringify(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), null, 2) + "\n");
       else await writeOut(s.resources.map((r) => r.address).join("\n") + (s.resources.length ? "\n" : ""));
     }),
@@ -47,7 +37,7 @@ export function registerState(program: Command): void {
 
   common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
     action(async (address: string, o: StateCliOptions) => {
-      const s = await readOrFail(storeOf(o));
+      const s = await readOrFail(stateStoreOf(o));
       const r = s.resources.find((x) => x.address === address);
       if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
       if (o.json) await writeOut(JSON.stringify(r, null, 2) + "\n");
@@ -63,7 +53,7 @@ export function registerState(program: Command): void {
 
   common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
     action(async (addresses: string[], o: StateCliOptions) => {
-      const store = storeOf(o);
+      const store = stateStoreOf(o);
       return underLock(store, "state rm", o, async () => {
         const s = await readOrFail(store);
         const missing = addresses.filter((a) => !s.resources.some((r) => r.address === a));
@@ -78,7 +68,7 @@ export function registerState(program: Command): void {
 
   common(state.command("mv").argument("<from>").argument("<to>").description("Rename a resource in the state")).action(
     action(async (from: string, to: string, o: StateCliOptions) => {
-      const store = storeOf(o);
+      const store = stateStoreOf(o);
       if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
       return underLock(store, "state mv", o, async () => {
         const s = await readOrFail(store);
@@ -98,11 +88,11 @@ export function registerState(program: Command): void {
     .command("force-unlock")
     .argument("<lockId>")
     .description("Remove a state lock that cannot be checked (e.g. held by another host)")
-    .option("-f, --file <path>", "stack file (names the state)", "stack.yaml")
-    .option("--state <path>", "state file")
+    .option("-f, --file <path>", STACK_FILE_HELP)
+    .option("--state <path>", STATE_OPTION_HELP)
     .action(
       action(async (lockId: string, o: StateCliOptions) => {
-        await storeOf(o).forceUnlock(lockId);
+        await stateStoreOf(o).forceUnlock(lockId);
         await writeOut(`converge state has been unlocked (lock ${lockId}).\n`);
         return EXIT.ok;
       }),
