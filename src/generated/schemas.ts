@@ -198,6 +198,14 @@ export interface Plan {
     };
   };
   access_changes?: AccessDelta;
+  /**
+   * sha256 of the plan's canonical content: the plan without digest and signature, as JSON with object keys sorted (by UTF-16 code units) and no white space, in UTF-8 (src/plan/saved-plan.ts). apply refuses a plan file whose digest does not match.
+   */
+  digest?: string;
+  /**
+   * HMAC-SHA256 of the same canonical content with the key in CONVERGE_PLAN_KEY when the plan was made; apply refuses a plan whose signature is missing or wrong while CONVERGE_PLAN_KEY is set.
+   */
+  signature?: string;
 }
 /**
  * The state the plan was made from; apply refuses the plan when the state has since changed.

@@ -71,7 +71,7 @@ describe("saved plans", () => {
     expectExit(planned, 0);
     expect(planned.stdout).toContain("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.");
     await resetStats(ws.emu);
-    // No -f: everything comes from the plan file; stdin is not a terminal.
+    // No -f: the stack is stack.yaml in the working directory, as for plan; stdin is not a terminal.
     const r = await runCli(["apply", planFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     expectExit(r, 0);
     expect(r.stdout).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");

@@ -1,13 +1,13 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { apply, type ApplyResult } from "../../apply/executor.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { openCloud, type OpenCloud } from "../../engine/cloud.js";
+import type { OpenCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { Plan, Policy, State } from "../../generated/schemas.js";
-import { describeErrors, validate } from "../../schemas/index.js";
+import { planKey } from "../../plan/saved-plan.js";
+import { checkNotStale, checkSameChanges, checkStackName, readSavedPlan } from "./saved-plan-file.js";
 import { localStateStore, newState, type StateStore } from "../../state/index.js";
-import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, STACK_FILE_HELP, STATE_OPTION_HELP, stateDirOf, statePathOf, stateStoreOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
@@ -17,18 +17,6 @@ import { RetryTally, retryText } from "../render/retry-text.js";
 interface ApplyCliOptions extends PlanCliOptions {
   autoApprove?: boolean;
   destroy?: boolean;
-}
-
-function readPlanFile(file: string): Plan {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new UserError({ severity: "error", summary: `cannot read the saved plan ${file}: ${(e as Error).message}` });
-  }
-  const errors = validate("plan.schema.json", data);
-  if (errors.length) throw new UserError({ severity: "error", summary: `${file} is not a converge plan`, detail: describeErrors(errors.slice(0, 5)) });
-  return data as Plan;
 }
 
 interface ProgressSink {
@@ -184,32 +172,42 @@ async function approve(plan: Plan, o: ApplyCliOptions, destroy: boolean): Promis
   }
 }
 
+/**
+ * `apply FILE`: the endpoint, the state and the stack come from -f and the environment, as for
+ * `plan`; the file only says what was reviewed. After the file's own checks, the stack is planned
+ * again with the saved options and, when the grant changes match, the fresh plan is executed
+ * (with the policies it has just read): it is built only from trusted inputs, and every field the
+ * comparison leaves out (dependencies, protect, variables) comes from them rather than the file.
+ */
+async function applySavedPlan(planFile: string, o: ApplyCliOptions): Promise<number> {
+  if (o.target.length || o.replace.length || o.refresh !== "true") {
+    throw new UserError({ severity: "error", summary: "--target, --replace and --refresh cannot be given with a plan file: it applies with the options it was made with" });
+  }
+  const saved = readSavedPlan(planFile, planKey());
+  const loaded = loadOrExit(o);
+  checkStackName(saved, planFile, loaded.stack.name, o.file);
+  return underLock(loaded.store, "apply", o, async () => {
+    checkNotStale(saved, planFile, await loaded.store.read());
+    const { destroy, refresh, targets, replace } = saved.options;
+    const progress = progressPrinter(o, true);
+    const { result, prior, cloud } = await planStack(loaded, { ...o, destroy, refresh: String(refresh), target: targets, replace }, progress.onEvent);
+    try {
+      printDiagnostics(result.diagnostics);
+      if (result.plan.errored) return EXIT.error;
+      checkSameChanges(saved, planFile, result.plan);
+      progress.flush();
+      return await execute(result.plan, { store: loaded.store, prior, cloud, live: result.live, o, destroy });
+    } finally {
+      await cloud.close();
+    }
+  });
+}
+
 function applyAction(destroy: boolean) {
   return action(async (planFile: string | undefined, o: ApplyCliOptions) => {
     if (planFile) {
       if (destroy) throw new UserError({ severity: "error", summary: "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`" });
-      const plan = readPlanFile(planFile);
-      if (plan.errored) throw new UserError({ severity: "error", summary: `the saved plan ${planFile} has errors and cannot be applied` });
-      // The state the plan was made from: its stack file's directory names the default.
-      const statePath = statePathOf(o, plan.stack.file, plan.stack.name);
-      const store = localStateStore(statePath, { stack: plan.stack.name });
-      return underLock(store, "apply", o, async () => {
-        const prior = await store.read();
-        const stale = (prior?.lineage ?? null) !== plan.prior_state.lineage || (prior?.serial ?? null) !== plan.prior_state.serial;
-        if (stale) {
-          throw new UserError({
-            severity: "error",
-            summary: `the saved plan ${planFile} is stale: the state changed since it was made`,
-            detail: `The plan was made from state serial ${plan.prior_state.serial ?? "(none)"}${plan.prior_state.lineage ? ` (lineage ${plan.prior_state.lineage})` : ""}; the state is now serial ${prior?.serial ?? "(none)"}${prior ? ` (lineage ${prior.lineage})` : ""}. Nothing was applied. Run \`converge plan --out FILE\` again.`,
-          });
-        }
-        const cloud = await openCloud(plan.provider, { stateDir: stateDirOf(statePath), stackName: plan.stack.name });
-        try {
-          return await execute(plan, { store, prior, cloud, o, destroy: plan.options.destroy });
-        } finally {
-          await cloud.close();
-        }
-      });
+      return applySavedPlan(planFile, o);
     }
     const loaded = loadOrExit(o);
     return underLock(loaded.store, destroy ? "destroy" : "apply", o, async () => {

@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
+import { planKey, sealPlan } from "../../plan/saved-plan.js";
 import type { Plan } from "../../generated/schemas.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { isLintDiagnostic } from "../../config/lint.js";
@@ -119,8 +120,10 @@ export function registerPlan(program: Command): void {
         await cloud.close();
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
-        if (o.out) savePlan(o.out, result.plan);
-        if (o.json) await writeOut(JSON.stringify(result.plan, null, 2) + "\n");
+        // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
+        const sealed = o.out || o.json ? sealPlan(result.plan, planKey()) : result.plan;
+        if (o.out) savePlan(o.out, sealed);
+        if (o.json) await writeOut(JSON.stringify(sealed, null, 2) + "\n");
         else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, [...loaded.lint, ...result.diagnostics.filter(isLintDiagnostic)]));
         else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
         else {

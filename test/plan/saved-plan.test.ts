@@ -1,0 +1,88 @@
+// The seal of a saved plan (digest over the canonical content, HMAC signature with a key) and the
+// comparison of a saved plan with a fresh one, on plans made by the real planner over a fake cloud.
+import { createHash, createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { Plan, Policy } from "../../src/generated/schemas.js";
+import { plan } from "../../src/plan/planner.js";
+import { planDifferences } from "../../src/plan/plan-differences.js";
+import { canonicalJson, planKey, sealPlan, verifySeal } from "../../src/plan/saved-plan.js";
+import { BINDING, fakeCloud, planOptions, RP, STACK_HEAD, stackOf } from "../fixtures/builders.js";
+
+const STACK = stackOf(`${STACK_HEAD}resources:
+  viewers:
+    type: ${BINDING}
+    properties:
+      name: nightly
+      role: roles/gkebackup.viewer
+      members: [user:bob@example.com, user:alice@example.com]
+`);
+
+const live = (viewers: string[], etag: string, extra: Policy["bindings"] = []): Policy => ({
+  version: 1,
+  etag,
+  bindings: [...(extra ?? []), { role: "roles/gkebackup.viewer", members: viewers }],
+});
+
+/** The canonical content, computed independently of the module under test. */
+const sortKeys = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(sortKeys) : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])])) : v;
+
+async function planWith(policy: Policy, at = "2026-01-01T00:00:00Z"): Promise<Plan> {
+  const { port } = fakeCloud({ policies: { [RP]: policy } });
+  return (await plan(STACK, undefined, port, planOptions({ now: () => new Date(at) }))).plan;
+}
+
+describe("sealPlan / verifySeal", () => {
+  it("the digest is sha256 over the plan without its seal, keys sorted, no white space", async () => {
+    const p = await planWith(live(["user:alice@example.com"], "AAA="));
+    const sealed = sealPlan(p, undefined);
+    const expected = createHash("sha256").update(JSON.stringify(sortKeys(p))).digest("hex");
+    expect(sealed.digest).toBe(`sha256:${expected}`);
+    expect(sealed.signature).toBeUndefined();
+    expect(canonicalJson({ b: [1, { d: null, c: "x" }], a: undefined })).toBe('{"b":[1,{"c":"x","d":null}]}');
+    // A round trip through the file format keeps it valid; any edit breaks it.
+    const reread = JSON.parse(JSON.stringify(sealed, null, 2)) as Plan;
+    expect(verifySeal(reread, undefined)).toEqual({});
+    reread.options.destroy = true;
+    expect(verifySeal(reread, undefined)).toEqual({ problem: "digest-mismatch" });
+    expect(verifySeal(p, undefined)).toEqual({ problem: "no-digest" });
+  });
+
+  it("the signature is HMAC-SHA256 of the same bytes; it is checked only with a key, and never holds the key", async () => {
+    const p = await planWith(live(["user:alice@example.com"], "AAA="));
+    const key = "k-0123456789";
+    const signed = sealPlan(p, key);
+    const content = JSON.stringify(sortKeys(p));
+    expect(signed.signature).toBe(`hmac-sha256:${createHmac("sha256", key).update(content).digest("hex")}`);
+    expect(JSON.stringify(signed)).not.toContain(key);
+    expect(verifySeal(signed, key)).toEqual({});
+    expect(verifySeal(signed, "other")).toEqual({ problem: "signature-mismatch" });
+    expect(verifySeal(signed, undefined)).toEqual({ unchecked: true });
+    expect(verifySeal(sealPlan(p, undefined), key)).toEqual({ problem: "no-signature" });
+    // Re-sealing without the key cannot keep a valid signature.
+    const forged = { ...sealPlan({ ...signed, applyable: false }, undefined), signature: signed.signature! };
+    expect(verifySeal(forged, key)).toEqual({ problem: "signature-mismatch" });
+    expect(planKey({ CONVERGE_PLAN_KEY: "" })).toBeUndefined();
+    expect(planKey({ CONVERGE_PLAN_KEY: key })).toBe(key);
+  });
+});
+
+describe("planDifferences", () => {
+  it("ignores the timestamp, etags, member order and case, and unrelated bindings", async () => {
+    const saved = await planWith(live(["user:alice@example.com"], "AAA="));
+    const fresh = await planWith(live(["user:Alice@example.com"], "BBB=", [{ role: "roles/gkebackup.operator", members: ["user:dave@example.com"] }]), "2026-02-01T00:00:00Z");
+    expect(fresh.timestamp).not.toBe(saved.timestamp);
+    expect(planDifferences(saved, fresh)).toEqual([]);
+    expect(planDifferences(saved, { ...saved, resource_changes: [...saved.resource_changes].reverse() })).toEqual([]);
+  });
+
+  it("names a grant a fresh plan would revoke, and a change the saved plan lacks", async () => {
+    const saved = await planWith(live(["user:alice@example.com"], "AAA="));
+    const fresh = await planWith(live(["user:alice@example.com", "user:carol@example.com"], "BBB="));
+    expect(planDifferences(saved, fresh)).toEqual([`viewers: a fresh plan would revoke user:carol@example.com roles/gkebackup.viewer on ${RP}; the saved plan does not`]);
+    expect(planDifferences({ ...saved, resource_changes: [], access_changes: { changes: [], incomplete: [] } }, saved)).toEqual([
+      "viewers: a fresh plan would create it; the saved plan has no change for it",
+      `viewers: a fresh plan would grant user:bob@example.com roles/gkebackup.viewer on ${RP}; the saved plan does not`,
+    ]);
+  });
+});
