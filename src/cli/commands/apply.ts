@@ -92,6 +92,7 @@ function progressLine(e: EngineEvent): string | undefined {
   if (e.phase === "start") return `${e.address}: ${doing}...`;
   if (e.phase === "done") return `${e.address}: ${done} after ${((e.ms ?? 0) / 1000).toFixed(1)}s`;
   if (e.phase === "skipped") return `${e.address}: Skipped (a change it depends on failed)`;
+  if (e.phase === "interrupted") return `${e.address}: Not started (interrupted)`;
   return `${e.address}: Failed: ${e.error?.detail ?? e.error?.summary ?? "error"}`;
 }
 
