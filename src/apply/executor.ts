@@ -1,7 +1,8 @@
 // apply(): walks the plan's change graph with bounded parallelism. Ready changes that touch the
 // same policy are merged into one read-modify-write; state is saved (coalesced, atomic) after
-// steps complete; a failure stops only what depends on it; an abort stops scheduling, lets
-// in-flight calls finish and saves.
+// steps complete; a failure stops only what depends on it; an abort stops scheduling, starts no
+// queued write (nor a retry, nor the write of a read-modify-write whose read is done), lets the
+// calls in flight finish and saves.
 import pLimit from "p-limit";
 import type { Plan, Policy, ResourceChange, State, StateResource } from "../generated/schemas.js";
 import { functionDriver, resourceDriver } from "../drivers/registry.js";
@@ -11,7 +12,7 @@ import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { containsUnknown, stripUnknown } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
 import type { PolicyModification } from "../iam/policy.js";
-import { type CloudPort, type PolicyKind, statusOf } from "../engine/cloud-port.js";
+import { type CloudPort, INTERRUPTED, type PolicyKind, statusOf } from "../engine/cloud-port.js";
 import { type Emit, noEmit, type StepAction } from "../engine/events.js";
 import { displayAction } from "../plan/planner.js";
 import { parsedState, sealResource, serializeState, stateProblems } from "../state/format.js";
@@ -354,13 +355,18 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     const deleteOnly = group.every((w) => w.node.action === "delete");
     try {
       const initial = ctx.iamBatching === false ? undefined : ctx.live?.get(`${kind} ${policy}`);
-      const out = await limit(() => ctx.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial));
+      // Queued behind the parallelism limit: after an abort, it does not start at all.
+      const out = await limit(() => (ctx.signal?.aborted ? undefined : ctx.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, ctx.signal)));
+      if (!out) return notStarted(policy, t0);
       ctx.live?.set(`${kind} ${policy}`, out.policy);
       emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
       for (const w of group) complete(w, out.policy);
     } catch (e) {
-      emit({ type: "policy-write", policy, phase: "error", ms: Date.now() - t0 });
       const status = statusOf(e);
+      // Stopped by the abort before anything was written: its nodes stay running, reported as
+      // interrupted at the end, and the state keeps what it had for them.
+      if (status === INTERRUPTED && ctx.signal?.aborted) return notStarted(policy, t0);
+      emit({ type: "policy-write", policy, phase: "error", ms: Date.now() - t0 });
       if (status === "NOT_FOUND" && deleteOnly) {
         // The object is gone, so is every grant on it: deleting is done.
         for (const w of group) complete(w, undefined);
@@ -375,6 +381,8 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
       for (const w of group) if (w.node.status === "running") fail(w.node, what, (e as Error).message);
     }
   };
+
+  const notStarted = (policy: string, t0: number) => emit({ type: "policy-write", policy, phase: "interrupted", ms: Date.now() - t0 });
 
   const complete = (w: Work, p: Policy | undefined) => {
     const n = w.node;
@@ -480,7 +488,12 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     });
   }
   if (result.interrupted) {
-    for (const n of nodes.values()) if (n.status === "pending") result.skipped.push(n.change.address);
+    // Not done: never started, or started but stopped before its write (work still queued, or
+    // refused by the abort). Reported as not started; the state keeps what it had for them.
+    for (const n of nodes.values()) {
+      if (n.status === "running") emit({ type: "step", address: n.change.address, action: n.action, phase: "interrupted", ...(n.change.policy ? { policy: n.change.policy } : {}) });
+      if (n.status === "pending" || n.status === "running") result.skipped.push(n.change.address);
+    }
   }
 
   // Outputs: computed when everything they need is known.

@@ -35,6 +35,11 @@ export interface CloudClientOptions {
  */
 export const SET_IAM_POLICY_UPDATE_MASK = "bindings,etag";
 
+/** Per-call options. `signal`: once aborted (Ctrl-C), the call sends nothing more (see CallSpec). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
 interface PolicyApi {
   service: Service;
   version: string;
@@ -59,6 +64,11 @@ const POLICY_APIS: Record<PolicyKind, PolicyApi> = {
     setId: "aiplatform.projects.locations.endpoints.setIamPolicy",
   },
 };
+
+/** The discovery method ID of a policy call, e.g. gkebackup.projects.locations.restorePlans.setIamPolicy. */
+export function policyMethodId(kind: PolicyKind, operation: "getIamPolicy" | "setIamPolicy"): string {
+  return operation === "getIamPolicy" ? POLICY_APIS[kind].getId : POLICY_APIS[kind].setId;
+}
 
 export const FEDERATION_GET_ID = "metastore.projects.locations.federations.get";
 
@@ -93,7 +103,7 @@ export class CloudClient {
   }
 
   /** getIamPolicy with requestedPolicyVersion=3 (conditions are returned). */
-  async getIamPolicy(kind: PolicyKind, name: string): Promise<Policy> {
+  async getIamPolicy(kind: PolicyKind, name: string, opts: CallOptions = {}): Promise<Policy> {
     const api = POLICY_APIS[kind];
     const location = this.check(kind, name, api.getId, "getIamPolicy");
     return this.transport.call<Policy>({
@@ -104,11 +114,12 @@ export class CloudClient {
       methodId: api.getId,
       resource: name,
       operation: "getIamPolicy",
+      ...readSignal(opts),
     });
   }
 
   /** setIamPolicy; send the etag that was read so that a concurrent change fails with 409 ABORTED. */
-  async setIamPolicy(kind: PolicyKind, name: string, policy: Policy): Promise<Policy> {
+  async setIamPolicy(kind: PolicyKind, name: string, policy: Policy, opts: CallOptions = {}): Promise<Policy> {
     const api = POLICY_APIS[kind];
     const location = this.check(kind, name, api.setId, "setIamPolicy");
     return this.transport.call<Policy>({
@@ -120,11 +131,13 @@ export class CloudClient {
       methodId: api.setId,
       resource: name,
       operation: "setIamPolicy",
+      // A write already sent is never abandoned: whether it happened must be known.
+      ...(opts.signal ? { signal: opts.signal } : {}),
     });
   }
 
   /** Reads a Dataproc Metastore federation. */
-  async getFederation(name: string): Promise<Federation> {
+  async getFederation(name: string, opts: CallOptions = {}): Promise<Federation> {
     const location = this.check("federation", name, FEDERATION_GET_ID, "getFederation");
     return this.transport.call<Federation>({
       method: "GET",
@@ -134,6 +147,7 @@ export class CloudClient {
       methodId: FEDERATION_GET_ID,
       resource: name,
       operation: "getFederation",
+      ...readSignal(opts),
     });
   }
 
@@ -154,4 +168,9 @@ export class CloudClient {
     }
     return parsed.location;
   }
+}
+
+/** A read changes nothing: on abort, the attempt in flight is abandoned too. */
+function readSignal(opts: CallOptions): { signal?: AbortSignal; abandon?: boolean } {
+  return opts.signal ? { signal: opts.signal, abandon: true } : {};
 }

@@ -116,6 +116,23 @@ export class CloudError extends Error {
   }
 }
 
+/**
+ * The error of a call that was interrupted (its AbortSignal aborted, e.g. by Ctrl-C) before it was
+ * sent, or before it was sent again: CANCELLED, never retried. A write that fails so made no change.
+ */
+export function interruptedError(call: { methodId: string; resource: string; operation?: string }, what = "not sent", cause?: unknown): CloudError {
+  return new CloudError({
+    status: "CANCELLED",
+    httpStatus: 0,
+    methodId: call.methodId,
+    resource: call.resource,
+    ...(call.operation ? { operation: call.operation } : {}),
+    serverMessage: `interrupted: ${what}`,
+    retryable: false,
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
 export function isCloudError(e: unknown, status?: string): e is CloudError {
   return e instanceof CloudError && (status === undefined || e.status === status);
 }

@@ -1,11 +1,13 @@
 // The IAM policy engine: one read-modify-write with optimistic concurrency. Reads the policy
 // (version 3), applies the modifications with the pure `applyModifications`, writes with the etag
 // it read, and on 409 ABORTED re-reads and re-applies with bounded exponential backoff + jitter.
+// Once its signal aborts (Ctrl-C) it starts no read, write or round: a policy read but not yet
+// written stays unwritten (the call rejects with a CANCELLED CloudError and changed nothing).
 import type { Policy } from "../generated/schemas.js";
 import { applyModifications, type PolicyModification } from "../iam/index.js";
-import type { CloudClient, PolicyKind } from "./client.js";
-import { CloudError, isCloudError } from "./errors.js";
-import { backoffDelay, defaultSleep } from "./retry.js";
+import { policyMethodId, type CloudClient, type PolicyKind } from "./client.js";
+import { CloudError, interruptedError, isCloudError } from "./errors.js";
+import { backoffDelay, defaultSleep, waitUnlessAborted } from "./retry.js";
 
 export interface ModifyResult {
   /** The policy as it is now on the server: the one setIamPolicy returned, or the one read when nothing changed. */
@@ -28,13 +30,15 @@ export interface ModifyOptions {
   /** Backoff cap (ms); default 2 000. */
   maxDelayMs?: number;
   random?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
    * An already-read policy to try first: saves one read when it is still current (its etag is
    * checked by the server). On ABORTED the engine re-reads. When the modifications make no change
    * to it, the engine re-reads once to confirm, so a stale copy never hides a needed write.
    */
   initial?: Policy;
+  /** Once aborted, nothing more is sent (a read or write in flight finishes). */
+  signal?: AbortSignal;
 }
 
 export const MODIFY_DEFAULTS = { maxAttempts: 12, baseDelayMs: 20, maxDelayMs: 2_000 } as const;
@@ -54,6 +58,8 @@ export async function modifyPolicy(
     random: opts.random ?? Math.random,
   };
   const sleep = opts.sleep ?? defaultSleep;
+  const signal = opts.signal;
+  const call = signal ? { signal } : {};
   const started = Date.now();
 
   let reads = 0;
@@ -61,10 +67,17 @@ export async function modifyPolicy(
   let current: Policy | undefined = opts.initial;
   let fresh = false; // whether `current` was read by this call
   let lastAbort: CloudError | undefined;
+  // Before each call: after an abort, this call and every later one are not sent.
+  const stopIfAborted = (operation: "getIamPolicy" | "setIamPolicy") => {
+    if (!signal?.aborted) return;
+    const what = reads + writes === 0 ? "not sent" : `not sent after ${reads} reads and ${writes} writes (nothing was written)`;
+    throw interruptedError({ methodId: policyMethodId(kind, operation), resource: name, operation }, what, lastAbort);
+  };
 
   for (let round = 1; round <= maxAttempts; round++) {
     if (!current) {
-      current = await client.getIamPolicy(kind, name);
+      stopIfAborted("getIamPolicy");
+      current = await client.getIamPolicy(kind, name, call);
       reads++;
       fresh = true;
     }
@@ -81,9 +94,10 @@ export async function modifyPolicy(
     }
     const body: Policy = { ...next };
     if (current.etag !== undefined) body.etag = current.etag;
+    stopIfAborted("setIamPolicy");
     try {
       writes++;
-      const written = await client.setIamPolicy(kind, name, body);
+      const written = await client.setIamPolicy(kind, name, body, call);
       client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "written" });
       return { policy: written, written: true, attempts: round, reads, writes };
     } catch (e) {
@@ -93,7 +107,7 @@ export async function modifyPolicy(
       fresh = false;
       const delayMs = round < maxAttempts ? backoffDelay(round, backoff) : undefined;
       client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "aborted", ...(delayMs !== undefined ? { delayMs } : {}) });
-      if (delayMs !== undefined) await sleep(delayMs);
+      if (delayMs !== undefined) await waitUnlessAborted(sleep, delayMs, signal);
     }
   }
 

@@ -11,8 +11,8 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
   /** Uniform random number in [0, 1); injectable for deterministic tests. */
   random: () => number;
-  /** Waits `ms` milliseconds; injectable so tests need not wait. */
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms` milliseconds (ending early when `signal` aborts); injectable so tests need not wait. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const DEFAULT_RETRY: RetryOptions = {
@@ -34,8 +34,28 @@ export function retryOptions(partial?: Partial<RetryOptions>): RetryOptions {
   return o;
 }
 
-export function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` milliseconds, or until `signal` aborts: its timer never outlives the abort (a
+ *  pending timer would keep an interrupted process alive until it fires). */
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** `sleep(ms, signal)`, ended at the abort even when `sleep` itself ignores the signal. */
+export function waitUnlessAborted(sleep: (ms: number, signal?: AbortSignal) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) return Promise.resolve();
+  let onAbort = () => {};
+  const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", (onAbort = () => resolve()), { once: true }));
+  return Promise.race([sleep(ms, signal), aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 /**

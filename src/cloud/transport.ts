@@ -3,9 +3,9 @@
 import { TOOL_VERSION } from "../version.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
-import { CloudError, type CloudErrorInit, canonicalFromHttp, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
+import { CloudError, type CloudErrorInit, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
 import { type HttpFn, type HttpResponse, nodeHttp } from "./http.js";
-import { backoffDelay, parseRetryAfter, retryOptions, type RetryOptions } from "./retry.js";
+import { backoffDelay, parseRetryAfter, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
 
 /** One HTTP attempt of one call. `status` is "OK" or the canonical error code. */
 export interface AttemptEvent {
@@ -70,6 +70,14 @@ export interface CallSpec {
   resource: string;
   /** Short name for messages: getIamPolicy, setIamPolicy, getFederation. */
   operation: string;
+  /**
+   * Once aborted (Ctrl-C), no attempt starts: the call rejects with a CANCELLED CloudError
+   * (interruptedError) instead of sending or retrying, and a retry wait ends at once. An attempt
+   * already sent is left to finish, unless `abandon` is set.
+   */
+  signal?: AbortSignal;
+  /** For reads, which change nothing: an abort also abandons the attempt in flight. */
+  abandon?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -131,7 +139,9 @@ export class Transport {
   async call<T>(spec: CallSpec): Promise<T> {
     const start = this.now();
     const r = this.retry;
+    let last: CloudError | undefined;
     for (let attempt = 1; ; attempt++) {
+      if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
       const t0 = this.now();
       const outcome = await this.once(spec);
       const ms = this.now() - t0;
@@ -139,7 +149,7 @@ export class Transport {
         this.emit({ type: "attempt", methodId: spec.methodId, resource: spec.resource, attempt, maxAttempts: r.maxAttempts, status: "OK", httpStatus: outcome.httpStatus, ms, retry: false });
         return outcome.value as T;
       }
-      const err = outcome.error;
+      const err = (last = outcome.error);
       const retry = err.retryable && attempt < r.maxAttempts;
       const delayMs = retry
         ? outcome.retryAfterMs !== undefined
@@ -159,7 +169,7 @@ export class Transport {
         ...(delayMs !== undefined ? { delayMs } : {}),
       });
       if (!retry) throw attempt > 1 ? err.withAttempts(attempt, this.now() - start) : err;
-      await r.sleep(delayMs!);
+      await waitUnlessAborted(r.sleep, delayMs!, spec.signal);
     }
   }
 
@@ -199,14 +209,19 @@ export class Transport {
       if (spec.body !== undefined) body = JSON.stringify(spec.body);
     }
 
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const abandon = spec.abandon && spec.signal ? spec.signal : undefined;
+    const signal = abandon ? eitherAborts(timeout, abandon) : { signal: timeout, dispose: () => {} };
     let text: string;
     let res: HttpResponse;
     try {
-      res = await this.fetchFn(url, { method: spec.method, headers, ...(body !== undefined ? { body } : {}), signal });
+      res = await this.fetchFn(url, { method: spec.method, headers, ...(body !== undefined ? { body } : {}), signal: signal.signal });
       text = await res.text();
     } catch (e) {
-      return this.transportFailure(e, signal, fail);
+      if (abandon?.aborted) return { ok: false, error: interruptedError(spec, "abandoned in flight", e) };
+      return this.transportFailure(e, timeout, fail);
+    } finally {
+      signal.dispose();
     }
 
     if (res.status >= 200 && res.status < 300) {
@@ -240,6 +255,22 @@ export class Transport {
     }
     return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, { retryable: false, cause: e });
   }
+}
+
+/** A signal that aborts when either does; `dispose` stops listening to them. */
+function eitherAborts(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  const c = new AbortController();
+  const abort = () => c.abort();
+  if (a.aborted || b.aborted) abort();
+  a.addEventListener("abort", abort, { once: true });
+  b.addEventListener("abort", abort, { once: true });
+  return {
+    signal: c.signal,
+    dispose: () => {
+      a.removeEventListener("abort", abort);
+      b.removeEventListener("abort", abort);
+    },
+  };
 }
 
 function isTimeout(e: unknown): boolean {

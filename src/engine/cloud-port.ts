@@ -11,13 +11,22 @@ export interface ModifyOutcome {
   attempts: number;
 }
 
+/**
+ * Every call takes an optional `signal` (the CLI's Ctrl-C). Once it aborts, a call sends nothing
+ * more: not its first request, no retry, no further round of a read-modify-write (a policy read
+ * but not yet written stays unwritten), and rejects with an error whose status is INTERRUPTED (below).
+ * A request already sent finishes (a read may be abandoned): a write's outcome is always known.
+ */
 export interface CloudPort {
   /** The live policy, or undefined when the object does not exist (NOT_FOUND). */
-  getIamPolicy(kind: PolicyKind, name: string): Promise<Policy | undefined>;
-  getFederation(name: string): Promise<Federation>;
+  getIamPolicy(kind: PolicyKind, name: string, signal?: AbortSignal): Promise<Policy | undefined>;
+  getFederation(name: string, signal?: AbortSignal): Promise<Federation>;
   /** One read-modify-write of one policy (etag + retry on ABORTED). */
-  modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy): Promise<ModifyOutcome>;
+  modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy, signal?: AbortSignal): Promise<ModifyOutcome>;
 }
+
+/** The status of a call the signal stopped before it was sent: it changed nothing. */
+export const INTERRUPTED = "CANCELLED";
 
 /** The status of an error a CloudPort call threw (a CloudError's, or a fake's), without depending on the client's class. */
 export function statusOf(e: unknown): string | undefined {

@@ -83,17 +83,17 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
   };
   const client = new CloudClient({ endpoint, env, onEvent });
   const port: CloudPort = {
-    async getIamPolicy(kind, name) {
+    async getIamPolicy(kind, name, signal) {
       try {
-        return await client.getIamPolicy(kind, name);
+        return await client.getIamPolicy(kind, name, signal ? { signal } : {});
       } catch (e) {
         if (isCloudError(e, "NOT_FOUND")) return undefined;
         throw e;
       }
     },
-    getFederation: (name) => client.getFederation(name),
-    async modifyPolicy(kind, name, mods, initial) {
-      const r = await modifyPolicy(client, kind, name, mods, initial ? { initial } : {});
+    getFederation: (name, signal) => client.getFederation(name, signal ? { signal } : {}),
+    async modifyPolicy(kind, name, mods, initial, signal) {
+      const r = await modifyPolicy(client, kind, name, mods, { ...(initial ? { initial } : {}), ...(signal ? { signal } : {}) });
       return { policy: r.policy, written: r.written, attempts: r.attempts };
     },
   };

@@ -7,8 +7,10 @@ export type StepAction = "create" | "update" | "replace" | "delete" | "read" | "
 export type EngineEvent =
   | { type: "refresh"; kind: "restorePlan" | "endpoint"; policy: string; phase: "start" | "done" | "error"; found?: boolean; ms?: number }
   | { type: "read"; address: string; token: string; object: string; phase: "start" | "done" | "error"; ms?: number }
-  | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped"; ms?: number; error?: Diagnostic; policy?: string }
-  | { type: "policy-write"; policy: string; phase: "start" | "done" | "error"; attempts?: number; written?: boolean; ms?: number }
+  /** interrupted: started, but stopped by Ctrl-C before its change was made (nothing of it was recorded). */
+  | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped" | "interrupted"; ms?: number; error?: Diagnostic; policy?: string }
+  /** interrupted: Ctrl-C came before the write was sent; nothing was written. */
+  | { type: "policy-write"; policy: string; phase: "start" | "done" | "error" | "interrupted"; attempts?: number; written?: boolean; ms?: number }
   | { type: "state-saved"; serial: number }
   /** A cloud call or a policy read-modify-write that will be tried again: a transient error
    *  (UNAVAILABLE, RESOURCE_EXHAUSTED, a timeout…) or an etag conflict with another writer. */

@@ -32,6 +32,8 @@ export interface PlanOptions {
   now?: () => Date;
   /** Lint warnings on resolved values are errors (--strict). */
   strict?: boolean;
+  /** Ctrl-C: once aborted, no read is sent (the plan that comes back is then incomplete). */
+  signal?: AbortSignal;
 }
 
 export interface PlanResult {
@@ -66,7 +68,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
         const t0 = Date.now();
         emit({ type: "refresh", kind, policy: name, phase: "start" });
         try {
-          const policy = await cloud.getIamPolicy(kind, name);
+          const policy = await cloud.getIamPolicy(kind, name, opts.signal);
           emit({ type: "refresh", kind, policy: name, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
           policyReads.push({ kind, name, found: policy !== undefined, ...(policy?.etag ? { etag: policy.etag } : {}) });
           return { ok: true as const, value: policy };
@@ -173,7 +175,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     const t0 = Date.now();
     emit({ type: "read", address: v.name, token: v.invoke.token, object: named.name, phase: "start" });
     try {
-      const result: GetFederationResult = v.invoke.driver.toResult(await limit(() => cloud.getFederation(named.name)));
+      const result: GetFederationResult = v.invoke.driver.toResult(await limit(() => cloud.getFederation(named.name, opts.signal)));
       emit({ type: "read", address: v.name, token: v.invoke.token, object: named.name, phase: "done", ms: Date.now() - t0 });
       values.set(v.name, result);
       planVariables[v.name] = result;

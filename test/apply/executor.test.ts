@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { apply, type ApplyContext, type ApplyResult } from "../../src/apply/executor.js";
 import type { CloudPort, PolicyKind } from "../../src/engine/cloud-port.js";
+import type { EngineEvent } from "../../src/engine/events.js";
 import type { Plan, Policy, State } from "../../src/generated/schemas.js";
 import { applyModifications, type PolicyModification } from "../../src/iam/policy.js";
 import { plan } from "../../src/plan/planner.js";
@@ -231,6 +232,53 @@ describe("executor: interrupts", () => {
     // A state write with nothing new would push the real previous version out of .backup.
     expect(saves).toHaveLength(0);
     expect(result.state.resources).toEqual([]);
+  });
+});
+
+describe("executor: Ctrl-C drops queued work", () => {
+  // Six bindings on six policies, no dependencies: all are ready at once and wait for a slot.
+  const names = ["p0", "p1", "p2", "p3", "p4", "p5"].map((id) => rpName(id));
+  const SIX = HEAD + names.map((_, i) => binding(`b${i}`, `p${i}`, "roles/gkebackup.viewer", [`user:u${i}@example.com`])).join("");
+  const world6 = () => Object.fromEntries(names.map((n, i) => [n, empty(`e${i}`)]));
+  const interruptedSteps = (events: EngineEvent[]) => events.filter((e) => e.type === "step" && e.phase === "interrupted").map((e) => (e as { address: string }).address).sort();
+
+  it("writes queued behind the parallelism limit do not start after an abort", async () => {
+    const world = world6();
+    const { p, live } = await planFor(SIX, undefined, world);
+    const controller = new AbortController();
+    const cloud = recordingCloud(world, { during: (c) => c.name === names[0] && controller.abort() });
+    const events: EngineEvent[] = [];
+    const { result, saves } = await run(p, cloud.port, newState(), { live, signal: controller.signal, parallelism: 1, emit: (e) => events.push(e) });
+
+    expect(result.interrupted).toBe(true);
+    expect(cloud.calls.map((c) => c.name)).toEqual([names[0]]);
+    expect(result.failed).toEqual([]);
+    expect([...result.skipped].sort()).toEqual(["b1", "b2", "b3", "b4", "b5"]);
+    expect(interruptedSteps(events)).toEqual(["b1", "b2", "b3", "b4", "b5"]);
+    expect(addresses(saves.at(-1)!)).toEqual(["b0"]);
+  });
+
+  it("a write the cloud refuses to send after the abort leaves its resource not done, not failed", async () => {
+    const world = world6();
+    const { p, live } = await planFor(SIX, undefined, world);
+    const controller = new AbortController();
+    const signals: (AbortSignal | undefined)[] = [];
+    const port = recordingCloud(world, {
+      // Both calls are under way when the abort comes; b1's, in the middle of its
+      // read-modify-write, sends no write after it.
+      during: (c) => c.name === names[1] && controller.abort(),
+      fail: (name) => (name === names[1] && controller.signal.aborted ? Object.assign(new Error("interrupted: not sent"), { status: "CANCELLED" }) : undefined),
+    }).port;
+    const cloud: CloudPort = { ...port, modifyPolicy: (kind, name, mods, initial, signal) => (signals.push(signal), port.modifyPolicy(kind, name, mods, initial, signal)) };
+    const events: EngineEvent[] = [];
+    const { result, saves } = await run(p, cloud, newState(), { live, signal: controller.signal, parallelism: 2, emit: (e) => events.push(e) });
+
+    expect(signals).toEqual([controller.signal, controller.signal]);
+    expect(result.failed).toEqual([]);
+    expect([...result.skipped].sort()).toEqual(["b1", "b2", "b3", "b4", "b5"]);
+    expect(interruptedSteps(events)).toEqual(["b1", "b2", "b3", "b4", "b5"]);
+    expect(events.some((e) => e.type === "policy-write" && e.policy === names[1] && e.phase === "interrupted")).toBe(true);
+    expect(addresses(saves.at(-1)!)).toEqual(["b0"]);
   });
 });
 

@@ -37,4 +37,15 @@ describe("live apply progress", () => {
     expect(retryLine!.length).toBeLessThanOrEqual(100);
     view.unmount();
   });
+
+  it("says a resource Ctrl-C stopped was not started, instead of spinning on", async () => {
+    const model = new ProgressModel();
+    const view = render(<ProgressView model={model} />);
+    model.on({ type: "step", address: "viewers", action: "create", phase: "start" });
+    model.on({ type: "step", address: "viewers", action: "create", phase: "interrupted" });
+    await tick();
+    expect(view.lastFrame()).toContain("- viewers: not started (interrupted)");
+    expect(view.lastFrame()).not.toContain("Creating");
+    view.unmount();
+  });
 });

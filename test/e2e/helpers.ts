@@ -1,6 +1,6 @@
 // Shared helpers for end-to-end tests: run the built CLI (bin/converge.js → dist/) as a child
 // process, start seeded emulators on 127.0.0.1 port 0, read their admin API, temp dirs.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -55,6 +55,66 @@ export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/** A CLI process still running: its output so far, a wait for some text, and its end. */
+export interface StartedCli {
+  child: ChildProcess;
+  /** stdout and stderr interleaved, as received so far. */
+  output(): string;
+  /** Resolves once `text` has been printed (rejects if the process ends first). */
+  waitFor(text: string): Promise<void>;
+  /** Resolves when the process has exited, with the time it did. */
+  done: Promise<CliResult & { endedAt: number }>;
+  /** `done`, after a SIGKILL if the process is still running `ms` from now (its result then says so). */
+  doneWithin(ms: number): Promise<CliResult & { endedAt: number }>;
+}
+
+/** Starts `node bin/converge.js ...args` like runCli, for tests that act while it runs (signals). */
+export function startCli(args: string[], o: RunOptions = {}): StartedCli {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
+  delete env.FORCE_COLOR;
+  if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
+  else delete env.CLOUDNATIVE_EMULATOR_HOST;
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let all = "";
+  let ended = false;
+  const waiters: { text: string; resolve: () => void; reject: (e: Error) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (!all.includes(w.text)) continue;
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => ((stdout += d), (all += d), check()));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => ((stderr += d), (all += d), check()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 60_000);
+  const done = new Promise<CliResult & { endedAt: number }>((resolve, reject) => {
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      ended = true;
+      for (const w of waiters.splice(0)) w.reject(new Error(`"${w.text}" was not printed before the process ended (code ${code}, signal ${signal}):\n${all}`));
+      resolve({ code, signal, stdout, stderr, endedAt: Date.now() });
+    });
+  });
+  const waitFor = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (all.includes(text)) resolve();
+      else if (ended) reject(new Error(`"${text}" was not printed before the process ended:\n${all}`));
+      else waiters.push({ text, resolve, reject });
+    });
+  const doneWithin = (ms: number) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), ms);
+    return done.finally(() => clearTimeout(kill));
+  };
+  return { child, output: () => all, waitFor, done, doneWithin };
 }
 
 /** Fails with the whole output when the exit code is not the expected one. */

@@ -13,6 +13,7 @@ import { planLines } from "../render/plan-text.js";
 import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
 import { verbs } from "../render/verbs.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
+import { APPLYING, catchInterrupts, planInterrupted, planning } from "../interrupt.js";
 
 interface ApplyCliOptions extends PlanCliOptions {
   autoApprove?: boolean;
@@ -79,6 +80,7 @@ function progressLine(e: EngineEvent): string | undefined {
   if (e.phase === "start") return `${e.address}: ${doing}...`;
   if (e.phase === "done") return `${e.address}: ${done} after ${((e.ms ?? 0) / 1000).toFixed(1)}s`;
   if (e.phase === "skipped") return `${e.address}: Skipped (a change it depends on failed)`;
+  if (e.phase === "interrupted") return `${e.address}: Not started (interrupted)`;
   return `${e.address}: Failed: ${e.error?.detail ?? e.error?.summary ?? "error"}`;
 }
 
@@ -92,22 +94,9 @@ function outputsLines(state: State): Line[] {
 /** Executes a plan with Ctrl-C handling; returns the exit code. */
 async function execute(plan: Plan, ctx: { store: StateStore; prior: State | undefined; cloud: OpenCloud; live?: Map<string, Policy>; o: ApplyCliOptions; destroy: boolean }): Promise<number> {
   const { o } = ctx;
-  const controller = new AbortController();
   const sink = progressSink(o);
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      process.stderr.write("\nInterrupt received. Finishing in-flight calls and saving the state (press Ctrl-C again to exit at once)...\n");
-      controller.abort();
-    } else {
-      sink.flush();
-      process.stderr.write("Exiting at once. The state holds every step saved so far; the next apply converges from it.\n");
-      process.exit(EXIT.interrupted);
-    }
-  };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigint);
+  const interrupts = catchInterrupts(APPLYING);
+  interrupts.beforeExit(sink.flush);
   ctx.cloud.route(sink.onEvent);
   let result: ApplyResult;
   try {
@@ -117,14 +106,13 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
       save: (s) => ctx.store.write(s),
       parallelism: parallelismOf(o),
       emit: sink.onEvent,
-      signal: controller.signal,
+      signal: interrupts.signal,
       ...(ctx.live ? { live: ctx.live } : {}),
       iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
     });
   } finally {
     await sink.stop();
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigint);
+    interrupts.dispose();
   }
   const c = result.counts;
   if (o.json) {
@@ -212,8 +200,10 @@ function applyAction(destroy: boolean) {
     const loaded = loadOrExit(o);
     return underLock(loaded.store, destroy ? "destroy" : "apply", o, async () => {
       const progress = progressPrinter(o, true);
-      const { result, prior, cloud } = await planStack(loaded, { ...o, destroy }, progress.onEvent);
+      const planned = await planning((signal) => planStack(loaded, { ...o, destroy }, progress.onEvent, signal));
+      const { result, prior, cloud } = planned.value;
       try {
+        if (planned.interrupted) return planInterrupted();
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         progress.flush();
@@ -245,8 +235,10 @@ export function registerApply(program: Command): void {
     action(async (o: StackOptions) => {
       const loaded = loadOrExit(o);
       return underLock(loaded.store, "refresh", o, async () => {
-        const { result, prior, cloud } = await planStack(loaded, { ...o, refresh: "true", target: [], replace: [] } as PlanCliOptions, () => {});
+        const planned = await planning((signal) => planStack(loaded, { ...o, refresh: "true", target: [], replace: [] } as PlanCliOptions, () => {}, signal));
+        const { result, prior, cloud } = planned.value;
         await cloud.close();
+        if (planned.interrupted) return planInterrupted();
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         if (!prior) {

@@ -14,6 +14,7 @@ import { accessLines } from "../render/access-text.js";
 import { planMarkdown } from "../render/markdown.js";
 import { type Line, seg } from "../render/lines.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
+import { planInterrupted, planning } from "../interrupt.js";
 
 export interface PlanCliOptions extends StackOptions {
   out?: string;
@@ -72,8 +73,8 @@ export function progressPrinter(o: { json?: boolean }, stream = false): { onEven
   };
 }
 
-/** Reads the state, opens the cloud and plans. The caller owns `close`. */
-export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void) {
+/** Reads the state, opens the cloud and plans (sending no read once `signal` aborts). The caller owns `close`. */
+export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void, signal?: AbortSignal) {
   const prior = await loaded.store.read();
   const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent });
   try {
@@ -85,6 +86,7 @@ export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: 
       parallelism: parallelismOf(o),
       iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
       strict: o.strict === true,
+      ...(signal ? { signal } : {}),
     }, onEvent);
     return { result, prior, cloud };
   } catch (e) {
@@ -116,8 +118,9 @@ export function registerPlan(program: Command): void {
         if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
         const loaded = loadOrExit(o);
         const progress = progressPrinter({ json: o.json === true || o.format === "markdown" });
-        const { result, cloud } = await planStack(loaded, o, progress.onEvent);
+        const { value: { result, cloud }, interrupted } = await planning((signal) => planStack(loaded, o, progress.onEvent, signal));
         await cloud.close();
+        if (interrupted) return planInterrupted();
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).

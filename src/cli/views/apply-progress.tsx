@@ -9,7 +9,7 @@ import { RetryTally, retryText } from "../render/retry-text.js";
 interface Row {
   address: string;
   action: string;
-  phase: "start" | "done" | "error" | "skipped";
+  phase: "start" | "done" | "error" | "skipped" | "interrupted";
   started: number;
   ms?: number;
   message?: string;
@@ -60,6 +60,7 @@ export function ProgressView({ model }: { model: ProgressModel }) {
         if (r.phase === "start") return <Spinner key={r.address} label={`${r.address}: ${doing}... [${secs}s elapsed]`} />;
         if (r.phase === "done") return <Text key={r.address} color="green">✔ {r.address}: {done} after {secs}s</Text>;
         if (r.phase === "skipped") return <Text key={r.address} color="yellow">- {r.address}: skipped (a change it depends on failed)</Text>;
+        if (r.phase === "interrupted") return <Text key={r.address} color="yellow">- {r.address}: not started (interrupted)</Text>;
         return <Text key={r.address} color="red">✘ {r.address}: failed: {r.message}</Text>;
       })}
       {model.lastRetry ? (

@@ -1,0 +1,77 @@
+// Ctrl-C (SIGINT) and SIGTERM while a command talks to the cloud. The first signal aborts
+// `signal`: the engine starts no new cloud call (calls in flight finish), saves what completed,
+// the lock is released and the command exits 130. A second signal exits at once.
+import { setMaxListeners } from "node:events";
+import { EXIT } from "./common.js";
+
+export interface Interrupts {
+  readonly signal: AbortSignal;
+  /** Runs before a second signal exits at once (e.g. to flush buffered progress lines). */
+  beforeExit(fn: () => void): void;
+  /** Stops listening; the default handling (the process dies) applies again. */
+  dispose(): void;
+}
+
+export interface InterruptMessages {
+  /** Printed on the first signal. */
+  first: string;
+  /** Printed on the second, just before exiting. */
+  second: string;
+}
+
+export const PLANNING: InterruptMessages = {
+  first: "Interrupt received. Stopping the refresh; nothing will be changed (press Ctrl-C again to exit at once)...",
+  second: "Exiting at once. Nothing was changed.",
+};
+
+export const APPLYING: InterruptMessages = {
+  first: "Interrupt received. Finishing in-flight calls and saving the state; no new change starts (press Ctrl-C again to exit at once)...",
+  second: "Exiting at once. The state holds every step saved so far; the next apply converges from it.",
+};
+
+export function catchInterrupts(messages: InterruptMessages): Interrupts {
+  const controller = new AbortController();
+  // Each call in flight and each retry wait listens to the signal: hundreds of listeners at a
+  // high --parallelism are expected, not a leak.
+  setMaxListeners(0, controller.signal);
+  let received = 0;
+  let flush = () => {};
+  const handler = () => {
+    received++;
+    if (received === 1) {
+      process.stderr.write(`\n${messages.first}\n`);
+      controller.abort();
+      return;
+    }
+    flush();
+    process.stderr.write(`${messages.second}\n`);
+    process.exit(EXIT.interrupted);
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return {
+    signal: controller.signal,
+    beforeExit: (fn) => (flush = fn),
+    dispose: () => {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
+    },
+  };
+}
+
+/** Runs `fn` (the refresh and diff) with Ctrl-C caught; `interrupted` when a signal came meanwhile. */
+export async function planning<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+  const interrupts = catchInterrupts(PLANNING);
+  try {
+    const value = await fn(interrupts.signal);
+    return { value, interrupted: interrupts.signal.aborted };
+  } finally {
+    interrupts.dispose();
+  }
+}
+
+/** After a plan that a signal cut short: nothing was changed; returns the exit code. */
+export function planInterrupted(): number {
+  process.stderr.write("Interrupted while planning: nothing was changed.\n");
+  return EXIT.interrupted;
+}
