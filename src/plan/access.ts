@@ -20,24 +20,33 @@ function grants(p: Policy): Map<string, { principal: string; role: string; condi
   return out;
 }
 
-export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): AccessDelta {
-  const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
+type PolicyKindName = "restorePlan" | "endpoint";
+
+interface PolicyEdits {
+  kind: PolicyKindName;
+  name: string;
+  mods: PolicyModification[];
+  /** Which addresses edit each binding (role + condition). */
+  byBinding: Map<string, Set<string>>;
+}
+
+/** Every policy the plan writes, with the modifications that reach the cloud: revokes of adopted
+ *  grants and of grants another surviving resource holds are left out, as apply leaves them. */
+function policyEdits(changes: readonly ResourceChange[]): { edits: Map<string, PolicyEdits>; incomplete: Set<string> } {
+  const edits = new Map<string, PolicyEdits>();
   const incomplete = new Set<string>();
   const held = HeldGrants.of(changes);
   for (const c of changes) {
-    if (c.mode !== "managed") continue;
-    const d = resourceDriver(c.type);
-    if (!d) continue;
+    const d = c.mode === "managed" ? resourceDriver(c.type) : undefined;
     const a = c.change.actions;
-    if (a.length === 1 && a[0] === "no-op") continue;
+    if (!d || (a.length === 1 && a[0] === "no-op")) continue;
     if (c.config && a[0] !== "delete") {
       if (c.policy) incomplete.add(c.policy);
       continue;
     }
     const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
-    const mods = d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired);
-    for (const planned of mods) {
+    for (const planned of d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired)) {
       const revoke = planned.kind === "removeBinding" || planned.kind === "removeMember";
       // An adopted grant predates converge: revoking the resource leaves it in place.
       if (revoke && c.before_adopted) continue;
@@ -45,11 +54,8 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
       const m = held.guard(d.kind, object, [planned])[0];
       if (!m) continue;
       const key = `${d.kind} ${object}`;
-      let entry = perPolicy.get(key);
-      if (!entry) {
-        entry = { kind: d.kind, name: key.slice(key.indexOf(" ") + 1), mods: [], byBinding: new Map() };
-        perPolicy.set(key, entry);
-      }
+      let entry = edits.get(key);
+      if (!entry) edits.set(key, (entry = { kind: d.kind, name: object, mods: [], byBinding: new Map() }));
       entry.mods.push(m);
       const bk = bindingKey(m.role, m.condition);
       const owners = entry.byBinding.get(bk);
@@ -57,22 +63,47 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
       else entry.byBinding.set(bk, new Set([c.address]));
     }
   }
-  const out: AccessChange[] = [];
-  for (const [key, entry] of perPolicy) {
-    const before = live.get(key);
-    if (!before && refreshed === false) {
+  return { edits, incomplete };
+}
+
+export interface PlannedPolicy {
+  kind: PolicyKindName;
+  name: string;
+  /** The live policy as read during plan (empty when the object has none yet). */
+  before: Policy;
+  /** The policy once apply has written it. */
+  after: Policy;
+  /** The addresses that edit a binding (role and condition). */
+  addresses: (role: string, condition?: Condition) => string[];
+}
+
+/** The policies the plan writes, before and after. Those not read (no refresh) are incomplete. */
+export function plannedPolicies(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): { policies: PlannedPolicy[]; incomplete: string[] } {
+  const { edits, incomplete } = policyEdits(changes);
+  const policies: PlannedPolicy[] = [];
+  for (const [key, entry] of edits) {
+    const read = live.get(key);
+    if (!read && refreshed === false) {
       incomplete.add(entry.name);
       continue;
     }
-    const base: Policy = before ?? { bindings: [] };
-    const after = applyModifications(base, entry.mods).policy;
-    const g0 = grants(base);
-    const g1 = grants(after);
+    const before: Policy = read ?? { bindings: [] };
     const addresses = (role: string, condition?: Condition) => [...(entry.byBinding.get(bindingKey(role, condition)) ?? [])].sort();
-    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
-    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
+    policies.push({ kind: entry.kind, name: entry.name, before, after: applyModifications(before, entry.mods).policy, addresses });
   }
-  return { changes: sortChanges(out), incomplete: [...incomplete].sort() };
+  return { policies, incomplete: [...incomplete].sort() };
+}
+
+export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): AccessDelta {
+  const { policies, incomplete } = plannedPolicies(changes, live, refreshed);
+  const out: AccessChange[] = [];
+  for (const p of policies) {
+    const g0 = grants(p.before);
+    const g1 = grants(p.after);
+    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "grant", addresses: p.addresses(g.role, g.condition) });
+    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "revoke", addresses: p.addresses(g.role, g.condition) });
+  }
+  return { changes: sortChanges(out), incomplete };
 }
 
 /** By object, role, principal, condition, then revoke before grant: a total order (the same plan

@@ -32,6 +32,7 @@ describe("creates (the quickstart)", () => {
       '      + name    = "projects/my-project/locations/us-central1/restorePlans/nightly"',
       '      + project = "my-project"',
       '      + role    = "roles/gkebackup.viewer"',
+      '      - "user:carol@example.com"  # granted outside converge, will be revoked',
       "    }",
     ]);
     expect(block(lines, "  # restoreAdmins will be created")).toEqual(

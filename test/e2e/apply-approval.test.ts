@@ -80,7 +80,7 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual([]);
   });
 
-  it('"details" shows the full plan again and asks again; then "no" cancels', async () => {
+  it('"details" shows each policy the apply writes, before and after, and asks again; then "no" cancels', async () => {
     const state = freshState();
     const pty = applyInPty(stackFile, state);
     try {
@@ -88,11 +88,13 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
       const planShown = pty.text().slice(0, firstPrompt);
       expect(planShown).toContain("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.");
       await pty.answer("details");
-      // The plan is printed again (after the first prompt), then the question is asked again.
-      const again = await pty.waitFor("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.", firstPrompt);
-      expect(pty.text().slice(firstPrompt, again)).toContain('resource "cloudnative:backup/v1:RestorePlanIamBinding" "viewers"');
-      expect(pty.text().slice(firstPrompt, again)).toContain('resource "cloudnative:aiplatform/v1beta1:EndpointIamMember" "invoker"');
-      await pty.waitFor(PROMPT, again);
+      // Every policy the apply writes, before and after (issue 13), then the question again.
+      const shown = await pty.waitFor("Policies this apply writes (before → after):", firstPrompt);
+      const again = await pty.waitFor(PROMPT, shown);
+      const details = pty.text().slice(shown, again);
+      expect(details).toMatch(/restore plan projects\/my-project\/locations\/us-central1\/restorePlans\/nightly\n\s+roles\/gkebackup\.viewer\n\s+\+ group:sre@example\.com\n\s+\+ user:alice@example\.com/);
+      expect(details).toMatch(/endpoint projects\/my-project\/locations\/us-central1\/endpoints\/churn\n\s+roles\/aiplatform\.user\n\s+\+ user:bob@example\.com/);
+      expect(details).not.toContain("backupAdmin"); // an unchanged binding is not shown
       await cancel(pty, again);
     } finally {
       pty.kill();

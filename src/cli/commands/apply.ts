@@ -10,7 +10,10 @@ import { localStateStore, newState, type StateStore } from "../../state/index.js
 import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines } from "../render/plan-text.js";
-import { addPlanOptions, bool, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
+import { accessSummaryLines } from "../render/access-summary.js";
+import { policyDiffLines } from "../render/policy-diff.js";
+import { plannedPolicies } from "../../plan/access.js";
+import { addPlanOptions, bool, lintWarningCount, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
 import { verbs } from "../render/verbs.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 import { APPLYING, catchInterrupts, planInterrupted, planning } from "../interrupt.js";
@@ -141,7 +144,9 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
   return EXIT.ok;
 }
 
-async function approve(plan: Plan, o: ApplyCliOptions, destroy: boolean): Promise<boolean> {
+/** Asks for approval; the access summary stands directly above "Enter a value:", and 'details'
+ *  shows every policy the apply writes, before and after. */
+async function approve(plan: Plan, live: ReadonlyMap<string, Policy>, o: ApplyCliOptions, destroy: boolean, lintWarnings: number): Promise<boolean> {
   if (o.autoApprove) return true;
   if (!process.stdin.isTTY || !process.stdout.isTTY || o.json) {
     throw new UserError({
@@ -153,10 +158,10 @@ async function approve(plan: Plan, o: ApplyCliOptions, destroy: boolean): Promis
   const { askApproval } = await import("../views/approval.js");
   const question = destroy ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?";
   for (;;) {
-    const a = await askApproval(question);
+    const a = await askApproval(question, accessSummaryLines(plan, lintWarnings));
     if (a === "yes") return true;
     if (a === "no") return false;
-    await printLines(planLines(plan, { details: true }), o);
+    await printLines(policyDiffLines(plannedPolicies(plan.resource_changes, live, plan.options.refresh).policies), o);
   }
 }
 
@@ -208,9 +213,10 @@ function applyAction(destroy: boolean) {
         if (result.plan.errored) return EXIT.error;
         progress.flush();
         if (o.json) process.stdout.write(JSON.stringify({ type: "plan", plan: result.plan, retries: progress.retries.counts() }) + "\n");
-        else await printLines([...progress.lines(), ...planLines(result.plan)], o);
+        const lintWarnings = lintWarningCount([...loaded.lint, ...result.diagnostics]);
+        if (!o.json) await printLines([...progress.lines(), ...planLines(result.plan, { lintWarnings })], o);
         if (!result.plan.applyable) return EXIT.ok;
-        if (!(await approve(result.plan, o, destroy))) {
+        if (!(await approve(result.plan, result.live, o, destroy, lintWarnings))) {
           process.stderr.write(`${destroy ? "Destroy" : "Apply"} cancelled: nothing was changed.\n`);
           return EXIT.error;
         }

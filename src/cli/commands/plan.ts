@@ -6,7 +6,7 @@ import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
 import { planKey, sealPlan } from "../../plan/saved-plan.js";
 import type { Plan } from "../../generated/schemas.js";
-import { UserError } from "../../diagnostics/diagnostic.js";
+import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
 import { isLintDiagnostic } from "../../config/lint.js";
 import { addStackOptions, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
@@ -33,6 +33,11 @@ export function addPlanOptions(cmd: Command): Command {
     .option("--target <address>", "limit the plan to this resource and what it depends on (repeatable)", collect, [])
     .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, [])
     .option("--iam-batching <bool>", "false: one policy read/write per resource, as Terraform's Google provider does (for comparison)", "true");
+}
+
+/** Lint warnings among diagnostics (counted in the access summary). */
+export function lintWarningCount(diags: readonly Diagnostic[]): number {
+  return diags.filter((d) => d.severity === "warning" && isLintDiagnostic(d)).length;
 }
 
 export function bool(text: string, flag: string): boolean {
@@ -130,7 +135,7 @@ export function registerPlan(program: Command): void {
         else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, [...loaded.lint, ...result.diagnostics.filter(isLintDiagnostic)]));
         else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
         else {
-          const lines = [...progress.lines(), ...planLines(result.plan)];
+          const lines = [...progress.lines(), ...planLines(result.plan, { lintWarnings: lintWarningCount([...loaded.lint, ...result.diagnostics]) })];
           if (o.out) lines.push([], [seg(`Saved the plan to: ${o.out}`)], [seg(`To perform exactly these actions, run: converge apply ${o.out}`)]);
           await printLines(lines, o);
         }

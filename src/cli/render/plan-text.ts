@@ -6,6 +6,8 @@ import { memberKey } from "../../iam/members.js";
 import { displayAction, planCounts, type DisplayAction } from "../../plan/planner.js";
 import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "./lines.js";
+import { accessSummaryLines, revocationLines, revocationsByAddress } from "./access-summary.js";
+import type { AccessChange } from "../../generated/schemas.js";
 
 const SYMBOL: Record<DisplayAction, { sym: string; style: Style; verb: string }> = {
   create: { sym: "  +", style: "add", verb: "will be created" },
@@ -98,7 +100,7 @@ function ownershipNotes(c: ResourceChange, action: DisplayAction): string[] {
   return notes;
 }
 
-function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean } = {}): void {
+function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean; revokes?: readonly AccessChange[] } = {}): void {
   const s = SYMBOL[action];
   if (action === "no-op" && c.state_only?.includes("protect") && !opts.drift) {
     lines.push([seg(`  # ${c.address}`, "bold"), seg(` will be ${c.protect ? "protected" : "unprotected"} (state only: no cloud change)`)]);
@@ -132,6 +134,7 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
       }
       if (!attribute(ctx, k, pad, mode === "create" ? undefined : before[k], mode === "delete" ? undefined : after[k], unknown[k], mode)) hidden++;
     }
+    if (!opts.drift) lines.push(...revocationLines(c, opts.revokes));
     if (hidden) lines.push([seg(`        # (${hidden} unchanged attribute${hidden === 1 ? "" : "s"} hidden)`, "dim")]);
   }
   lines.push([seg("    }")]);
@@ -139,8 +142,10 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
 }
 
 export interface PlanTextOptions {
-  /** Show unchanged resources too (apply's "details"). */
+  /** Show unchanged resources too. */
   details?: boolean;
+  /** Lint warnings found for this plan, counted in the access summary. */
+  lintWarnings?: number;
 }
 
 export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
@@ -172,7 +177,8 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
       lines.push([seg(SYMBOL[a].sym.padStart(4), SYMBOL[a].style), seg(` ${legend}`)]);
     }
     lines.push([]);
-    for (const c of visible) resourceBlock(c, displayAction(c), lines);
+    const revokes = revocationsByAddress(plan);
+    for (const c of visible) resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address) });
   }
   lines.push([seg("Plan: ", "bold"), seg(`${counts.import} to import, ${counts.add} to add, ${counts.change} to change, ${counts.destroy} to destroy.`, "bold")]);
   if (outputChanges.length) {
@@ -185,6 +191,7 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
       attribute(ctx, name, pad, mode === "create" ? undefined : c.before, mode === "delete" ? undefined : c.after, c.after_unknown, mode);
     }
   }
+  lines.push([], ...accessSummaryLines(plan, opts.lintWarnings));
   return lines;
 }
 

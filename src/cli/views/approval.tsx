@@ -6,6 +6,8 @@ import { createInterface } from "node:readline/promises";
 import isInCi from "is-in-ci";
 import { useEffect, useRef, useState } from "react";
 import { Box, Text, render, useApp, useInput } from "ink";
+import { type Line, toPlain } from "../render/lines.js";
+import { LinesView } from "./lines-view.js";
 
 export type Answer = "yes" | "no" | "details";
 
@@ -19,7 +21,9 @@ export function toAnswer(text: string): Answer {
 const EXPLAIN = ["  converge will perform the actions described above.", "  Only 'yes' will be accepted to approve; 'details' shows the full diff."];
 const ASK = "  Enter a value: ";
 
-export function ApprovalPrompt({ question, onAnswer }: { question: string; onAnswer: (a: Answer) => void }) {
+/** The prompt; `summary` (the access summary) is drawn directly above "Enter a value:" so that
+ *  it cannot scroll away from the decision. */
+export function ApprovalPrompt({ question, onAnswer, summary = [] }: { question: string; onAnswer: (a: Answer) => void; summary?: readonly Line[] }) {
   const { exit } = useApp();
   // What was typed lives in a ref, read and written synchronously by the input handler: keys that
   // arrive faster than React re-renders would otherwise be handled by a closure over an old value
@@ -61,6 +65,7 @@ export function ApprovalPrompt({ question, onAnswer }: { question: string; onAns
         <Text key={line}>{line}</Text>
       ))}
       <Text> </Text>
+      {summary.length ? <LinesView lines={[...summary, []]} /> : null}
       <Text>
         <Text bold>{ASK}</Text>
         {done ?? value}
@@ -78,8 +83,8 @@ export interface PromptIo {
 // With CI set, ink draws only the last frame at exit, so an ink prompt would be invisible while it
 // waits: a terminal user with CI in their environment would face a silent hang. Ask with readline
 // there (same words, echoed by the terminal).
-export async function askPlain(question: string, io: PromptIo): Promise<Answer> {
-  io.output.write(`\n${question}\n${EXPLAIN.join("\n")}\n\n`);
+export async function askPlain(question: string, io: PromptIo, summary: readonly Line[] = []): Promise<Answer> {
+  io.output.write(`\n${question}\n${EXPLAIN.join("\n")}\n\n${summary.length ? toPlain(summary) + "\n" : ""}`);
   const rl = createInterface({ input: io.input, output: io.output, terminal: false });
   let onSigint = () => {};
   try {
@@ -96,10 +101,10 @@ export async function askPlain(question: string, io: PromptIo): Promise<Answer> 
   }
 }
 
-export async function askApproval(question: string): Promise<Answer> {
-  if (isInCi) return askPlain(question, { input: process.stdin, output: process.stdout });
+export async function askApproval(question: string, summary: readonly Line[] = []): Promise<Answer> {
+  if (isInCi) return askPlain(question, { input: process.stdin, output: process.stdout }, summary);
   let answer: Answer = "no";
-  const instance = render(<ApprovalPrompt question={question} onAnswer={(a) => (answer = a)} />, { exitOnCtrlC: true, patchConsole: false });
+  const instance = render(<ApprovalPrompt question={question} onAnswer={(a) => (answer = a)} summary={summary} />, { exitOnCtrlC: true, patchConsole: false });
   await instance.waitUntilExit();
   return answer;
 }

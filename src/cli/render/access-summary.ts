@@ -1,0 +1,79 @@
+// What a reviewer must see of access, wherever the decision is made: the summary under every plan
+// and above the approval prompt, and, inside a resource's block, the grants it revokes that its
+// own diff does not list (members of its role granted outside converge, the old object of a
+// replacement). Pure: plan data → lines.
+import type { AccessChange, Plan, ResourceChange } from "../../generated/schemas.js";
+import { conditionKey } from "../../iam/conditions.js";
+import { isPublicMember, memberKey } from "../../iam/members.js";
+import { isBasicRole } from "../../iam/roles.js";
+import { type Line, seg } from "./lines.js";
+
+const where = (c: AccessChange) => `${c.role}${c.condition ? ` if "${c.condition.title}"` : ""} on ${c.object}`;
+const by = (c: AccessChange) => (c.addresses.length ? ` (${c.addresses.join(", ")})` : "");
+
+/**
+ * `Access: N granted, M revoked`, then each revocation, each public principal and basic role
+ * granted, and the number of lint warnings. Shown under every plan that changes something and
+ * repeated directly above the approval prompt.
+ */
+export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
+  const changes = plan.access_changes?.changes ?? [];
+  const grants = changes.filter((c) => c.action === "grant");
+  const revokes = changes.filter((c) => c.action === "revoke");
+  const lines: Line[] = [[seg("Access: ", "bold"), seg(`${grants.length} granted, ${revokes.length} revoked`, "bold")]];
+  for (const r of revokes) lines.push([seg("  - ", "remove"), seg(`${r.principal} loses ${where(r)}`), seg(by(r), "dim")]);
+  for (const g of grants) {
+    if (isPublicMember(g.principal)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} (public) gains ${where(g)}`), seg(by(g), "dim")]);
+    if (isBasicRole(g.role)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} gains the basic role ${where(g)}`), seg(by(g), "dim")]);
+  }
+  const incomplete = plan.access_changes?.incomplete ?? [];
+  if (incomplete.length) lines.push([seg("  ? ", "warning"), seg(`known only after apply for: ${incomplete.join(", ")}`)]);
+  if (lintWarnings) lines.push([seg("  ! ", "warning"), seg(`${lintWarnings} lint warning${lintWarnings === 1 ? "" : "s"} (see above)`)]);
+  return lines;
+}
+
+/** The revocations of each address, from the plan's access delta. */
+export function revocationsByAddress(plan: Plan): Map<string, AccessChange[]> {
+  const out = new Map<string, AccessChange[]>();
+  for (const c of plan.access_changes?.changes ?? []) {
+    if (c.action !== "revoke") continue;
+    for (const a of c.addresses) {
+      const list = out.get(a);
+      if (list) list.push(c);
+      else out.set(a, [c]);
+    }
+  }
+  return out;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const grantKey = (object: unknown, role: unknown, condition: unknown) => JSON.stringify([object, role, conditionKey(condition as AccessChange["condition"])]);
+
+/** Members the block's own diff already shows as removed: the before's members that the after
+ *  does not list (all of them for a delete), keyed by the before's object, role and condition. */
+function removedInDiff(c: ResourceChange): Set<string> {
+  const before = isObj(c.change.before) ? c.change.before : undefined;
+  if (!before) return new Set();
+  const after = isObj(c.change.after) ? c.change.after : undefined;
+  const list = (v: Obj | undefined) => (v ? (Array.isArray(v.members) ? v.members.map(String) : typeof v.member === "string" ? [v.member] : []) : []);
+  const kept = new Set(list(after).map(memberKey));
+  const key = grantKey(before.name, before.role, before.condition);
+  return new Set(list(before).map(memberKey).filter((m) => !kept.has(m)).map((m) => `${key}\u0000${m}`));
+}
+
+/** Lines inside a resource's block for the grants it revokes that its diff does not show. */
+export function revocationLines(c: ResourceChange, revokes: readonly AccessChange[] | undefined): Line[] {
+  if (!revokes?.length) return [];
+  const shown = removedInDiff(c);
+  const mine = isObj(c.change.after) ? c.change.after : isObj(c.change.before) ? c.change.before : undefined;
+  const own = mine ? grantKey(mine.name, mine.role, mine.condition) : undefined;
+  const lines: Line[] = [];
+  for (const r of revokes) {
+    const key = grantKey(r.object, r.role, r.condition);
+    if (shown.has(`${key}\u0000${memberKey(r.principal)}`)) continue;
+    const note = key === own ? "granted outside converge, will be revoked" : `${where(r)}: will be revoked`;
+    lines.push([seg("      - ", "remove"), seg(JSON.stringify(r.principal)), seg(`  # ${note}`, "remove")]);
+  }
+  return lines;
+}
