@@ -55,13 +55,22 @@ function embeddedDataFile(stateDir: string, stackName: string): string {
   return join(stateDir, `${stackName}.emulator.json`);
 }
 
-export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed">, opts: OpenCloudOptions): Promise<OpenCloud> {
+/** An endpoint URL for people to read: scheme, host and port only (never credentials or a path). */
+function describeEndpoint(endpoint: string): string {
+  try {
+    return new URL(endpoint).host || endpoint;
+  } catch {
+    return "an invalid endpoint";
+  }
+}
+
+export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed" | "project">, opts: OpenCloudOptions): Promise<OpenCloud> {
   const env = opts.env ?? process.env;
   let endpoint = provider.endpoint;
   let close = async () => {};
   let target: string;
   if (env.CLOUDNATIVE_EMULATOR_HOST) {
-    target = `emulator at ${env.CLOUDNATIVE_EMULATOR_HOST} (CLOUDNATIVE_EMULATOR_HOST)`;
+    target = `emulator at ${describeEndpoint(`http://${env.CLOUDNATIVE_EMULATOR_HOST}`)} (from CLOUDNATIVE_EMULATOR_HOST)`;
   } else if (endpoint === "embedded") {
     const { startEmulator } = await import("../emulator/index.js");
     const emu = await startEmulator({
@@ -70,9 +79,9 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     });
     endpoint = emu.url;
     close = () => emu.close();
-    target = `embedded emulator (${emu.url})`;
+    target = "embedded emulator";
   } else {
-    target = endpoint === "google" ? "Google Cloud" : `emulator at ${endpoint}`;
+    target = endpoint === "google" ? `Google APIs${provider.project ? ` (project ${provider.project})` : ""}` : `emulator at ${describeEndpoint(endpoint)}`;
   }
   let emit = opts.emit ?? noEmit;
   const log = debugLogger(env);

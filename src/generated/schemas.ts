@@ -166,6 +166,10 @@ export interface Plan {
     file: string;
   };
   prior_state: PlanPriorState;
+  /**
+   * Where the plan's calls went, for the reader: "Google APIs (project my-project)", "emulator at 127.0.0.1:8085 (from CLOUDNATIVE_EMULATOR_HOST)" or "embedded emulator".
+   */
+  target?: string;
   provider: PlanProvider;
   options: PlanOptions;
   /**

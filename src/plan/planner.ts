@@ -32,6 +32,8 @@ export interface PlanOptions {
   now?: () => Date;
   /** Lint warnings on resolved values are errors (--strict). */
   strict?: boolean;
+  /** Where the calls go, recorded in the plan for its readers (e.g. "embedded emulator"). */
+  target?: string;
   /** Ctrl-C: once aborted, no read is sent (the plan that comes back is then incomplete). */
   signal?: AbortSignal;
 }
@@ -475,6 +477,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     provider_schema_version: PROVIDER_SCHEMA_VERSION,
     timestamp: (opts.now ?? (() => new Date()))().toISOString(),
     stack: { name: stack.name, file: stack.file },
+    ...(opts.target ? { target: opts.target } : {}),
     prior_state: { lineage: prior?.lineage ?? null, serial: prior?.serial ?? null },
     provider: {
       endpoint: stack.provider.endpoint,

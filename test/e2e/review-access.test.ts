@@ -27,6 +27,8 @@ describe("the quickstart's plan names carol as revoked", () => {
   it("in the binding's block and in the access summary (text)", async () => {
     const r = await runCli(["plan"], { cwd: quickstart });
     expectExit(r, 0);
+    // The plan's first line says where the calls went (item 5).
+    expect(r.stdout).toMatch(/Refreshed 2 IAM policies\.\n\nTarget: embedded emulator\n/);
     expect(r.stdout).toMatch(/# restoreViewers will be created[^#]*- "user:carol@example\.com" {2}# granted outside converge, will be revoked/);
     const summary = r.stdout.slice(r.stdout.indexOf("Access: "));
     expect(summary.split("\n")[0]).toBe("Access: 4 granted, 1 revoked");
@@ -71,6 +73,7 @@ describe("a public grant", () => {
     expect(above).toContain("Access: 1 granted, 0 revoked");
     expect(above).toContain("! allUsers (public) gains roles/aiplatform.user on projects/my-project/locations/us-central1/endpoints/churn (open)");
     expect(above).toMatch(/! 1 lint warning/);
+    expect(pty.text()).toContain(`Target: emulator at 127.0.0.1:${ws.emu.port} (from CLOUDNATIVE_EMULATOR_HOST)`);
     await pty.answer("no");
     expect(await pty.exit).toBe(1);
   });

@@ -91,6 +91,7 @@ export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: 
       parallelism: parallelismOf(o),
       iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
       strict: o.strict === true,
+      target: cloud.target,
       ...(signal ? { signal } : {}),
     }, onEvent);
     return { result, prior, cloud };

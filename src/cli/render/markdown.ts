@@ -12,6 +12,7 @@ export function planMarkdown(plan: Plan, lint: readonly Diagnostic[]): string {
   const n = planCounts(plan);
   const out: string[] = [];
   out.push(`## converge plan: \`${plan.stack.name}\``, "");
+  if (plan.target) out.push(`Target: ${plan.target}`, "");
   out.push(plan.applyable ? `**${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.**` : "**No changes.** The access policies match the stack.", "");
   out.push("| Import | Add | Change | Destroy | Drift |", "|---:|---:|---:|---:|---:|", `| ${n.import} | ${n.add} | ${n.change} | ${n.destroy} | ${plan.resource_drift.length} |`, "");
   out.push("### Access changes", "");

@@ -149,7 +149,7 @@ export interface PlanTextOptions {
 }
 
 export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
-  const lines: Line[] = [];
+  const lines: Line[] = plan.target ? [[seg("Target: ", "bold"), seg(plan.target)], []] : [];
   if (plan.resource_drift.length) {
     lines.push([seg("Objects have changed outside of converge", "heading")]);
     lines.push([]);
