@@ -78,7 +78,7 @@ export function handleApi(ctx: EmulatorContext, req: ApiRequest): Reply | Promis
   const { route } = req;
   const { store } = ctx;
   const projectId = store.projectId(route.project);
-  authorize(store.project(projectId), headerValue(req.headers.authorization), route.permission, route.name, route.verb !== "get");
+  authorize(store.project(projectId), headerValue(req.headers.authorization), route.permission, route.name, route.verb === "get" ? "any" : route.verb === "getIamPolicy" ? "read" : "write");
   switch (route.verb) {
     case "get": {
       const obj = store.find(route.kind, route.project, route.location, route.id) as FederationObject | undefined;

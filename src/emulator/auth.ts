@@ -14,7 +14,8 @@ function bearer(header: string | undefined): string | undefined {
 
 /**
  * Checks the caller of one request. `permission` is the IAM permission the method needs
- * (e.g. gkebackup.restorePlans.getIamPolicy); `adminOnly` applies the project's iamAdmins.
+ * (e.g. gkebackup.restorePlans.getIamPolicy); `access` says which of the project's lists apply:
+ * iamAdmins may read and write policies, iamViewers only read them; "any" skips both.
  * A project that declares no callers accepts anyone, with or without a token.
  */
 export function authorize(
@@ -22,7 +23,7 @@ export function authorize(
   authorization: string | undefined,
   permission: string,
   resource: string,
-  adminOnly: boolean,
+  access: "read" | "write" | "any",
 ): void {
   if (!project?.callers) return;
   const token = bearer(authorization);
@@ -41,9 +42,10 @@ export function authorize(
       { reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: { method: permission }, headers: WWW_AUTHENTICATE },
     );
   }
-  if (adminOnly && project.iamAdmins) {
+  if (access !== "any" && project.iamAdmins) {
     const key = memberKey(principal);
-    if (!project.iamAdmins.some((a) => memberKey(a) === key)) {
+    const allowed = access === "read" ? [...project.iamAdmins, ...(project.iamViewers ?? [])] : project.iamAdmins;
+    if (!allowed.some((a) => memberKey(a) === key)) {
       throw new ApiError("PERMISSION_DENIED", `Permission '${permission}' denied on resource '${resource}' (or it may not exist).`, {
         reason: "IAM_PERMISSION_DENIED",
         metadata: { permission, resource },

@@ -79,6 +79,10 @@ export interface EmulatorProject {
    * If present, only these principals may get/set policies here.
    */
   iamAdmins?: string[];
+  /**
+   * With iamAdmins: these principals may also get policies here, but not set them (like a role holding only getIamPolicy).
+   */
+  iamViewers?: string[];
 }
 export interface EmulatorPolicyObject {
   name: string;

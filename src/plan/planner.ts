@@ -3,7 +3,7 @@
 import pLimit from "p-limit";
 import type { GetFederationResult, Plan, Policy, ResourceChange, State, StateResource } from "../generated/schemas.js";
 import type { StackModel, ResourceDecl, VariableDecl } from "../config/model.js";
-import { type Diagnostic, error, hasErrors, warning } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown, hasInterpolation, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
 import { lintResolved } from "../config/lint.js";
@@ -108,9 +108,16 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     }
   }
 
+  // A plan fails where apply would: a grant on an object that does not exist cannot be made.
+  const objectMissing = (address: string, d: IamDriver, name: string) => {
+    diags.push(error(`${address}: ${d.kind === "restorePlan" ? "restore plan" : "endpoint"} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", address, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
+    values.set(address, UNKNOWN);
+  };
+
   // What live says about a state resource: refreshed inputs, undefined when gone.
-  const observed = new Map<string, { inputs: IamInputs | undefined; etag: string }>();
-  const observe = async (r: StateResource, d: IamDriver): Promise<{ inputs: IamInputs | undefined; etag: string } | undefined> => {
+  type Observed = { inputs: IamInputs | undefined; etag: string; missing?: boolean };
+  const observed = new Map<string, Observed>();
+  const observe = async (r: StateResource, d: IamDriver): Promise<Observed | undefined> => {
     const inputs = r.inputs as unknown as IamInputs;
     if (!opts.refresh) return { inputs, etag: String(r.outputs.etag ?? "") };
     const cached = observed.get(r.address);
@@ -120,7 +127,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       readFailed(r.address, inputs.name, read.error);
       return undefined;
     }
-    const o = read.value ? { inputs: d.observe(inputs, read.value), etag: read.value.etag ?? "" } : { inputs: undefined, etag: "" };
+    const o = read.value ? { inputs: d.observe(inputs, read.value), etag: read.value.etag ?? "" } : { inputs: undefined, etag: "", missing: true };
     observed.set(r.address, o);
     return o;
   };
@@ -279,6 +286,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
       if (!o.inputs || !sameInputs(d, priorInputs, o.inputs)) {
         drift.push(change({ ...base, dependencies: stateRes.dependencies }, o.inputs ? ["update"] : ["delete"], stateRes.outputs, before));
       }
+      if (o.missing && (isUnknown(desired.name) || desired.name === priorInputs.name)) return void objectMissing(r.name, d, priorInputs.name);
       if (!o.inputs) {
         const after = plannedValue(d, desired, UNKNOWN);
         delete base.before_adopted;
@@ -353,14 +361,10 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     if (opts.refresh && batching && !isUnknown(desired.name)) {
       const read = await readPolicy(d.kind, desired.name, r.name);
       if (!read.ok) {
-        if (statusOf(read.error) !== "NOT_FOUND") {
-          readFailed(r.name, desired.name, read.error);
-          return void values.set(r.name, UNKNOWN);
-        }
-      } else if (!read.value) {
-        // Not an error for the whole plan: apply goes on with every other resource.
-        diags.push(warning(`${r.name}: ${d.kind === "restorePlan" ? "restore plan" : "endpoint"} ${desired.name} does not exist; applying this resource will fail`, { address: r.name, file: src.file, ...src.position(["resources", r.name, "properties", "name"]) }));
+        readFailed(r.name, desired.name, read.error);
+        return void values.set(r.name, UNKNOWN);
       }
+      if (!read.value) return void objectMissing(r.name, d, desired.name);
     }
     const after = plannedValue(d, desired, UNKNOWN);
     changes.push({ ...change(base, ["create"], null, after), ...((await adopts(d, desired)) ? { after_adopted: true } : {}) });
@@ -430,7 +434,9 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   for (const [name, f] of readFailures) {
     const shown = f.addresses.slice(0, 5).join(", ") + (f.addresses.length > 5 ? ` and ${f.addresses.length - 5} more` : "");
     const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
-    diags.push(error(summary, { address: f.addresses[0]!, detail: f.error.message }));
+    const first = f.addresses[0]!;
+    const at = stack.resources.has(first) ? { file: src.file, ...src.position(["resources", first, "properties", "name"]) } : {};
+    diags.push(error(summary, { address: first, detail: f.error.message, ...at }));
   }
 
   // --- targets: only the targeted resources and what they depend on --------------------------

@@ -1,6 +1,8 @@
-// Issue 4, acceptance 5: one resource points at a restore plan that does not exist. Every other
-// resource is applied and recorded, only the one that depends on the failed one is skipped, the
-// error names the address, the object and NOT_FOUND, exit 1. Fixing the stack converges.
+// Issue 4, acceptance 5: one resource's write is refused at apply time (its caller may read the
+// restore plan's policy but not set it, so the plan cannot know). Every other resource is applied
+// and recorded, only the one that depends on the failed one is skipped, the error names the
+// address, the object and PERMISSION_DENIED, exit 1. Fixing the stack converges. (A resource on an
+// object that does not exist fails at plan time instead: test/e2e/plan-fails-early.test.ts.)
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +10,7 @@ import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, livePolicy, runCli, type CliResult, useEmulatorWorkspace } from "./helpers.js";
 import { bindingYaml, ep, memberYaml, membersOf, readStateFile, rp, stackHead } from "./apply-helpers.js";
 
-const MISSING = rp("does-not-exist");
+const LOCKED = "projects/locked-project/locations/us-central1/restorePlans/audit";
 
 const stack = (brokenTarget: string) =>
   stackHead("partial") +
@@ -20,11 +22,16 @@ const stack = (brokenTarget: string) =>
   bindingYaml("viewersB", "plan-b", "roles/gkebackup.viewer", ["user:erin@example.com"]);
 
 const SEED: EmulatorWorld = {
-  projects: { "my-project": { number: "123456789012" } },
+  projects: {
+    "my-project": { number: "123456789012" },
+    // converge's token may read policies here, not set them.
+    "locked-project": { number: "210987654321", callers: { "ci-token": "user:ci@example.com" }, iamAdmins: ["user:admin@example.com"], iamViewers: ["user:ci@example.com"] },
+  },
   restorePlans: [
     { name: rp("plan-a"), policy: { bindings: [] } },
     { name: rp("plan-b"), policy: { bindings: [] } },
     { name: rp("plan-c"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } },
+    { name: LOCKED, policy: { bindings: [] } },
   ],
   endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
 };
@@ -33,23 +40,24 @@ const ws = useEmulatorWorkspace(SEED, "converge-apply-partial-");
 let stackFile: string;
 let statePath: string;
 let first: CliResult;
+const TOKEN = { CLOUDNATIVE_ACCESS_TOKEN: "ci-token" };
 
 beforeAll(async () => {
   stackFile = join(ws.dir, "stack.yaml");
   statePath = join(ws.dir, "state.json");
-  await writeFile(stackFile, stack(MISSING));
-  first = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+  await writeFile(stackFile, stack(LOCKED));
+  first = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, env: TOKEN });
 });
 
-describe("a resource on a missing restore plan", () => {
-  it("exits 1 and the error names the address, the restore plan and NOT_FOUND", () => {
+describe("a resource whose write is refused at apply time", () => {
+  it("exits 1 and the error names the address, the restore plan and PERMISSION_DENIED", () => {
     expectExit(first, 1);
     const err = first.stderr;
     expect(err).toMatch(/broken/);
-    expect(err).toContain(MISSING);
-    expect(err).toContain("NOT_FOUND");
+    expect(err).toContain(LOCKED);
+    expect(err).toContain("PERMISSION_DENIED");
     // The one error line that carries the address also names the object.
-    expect(err.split("\n").some((l) => l.includes("broken") && l.includes(MISSING))).toBe(true);
+    expect(err.split("\n").some((l) => l.includes("broken") && l.includes(LOCKED))).toBe(true);
   });
 
   it("every other resource is applied and in the state; only the dependent is skipped", async () => {
@@ -65,10 +73,10 @@ describe("a resource on a missing restore plan", () => {
 
   it("after the stack is fixed, apply converges and the next plan shows no changes", async () => {
     await writeFile(stackFile, stack("plan-c"));
-    const fixed = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const fixed = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, env: TOKEN });
     expectExit(fixed, 0);
     expect(fixed.stdout).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
-    const plan = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const plan = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, env: TOKEN });
     expectExit(plan, 0);
     expect(plan.stdout).toContain("No changes.");
     const c = await livePolicy(ws.emu, rp("plan-c"));

@@ -288,13 +288,21 @@ describe("refresh", () => {
     expect(c.action_reason).toBe("create_because_gone");
   });
 
-  it("treats an object that no longer exists (NOT_FOUND) as gone", async () => {
+  it("an object that no longer exists (NOT_FOUND) is an error at the resource's name, as apply would fail (issue 13)", async () => {
     const world = liveInSync();
     delete world.policies![EP];
     const { plan: p, diagnostics } = await run(BASIC, stateInSync(), world);
-    expect(diagnostics).toEqual([]);
+    expect(p.errored).toBe(true);
     expect(p.policies.find((x) => x.name === EP)).toMatchObject({ found: false });
-    expect(byAddress(p, "invoker").change.actions).toEqual(["create"]);
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: "error", address: "invoker", line: 15, summary: `invoker: endpoint ${EP} does not exist` })]);
+  });
+
+  it("deleting a resource whose object no longer exists is no error (the grant is gone with it)", async () => {
+    const world = liveInSync();
+    delete world.policies![EP];
+    const { plan: p, diagnostics } = await run(`${STACK_HEAD}resources:\n${VIEWERS}`, stateInSync(), world);
+    expect(diagnostics).toEqual([]);
+    expect(byAddress(p, "invoker").change.actions).toEqual(["delete"]);
   });
 });
 
