@@ -10,6 +10,8 @@ import type { ProviderModel } from "../config/model.js";
 import type { CloudPort } from "./cloud-port.js";
 import { type Emit, type EngineEvent, noEmit } from "./events.js";
 import { debugLogger } from "./debug-log.js";
+import { fsError } from "../state/fsutil.js";
+import { makeDirs } from "../state/regular-files.js";
 
 export interface OpenCloudOptions {
   env?: NodeJS.ProcessEnv;
@@ -57,6 +59,8 @@ function embeddedDataFile(stateDir: string, stackName: string): string {
 
 export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed">, opts: OpenCloudOptions): Promise<OpenCloud> {
   const env = opts.env ?? process.env;
+  // First: a log path it refuses must not leave an embedded emulator running (the process would hang).
+  const log = debugLogger(env);
   let endpoint = provider.endpoint;
   let close = async () => {};
   let target: string;
@@ -64,6 +68,12 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     target = `emulator at ${env.CLOUDNATIVE_EMULATOR_HOST} (CLOUDNATIVE_EMULATOR_HOST)`;
   } else if (endpoint === "embedded") {
     const { startEmulator } = await import("../emulator/index.js");
+    // The world file sits beside the state: the state directory is made here as the store makes it (0700).
+    try {
+      await makeDirs(opts.stateDir);
+    } catch (e) {
+      throw fsError(e, "create directory", opts.stateDir);
+    }
     const emu = await startEmulator({
       ...(provider.seed ? { seedFile: provider.seed } : {}),
       dataFile: embeddedDataFile(opts.stateDir, opts.stackName),
@@ -75,7 +85,6 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     target = endpoint === "google" ? "Google Cloud" : `emulator at ${endpoint}`;
   }
   let emit = opts.emit ?? noEmit;
-  const log = debugLogger(env);
   const onEvent = (e: CloudEvent) => {
     log?.(e);
     const event = retryEvent(e);
