@@ -7,6 +7,7 @@ import isInCi from "is-in-ci";
 import { loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
+import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import { defaultStatePath, localStateStore, withLock, type StateStore } from "../state/index.js";
 import { diagnosticLines } from "./render/diagnostics.js";
@@ -175,7 +176,9 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
         printDiagnostics([{ severity: "error", summary: e.message }]);
         code = EXIT.error;
       } else {
-        process.stderr.write(`converge: internal error (this is a bug): ${(e as Error)?.stack ?? String(e)}\n`);
+        // A stack trace is lines; what it quotes may come from anywhere.
+        const trace = ((e as Error)?.stack ?? String(e)).split("\n").map(terminalText).join("\n");
+        process.stderr.write(`converge: internal error (this is a bug): ${trace}\n`);
         code = EXIT.error;
       }
     }

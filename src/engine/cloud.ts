@@ -10,6 +10,8 @@ import type { ProviderModel } from "../config/model.js";
 import type { CloudPort } from "./cloud-port.js";
 import { type Emit, type EngineEvent, noEmit } from "./events.js";
 import { debugLogger } from "./debug-log.js";
+import { fsError } from "../state/fsutil.js";
+import { makeDirs } from "../state/regular-files.js";
 
 export interface OpenCloudOptions {
   env?: NodeJS.ProcessEnv;
@@ -66,6 +68,8 @@ function describeEndpoint(endpoint: string): string {
 
 export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed" | "project">, opts: OpenCloudOptions): Promise<OpenCloud> {
   const env = opts.env ?? process.env;
+  // First: a log path it refuses must not leave an embedded emulator running (the process would hang).
+  const log = debugLogger(env);
   let endpoint = provider.endpoint;
   let close = async () => {};
   let target: string;
@@ -73,6 +77,12 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     target = `emulator at ${describeEndpoint(`http://${env.CLOUDNATIVE_EMULATOR_HOST}`)} (from CLOUDNATIVE_EMULATOR_HOST)`;
   } else if (endpoint === "embedded") {
     const { startEmulator } = await import("../emulator/index.js");
+    // The world file sits beside the state: the state directory is made here as the store makes it (0700).
+    try {
+      await makeDirs(opts.stateDir);
+    } catch (e) {
+      throw fsError(e, "create directory", opts.stateDir);
+    }
     const emu = await startEmulator({
       ...(provider.seed ? { seedFile: provider.seed } : {}),
       dataFile: embeddedDataFile(opts.stateDir, opts.stackName),
@@ -84,7 +94,6 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     target = endpoint === "google" ? `Google APIs${provider.project ? ` (project ${provider.project})` : ""}` : `emulator at ${describeEndpoint(endpoint)}`;
   }
   let emit = opts.emit ?? noEmit;
-  const log = debugLogger(env);
   const onEvent = (e: CloudEvent) => {
     log?.(e);
     const event = retryEvent(e);

@@ -1,8 +1,9 @@
 // The local state backend: one JSON file per stack, written atomically, previous version kept
-// as {path}.backup, guarded by {path}.lock.
+// as {path}.backup, guarded by {path}.lock. A symlinked state file is written where it points:
+// the backup, the lock and the temp files sit beside that file, and the link stays a link.
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { chmod, copyFile, link, mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
+import { chmod, copyFile, link, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
@@ -10,6 +11,7 @@ import { describeErrors, validate } from "../schemas/index.js";
 import { hasSealedResources, parsedState, parseState, serializeState, stateProblems, withSerial } from "./format.js";
 import { errnoCode, fsError, fsyncDir, pidAlive } from "./fsutil.js";
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
+import { finalPath, makeDirs, openRegular, regularOrMissing, type FileRole } from "./regular-files.js";
 
 export interface StateStore {
   readonly path: string;
@@ -26,6 +28,16 @@ const LEFTOVER_MIN_AGE_MS = 60_000;
 /** ...or once they are this old whatever the pid says: a write takes milliseconds, and pids are
  *  reused (pid_max is 32,768 on many systems), so a live pid does not prove the writer is alive. */
 const LEFTOVER_MAX_AGE_MS = 10 * 60_000;
+
+const STATE_FILE: FileRole = {
+  what: "state file",
+  detail: "converge keeps the state in a regular file (or a symlink to one): it does not read from, replace or change the permissions of anything else. Move it away, or name another file with --state.",
+};
+
+const STATE_BACKUP: FileRole = {
+  what: "state backup",
+  detail: "converge keeps the previous state there, as a regular file it replaces at every write. Move it away and run again.",
+};
 
 function randomSuffix(): string {
   return randomBytes(6).toString("hex");
@@ -117,22 +129,34 @@ export interface StateStoreOptions {
 
 class LocalStateStore implements StateStore {
   readonly path: string;
-  private readonly lockPath: string;
   private readonly stack: string | undefined;
 
   constructor(path: string, opts: StateStoreOptions) {
     this.path = path;
-    this.lockPath = `${this.path}.lock`;
     this.stack = opts.stack;
   }
 
+  /** The file the state is in: `path`, or where its symlinks lead (it need not exist yet). */
+  private target(): Promise<string> {
+    return finalPath(this.path, STATE_FILE);
+  }
+
+  /** Refuses a state file or backup that is not a regular file, before anything is changed. */
+  private async checkFiles(target: string): Promise<void> {
+    await regularOrMissing(this.path, STATE_FILE);
+    await regularOrMissing(`${target}.backup`, STATE_BACKUP);
+  }
+
   async read(): Promise<State | undefined> {
+    const fh = await openRegular(this.path, STATE_FILE);
+    if (!fh) return undefined;
     let text: string;
     try {
-      text = await readFile(this.path, "utf8");
+      text = await fh.readFile("utf8");
     } catch (e) {
-      if (errnoCode(e) === "ENOENT") return undefined;
       throw fsError(e, "read state file", this.path);
+    } finally {
+      await fh.close();
     }
     const state = parseState(text, this.path);
     if (this.stack !== undefined && state.stack !== this.stack) {
@@ -157,14 +181,16 @@ class LocalStateStore implements StateStore {
     if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.path}: ${describeErrors(invalid)}`);
     if (this.stack !== undefined && next.stack !== this.stack) throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.path}, the state of stack "${this.stack}"`);
 
-    const dir = dirname(this.path);
-    const base = basename(this.path);
+    const target = await this.target();
+    const dir = dirname(target);
+    const base = basename(target);
     try {
-      await mkdir(dir, { recursive: true });
+      await makeDirs(dir);
     } catch (e) {
       throw fsError(e, "create directory", dir);
     }
-    const current = await this.readCurrent();
+    await this.checkFiles(target);
+    const current = await this.readCurrent(target);
     if (current && current.lineage !== next.lineage) {
       throw new UserError(
         error(`state file ${this.path} belongs to another state (lineage ${current.lineage}, stack "${current.stack}"), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
@@ -184,8 +210,8 @@ class LocalStateStore implements StateStore {
     try {
       const tmp = await writeTemp(dir, base, text);
       try {
-        await backupCurrent(this.path, dir, base);
-        await rename(tmp, this.path);
+        await backupCurrent(target, dir, base);
+        await rename(tmp, target);
       } catch (e) {
         await rm(tmp, { force: true });
         throw e;
@@ -195,7 +221,7 @@ class LocalStateStore implements StateStore {
       throw fsError(e, "write state file", this.path);
     }
     await removeLeftovers(dir, base);
-    await this.remember(written);
+    await this.remember(written, target);
     if (!value) return parsedState(written);
     // JSON.parse(text), which differs from `value` only in the serial.
     value.serial = written.serial;
@@ -206,10 +232,10 @@ class LocalStateStore implements StateStore {
    * What the file holds now: `read()`, unless the file is the one this store last wrote (same
    * inode, size and change time), whose lineage and serial it remembers.
    */
-  private async readCurrent(): Promise<Pick<State, "lineage" | "serial" | "stack"> | undefined> {
+  private async readCurrent(target: string): Promise<Pick<State, "lineage" | "serial" | "stack"> | undefined> {
     const known = this.lastWritten;
     if (known) {
-      const st = await stat(this.path, { bigint: true }).catch(() => undefined);
+      const st = await stat(target, { bigint: true }).catch(() => undefined);
       if (st && st.ino === known.ino && st.size === known.size && st.ctimeNs === known.ctimeNs && st.mtimeNs === known.mtimeNs) return known.state;
     }
     return this.read();
@@ -217,18 +243,22 @@ class LocalStateStore implements StateStore {
 
   private lastWritten: { ino: bigint; size: bigint; ctimeNs: bigint; mtimeNs: bigint; state: Pick<State, "lineage" | "serial" | "stack"> } | undefined;
 
-  private async remember(written: State): Promise<void> {
+  private async remember(written: State, target: string): Promise<void> {
     this.lastWritten = undefined;
-    const st = await stat(this.path, { bigint: true }).catch(() => undefined);
+    const st = await stat(target, { bigint: true }).catch(() => undefined);
     if (st) this.lastWritten = { ino: st.ino, size: st.size, ctimeNs: st.ctimeNs, mtimeNs: st.mtimeNs, state: { lineage: written.lineage, serial: written.serial, stack: written.stack } };
   }
 
-  lock(operation: string, opts?: LockOptions): Promise<LockHandle> {
-    return acquireLock(this.path, this.lockPath, operation, opts);
+  /** The lock sits beside the file the state is in: one lock per state, whatever links name it. */
+  async lock(operation: string, opts?: LockOptions): Promise<LockHandle> {
+    const target = await this.target();
+    // Checked before the lock, so before any cloud call: a write would refuse them at the end.
+    await this.checkFiles(target);
+    return acquireLock(this.path, `${target}.lock`, operation, opts);
   }
 
-  forceUnlock(id: string): Promise<void> {
-    return forceUnlock(this.lockPath, id);
+  async forceUnlock(id: string): Promise<void> {
+    return forceUnlock(`${await this.target()}.lock`, id);
   }
 }
 

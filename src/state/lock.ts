@@ -10,12 +10,13 @@
 // a time can be between "the lock is still X" and "delete X", and while X exists nobody can
 // create another lock, so a takeover can never delete a lock that someone has just taken.
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, open, readdir, rm, stat, unlink } from "node:fs/promises";
+import { lstat, open, readdir, rm, stat, unlink } from "node:fs/promises";
 import { hostname as osHostname, userInfo } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { TOOL_VERSION } from "../version.js";
 import { errnoCode, fsError, pidAlive, sleep } from "./fsutil.js";
+import { finalPath, makeDirs, openRegular, type FileRole } from "./regular-files.js";
 
 export interface LockInfo {
   /** Random UUID; `converge force-unlock ID` needs it. */
@@ -81,13 +82,27 @@ function isLockInfo(v: unknown): v is LockInfo {
   );
 }
 
+function lockRole(lockPath: string): FileRole {
+  return {
+    what: "lock file",
+    detail: `converge creates the lock file itself, as a regular file, and removes it when done: it does not wait on, read, replace or remove anything else there. If no converge command is running, remove ${lockPath} and run again.`,
+  };
+}
+
+/** A symlink leading nowhere: creating the lock (O_EXCL) fails as if it existed, reading it as if it did not. */
+async function danglingLinkError(lockPath: string): Promise<UserError | undefined> {
+  const st = await lstat(lockPath).catch(() => undefined);
+  if (!st?.isSymbolicLink()) return undefined;
+  const role = lockRole(lockPath);
+  return new UserError(error(`${role.what} ${lockPath} links to ${await finalPath(lockPath, role)}, which does not exist`, { file: lockPath, detail: role.detail }));
+}
+
 async function readLock(lockPath: string): Promise<LockRead> {
-  let fh;
-  try {
-    fh = await open(lockPath, "r");
-  } catch (e) {
-    if (errnoCode(e) === "ENOENT") return { kind: "missing" };
-    throw fsError(e, "read lock file", lockPath);
+  const fh = await openRegular(lockPath, lockRole(lockPath));
+  if (!fh) {
+    const dangling = await danglingLinkError(lockPath);
+    if (dangling) throw dangling;
+    return { kind: "missing" };
   }
   try {
     const st = await fh.stat();
@@ -239,7 +254,7 @@ export async function acquireLock(statePath: string, lockPath: string, operation
   const started = Date.now();
   const deadline = started + Math.max(0, opts.timeoutMs ?? 0);
   try {
-    await mkdir(dirname(lockPath), { recursive: true });
+    await makeDirs(dirname(lockPath));
   } catch (e) {
     throw fsError(e, "create directory", dirname(lockPath));
   }

@@ -27,10 +27,12 @@ export interface CliResult {
 
 export interface RunOptions {
   cwd?: string;
-  /** The emulator the CLI talks to (CLOUDNATIVE_EMULATOR_HOST); omitted = the variable is unset. */
+  /** The emulator the CLI talks to (CLOUDNATIVE_EMULATOR_HOST); omitted = the variable is unset, unless `env` sets it. */
   emulator?: RunningEmulator;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** The child's umask (e.g. "000"): it then runs through /bin/sh. */
+  umask?: string;
 }
 
 /** Runs `node bin/converge.js ...args` and collects its output and exit code. */
@@ -38,9 +40,10 @@ export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
   delete env.FORCE_COLOR;
   if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
-  else delete env.CLOUDNATIVE_EMULATOR_HOST;
+  else if (o.env?.CLOUDNATIVE_EMULATOR_HOST === undefined) delete env.CLOUDNATIVE_EMULATOR_HOST;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const [cmd, argv]: [string, string[]] = o.umask ? ["/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
+    const child = spawn(cmd, argv, { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));

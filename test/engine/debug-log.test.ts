@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -30,4 +31,39 @@ describe("debug log", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("neutralises control characters in what it logs (names come from the stack and the server)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "converge-log-"));
+    try {
+      const path = join(dir, "converge.log");
+      const log = debugLogger({ CONVERGE_LOG: "debug", CONVERGE_LOG_PATH: path })!;
+      log({ ...attempt, resource: `${RP}\x1b[2J\r\nApply complete!\u202e`, status: "OK", httpStatus: 200, retry: false });
+      expect(readFileSync(path, "utf8")).toMatch(/\[DEBUG\] getIamPolicy projects\/p\/locations\/us-central1\/restorePlans\/a\\x1b\[2J\\r\\nApply complete!\\u202e: 200 OK in 12 ms \(attempt 1 of 10\)\n$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A FIFO would block the open (and every write) for ever; a device would be chmodded and written
+  // to; a directory cannot take a log. Each is refused at once, untouched.
+  for (const kind of ["fifo", "dir", "/dev/null"] as const) {
+    it(`CONVERGE_LOG_PATH that ${kind === "fifo" ? "is a FIFO" : kind === "dir" ? "is a directory" : `links to ${kind}`} is refused, untouched`, () => {
+      const dir = mkdtempSync(join(tmpdir(), "converge-log-"));
+      const path = join(dir, "converge.log");
+      const devMode = statSync("/dev/null").mode;
+      try {
+        if (kind === "fifo") execFileSync("mkfifo", [path]);
+        else if (kind === "dir") mkdirSync(path);
+        else symlinkSync(kind, path);
+        const what = kind === "fifo" ? "is a FIFO (named pipe)" : kind === "dir" ? "is a directory" : "links to /dev/null, which is a character device";
+        expect(() => debugLogger({ CONVERGE_LOG: "debug", CONVERGE_LOG_PATH: path })).toThrow(`CONVERGE_LOG_PATH: the debug log ${path} ${what}, not a regular file`);
+        expect(statSync("/dev/null").mode).toBe(devMode); // never chmodded
+        if (kind === "fifo") expect(lstatSync(path).isFIFO()).toBe(true);
+      } finally {
+        // Old code chmodded the device: put it back.
+        if (statSync("/dev/null").mode !== devMode) execFileSync("chmod", [(devMode & 0o7777).toString(8), "/dev/null"]);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });

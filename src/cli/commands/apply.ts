@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { apply, type ApplyResult } from "../../apply/executor.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
+import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import type { OpenCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { Plan, Policy, State } from "../../generated/schemas.js";
@@ -62,7 +63,10 @@ function progressSink(o: { json?: boolean; color?: boolean }): ProgressSink {
     };
   }
   const out = batchedStdout();
-  const line = o.json ? (e: EngineEvent) => JSON.stringify(e) : progressLine;
+  const line = o.json ? (e: EngineEvent) => jsonText(e) : (e: EngineEvent) => {
+    const text = progressLine(e);
+    return text === undefined ? undefined : terminalText(text); // a failure carries the server's message
+  };
   return {
     onEvent: (e) => {
       count(e);
@@ -119,7 +123,7 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
   }
   const c = result.counts;
   if (o.json) {
-    process.stdout.write(JSON.stringify({ type: "apply_complete", counts: c, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted, serial: result.state.serial, outputs: result.state.outputs, retries: sink.retries.counts() }) + "\n");
+    process.stdout.write(jsonText({ type: "apply_complete", counts: c, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted, serial: result.state.serial, outputs: result.state.outputs, retries: sink.retries.counts() }) + "\n");
   }
   if (result.failed.length) printDiagnostics(result.failed.map((f) => f.diagnostic));
   if (result.interrupted) {
@@ -212,7 +216,7 @@ function applyAction(destroy: boolean) {
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         progress.flush();
-        if (o.json) process.stdout.write(JSON.stringify({ type: "plan", plan: result.plan, retries: progress.retries.counts() }) + "\n");
+        if (o.json) process.stdout.write(jsonText({ type: "plan", plan: result.plan, retries: progress.retries.counts() }) + "\n");
         const lintWarnings = lintWarningCount([...loaded.lint, ...result.diagnostics]);
         if (!o.json) await printLines([...progress.lines(), ...planLines(result.plan, { lintWarnings })], o);
         if (!result.plan.applyable) return EXIT.ok;
@@ -252,7 +256,7 @@ export function registerApply(program: Command): void {
           return EXIT.ok;
         }
         const written = await loaded.store.write({ ...prior, resources: result.refreshed });
-        if (o.json) await writeOut(JSON.stringify({ drift: result.plan.resource_drift, serial: written.serial }, null, 2) + "\n");
+        if (o.json) await writeOut(jsonText({ drift: result.plan.resource_drift, serial: written.serial }, 2) + "\n");
         else {
           const drift = result.plan.resource_drift.length ? planLines({ ...result.plan, resource_changes: [], output_changes: {} }).slice(0, -3) : [[seg("No changes outside of converge.")]];
           await printLines([...drift, [], [seg(`State refreshed: ${result.refreshed.length} resources (serial ${written.serial}).`)]], o);
@@ -277,11 +281,13 @@ export function registerApply(program: Command): void {
         if (name !== undefined) {
           if (!(name in outputs)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
           const v = outputs[name];
-          await writeOut(o.json ? JSON.stringify(v) + "\n" : typeof v === "string" && o.raw ? `${v}\n` : `${JSON.stringify(v)}\n`);
+          // --raw is for scripts, $(converge output --raw x): the exact value, but not onto a terminal.
+          const raw = (s: string) => (process.stdout.isTTY ? terminalText(s) : s);
+          await writeOut(o.json ? jsonText(v) + "\n" : typeof v === "string" && o.raw ? `${raw(v)}\n` : `${terminalText(JSON.stringify(v))}\n`);
           return EXIT.ok;
         }
-        if (o.json) await writeOut(JSON.stringify(outputs, null, 2) + "\n");
-        else await writeOut(Object.entries(outputs).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join("\n") + (Object.keys(outputs).length ? "\n" : ""));
+        if (o.json) await writeOut(jsonText(outputs, 2) + "\n");
+        else await writeOut(Object.entries(outputs).map(([k, v]) => terminalText(`${k} = ${JSON.stringify(v)}`)).join("\n") + (Object.keys(outputs).length ? "\n" : ""));
         return EXIT.ok;
       }),
     );

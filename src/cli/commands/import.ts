@@ -3,6 +3,7 @@ import { basename, dirname, extname, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
+import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { openCloud } from "../../engine/cloud.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
@@ -232,8 +233,8 @@ export function registerImport(program: Command): void {
           ...(decl.options.protect ? { protect: true } : {}),
         });
         const written = await loaded.store.write(state);
-        if (o.json) await writeOut(JSON.stringify({ imported: address, id: d.id(adopted), serial: written.serial }) + "\n");
-        else await writeOut(`${address}: Import complete [id=${d.id(adopted)}]\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
+        if (o.json) await writeOut(jsonText({ imported: address, id: d.id(adopted), serial: written.serial }) + "\n");
+        else await writeOut(`${terminalText(`${address}: Import complete [id=${d.id(adopted)}]`)}\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
         return EXIT.ok;
       });
     }),

@@ -7,6 +7,7 @@ import { plan } from "../../plan/planner.js";
 import { planKey, sealPlan } from "../../plan/saved-plan.js";
 import type { Plan } from "../../generated/schemas.js";
 import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
+import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { isLintDiagnostic } from "../../config/lint.js";
 import { addStackOptions, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
@@ -56,11 +57,11 @@ export function progressPrinter(o: { json?: boolean }, stream = false): { onEven
   const out = batchedStdout();
   const onEvent = (e: EngineEvent) => {
     if (o.json) {
-      if (stream) out.line(JSON.stringify(e));
+      if (stream) out.line(jsonText(e));
       return;
     }
-    if (e.type === "read" && e.phase === "start") process.stdout.write(`${e.address}: Reading...\n`);
-    if (e.type === "read" && e.phase === "done") process.stdout.write(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]\n`);
+    if (e.type === "read" && e.phase === "start") process.stdout.write(`${terminalText(e.address)}: Reading...\n`);
+    if (e.type === "read" && e.phase === "done") process.stdout.write(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`) + "\n");
     if (e.type === "refresh" && e.phase === "done") refreshed++;
     if (e.type === "retry") process.stdout.write(retryText(e) + "\n");
   };
@@ -132,7 +133,7 @@ export function registerPlan(program: Command): void {
         // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
         const sealed = o.out || o.json ? sealPlan(result.plan, planKey()) : result.plan;
         if (o.out) savePlan(o.out, sealed);
-        if (o.json) await writeOut(JSON.stringify(sealed, null, 2) + "\n");
+        if (o.json) await writeOut(jsonText(sealed, 2) + "\n");
         else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, [...loaded.lint, ...result.diagnostics.filter(isLintDiagnostic)]));
         else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
         else {

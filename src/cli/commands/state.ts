@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
+import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import type { StateStore } from "../../state/index.js";
 import { action, EXIT, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, writeOut } from "../common.js";
 
@@ -30,8 +31,8 @@ export function registerState(program: Command): void {
   common(state.command("list").description("List the addresses in the state")).action(
     action(async (o: StateCliOptions) => {
       const s = await readOrFail(stateStoreOf(o));
-      if (o.json) await writeOut(JSON.stringify(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), null, 2) + "\n");
-      else await writeOut(s.resources.map((r) => r.address).join("\n") + (s.resources.length ? "\n" : ""));
+      if (o.json) await writeOut(jsonText(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), 2) + "\n");
+      else await writeOut(s.resources.map((r) => terminalText(r.address)).join("\n") + (s.resources.length ? "\n" : ""));
     }),
   );
 
@@ -40,13 +41,13 @@ export function registerState(program: Command): void {
       const s = await readOrFail(stateStoreOf(o));
       const r = s.resources.find((x) => x.address === address);
       if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
-      if (o.json) await writeOut(JSON.stringify(r, null, 2) + "\n");
+      if (o.json) await writeOut(jsonText(r, 2) + "\n");
       else {
         const pad = Math.max(...Object.keys(r.outputs).map((k) => k.length));
         const lines = [`# ${r.address}:`, `resource "${r.type}" "${r.address}" {`];
         for (const [k, v] of Object.entries(r.outputs).sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`    ${k.padEnd(pad)} = ${JSON.stringify(v)}`);
         lines.push("}");
-        await writeOut(lines.join("\n") + "\n");
+        await writeOut(lines.map(terminalText).join("\n") + "\n"); // the state holds what the server said
       }
     }),
   );

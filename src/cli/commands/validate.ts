@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { loadStackFile } from "../../config/load.js";
 import { hasErrors } from "../../diagnostics/diagnostic.js";
+import { jsonText } from "../../diagnostics/terminal-text.js";
 import { action, EXIT, printDiagnostics, writeOut } from "../common.js";
 
 export function registerValidate(program: Command): void {
@@ -17,7 +18,7 @@ export function registerValidate(program: Command): void {
         const valid = stack !== undefined && !hasErrors(diagnostics);
         if (o.json) {
           const errors = diagnostics.filter((d) => d.severity === "error").length;
-          await writeOut(JSON.stringify({ format_version: "1.0", valid, error_count: errors, warning_count: diagnostics.length - errors, diagnostics }, null, 2) + "\n");
+          await writeOut(jsonText({ format_version: "1.0", valid, error_count: errors, warning_count: diagnostics.length - errors, diagnostics }, 2) + "\n");
         } else {
           printDiagnostics(diagnostics);
           if (valid) await writeOut(`Success! The stack is valid (${stack!.resources.size} resources, ${stack!.variables.size} variables, ${stack!.outputs.size} outputs).\n`);

@@ -1,5 +1,8 @@
 // Rendered output as lines of styled segments. The plain renderer drops the styles, the ink
-// view maps them to colours: both print the same characters.
+// view maps them to colours: both print the same characters. Every renderer shows a segment's
+// text through terminalText: whatever a segment holds (a server's message, an object name), it
+// cannot drive the terminal or start a line of its own.
+import { terminalText } from "../../diagnostics/terminal-text.js";
 
 export type Style = "add" | "remove" | "change" | "replace" | "read" | "import" | "bold" | "dim" | "warning" | "error" | "heading";
 
@@ -13,7 +16,7 @@ export type Line = Segment[];
 export const seg = (text: string, style?: Style): Segment => (style ? { text, style } : { text });
 
 export function toPlain(lines: readonly Line[]): string {
-  return lines.map((l) => l.map((s) => s.text).join("").replace(/\s+$/, "")).join("\n") + "\n";
+  return lines.map((l) => l.map((s) => terminalText(s.text)).join("").replace(/\s+$/, "")).join("\n") + "\n";
 }
 
 const ANSI: Record<Style, [number, number]> = {
@@ -32,7 +35,8 @@ const ANSI: Record<Style, [number, number]> = {
 
 /** ANSI colours for streamed (non-ink) terminal output such as progress lines. */
 export function toAnsi(lines: readonly Line[]): string {
-  return lines.map((l) => l.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${s.text}\u001b[${ANSI[s.style][1]}m` : s.text)).join("").replace(/\s+$/, "")).join("\n") + "\n";
+  const text = (s: Segment) => terminalText(s.text);
+  return lines.map((l) => l.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${text(s)}\u001b[${ANSI[s.style][1]}m` : text(s))).join("").replace(/\s+$/, "")).join("\n") + "\n";
 }
 
 export const INK_COLOR: Partial<Record<Style, string>> = {

@@ -2,17 +2,19 @@
 // and the full plan in a collapsible block.
 import type { Plan } from "../../generated/schemas.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { terminalText } from "../../diagnostics/terminal-text.js";
 import { planCounts } from "../../plan/planner.js";
 import { toPlain } from "./lines.js";
 import { planLines } from "./plan-text.js";
 
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+/** A table cell or inline text: one line, no control or bidi characters (a reviewer reads it as it is). */
+const cell = (s: string) => terminalText(s).replace(/\|/g, "\\|");
 
 export function planMarkdown(plan: Plan, lint: readonly Diagnostic[]): string {
   const n = planCounts(plan);
   const out: string[] = [];
-  out.push(`## converge plan: \`${plan.stack.name}\``, "");
-  if (plan.target) out.push(`Target: ${plan.target}`, "");
+  out.push(`## converge plan: \`${cell(plan.stack.name)}\``, "");
+  if (plan.target) out.push(`Target: ${cell(plan.target)}`, "");
   out.push(plan.applyable ? `**${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.**` : "**No changes.** The access policies match the stack.", "");
   out.push("| Import | Add | Change | Destroy | Drift |", "|---:|---:|---:|---:|---:|", `| ${n.import} | ${n.add} | ${n.change} | ${n.destroy} | ${plan.resource_drift.length} |`, "");
   out.push("### Access changes", "");
@@ -30,7 +32,7 @@ export function planMarkdown(plan: Plan, lint: readonly Diagnostic[]): string {
   if (!lint.length) out.push("No findings.", "");
   else {
     for (const d of lint) {
-      const where = d.file ? `\`${d.file.split("/").pop()}:${d.line}:${d.column}\` ` : "";
+      const where = d.file ? `\`${cell(d.file.split("/").pop() ?? "")}:${d.line}:${d.column}\` ` : "";
       out.push(`- ${d.severity === "error" ? "❌" : "⚠️"} ${where}${cell(d.summary)}${d.detail ? ` — ${cell(d.detail)}` : ""}`);
     }
     out.push("");

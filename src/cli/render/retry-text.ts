@@ -1,6 +1,7 @@
 // Words for retries: a line per retry while it happens, and a tally for the summary. Retries are
 // normal (a flaky network, quota, another writer on the same policy), but a reviewer should see
 // them: many of them explain a slow run, and an etag conflict means someone else edited the policy.
+import { terminalText } from "../../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { type Line, seg } from "./lines.js";
 
@@ -11,7 +12,12 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 /** What went wrong, as the tally counts it: the canonical status, or "etag conflict". */
 const cause = (e: RetryEvent) => (e.reason === "etag-conflict" ? "etag conflict" : e.status);
 
+/** One line, printable: names and statuses come from the stack and the server. */
 export function retryText(e: RetryEvent): string {
+  return terminalText(retryWords(e));
+}
+
+function retryWords(e: RetryEvent): string {
   const next = `${e.attempt + 1} of ${e.maxAttempts}`;
   if (e.reason === "etag-conflict") {
     return `${e.resource}: another writer changed the policy (etag conflict); reading it again and re-applying in ${secs(e.delayMs)} (round ${next})`;

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "react";
 import { Box, Text, render } from "ink";
 import { Spinner } from "@inkjs/ui";
+import { terminalText } from "../../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { verbs } from "../render/verbs.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
@@ -29,13 +30,14 @@ export class ProgressModel {
     }
     if (e.type !== "step" || e.action === "no-op") return;
     const prev = this.rows.get(e.address);
+    // What the rows show comes from the stack and the server: escaped once, here.
     this.rows.set(e.address, {
-      address: e.address,
+      address: terminalText(e.address),
       action: e.action,
       phase: e.phase,
       started: prev?.started ?? Date.now(),
       ...(e.ms !== undefined ? { ms: e.ms } : {}),
-      ...(e.error ? { message: e.error.detail ?? e.error.summary } : {}),
+      ...(e.error ? { message: terminalText(e.error.detail ?? e.error.summary) } : {}),
     });
     for (const l of this.listeners) l();
   }

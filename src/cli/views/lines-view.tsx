@@ -1,5 +1,6 @@
 // Ink view of rendered lines: the same characters as the plain renderer, with colour.
 import { Box, Text, render } from "ink";
+import { terminalText } from "../../diagnostics/terminal-text.js";
 import { INK_COLOR, type Line } from "../render/lines.js";
 
 export function LinesView({ lines }: { lines: readonly Line[] }) {
@@ -11,7 +12,7 @@ export function LinesView({ lines }: { lines: readonly Line[] }) {
             ? " "
             : line.map((s, j) => (
                 <Text key={j} color={s.style ? INK_COLOR[s.style] : undefined} bold={s.style === "bold" || s.style === "heading"} dimColor={s.style === "dim"}>
-                  {s.text}
+                  {terminalText(s.text)}
                 </Text>
               ))}
         </Text>

@@ -1,0 +1,37 @@
+// Issue 12 (terminal): the two escapers every printed string goes through.
+import { describe, expect, it } from "vitest";
+import { jsonText, terminalText } from "../../src/diagnostics/terminal-text.js";
+
+describe("terminalText", () => {
+  it("shows C0 controls, ESC, DEL and C1 controls as \\xNN, CR and LF as \\r and \\n", () => {
+    expect(terminalText("\x1b]0;pwned\x07\x1b[2J\r\nApply complete!\x9b")).toBe("\\x1b]0;pwned\\x07\\x1b[2J\\r\\nApply complete!\\x9b");
+    expect(terminalText("\x00\x08\x0b\x0c\x1f\x7f\x80\x85\x9f")).toBe("\\x00\\x08\\x0b\\x0c\\x1f\\x7f\\x80\\x85\\x9f");
+  });
+
+  it("shows bidi overrides, embeddings, isolates and marks, and line/paragraph separators as \\uNNNN", () => {
+    expect(terminalText("a\u202ab\u202bc\u202cd\u202de\u202ef\u2066g\u2067h\u2068i\u2069j\u200ek\u200fl\u061cm\u2028n\u2029")).toBe(
+      "a\\u202ab\\u202bc\\u202cd\\u202de\\u202ef\\u2066g\\u2067h\\u2068i\\u2069j\\u200ek\\u200fl\\u061cm\\u2028n\\u2029",
+    );
+  });
+
+  it("leaves printable text alone: tabs, accents, other scripts, emoji, backslashes", () => {
+    const fine = "user:zoë@example.com\troles/viewer ✔ 日本語 שלום 🎉 C:\\path \\x1b";
+    expect(terminalText(fine)).toBe(fine);
+  });
+
+  it("is idempotent, so text escaped twice reads the same", () => {
+    const once = terminalText("\x1b[2J\u202e\n");
+    expect(terminalText(once)).toBe(once);
+  });
+});
+
+describe("jsonText", () => {
+  it("is JSON.stringify with C1, DEL, bidi and separators written as \\u escapes: the same data, nothing raw", () => {
+    const value = { msg: "\x1b]0;pwned\x07\x1b[2J\r\nApply complete!\x9b\u202e\u2028\x7f", n: [1, "é"] };
+    const text = jsonText(value, 2);
+    expect(text).toBe(JSON.stringify(value, null, 2).replace("\x9b", "\\u009b").replace("\u202e", "\\u202e").replace("\u2028", "\\u2028").replace("\x7f", "\\u007f"));
+    expect(JSON.parse(text)).toEqual(value);
+    expect(text).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u2029]/);
+    expect(jsonText({ a: "b" })).toBe('{"a":"b"}');
+  });
+});
