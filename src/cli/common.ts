@@ -11,7 +11,7 @@ import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import { defaultStatePath, localStateStore, withLock, type StateStore } from "../state/index.js";
 import { diagnosticLines } from "./render/diagnostics.js";
-import { type Line, toPlain } from "./render/lines.js";
+import { type Line, toAnsi, toPlain } from "./render/lines.js";
 
 export interface StackOptions {
   file: string;
@@ -70,14 +70,11 @@ export function useLiveView(o: { color?: boolean; json?: boolean }): boolean {
   return useColor(o) && !isInCi;
 }
 
-/** Prints lines to stdout: through ink in a colour terminal, else as plain text. */
+/** Prints lines to stdout: with ANSI colours in a colour terminal, else as plain text. Each line
+ *  is written whole and the terminal wraps it for display, so a long quoted value (an ID a reader
+ *  copies) never gets a line break inside it, as ink's layout to the terminal's width would. */
 export async function printLines(lines: Line[], o: { color?: boolean; json?: boolean }): Promise<void> {
-  if (useColor(o)) {
-    const { renderLines } = await import("./views/lines-view.js");
-    await renderLines(lines);
-  } else {
-    await writeOut(toPlain(lines));
-  }
+  await writeOut(useColor(o) ? toAnsi(lines) : toPlain(lines));
 }
 
 /** Stdout for streams of many short lines (apply progress, JSON events): the lines of one turn of

@@ -5,6 +5,7 @@ import { registerApply } from "./commands/apply.js";
 import { registerEmulator } from "./commands/emulator.js";
 import { registerGraph } from "./commands/graph.js";
 import { registerImport } from "./commands/import.js";
+import { registerShow } from "./commands/show.js";
 import { registerState } from "./commands/state.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerValidate } from "./commands/validate.js";
@@ -38,6 +39,7 @@ Environment:
 registerPlan(program);
 registerApply(program);
 registerImport(program);
+registerShow(program);
 registerState(program);
 registerValidate(program);
 registerGraph(program);

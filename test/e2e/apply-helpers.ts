@@ -134,7 +134,7 @@ export interface PtySession {
  * Runs `node bin/converge.js ...args` inside a pseudo-terminal made by util-linux `script`.
  * The pty gets a real size (stty), otherwise ink renders into a 0-column terminal.
  */
-export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmulator; timeoutMs?: number; env?: Record<string, string> }): PtySession {
+export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmulator; timeoutMs?: number; env?: Record<string, string>; cols?: number }): PtySession {
   const env: Record<string, string | undefined> = { ...process.env, TERM: "xterm" };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
@@ -143,7 +143,7 @@ export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmu
   Object.assign(env, o.env);
   if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
   else delete env.CLOUDNATIVE_EMULATOR_HOST;
-  const cmd = `stty cols 160 rows 60 && exec ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;
+  const cmd = `stty cols ${o.cols ?? 160} rows 60 && exec ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;
   const child: ChildProcessWithoutNullStreams = spawn("/usr/bin/script", ["-qfec", cmd, "/dev/null"], { cwd: o.cwd, env: env as NodeJS.ProcessEnv });
   let raw = "";
   child.stdout.on("data", (d: Buffer) => (raw += d.toString("utf8")));

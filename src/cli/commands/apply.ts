@@ -217,7 +217,7 @@ function applyAction(destroy: boolean) {
         if (result.plan.errored) return EXIT.error;
         progress.flush();
         if (o.json) process.stdout.write(jsonText({ type: "plan", plan: result.plan, retries: progress.retries.counts() }) + "\n");
-        const lintWarnings = lintWarningCount([...loaded.lint, ...result.diagnostics]);
+        const lintWarnings = lintWarningCount(result.plan.diagnostics);
         if (!o.json) await printLines([...progress.lines(), ...planLines(result.plan, { lintWarnings })], o);
         if (!result.plan.applyable) return EXIT.ok;
         if (!(await approve(result.plan, result.live, o, destroy, lintWarnings))) {

@@ -95,6 +95,9 @@ export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: 
       target: cloud.target,
       ...(signal ? { signal } : {}),
     }, onEvent);
+    // The plan records every warning found for it, those of loading included: `show PLANFILE`
+    // renders it (the access summary counts lint warnings) from the plan alone.
+    result.plan.diagnostics = [...loaded.lint, ...result.plan.diagnostics];
     return { result, prior, cloud };
   } catch (e) {
     await cloud.close();
@@ -134,10 +137,10 @@ export function registerPlan(program: Command): void {
         const sealed = o.out || o.json ? sealPlan(result.plan, planKey()) : result.plan;
         if (o.out) savePlan(o.out, sealed);
         if (o.json) await writeOut(jsonText(sealed, 2) + "\n");
-        else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, [...loaded.lint, ...result.diagnostics.filter(isLintDiagnostic)]));
+        else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, result.plan.diagnostics.filter(isLintDiagnostic)));
         else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
         else {
-          const lines = [...progress.lines(), ...planLines(result.plan, { lintWarnings: lintWarningCount([...loaded.lint, ...result.diagnostics]) })];
+          const lines = [...progress.lines(), ...planLines(result.plan, { lintWarnings: lintWarningCount(result.plan.diagnostics) })];
           if (o.out) lines.push([], [seg(`Saved the plan to: ${o.out}`)], [seg(`To perform exactly these actions, run: converge apply ${o.out}`)]);
           await printLines(lines, o);
         }

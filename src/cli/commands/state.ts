@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import type { StateStore } from "../../state/index.js";
-import { action, EXIT, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, writeOut } from "../common.js";
+import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, writeOut } from "../common.js";
+import { resourceLines } from "../render/values.js";
 
 interface StateCliOptions {
   file?: string;
@@ -42,13 +43,8 @@ export function registerState(program: Command): void {
       const r = s.resources.find((x) => x.address === address);
       if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
       if (o.json) await writeOut(jsonText(r, 2) + "\n");
-      else {
-        const pad = Math.max(...Object.keys(r.outputs).map((k) => k.length));
-        const lines = [`# ${r.address}:`, `resource "${r.type}" "${r.address}" {`];
-        for (const [k, v] of Object.entries(r.outputs).sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`    ${k.padEnd(pad)} = ${JSON.stringify(v)}`);
-        lines.push("}");
-        await writeOut(lines.map(terminalText).join("\n") + "\n"); // the state holds what the server said
-      }
+      // Nested values as the plan lays them out; the line renderer neutralises what the server said.
+      else await printLines(resourceLines(r.address, r.type, r.outputs), o);
     }),
   );
 

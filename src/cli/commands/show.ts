@@ -1,0 +1,77 @@
+// `converge show [PLANFILE]`: a saved plan rendered exactly as `plan` rendered it (text, --json,
+// --view access, --format markdown), or, with no file, the state: its resources and outputs with
+// their values laid out as the plan lays them out. Terraform users run `plan -out` in CI and
+// review the artifact later; this is that workflow. Reads only: no lock, no cloud call.
+import type { Command } from "commander";
+import { isLintDiagnostic } from "../../config/lint.js";
+import { UserError } from "../../diagnostics/diagnostic.js";
+import { jsonText } from "../../diagnostics/terminal-text.js";
+import type { Plan, State } from "../../generated/schemas.js";
+import { planKey } from "../../plan/saved-plan.js";
+import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, writeOut } from "../common.js";
+import { accessLines } from "../render/access-text.js";
+import { type Line, seg } from "../render/lines.js";
+import { planMarkdown } from "../render/markdown.js";
+import { planLines } from "../render/plan-text.js";
+import { attributeLines, resourceLines } from "../render/values.js";
+import { lintWarningCount } from "./plan.js";
+import { readSavedPlan } from "./saved-plan-file.js";
+
+interface ShowOptions {
+  file?: string;
+  state?: string;
+  json?: boolean;
+  color: boolean;
+  view: string;
+  format: string;
+}
+
+/** The plan's own rendering: the same functions `plan` calls, on the saved data alone. */
+async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
+  if (o.json) return writeOut(jsonText(plan, 2) + "\n");
+  const lint = plan.diagnostics.filter(isLintDiagnostic);
+  if (o.format === "markdown") return writeOut(planMarkdown(plan, lint));
+  if (o.view === "access") return printLines(accessLines(plan.access_changes), o);
+  return printLines(planLines(plan, { lintWarnings: lintWarningCount(plan.diagnostics) }), o);
+}
+
+export function stateLines(state: State): Line[] {
+  const lines: Line[] = [];
+  for (const r of state.resources) lines.push(...resourceLines(r.address, r.type, r.outputs), []);
+  const outputs = Object.entries(state.outputs);
+  if (outputs.length) {
+    const pad = Math.max(...outputs.map(([k]) => k.length));
+    lines.push([seg("Outputs:", "bold")], [], ...outputs.flatMap(([k, v]) => attributeLines(k, pad, v, "")));
+  }
+  return lines.length ? lines : [[seg("The state is empty: no resources, no outputs.")]];
+}
+
+async function showState(o: ShowOptions): Promise<void> {
+  const state = await stateStoreOf(o).read();
+  if (o.json) return writeOut(jsonText(state ?? null, 2) + "\n");
+  if (!state) return writeOut("No state yet: run converge apply first.\n");
+  return printLines(stateLines(state), o);
+}
+
+export function registerShow(program: Command): void {
+  program
+    .command("show")
+    .argument("[planfile]", "a plan saved with `converge plan --out` (default: show the state)")
+    .description("Show a saved plan as `plan` showed it, or the state")
+    .option("-f, --file <path>", STACK_FILE_HELP)
+    .option("--state <path>", STATE_OPTION_HELP)
+    .option("--json", "print JSON (the plan's JSON, or the state)")
+    .option("--view <view>", "for a plan: changes or access", "changes")
+    .option("--format <format>", "for a plan: text or markdown", "text")
+    .option("--no-color", "plain text output, no colours")
+    .addHelpText("after", "\nExamples:\n  converge plan --out plan.json && converge show plan.json\n  converge show --json plan.json\n  converge show                     # the state of ./stack.yaml")
+    .action(
+      action(async (planFile: string | undefined, o: ShowOptions) => {
+        if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
+        if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
+        if (planFile) await showPlan(readSavedPlan(planFile, planKey()), o);
+        else await showState(o);
+        return EXIT.ok;
+      }),
+    );
+}
