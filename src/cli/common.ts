@@ -32,16 +32,29 @@ export const STACK_FILE_HELP = "stack file: names the state, which must belong t
 /** The help of every --state option. */
 export const STATE_OPTION_HELP = "state file (default: state/{stack name}.json in the stack file's directory)";
 
-export function addStackOptions(cmd: Command, opts: { json?: boolean } = { json: true }): Command {
-  cmd
-    .option("-f, --file <path>", "stack file", "stack.yaml")
-    .option("--state <path>", STATE_OPTION_HELP)
-    .option("--parallelism <n>", "concurrent cloud calls", "10")
-    .option("--no-color", "plain text output, no colours")
-    .addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"))
-    .option("--strict", "treat lint warnings as errors");
+/** The options of commands that load a stack. `cloud: false` for commands that only read the
+ *  stack (no state, no calls); `lock: false` for commands that take no state lock. */
+export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: boolean; lock?: boolean } = {}): Command {
+  cmd.option("-f, --file <path>", "stack file", "stack.yaml");
+  if (opts.cloud !== false) cmd.option("--state <path>", STATE_OPTION_HELP).option("--parallelism <n>", "concurrent cloud calls", "10");
+  cmd.option("--no-color", "plain text output, no colours");
+  if (opts.cloud !== false && opts.lock !== false) cmd.addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
+  cmd.option("--strict", "treat lint warnings as errors");
   if (opts.json !== false) cmd.option("--json", "machine-readable output on stdout (diagnostics on stderr)");
   return cmd;
+}
+
+/** Help text of an option: its description and, when it has one worth showing, its default as
+ *  the value one would type (`10`, not `"10"`; no `[]` for repeatable options). */
+export function optionHelp(description: string, defaultValue: unknown, shown?: string): string {
+  const empty = defaultValue === undefined || defaultValue === false || (Array.isArray(defaultValue) && defaultValue.length === 0);
+  if (empty) return description;
+  return `${description} (default: ${shown ?? (typeof defaultValue === "string" ? defaultValue : JSON.stringify(defaultValue))})`;
+}
+
+/** Examples under a command's help. */
+export function withExamples(cmd: Command, examples: readonly string[]): Command {
+  return cmd.addHelpText("after", `\nExamples:\n${examples.map((e) => `  ${e}`).join("\n")}`);
 }
 
 export function parallelismOf(o: StackOptions): number {

@@ -1,6 +1,7 @@
 // Entry point: builds the commander program from one module per command group.
 import { Command } from "commander";
 import { versionText } from "../version.js";
+import { optionHelp } from "./common.js";
 import { registerApply } from "./commands/apply.js";
 import { registerEmulator } from "./commands/emulator.js";
 import { registerGraph } from "./commands/graph.js";
@@ -24,7 +25,7 @@ program
   .description("Declarative reconciler for cloud access policies")
   .version(versionText(), "-V, --version", "print the tool and provider schema versions")
   .showHelpAfterError()
-  .configureHelp({ sortSubcommands: false })
+  .configureHelp({ sortSubcommands: false, optionDescription: (o) => optionHelp(o.description, o.defaultValue, o.defaultValueDescription) })
   .addHelpText(
     "after",
     `

@@ -3,7 +3,7 @@
 import pLimit from "p-limit";
 import type { GetFederationResult, Plan, Policy, ResourceChange, State, StateResource } from "../generated/schemas.js";
 import type { StackModel, ResourceDecl, VariableDecl } from "../config/model.js";
-import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, error, hasErrors, warning } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown, hasInterpolation, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
 import { lintResolved } from "../config/lint.js";
@@ -440,8 +440,14 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   }
 
   // --- targets: only the targeted resources and what they depend on --------------------------
+  for (const r of opts.replace) {
+    if (!stack.resources.has(r) && !priorByAddress.has(r)) diags.push(error(`--replace ${r}: no resource has this address`, { detail: `Resources: ${[...stack.resources.keys()].join(", ") || "(none)"}.` }));
+  }
   let selected = changes;
   if (opts.targets.length) {
+    diags.push(warning("Resource targeting is in effect", {
+      detail: "You are creating a plan with --target, which means that the result of this plan may not represent all of the changes requested by the current stack. --target is not for routine use: it is for exceptional situations such as recovering from errors or mistakes, or when converge suggests it in an error message.",
+    }));
     const keep = new Set<string>();
     for (const t of opts.targets) {
       if (!stack.graph.has(t) && !priorByAddress.has(t)) diags.push(error(`--target ${t}: no resource or variable has this address`));

@@ -8,9 +8,9 @@ import type { Plan, Policy, State } from "../../generated/schemas.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { checkNotStale, checkSameChanges, checkStackName, readSavedPlan } from "./saved-plan-file.js";
 import { localStateStore, newState, type StateStore } from "../../state/index.js";
-import { addStackOptions, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, withExamples, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
-import { planLines } from "../render/plan-text.js";
+import { planLines, refreshLines } from "../render/plan-text.js";
 import { accessSummaryLines } from "../render/access-summary.js";
 import { policyDiffLines } from "../render/policy-diff.js";
 import { plannedPolicies } from "../../plan/access.js";
@@ -235,13 +235,15 @@ function applyAction(destroy: boolean) {
 export function registerApply(program: Command): void {
   const apply = program.command("apply").argument("[planfile]", "a plan saved with `converge plan --out`").description("Apply the changes (asks for approval unless --auto-approve or a saved plan)");
   addPlanOptions(addStackOptions(apply)).option("--auto-approve", "do not ask for approval").action(applyAction(false));
+  withExamples(apply, ["converge apply", "converge apply --auto-approve --parallelism 4", "converge plan --out plan.json && converge apply plan.json"]);
 
   const destroy = program.command("destroy").description("Remove every grant the stack manages (protected resources block it)");
   const destroyAction = applyAction(true);
   addPlanOptions(addStackOptions(destroy)).option("--auto-approve", "do not ask for approval").action((o: ApplyCliOptions) => destroyAction(undefined, o));
+  withExamples(destroy, ["converge destroy", "converge plan --destroy --out destroy.json && converge apply destroy.json"]);
 
   const refresh = program.command("refresh").description("Update the state from the live cloud (writes nothing to the cloud)");
-  addStackOptions(refresh).action(
+  withExamples(addStackOptions(refresh), ["converge refresh", "converge refresh --json"]).action(
     action(async (o: StackOptions) => {
       const loaded = loadOrExit(o);
       return underLock(loaded.store, "refresh", o, async () => {
@@ -258,8 +260,7 @@ export function registerApply(program: Command): void {
         const written = await loaded.store.write({ ...prior, resources: result.refreshed });
         if (o.json) await writeOut(jsonText({ drift: result.plan.resource_drift, serial: written.serial }, 2) + "\n");
         else {
-          const drift = result.plan.resource_drift.length ? planLines({ ...result.plan, resource_changes: [], output_changes: {} }).slice(0, -3) : [[seg("No changes outside of converge.")]];
-          await printLines([...drift, [], [seg(`State refreshed: ${result.refreshed.length} resources (serial ${written.serial}).`)]], o);
+          await printLines([...refreshLines(result.plan), [], [seg(`State refreshed: ${result.refreshed.length} resources (serial ${written.serial}).`)]], o);
         }
         return EXIT.ok;
       });

@@ -3,7 +3,7 @@ import { action, addStackOptions, loadOrExit, writeOut, type StackOptions } from
 
 export function registerGraph(program: Command): void {
   const cmd = program.command("graph").description("Print the dependency graph in DOT format (dot -Tsvg to draw it)");
-  addStackOptions(cmd, { json: false }).action(
+  addStackOptions(cmd, { json: false, cloud: false }).action(
     action(async (o: StackOptions) => {
       const { stack } = loadOrExit(o);
       const dot = stack.graph.toDot((id) => {

@@ -1,6 +1,6 @@
 import { writeFileSync, renameSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
@@ -9,7 +9,7 @@ import type { Plan } from "../../generated/schemas.js";
 import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { isLintDiagnostic } from "../../config/lint.js";
-import { addStackOptions, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
+import { addStackOptions, withExamples, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
 import { accessLines } from "../render/access-text.js";
 import { planMarkdown } from "../render/markdown.js";
@@ -33,7 +33,8 @@ export function addPlanOptions(cmd: Command): Command {
     .option("--refresh <bool>", "read live policies before diffing (--refresh=false uses the state as is)", "true")
     .option("--target <address>", "limit the plan to this resource and what it depends on (repeatable)", collect, [])
     .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, [])
-    .option("--iam-batching <bool>", "false: one policy read/write per resource, as Terraform's Google provider does (for comparison)", "true");
+    // For the benchmarks' comparison only: not for users.
+    .addOption(new Option("--iam-batching <bool>", "false: one policy read/write per resource, as Terraform's Google provider does (for comparison)").default("true").hideHelp());
 }
 
 /** Lint warnings among diagnostics (counted in the access summary). */
@@ -115,13 +116,14 @@ export function savePlan(file: string, p: Plan): void {
 
 export function registerPlan(program: Command): void {
   const cmd = program.command("plan").description("Show the changes that apply would make");
-  addStackOptions(cmd);
+  addStackOptions(cmd, { lock: false });
+  withExamples(cmd, ["converge plan", "converge plan -f teams/data/stack.yaml --out plan.json", "converge plan --view access", "converge plan --format markdown > plan.md", "converge plan --detailed-exitcode   # 0 no changes, 1 error, 2 changes"]);
   addPlanOptions(cmd)
     .option("--out <file>", "save the plan (as data) for `converge apply FILE`")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .option("--destroy", "plan to destroy every resource of the stack")
-    .option("--view <view>", "what to show: changes (default) or access (who gains or loses which role)", "changes")
-    .option("--format <format>", "text (default) or markdown (for pull-request comments)", "text")
+    .option("--view <view>", "what to show: changes, or access (who gains or loses which role)", "changes")
+    .option("--format <format>", "text, or markdown (for pull-request comments)", "text")
     .action(
       action(async (o: PlanCliOptions & { destroy?: boolean; view: string; format: string }) => {
         if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });

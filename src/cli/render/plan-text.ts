@@ -148,6 +148,14 @@ export interface PlanTextOptions {
   lintWarnings?: number;
 }
 
+/** `converge refresh`: the drift it records in the state, in refresh's words (it plans nothing). */
+export function refreshLines(plan: Plan): Line[] {
+  if (!plan.resource_drift.length) return [[seg("No changes outside of converge.")]];
+  const lines: Line[] = [[seg("Objects have changed outside of converge", "heading")], [], [seg("converge read the live policies and records these changes, made outside of converge, in the state:")], []];
+  for (const c of plan.resource_drift) resourceBlock(c, c.change.actions[0] === "delete" ? "delete" : "update", lines, { drift: true });
+  return lines;
+}
+
 export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
   const lines: Line[] = plan.target ? [[seg("Target: ", "bold"), seg(plan.target)], []] : [];
   if (plan.resource_drift.length) {
