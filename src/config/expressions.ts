@@ -121,7 +121,7 @@ export function unknownMask(v: unknown): unknown {
   if (isUnknown(v)) return true;
   if (Array.isArray(v)) return v.map(unknownMask);
   if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
     for (const [k, x] of Object.entries(v)) {
       const m = unknownMask(x);
       if (m !== false && !(typeof m === "object" && m !== null && Object.keys(m).length === 0 && !Array.isArray(m))) out[k] = m;

@@ -279,7 +279,7 @@ export function registerApply(program: Command): void {
         const state = await stateStoreOf(o).read();
         const outputs = state?.outputs ?? {};
         if (name !== undefined) {
-          if (!(name in outputs)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
+          if (!Object.hasOwn(outputs, name)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
           const v = outputs[name];
           await writeOut(o.json ? JSON.stringify(v) + "\n" : typeof v === "string" && o.raw ? `${v}\n` : `${JSON.stringify(v)}\n`);
           return EXIT.ok;
