@@ -4,8 +4,9 @@ import type { Command } from "commander";
 import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
-import type { Plan } from "../../generated/schemas.js";
-import { UserError } from "../../diagnostics/diagnostic.js";
+import type { Plan, PlanFailure } from "../../generated/schemas.js";
+import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
+import { isCloudError } from "../../cloud/errors.js";
 import { isLintDiagnostic } from "../../config/lint.js";
 import { addStackOptions, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
@@ -100,6 +101,23 @@ export function savePlan(file: string, p: Plan): void {
   renameSync(tmp, path);
 }
 
+/** What `plan --json` prints when it has no plan (schemas/plan.schema.json#/definitions/PlanFailure). */
+export function planFailure(diagnostics: Diagnostic[]): PlanFailure {
+  return { format_version: "1.2", errored: true, diagnostics };
+}
+
+/** Runs `fn`; with --json, a user or cloud error is also reported as a PlanFailure on stdout, so
+ *  that stdout always carries one JSON document. The error goes on to `action` (stderr, exit 1). */
+async function reportingFailure(o: { json?: boolean }, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (e) {
+    const diagnostics = e instanceof UserError ? e.diagnostics : isCloudError(e) ? [{ severity: "error" as const, summary: e.message }] : undefined;
+    if (o.json && diagnostics) await writeOut(JSON.stringify(planFailure(diagnostics), null, 2) + "\n");
+    throw e;
+  }
+}
+
 export function registerPlan(program: Command): void {
   const cmd = program.command("plan").description("Show the changes that apply would make");
   addStackOptions(cmd);
@@ -110,7 +128,7 @@ export function registerPlan(program: Command): void {
     .option("--view <view>", "what to show: changes (default) or access (who gains or loses which role)", "changes")
     .option("--format <format>", "text (default) or markdown (for pull-request comments)", "text")
     .action(
-      action(async (o: PlanCliOptions & { destroy?: boolean; view: string; format: string }) => {
+      action((o: PlanCliOptions & { destroy?: boolean; view: string; format: string }) => reportingFailure(o, async () => {
         if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
         if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
         const loaded = loadOrExit(o);
@@ -118,7 +136,10 @@ export function registerPlan(program: Command): void {
         const { result, cloud } = await planStack(loaded, o, progress.onEvent);
         await cloud.close();
         printDiagnostics(result.diagnostics);
-        if (result.plan.errored) return EXIT.error;
+        if (result.plan.errored) {
+          if (o.json) await writeOut(JSON.stringify(result.plan, null, 2) + "\n");
+          return EXIT.error;
+        }
         if (o.out) savePlan(o.out, result.plan);
         if (o.json) await writeOut(JSON.stringify(result.plan, null, 2) + "\n");
         else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, [...loaded.lint, ...result.diagnostics.filter(isLintDiagnostic)]));
@@ -129,6 +150,6 @@ export function registerPlan(program: Command): void {
           await printLines(lines, o);
         }
         return o.detailedExitcode && result.plan.applyable ? EXIT.changes : EXIT.ok;
-      }),
+      })),
     );
 }
