@@ -89,6 +89,12 @@ export function parseTemplate(s: string): Template | TemplateError {
   return { parts, whole: parts.length === 1 && typeof parts[0] !== "string" };
 }
 
+/** How a stack writes the literal string `s`: every "$" doubled, so that none of it (a "${" or a
+ *  "$$" in a live member or condition) is read as an interpolation or an escape. */
+export function escapeLiteral(s: string): string {
+  return s.replaceAll("$", () => "$$");
+}
+
 /** True when a string contains at least one interpolation (not just `$$` escapes). */
 export function hasInterpolation(s: string): boolean {
   return /(^|[^$])(\$\$)*\$\{/.test(s);
