@@ -498,14 +498,15 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
 
   // Outputs: computed when everything they need is known.
   if (!result.interrupted) {
-    const outputs: Obj = {};
+    const outputs: Obj = Object.create(null); // any name, __proto__ too
     for (const [name, oc] of Object.entries(plan.output_changes)) {
       if (oc.actions[0] === "delete") continue;
-      const raw = plan.configuration?.outputs?.[name];
+      const config = plan.configuration?.outputs;
+      const raw = config && Object.hasOwn(config, name) ? config[name] : undefined;
       const diags: Diagnostic[] = [];
       const v = raw === undefined ? oc.after : resolveValue(raw, ["outputs", name], scope, undefined, diags);
       if (!diags.length && !containsUnknown(v)) outputs[name] = v;
-      else if (name in state.outputs) outputs[name] = state.outputs[name];
+      else if (Object.hasOwn(state.outputs, name)) outputs[name] = state.outputs[name];
     }
     if (!plan.options.targets.length && !jsonEqual(state.outputs, outputs)) {
       state.outputs = outputs;

@@ -131,11 +131,15 @@ export interface Loaded {
   store: StateStore;
 }
 
-/** Loads and checks the stack; prints every diagnostic and exits 1 when there is an error. */
+/**
+ * Loads and checks the stack and prints its warnings. When it does not load, throws a UserError
+ * with every diagnostic, which `action` prints before exiting 1 (and `plan --json` also reports
+ * on stdout).
+ */
 export function loadOrExit(o: StackOptions): Loaded {
   const { stack, diagnostics } = loadStackFile(o.file, { strict: o.strict === true });
+  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${o.file}` });
   printDiagnostics(diagnostics);
-  if (!stack) process.exit(EXIT.error);
   const statePath = statePathOf(o, stack.file, stack.name);
   return { stack, lint: diagnostics, statePath, store: localStateStore(statePath, { stack: stack.name }) };
 }

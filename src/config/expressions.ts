@@ -89,6 +89,12 @@ export function parseTemplate(s: string): Template | TemplateError {
   return { parts, whole: parts.length === 1 && typeof parts[0] !== "string" };
 }
 
+/** How a stack writes the literal string `s`: every "$" doubled, so that none of it (a "${" or a
+ *  "$$" in a live member or condition) is read as an interpolation or an escape. */
+export function escapeLiteral(s: string): string {
+  return s.replaceAll("$", () => "$$");
+}
+
 /** True when a string contains at least one interpolation (not just `$$` escapes). */
 export function hasInterpolation(s: string): boolean {
   return /(^|[^$])(\$\$)*\$\{/.test(s);
@@ -121,7 +127,7 @@ export function unknownMask(v: unknown): unknown {
   if (isUnknown(v)) return true;
   if (Array.isArray(v)) return v.map(unknownMask);
   if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
     for (const [k, x] of Object.entries(v)) {
       const m = unknownMask(x);
       if (m !== false && !(typeof m === "object" && m !== null && Object.keys(m).length === 0 && !Array.isArray(m))) out[k] = m;

@@ -4,6 +4,9 @@
 // scalars, escapes, numbers, duplicate keys, odd indentation…), and the caller then uses yaml.
 // yaml builds a full document with source positions, which costs seconds for a stack of
 // 10,000 resources; positions are only needed for diagnostics, so they are parsed lazily.
+// Anchors and aliases are never in the subset, and nesting deeper than MAX_DEPTH gives up too, so
+// yaml-limits.ts checks every document this path does not read.
+import { MAX_DEPTH } from "./yaml-limits.js";
 
 interface Line {
   indent: number;
@@ -118,14 +121,17 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
 
   const isItem = (l: Line) => l.text === "-" || l.text.startsWith("- ");
 
-  const node = (indent: number): unknown => (isItem(lines[i]!) ? seq(indent) : map(indent));
+  // `depth`: the level of the map or list about to be read (the root map is level 1).
+  const node = (indent: number, depth: number): unknown => (isItem(lines[i]!) ? seq(indent, depth) : map(indent, depth));
 
   // After an inline value, a more indented line would continue it (or be an error).
   const noContinuation = (indent: number) => {
     if (i < lines.length && lines[i]!.indent > indent) bail();
   };
 
-  const map = (indent: number): Record<string, unknown> => {
+  const map = (indent: number, depth: number): Record<string, unknown> => {
+    // One more level for an inline flow collection: past the limit, yaml reports where.
+    if (depth + 1 > MAX_DEPTH) bail();
     const out: Record<string, unknown> = {};
     while (i < lines.length && lines[i]!.indent === indent && !isItem(lines[i]!)) {
       const { text: t } = lines[i]!;
@@ -142,8 +148,8 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       const r = rest.trim();
       if (r === "" || r[0] === "#") {
         const next = lines[i];
-        if (next && next.indent > indent) out[k] = node(next.indent);
-        else if (next && next.indent === indent && isItem(next)) out[k] = seq(indent);
+        if (next && next.indent > indent) out[k] = node(next.indent, depth + 1);
+        else if (next && next.indent === indent && isItem(next)) out[k] = seq(indent, depth + 1);
         else out[k] = null;
       } else {
         out[k] = inline(r);
@@ -153,7 +159,8 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
     return out;
   };
 
-  const seq = (indent: number): unknown[] => {
+  const seq = (indent: number, depth: number): unknown[] => {
+    if (depth + 1 > MAX_DEPTH) bail();
     const out: unknown[] = [];
     while (i < lines.length && lines[i]!.indent === indent && isItem(lines[i]!)) {
       const item = lines[i]!.text.slice(1).trim();
@@ -169,7 +176,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
 
   try {
     if (isItem(lines[0]!)) return undefined;
-    const value = map(0);
+    const value = map(0, 1);
     return i === lines.length ? value : undefined;
   } catch (e) {
     if (e === BAIL) return undefined;

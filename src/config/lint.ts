@@ -233,7 +233,7 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
   const src: SourceDocument = stack.source;
   const diags: Diagnostic[] = [];
   for (const [rule, on] of Object.entries(stack.lint)) {
-    if (!(rule in LINT_RULES)) {
+    if (!Object.hasOwn(LINT_RULES, rule)) {
       const pos = src.position(["lint", rule], { key: true });
       diags.push(error(`lint: unknown rule "${rule}"`, { file: src.file, ...pos, path: `lint.${rule}`, detail: `Rules: ${Object.keys(LINT_RULES).join(", ")}.` }));
     } else if (on === false && ERROR_RULES.has(rule as LintRule)) {

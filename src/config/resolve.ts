@@ -60,7 +60,7 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
   }
   if (Array.isArray(raw)) return raw.map((v, i) => resolveValue(v, [...at, i], scope, src, diags));
   if (raw && typeof raw === "object") {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
     for (const [k, v] of Object.entries(raw)) out[k] = resolveValue(v, [...at, k], scope, src, diags);
     return out;
   }

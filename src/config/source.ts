@@ -1,8 +1,9 @@
 // A parsed YAML document that remembers where every value came from, so diagnostics can point
 // at file:line:column.
-import { LineCounter, isMap, isScalar, parseDocument, visit, type Document, type Node } from "yaml";
+import { Composer, Document, LineCounter, Parser, YAMLParseError, isMap, isScalar, parseDocument, visit, type CST, type Node } from "yaml";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { parseSimpleYaml } from "./fast-yaml.js";
+import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];
@@ -12,8 +13,28 @@ export interface Position {
   column: number;
 }
 
+interface Parsed {
+  doc: Document;
+  lineCounter: LineCounter;
+  /** Problems with the document's structure (see yaml-limits.ts) */
+  structure: StructureError[];
+}
+
+/** What parseDocument(text, options) gives, from the parser's tokens. */
+function composeDocument(tokens: readonly CST.Token[], text: string, options: { lineCounter: LineCounter; uniqueKeys: boolean; prettyErrors: false }): Document {
+  let doc: Document | undefined;
+  for (const next of new Composer(options).compose(tokens, true, text.length)) {
+    if (!doc) doc = next;
+    else {
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+      break;
+    }
+  }
+  return doc!;
+}
+
 export class SourceDocument {
-  private parsed: { doc: Document; lineCounter: LineCounter } | undefined;
+  private parsed: Parsed | undefined;
   /** The document's value when the fast path read it (the yaml document is then parsed lazily). */
   private readonly simple: Record<string, unknown> | undefined;
 
@@ -39,30 +60,45 @@ export class SourceDocument {
     return this.simple ? [] : this.doc.errors;
   }
 
-  /** The document as JavaScript values, as `doc.toJS({ maxAliasCount: 100 })` gives it (a new value each time). */
+  /** Nesting deeper than the limit and bad aliases (none when the fast path could read the text). */
+  get structureErrors(): readonly StructureError[] {
+    return this.simple ? [] : this.parse().structure;
+  }
+
+  /** The document as JavaScript values (a new value each time). Only for a document without
+   *  errors or structure errors: yaml-limits.ts has bounded what its aliases expand to, so yaml's
+   *  own alias count, which fails without a position, is off. */
   toJS(): unknown {
     if (this.simple && !this.simpleTaken) {
       this.simpleTaken = true;
       return this.simple;
     }
-    return this.doc.toJS({ maxAliasCount: 100 });
+    return this.doc.toJS({ maxAliasCount: -1 });
   }
 
   private simpleTaken = false;
 
-  private parse(): { doc: Document; lineCounter: LineCounter } {
+  private parse(): Parsed {
     if (this.parsed) return this.parsed;
+    let lineCounter = new LineCounter();
+    const tokens = [...new Parser(lineCounter.addNewLine).parse(this.text)];
+    // Too deep: not composed at all (yaml's composer recurses once per level).
+    const deep = firstTooDeep(tokens);
+    if (deep !== undefined) {
+      this.parsed = { doc: new Document(null), lineCounter, structure: [tooDeepError(deep)] };
+      return this.parsed;
+    }
     // yaml's own duplicate-key check compares each key with every earlier key of its map, which is
     // quadratic: seconds for a stack with 10,000 resources. Parse without it, look for duplicates
     // in linear time, and only when there is one parse again with the check, so the errors (and
     // their order) are exactly yaml's.
-    let lineCounter = new LineCounter();
-    let doc = parseDocument(this.text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+    let doc = composeDocument(tokens, this.text, { lineCounter, uniqueKeys: false, prettyErrors: false });
     if (hasDuplicateKey(doc)) {
       lineCounter = new LineCounter();
       doc = parseDocument(this.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
     }
-    this.parsed = { doc, lineCounter };
+    const bad = firstAliasError(doc);
+    this.parsed = { doc, lineCounter, structure: bad ? [bad] : [] };
     return this.parsed;
   }
 

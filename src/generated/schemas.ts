@@ -38,6 +38,7 @@ export interface AllSchemas {
   "plan.schema.json#PlanDiagnostic"?: PlanDiagnostic;
   "plan.schema.json#AccessDelta"?: AccessDelta;
   "plan.schema.json#AccessChange"?: AccessChange;
+  "plan.schema.json#PlanFailure"?: PlanFailure;
   "stack.schema.json"?: Stack;
   "stack.schema.json#Provider"?: ProviderConfig;
   "stack.schema.json#ResourceOptions"?: ResourceOptions;
@@ -158,7 +159,7 @@ export interface BackendMetastore {
   metastoreType: MetastoreType;
 }
 /**
- * A converge plan: what `plan --out` saves, what `plan --json` prints and the only input of apply. Its resource_changes, resource_drift and output_changes follow Terraform's plan JSON so plan-policy tooling can read it.
+ * A converge plan: what `plan --out` saves, what `plan --json` prints and the only input of apply. Its resource_changes, resource_drift and output_changes follow Terraform's plan JSON so plan-policy tooling can read it. When there is no plan to print (the stack does not load, the state cannot be read…), `plan --json` prints a PlanFailure instead; a plan with errors is printed whole, with errored: true. Either way the diagnostics are also printed on stderr.
  */
 export interface Plan {
   format_version: "1.2";
@@ -324,6 +325,14 @@ export interface AccessChange {
   condition?: Condition;
   action: "grant" | "revoke";
   addresses: string[];
+}
+/**
+ * What `plan --json` prints on stdout when it has no plan to print: errored is always true and the diagnostics say why (they are also printed on stderr).
+ */
+export interface PlanFailure {
+  format_version: "1.2";
+  errored: true;
+  diagnostics: PlanDiagnostic[];
 }
 /**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.

@@ -137,7 +137,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   const scope: Scope = (root) => (values.has(root) ? { value: values.get(root) } : undefined);
   const changes: ResourceChange[] = [];
   const drift: ResourceChange[] = [];
-  const planVariables: Record<string, unknown> = {};
+  const planVariables: Record<string, unknown> = Object.create(null); // any name, __proto__ too
   const desiredAddresses = new Set<string>();
   const ownership = new Map<string, string>();
 
@@ -458,12 +458,12 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   }
 
   // --- outputs --------------------------------------------------------------------------------
-  const outputChanges: Plan["output_changes"] = {};
+  const outputChanges: Plan["output_changes"] = Object.create(null); // any name, __proto__ too
   if (!opts.destroy && !opts.targets.length) {
     for (const o of stack.outputs.values()) {
       const value = resolveValue(o.value, ["outputs", o.name], scope, src, diags);
       const before = prior?.outputs[o.name];
-      const exists = prior && o.name in prior.outputs;
+      const exists = prior !== undefined && Object.hasOwn(prior.outputs, o.name);
       const actions: ResourceChange["change"]["actions"] = !exists ? ["create"] : containsUnknown(value) || !jsonEqual(before, value) ? ["update"] : ["no-op"];
       outputChanges[o.name] = { actions, before: exists ? before : null, after: stripUnknown(value), after_unknown: unknownMask(value), before_sensitive: false, after_sensitive: false };
     }

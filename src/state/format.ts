@@ -30,7 +30,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 function ordered(obj: Record<string, unknown>, first: readonly string[], inner: (key: string, v: unknown) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
   for (const k of first) if (Object.hasOwn(obj, k)) out[k] = inner(k, obj[k]);
   for (const k of Object.keys(obj).sort()) if (!first.includes(k)) out[k] = inner(k, obj[k]);
   return out;

@@ -261,3 +261,19 @@ describe("loadStackFile", () => {
     expect(ok.stack!.provider.seed).toBe(join(dir, "world.yaml"));
   });
 });
+
+// Issue 12, class 1: only values that are resolved may defer their checks to plan time.
+describe("${…} where nothing is resolved", () => {
+  it.each([
+    ["the stack name", 'name: "x-${y}"\n', "1:7", 'name: "x-${y}" is not of the expected form'],
+    ["a stack name with a NUL", 'name: "t${y}\\0"\n', "1:7", 'name: "t${y}\\u0000" is not of the expected form'],
+    ["provider.endpoint", 'name: t\nprovider:\n  endpoint: "${where}"\n', "3:13", 'provider.endpoint: "${where}" is not of the expected form'],
+  ])("%s is checked as written", (_, text, at, summary) => {
+    expect(errorsOf(text).map((d) => `${d.line}:${d.column} ${d.summary}`)).toEqual([`${at} ${summary}`]);
+  });
+
+  it("a resource property still waits for its value", () => {
+    const text = `${STACK_HEAD}variables:\n  who: user:ana@example.com\nresources:\n  g:\n    type: cloudnative:aiplatform/v1beta1:EndpointIamMember\n    properties: { name: churn, role: roles/aiplatform.user, member: "\${who}" }\n`;
+    expect(errorsOf(text)).toEqual([]);
+  });
+});

@@ -30,6 +30,16 @@ const EP_BINDINGS: Binding[] = [
   { role: "roles/aiplatform.user", members: ["user:dana@example.com", "serviceAccount:bot@my-project.iam.gserviceaccount.com", "group:ml@example.com"] },
   { role: "roles/aiplatform.viewer", members: ["user:dana@example.com"] },
 ];
+// Issue 12: live values holding "${" and "$$", which a stack reads as an interpolation and an
+// escaped "$" unless the generated stack escapes them.
+const DOLLARS_RP = `projects/${PROJECT}/locations/${LOC}/restorePlans/dollars`;
+const DOLLARS_EP = `projects/${PROJECT}/locations/${LOC}/endpoints/dollars`;
+const DOLLAR_CONDITION = { title: "cost ${team} $$", description: "pays ${amount}", expression: 'resource.name.startsWith("projects/_/x${team}$$")' };
+const DOLLAR_BINDINGS: Binding[] = [
+  { role: "roles/gkebackup.viewer", members: ["user:pay${team}$$@example.com"], condition: DOLLAR_CONDITION },
+  { role: "roles/gkebackup.admin", members: ["user:$${x}@example.com", "group:${ops}@example.com"] },
+];
+const DOLLAR_MEMBERS: Binding[] = [{ role: "roles/aiplatform.user", members: ["user:ml${team}@example.com"] }];
 const EXPECTED_BINDINGS = RP_BINDINGS.length;
 const EXPECTED_MEMBERS = EP_BINDINGS.reduce((n, b) => n + b.members.length, 0);
 
@@ -39,8 +49,12 @@ const SEED: EmulatorWorld = {
     { name: RP, policy: { version: 3, bindings: RP_BINDINGS } },
     // A condition title with a run of two spaces: the import ID must keep it.
     { name: ODD, policy: { version: 3, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:erin@example.com"], condition: { title: "two  spaces", expression: "true" } }] } },
+    { name: DOLLARS_RP, policy: { version: 3, bindings: DOLLAR_BINDINGS } },
   ],
-  endpoints: [{ name: EP, policy: { bindings: EP_BINDINGS } }],
+  endpoints: [
+    { name: EP, policy: { bindings: EP_BINDINGS } },
+    { name: DOLLARS_EP, policy: { bindings: DOLLAR_MEMBERS } },
+  ],
 };
 
 const ws = useEmulatorWorkspace(SEED, "converge-import-generate-");
@@ -159,6 +173,27 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
     expect(plan.stderr).toBe("");
     expectExit(plan, 2);
     expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
+  });
+});
+
+// Issue 12: values are written so that loading the generated stack gives them back exactly.
+describe("converge import --generate: values holding $", { timeout: 90_000 }, () => {
+  it('escapes "$", so members and conditions with "${" or "$$" plan as imports with the live values', async () => {
+    const out = join(ws.dir, "dollars.yaml");
+    const gen = await cli(["import", "--generate", DOLLARS_RP, DOLLARS_EP, "--out", out]);
+    expectExit(gen, 0);
+    const validate = await cli(["validate", "-f", out]);
+    expectExit(validate, 0);
+    const plan = await cli(["plan", "--json", "--detailed-exitcode", "-f", out]);
+    expectExit(plan, 2);
+    const changes = (JSON.parse(plan.stdout) as { resource_changes: { address: string; change: { actions: string[]; importing?: unknown; after: Record<string, unknown> } }[] }).resource_changes;
+    expect(changes.map((c) => [c.change.actions, c.change.importing !== undefined])).toEqual(changes.map(() => [["no-op"], true]));
+    const afters = changes.map((c) => c.change.after);
+    const live = (binding: Binding) => ({ role: binding.role, ...(binding.condition ? { condition: binding.condition } : {}) });
+    expect(afters.filter((a) => a.name === DOLLARS_RP).map((a) => ({ role: a.role, members: a.members, ...(a.condition ? { condition: a.condition } : {}) }))).toEqual(
+      expect.arrayContaining(DOLLAR_BINDINGS.map((b) => ({ ...live(b), members: expect.arrayContaining(b.members) }))),
+    );
+    expect(afters.filter((a) => a.name === DOLLARS_EP).map((a) => a.member)).toEqual(DOLLAR_MEMBERS[0]!.members);
   });
 });
 

@@ -1,6 +1,7 @@
 // `converge plan --json`: stdout is exactly one JSON document that validates against
 // schemas/plan.schema.json and carries Terraform's plan keys (a replacement with replace_paths,
-// drift, output changes); diagnostics go to stderr; --out saves the same document.
+// drift, output changes); diagnostics go to stderr; --out saves the same document. With errors,
+// stdout holds the errored plan, or a PlanFailure when there is no plan.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -118,14 +119,27 @@ describe("plan --json", () => {
     expect(validate("plan.schema.json", JSON.parse(r.stdout))).toEqual([]);
   });
 
-  it("an invalid stack prints diagnostics on stderr and nothing on stdout", async () => {
+  // Issue 12: stdout still carries one JSON document when there is no plan to print.
+  it("an invalid stack prints diagnostics on stderr and a PlanFailure on stdout", async () => {
     const bad = join(ws.dir, "bad.yaml");
     await writeFile(bad, STACK.replace("role: roles/gkebackup.admin", "role: admin"));
     const before = await stats(ws.emu);
     const r = await runCli(["plan", "-f", bad, "--state", ws.statePath, "--json"], { emulator: ws.emu, cwd: ws.dir });
     expectExit(r, 1);
-    expect(r.stdout).toBe("");
+    const failure = JSON.parse(r.stdout) as { errored: boolean; diagnostics: { summary: string; line?: number; column?: number }[] };
+    expect(validate("plan.schema.json#/definitions/PlanFailure", failure)).toEqual([]);
+    expect(failure.diagnostics).toEqual([expect.objectContaining({ line: 15, column: 13, summary: expect.stringContaining('viewers: role "admin" is not of the form') })]);
     expect(r.stderr).toContain("bad.yaml:15:13: Error: viewers: role \"admin\" is not of the form");
     expect((await stats(ws.emu)).requests).toEqual(before.requests);
+  });
+
+  it("a plan with errors is printed whole, with errored: true, and exits 1", async () => {
+    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--target", "nosuch"], { emulator: ws.emu, cwd: ws.dir });
+    expectExit(r, 1);
+    const errored = JSON.parse(r.stdout) as Plan;
+    expect(validate("plan.schema.json", errored)).toEqual([]);
+    expect(errored.errored).toBe(true);
+    expect(errored.diagnostics.map((d) => d.summary)).toContain("--target nosuch: no resource or variable has this address");
+    expect(r.stderr).toContain("Error: --target nosuch: no resource or variable has this address");
   });
 });

@@ -280,7 +280,7 @@ export function registerApply(program: Command): void {
         const state = await stateStoreOf(o).read();
         const outputs = state?.outputs ?? {};
         if (name !== undefined) {
-          if (!(name in outputs)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
+          if (!Object.hasOwn(outputs, name)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
           const v = outputs[name];
           // --raw is for scripts, $(converge output --raw x): the exact value, but not onto a terminal.
           const raw = (s: string) => (process.stdout.isTTY ? terminalText(s) : s);

@@ -13,6 +13,7 @@ import { validate } from "../../schemas/index.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
+import { escapeLiteral } from "../../config/expressions.js";
 import { addStackOptions, action, EXIT, loadOrExit, stateDirOf, underLock, writeOut, type StackOptions } from "../common.js";
 
 interface ImportOptions extends StackOptions {
@@ -38,6 +39,14 @@ function readableName(parts: string[], used: Set<string>): string {
   for (let i = 2; used.has(name); i++) name = `${base}_${i}`;
   used.add(name);
   return name;
+}
+
+/** `value` with every string escaped for a stack's properties, which are interpolated. */
+function literal<T>(value: T): T {
+  if (typeof value === "string") return escapeLiteral(value) as T;
+  if (Array.isArray(value)) return value.map(literal) as T;
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)])) as T;
+  return value;
 }
 
 /** Builds a stack that adopts every binding of the given policies. Pure. */
@@ -67,14 +76,14 @@ export function generateStack(stackName: string, endpoint: string, policies: { n
       if (kind === "restorePlan") {
         resources[readableName([short, b.role, ...(condition ? [condition.title] : [])], used)] = {
           type: RESTORE_PLAN_IAM_BINDING,
-          properties: { name, role: b.role, members: normalizeMembers(b.members), ...(condition ? { condition } : {}) },
+          properties: literal({ name, role: b.role, members: normalizeMembers(b.members), ...(condition ? { condition } : {}) }),
           options: { import: `${name} ${b.role}${title}` },
         };
       } else {
         for (const m of normalizeMembers(b.members)) {
           resources[readableName([short, b.role, m, ...(condition ? [condition.title] : [])], used)] = {
             type: ENDPOINT_IAM_MEMBER,
-            properties: { name, role: b.role, member: m, ...(condition ? { condition } : {}) },
+            properties: literal({ name, role: b.role, member: m, ...(condition ? { condition } : {}) }),
             options: { import: `${name} ${b.role} ${m}${title}` },
           };
         }

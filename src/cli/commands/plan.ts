@@ -5,9 +5,10 @@ import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
 import { planKey, sealPlan } from "../../plan/saved-plan.js";
-import type { Plan } from "../../generated/schemas.js";
+import type { Plan, PlanFailure } from "../../generated/schemas.js";
 import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
+import { isCloudError } from "../../cloud/errors.js";
 import { isLintDiagnostic } from "../../config/lint.js";
 import { addStackOptions, withExamples, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
@@ -114,6 +115,23 @@ export function savePlan(file: string, p: Plan): void {
   renameSync(tmp, path);
 }
 
+/** What `plan --json` prints when it has no plan (schemas/plan.schema.json#/definitions/PlanFailure). */
+export function planFailure(diagnostics: Diagnostic[]): PlanFailure {
+  return { format_version: "1.2", errored: true, diagnostics };
+}
+
+/** Runs `fn`; with --json, a user or cloud error is also reported as a PlanFailure on stdout, so
+ *  that stdout always carries one JSON document. The error goes on to `action` (stderr, exit 1). */
+async function reportingFailure(o: { json?: boolean }, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (e) {
+    const diagnostics = e instanceof UserError ? e.diagnostics : isCloudError(e) ? [{ severity: "error" as const, summary: e.message }] : undefined;
+    if (o.json && diagnostics) await writeOut(jsonText(planFailure(diagnostics), 2) + "\n");
+    throw e;
+  }
+}
+
 export function registerPlan(program: Command): void {
   const cmd = program.command("plan").description("Show the changes that apply would make");
   addStackOptions(cmd, { lock: false });
@@ -125,7 +143,7 @@ export function registerPlan(program: Command): void {
     .option("--view <view>", "what to show: changes, or access (who gains or loses which role)", "changes")
     .option("--format <format>", "text, or markdown (for pull-request comments)", "text")
     .action(
-      action(async (o: PlanCliOptions & { destroy?: boolean; view: string; format: string }) => {
+      action((o: PlanCliOptions & { destroy?: boolean; view: string; format: string }) => reportingFailure(o, async () => {
         if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
         if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
         const loaded = loadOrExit(o);
@@ -134,7 +152,10 @@ export function registerPlan(program: Command): void {
         await cloud.close();
         if (interrupted) return planInterrupted();
         printDiagnostics(result.diagnostics);
-        if (result.plan.errored) return EXIT.error;
+        if (result.plan.errored) {
+          if (o.json) await writeOut(jsonText(result.plan, 2) + "\n");
+          return EXIT.error;
+        }
         // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
         const sealed = o.out || o.json ? sealPlan(result.plan, planKey()) : result.plan;
         if (o.out) savePlan(o.out, sealed);
@@ -147,6 +168,6 @@ export function registerPlan(program: Command): void {
           await printLines(lines, o);
         }
         return o.detailedExitcode && result.plan.applyable ? EXIT.changes : EXIT.ok;
-      }),
+      })),
     );
 }

@@ -1,0 +1,98 @@
+// `${…}` references in a stack: found with their positions when it loads, then checked against
+// the declared names, and turned into the dependency graph.
+import { type Diagnostic } from "../diagnostics/diagnostic.js";
+import { Graph } from "../graph/graph.js";
+import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
+import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
+import { suggest } from "./schema-diagnostics.js";
+import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
+
+/** Walks a raw value, calling `fn` for every string with its path. */
+function eachString(value: unknown, path: DocPath, fn: (s: string, path: DocPath) => void): void {
+  if (typeof value === "string") fn(value, path);
+  else if (Array.isArray(value)) value.forEach((v, i) => eachString(v, [...path, i], fn));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) eachString(v, [...path, k], fn);
+}
+
+/** Whether some string in `value` satisfies `test` (eachString without building paths). */
+function someString(value: unknown, test: (s: string) => boolean): boolean {
+  if (typeof value === "string") return test(value);
+  if (Array.isArray(value)) return value.some((v) => someString(v, test));
+  if (value && typeof value === "object") for (const v of Object.values(value)) if (someString(v, test)) return true;
+  return false;
+}
+
+/** Whether `value` holds no `${…}` at all. */
+export function isLiteral(value: unknown): boolean {
+  return !someString(value, hasInterpolation);
+}
+
+/** The references in `value` (at `path`); a malformed interpolation is a diagnostic. */
+export function collectRefs(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): LocatedReference[] {
+  const refs: LocatedReference[] = [];
+  // Most values have no interpolation: skip the walk that builds a path for every string.
+  if (!someString(value, (s) => s.includes("${"))) return refs;
+  eachString(value, path, (s, p) => {
+    if (!s.includes("${")) return;
+    const t = parseTemplate(s);
+    if (isTemplateError(t)) {
+      diags.push(at(src, p, `${formatPath(p)}: bad interpolation: ${t.message}`, { offset: t.offset, detail: 'Interpolations look like ${name} or ${name.field[0]}; write $$ for a literal "$".' }));
+      return;
+    }
+    for (const part of t.parts) if (typeof part !== "string") refs.push({ ...part, at: p });
+  });
+  return refs;
+}
+
+export interface Declared {
+  variables: Map<string, VariableDecl>;
+  resources: Map<string, ResourceDecl>;
+  outputs: Map<string, OutputDecl>;
+  /** Every variable and resource name written in the stack, loaded or not (own keys only) */
+  names: ReadonlySet<string>;
+}
+
+/**
+ * Checks every reference and dependsOn entry against the declared names and builds the graph of
+ * variables and resources. Names are looked up in Maps and Sets only, so "${toString}" or
+ * "${constructor}" is an undefined reference like any other absent name.
+ */
+export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnostic[]): Graph {
+  const graph = new Graph();
+  const names = [...d.names];
+  for (const n of [...d.variables.keys(), ...d.resources.keys()]) graph.addNode(n);
+  const checkRefs = (from: string | undefined, refs: LocatedReference[]) => {
+    for (const r of refs) {
+      if (!d.names.has(r.root)) {
+        const guess = suggest(r.root, names);
+        diags.push(at(src, r.at, `undefined reference "\${${r.text}}": no variable or resource is named "${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`, { offset: r.offset }));
+        continue;
+      }
+      if (r.root === from) {
+        diags.push(at(src, r.at, `"${from}" refers to itself in "\${${r.text}}"`, { offset: r.offset }));
+        continue;
+      }
+      const first = r.path[0];
+      const fields = d.resources.get(r.root)?.driver.outputNames ?? d.variables.get(r.root)?.invoke?.driver.resultNames;
+      if (fields && first?.kind === "prop" && !fields.includes(first.name)) {
+        diags.push(at(src, r.at, `"\${${r.text}}": ${r.root} has no field "${first.name}"`, { offset: r.offset, detail: `Fields: ${fields.join(", ")}.` }));
+      }
+      if (from && graph.has(r.root)) graph.addEdge(from, r.root);
+    }
+  };
+  for (const v of d.variables.values()) checkRefs(v.name, v.refs);
+  for (const r of d.resources.values()) {
+    checkRefs(r.name, r.refs);
+    r.options.dependsOn.forEach((dep, i) => {
+      const path = ["resources", r.name, "options", "dependsOn", i];
+      if (dep === r.name) diags.push(at(src, path, `${r.name} depends on itself`, { address: r.name }));
+      else if (d.resources.has(dep) || d.variables.has(dep)) graph.addEdge(r.name, dep);
+      else if (!d.names.has(dep)) {
+        const guess = suggest(dep, names.filter((n) => n !== r.name));
+        diags.push(at(src, path, `${r.name}: dependsOn names "${dep}", which is not a resource${guess ? ` (did you mean "${guess}"?)` : ""}`, { address: r.name }));
+      }
+    });
+  }
+  for (const o of d.outputs.values()) checkRefs(undefined, o.refs);
+  return graph;
+}
