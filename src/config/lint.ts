@@ -7,6 +7,7 @@ import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
 import { hasInterpolation } from "./expressions.js";
 import type { StackModel } from "./model.js";
+import { stackPolicySizeErrors } from "./policy-size.js";
 import { type DocPath, formatPath, type SourceDocument } from "./source.js";
 
 export const LINT_RULES = {
@@ -207,5 +208,7 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
     const d = toDiagnostic(stack, f, opts.strict);
     if (d) diags.push(d);
   }
+  // Not a lint rule (it cannot be turned off): Google refuses such a policy.
+  diags.push(...stackPolicySizeErrors(stack));
   return diags;
 }

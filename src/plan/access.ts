@@ -20,7 +20,18 @@ function grants(p: Policy): Map<string, { principal: string; role: string; condi
   return out;
 }
 
-export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): AccessDelta {
+/** One policy as this plan leaves it: the live policy before, with the plan's modifications applied after. */
+export interface PlannedPolicy {
+  kind: "restorePlan" | "endpoint";
+  name: string;
+  before: Policy;
+  after: Policy;
+  /** The addresses of the resources that change each binding, by bindingKey. */
+  byBinding: Map<string, Set<string>>;
+}
+
+/** The modifications the managed changes make, grouped by policy; policies whose edits are not known yet are `incomplete`. */
+function plannedEdits(changes: readonly ResourceChange[]) {
   const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
   const held = HeldGrants.of(changes);
@@ -57,7 +68,16 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
       else entry.byBinding.set(bk, new Set([c.address]));
     }
   }
-  const out: AccessChange[] = [];
+  return { perPolicy, incomplete };
+}
+
+/**
+ * Every policy the plan changes, before and after. A policy that was not read (no refresh) is
+ * left out and listed in `incomplete`, with those whose changes depend on unknown values.
+ */
+export function plannedPolicies(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): { policies: PlannedPolicy[]; incomplete: string[] } {
+  const { perPolicy, incomplete } = plannedEdits(changes);
+  const policies: PlannedPolicy[] = [];
   for (const [key, entry] of perPolicy) {
     const before = live.get(key);
     if (!before && refreshed === false) {
@@ -65,14 +85,22 @@ export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMa
       continue;
     }
     const base: Policy = before ?? { bindings: [] };
-    const after = applyModifications(base, entry.mods).policy;
-    const g0 = grants(base);
-    const g1 = grants(after);
-    const addresses = (role: string, condition?: Condition) => [...(entry.byBinding.get(bindingKey(role, condition)) ?? [])].sort();
-    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
-    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: entry.name, kind: entry.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
+    policies.push({ kind: entry.kind, name: entry.name, before: base, after: applyModifications(base, entry.mods).policy, byBinding: entry.byBinding });
   }
-  return { changes: sortChanges(out), incomplete: [...incomplete].sort() };
+  return { policies, incomplete: [...incomplete].sort() };
+}
+
+/** Who gains or loses which role on which object, from `plannedPolicies`. */
+export function accessDelta({ policies, incomplete }: { policies: readonly PlannedPolicy[]; incomplete: string[] }): AccessDelta {
+  const out: AccessChange[] = [];
+  for (const p of policies) {
+    const g0 = grants(p.before);
+    const g1 = grants(p.after);
+    const addresses = (role: string, condition?: Condition) => [...(p.byBinding.get(bindingKey(role, condition)) ?? [])].sort();
+    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
+    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
+  }
+  return { changes: sortChanges(out), incomplete };
 }
 
 /** By object, role, principal, condition, then revoke before grant: a total order (the same plan
