@@ -38,7 +38,10 @@ interface Finding {
 export function lintExpression(expression: string, now: Date): Omit<Finding, "path">[] {
   const problem = checkCondition(expression);
   if (problem) {
-    return [{ rule: "invalid-condition", summary: problem.message, offset: problem.offset, detail: "Google refuses it: IAM conditions use the attributes and functions of https://cloud.google.com/iam/docs/conditions-attribute-reference." }];
+    const detail = problem.neverGrants
+      ? "Google accepts it, but the condition can never grant access."
+      : "Google refuses it: IAM conditions use the attributes and functions of https://cloud.google.com/iam/docs/conditions-attribute-reference.";
+    return [{ rule: "invalid-condition", summary: problem.message, offset: problem.offset, detail }];
   }
   const out: Omit<Finding, "path">[] = [];
   const re = /request\.time\s*(<=?)\s*timestamp\(\s*["']([^"']+)["']\s*\)/g;

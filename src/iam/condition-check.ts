@@ -11,6 +11,8 @@ export interface ConditionProblem {
   message: string;
   /** Offset in the expression (0-based). */
   offset: number;
+  /** A malformed literal (timestamp, time zone…): Google accepts the expression, but it never grants access. */
+  neverGrants?: true;
 }
 
 type Parsed = ReturnType<typeof parse>;
@@ -67,6 +69,7 @@ class Problem extends Error {
   constructor(
     message: string,
     readonly offset: number,
+    readonly neverGrants = false,
   ) {
     super(message);
   }
@@ -226,7 +229,7 @@ class Checker {
       if (!assignable(want[i]!, t)) this.fail(`${name}() expects ${typeName(want[i]!)}, not ${typeName(t)}`, this.start(a));
       const literal = a.exprKind.case === "constExpr" && a.exprKind.value.constantKind.case === "stringValue" ? a.exprKind.value.constantKind.value : undefined;
       const bad = literal !== undefined ? checkLiteral(name, i, literal) : undefined;
-      if (bad) this.fail(bad, this.start(a));
+      if (bad) throw new Problem(bad, this.start(a), true);
     });
     return sig[sig.length - 1]!;
   }
@@ -324,7 +327,7 @@ export function checkCondition(expression: string): ConditionProblem | undefined
     if (!assignable(T.bool, t)) return { message: `a condition must be a boolean expression; this one is ${typeName(t)}`, offset: start };
     return undefined;
   } catch (e) {
-    if (e instanceof Problem) return { message: e.message, offset: e.offset };
+    if (e instanceof Problem) return { message: e.message, offset: e.offset, ...(e.neverGrants ? { neverGrants: true as const } : {}) };
     throw e;
   }
 }

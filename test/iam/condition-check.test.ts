@@ -99,6 +99,20 @@ describe("checkCondition", () => {
   });
 });
 
+describe("malformed literals", () => {
+  it("are marked as never granting (Google accepts them), type errors are not", () => {
+    expect(checkCondition('request.time < timestamp("soon")')).toMatchObject({ neverGrants: true });
+    expect(checkCondition('request.time.getHours("Mars/Olympus") > 1')).toMatchObject({ neverGrants: true });
+    expect(checkCondition("request.time + 1")!.neverGrants).toBeUndefined();
+  });
+
+  it("say so in the lint finding", () => {
+    const now = new Date("2026-11-22T00:00:00Z");
+    expect(lintExpression('request.time < timestamp("soon")', now)[0]!.detail).toBe("Google accepts it, but the condition can never grant access.");
+    expect(lintExpression("request.time + 1", now)[0]!.detail).toContain("Google refuses it");
+  });
+});
+
 describe("lintExpression (what the stack lint sees)", () => {
   const now = new Date("2026-11-22T00:00:00Z");
 
