@@ -111,6 +111,11 @@ function substitute(t: Ty, s: Subst): Ty {
   return t.params.length ? ty(t.name, ...t.params.map((p) => substitute(p, s))) : t;
 }
 
+/** `rec[key]` for an own key only: names come from the expression ("constructor" is not declared). */
+function declared<V>(rec: Record<string, V>, key: string): V | undefined {
+  return Object.hasOwn(rec, key) ? rec[key] : undefined;
+}
+
 class CheckError extends Error {
   constructor(
     message: string,
@@ -151,7 +156,7 @@ class Env {
     switch (k.case) {
       case "constExpr": {
         const byKind: Record<string, Ty> = { boolValue: BOOL, int64Value: INT, uint64Value: UINT, doubleValue: DOUBLE, stringValue: STRING, bytesValue: BYTES, nullValue: NULL };
-        return byKind[k.value.constantKind.case ?? ""] ?? this.error(n, "unsupported literal");
+        return declared(byKind, k.value.constantKind.case ?? "") ?? this.error(n, "unsupported literal");
       }
       case "identExpr":
       case "selectExpr":
@@ -186,7 +191,8 @@ class Env {
 
   reference(n: Node): Ty {
     const q = this.qualified(n);
-    if (q !== undefined && VARIABLES[q]) return VARIABLES[q];
+    const variable = q === undefined ? undefined : declared(VARIABLES, q);
+    if (variable) return variable;
     const k = n.exprKind;
     if (k.case === "selectExpr" && k.value.testOnly) return this.error(n, "undeclared reference to 'has' (in container '')");
     if (k.case !== "selectExpr" || (q !== undefined && !Object.keys(VARIABLES).some((v) => q.startsWith(`${v}.`)))) {
@@ -203,19 +209,22 @@ class Env {
     let actual: Ty[];
     let member = false;
     const ns = target ? this.qualified(target) : undefined;
-    if (target && ns !== undefined && FUNCTIONS[`${ns}.${name}`]) {
+    if (target && ns !== undefined && declared(FUNCTIONS, `${ns}.${name}`)) {
       key = `${ns}.${name}`;
       actual = args.map((a) => this.check(a));
     } else {
       member = target !== undefined;
       actual = [...(target ? [this.check(target)] : []), ...args.map((a) => this.check(a))];
     }
-    const declared = FUNCTIONS[key];
-    if (!declared) return this.error(n, `undeclared reference to '${key}' (in container '')`);
-    for (const o of declared.filter((x) => x.member === member && x.args.length === actual.length)) {
+    const overloads = declared(FUNCTIONS, key);
+    if (!overloads) return this.error(n, `undeclared reference to '${key}' (in container '')`);
+    // Several overloads may match a dyn argument: the result is then dyn unless they agree.
+    const results: Ty[] = [];
+    for (const o of overloads.filter((x) => x.member === member && x.args.length === actual.length)) {
       const s: Subst = new Map();
-      if (o.args.every((t, i) => unify(t, actual[i]!, s))) return substitute(o.result, s);
+      if (o.args.every((t, i) => unify(t, actual[i]!, s))) results.push(substitute(o.result, s));
     }
+    if (results.length > 0) return results.every((r) => show(r) === show(results[0]!)) ? results[0]! : DYN;
     const shown = actual.map(show);
     const applied = member ? `${shown[0]}.(${shown.slice(1).join(", ")})` : `(${shown.join(", ")})`;
     return this.error(n, `found no matching overload for '${key}' applied to '${applied}'`);

@@ -65,6 +65,9 @@ const OPERATORS: Record<string, string> = {
 };
 const ORDERED = new Set(["int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration"]);
 
+/** `rec[key]` for an own key only (names come from the expression: "constructor" is not a group). */
+const own = <V>(rec: Record<string, V>, key: string): V | undefined => (Object.hasOwn(rec, key) ? rec[key] : undefined);
+
 class Problem extends Error {
   constructor(
     message: string,
@@ -96,7 +99,7 @@ class Checker {
     const k = e.exprKind;
     if (k.case === "selectExpr" && !k.value.testOnly && k.value.operand) return this.start(k.value.operand);
     if (k.case === "callExpr" && k.value.target) return this.start(k.value.target);
-    if (k.case === "callExpr" && k.value.args.length > 1 && OPERATORS[k.value.function] && k.value.function !== "_?_:_") return this.start(k.value.args[0]!);
+    if (k.case === "callExpr" && k.value.args.length > 1 && own(OPERATORS, k.value.function) && k.value.function !== "_?_:_") return this.start(k.value.args[0]!);
     return this.at(e);
   }
 
@@ -151,7 +154,7 @@ class Checker {
   value(e: Expr): Type {
     const t = this.type(e);
     if (t.k === "group") {
-      const g = GROUPS[t.path]!;
+      const g = own(GROUPS, t.path)!;
       const names = [...Object.keys(g.fields).map((f) => `${t.path}.${f}`), ...Object.keys(g.funcs).map((f) => `${t.path}.${f}()`)];
       this.fail(`"${t.path}" is not a value; use ${names.join(", ")}`, this.start(e));
     }
@@ -170,15 +173,15 @@ class Checker {
   }
 
   ident(name: string, e: Expr): Type {
-    if (GROUPS[name]) return T.group(name);
+    if (own(GROUPS, name)) return T.group(name);
     if (name === "principal") this.fail('"principal" attributes only apply to principal access boundary policies, not to role bindings', this.at(e));
     return this.fail(`unknown attribute "${name}"${suggest(name, ROOTS, (s) => `"${s}"`)} (IAM conditions use ${ROOTS.map((r) => `${r}.*`).join(", ")})`, this.at(e));
   }
 
   select(operand: Type, field: string, e: Expr): Type {
     if (operand.k === "group") {
-      const g = GROUPS[operand.path]!;
-      const t = g.fields[field];
+      const g = own(GROUPS, operand.path)!;
+      const t = own(g.fields, field);
       if (t) return t;
       const known = [...Object.keys(g.fields), ...Object.keys(g.funcs)];
       const hint = suggest(field, known, (s) => `"${operand.path}.${s}"`);
@@ -190,25 +193,26 @@ class Checker {
   }
 
   call(c: Call, e: Expr): Type {
-    const op = OPERATORS[c.function];
+    const op = own(OPERATORS, c.function);
     if (op) return this.operator(op, c.args, e);
     if (/^[_@!-]/.test(c.function)) this.fail(`operator ${c.function.replace(/_/g, " ").trim()} is not supported in IAM conditions`, this.op(e));
     if (!c.target) {
-      const sig = GLOBALS[c.function];
+      const sig = own(GLOBALS, c.function);
       if (!sig) this.fail(`unknown function ${c.function}()${suggest(c.function, Object.keys(GLOBALS), (s) => `${s}()`)}; IAM conditions call functions on attributes (e.g. resource.name.startsWith(…))`, this.at(e));
       return this.apply(c.function, sig, c.args, this.at(e));
     }
     const target = this.type(c.target);
     if (target.k === "group") {
-      const funcs = GROUPS[target.path]!.funcs;
+      const funcs = own(GROUPS, target.path)!.funcs;
       if (c.function === "getAttribute" && target.path === "api") return this.getAttribute(c.args, e);
-      const sig = funcs[c.function];
+      const sig = own(funcs, c.function);
       if (!sig) this.fail(`unknown function ${target.path}.${c.function}()${suggest(c.function, Object.keys(funcs), (s) => `${target.path}.${s}()`)}`, this.nameAt(e));
       return this.apply(`${target.path}.${c.function}`, sig, c.args, this.nameAt(e));
     }
+    if (target.k === "dyn") return this.dynMethod(c, e);
     const kind = isList(target) ? "list" : target.k;
-    const methods = METHODS[kind] ?? {};
-    const sig = methods[c.function];
+    const methods = own(METHODS, kind) ?? {};
+    const sig = own(methods, c.function);
     if (!sig) {
       const known = Object.keys(methods);
       const hint = suggest(c.function, known, (s) => `${s}()`) || (known.length ? `; ${typeName(target)} has ${known.map((f) => `${f}()`).join(", ")}` : "");
@@ -217,6 +221,18 @@ class Checker {
     if (TIME_PARTS.includes(c.function)) return this.apply(c.function, c.args.length === 0 ? sig : [T.string, ...sig], c.args, this.nameAt(e));
     if (c.function === "hasOnly" && isList(target)) return this.apply(c.function, [T.list(target.of), T.bool], c.args, this.nameAt(e));
     return this.apply(c.function, sig, c.args, this.nameAt(e));
+  }
+
+  /** A function called on a value of unknown type (dyn): any type's function of that name, its arguments checked as values. */
+  dynMethod(c: Call, e: Expr): Type {
+    const declared = Object.values(METHODS).map((m) => own(m, c.function)).filter((x): x is Type[] => x !== undefined);
+    if (declared.length === 0) this.fail(`${c.function}() is not a function in IAM conditions`, this.nameAt(e));
+    const sigs = TIME_PARTS.includes(c.function) ? [...declared, ...declared.map((s) => [T.string, ...s])] : declared;
+    const args = c.args.map((a) => this.value(a));
+    const fits = sigs.filter((s) => s.length === args.length + 1 && args.every((t, i) => assignable(s[i]!, t)));
+    if (fits.length === 0) this.fail(`${c.function}() cannot take ${args.length ? args.map(typeName).join(", ") : "no argument"}`, this.nameAt(e));
+    const results = new Set(fits.map((s) => typeName(s[s.length - 1]!)));
+    return results.size === 1 ? fits[0]![fits[0]!.length - 1]! : T.dyn;
   }
 
   /** Checks the arguments of `name` against `sig` (argument types then result type). */
@@ -241,7 +257,7 @@ class Checker {
     if (!assignable(T.string, nameType)) this.fail(`api.getAttribute() expects the attribute name as a string, not ${typeName(nameType)}`, this.start(name));
     const given = this.value(fallback);
     const literal = name.exprKind.case === "constExpr" ? name.exprKind.value.constantKind.value : undefined;
-    const known = typeof literal === "string" ? API_ATTRIBUTES[literal] : undefined;
+    const known = typeof literal === "string" ? own(API_ATTRIBUTES, literal) : undefined;
     if (!known) return given;
     if (!assignable(known, given)) this.fail(`the default value of "${literal}" must be ${typeName(known)}, not ${typeName(given)}`, this.start(fallback));
     if (literal === "iam.googleapis.com/modifiedGrantsByRole" && !(fallback.exprKind.case === "listExpr" && fallback.exprKind.value.elements.length === 0)) {
@@ -268,7 +284,7 @@ class Checker {
       case "<=":
       case ">":
       case ">=":
-        return (assignable(a, b) || assignable(b, a)) && (ORDERED.has(a.k) || a.k === "dyn" || b.k === "dyn") ? T.bool : mismatch();
+        return assignable(a, b) && types.every((t) => ORDERED.has(t.k) || t.k === "dyn") ? T.bool : mismatch();
       case "in":
         if (isList(b) && assignable(b.of, a)) return T.bool;
         if (isMap(b) && assignable(b.key, a)) return T.bool;
@@ -282,14 +298,23 @@ class Checker {
         if (types.length === 1) return a.k === "int" || a.k === "double" || a.k === "dyn" ? a : mismatch();
         return this.arith(op, a, b, mismatch);
       default:
-        if (ARITH[op]) return this.arith(op, a, b, mismatch);
+        if (own(ARITH, op)) return this.arith(op, a, b, mismatch);
         return this.fail(`operator ${op} is not supported in IAM conditions`, where);
     }
   }
 
   arith(op: string, a: Type, b: Type, mismatch: (hint?: string) => never): Type {
-    if (a.k === "dyn" || b.k === "dyn") return a.k === "dyn" ? b : a;
-    const r = ARITH[op]!.find(([x, y]) => x === a.k && y === b.k);
+    const rows = ARITH[op]!;
+    if (a.k === "dyn" || b.k === "dyn") {
+      // The known side must be one that the operator takes.
+      const known = a.k === "dyn" ? b : a;
+      const side = a.k === "dyn" ? 1 : 0;
+      if (isList(known) && op === "+") return known;
+      const results = new Set(rows.filter((r) => r[side] === known.k).map((r) => r[2]));
+      if (known.k === "dyn" || results.size > 1) return T.dyn;
+      return results.size === 1 ? T.scalar([...results][0]!) : mismatch();
+    }
+    const r = rows.find(([x, y]) => x === a.k && y === b.k);
     if (r) return T.scalar(r[2]);
     if (isList(a) && isList(b) && op === "+" && (assignable(a.of, b.of) || assignable(b.of, a.of))) return a;
     return mismatch(a.k === "timestamp" || b.k === "timestamp" ? ': a timestamp takes + or - a duration, e.g. duration("3600s")' : "");

@@ -30,7 +30,7 @@ export const T = {
   /** The type of a literal, by the parser's constant kind. */
   constant(kind: string | undefined): Type {
     const map: Record<string, Scalar> = { boolValue: "bool", int64Value: "int", uint64Value: "uint", doubleValue: "double", stringValue: "string", bytesValue: "bytes", nullValue: "null", timestampValue: "timestamp", durationValue: "duration" };
-    return scalar(map[kind ?? ""] ?? "dyn");
+    return scalar(kind && Object.hasOwn(map, kind) ? map[kind]! : "dyn");
   },
 };
 
@@ -106,7 +106,7 @@ export function checkLiteral(fn: string, index: number, v: string): string | und
       return index === 0 && !/^[^/]+\/[^/]+$/.test(v) ? `"${v}" is not a namespaced tag key (e.g. "123456789012/env")` : undefined;
     default: {
       if (/^get[A-Z]/.test(fn)) return timeZoneProblem(v);
-      const prefix = TAG_IDS[fn]?.[index];
+      const prefix = Object.hasOwn(TAG_IDS, fn) ? TAG_IDS[fn]![index] : undefined;
       return prefix && !(v.startsWith(prefix) && v.length > prefix.length) ? `"${v}" is not a permanent tag ID (${prefix}…)` : undefined;
     }
   }

@@ -28,6 +28,8 @@ const REFUSED: [string, string[]][] = [
   ["compute.matchLoadBalancingSchemes('INTERNAL')", ["applied to '(string)'"]],
   ['principal.subject.endsWith("@example.com")', ["undeclared reference to 'principal.subject'"]],
   ["request.time <", ["<input>:1:14:", "Syntax error"]],
+  ["constructor == 1", ["undeclared reference to 'constructor'"]],
+  ["resource.toString() == 'x'", ["undeclared reference to 'resource'"]],
   ['request.time < timestamp("2027-01-01T00:00:00Z") &&\n  request.host', ["<input>:1:", "'_&&_' applied to '(bool, string)'"]],
   ["request.time < timestamp('2027-01-01T00:00:00Z') &&\n  resource.nme == 'x'", ["<input>:2:12:", "undeclared reference to 'resource.nme'"]],
 ];

@@ -2,9 +2,11 @@
 // (https://cloud.google.com/iam/docs/conditions-attribute-reference) and conditions overview:
 // every documented attribute and function is accepted, with its documented types; everything
 // else is refused with a message and the offset (0-based, in the expression) it points at.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkCondition } from "../../src/iam/condition-check.js";
 import { lintExpression } from "../../src/config/lint.js";
+import { conditionExpressionProblem } from "../../src/emulator/conditions.js";
 
 const GOOD = [
   // the quickstart's condition
@@ -84,6 +86,11 @@ const BAD: [string, string[], number][] = [
   ["request.time <", ["not valid CEL"], 13],
   ["", ["not valid CEL"], 0],
   ["google.iam.Foo{a: 1}", ["is not supported in IAM conditions"], 0],
+  // names of Object.prototype are not attributes or functions
+  ["constructor == 1", ['unknown attribute "constructor"'], 0],
+  ["request.toString == 1", ['unknown attribute "request.toString"'], 8],
+  ["'x'.constructor() == 1", ["constructor() is not a function of string"], 4],
+  ["resource.hasOwnProperty('x')", ["unknown function resource.hasOwnProperty()"], 9],
 ];
 
 describe("checkCondition", () => {
@@ -126,5 +133,31 @@ describe("lintExpression (what the stack lint sees)", () => {
   it("accepts every good expression, and still finds expired ones", () => {
     for (const g of GOOD) expect(lintExpression(g, now).filter((f) => f.rule === "invalid-condition"), g).toEqual([]);
     expect(lintExpression('request.time < timestamp("2020-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual(["expired-condition"]);
+  });
+});
+
+describe("the client's checker and the emulator's (written independently) agree on types", () => {
+  // Generated expressions over every kind of value; literals are well-formed, so only types decide.
+  const terms = ["request.time", "timestamp('2027-01-01T00:00:00Z')", "duration('60s')", "resource.name", "'x'", "1", "2u", "1.5", "true", "null", "b'x'", "destination.port", "request.auth.access_levels", "['a']", "[]", "[1]", "{'a': 'b'}", "{}", "api.getAttribute('k', [])", "api.getAttribute('k', '')", "api.getAttribute('k', {})", "request.time.getHours()", "resource.name.extract('a/{b}/')", "resource.matchTag('1/e', 'p')"];
+  const expr = fc.letrec((tie) => ({
+    e: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom(...terms),
+      fc.tuple(tie("e"), fc.constantFrom("+", "-", "*", "/", "%", "==", "!=", "<", ">=", "&&", "||", "in"), tie("e")).map(([a, o, b]) => `(${a} ${o} ${b})`),
+      fc.tuple(tie("e"), tie("e")).map(([a, b]) => `${a}[${b}]`),
+      tie("e").map((a) => `!${a}`),
+      tie("e").map((a) => `-${a}`),
+      fc.tuple(tie("e"), tie("e"), tie("e")).map(([a, b, c]) => `(${a} ? ${b} : ${c})`),
+      fc.tuple(tie("e"), fc.constantFrom("startsWith", "endsWith", "hasOnly", "getHours"), tie("e")).map(([a, f, b]) => `${a}.${f}(${b})`),
+    ),
+  })).e as fc.Arbitrary<string>;
+
+  it("an expression the emulator refuses is refused by the client, and the other way round", () => {
+    fc.assert(
+      fc.property(expr, (e) => {
+        expect(checkCondition(e) !== undefined, e).toBe(conditionExpressionProblem(e) !== undefined);
+      }),
+      { numRuns: 1500 },
+    );
   });
 });
