@@ -1,19 +1,20 @@
 // Policy lint: findings a security reviewer wants before a grant ships. Warnings unless Google
 // would refuse the grant (then errors); `lint: { rule: false }` in the stack turns a rule off and
 // --strict makes warnings errors.
-import { parse as parseCel } from "@bufbuild/cel";
 import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
+import { checkCondition } from "../iam/condition-check.js";
 import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
 import { hasInterpolation } from "./expressions.js";
 import type { StackModel } from "./model.js";
+import { stackPolicySizeErrors } from "./policy-size.js";
 import { type DocPath, formatPath, type SourceDocument } from "./source.js";
 
 export const LINT_RULES = {
   "public-principal": "allUsers or allAuthenticatedUsers is granted a role",
   "basic-role": "a basic role (roles/owner, roles/editor, roles/viewer) is granted",
   "conditional-basic-or-public": "a condition on a basic role or a public principal (Google refuses it)",
-  "invalid-condition": "a condition expression that is not valid CEL, or uses unknown attributes",
+  "invalid-condition": "a condition expression Google refuses: not valid CEL, not boolean, or using attributes or functions IAM does not have",
   "expired-condition": "a time condition that has already expired",
   "deleted-principal": "a deleted: principal is granted a role",
   "duplicate-member": "the same member is listed twice in one binding",
@@ -25,9 +26,6 @@ export type LintRule = keyof typeof LINT_RULES;
 /** Rules whose findings Google would refuse: always errors. */
 const ERROR_RULES: ReadonlySet<LintRule> = new Set(["conditional-basic-or-public", "invalid-condition"]);
 
-/** Attributes IAM conditions may use (the CEL roots Google accepts). */
-const CEL_ROOTS = new Set(["request", "resource", "api", "destination", "origin", "true", "false", "null"]);
-
 interface Finding {
   rule: LintRule;
   path: DocPath;
@@ -36,52 +34,20 @@ interface Finding {
   offset?: number;
 }
 
-/** Root identifiers of a parsed CEL expression, minus comprehension variables. */
-function celIdentifiers(node: unknown, out: Set<string>, locals: Set<string>): void {
-  if (!node || typeof node !== "object") return;
-  if (Array.isArray(node)) {
-    for (const n of node) celIdentifiers(n, out, locals);
-    return;
-  }
-  const o = node as Record<string, unknown>;
-  const kind = o.exprKind as { case?: string; value?: Record<string, unknown> } | undefined;
-  if (kind?.case === "identExpr") {
-    const name = String(kind.value?.name ?? "");
-    if (!locals.has(name)) out.add(name);
-    return;
-  }
-  if (kind?.case === "comprehensionExpr" && kind.value) {
-    const inner = new Set(locals);
-    for (const k of ["iterVar", "iterVar2", "accuVar"]) if (typeof kind.value[k] === "string" && kind.value[k]) inner.add(kind.value[k] as string);
-    celIdentifiers(kind.value.iterRange, out, locals);
-    for (const k of ["accuInit", "loopCondition", "loopStep", "result"]) celIdentifiers(kind.value[k], out, inner);
-    return;
-  }
-  for (const [k, v] of Object.entries(o)) if (k !== "sourceInfo" && k !== "$typeName") celIdentifiers(v, out, locals);
-}
-
 /** Checks one condition expression; returns findings with offsets inside the expression. */
 export function lintExpression(expression: string, now: Date): Omit<Finding, "path">[] {
+  const problem = checkCondition(expression);
+  if (problem) {
+    const detail = problem.neverGrants
+      ? "Google accepts it, but the condition can never grant access."
+      : "Google refuses it: IAM conditions use the attributes and functions of https://cloud.google.com/iam/docs/conditions-attribute-reference.";
+    return [{ rule: "invalid-condition", summary: problem.message, offset: problem.offset, detail }];
+  }
   const out: Omit<Finding, "path">[] = [];
-  let ast: unknown;
-  try {
-    ast = parseCel(expression);
-  } catch (e) {
-    const m = /<input>:(\d+):(\d+): (.*)$/s.exec((e as Error).message);
-    const col = m ? Number(m[2]) : 1;
-    out.push({ rule: "invalid-condition", summary: `condition expression is not valid CEL: ${m ? m[3] : (e as Error).message}`, offset: m && m[1] === "1" ? col - 1 : 0 });
-    return out;
-  }
-  const ids = new Set<string>();
-  celIdentifiers((ast as { expr: unknown }).expr, ids, new Set());
-  for (const id of ids) {
-    if (!CEL_ROOTS.has(id)) out.push({ rule: "invalid-condition", summary: `condition uses unknown attribute "${id}"`, detail: "IAM conditions can use request.*, resource.*, api.*, destination.* and origin.*.", offset: Math.max(0, expression.indexOf(id)) });
-  }
   const re = /request\.time\s*(<=?)\s*timestamp\(\s*["']([^"']+)["']\s*\)/g;
   for (let m = re.exec(expression); m; m = re.exec(expression)) {
     const t = Date.parse(m[2]!);
-    if (Number.isNaN(t)) out.push({ rule: "invalid-condition", summary: `"${m[2]}" is not an RFC 3339 timestamp`, offset: m.index });
-    else if (t <= now.getTime()) out.push({ rule: "expired-condition", summary: `condition expired on ${new Date(t).toISOString()}: the grant no longer gives access`, offset: m.index, detail: "Remove the grant, or extend the condition." });
+    if (t <= now.getTime()) out.push({ rule: "expired-condition", summary: `condition expired on ${new Date(t).toISOString()}: the grant no longer gives access`, offset: m.index, detail: "Remove the grant, or extend the condition." });
   }
   return out;
 }
@@ -245,5 +211,7 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
     const d = toDiagnostic(stack, f, opts.strict);
     if (d) diags.push(d);
   }
+  // Not a lint rule (it cannot be turned off): Google refuses such a policy.
+  diags.push(...stackPolicySizeErrors(stack));
   return diags;
 }

@@ -13,6 +13,7 @@ import {
   roleProblem,
 } from "../iam/index.js";
 import { validate } from "../schemas/index.js";
+import { conditionExpressionProblem } from "./conditions.js";
 import { schemaProblem } from "./schema-errors.js";
 import { ApiError, invalidArgument } from "./errors.js";
 
@@ -113,6 +114,10 @@ export function checkPolicyRules(policy: Policy, field = "policy"): void {
       const pub = b.members.find(isPublicMember);
       if (pub) {
         throw invalidArgument(`Conditions cannot be used with public principal "${pub}" (${at}).`, `${at}.members`, { member: pub });
+      }
+      const problem = conditionExpressionProblem(b.condition.expression);
+      if (problem) {
+        throw invalidArgument(`Condition expression of ${at} is invalid: ${problem}`, `${at}.condition.expression`, { expression: b.condition.expression });
       }
     }
   });

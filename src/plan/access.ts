@@ -20,33 +20,35 @@ function grants(p: Policy): Map<string, { principal: string; role: string; condi
   return out;
 }
 
-type PolicyKindName = "restorePlan" | "endpoint";
-
-interface PolicyEdits {
-  kind: PolicyKindName;
+/** One policy as this plan leaves it: the live policy before, with the plan's modifications applied after. */
+export interface PlannedPolicy {
+  kind: "restorePlan" | "endpoint";
   name: string;
-  mods: PolicyModification[];
-  /** Which addresses edit each binding (role + condition). */
+  before: Policy;
+  after: Policy;
+  /** The addresses of the resources that change each binding, by bindingKey. */
   byBinding: Map<string, Set<string>>;
 }
 
-/** Every policy the plan writes, with the modifications that reach the cloud: revokes of adopted
- *  grants and of grants another surviving resource holds are left out, as apply leaves them. */
-function policyEdits(changes: readonly ResourceChange[]): { edits: Map<string, PolicyEdits>; incomplete: Set<string> } {
-  const edits = new Map<string, PolicyEdits>();
+/** The modifications the managed changes make, grouped by policy; policies whose edits are not known yet are `incomplete`. */
+function plannedEdits(changes: readonly ResourceChange[]) {
+  const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
   const held = HeldGrants.of(changes);
   for (const c of changes) {
-    const d = c.mode === "managed" ? resourceDriver(c.type) : undefined;
+    if (c.mode !== "managed") continue;
+    const d = resourceDriver(c.type);
+    if (!d) continue;
     const a = c.change.actions;
-    if (!d || (a.length === 1 && a[0] === "no-op")) continue;
+    if (a.length === 1 && a[0] === "no-op") continue;
     if (c.config && a[0] !== "delete") {
       if (c.policy) incomplete.add(c.policy);
       continue;
     }
     const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
-    for (const planned of d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired)) {
+    const mods = d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired);
+    for (const planned of mods) {
       const revoke = planned.kind === "removeBinding" || planned.kind === "removeMember";
       // An adopted grant predates converge: revoking the resource leaves it in place.
       if (revoke && c.before_adopted) continue;
@@ -54,8 +56,11 @@ function policyEdits(changes: readonly ResourceChange[]): { edits: Map<string, P
       const m = held.guard(d.kind, object, [planned])[0];
       if (!m) continue;
       const key = `${d.kind} ${object}`;
-      let entry = edits.get(key);
-      if (!entry) edits.set(key, (entry = { kind: d.kind, name: object, mods: [], byBinding: new Map() }));
+      let entry = perPolicy.get(key);
+      if (!entry) {
+        entry = { kind: d.kind, name: key.slice(key.indexOf(" ") + 1), mods: [], byBinding: new Map() };
+        perPolicy.set(key, entry);
+      }
       entry.mods.push(m);
       const bk = bindingKey(m.role, m.condition);
       const owners = entry.byBinding.get(bk);
@@ -63,45 +68,37 @@ function policyEdits(changes: readonly ResourceChange[]): { edits: Map<string, P
       else entry.byBinding.set(bk, new Set([c.address]));
     }
   }
-  return { edits, incomplete };
+  return { perPolicy, incomplete };
 }
 
-export interface PlannedPolicy {
-  kind: PolicyKindName;
-  name: string;
-  /** The live policy as read during plan (empty when the object has none yet). */
-  before: Policy;
-  /** The policy once apply has written it. */
-  after: Policy;
-  /** The addresses that edit a binding (role and condition). */
-  addresses: (role: string, condition?: Condition) => string[];
-}
-
-/** The policies the plan writes, before and after. Those not read (no refresh) are incomplete. */
+/**
+ * Every policy the plan changes, before and after. A policy that was not read (no refresh) is
+ * left out and listed in `incomplete`, with those whose changes depend on unknown values.
+ */
 export function plannedPolicies(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): { policies: PlannedPolicy[]; incomplete: string[] } {
-  const { edits, incomplete } = policyEdits(changes);
+  const { perPolicy, incomplete } = plannedEdits(changes);
   const policies: PlannedPolicy[] = [];
-  for (const [key, entry] of edits) {
-    const read = live.get(key);
-    if (!read && refreshed === false) {
+  for (const [key, entry] of perPolicy) {
+    const before = live.get(key);
+    if (!before && refreshed === false) {
       incomplete.add(entry.name);
       continue;
     }
-    const before: Policy = read ?? { bindings: [] };
-    const addresses = (role: string, condition?: Condition) => [...(entry.byBinding.get(bindingKey(role, condition)) ?? [])].sort();
-    policies.push({ kind: entry.kind, name: entry.name, before, after: applyModifications(before, entry.mods).policy, addresses });
+    const base: Policy = before ?? { bindings: [] };
+    policies.push({ kind: entry.kind, name: entry.name, before: base, after: applyModifications(base, entry.mods).policy, byBinding: entry.byBinding });
   }
   return { policies, incomplete: [...incomplete].sort() };
 }
 
-export function accessDelta(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): AccessDelta {
-  const { policies, incomplete } = plannedPolicies(changes, live, refreshed);
+/** Who gains or loses which role on which object, from `plannedPolicies`. */
+export function accessDelta({ policies, incomplete }: { policies: readonly PlannedPolicy[]; incomplete: string[] }): AccessDelta {
   const out: AccessChange[] = [];
   for (const p of policies) {
     const g0 = grants(p.before);
     const g1 = grants(p.after);
-    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "grant", addresses: p.addresses(g.role, g.condition) });
-    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "revoke", addresses: p.addresses(g.role, g.condition) });
+    const addresses = (role: string, condition?: Condition) => [...(p.byBinding.get(bindingKey(role, condition)) ?? [])].sort();
+    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
+    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
   }
   return { changes: sortChanges(out), incomplete };
 }

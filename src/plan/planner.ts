@@ -15,7 +15,8 @@ import { type CloudPort, type PolicyKind, statusOf } from "../engine/cloud-port.
 import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { changedFields, jsonEqual, sameInputs } from "./compare.js";
-import { accessDelta } from "./access.js";
+import { accessDelta, plannedPolicies } from "./access.js";
+import { plannedPolicySizeErrors } from "../config/policy-size.js";
 
 export interface PlanOptions {
   refresh: boolean;
@@ -516,7 +517,14 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   if (!errored) {
     const seen = new Map(live);
     if (!batching) for (const [key, p] of policies) { const r = await p; if (r.ok && r.value) seen.set(key.slice(0, key.lastIndexOf(" #")), r.value); }
-    result.access_changes = accessDelta(selected, seen, opts.refresh);
+    const planned = plannedPolicies(selected, seen, opts.refresh);
+    result.access_changes = accessDelta(planned);
+    const oversized = plannedPolicySizeErrors(stack, planned.policies);
+    if (oversized.length) {
+      diags.push(...oversized);
+      result.errored = true;
+      result.applyable = false;
+    }
   }
   return { plan: result, diagnostics: diags, refreshed, live };
 }

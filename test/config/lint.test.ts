@@ -56,9 +56,12 @@ describe("policy lint", () => {
     expect(d.column).toBeGreaterThan(50);
   });
 
-  it("checks CEL roots and comprehension variables", () => {
+  it("checks CEL roots, attributes and macros as Google does", () => {
     expect(lintExpression('resource.name.startsWith("projects/x")', now)).toEqual([]);
-    expect(lintExpression('request.auth.claims.groups.exists(g, g == "a")', now)).toEqual([]);
+    expect(lintExpression('"accessPolicies/1/accessLevels/CorpNet" in request.auth.access_levels', now)).toEqual([]);
+    // Google's attribute reference has no request.auth.claims, and IAM refuses macros (exists, all…).
+    expect(lintExpression('request.auth.claims.groups.exists(g, g == "a")', now).map((f) => f.rule)).toEqual(["invalid-condition"]);
+    expect(lintExpression('request.auth.access_levels.exists(g, g == "a")', now).map((f) => f.rule)).toEqual(["invalid-condition"]);
     expect(lintExpression('reqest.time < timestamp("2099-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual(["invalid-condition"]);
     expect(lintExpression('request.time < timestamp("2020-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual(["expired-condition"]);
   });

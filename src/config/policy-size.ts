@@ -1,0 +1,77 @@
+// Google's limit of 1,500 principals in one allow policy, checked before anything is written:
+// on the stack alone when it loads (the principals it lists for one object), and at plan time on
+// the policy each object would hold (its live policy with the plan's modifications applied).
+import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
+import type { Condition } from "../generated/schemas.js";
+import { conditionKey } from "../iam/conditions.js";
+import { memberKey } from "../iam/members.js";
+import { principalCount } from "../iam/policy.js";
+import type { PlannedPolicy } from "../plan/access.js";
+import { hasInterpolation } from "./expressions.js";
+import type { ResourceDecl, StackModel } from "./model.js";
+import { formatPath } from "./source.js";
+
+/** Google's limit on principal entries in one allow policy. */
+export const MAX_PRINCIPALS = 1500;
+
+const LIMIT = `Google refuses an allow policy with more than ${MAX_PRINCIPALS.toLocaleString("en-US")} principals`;
+const literal = (v: unknown): v is string => typeof v === "string" && !hasInterpolation(v);
+
+/** The object a resource's literal `name` designates, in full; undefined when it is interpolated or malformed. */
+function objectOf(stack: StackModel, r: ResourceDecl): string | undefined {
+  const name = r.properties.name;
+  if (!literal(name)) return undefined;
+  const placeholder = { role: "roles/x", members: [], member: "user:x@x.x" };
+  const n = r.driver.normalize({ ...placeholder, name }, { project: stack.provider.project, location: stack.provider.location });
+  return n.problems.length === 0 && n.inputs.name.startsWith("projects/") ? n.inputs.name : undefined;
+}
+
+/**
+ * Objects the stack alone grants more than 1,500 principals on (literal members only, each
+ * (role, condition, member) once): one error per object, at the resource that goes over.
+ */
+export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
+  const perObject = new Map<string, { grants: Set<string>; over?: string }>();
+  for (const r of stack.resources.values()) {
+    const p = r.properties;
+    const object = objectOf(stack, r);
+    if (!object) continue;
+    const members = [...(Array.isArray(p.members) ? p.members : []), p.member].filter(literal);
+    const binding = JSON.stringify([p.role, p.condition && typeof p.condition === "object" ? conditionKey(p.condition as Condition) : p.condition ?? ""]);
+    let entry = perObject.get(object);
+    if (!entry) perObject.set(object, (entry = { grants: new Set() }));
+    for (const m of members) entry.grants.add(`${binding}\u0000${memberKey(m)}`);
+    if (entry.grants.size > MAX_PRINCIPALS && entry.over === undefined) entry.over = r.name;
+  }
+  const out: Diagnostic[] = [];
+  for (const [object, { grants, over }] of perObject) {
+    if (over === undefined) continue;
+    const at = ["resources", over, "properties", Array.isArray(stack.resources.get(over)!.properties.members) ? "members" : "member"];
+    out.push(error(`${over}: the stack grants ${grants.size} principals on ${object}, more than one policy may hold`, { file: stack.source.file, ...stack.source.position(at), path: formatPath(at), address: over, detail: `${LIMIT}; split the grants (for example with groups).` }));
+  }
+  return out;
+}
+
+/**
+ * Policies this plan would take over 1,500 principals: one error per object, naming the count,
+ * at the first resource (in stack order) that changes it.
+ */
+export function plannedPolicySizeErrors(stack: StackModel, policies: readonly PlannedPolicy[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const order = [...stack.resources.keys()];
+  for (const p of policies) {
+    const count = principalCount(p.after);
+    if (count <= MAX_PRINCIPALS) continue;
+    const addresses = [...new Set([...p.byBinding.values()].flatMap((s) => [...s]))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    const first = addresses.find((a) => stack.resources.has(a));
+    const where = first ? { file: stack.source.file, ...stack.source.position(["resources", first], { key: true }), address: first } : {};
+    const shown = addresses.slice(0, 5).join(", ") + (addresses.length > 5 ? ` and ${addresses.length - 5} more` : "");
+    out.push(
+      error(`${p.name}: the planned policy would hold ${count} principals, more than the ${MAX_PRINCIPALS.toLocaleString("en-US")} Google allows`, {
+        ...where,
+        detail: `${LIMIT}. It holds ${principalCount(p.before)} now; this plan changes it through ${shown}.`,
+      }),
+    );
+  }
+  return out;
+}
