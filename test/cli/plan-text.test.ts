@@ -149,3 +149,25 @@ describe("no changes", () => {
     expect(lines).toContain("Plan: 0 to import, 0 to add, 0 to change, 0 to destroy.");
   });
 });
+
+describe("revocations in a resource's block (issue 13)", () => {
+  it("a replacement onto another object shows what it revokes on the old one", async () => {
+    const { plan } = await import("../../src/plan/planner.js");
+    const { BINDING, bindingState, fakeCloud, makeState, planOptions, rpName, STACK_HEAD, stackOf } = await import("../fixtures/builders.js");
+    const stack = `${STACK_HEAD}resources:\n  viewers:\n    type: ${BINDING}\n    properties:\n      name: ${rpName("y")}\n      role: roles/gkebackup.viewer\n      members: [user:alice@example.com]\n`;
+    const state = makeState("t", [bindingState("viewers", { name: rpName("x"), role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }, "E1")]);
+    const cloud = fakeCloud({
+      policies: {
+        [rpName("x")]: { version: 1, etag: "E1", bindings: [{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:bob@example.com"] }] },
+        [rpName("y")]: { version: 1, etag: "E2", bindings: [] },
+      },
+    });
+    const p = (await plan(stackOf(stack), state, cloud.port, planOptions())).plan;
+    const lines = block(toPlain(planLines(p)).split("\n"), "  # viewers must be replaced");
+    // alice moves: her grant on the old object is revoked, which the diff itself does not show;
+    // bob (added outside converge, seen as drift) is already in the members diff as removed.
+    expect(lines).toContain(`      - "user:alice@example.com"  # roles/gkebackup.viewer on ${rpName("x")}: will be revoked`);
+    expect(lines).toContain('          - "user:bob@example.com",');
+    expect(lines.filter((l) => l.includes("bob"))).toHaveLength(1);
+  });
+});
