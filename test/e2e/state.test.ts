@@ -61,7 +61,8 @@ describe("converge state", { timeout: 90_000 }, () => {
     expect(show.stdout).toContain(`resource "${BINDING}" "viewers" {`);
     expect(show.stdout).toMatch(new RegExp(`^ +id += ${escapeRe(JSON.stringify(`${RP} roles/gkebackup.viewer`))}$`, "m"));
     expect(show.stdout).toMatch(new RegExp(`^ +etag += ${escapeRe(JSON.stringify(viewers.outputs.etag))}$`, "m"));
-    expect(show.stdout).toMatch(/^ +members += .*"group:sre@example\.com".*"user:carol@example\.com"/m);
+    // Nested values laid out as the plan lays them out (issue 13): one member a line.
+    expect(show.stdout).toMatch(/^ +members += \[\n +"group:sre@example\.com",\n +"user:carol@example\.com",\n +\]/m);
     expect(show.stdout).toMatch(/^ +project += "my-project"$/m);
     expect(JSON.parse(showJson.stdout)).toEqual(dana);
     expect(totalRequests(await stats(ws.emu))).toBe(0);

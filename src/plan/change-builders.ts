@@ -1,0 +1,52 @@
+// Pure constructors of the plan's ResourceChange records (Terraform's change shape).
+import type { ResourceChange, StateResource } from "../generated/schemas.js";
+import { UNKNOWN, containsUnknown, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
+import type { IamDriver, IamInputs } from "../drivers/types.js";
+
+export type ChangeBase = Omit<ResourceChange, "change">;
+type Actions = ResourceChange["change"]["actions"];
+
+export function change(base: ChangeBase, actions: Actions, before: unknown, after: unknown, extra: Partial<ResourceChange["change"]> = {}): ResourceChange {
+  return {
+    ...base,
+    change: {
+      actions,
+      before: before === null ? null : stripUnknown(before),
+      after: after === null ? null : stripUnknown(after),
+      after_unknown: after === null ? {} : unknownMask(after),
+      before_sensitive: false,
+      after_sensitive: false,
+      ...extra,
+    },
+  };
+}
+
+/** A resource's values after apply as far as they are known now (the etag never is). */
+export function plannedValue(d: IamDriver, inputs: IamInputs, etag: unknown): Record<string, unknown> {
+  if (containsUnknown(inputs)) {
+    const name = inputs.name as unknown;
+    return { ...inputs, etag: UNKNOWN, id: UNKNOWN, project: isUnknown(name) ? UNKNOWN : d.outputs(inputs, "").project };
+  }
+  return { ...d.outputs(inputs, ""), etag };
+}
+
+/** The delete of a state resource. */
+export function deleteChange(s: StateResource, reason: ResourceChange["action_reason"]): ResourceChange {
+  return {
+    address: s.address,
+    mode: "managed",
+    type: s.type,
+    name: s.address,
+    dependencies: s.dependencies,
+    policy: String(s.inputs.name),
+    ...(s.protect ? { protect: true } : {}),
+    ...(s.adopted ? { before_adopted: true } : {}),
+    change: { actions: ["delete"], before: s.outputs, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false },
+    ...(reason ? { action_reason: reason } : {}),
+  };
+}
+
+/** Drift of a state resource as the refresh found it: changed, or gone. */
+export function driftChange(base: ChangeBase, prior: StateResource, now: Record<string, unknown> | null): ResourceChange {
+  return change({ ...base, dependencies: prior.dependencies }, now ? ["update"] : ["delete"], prior.outputs, now);
+}

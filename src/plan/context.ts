@@ -1,0 +1,61 @@
+// What the planning steps share while one plan is made: the inputs, the evaluation scope, the
+// refresh, and what has been decided so far. Made by plan(); each step reads and adds to it.
+import pLimit, { type LimitFunction } from "p-limit";
+import type { ResourceChange, State, StateResource } from "../generated/schemas.js";
+import type { StackModel } from "../config/model.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Scope } from "../config/resolve.js";
+import type { NameDefaults } from "../cloud/names.js";
+import type { CloudPort } from "../engine/cloud-port.js";
+import type { Emit } from "../engine/events.js";
+import { Refresh } from "./refresh.js";
+import type { PlanOptions } from "./planner.js";
+
+export interface PlanContext {
+  readonly stack: StackModel;
+  readonly prior: State | undefined;
+  readonly priorByAddress: ReadonlyMap<string, StateResource>;
+  readonly cloud: CloudPort;
+  readonly opts: PlanOptions;
+  readonly emit: Emit;
+  readonly limit: LimitFunction;
+  readonly defaults: NameDefaults;
+  readonly refresh: Refresh;
+  /** Values known so far (variables, data sources, resources' planned outputs), by name. */
+  readonly values: Map<string, unknown>;
+  readonly scope: Scope;
+  readonly diags: Diagnostic[];
+  readonly changes: ResourceChange[];
+  readonly drift: ResourceChange[];
+  /** Variables whose values are known at plan time (any name, __proto__ too). */
+  readonly variables: Record<string, unknown>;
+  /** Addresses the stack declares (their state resources are not orphans). */
+  readonly declared: Set<string>;
+  /** Ownership key → the resource that owns it (two resources may not manage the same grant). */
+  readonly owners: Map<string, string>;
+}
+
+export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit): PlanContext {
+  const limit = pLimit(Math.max(1, opts.parallelism));
+  const values = new Map<string, unknown>();
+  const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, batching: opts.iamBatching !== false, ...(opts.signal ? { signal: opts.signal } : {}) });
+  return {
+    stack,
+    prior,
+    priorByAddress: new Map((prior?.resources ?? []).map((r) => [r.address, r])),
+    cloud,
+    opts,
+    emit,
+    limit,
+    defaults: { project: stack.provider.project, location: stack.provider.location },
+    refresh,
+    values,
+    scope: (root) => (values.has(root) ? { value: values.get(root) } : undefined),
+    diags: [],
+    changes: [],
+    drift: [],
+    variables: Object.create(null) as Record<string, unknown>,
+    declared: new Set(),
+    owners: new Map(),
+  };
+}

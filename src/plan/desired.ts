@@ -1,0 +1,69 @@
+// A resource's desired inputs: its properties resolved, checked against the type's schema,
+// normalised by its driver (full names, canonical members), resolved values linted, and its
+// grant claimed (two resources may not manage the same one). Unknown parts stay unknown.
+import type { ResourceDecl } from "../config/model.js";
+import { error } from "../diagnostics/diagnostic.js";
+import { containsUnknown } from "../config/expressions.js";
+import { resolveValue } from "../config/resolve.js";
+import { lintResolved } from "../config/lint.js";
+import { formatPath } from "../config/source.js";
+import type { IamInputs } from "../drivers/types.js";
+import { validate } from "../schemas/index.js";
+import type { PlanContext } from "./context.js";
+
+export interface Desired {
+  inputs: IamInputs;
+  /** False when some input is known only during apply. */
+  known: boolean;
+}
+
+/** The desired inputs, or undefined after reporting errors. */
+export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | undefined {
+  const errorsBefore = ctx.diags.length;
+  const raw = resolveValue(r.properties, ["resources", r.name, "properties"], ctx.scope, ctx.stack.source, ctx.diags) as Record<string, unknown>;
+  const desired = containsUnknown(raw) ? { inputs: partlyKnown(ctx, r, raw), known: false } : knownInputs(ctx, r, raw);
+  // Errors only: a lint warning on a resolved value does not stop the resource from planning.
+  if (!desired || ctx.diags.slice(errorsBefore).some((d) => d.severity === "error")) return undefined;
+  return desired;
+}
+
+function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>): Desired | undefined {
+  const src = ctx.stack.source;
+  const d = r.driver;
+  const at = ["resources", r.name, "properties"];
+  const schemaErrors = validate(d.inputsSchema, raw);
+  for (const e of schemaErrors) {
+    const p = [...at, ...e.instancePath.split("/").filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+    const pos = src.position(p);
+    ctx.diags.push(error(`${r.name}: ${formatPath(p.slice(2))} ${e.message}`, { file: src.file, line: pos.line, column: pos.column, path: formatPath(p), address: r.name }));
+  }
+  if (schemaErrors.length) return undefined;
+  const n = d.normalize(raw, ctx.defaults);
+  for (const p of n.problems) {
+    const pos = src.position([...at, ...p.path]);
+    ctx.diags.push(error(`${r.name}: ${p.message}`, { file: src.file, line: pos.line, column: pos.column, path: formatPath([...at, ...p.path]), address: r.name }));
+  }
+  if (n.problems.length) return undefined;
+  // Values from `${…}` are linted now that they are known (literal ones were at load).
+  if (r.refs.length) ctx.diags.push(...lintResolved(ctx.stack, r.name, r.properties, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  claim(ctx, r, n.inputs);
+  return { inputs: n.inputs, known: true };
+}
+
+/** Two resources of the stack may not manage the same grant. */
+function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
+  const d = r.driver;
+  const key = d.token + d.ownershipKey(inputs);
+  const other = ctx.owners.get(key);
+  if (!other) return void ctx.owners.set(key, r.name);
+  const what = d.ownership === "binding" ? `binding (${inputs.role} on ${inputs.name})` : `member (${inputs.member}, ${inputs.role} on ${inputs.name})`;
+  ctx.diags.push(error(`resources "${other}" and "${r.name}" manage the same ${what}`, { address: r.name, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.name], { key: true }) }));
+}
+
+/** Known parts are normalised (so the name is complete); unknown parts stay unknown. */
+function partlyKnown(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>): IamInputs {
+  const partial = Object.fromEntries(Object.entries(raw).filter(([, v]) => !containsUnknown(v)));
+  const n = r.driver.normalize({ name: "x", role: "roles/x", members: [], member: "user:x@x.x", ...partial }, ctx.defaults);
+  const normalised = n.inputs as unknown as Record<string, unknown>;
+  return { ...raw, ...Object.fromEntries(Object.keys(partial).map((k) => [k, normalised[k]])) } as unknown as IamInputs;
+}

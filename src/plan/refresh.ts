@@ -1,0 +1,145 @@
+// Refresh: one memoised read per distinct policy, with bounded parallelism, started as early as
+// the objects are known; what the live policies say about state resources; and one diagnostic
+// per policy that could not be read, naming the resources it holds.
+import type { LimitFunction } from "p-limit";
+import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
+import type { StackModel } from "../config/model.js";
+import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
+import { hasInterpolation } from "../config/expressions.js";
+import { resourceDriver } from "../drivers/registry.js";
+import type { IamDriver, IamInputs } from "../drivers/types.js";
+import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
+import type { Emit } from "../engine/events.js";
+
+export type Read<T> = { ok: true; value: T } | { ok: false; error: Error };
+
+/** What live says about a state resource: its inputs as observed (undefined when its grant is
+ *  gone), the policy etag, and whether the object itself is missing. */
+export interface Observed {
+  inputs: IamInputs | undefined;
+  etag: string;
+  missing?: boolean;
+}
+
+export interface RefreshOptions {
+  refresh: boolean;
+  /** false: one read per resource (the per-resource approach, for the benchmarks' comparison). */
+  batching: boolean;
+  signal?: AbortSignal;
+}
+
+export class Refresh {
+  private readonly reads = new Map<string, Promise<Read<Policy | undefined>>>();
+  private readonly failures = new Map<string, { addresses: string[]; error: Error }>();
+  private readonly observedByAddress = new Map<string, Observed>();
+  /** Reads that have completed, by key: what pure decisions may look at without waiting. */
+  private readonly settledReads = new Map<string, Read<Policy | undefined>>();
+  /** Every read made, for the plan's `policies` list. */
+  readonly made: Plan["policies"] = [];
+
+  constructor(
+    private readonly cloud: CloudPort,
+    private readonly limit: LimitFunction,
+    private readonly emit: Emit,
+    readonly opts: RefreshOptions,
+  ) {}
+
+  /** The policy of one object, read once (per resource without batching). */
+  read(kind: PolicyKind, name: string, owner = ""): Promise<Read<Policy | undefined>> {
+    const key = this.opts.batching ? `${kind} ${name}` : `${kind} ${name} #${owner}`;
+    let p = this.reads.get(key);
+    if (!p) {
+      p = this.limit(() => this.fetch(kind, name)).then((r) => {
+        this.settledReads.set(key, r);
+        return r;
+      });
+      this.reads.set(key, p);
+    }
+    return p;
+  }
+
+  /** A completed read of the policy (batching only), without waiting; undefined if none yet. */
+  settled(kind: PolicyKind, name: string): Read<Policy | undefined> | undefined {
+    return this.opts.batching ? this.settledReads.get(`${kind} ${name}`) : undefined;
+  }
+
+  private async fetch(kind: PolicyKind, name: string): Promise<Read<Policy | undefined>> {
+    const t0 = Date.now();
+    this.emit({ type: "refresh", kind, policy: name, phase: "start" });
+    try {
+      const policy = await this.cloud.getIamPolicy(kind, name, this.opts.signal);
+      this.emit({ type: "refresh", kind, policy: name, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
+      this.made.push({ kind, name, found: policy !== undefined, ...(policy?.etag ? { etag: policy.etag } : {}) });
+      return { ok: true, value: policy };
+    } catch (e) {
+      this.emit({ type: "refresh", kind, policy: name, phase: "error", ms: Date.now() - t0 });
+      return { ok: false, error: e as Error };
+    }
+  }
+
+  /** Starts the reads of every policy the state and the stack name literally, before planning. */
+  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean): void {
+    if (!this.opts.refresh) return;
+    for (const r of prior?.resources ?? []) {
+      const d = resourceDriver(r.type);
+      if (d) void this.read(d.kind, String(r.inputs.name), r.address);
+    }
+    // Only batching reads ahead: without it, do not normalise every resource for nothing.
+    if (destroy || !this.opts.batching) return;
+    const defaults = { project: stack.provider.project, location: stack.provider.location };
+    for (const r of stack.resources.values()) {
+      if (typeof r.properties.name !== "string" || hasInterpolation(r.properties.name)) continue;
+      const n = r.driver.normalize(r.properties, defaults).inputs.name;
+      if (n.startsWith("projects/")) void this.read(r.driver.kind, n, r.name);
+    }
+  }
+
+  /** Records that `address` could not be planned because its policy could not be read. */
+  failed(address: string, name: string, e: Error): void {
+    const f = this.failures.get(name);
+    if (f) f.addresses.push(address);
+    else this.failures.set(name, { addresses: [address], error: e });
+  }
+
+  /** What live says about a state resource; undefined when its policy could not be read. */
+  async observe(r: StateResource, d: IamDriver): Promise<Observed | undefined> {
+    const inputs = r.inputs as unknown as IamInputs;
+    if (!this.opts.refresh) return { inputs, etag: String(r.outputs.etag ?? "") };
+    const cached = this.observedByAddress.get(r.address);
+    if (cached) return cached;
+    const read = await this.read(d.kind, inputs.name, r.address);
+    if (!read.ok) {
+      this.failed(r.address, inputs.name, read.error);
+      return undefined;
+    }
+    const o: Observed = read.value ? { inputs: d.observe(inputs, read.value), etag: read.value.etag ?? "" } : { inputs: undefined, etag: "", missing: true };
+    this.observedByAddress.set(r.address, o);
+    return o;
+  }
+
+  observed(address: string): Observed | undefined {
+    return this.observedByAddress.get(address);
+  }
+
+  /** One error per unreadable policy, at the `name` of the first resource that needed it. */
+  failureDiagnostics(stack: StackModel): Diagnostic[] {
+    const src = stack.source;
+    return [...this.failures].map(([name, f]) => {
+      const shown = f.addresses.slice(0, 5).join(", ") + (f.addresses.length > 5 ? ` and ${f.addresses.length - 5} more` : "");
+      const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
+      const first = f.addresses[0]!;
+      const at = stack.resources.has(first) ? { file: src.file, ...src.position(["resources", first, "properties", "name"]) } : {};
+      return error(summary, { address: first, detail: f.error.message, ...at });
+    });
+  }
+
+  /** The policies read, keyed "{kind} {name}" (apply starts its writes from them). */
+  async live(): Promise<Map<string, Policy>> {
+    const live = new Map<string, Policy>();
+    for (const [key, p] of this.reads) {
+      const r = await p;
+      if (r.ok && r.value) live.set(this.opts.batching ? key : key.slice(0, key.lastIndexOf(" #")), r.value);
+    }
+    return live;
+  }
+}

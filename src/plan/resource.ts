@@ -1,0 +1,132 @@
+// Planning one managed resource: its desired inputs, then the decision for a resource the state
+// has (decide.ts), an import (options.import), or a create. Reads come from the refresh, which
+// started them early; the decisions themselves are pure.
+import type { ResourceDecl } from "../config/model.js";
+import { error } from "../diagnostics/diagnostic.js";
+import { UNKNOWN, containsUnknown, isUnknown } from "../config/expressions.js";
+import { resourceDriver } from "../drivers/registry.js";
+import type { IamDriver, IamInputs } from "../drivers/types.js";
+import type { PlanContext } from "./context.js";
+import { type ChangeBase, change, deleteChange, plannedValue } from "./change-builders.js";
+import { decideExisting, withIgnored } from "./decide.js";
+import { changedFields } from "./compare.js";
+import { type Desired, desiredInputs } from "./desired.js";
+
+export async function planResource(ctx: PlanContext, r: ResourceDecl): Promise<void> {
+  ctx.declared.add(r.name);
+  const desired = desiredInputs(ctx, r);
+  if (!desired) return void ctx.values.set(r.name, UNKNOWN);
+  const base = changeBase(ctx, r, desired);
+  const state = ctx.priorByAddress.get(r.name);
+  if (state && state.type === r.type && resourceDriver(state.type)) return planExisting(ctx, r, desired.inputs, base);
+  // Same address, another type: destroy the old one (after the new one exists).
+  if (state) ctx.changes.push(deleteChange(state, "replace_because_cannot_update"));
+  if (r.options.import !== undefined && !state) return planImport(ctx, r, desired.inputs, base);
+  return planCreate(ctx, r, desired.inputs, base);
+}
+
+function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): ChangeBase {
+  return {
+    address: r.name,
+    mode: "managed",
+    type: r.type,
+    name: r.name,
+    dependencies: ctx.stack.graph.dependencies(r.name),
+    ...(r.options.protect ? { protect: true } : {}),
+    ...(isUnknown(desired.inputs.name) ? {} : { policy: desired.inputs.name }),
+    ...(desired.known ? {} : { config: { properties: r.properties } }),
+  };
+}
+
+/** A plan fails where apply would: a grant on an object that does not exist cannot be made. */
+function objectMissing(ctx: PlanContext, address: string, d: IamDriver, name: string): void {
+  const src = ctx.stack.source;
+  ctx.diags.push(error(`${address}: ${d.kind === "restorePlan" ? "restore plan" : "endpoint"} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", address, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
+  ctx.values.set(address, UNKNOWN);
+}
+
+/** Whether a member's grant already exists live, from reads already made. A binding is
+ *  authoritative (it owns whatever its role holds), so it adopts nothing. */
+function liveHas(ctx: PlanContext, d: IamDriver): (inputs: IamInputs) => boolean {
+  return (inputs) => {
+    if (d.ownership !== "member" || !ctx.opts.refresh || containsUnknown(inputs)) return false;
+    const read = ctx.refresh.settled(d.kind, inputs.name);
+    return read !== undefined && read.ok && read.value !== undefined && d.observe(inputs, read.value) !== undefined;
+  };
+}
+
+/** Waits for the read of the object a member would be granted on (for adoption). */
+async function readForAdoption(ctx: PlanContext, d: IamDriver, inputs: IamInputs): Promise<void> {
+  if (d.ownership === "member" && ctx.opts.refresh && ctx.refresh.opts.batching && !isUnknown(inputs.name)) await ctx.refresh.read(d.kind, inputs.name);
+}
+
+async function planExisting(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
+  const state = ctx.priorByAddress.get(r.name)!;
+  const observed = await ctx.refresh.observe(state, r.driver);
+  if (!observed) return void ctx.values.set(r.name, UNKNOWN);
+  await readForAdoption(ctx, r.driver, desired);
+  const decision = decideExisting({
+    base,
+    driver: r.driver,
+    desired,
+    state,
+    observed,
+    ignoreChanges: r.options.ignoreChanges,
+    replaceRequested: ctx.opts.replace.includes(r.name),
+    protect: r.options.protect === true,
+    liveHas: liveHas(ctx, r.driver),
+  });
+  if (decision.drift) ctx.drift.push(decision.drift);
+  if (decision.kind === "missing") return objectMissing(ctx, r.name, r.driver, String(state.inputs.name));
+  ctx.changes.push(decision.change);
+  ctx.values.set(r.name, decision.value);
+}
+
+async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
+  const d = r.driver;
+  const src = ctx.stack.source;
+  const importId = r.options.import!;
+  const at = { address: r.name, file: src.file, ...src.position(["resources", r.name, "options", "import"]) };
+  const target = d.parseImportId(importId, ctx.defaults);
+  if (typeof target === "string") {
+    ctx.diags.push(error(`${r.name}: ${target}`, { address: r.name }));
+    return void ctx.values.set(r.name, UNKNOWN);
+  }
+  const read = await ctx.refresh.read(d.kind, target.name, r.name);
+  if (!read.ok) {
+    ctx.refresh.failed(r.name, target.name, read.error);
+    return void ctx.values.set(r.name, UNKNOWN);
+  }
+  const adopted = read.value ? d.adopt(target, read.value) : `${target.name} does not exist`;
+  if (typeof adopted === "string") {
+    ctx.diags.push(error(`${r.name}: cannot import "${importId}": ${adopted}`, at));
+    return void ctx.values.set(r.name, UNKNOWN);
+  }
+  const before = d.outputs(adopted, read.value?.etag ?? "");
+  const wanted = withIgnored(desired, adopted, r.options.ignoreChanges);
+  const fields = changedFields(d, adopted, wanted);
+  const mismatch = fields.filter((f) => d.replaceOn.includes(f));
+  if (mismatch.length) {
+    ctx.diags.push(error(`${r.name}: import ID "${importId}" designates a different grant than the configuration (${mismatch.join(", ")} differ)`, at));
+    return void ctx.values.set(r.name, UNKNOWN);
+  }
+  const after = fields.length ? plannedValue(d, wanted, UNKNOWN) : before;
+  ctx.changes.push(change(base, [fields.length ? "update" : "no-op"], before, after, { importing: { id: importId } }));
+  ctx.values.set(r.name, after);
+}
+
+async function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
+  const d = r.driver;
+  // The policy was read in advance; a create must not hide that it cannot be read or written.
+  if (ctx.opts.refresh && ctx.refresh.opts.batching && !isUnknown(desired.name)) {
+    const read = await ctx.refresh.read(d.kind, desired.name, r.name);
+    if (!read.ok) {
+      ctx.refresh.failed(r.name, desired.name, read.error);
+      return void ctx.values.set(r.name, UNKNOWN);
+    }
+    if (!read.value) return objectMissing(ctx, r.name, d, desired.name);
+  }
+  const after = plannedValue(d, desired, UNKNOWN);
+  ctx.changes.push({ ...change(base, ["create"], null, after), ...(ctx.refresh.opts.batching && liveHas(ctx, d)(desired) ? { after_adopted: true } : {}) });
+  ctx.values.set(r.name, after);
+}
