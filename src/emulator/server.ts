@@ -8,6 +8,7 @@ import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { handleApi } from "./api.js";
 import type { EmulatorContext, Reply } from "./context.js";
 import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors.js";
+import { foreignRequest, type OriginPolicy } from "./origin.js";
 import { decodePath, matchApiRoute, type ApiRoute } from "./routes.js";
 
 /** Request bodies above this are refused without being buffered. */
@@ -70,7 +71,7 @@ export interface EmulatorServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
+export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy = { host: "127.0.0.1", allowedHosts: [] }): EmulatorServer {
   let inFlight = 0;
   let drained: (() => void) | undefined;
   // Cancels injected latency on shutdown, so no timer outlives close().
@@ -102,6 +103,12 @@ export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
     const path = decodePath(rawPath);
     let route: ApiRoute | undefined;
     try {
+      // Before anything is read, counted or changed: no web page may drive the emulator.
+      const foreign = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, origin);
+      if (foreign) {
+        req.resume();
+        throw new ApiError("PERMISSION_DENIED", foreign, { reason: "FOREIGN_ORIGIN" });
+      }
       if (path === undefined) throw invalidArgument(`Malformed percent-encoding in path ${JSON.stringify(rawPath)}.`);
       const admin = path.startsWith(ADMIN_PREFIX);
       route = admin ? undefined : matchApiRoute(method, path);
