@@ -14,6 +14,7 @@ import { validate } from "../schemas/index.js";
 import { type CloudPort, type PolicyKind, statusOf } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
+import { withoutCredentials } from "../cloud/endpoint.js";
 import { changedFields, jsonEqual, sameInputs } from "./compare.js";
 import { accessDelta } from "./access.js";
 
@@ -477,7 +478,8 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     stack: { name: stack.name, file: stack.file },
     prior_state: { lineage: prior?.lineage ?? null, serial: prior?.serial ?? null },
     provider: {
-      endpoint: stack.provider.endpoint,
+      // Never the credentials of an http://user:password@… endpoint: plans are shared for review.
+      endpoint: withoutCredentials(stack.provider.endpoint),
       ...(stack.provider.project ? { project: stack.provider.project } : {}),
       ...(stack.provider.location ? { location: stack.provider.location } : {}),
       ...(stack.provider.seed ? { seed: stack.provider.seed } : {}),

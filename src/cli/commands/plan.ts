@@ -8,7 +8,7 @@ import { planKey, sealPlan } from "../../plan/saved-plan.js";
 import type { Plan } from "../../generated/schemas.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { isLintDiagnostic } from "../../config/lint.js";
-import { addStackOptions, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
+import { addStackOptions, action, batchedStdout, callTimeoutOf, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
 import { accessLines } from "../render/access-text.js";
 import { planMarkdown } from "../render/markdown.js";
@@ -75,8 +75,9 @@ export function progressPrinter(o: { json?: boolean }, stream = false): { onEven
 
 /** Reads the state, opens the cloud and plans (sending no read once `signal` aborts). The caller owns `close`. */
 export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void, signal?: AbortSignal) {
+  const callTimeoutMs = callTimeoutOf(o);
   const prior = await loaded.store.read();
-  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent });
+  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent, callTimeoutMs });
   try {
     const result = await plan(loaded.stack, prior, cloud.port, {
       refresh: bool(o.refresh ?? "true", "--refresh"),
@@ -120,7 +121,7 @@ export function registerPlan(program: Command): void {
         const progress = progressPrinter({ json: o.json === true || o.format === "markdown" });
         const { value: { result, cloud }, interrupted } = await planning((signal) => planStack(loaded, o, progress.onEvent, signal));
         await cloud.close();
-        if (interrupted) return planInterrupted();
+        if (interrupted) return planInterrupted(interrupted);
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
