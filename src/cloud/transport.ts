@@ -177,7 +177,8 @@ export class Transport {
   private nextWait(err: CloudError, retryAfterMs: number | undefined, attempt: number, deadline: number): { delayMs?: number; note?: string } {
     if (!err.retryable || attempt >= this.retry.maxAttempts) return {};
     const delayMs = retryAfterMs !== undefined ? Math.min(retryAfterMs, this.retry.maxRetryAfterMs) : backoffDelay(attempt, this.retry);
-    const left = deadline - this.now();
+    // After the wait, the next attempt must have a useful part of the call's time left.
+    const left = deadline - this.now() - Math.min(1_000, this.callTimeoutMs / 10);
     const limit = `call timeout ${formatMs(this.callTimeoutMs)}`;
     if (left <= 0) return { note: limit };
     if (delayMs >= left) return { note: retryAfterMs !== undefined ? `Retry-After ${formatMs(retryAfterMs)} is beyond the ${limit}` : limit };

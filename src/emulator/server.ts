@@ -74,6 +74,8 @@ export interface EmulatorServer {
 export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy = { host: "127.0.0.1", allowedHosts: [] }): EmulatorServer {
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  // Connections of refused foreign requests: closed after the 403, whatever follows on them.
+  const refused = new WeakSet<Socket>();
   // Cancels injected latency on shutdown, so no timer outlives close().
   const stopping = new AbortController();
   // Every delayed request listens on this one signal; there may be thousands at once.
@@ -85,7 +87,7 @@ export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy 
       "Content-Length": Buffer.byteLength(reply.body),
       ...reply.headers,
     };
-    if (ctx.closing) headers.Connection = "close";
+    if (ctx.closing || refused.has(req.socket)) headers.Connection = "close";
     if (!res.headersSent && !res.destroyed) {
       res.writeHead(reply.status, headers);
       res.end(reply.body);
@@ -106,7 +108,8 @@ export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy 
       // Before anything is read, counted or changed: no web page may drive the emulator.
       const foreign = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, origin);
       if (foreign) {
-        req.resume();
+        // Its body is not read: the connection closes after the answer (see clientError).
+        refused.add(req.socket);
         throw new ApiError("PERMISSION_DENIED", foreign, { reason: "FOREIGN_ORIGIN" });
       }
       if (path === undefined) throw invalidArgument(`Malformed percent-encoding in path ${JSON.stringify(rawPath)}.`);
@@ -172,6 +175,11 @@ export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy 
 
   // Malformed HTTP gets a JSON envelope too, then the connection is closed.
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (refused.has(socket)) {
+      // The 403 was the answer; what the client sent after it is not parsed into another.
+      socket.end();
+      return;
+    }
     if (!socket.writable || err.code === "ECONNRESET") {
       socket.destroy();
       return;

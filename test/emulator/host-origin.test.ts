@@ -4,6 +4,7 @@
 // read, counted or changed. Requests as converge, the Google client libraries and curl send them
 // (Host = the address it listens on, or a loopback name with its port; no Origin) are served.
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { jsonOrUndefined } from "../support/emulator.js";
@@ -80,6 +81,20 @@ describe("Host header", () => {
   it("a request without any Host header is refused (HTTP/1.1 requires one: Node answers 400)", async () => {
     const r = await raw(emu, "GET", "/__emulator/world", {});
     expect([400, 403]).toContain(r.status);
+  });
+
+  it("a refused request's connection is closed after the 403: what follows is not parsed into another answer", async () => {
+    const text = await new Promise<string>((resolve) => {
+      const s = connect(emu.port, "127.0.0.1", () =>
+        s.write(`POST /__emulator/reset HTTP/1.1\r\nHost: attacker.example:${emu.port}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\nGET /__emulator/world HTTP/1.1\r\nHost: ${emu.hostPort}\r\n\r\n`),
+      );
+      let out = "";
+      s.setEncoding("utf8").on("data", (d: string) => (out += d));
+      s.on("close", () => resolve(out));
+      s.on("error", () => resolve(out));
+    });
+    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 403"]);
+    expect(text).toMatch(/Connection: close/i);
   });
 
   it("names given with allowedHosts (a reverse proxy or TLS front) are served, on any port", async () => {
