@@ -20,6 +20,8 @@ export interface StackOptions {
   json?: boolean;
   color: boolean;
   lockTimeout?: string;
+  callTimeout?: string;
+  timeout?: string;
   strict?: boolean;
 }
 
@@ -39,6 +41,8 @@ export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: bo
   if (opts.cloud !== false) cmd.option("--state <path>", STATE_OPTION_HELP).option("--parallelism <n>", "concurrent cloud calls", "10");
   cmd.option("--no-color", "plain text output, no colours");
   if (opts.cloud !== false && opts.lock !== false) cmd.addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
+  if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m"));
+  cmd.addOption(new Option("--timeout <duration>", "stop the whole command after this long, as Ctrl-C does, and exit 1 (default: no limit)"));
   cmd.option("--strict", "treat lint warnings as errors");
   if (opts.json !== false) cmd.option("--json", "machine-readable output on stdout (diagnostics on stderr)");
   return cmd;
@@ -63,13 +67,20 @@ export function parallelismOf(o: StackOptions): number {
   return n;
 }
 
-/** "30s", "2m", "500ms" or plain milliseconds. */
-export function durationMs(text: string | undefined): number | undefined {
+/** "30s", "2m", "500ms" or plain milliseconds; `flag` names the option in the error. */
+export function durationMs(text: string | undefined, flag = "--lock-timeout"): number | undefined {
   if (text === undefined) return undefined;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new UserError({ severity: "error", summary: `--lock-timeout "${text}" is not a duration (e.g. 30s, 2m, 500ms)` });
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new UserError({ severity: "error", summary: `${flag} "${text}" is not a duration (e.g. 30s, 2m, 500ms)` });
   const n = Number(m[1]);
-  return Math.round(m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n);
+  return Math.round(m[2] === "h" ? n * 3_600_000 : m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n);
+}
+
+/** --call-timeout in ms: a positive duration (default 2 minutes). */
+export function callTimeoutOf(o: { callTimeout?: string }): number {
+  const ms = durationMs(o.callTimeout ?? "2m", "--call-timeout")!;
+  if (ms < 1) throw new UserError({ severity: "error", summary: `--call-timeout must be more than 0, got "${o.callTimeout}"` });
+  return ms;
 }
 
 /** Whether stdout gets colour/ink: a terminal, no --no-color, no NO_COLOR. */

@@ -1,10 +1,13 @@
 // Ctrl-C (SIGINT) and SIGTERM while a command talks to the cloud. The first signal aborts
 // `signal`: the engine starts no new cloud call (calls in flight finish), saves what completed,
-// the lock is released and the command exits 130. A second signal exits at once.
+// the lock is released and the command exits 130. A second signal exits at once. The command's
+// --timeout (./deadline.ts) aborts `signal` the same way; the command then exits 1.
 import { setMaxListeners } from "node:events";
 import { EXIT } from "./common.js";
+import { abortedByTimeout, commandTimeout, handleTimeout } from "./deadline.js";
 
 export interface Interrupts {
+  /** Aborted by the first signal, or by --timeout (with a TimeoutError reason: see abortedByTimeout). */
   readonly signal: AbortSignal;
   /** Runs before a second signal exits at once (e.g. to flush buffered progress lines). */
   beforeExit(fn: () => void): void;
@@ -49,29 +52,61 @@ export function catchInterrupts(messages: InterruptMessages): Interrupts {
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
+  const unlink = followTimeout(controller);
   return {
     signal: controller.signal,
     beforeExit: (fn) => (flush = fn),
     dispose: () => {
       process.off("SIGINT", handler);
       process.off("SIGTERM", handler);
+      unlink();
     },
   };
 }
 
-/** Runs `fn` (the refresh and diff) with Ctrl-C caught; `interrupted` when a signal came meanwhile. */
-export async function planning<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+/** Aborts `controller` (as a first Ctrl-C would) when the command's --timeout is reached;
+ *  meanwhile the limit does not end the process at once. Returns the unlinking function. */
+function followTimeout(controller: AbortController): () => void {
+  const limit = commandTimeout();
+  if (!limit) return () => {};
+  const end = handleTimeout();
+  const stop = () => {
+    if (controller.signal.aborted) return;
+    process.stderr.write(`\n--timeout ${limit.text} reached: stopping as on Ctrl-C (no new cloud call starts)...\n`);
+    controller.abort(limit.signal.reason);
+  };
+  if (limit.signal.aborted) stop();
+  else limit.signal.addEventListener("abort", stop, { once: true });
+  return () => {
+    limit.signal.removeEventListener("abort", stop);
+    end();
+  };
+}
+
+/** What stopped a phase early: a signal (Ctrl-C) or the command's --timeout; false when nothing did. */
+export type Stopped = false | "signal" | "timeout";
+
+export function stoppedBy(signal: AbortSignal): Stopped {
+  return !signal.aborted ? false : abortedByTimeout(signal) ? "timeout" : "signal";
+}
+
+/** Runs `fn` (the refresh and diff) with Ctrl-C caught; `interrupted` says what stopped it meanwhile. */
+export async function planning<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: Stopped }> {
   const interrupts = catchInterrupts(PLANNING);
   try {
     const value = await fn(interrupts.signal);
-    return { value, interrupted: interrupts.signal.aborted };
+    return { value, interrupted: stoppedBy(interrupts.signal) };
   } finally {
     interrupts.dispose();
   }
 }
 
-/** After a plan that a signal cut short: nothing was changed; returns the exit code. */
-export function planInterrupted(): number {
+/** After a plan that a signal or --timeout cut short: nothing was changed; returns the exit code. */
+export function planInterrupted(how: Stopped = "signal"): number {
+  if (how === "timeout") {
+    process.stderr.write(`Stopped by --timeout ${commandTimeout()?.text ?? ""} while planning: nothing was changed.\n`);
+    return EXIT.error;
+  }
   process.stderr.write("Interrupted while planning: nothing was changed.\n");
   return EXIT.interrupted;
 }

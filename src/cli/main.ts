@@ -1,7 +1,9 @@
 // Entry point: builds the commander program from one module per command group.
 import { Command } from "commander";
 import { versionText } from "../version.js";
-import { optionHelp } from "./common.js";
+import { UserError } from "../diagnostics/diagnostic.js";
+import { EXIT, optionHelp, printDiagnostics } from "./common.js";
+import { startCommandTimeout } from "./deadline.js";
 import { registerApply } from "./commands/apply.js";
 import { registerEmulator } from "./commands/emulator.js";
 import { registerGraph } from "./commands/graph.js";
@@ -36,6 +38,17 @@ Environment:
   CONVERGE_LOG=debug          log every call attempt to stderr (or to CONVERGE_LOG_PATH)
   NO_COLOR                    plain output`,
   );
+
+// --timeout (stack commands): the command's time limit starts before its action runs.
+program.hook("preAction", (_program, command) => {
+  try {
+    startCommandTimeout((command.opts() as { timeout?: string }).timeout);
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    printDiagnostics(e.diagnostics);
+    process.exit(EXIT.error);
+  }
+});
 
 registerPlan(program);
 registerApply(program);

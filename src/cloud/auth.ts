@@ -74,6 +74,27 @@ export function createTokenProvider(opts: TokenProviderOptions): TokenProvider {
 }
 
 async function defaultAdc(): Promise<AccessTokenSource> {
+  silenceMetadataLookupWarnings();
   const { GoogleAuth } = await import("google-auth-library");
   return new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] });
+}
+
+let silenced = false;
+
+/**
+ * gcp-metadata, probing for a GCE metadata server, emits a process warning
+ * ("MetadataLookupWarning: received unexpected error …", plus Node's "--trace-warnings" hint) when
+ * the probe fails oddly off Google Cloud. It says nothing the user can act on: when there are no
+ * credentials, the AuthError above says what to do. Every other warning still goes out.
+ */
+export function silenceMetadataLookupWarnings(): void {
+  if (silenced) return;
+  silenced = true;
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
+    const option = rest[0];
+    const type = typeof option === "string" ? option : (option as { type?: unknown } | undefined)?.type;
+    if (type === "MetadataLookupWarning" || (warning instanceof Error && warning.name === "MetadataLookupWarning")) return;
+    emit(warning, ...rest);
+  }) as typeof process.emitWarning;
 }

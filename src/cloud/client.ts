@@ -1,8 +1,10 @@
 // Typed REST client for the five operations converge performs (SPEC section 2).
 import type { Federation, Policy } from "../generated/schemas.js";
 import { createTokenProvider, type TokenProvider } from "./auth.js";
-import { resolveEndpoint, type ResolvedEndpoint, type Service } from "./endpoint.js";
-import { CloudError } from "./errors.js";
+import { EMULATOR_HOST_ENV, resolveEndpoint, type ResolvedEndpoint, type Service } from "./endpoint.js";
+import { CloudError, userinfoSecrets } from "./errors.js";
+import { checkProxyFor, proxySecrets } from "./proxy.js";
+import { federationProblem, policyProblem } from "./wire-shape.js";
 import { parseFullName, type ObjectKind } from "./names.js";
 import type { RetryOptions } from "./retry.js";
 import { createNodeHttp, type HttpFn } from "./http.js";
@@ -18,6 +20,8 @@ export interface CloudClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Per-attempt timeout (ms); default 30 s. */
   timeoutMs?: number;
+  /** Total deadline of each call, retries included (ms); default 2 minutes. */
+  callTimeoutMs?: number;
   retry?: Partial<RetryOptions>;
   onEvent?: (e: CloudEvent) => void;
   fetch?: HttpFn;
@@ -85,11 +89,15 @@ export class CloudClient {
   constructor(opts: CloudClientOptions = {}) {
     const env = opts.env ?? process.env;
     this.endpoint = resolveEndpoint({ endpoint: opts.endpoint, env });
+    // An unusable proxy setting is found now, once, rather than by every call.
+    for (const service of ["gkebackup", "metastore"] as const) checkProxyFor(this.endpoint.baseUrl(service), env);
     const tokens = opts.tokens ?? createTokenProvider({ env, google: this.endpoint.google });
     this.transport = new Transport({
       endpoint: this.endpoint,
       tokens,
+      secrets: [...proxySecrets(env), ...userinfoSecrets(opts.endpoint), ...userinfoSecrets(env[EMULATOR_HOST_ENV])],
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       fetch: opts.fetch ?? createNodeHttp(env),
@@ -114,6 +122,8 @@ export class CloudClient {
       methodId: api.getId,
       resource: name,
       operation: "getIamPolicy",
+      idempotent: true,
+      check: policyProblem,
       ...readSignal(opts),
     });
   }
@@ -131,6 +141,10 @@ export class CloudClient {
       methodId: api.setId,
       resource: name,
       operation: "setIamPolicy",
+      // With an etag, a repeat of a write that did happen fails ABORTED (the etag changed) and
+      // the read-modify-write loop re-reads: safe to retry after a 500.
+      idempotent: typeof policy.etag === "string" && policy.etag !== "",
+      check: policyProblem,
       // A write already sent is never abandoned: whether it happened must be known.
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
@@ -147,6 +161,8 @@ export class CloudClient {
       methodId: FEDERATION_GET_ID,
       resource: name,
       operation: "getFederation",
+      idempotent: true,
+      check: federationProblem,
       ...readSignal(opts),
     });
   }

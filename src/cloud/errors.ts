@@ -64,6 +64,8 @@ export interface CloudErrorInit {
   details?: unknown[];
   /** Free text replacing the default "failed after N attempts over Xs" part. */
   summary?: string;
+  /** Why the call stopped retrying, when it was not for want of attempts: "(call timeout 2s)". */
+  note?: string;
   cause?: unknown;
 }
 
@@ -80,6 +82,7 @@ export class CloudError extends Error {
   readonly elapsedMs: number;
   readonly retryable: boolean;
   readonly details: unknown[];
+  readonly note: string | undefined;
 
   constructor(init: CloudErrorInit) {
     const operation = init.operation ?? operationOf(init.methodId);
@@ -96,10 +99,11 @@ export class CloudError extends Error {
     this.elapsedMs = elapsedMs;
     this.retryable = init.retryable ?? RETRYABLE_CODES.has(init.status);
     this.details = init.details ?? [];
+    this.note = init.note;
   }
 
-  /** A copy of this error that records how many attempts were made in total. */
-  withAttempts(attempts: number, elapsedMs: number): CloudError {
+  /** A copy of this error that records how many attempts were made in total (and, with `note`, why no more). */
+  withAttempts(attempts: number, elapsedMs: number, note?: string): CloudError {
     return new CloudError({
       status: this.status,
       httpStatus: this.httpStatus,
@@ -112,6 +116,7 @@ export class CloudError extends Error {
       retryable: this.retryable,
       details: this.details,
       cause: this.cause,
+      ...(note !== undefined ? { note } : {}),
     });
   }
 }
@@ -120,17 +125,24 @@ export class CloudError extends Error {
  * The error of a call that was interrupted (its AbortSignal aborted, e.g. by Ctrl-C) before it was
  * sent, or before it was sent again: CANCELLED, never retried. A write that fails so made no change.
  */
-export function interruptedError(call: { methodId: string; resource: string; operation?: string }, what = "not sent", cause?: unknown): CloudError {
+export function interruptedError(call: { methodId: string; resource: string; operation?: string; signal?: AbortSignal }, what = "not sent", cause?: unknown): CloudError {
   return new CloudError({
     status: "CANCELLED",
     httpStatus: 0,
     methodId: call.methodId,
     resource: call.resource,
     ...(call.operation ? { operation: call.operation } : {}),
-    serverMessage: `interrupted: ${what}`,
+    serverMessage: `${stoppedBy(call.signal)}: ${what}`,
     retryable: false,
     ...(cause !== undefined ? { cause } : {}),
   });
+}
+
+/** "interrupted" (Ctrl-C), or what a time limit that aborted `signal` says of itself. */
+export function stoppedBy(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error && reason.name === "TimeoutError" && reason.message) return `stopped: ${reason.message}`;
+  return "interrupted";
 }
 
 export function isCloudError(e: unknown, status?: string): e is CloudError {
@@ -149,7 +161,10 @@ function formatMessage(init: CloudErrorInit & { operation: string; attempts: num
   const msg = oneLine(init.serverMessage);
   const tail = msg ? `${what}: ${msg}` : what;
   if (init.summary) return `${head} ${init.summary}: ${tail}`;
-  if (init.attempts > 1) return `${head} failed after ${init.attempts} attempts over ${(init.elapsedMs / 1000).toFixed(1)}s: ${tail}`;
+  if (init.attempts > 1 || init.note) {
+    const note = init.note ? ` (${init.note})` : "";
+    return `${head} failed after ${init.attempts} ${init.attempts === 1 ? "attempt" : "attempts"} over ${(init.elapsedMs / 1000).toFixed(1)}s${note}: ${tail}`;
+  }
   return `${head}: ${tail}`;
 }
 
@@ -221,11 +236,42 @@ export function retryDelayFromDetails(details: readonly unknown[]): number | und
 }
 
 /**
- * Removes credentials from text that may end up in a message: the given secrets, `Bearer …`
- * values and Google OAuth access tokens (`ya29.…`).
+ * Removes credentials from text that may end up in a message: the given secrets, `Bearer …` and
+ * `Basic …` values (an echoed Authorization or Proxy-Authorization header), the user:password of
+ * URLs and Google OAuth access tokens (`ya29.…`).
  */
 export function redact(text: string, secrets: readonly string[] = []): string {
   let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
-  return out.replace(/\b(Bearer)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]").replace(/\bya29\.[A-Za-z0-9._-]+/g, "[redacted]");
+  // Longest first: a secret that contains another is replaced whole.
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
+  return out
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]")
+    .replace(/\bya29\.[A-Za-z0-9._-]+/g, "[redacted]")
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, "$1[redacted]@");
+}
+
+/**
+ * The credentials in a URL's user:password, in every form a server may echo them: raw, decoded,
+ * "user:password" and its base64 (a Basic header). Empty when the URL has none or is unreadable.
+ */
+export function userinfoSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#@]*)@/i.exec(url.trim()) ?? /^([^/?#@:]*:[^/?#@]*)@/.exec(url.trim());
+  if (!m) return [];
+  const info = m[1]!;
+  const colon = info.indexOf(":");
+  const user = colon < 0 ? info : info.slice(0, colon);
+  const password = colon < 0 ? "" : info.slice(colon + 1);
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const plain = `${decode(user)}:${decode(password)}`;
+  const out = new Set([info, plain, Buffer.from(plain).toString("base64")]);
+  if (password) out.add(password).add(decode(password));
+  else out.add(user).add(decode(user));
+  return [...out].filter((s) => s.length >= 4);
 }

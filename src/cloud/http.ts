@@ -28,6 +28,17 @@ export interface HttpResponse {
 
 export type HttpFn = (url: string, init: HttpRequest) => Promise<HttpResponse>;
 
+/** Response bodies above this are not read: the socket is destroyed (a policy of 1,500
+ *  principals is well under 1 MiB). */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** The `code` of the error a response over MAX_RESPONSE_BYTES rejects with. */
+export const RESPONSE_TOO_LARGE = "ERESPONSETOOLARGE";
+
+export function responseTooLarge(declared?: number): Error {
+  const what = declared !== undefined ? ` (Content-Length ${declared})` : "";
+  return Object.assign(new Error(`the response body is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB${what}; stopped reading it`), { code: RESPONSE_TOO_LARGE });
+}
+
 // One agent per scheme (and per proxy) for the process: connections are reused across calls and
 // clients. Idle sockets are unref'd by the agent, so they never keep the process alive.
 const AGENTS = {
@@ -68,7 +79,19 @@ export function createNodeHttp(env: NodeJS.ProcessEnv = process.env): HttpFn {
       if (init.body !== undefined) headers["Content-Length"] = Buffer.byteLength(init.body);
       const req = scheme.request(target, { method: init.method, headers, agent, signal: init.signal }, (res) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
+        let size = 0;
+        // Too large: stop reading and destroy the socket (never returned to the pool).
+        const refuse = (declared?: number) => {
+          reject(responseTooLarge(declared));
+          req.destroy();
+        };
+        const declared = Number(res.headers["content-length"]);
+        if (declared > MAX_RESPONSE_BYTES) return refuse(declared);
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) refuse();
+          else chunks.push(c);
+        });
         res.on("error", reject);
         // A connection cut in the middle of the body ends without 'end': not a response.
         res.on("close", () => {

@@ -71,7 +71,7 @@ export async function modifyPolicy(
   const stopIfAborted = (operation: "getIamPolicy" | "setIamPolicy") => {
     if (!signal?.aborted) return;
     const what = reads + writes === 0 ? "not sent" : `not sent after ${reads} reads and ${writes} writes (nothing was written)`;
-    throw interruptedError({ methodId: policyMethodId(kind, operation), resource: name, operation }, what, lastAbort);
+    throw interruptedError({ methodId: policyMethodId(kind, operation), resource: name, operation, ...(signal ? { signal } : {}) }, what, lastAbort);
   };
 
   for (let round = 1; round <= maxAttempts; round++) {

@@ -2,6 +2,7 @@
 // curl read it: HTTPS_PROXY for https URLs, HTTP_PROXY for http URLs (either case), NO_PROXY
 // exceptions, and never a proxy for loopback addresses (the emulator on 127.0.0.1 stays direct).
 import { BlockList, isIP } from "node:net";
+import { userinfoSecrets } from "./errors.js";
 
 export interface ProxyChoice {
   /** The proxy's URL, credentials included: only for the agent, never printed. */
@@ -80,6 +81,7 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | und
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`);
   } catch {
+    // Not echoed: a value that is not a URL cannot be relied on to show where its password is.
     throw new ProxyError(`${name} is not a valid URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new ProxyError(`${name} must be an http:// or https:// URL, not ${url.protocol}//`);
@@ -88,4 +90,21 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | und
 
 export class ProxyError extends Error {
   override readonly name = "ProxyError";
+}
+
+/** The credentials of the proxies the environment names, in every form an error page may echo
+ *  them (see userinfoSecrets): what messages must be scrubbed of. */
+export function proxySecrets(env: NodeJS.ProcessEnv): string[] {
+  return ["HTTPS_PROXY", "HTTP_PROXY"].flatMap((name) => [...new Set([env[name], env[name.toLowerCase()]])].flatMap((v) => userinfoSecrets(v)));
+}
+
+/** Checks the proxy settings that calls to `base` would use; throws a ProxyError when unusable. */
+export function checkProxyFor(base: string, env: NodeJS.ProcessEnv): void {
+  let target: URL;
+  try {
+    target = new URL(base);
+  } catch {
+    return;
+  }
+  proxyFor(target, env);
 }

@@ -1,10 +1,11 @@
-// One REST call with per-attempt timeouts, retries (backoff + full jitter, Retry-After) and
-// attempt events. HTTP goes through ./http.ts (node:http keep-alive agents).
+// One REST call with a total deadline, per-attempt timeouts, retries (backoff + full jitter,
+// Retry-After) and attempt events. HTTP goes through ./http.ts (node:http keep-alive agents).
 import { TOOL_VERSION } from "../version.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
-import { CloudError, type CloudErrorInit, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
-import { type HttpFn, type HttpResponse, nodeHttp } from "./http.js";
+import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
+import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
+import { eitherAborts, formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
 import { backoffDelay, parseRetryAfter, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
 
 /** One HTTP attempt of one call. `status` is "OK" or the canonical error code. */
@@ -49,6 +50,10 @@ export interface TransportOptions {
   tokens: TokenProvider;
   /** Per-attempt timeout (ms); default 30 s. A timeout is DEADLINE_EXCEEDED and is retried. */
   timeoutMs?: number;
+  /** Total deadline of one call, every attempt and wait included (ms); default 2 minutes. */
+  callTimeoutMs?: number;
+  /** Text to scrub from every message besides the tokens: proxy and endpoint credentials. */
+  secrets?: readonly string[];
   retry?: Partial<RetryOptions>;
   onEvent?: (e: CloudEvent) => void;
   /** The HTTP function: node:http by default; any fetch-compatible function works (test fakes). */
@@ -78,28 +83,15 @@ export interface CallSpec {
   signal?: AbortSignal;
   /** For reads, which change nothing: an abort also abandons the attempt in flight. */
   abandon?: boolean;
+  /** Safe to repeat (a read, or a write guarded by an etag): INTERNAL (500) is retried too. */
+  idempotent?: boolean;
+  /** Checks a successful response's shape; a problem fails the call (not retried). */
+  check?: (value: unknown) => string | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
 export const USER_AGENT = `converge/${TOOL_VERSION}`;
-
-/** Error codes of connection-level failures worth another try. */
-const RETRYABLE_NETWORK_CODES = new Set([
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_CLOSED",
-]);
 
 type Failure = { ok: false; error: CloudError; retryAfterMs?: number | undefined };
 type Outcome = { ok: true; value: unknown; httpStatus: number } | Failure;
@@ -109,7 +101,9 @@ export class Transport {
   readonly endpoint: ResolvedEndpoint;
   readonly retry: RetryOptions;
   readonly timeoutMs: number;
+  readonly callTimeoutMs: number;
   private readonly tokens: TokenProvider;
+  private readonly secrets: readonly string[];
   private readonly fetchFn: HttpFn;
   private readonly onEvent: ((e: CloudEvent) => void) | undefined;
   private readonly now: () => number;
@@ -119,6 +113,9 @@ export class Transport {
     this.tokens = opts.tokens;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError(`timeoutMs must be > 0, got ${this.timeoutMs}`);
+    this.callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    if (!(this.callTimeoutMs > 0)) throw new RangeError(`callTimeoutMs must be > 0, got ${this.callTimeoutMs}`);
+    this.secrets = opts.secrets ?? [];
     this.retry = retryOptions(opts.retry);
     this.fetchFn = opts.fetch ?? nodeHttp;
     this.onEvent = opts.onEvent;
@@ -135,27 +132,30 @@ export class Transport {
     }
   }
 
-  /** Performs the call, retrying transient failures; resolves with the parsed JSON body. */
+  /**
+   * Performs the call, retrying transient failures until the attempts or the call's deadline
+   * run out; resolves with the parsed JSON body. A failure after retries says how many attempts
+   * were made over how long, and why no more (the deadline, a Retry-After beyond it).
+   */
   async call<T>(spec: CallSpec): Promise<T> {
     const start = this.now();
+    const deadline = start + this.callTimeoutMs;
     const r = this.retry;
     let last: CloudError | undefined;
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
       const t0 = this.now();
-      const outcome = await this.once(spec);
+      // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
+      const attemptMs = Math.max(1, Math.min(this.timeoutMs, deadline - t0));
+      const outcome = await this.once(spec, attemptMs);
       const ms = this.now() - t0;
       if (outcome.ok) {
         this.emit({ type: "attempt", methodId: spec.methodId, resource: spec.resource, attempt, maxAttempts: r.maxAttempts, status: "OK", httpStatus: outcome.httpStatus, ms, retry: false });
         return outcome.value as T;
       }
       const err = (last = outcome.error);
-      const retry = err.retryable && attempt < r.maxAttempts;
-      const delayMs = retry
-        ? outcome.retryAfterMs !== undefined
-          ? Math.min(outcome.retryAfterMs, r.maxRetryAfterMs)
-          : backoffDelay(attempt, r)
-        : undefined;
+      const next = this.nextWait(err, outcome.retryAfterMs, attempt, deadline);
+      const retry = next.delayMs !== undefined;
       this.emit({
         type: "attempt",
         methodId: spec.methodId,
@@ -166,14 +166,26 @@ export class Transport {
         httpStatus: err.httpStatus,
         ms,
         retry,
-        ...(delayMs !== undefined ? { delayMs } : {}),
+        ...(retry ? { delayMs: next.delayMs } : {}),
       });
-      if (!retry) throw attempt > 1 ? err.withAttempts(attempt, this.now() - start) : err;
-      await waitUnlessAborted(r.sleep, delayMs!, spec.signal);
+      if (!retry) throw attempt > 1 || next.note ? err.withAttempts(attempt, this.now() - start, next.note) : err;
+      await waitUnlessAborted(r.sleep, next.delayMs!, spec.signal);
     }
   }
 
-  private async once(spec: CallSpec): Promise<Outcome> {
+  /** The wait before the next attempt, or none (with the reason when it is the call's deadline). */
+  private nextWait(err: CloudError, retryAfterMs: number | undefined, attempt: number, deadline: number): { delayMs?: number; note?: string } {
+    if (!err.retryable || attempt >= this.retry.maxAttempts) return {};
+    const delayMs = retryAfterMs !== undefined ? Math.min(retryAfterMs, this.retry.maxRetryAfterMs) : backoffDelay(attempt, this.retry);
+    // After the wait, the next attempt must have a useful part of the call's time left.
+    const left = deadline - this.now() - Math.min(1_000, this.callTimeoutMs / 10);
+    const limit = `call timeout ${formatMs(this.callTimeoutMs)}`;
+    if (left <= 0) return { note: limit };
+    if (delayMs >= left) return { note: retryAfterMs !== undefined ? `Retry-After ${formatMs(retryAfterMs)} is beyond the ${limit}` : limit };
+    return { delayMs };
+  }
+
+  private async once(spec: CallSpec, attemptMs: number): Promise<Outcome> {
     const fail: Fail = (status, httpStatus, message, extra = {}) => ({
       ok: false,
       error: new CloudError({
@@ -182,7 +194,7 @@ export class Transport {
         methodId: spec.methodId,
         resource: spec.resource,
         operation: spec.operation,
-        serverMessage: redact(message, this.tokens.secrets()),
+        serverMessage: redact(message, [...this.tokens.secrets(), ...this.secrets]),
         ...extra,
       }),
     });
@@ -194,60 +206,75 @@ export class Transport {
       return fail("INVALID_ARGUMENT", 0, e instanceof Error ? e.message : String(e), { retryable: false });
     }
 
+    const timeout = AbortSignal.timeout(attemptMs);
+    const abandon = spec.abandon && spec.signal ? spec.signal : undefined;
+    const signal = abandon ? eitherAborts(timeout, abandon) : { signal: timeout, dispose: () => {} };
+    let res: HttpResponse;
+    let text: string;
+    try {
+      const prepared = await this.headers(spec, signal.signal, fail);
+      if ("error" in prepared) return prepared;
+      const headers = prepared.headers;
+      const body = spec.method === "POST" && spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
+      res = await this.fetchFn(url, { method: spec.method, headers, ...(body !== undefined ? { body } : {}), signal: signal.signal });
+      text = await res.text();
+      if (text.length > MAX_RESPONSE_BYTES) throw responseTooLarge();
+    } catch (e) {
+      if (abandon?.aborted) return { ok: false, error: interruptedError(spec, "abandoned in flight", e) };
+      return this.transportFailure(e, timeout, attemptMs, fail);
+    } finally {
+      signal.dispose();
+    }
+    return this.outcome(spec, res, text, fail);
+  }
+
+  /** The request headers, with the access token (waited for no longer than the attempt). */
+  private async headers(spec: CallSpec, signal: AbortSignal, fail: Fail): Promise<{ headers: Record<string, string> } | Failure> {
     const headers: Record<string, string> = { "User-Agent": USER_AGENT, Accept: "application/json" };
     let token: string | undefined;
     try {
-      token = await this.tokens.getToken();
+      token = await untilAborted(this.tokens.getToken(), signal);
     } catch (e) {
+      if (signal.aborted) throw e;
       const msg = e instanceof AuthError ? e.message : `could not get an access token: ${e instanceof Error ? e.message : String(e)}`;
       return fail("UNAUTHENTICATED", 0, msg, { retryable: false });
     }
     if (token) headers.Authorization = `Bearer ${token}`;
-    let body: string | undefined;
-    if (spec.method === "POST") {
-      headers["Content-Type"] = "application/json";
-      if (spec.body !== undefined) body = JSON.stringify(spec.body);
-    }
+    if (spec.method === "POST") headers["Content-Type"] = "application/json";
+    return { headers };
+  }
 
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const abandon = spec.abandon && spec.signal ? spec.signal : undefined;
-    const signal = abandon ? eitherAborts(timeout, abandon) : { signal: timeout, dispose: () => {} };
-    let text: string;
-    let res: HttpResponse;
-    try {
-      res = await this.fetchFn(url, { method: spec.method, headers, ...(body !== undefined ? { body } : {}), signal: signal.signal });
-      text = await res.text();
-    } catch (e) {
-      if (abandon?.aborted) return { ok: false, error: interruptedError(spec, "abandoned in flight", e) };
-      return this.transportFailure(e, timeout, fail);
-    } finally {
-      signal.dispose();
-    }
-
+  /** A response as the call's outcome: the parsed body of a 2xx (shape checked), else the error. */
+  private outcome(spec: CallSpec, res: HttpResponse, text: string, fail: Fail): Outcome {
     if (res.status >= 200 && res.status < 300) {
-      if (text.trim() === "") return { ok: true, value: {}, httpStatus: res.status };
-      try {
-        const value: unknown = JSON.parse(text);
-        if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object");
-        return { ok: true, value, httpStatus: res.status };
-      } catch {
-        return fail("UNKNOWN", res.status, `response is not a JSON object: ${text.slice(0, 120)}`, { retryable: false });
+      let value: unknown = {};
+      if (text.trim() !== "") {
+        try {
+          value = JSON.parse(text);
+        } catch (e) {
+          return fail("UNKNOWN", res.status, `the response is not valid JSON (${(e as Error).message})`, { retryable: false });
+        }
       }
+      const problem = spec.check?.(value);
+      if (problem) return fail("UNKNOWN", res.status, problem, { retryable: false });
+      return { ok: true, value, httpStatus: res.status };
     }
-
     const parsed = parseErrorBody(text);
     const status = parsed.status ?? canonicalFromHttp(res.status);
     const message = parsed.message ?? (res.statusText || `HTTP ${res.status}`);
+    const retryable = RETRYABLE_CODES.has(status) || (status === "INTERNAL" && spec.idempotent === true);
     const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), this.now()) ?? retryDelayFromDetails(parsed.details);
-    return { ...fail(status, res.status, message, { details: parsed.details }), retryAfterMs };
+    return { ...fail(status, res.status, message, { details: parsed.details, retryable }), retryAfterMs };
   }
 
-  private transportFailure(e: unknown, signal: AbortSignal, fail: Fail): Failure {
+  private transportFailure(e: unknown, signal: AbortSignal, attemptMs: number, fail: Fail): Failure {
     if (signal.aborted || isTimeout(e)) {
-      return fail("DEADLINE_EXCEEDED", 0, `no response within ${formatMs(this.timeoutMs)} (per-attempt timeout)`, { retryable: true });
+      const which = attemptMs < this.timeoutMs ? "" : " (per-attempt timeout)";
+      return fail("DEADLINE_EXCEEDED", 0, `no complete response within ${formatMs(attemptMs)}${which}`, { retryable: true });
     }
     const code = networkCode(e);
     const msg = networkMessage(e);
+    if (code === RESPONSE_TOO_LARGE) return fail("UNKNOWN", 0, msg, { retryable: false });
     if (code && RETRYABLE_NETWORK_CODES.has(code)) return fail("UNAVAILABLE", 0, `network error ${code}: ${msg}`, { retryable: true, cause: e });
     if (code === "ENOTFOUND") return fail("UNAVAILABLE", 0, `host not found: ${msg}`, { retryable: false, cause: e });
     if (!code && e instanceof TypeError && /fetch failed|terminated|other side closed|socket/i.test(e.message)) {
@@ -255,54 +282,4 @@ export class Transport {
     }
     return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, { retryable: false, cause: e });
   }
-}
-
-/** A signal that aborts when either does; `dispose` stops listening to them. */
-function eitherAborts(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose: () => void } {
-  const c = new AbortController();
-  const abort = () => c.abort();
-  if (a.aborted || b.aborted) abort();
-  a.addEventListener("abort", abort, { once: true });
-  b.addEventListener("abort", abort, { once: true });
-  return {
-    signal: c.signal,
-    dispose: () => {
-      a.removeEventListener("abort", abort);
-      b.removeEventListener("abort", abort);
-    },
-  };
-}
-
-function isTimeout(e: unknown): boolean {
-  return e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
-}
-
-function causes(e: unknown): unknown[] {
-  const out: unknown[] = [];
-  let cur: unknown = e;
-  for (let i = 0; i < 4 && cur; i++) {
-    out.push(cur);
-    if (cur instanceof AggregateError && cur.errors.length > 0) out.push(...cur.errors);
-    cur = cur instanceof Error ? cur.cause : undefined;
-  }
-  return out;
-}
-
-function networkCode(e: unknown): string | undefined {
-  for (const c of causes(e)) {
-    const code = (c as { code?: unknown } | null)?.code;
-    if (typeof code === "string" && code) return code;
-  }
-  return undefined;
-}
-
-function networkMessage(e: unknown): string {
-  const all = causes(e).filter((c): c is Error => c instanceof Error);
-  // The innermost message is the informative one ("connect ECONNREFUSED 127.0.0.1:9").
-  const inner = all.reverse().find((c) => c.message && c.message !== "fetch failed");
-  return (inner ?? (e instanceof Error ? e : undefined))?.message ?? String(e);
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s` : `${ms}ms`;
 }

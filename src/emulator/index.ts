@@ -7,7 +7,7 @@ import type { EmulatorWorld } from "../generated/schemas.js";
 import type { EmulatorContext } from "./context.js";
 import { Faults } from "./faults.js";
 import { loadDataFile, Persister, removeStaleTempFiles } from "./persist.js";
-import { checkWorld, coerceSeed, loadSeedFile } from "./seed.js";
+import { checkWorld, coerceSeed, loadSeedFile, WorldError } from "./seed.js";
 import { createEmulatorServer } from "./server.js";
 import { Stats } from "./stats.js";
 import { Store } from "./store.js";
@@ -23,6 +23,9 @@ export interface EmulatorOptions {
   seed?: EmulatorWorld;
   /** Persisted world (JSON, same shape); if it exists at start it is loaded instead of the seed. */
   dataFile?: string;
+  /** Host names that reach it through a reverse proxy or TLS front (accepted in `Host` with any
+   *  port); loopback names and the address it listens on always are. */
+  allowedHosts?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -37,7 +40,7 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-export { loadSeedFile };
+export { loadSeedFile, WorldError };
 export { METHOD_IDS, type MethodId } from "./routes.js";
 export type { FaultConfig } from "./faults.js";
 
@@ -71,7 +74,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   // Write the filled-in world (uids, etags, times) now, so a restart sees the same one.
   await ctx.commit();
 
-  const { server, shutdown } = createEmulatorServer(ctx);
+  const { server, shutdown } = createEmulatorServer(ctx, { host, allowedHosts: opts.allowedHosts ?? [] });
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {
       reject(new Error(`cannot listen on ${host}:${opts.port ?? 0}: ${e.code === "EADDRINUSE" ? "address already in use" : e.message}`));

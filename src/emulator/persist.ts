@@ -7,7 +7,7 @@ import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { EmulatorWorld } from "../generated/schemas.js";
 import { fsyncDir, pidAlive } from "../state/fsutil.js";
-import { checkWorld } from "./seed.js";
+import { checkWorld, WorldError } from "./seed.js";
 
 let tmpCounter = 0;
 
@@ -63,7 +63,8 @@ export function loadDataFile(file: string): EmulatorWorld | undefined {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new Error(`data file ${file}: not valid JSON (${(e as Error).message}); move it away to start from the seed`);
+    const why = `not valid JSON (${(e as Error).message}); move it away to start from the seed`;
+    throw new WorldError(`data file ${file}: ${why}`, { file }, `emulator data file: ${why}`);
   }
   return checkWorld(value, `data file ${file}`);
 }

@@ -1,5 +1,5 @@
 // The five REST methods the emulator serves, matched on the path alone (one host:port serves all
-// three services, so the Host header is irrelevant).
+// three services; the Host header only decides whether a request is served at all: ./origin.ts).
 import type { ObjectKind } from "../cloud/names.js";
 
 export const METHOD_IDS = [

@@ -2,7 +2,7 @@
 // Checking is done once here, with messages that name the file and the offending path, so the
 // store can trust what it loads.
 import { readFileSync } from "node:fs";
-import { parseDocument } from "yaml";
+import { LineCounter, parseDocument, type Document } from "yaml";
 import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
 import { parseFullName, type ObjectKind } from "../cloud/names.js";
 import { validate } from "../schemas/index.js";
@@ -17,23 +17,64 @@ export const WORLD_KINDS: readonly { kind: ObjectKind; key: "restorePlans" | "en
   { kind: "federation", key: "federations" },
 ];
 
-/** Reads, parses and checks a YAML seed file. Errors name the file and the problem. */
+/** Where a world is wrong in a file, when known: 1-based line and column, and the path in it. */
+export interface WorldErrorPosition {
+  file?: string;
+  line?: number;
+  column?: number;
+  path?: (string | number)[];
+}
+
+/** A seed or data file (or in-memory seed) that cannot be used: the user's to fix, not a bug.
+ *  `problem` is the message without the file named in front (for a diagnostic that names it). */
+export class WorldError extends Error {
+  override readonly name = "WorldError";
+  constructor(
+    message: string,
+    readonly position: WorldErrorPosition = {},
+    readonly problem: string = message,
+  ) {
+    super(message);
+  }
+}
+
+/** Reads, parses and checks a YAML seed file. Errors name the file, the problem and its line. */
 export function loadSeedFile(path: string): EmulatorWorld {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new Error(`seed file ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    const why = code === "ENOENT" ? "no such file" : (e as Error).message;
+    throw new WorldError(`seed file ${path}: ${why}`, { file: path }, `emulator seed: ${why}`);
   }
-  const doc = parseDocument(text, { prettyErrors: true });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, lineCounter });
   if (doc.errors.length > 0) {
     const err = doc.errors[0]!;
+    const at = err.linePos?.[0];
     // With prettyErrors the first line already says "… at line L, column C:".
-    throw new Error(`seed file ${path}: invalid YAML: ${err.message.split("\n")[0]!.replace(/:$/, "")}`);
+    const first = err.message.split("\n")[0]!.replace(/:$/, "");
+    const problem = `emulator seed: invalid YAML: ${first.replace(/ at line \d+, column \d+$/, "")}`;
+    throw new WorldError(`seed file ${path}: invalid YAML: ${first}`, { file: path, ...(at ? { line: at.line, column: at.col } : {}) }, problem);
   }
   const value: unknown = doc.toJS() ?? {};
-  return checkWorld(coerceSeed(value), `seed file ${path}`);
+  const problem = worldProblemAt(coerceSeed(value));
+  if (problem) throw new WorldError(`seed file ${path}: ${problem.message}`, { file: path, path: problem.path, ...positionOf(doc, lineCounter, problem.path) }, `emulator seed: ${problem.message}`);
+  return value as EmulatorWorld;
+}
+
+/** The line and column of the deepest node of `path` that the document has. */
+function positionOf(doc: Document, lineCounter: LineCounter, path: (string | number)[]): { line?: number; column?: number } {
+  for (let n = path.length; n >= 0; n--) {
+    const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
+    const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+    if (range) {
+      const pos = lineCounter.linePos(range[0]);
+      return { line: pos.line, column: pos.col };
+    }
+  }
+  return {};
 }
 
 /**
@@ -68,26 +109,38 @@ export function coerceSeed(value: unknown): unknown {
  * numbers, policy rules). `source` prefixes messages ("seed file x.yaml", "data file y.json").
  */
 export function checkWorld(value: unknown, source: string): EmulatorWorld {
-  const problem = worldProblem(value);
-  if (problem) throw new Error(`${source}: ${problem}`);
+  const problem = worldProblemAt(value);
+  if (problem) throw new WorldError(`${source}: ${problem.message}`, { path: problem.path });
   return value as EmulatorWorld;
 }
 
 export function worldProblem(value: unknown): string | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return "expected a mapping with projects, restorePlans, endpoints and federations";
+  return worldProblemAt(value)?.message;
+}
+
+type Problem = { message: string; path: (string | number)[] };
+
+/** What is wrong with a world, and where (the path of the offending value). */
+function worldProblemAt(value: unknown): Problem | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { message: "expected a mapping with projects, restorePlans, endpoints and federations", path: [] };
   const errors = validate("emulator-seed.schema.json", value);
-  if (errors.length > 0) return schemaProblem(errors);
+  if (errors.length > 0) return { message: schemaProblem(errors), path: errors[0]!.instancePath.split("/").slice(1).map((k) => (/^\d+$/.test(k) ? Number(k) : k.replace(/~1/g, "/").replace(/~0/g, "~"))) };
   const world = value as EmulatorWorld;
   const numbers = new Map<string, string>();
   for (const [id, p] of Object.entries(world.projects ?? {})) {
     if (!p.number) continue;
     const other = numbers.get(p.number);
-    if (other) return `projects ${other} and ${id} both declare number ${p.number}`;
+    if (other) return { message: `projects ${other} and ${id} both declare number ${p.number}`, path: ["projects", id, "number"] };
     numbers.set(p.number, id);
   }
   for (const [num, id] of numbers) {
-    if (world.projects?.[num] && num !== id) return `project ID ${num} is also the number of project ${id}`;
+    if (world.projects?.[num] && num !== id) return { message: `project ID ${num} is also the number of project ${id}`, path: ["projects", num] };
   }
+  return objectsProblem(world, numbers);
+}
+
+/** The objects' names (form, duplicates) and policies. */
+function objectsProblem(world: EmulatorWorld, numbers: Map<string, string>): Problem | undefined {
   const seen = new Set<string>();
   for (const { kind, key } of WORLD_KINDS) {
     const list = (world[key] ?? []) as { name: string; policy?: Policy }[];
@@ -95,14 +148,14 @@ export function worldProblem(value: unknown): string | undefined {
       const o = list[i]!;
       const at = `${key}[${i}]`;
       const parsed = parseFullName(kind, o.name);
-      if (!parsed) return `${at}.name "${o.name}" is not ${article(kind)} name (projects/{project}/locations/{location}/${key}/{id})`;
+      if (!parsed) return { message: `${at}.name "${o.name}" is not ${article(kind)} name (projects/{project}/locations/{location}/${key}/{id})`, path: [key, i, "name"] };
       const project = numbers.get(parsed.project) ?? parsed.project;
       const canonical = `${kind}|${project}/${parsed.location}/${parsed.id}`;
-      if (seen.has(canonical)) return `${at}.name "${o.name}" is declared twice`;
+      if (seen.has(canonical)) return { message: `${at}.name "${o.name}" is declared twice`, path: [key, i, "name"] };
       seen.add(canonical);
       if (o.policy) {
         const p = policyProblem(o.policy, `${at}.policy`);
-        if (p) return p;
+        if (p) return { message: p, path: [key, i, "policy"] };
       }
     }
   }

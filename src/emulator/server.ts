@@ -8,6 +8,7 @@ import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { handleApi } from "./api.js";
 import type { EmulatorContext, Reply } from "./context.js";
 import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors.js";
+import { foreignRequest, type OriginPolicy } from "./origin.js";
 import { decodePath, matchApiRoute, type ApiRoute } from "./routes.js";
 
 /** Request bodies above this are refused without being buffered. */
@@ -70,9 +71,11 @@ export interface EmulatorServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
+export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy = { host: "127.0.0.1", allowedHosts: [] }): EmulatorServer {
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  // Connections of refused foreign requests: closed after the 403, whatever follows on them.
+  const refused = new WeakSet<Socket>();
   // Cancels injected latency on shutdown, so no timer outlives close().
   const stopping = new AbortController();
   // Every delayed request listens on this one signal; there may be thousands at once.
@@ -84,7 +87,7 @@ export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
       "Content-Length": Buffer.byteLength(reply.body),
       ...reply.headers,
     };
-    if (ctx.closing) headers.Connection = "close";
+    if (ctx.closing || refused.has(req.socket)) headers.Connection = "close";
     if (!res.headersSent && !res.destroyed) {
       res.writeHead(reply.status, headers);
       res.end(reply.body);
@@ -102,6 +105,13 @@ export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
     const path = decodePath(rawPath);
     let route: ApiRoute | undefined;
     try {
+      // Before anything is read, counted or changed: no web page may drive the emulator.
+      const foreign = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, origin);
+      if (foreign) {
+        // Its body is not read: the connection closes after the answer (see clientError).
+        refused.add(req.socket);
+        throw new ApiError("PERMISSION_DENIED", foreign, { reason: "FOREIGN_ORIGIN" });
+      }
       if (path === undefined) throw invalidArgument(`Malformed percent-encoding in path ${JSON.stringify(rawPath)}.`);
       const admin = path.startsWith(ADMIN_PREFIX);
       route = admin ? undefined : matchApiRoute(method, path);
@@ -165,6 +175,11 @@ export function createEmulatorServer(ctx: EmulatorContext): EmulatorServer {
 
   // Malformed HTTP gets a JSON envelope too, then the connection is closed.
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (refused.has(socket)) {
+      // The 403 was the answer; what the client sent after it is not parsed into another.
+      socket.end();
+      return;
+    }
     if (!socket.writable || err.code === "ECONNRESET") {
       socket.destroy();
       return;

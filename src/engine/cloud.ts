@@ -4,7 +4,10 @@
 // the same cloud.
 import { join } from "node:path";
 import { CloudClient, type CloudEvent } from "../cloud/client.js";
+import { EndpointError, withoutCredentials } from "../cloud/endpoint.js";
 import { isCloudError } from "../cloud/errors.js";
+import { ProxyError } from "../cloud/proxy.js";
+import { error, UserError } from "../diagnostics/diagnostic.js";
 import { modifyPolicy } from "../cloud/policy-engine.js";
 import type { ProviderModel } from "../config/model.js";
 import type { CloudPort } from "./cloud-port.js";
@@ -20,6 +23,8 @@ export interface OpenCloudOptions {
   stackName: string;
   /** Where retries go as engine events; can be changed later with `route`. */
   emit?: Emit;
+  /** Total deadline of each cloud call, retries included (ms); default 2 minutes. */
+  callTimeoutMs?: number;
 }
 
 export interface OpenCloud {
@@ -74,19 +79,15 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
   let close = async () => {};
   let target: string;
   if (env.CLOUDNATIVE_EMULATOR_HOST) {
-    target = `emulator at ${describeEndpoint(`http://${env.CLOUDNATIVE_EMULATOR_HOST}`)} (from CLOUDNATIVE_EMULATOR_HOST)`;
+    target = `emulator at ${withoutCredentials(env.CLOUDNATIVE_EMULATOR_HOST)} (from CLOUDNATIVE_EMULATOR_HOST)`;
   } else if (endpoint === "embedded") {
-    const { startEmulator } = await import("../emulator/index.js");
     // The world file sits beside the state: the state directory is made here as the store makes it (0700).
     try {
       await makeDirs(opts.stateDir);
     } catch (e) {
       throw fsError(e, "create directory", opts.stateDir);
     }
-    const emu = await startEmulator({
-      ...(provider.seed ? { seedFile: provider.seed } : {}),
-      dataFile: embeddedDataFile(opts.stateDir, opts.stackName),
-    });
+    const emu = await startEmbedded(provider.seed, embeddedDataFile(opts.stateDir, opts.stackName));
     endpoint = emu.url;
     close = () => emu.close();
     target = "embedded emulator";
@@ -99,7 +100,15 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     const event = retryEvent(e);
     if (event) emit(event);
   };
-  const client = new CloudClient({ endpoint, env, onEvent });
+  let client: CloudClient;
+  try {
+    client = new CloudClient({ endpoint, env, onEvent, ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}) });
+  } catch (e) {
+    await close();
+    // A malformed CLOUDNATIVE_EMULATOR_HOST, endpoint or proxy setting: the user's to fix.
+    if (e instanceof EndpointError || e instanceof ProxyError) throw new UserError(error(e.message));
+    throw e;
+  }
   const port: CloudPort = {
     async getIamPolicy(kind, name, signal) {
       try {
@@ -116,4 +125,17 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     },
   };
   return { port, client, target, route: (next) => (emit = next), close };
+}
+
+/** Starts the embedded emulator; a seed or data file it cannot use is a diagnostic at its line. */
+async function startEmbedded(seed: string | undefined, dataFile: string) {
+  const { startEmulator, WorldError } = await import("../emulator/index.js");
+  try {
+    return await startEmulator({ ...(seed ? { seedFile: seed } : {}), dataFile });
+  } catch (e) {
+    if (!(e instanceof WorldError)) throw e;
+    const { file, line, column } = e.position;
+    if (!file) throw new UserError(error(e.message));
+    throw new UserError(error(e.problem, { file, ...(line ? { line } : {}), ...(column ? { column } : {}) }));
+  }
 }

@@ -20,6 +20,7 @@ import { planResource } from "./resource.js";
 import { selectTargets } from "./targeting.js";
 
 export { displayAction, planCounts, type DisplayAction } from "./actions.js";
+import { withoutCredentials } from "../cloud/endpoint.js";
 
 export interface PlanOptions {
   refresh: boolean;
@@ -98,7 +99,8 @@ function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs:
     ...(opts.target ? { target: opts.target } : {}),
     prior_state: { lineage: prior?.lineage ?? null, serial: prior?.serial ?? null },
     provider: {
-      endpoint: stack.provider.endpoint,
+      // Never the credentials of an http://user:password@… endpoint: plans are shared for review.
+      endpoint: withoutCredentials(stack.provider.endpoint),
       ...(stack.provider.project ? { project: stack.provider.project } : {}),
       ...(stack.provider.location ? { location: stack.provider.location } : {}),
       ...(stack.provider.seed ? { seed: stack.provider.seed } : {}),

@@ -104,7 +104,8 @@ describe("endpoint resolution", () => {
 
     const { c, f } = client(env, json(200, POLICY), "google");
     await c.getIamPolicy("endpoint", EP);
-    await c.getFederation(FED);
+    // (The answer is a policy: not a federation, which the call says after sending it.)
+    await expect(c.getFederation(FED)).rejects.toThrow(/not a valid federation/);
     expect(f.calls.map((r) => r.url)).toEqual([
       `http://127.0.0.1:8085/v1beta1/${EP}:getIamPolicy?options.requestedPolicyVersion=3`,
       `http://127.0.0.1:8085/v1alpha/${FED}`,

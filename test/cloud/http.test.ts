@@ -2,7 +2,7 @@
 // that misbehave on purpose: what the fakes in transport.test.ts assume, checked on real sockets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import type { CloudError } from "../../src/cloud/errors.js";
 import { nodeHttp } from "../../src/cloud/http.js";
@@ -113,6 +113,40 @@ describe("node:http transport", () => {
     });
     await expect(client(url).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
     expect(n).toBe(2);
+  });
+
+  describe("a response body over 32 MiB (issue 12)", () => {
+    const MiB = 1024 * 1024;
+    /** Sends `total` bytes of body (declaring them or not), counting what the socket accepted. */
+    const huge = (declared: boolean) => {
+      const state = { written: 0, closed: false };
+      const start = serve((_req, res) => {
+        res.writeHead(200, { "Content-Type": "application/json", ...(declared ? { "Content-Length": String(64 * MiB) } : {}) });
+        const chunk = Buffer.alloc(MiB, " ");
+        const pump = () => {
+          while (!res.destroyed && state.written < 64 * MiB && res.write(chunk)) state.written += MiB;
+          if (!res.destroyed && state.written < 64 * MiB) res.once("drain", pump);
+        };
+        res.on("close", () => (state.closed = true));
+        pump();
+      });
+      return { start, state };
+    };
+
+    it.each([
+      ["declared in Content-Length: refused before reading", true, /the response body is larger than 32 MiB \(Content-Length 67108864\); stopped reading it$/],
+      ["streamed without a length: reading stops at the cap", false, /the response body is larger than 32 MiB; stopped reading it$/],
+    ])("%s, the connection is closed, not retried", async (_what, declared, message) => {
+      const { start, state } = huge(declared);
+      const { url, connections } = await start;
+      const err = (await client(url).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
+      expect(err).toMatchObject({ status: "UNKNOWN", attempts: 1, retryable: false });
+      expect(err.message).toMatch(new RegExp(`^getIamPolicy ${RP}: UNKNOWN: `));
+      expect(err.message).toMatch(message);
+      await vi.waitFor(() => expect(state.closed).toBe(true));
+      expect(state.written).toBeLessThan(48 * MiB);
+      expect(connections()).toBe(1);
+    });
   });
 
   it("refuses a URL scheme it does not speak", async () => {

@@ -186,7 +186,7 @@ describe("retries", () => {
     const c2 = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f2, timeoutMs: 20, retry: { sleep, maxAttempts: 2 } });
     const err = (await c2.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err).toMatchObject({ status: "DEADLINE_EXCEEDED", httpStatus: 0, attempts: 2, retryable: true });
-    expect(err.message).toMatch(/failed after 2 attempts .*DEADLINE_EXCEEDED: no response within 20ms/);
+    expect(err.message).toMatch(/failed after 2 attempts .*DEADLINE_EXCEEDED: no complete response within 20ms \(per-attempt timeout\)/);
   });
 
   it("a throwing event hook does not break calls", async () => {
@@ -197,6 +197,6 @@ describe("retries", () => {
 
   it("a 200 with a non-JSON body is an error, not a crash", async () => {
     const { c } = setup([{ status: 200, body: "<html>captive portal</html>" }]);
-    await expect(c.getIamPolicy("restorePlan", RP)).rejects.toThrow(/response is not a JSON object/);
+    await expect(c.getIamPolicy("restorePlan", RP)).rejects.toThrow(/the response is not valid JSON/);
   });
 });

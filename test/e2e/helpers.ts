@@ -29,6 +29,8 @@ export interface RunOptions {
   cwd?: string;
   /** The emulator the CLI talks to (CLOUDNATIVE_EMULATOR_HOST); omitted = the variable is unset, unless `env` sets it. */
   emulator?: RunningEmulator;
+  /** CLOUDNATIVE_EMULATOR_HOST as given (a hostile server's address, a malformed value); wins over `emulator`. */
+  emulatorHost?: string;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
   /** The child's umask (e.g. "000"): it then runs through /bin/sh. */
@@ -39,7 +41,8 @@ export interface RunOptions {
 export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
   delete env.FORCE_COLOR;
-  if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
+  if (o.emulatorHost !== undefined) env.CLOUDNATIVE_EMULATOR_HOST = o.emulatorHost;
+  else if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
   else if (o.env?.CLOUDNATIVE_EMULATOR_HOST === undefined) delete env.CLOUDNATIVE_EMULATOR_HOST;
   return new Promise((resolve, reject) => {
     const [cmd, argv]: [string, string[]] = o.umask ? ["/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
@@ -77,7 +80,8 @@ export interface StartedCli {
 export function startCli(args: string[], o: RunOptions = {}): StartedCli {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
   delete env.FORCE_COLOR;
-  if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
+  if (o.emulatorHost !== undefined) env.CLOUDNATIVE_EMULATOR_HOST = o.emulatorHost;
+  else if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
   else delete env.CLOUDNATIVE_EMULATOR_HOST;
   const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
@@ -125,7 +129,7 @@ export function expectExit(r: CliResult, code: number): void {
   if (r.code !== code) throw new Error(`expected exit ${code}, got ${r.code} (signal ${r.signal})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
 }
 
-export function startSeededEmulator(seed: EmulatorWorld, opts: { dataFile?: string } = {}): Promise<RunningEmulator> {
+export function startSeededEmulator(seed: EmulatorWorld, opts: { dataFile?: string; allowedHosts?: string[] } = {}): Promise<RunningEmulator> {
   return startEmulator({ seed, port: 0, host: "127.0.0.1", ...opts });
 }
 

@@ -60,7 +60,8 @@ beforeAll(async () => {
     projects: { "my-project": { number: "123456789012" } },
     restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }],
     endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
-  });
+    // Reached through the proxy and the TLS front by these names (the emulator refuses other Hosts).
+  }, { allowedHosts: [HOST, "emu.converge-test.invalid"] });
   tmp = await tempDir("converge-proxy-");
   const certs = makeCertificates(tmp.dir);
   ca = certs.ca;

@@ -2,7 +2,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadSeedFile, startEmulator } from "../../src/emulator/index.js";
+import { loadSeedFile, startEmulator, WorldError } from "../../src/emulator/index.js";
 import { api, tempDir } from "./helpers.js";
 
 const SPEC_SEED = `projects:
@@ -89,6 +89,27 @@ restorePlans:
     expect(message).toContain(`seed file ${file}: `);
     expect(message).toMatch(pattern);
     expect(message).not.toContain("\n");
+  });
+
+  it.each([
+    ["YAML syntax", "projects: {}\nrestorePlans: [\n", 3, "emulator seed: invalid YAML: "],
+    ["a wrong type", "projects:\n  p:\n    number: '1'\nrestorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy:\n      bindings: { role: x }\n", 7, "emulator seed: restorePlans[0].policy.bindings must be array"],
+    ["a bad name", "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n  - name: nightly\n", 3, 'emulator seed: restorePlans[1].name "nightly" is not a restorePlan name'],
+    ["a shared number", "projects:\n  a: { number: '7' }\n  b: { number: '7' }\n", 3, "emulator seed: projects a and b both declare number 7"],
+  ])("a seed with %s is a WorldError positioned at its line (issue 12)", async (_what, text, line, problem) => {
+    const file = await seedFile("seed.yaml", text);
+    let err: unknown;
+    try {
+      loadSeedFile(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(WorldError);
+    const w = err as WorldError;
+    expect(w.position).toMatchObject({ file, line });
+    expect(w.position.column).toBeGreaterThan(0);
+    expect(w.problem.startsWith(problem)).toBe(true);
+    expect(w.message).toContain(`seed file ${file}: `);
   });
 
   it("refuses a missing file clearly", () => {

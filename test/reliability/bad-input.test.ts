@@ -591,19 +591,21 @@ describe("the emulator refuses bad requests with 4xx JSON and keeps serving", ()
 
   it("malformed HTTP on a raw socket: 400 JSON, then the server still answers", async () => {
     const setPath = `/v1/${RP}:setIamPolicy`;
+    // The emulator's own Host: any other is refused (403) before the request is parsed further.
+    const x = emu.hostPort;
     const payloads: [string, string | Buffer][] = [
       ["garbage", "GARBAGE\r\n\r\n"],
       ["binary", Buffer.from([0, 1, 2, 255, 254, 13, 10, 13, 10])],
       ["HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"],
-      ["bad version", `GET /v1/${RP}:getIamPolicy HTTP/9.9\r\nHost: x\r\n\r\n`],
-      ["bad header", `GET /v1/${RP}:getIamPolicy HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`],
-      ["bad content-length", `POST ${setPath} HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}`],
-      ["two content-lengths", `POST ${setPath} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}`],
-      ["bad chunk", `POST ${setPath} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
-      ["huge header", `GET /v1/${RP}:getIamPolicy HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`],
-      ["space in path", `GET /v1/a b HTTP/1.1\r\nHost: x\r\n\r\n`],
-      ["bad percent-encoding", `GET /v1/%ZZ:getIamPolicy HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`],
-      ["truncated JSON body", `POST ${setPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\nConnection: close\r\n\r\n{"policy":`],
+      ["bad version", `GET /v1/${RP}:getIamPolicy HTTP/9.9\r\nHost: ${x}\r\n\r\n`],
+      ["bad header", `GET /v1/${RP}:getIamPolicy HTTP/1.1\r\nHost: ${x}\r\nBad Header\r\n\r\n`],
+      ["bad content-length", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Length: abc\r\n\r\n{}`],
+      ["two content-lengths", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}`],
+      ["bad chunk", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+      ["huge header", `GET /v1/${RP}:getIamPolicy HTTP/1.1\r\nHost: ${x}\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`],
+      ["space in path", `GET /v1/a b HTTP/1.1\r\nHost: ${x}\r\n\r\n`],
+      ["bad percent-encoding", `GET /v1/%ZZ:getIamPolicy HTTP/1.1\r\nHost: ${x}\r\nConnection: close\r\n\r\n`],
+      ["truncated JSON body", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Type: application/json\r\nContent-Length: 10\r\nConnection: close\r\n\r\n{"policy":`],
     ];
     for (const [what, p] of payloads) {
       const { status, body } = parseRaw(await raw(emu.port, p));

@@ -17,7 +17,8 @@ import { plannedPolicies } from "../../plan/access.js";
 import { addPlanOptions, bool, lintWarningCount, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
 import { verbs } from "../render/verbs.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
-import { APPLYING, catchInterrupts, planInterrupted, planning } from "../interrupt.js";
+import { APPLYING, catchInterrupts, planInterrupted, planning, stoppedBy } from "../interrupt.js";
+import { commandTimeout } from "../deadline.js";
 
 interface ApplyCliOptions extends PlanCliOptions {
   autoApprove?: boolean;
@@ -127,8 +128,10 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
   }
   if (result.failed.length) printDiagnostics(result.failed.map((f) => f.diagnostic));
   if (result.interrupted) {
-    if (!o.json) process.stderr.write(`Apply interrupted: ${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed before the interrupt; ${result.skipped.length} not started. State saved.\n`);
-    return EXIT.interrupted;
+    const timedOut = stoppedBy(interrupts.signal) === "timeout";
+    const what = timedOut ? `Apply stopped by --timeout ${commandTimeout()?.text ?? ""}` : "Apply interrupted";
+    if (!o.json) process.stderr.write(`${what}: ${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed before the interrupt; ${result.skipped.length} not started. State saved.\n`);
+    return timedOut ? EXIT.error : EXIT.interrupted;
   }
   if (result.failed.length) {
     if (!o.json) {
@@ -212,7 +215,7 @@ function applyAction(destroy: boolean) {
       const planned = await planning((signal) => planStack(loaded, { ...o, destroy }, progress.onEvent, signal));
       const { result, prior, cloud } = planned.value;
       try {
-        if (planned.interrupted) return planInterrupted();
+        if (planned.interrupted) return planInterrupted(planned.interrupted);
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         progress.flush();
@@ -250,7 +253,7 @@ export function registerApply(program: Command): void {
         const planned = await planning((signal) => planStack(loaded, { ...o, refresh: "true", target: [], replace: [] } as PlanCliOptions, () => {}, signal));
         const { result, prior, cloud } = planned.value;
         await cloud.close();
-        if (planned.interrupted) return planInterrupted();
+        if (planned.interrupted) return planInterrupted(planned.interrupted);
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) return EXIT.error;
         if (!prior) {

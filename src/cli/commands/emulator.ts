@@ -15,6 +15,7 @@ interface StartOptions {
   seed?: string;
   data?: string;
   verbose?: boolean;
+  allowHost: string[];
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -29,6 +30,7 @@ export function registerEmulator(program: Command): void {
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--seed <file>", "YAML seed file declaring projects, callers and objects")
     .option("--data <file>", "JSON data file persisting the world (loaded instead of the seed when it exists)")
+    .option("--allow-host <name>", "also serve requests whose Host is this name (behind a reverse proxy or TLS front; repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option("--verbose", "log every request to stderr")
     .action(async (opts: StartOptions) => {
       const stderr = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -42,6 +44,7 @@ export function registerEmulator(program: Command): void {
           ...(opts.seed ? { seedFile: opts.seed } : {}),
           ...(opts.data ? { dataFile: opts.data } : {}),
           ...(opts.verbose ? { log: stderr } : {}),
+          allowedHosts: opts.allowHost,
         });
       } catch (e) {
         // User errors (bad seed, port in use): one line, no stack trace.

@@ -10,7 +10,7 @@ import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
 import { isLintDiagnostic } from "../../config/lint.js";
-import { addStackOptions, withExamples, action, batchedStdout, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
+import { addStackOptions, withExamples, action, batchedStdout, callTimeoutOf, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
 import { planLines } from "../render/plan-text.js";
 import { accessLines } from "../render/access-text.js";
 import { planMarkdown } from "../render/markdown.js";
@@ -83,8 +83,9 @@ export function progressPrinter(o: { json?: boolean }, stream = false): { onEven
 
 /** Reads the state, opens the cloud and plans (sending no read once `signal` aborts). The caller owns `close`. */
 export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void, signal?: AbortSignal) {
+  const callTimeoutMs = callTimeoutOf(o);
   const prior = await loaded.store.read();
-  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent });
+  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent, callTimeoutMs });
   try {
     const result = await plan(loaded.stack, prior, cloud.port, {
       refresh: bool(o.refresh ?? "true", "--refresh"),
@@ -150,7 +151,7 @@ export function registerPlan(program: Command): void {
         const progress = progressPrinter({ json: o.json === true || o.format === "markdown" });
         const { value: { result, cloud }, interrupted } = await planning((signal) => planStack(loaded, o, progress.onEvent, signal));
         await cloud.close();
-        if (interrupted) return planInterrupted();
+        if (interrupted) return planInterrupted(interrupted);
         printDiagnostics(result.diagnostics);
         if (result.plan.errored) {
           if (o.json) await writeOut(jsonText(result.plan, 2) + "\n");

@@ -1,0 +1,103 @@
+// Issue 12: credentials never leave their place. A proxy's user:password (or its Basic header)
+// echoed back by a server is scrubbed from every message; user:password in an endpoint or in
+// CLOUDNATIVE_EMULATOR_HOST is never sent, shown or described; a malformed
+// CLOUDNATIVE_EMULATOR_HOST is a clear EndpointError (never a DNS lookup of a bare name).
+import { describe, expect, it } from "vitest";
+import { CloudClient } from "../../src/cloud/client.js";
+import { EndpointError, resolveEndpoint, withoutCredentials } from "../../src/cloud/endpoint.js";
+import { redact, userinfoSecrets } from "../../src/cloud/errors.js";
+import { proxySecrets } from "../../src/cloud/proxy.js";
+import { fakeFetch, json } from "./fakes.js";
+
+const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
+const BASIC = Buffer.from("alice:s3cret pw").toString("base64");
+
+describe("redact", () => {
+  it("scrubs Basic headers and the user:password of URLs, whatever the secrets list holds", () => {
+    expect(redact(`proxy-authorization: Basic ${BASIC}\nProxy-Authorization: basic ${BASIC}`)).toBe("proxy-authorization: Basic [redacted]\nProxy-Authorization: basic [redacted]");
+    expect(redact("refused http://alice:s3cret@proxy.corp:3128/ and socks5://bob:pw@x")).toBe("refused http://[redacted]@proxy.corp:3128/ and socks5://[redacted]@x");
+  });
+
+  it("userinfoSecrets gives every form an error page may echo", () => {
+    const s = userinfoSecrets("http://alice:s3cret%20pw@proxy.corp:3128");
+    expect(s).toEqual(expect.arrayContaining(["alice:s3cret%20pw", "alice:s3cret pw", BASIC, "s3cret%20pw", "s3cret pw"]));
+    expect(userinfoSecrets("alice:s3cret@proxy.corp:3128")).toContain("s3cret");
+    expect(userinfoSecrets("http://proxy.corp:3128")).toEqual([]);
+    expect(userinfoSecrets(undefined)).toEqual([]);
+  });
+
+  it("proxySecrets reads HTTPS_PROXY and HTTP_PROXY in either case", () => {
+    const s = proxySecrets({ https_proxy: "http://a:topsecret@p:1", HTTP_PROXY: "http://b:othersecret@p:2" });
+    expect(s).toEqual(expect.arrayContaining(["topsecret", "othersecret"]));
+  });
+});
+
+describe("the client scrubs what a server echoes", () => {
+  it("a proxy's password, raw, decoded and as Basic, never reaches a message", async () => {
+    const env = { HTTP_PROXY: "http://alice:s3cret%20pw@127.0.0.1:3128", CLOUDNATIVE_ACCESS_TOKEN: "tok-abcdef" };
+    const echo = `407 for alice:s3cret pw (s3cret%20pw) Proxy-Authorization: Basic ${BASIC} token tok-abcdef`;
+    const f = fakeFetch(() => json(407, { error: { code: 407, message: echo } }));
+    // A name that is not loopback, so the proxy applies; the fake fetch answers for it.
+    const c = new CloudClient({ endpoint: "http://iam.example.invalid:8080", env, fetch: f });
+    const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain("[redacted]");
+    for (const secret of ["s3cret", BASIC, "tok-abcdef"]) expect(err.message).not.toContain(secret);
+  });
+
+  it("user:password in the endpoint is never sent, nor in the endpoint's description", async () => {
+    const f = fakeFetch(() => json(200, {}));
+    const c = new CloudClient({ endpoint: "http://u:hunter22@127.0.0.1:9", env: {}, fetch: f });
+    await c.getIamPolicy("restorePlan", RP);
+    expect(f.calls[0]!.url).toBe(`http://127.0.0.1:9/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=3`);
+    expect(f.calls[0]!.headers.authorization).toBeUndefined();
+    expect(c.endpoint.describe).not.toContain("hunter22");
+  });
+});
+
+describe("CLOUDNATIVE_EMULATOR_HOST", () => {
+  const resolve = (value: string) => resolveEndpoint({ env: { CLOUDNATIVE_EMULATOR_HOST: value } });
+
+  it.each([
+    ["127.0.0.1:8085", "http://127.0.0.1:8085"],
+    ["localhost:8085", "http://localhost:8085"],
+    ["[::1]:8085", "http://[::1]:8085"],
+    ["http://127.0.0.1:8085/prefix/", "http://127.0.0.1:8085/prefix"],
+    ["https://emu.corp:443", "https://emu.corp"],
+    ["http://u:pw@127.0.0.1:8085", "http://127.0.0.1:8085"],
+  ])("%s is accepted", (value, base) => {
+    expect(resolve(value).baseUrl("gkebackup")).toBe(base);
+  });
+
+  it.each([
+    [":::", /is not host:port \(e\.g\. 127\.0\.0\.1:8085\)$/],
+    ["host:notaport", /is not host:port/],
+    ["http://x", /the port is missing/],
+    ["emulator", /the port is missing/],
+    [":8085", /is not host:port/],
+    ["127.0.0.1:0", /is not host:port/],
+    ["127.0.0.1:99999", /is not host:port/],
+    ["ftp://127.0.0.1:21", /the scheme must be http or https/],
+    ["127.0.0.1:8085?x=1", /must not have a query or fragment/],
+  ])("%j is an EndpointError naming the variable", (value, message) => {
+    let err: unknown;
+    try {
+      resolve(value);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(EndpointError);
+    expect((err as Error).message).toMatch(/^CLOUDNATIVE_EMULATOR_HOST "/);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it("a malformed value with credentials does not show them", () => {
+    expect(() => resolve("http://u:hunter22@:99999")).toThrow(/^CLOUDNATIVE_EMULATOR_HOST "http:\/\/:99999" is not host:port/);
+  });
+
+  it("withoutCredentials drops the userinfo of an endpoint, with or without a scheme", () => {
+    expect(withoutCredentials("http://u:p@127.0.0.1:9/x")).toBe("http://127.0.0.1:9/x");
+    expect(withoutCredentials("u:p@127.0.0.1:9")).toBe("127.0.0.1:9");
+    expect(withoutCredentials("google")).toBe("google");
+    expect(withoutCredentials("http://127.0.0.1:9/a@b")).toBe("http://127.0.0.1:9/a@b");
+  });
+});
