@@ -58,8 +58,9 @@ describe("openCloud", () => {
   it("the description of the target never holds credentials", async () => {
     const c = await openCloud({ endpoint: "http://u:hunter22@127.0.0.1:9" }, { env: {}, stateDir: dir, stackName: "s" });
     const viaEnv = await openCloud({ endpoint: "google" }, { env: { CLOUDNATIVE_EMULATOR_HOST: "http://u:hunter22@127.0.0.1:9" }, stateDir: dir, stackName: "s" });
-    expect(c.target).toBe("emulator at http://127.0.0.1:9");
-    expect(viaEnv.target).toBe("emulator at http://127.0.0.1:9 (CLOUDNATIVE_EMULATOR_HOST)");
+    // The plan's "Target:" line names host and port only (issue 13), never credentials.
+    expect(c.target).toBe("emulator at 127.0.0.1:9");
+    expect(viaEnv.target).toBe("emulator at http://127.0.0.1:9 (from CLOUDNATIVE_EMULATOR_HOST)");
     await c.close();
     await viaEnv.close();
   });
