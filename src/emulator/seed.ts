@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
 import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
-import { parseFullName, type ObjectKind } from "../cloud/names.js";
+import { parseFullName, type ObjectKind } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
 import { ApiError } from "./errors.js";
 import { principalCount } from "../iam/index.js";
