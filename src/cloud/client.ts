@@ -5,13 +5,14 @@ import { EMULATOR_HOST_ENV, resolveEndpoint, type ResolvedEndpoint, type Service
 import { CloudError, userinfoSecrets } from "./errors.js";
 import { checkProxyFor, proxySecrets } from "./proxy.js";
 import { federationProblem, policyProblem } from "./wire-shape.js";
+import { apiMethod, OBJECT_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
 import { parseFullName, type ObjectKind } from "./names.js";
 import type { RetryOptions } from "./retry.js";
 import { createNodeHttp, type HttpFn } from "./http.js";
 import { Transport, type CloudEvent } from "./transport.js";
 
 export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./transport.js";
-export type PolicyKind = "restorePlan" | "endpoint";
+export type { PolicyKind };
 
 export interface CloudClientOptions {
   /** "google" (default) or "http(s)://host:port". CLOUDNATIVE_EMULATOR_HOST in `env` wins over it. */
@@ -52,35 +53,16 @@ interface PolicyApi {
   setId: string;
 }
 
-const POLICY_APIS: Record<PolicyKind, PolicyApi> = {
-  restorePlan: {
-    service: "gkebackup",
-    version: "v1",
-    getMethod: "GET",
-    getId: "gkebackup.projects.locations.restorePlans.getIamPolicy",
-    setId: "gkebackup.projects.locations.restorePlans.setIamPolicy",
-  },
-  endpoint: {
-    service: "aiplatform",
-    version: "v1beta1",
-    getMethod: "POST",
-    getId: "aiplatform.projects.locations.endpoints.getIamPolicy",
-    setId: "aiplatform.projects.locations.endpoints.setIamPolicy",
-  },
-};
-
-/** The discovery method ID of a policy call, e.g. gkebackup.projects.locations.restorePlans.setIamPolicy. */
-export function policyMethodId(kind: PolicyKind, operation: "getIamPolicy" | "setIamPolicy"): string {
-  return operation === "getIamPolicy" ? POLICY_APIS[kind].getId : POLICY_APIS[kind].setId;
+function policyApi(kind: PolicyKind): PolicyApi {
+  const k = OBJECT_KINDS[kind];
+  return { service: k.service, version: k.version, getMethod: apiMethod(kind, "getIamPolicy")!.http, getId: policyMethodId(kind, "getIamPolicy"), setId: policyMethodId(kind, "setIamPolicy") };
 }
 
-export const FEDERATION_GET_ID = "metastore.projects.locations.federations.get";
+const POLICY_APIS: Record<PolicyKind, PolicyApi> = { restorePlan: policyApi("restorePlan"), endpoint: policyApi("endpoint") };
 
-const NAME_FORMS: Record<ObjectKind, string> = {
-  restorePlan: "projects/{project}/locations/{location}/restorePlans/{restorePlan}",
-  endpoint: "projects/{project}/locations/{location}/endpoints/{endpoint}",
-  federation: "projects/{project}/locations/{location}/federations/{federationId}",
-};
+export { policyMethodId };
+
+export const FEDERATION_GET_ID = apiMethod("federation", "get")!.id;
 
 export class CloudClient {
   readonly endpoint: ResolvedEndpoint;
@@ -177,7 +159,7 @@ export class CloudClient {
         methodId,
         resource: name,
         operation,
-        serverMessage: `"${name}" is not a full ${kind} name (${NAME_FORMS[kind]}); nothing was sent`,
+        serverMessage: `"${name}" is not a full ${kind} name (${OBJECT_KINDS[kind].nameForm}); nothing was sent`,
         attempts: 0,
         retryable: false,
       });

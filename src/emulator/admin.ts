@@ -1,7 +1,7 @@
 // The admin API under /__emulator/: stats, reset, faults, the world and its objects. Never subject
 // to faults or auth; it is a test harness, served on loopback.
 import type { EmulatorFederation, EmulatorPolicyObject, EmulatorProject } from "../generated/schemas.js";
-import { kindOfName, SEGMENT } from "../cloud/names.js";
+import { kindOfName, SEGMENT } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
 import { schemaProblem } from "./schema-errors.js";
 import { parseJsonBody } from "./api.js";

@@ -120,6 +120,14 @@ function setIamPolicy(ctx: EmulatorContext, req: ApiRequest): Reply | Promise<Re
       metadata: { resource: route.name },
     });
   }
+  // Google: an operation on a policy that holds conditions must say version 3; only a write without
+  // an etag may overwrite it with an older version (and so lose its conditions).
+  if (requested.etag !== undefined && current.conditional && requested.version !== 3) {
+    throw invalidArgument(
+      `The policy of '${route.name}' contains conditional role bindings; a setIamPolicy with its etag must use policy version 3, not ${requested.version ?? 0}.`,
+      "policy.version",
+    );
+  }
   // Only the masked fields are replaced; the version is always taken from the request.
   const combined: Policy = {
     version: requested.version ?? 0,

@@ -1,7 +1,7 @@
 // Callers: a bearer token maps to a principal per project (declared in the seed). Checked before
 // the object is looked up, because Google answers 403 for what a caller cannot see.
 import type { EmulatorProject } from "../generated/schemas.js";
-import { memberKey } from "../iam/index.js";
+import { principalIdentity } from "./principals.js";
 import { ApiError } from "./errors.js";
 
 const WWW_AUTHENTICATE = { "WWW-Authenticate": 'Bearer realm="https://accounts.google.com/"' };
@@ -43,9 +43,9 @@ export function authorize(
     );
   }
   if (access !== "any" && project.iamAdmins) {
-    const key = memberKey(principal);
+    const key = principalIdentity(principal);
     const allowed = access === "read" ? [...project.iamAdmins, ...(project.iamViewers ?? [])] : project.iamAdmins;
-    if (!allowed.some((a) => memberKey(a) === key)) {
+    if (!allowed.some((a) => principalIdentity(a) === key)) {
       throw new ApiError("PERMISSION_DENIED", `Permission '${permission}' denied on resource '${resource}' (or it may not exist).`, {
         reason: "IAM_PERMISSION_DENIED",
         metadata: { permission, resource },

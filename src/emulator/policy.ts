@@ -1,24 +1,15 @@
 // Server-side IAM policy rules: what setIamPolicy accepts, how a stored policy is normalised and
-// how it is rendered on the wire. The pure member/role/condition rules live in src/iam/.
+// how it is rendered on the wire. The emulator's own principal, role and binding rules live in
+// principals.ts, roles.ts and bindings.ts (independent of the client's src/iam/).
 import { randomBytes } from "node:crypto";
 import type { AuditConfig, Binding, Policy } from "../generated/schemas.js";
-import {
-  applyModifications,
-  canonicalCondition,
-  isBasicRole,
-  isPublicMember,
-  memberKey,
-  memberProblem,
-  principalCount,
-  roleProblem,
-} from "../iam/index.js";
 import { validate } from "../schemas/index.js";
+import { mergeBindings, MAX_PRINCIPALS, policySize, sizeProblem } from "./bindings.js";
 import { conditionExpressionProblem } from "./conditions.js";
+import { isPublicPrincipal, principalProblem } from "./principals.js";
+import { isBasicRole, roleNameProblem } from "./roles.js";
 import { schemaProblem } from "./schema-errors.js";
 import { ApiError, invalidArgument } from "./errors.js";
-
-/** Google's limit on principal entries in one allow policy. */
-export const MAX_PRINCIPALS = 1500;
 
 export const VALID_VERSIONS: readonly number[] = [0, 1, 3];
 
@@ -95,10 +86,10 @@ export function checkPolicyRules(policy: Policy, field = "policy"): void {
   const version = policy.version ?? 0;
   (policy.bindings ?? []).forEach((b, i) => {
     const at = `${field}.bindings[${i}]`;
-    const rp = roleProblem(b.role);
+    const rp = roleNameProblem(b.role);
     if (rp) throw invalidArgument(`Invalid role in ${at}: ${rp}.`, `${at}.role`, { role: String(b.role) });
     b.members.forEach((m, j) => {
-      const mp = memberProblem(m);
+      const mp = principalProblem(m);
       if (mp) throw invalidArgument(`Invalid member in ${at}.members[${j}]: ${mp}.`, `${at}.members[${j}]`, { member: String(m) });
     });
     if (b.condition) {
@@ -111,7 +102,7 @@ export function checkPolicyRules(policy: Policy, field = "policy"): void {
       if (isBasicRole(b.role)) {
         throw invalidArgument(`Conditions are not supported on basic role "${b.role}" (${at}); use a predefined or custom role.`, `${at}.condition`, { role: b.role });
       }
-      const pub = b.members.find(isPublicMember);
+      const pub = b.members.find(isPublicPrincipal);
       if (pub) {
         throw invalidArgument(`Conditions cannot be used with public principal "${pub}" (${at}).`, `${at}.members`, { member: pub });
       }
@@ -124,30 +115,18 @@ export function checkPolicyRules(policy: Policy, field = "policy"): void {
 }
 
 /**
- * Normalises an accepted policy the way Google stores it: duplicate (role, condition) bindings
- * merged, duplicate members dropped, empty bindings dropped, conditions reduced to the stored
- * fields, version 0 stored as 1. Refuses a policy over the principal limit.
+ * Normalises an accepted policy the way Google stores it (see bindings.ts): duplicate (role,
+ * condition) bindings merged, duplicate members dropped, empty bindings dropped, conditions reduced
+ * to the stored fields, version 0 stored as 1. Refuses a policy over Google's size limits.
  */
 export function normalizePolicy(policy: Policy, etag: string, field = "policy"): StoredPolicy {
-  const merged = applyModifications({ version: policy.version ?? 0, bindings: policy.bindings ?? [] }, []).policy;
-  const bindings: Binding[] = (merged.bindings ?? []).map((b) => {
-    const seen = new Set<string>();
-    const members = b.members.filter((m) => {
-      const k = memberKey(m);
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
-    const condition = canonicalCondition(b.condition);
-    return condition ? { role: b.role, members, condition } : { role: b.role, members };
-  });
-  const count = principalCount({ bindings });
-  if (count > MAX_PRINCIPALS) {
-    throw new ApiError(
-      "INVALID_ARGUMENT",
-      `The policy has ${count} principals; an IAM policy may contain at most ${MAX_PRINCIPALS} principals.`,
-      { reason: "POLICY_SIZE_LIMIT_EXCEEDED", metadata: { principals: String(count), limit: String(MAX_PRINCIPALS) }, details: [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field: `${field}.bindings`, description: `too many principals (${count} > ${MAX_PRINCIPALS})` }] }] },
-    );
+  const bindings = mergeBindings(policy.bindings ?? []);
+  const size = policySize(bindings);
+  const tooBig = sizeProblem(size);
+  if (tooBig) {
+    const metadata = { principals: String(size.principals), groups: String(size.googleGroups), limit: String(MAX_PRINCIPALS) };
+    const violation = { field: `${field}.bindings`, description: tooBig };
+    throw new ApiError("INVALID_ARGUMENT", tooBig, { reason: "POLICY_SIZE_LIMIT_EXCEEDED", metadata, details: [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [violation] }] });
   }
   const auditConfigs = policy.auditConfigs && policy.auditConfigs.length > 0 ? policy.auditConfigs : undefined;
   return storedPolicy(policy.version === 3 ? 3 : 1, bindings, auditConfigs, etag);

@@ -1,21 +1,14 @@
 // The five REST methods the emulator serves, matched on the path alone (one host:port serves all
 // three services; the Host header only decides whether a request is served at all: ./origin.ts).
-import type { ObjectKind } from "../cloud/names.js";
+// The methods come from the neutral object-kind table in src/gcp/.
+import { ALL_KINDS, OBJECT_KINDS, type MethodId, type MethodVerb, type ObjectKind } from "../gcp/object-kinds.js";
 
-export const METHOD_IDS = [
-  "gkebackup.projects.locations.restorePlans.getIamPolicy",
-  "gkebackup.projects.locations.restorePlans.setIamPolicy",
-  "aiplatform.projects.locations.endpoints.getIamPolicy",
-  "aiplatform.projects.locations.endpoints.setIamPolicy",
-  "metastore.projects.locations.federations.get",
-] as const;
-
-export type MethodId = (typeof METHOD_IDS)[number];
+export { METHOD_IDS, type MethodId } from "../gcp/object-kinds.js";
 
 export interface ApiRoute {
   method: MethodId;
   kind: ObjectKind;
-  verb: "getIamPolicy" | "setIamPolicy" | "get";
+  verb: MethodVerb;
   /** IAM permission the call needs, as named in PERMISSION_DENIED messages. */
   permission: string;
   project: string;
@@ -26,24 +19,19 @@ export interface ApiRoute {
 }
 
 interface RouteDef {
-  api: string;
-  collection: string;
   kind: ObjectKind;
-  verb: ApiRoute["verb"];
-  http: string;
+  verb: MethodVerb;
   method: MethodId;
   permission: string;
 }
 
-const DEFS: RouteDef[] = [
-  { api: "v1", collection: "restorePlans", kind: "restorePlan", verb: "getIamPolicy", http: "GET", method: METHOD_IDS[0], permission: "gkebackup.restorePlans.getIamPolicy" },
-  { api: "v1", collection: "restorePlans", kind: "restorePlan", verb: "setIamPolicy", http: "POST", method: METHOD_IDS[1], permission: "gkebackup.restorePlans.setIamPolicy" },
-  { api: "v1beta1", collection: "endpoints", kind: "endpoint", verb: "getIamPolicy", http: "POST", method: METHOD_IDS[2], permission: "aiplatform.endpoints.getIamPolicy" },
-  { api: "v1beta1", collection: "endpoints", kind: "endpoint", verb: "setIamPolicy", http: "POST", method: METHOD_IDS[3], permission: "aiplatform.endpoints.setIamPolicy" },
-  { api: "v1alpha", collection: "federations", kind: "federation", verb: "get", http: "GET", method: METHOD_IDS[4], permission: "metastore.federations.get" },
-];
-
-const INDEX = new Map(DEFS.map((d) => [`${d.http} ${d.api} ${d.collection} ${d.verb}`, d]));
+// "{HTTP verb} {API version} {collection} {method verb}" → the method.
+const INDEX = new Map<string, RouteDef>(
+  ALL_KINDS.flatMap((kind) => {
+    const k = OBJECT_KINDS[kind];
+    return k.methods.map((m): [string, RouteDef] => [`${m.http} ${k.version} ${k.collection} ${m.verb}`, { kind, verb: m.verb, method: m.id, permission: m.permission }]);
+  }),
+);
 
 // Segments as Google accepts them in resource names (no '/', no ':').
 const PATH = /^\/(v1|v1beta1|v1alpha)\/projects\/([^/:]+)\/locations\/([^/:]+)\/([A-Za-z]+)\/([^/:]+)(?::([A-Za-z]+))?$/;

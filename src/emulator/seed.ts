@@ -4,11 +4,11 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument, type Document } from "yaml";
 import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
-import { parseFullName, type ObjectKind } from "../cloud/names.js";
+import { parseFullName, type ObjectKind } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
 import { ApiError } from "./errors.js";
-import { principalCount } from "../iam/index.js";
-import { checkPolicyRules, MAX_PRINCIPALS } from "./policy.js";
+import { mergeBindings, policySize, sizeProblem } from "./bindings.js";
+import { checkPolicyRules } from "./policy.js";
 import { schemaProblem } from "./schema-errors.js";
 
 export const WORLD_KINDS: readonly { kind: ObjectKind; key: "restorePlans" | "endpoints" | "federations" }[] = [
@@ -169,9 +169,8 @@ function article(kind: ObjectKind): string {
 function policyProblem(policy: Policy, at: string): string | undefined {
   try {
     checkPolicyRules(policy, at);
-    const count = principalCount(policy);
-    if (count > MAX_PRINCIPALS) return `${at} has ${count} principals; an IAM policy may contain at most ${MAX_PRINCIPALS}`;
-    return undefined;
+    const tooBig = sizeProblem(policySize(mergeBindings(policy.bindings ?? [])));
+    return tooBig ? `${at}: ${tooBig}` : undefined;
   } catch (e) {
     if (e instanceof ApiError) return e.message;
     throw e;

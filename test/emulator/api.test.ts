@@ -126,6 +126,39 @@ describe("setIamPolicy", () => {
     expect((await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: members.slice(0, 1500) }] } })).status).toBe(200);
   });
 
+  it("refuses more than 250 Google groups, counting each occurrence", async () => {
+    const groups = Array.from({ length: 126 }, (_, i) => `group:g${i}@example.com`);
+    const over = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: groups }, { role: "roles/x.z", members: groups.slice(1) }] } });
+    expectEnvelope(over, 400, "INVALID_ARGUMENT");
+    expect(over.json.error.message).toContain("251 Google groups");
+    expect((await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: groups }, { role: "roles/x.z", members: groups.slice(2) }] } })).status).toBe(200);
+  });
+
+  it("refuses a write with the etag of a conditional policy unless it says version 3", async () => {
+    const condition = { title: "t", expression: "request.time < timestamp('2030-01-01T00:00:00Z')" };
+    const v3 = await c.setRestorePlan(RP_OPEN, { policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"], condition }] } });
+    const plain = { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] };
+    const v1 = await c.setRestorePlan(RP_OPEN, { policy: { version: 1, etag: v3.json.etag, ...plain } });
+    expectEnvelope(v1, 400, "INVALID_ARGUMENT");
+    expect(v1.json.error.message).toContain("version 3");
+    // With version 3 the conditions may go; without an etag, Google lets a version-1 write overwrite them.
+    expect((await c.setRestorePlan(RP_OPEN, { policy: { version: 3, etag: v3.json.etag, ...plain } })).status).toBe(200);
+    await c.setRestorePlan(RP_OPEN, { policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"], condition }] } });
+    expect((await c.setRestorePlan(RP_OPEN, { policy: { version: 1, ...plain } })).status).toBe(200);
+  });
+
+  it("accepts the principal forms Google documents beyond e-mail addresses", async () => {
+    const members = [
+      "serviceAccount:my-project.svc.id.goog[my-namespace/my-kubernetes-sa]",
+      "deleted:group:admins@example.com?uid=123456789012345678901",
+      "deleted:principal://iam.googleapis.com/locations/global/workforcePools/staff-pool/subject/alice",
+      "principalSet://iam.googleapis.com/locations/global/workforcePools/staff-pool/*",
+    ];
+    const r = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members }] } });
+    expect(r.status).toBe(200);
+    expect(r.json.bindings).toEqual([{ role: "roles/x.y", members }]);
+  });
+
   it("merges duplicate bindings, drops empty ones and stores version 0 as 1", async () => {
     const r = await c.setRestorePlan(RP_OPEN, {
       policy: {
