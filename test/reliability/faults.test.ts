@@ -232,7 +232,8 @@ describe("100% PERMISSION_DENIED", () => {
     await setFaults(emu, { errorRates: { PERMISSION_DENIED: 1 }, seed: 8 });
     const r = await denied(["plan"]);
     // 500 resources on 50 policies: the same refusal of the same read must not be printed 10 times.
-    const errors = r.stderr.split("\n").filter((l) => /^Error: /.test(l));
+    // An error line starts "Error: " or, positioned at the resource's name (issue 13), "file:line:column: Error: ".
+    const errors = r.stderr.split("\n").filter((l) => /^(\S+:\d+:\d+: )?Error: /.test(l));
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.length, `${errors.length} error diagnostics, ${r.stderr.length} bytes of stderr for 50 denied reads`).toBeLessThanOrEqual(50);
   }, 120_000);
