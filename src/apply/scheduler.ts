@@ -1,0 +1,227 @@
+// Walks the change graph with bounded parallelism: a node runs when what it depends on is done;
+// ready work that touches the same policy is merged into one read-modify-write (or, per resource
+// without batching, serialised); a failure skips only what depends on it; after an abort no queued
+// write starts (nor a retry, nor the write of a read-modify-write whose read is done), the calls in
+// flight finish, and what did not finish is reported as not started.
+import type { LimitFunction } from "p-limit";
+import type { Policy } from "../generated/schemas.js";
+import { type CloudPort, INTERRUPTED, type PolicyKind, statusOf } from "../engine/cloud-port.js";
+import type { Emit } from "../engine/events.js";
+import type { Node } from "./graph.js";
+import type { Work } from "./work.js";
+
+export interface SchedulerContext {
+  nodes: Map<string, Node>;
+  cloud: CloudPort;
+  limit: LimitFunction;
+  emit: Emit;
+  signal?: AbortSignal;
+  /** Policies already read ("{kind} {name}"): writes start from them, and learn the new ones. */
+  live?: Map<string, Policy>;
+  batching: boolean;
+  prepare: (n: Node, started: number) => Promise<Work[]>;
+  fail: (n: Node, summary: string, detail?: string) => void;
+  /** After each group of writes (the state is saved). */
+  afterWrite: () => void;
+  /** Before the first cloud call. */
+  beforeFirstWrite: () => void;
+}
+
+export interface SchedulerOutcome {
+  skipped: string[];
+  interrupted: boolean;
+}
+
+const policyLabel = (kind: PolicyKind) => (kind === "restorePlan" ? "restore plan" : "endpoint");
+
+export class Scheduler {
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly busy = new Set<string>();
+  /** Work waiting for its policy, per policy in arrival order (`seq` numbers arrivals). */
+  private readonly queued = new Map<string, { seq: number; w: Work }[]>();
+  private queuedCount = 0;
+  private arrivals = 0;
+  private readonly remaining = new Map<Node, number>();
+  private readonly startedAt = new Map<Node, number>();
+  /** The pieces of a cross-object replacement still to run, after the first. */
+  private readonly pieces = new Map<Node, Work[]>();
+  private wake: () => void = () => {};
+  private warmed = false;
+  private readonly outcome: SchedulerOutcome = { skipped: [], interrupted: false };
+
+  constructor(private readonly x: SchedulerContext) {}
+
+  async run(): Promise<SchedulerOutcome> {
+    this.x.signal?.addEventListener("abort", () => this.wake(), { once: true });
+    // The nodes still pending, in graph order: a node never becomes pending again, so the scans
+    // need not visit the others (scanning every node at each wake-up was quadratic).
+    let pending = [...this.x.nodes.values()];
+    for (;;) {
+      pending = pending.filter((n) => n.status === "pending");
+      this.skipBlocked(pending);
+      if (this.x.signal?.aborted) this.outcome.interrupted = true;
+      if (!this.outcome.interrupted) {
+        await this.startReady(pending);
+        this.dispatch();
+      }
+      if (!(await this.waitForProgress(pending))) break;
+    }
+    if (this.outcome.interrupted) this.reportNotStarted();
+    return this.outcome;
+  }
+
+  /** Waits for a call to finish (or an abort); false when nothing is left to do. */
+  private async waitForProgress(pending: Node[]): Promise<boolean> {
+    const runnable = !this.outcome.interrupted && pending.some((n) => this.ready(n));
+    if (this.inflight.size === 0 && !runnable && (this.queuedCount === 0 || this.outcome.interrupted)) return false;
+    if (this.inflight.size === 0 && (runnable || this.queuedCount)) return true;
+    if (this.x.signal?.aborted && !this.outcome.interrupted) return true;
+    await new Promise<void>((res) => (this.wake = res));
+    return true;
+  }
+
+  private ready(n: Node): boolean {
+    return n.status === "pending" && [...n.deps].every((k) => this.x.nodes.get(k)!.status === "done");
+  }
+
+  private blocked(n: Node): boolean {
+    return [...n.deps].some((k) => ["failed", "skipped"].includes(this.x.nodes.get(k)!.status));
+  }
+
+  /** Skips what can no longer run, transitively (repeats until nothing changes). */
+  private skipBlocked(pending: Node[]): void {
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const n of pending) {
+        if (n.status !== "pending" || !this.blocked(n)) continue;
+        n.status = "skipped";
+        changed = true;
+        this.outcome.skipped.push(n.change.address);
+        this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "skipped" });
+      }
+    }
+  }
+
+  private async startReady(pending: Node[]): Promise<void> {
+    for (const n of pending) {
+      if (!this.ready(n)) continue;
+      n.status = "running";
+      const t0 = Date.now();
+      this.startedAt.set(n, t0);
+      this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "start", ...(n.change.policy ? { policy: n.change.policy } : {}) });
+      const works = await this.x.prepare(n, t0);
+      if ((n.status as Node["status"]) === "done") this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - t0 });
+      if (n.status !== "running") continue;
+      this.remaining.set(n, works.length);
+      if (works.length === 0) {
+        n.status = "done";
+        continue;
+      }
+      this.enqueue(works[0]!);
+      if (works.length > 1) this.pieces.set(n, works.slice(1));
+    }
+  }
+
+  private enqueue(w: Work): void {
+    const k = `${w.kind} ${w.policy}`;
+    // Nothing left to change on this policy (every revoke is held by another resource).
+    if (w.mods.length === 0) return this.complete(w, this.x.live?.get(k));
+    let q = this.queued.get(k);
+    if (!q) this.queued.set(k, (q = []));
+    q.push({ seq: this.arrivals++, w });
+    this.queuedCount++;
+  }
+
+  /** One read-modify-write per policy that is not busy: all its queued work (batching), or the
+   *  first (per resource); groups in the order their first work arrived. */
+  private dispatch(): void {
+    if (this.queuedCount > 0 && !this.warmed) {
+      this.warmed = true;
+      this.x.beforeFirstWrite();
+    }
+    const heads: { seq: number; k: string }[] = [];
+    for (const [k, q] of this.queued) if (!this.busy.has(k)) heads.push({ seq: q[0]!.seq, k });
+    heads.sort((a, b) => a.seq - b.seq);
+    for (const { k } of heads) {
+      const q = this.queued.get(k)!;
+      const taken = this.x.batching ? q.splice(0) : q.splice(0, 1);
+      if (q.length === 0) this.queued.delete(k);
+      this.queuedCount -= taken.length;
+      const group = taken.map((e) => e.w);
+      this.busy.add(k);
+      this.track(this.runGroup(group[0]!.kind, group[0]!.policy, group).finally(() => this.busy.delete(k)));
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    const t = p.finally(() => {
+      this.inflight.delete(t);
+      this.x.afterWrite();
+      this.wake();
+    });
+    this.inflight.add(t);
+  }
+
+  private async runGroup(kind: PolicyKind, policy: string, group: Work[]): Promise<void> {
+    const t0 = Date.now();
+    const { emit, signal } = this.x;
+    emit({ type: "policy-write", policy, phase: "start" });
+    try {
+      const initial = this.x.batching ? this.x.live?.get(`${kind} ${policy}`) : undefined;
+      // Queued behind the parallelism limit: after an abort, it does not start at all.
+      const out = await this.x.limit(() => (signal?.aborted ? undefined : this.x.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, signal)));
+      if (!out) return this.notStarted(policy, t0);
+      this.x.live?.set(`${kind} ${policy}`, out.policy);
+      emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
+      for (const w of group) this.complete(w, out.policy);
+    } catch (e) {
+      await this.groupFailed(kind, policy, group, e, t0);
+    }
+  }
+
+  private async groupFailed(kind: PolicyKind, policy: string, group: Work[], e: unknown, t0: number): Promise<void> {
+    const status = statusOf(e);
+    // Stopped by the abort before anything was written: its nodes stay running, reported as
+    // interrupted at the end, and the state keeps what it had for them.
+    if (status === INTERRUPTED && this.x.signal?.aborted) return this.notStarted(policy, t0);
+    this.x.emit({ type: "policy-write", policy, phase: "error", ms: Date.now() - t0 });
+    // The object is gone, so is every grant on it: deleting is done.
+    if (status === "NOT_FOUND" && group.every((w) => w.node.action === "delete")) return group.forEach((w) => this.complete(w, undefined));
+    if (group.length > 1 && (status === "INVALID_ARGUMENT" || status === "FAILED_PRECONDITION")) {
+      // One bad change must not sink its neighbours: retry each change on its own.
+      for (const w of group) await this.runGroup(kind, policy, [w]);
+      return;
+    }
+    const what = status === "NOT_FOUND" ? `${policyLabel(kind)} ${policy} does not exist` : `cannot update the IAM policy of ${policy}`;
+    for (const w of group) if (w.node.status === "running") this.x.fail(w.node, what, (e as Error).message);
+  }
+
+  private notStarted(policy: string, t0: number): void {
+    this.x.emit({ type: "policy-write", policy, phase: "interrupted", ms: Date.now() - t0 });
+  }
+
+  private complete(w: Work, p: Policy | undefined): void {
+    const n = w.node;
+    if (n.status !== "running") return;
+    w.finish(p);
+    const left = (this.remaining.get(n) ?? 1) - 1;
+    this.remaining.set(n, left);
+    if (left === 0) {
+      n.status = "done";
+      this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - (this.startedAt.get(n) ?? Date.now()), ...(n.change.policy ? { policy: n.change.policy } : {}) });
+      return;
+    }
+    // Next piece of a cross-object replacement.
+    const next = this.pieces.get(n)?.shift();
+    if (next) this.enqueue(next);
+  }
+
+  /** Not done: never started, or started but stopped before its write (work still queued, or
+   *  refused by the abort). Reported as not started; the state keeps what it had for them. */
+  private reportNotStarted(): void {
+    for (const n of this.x.nodes.values()) {
+      if (n.status === "running") this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "interrupted", ...(n.change.policy ? { policy: n.change.policy } : {}) });
+      if (n.status === "pending" || n.status === "running") this.outcome.skipped.push(n.change.address);
+    }
+  }
+}

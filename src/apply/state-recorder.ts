@@ -1,0 +1,146 @@
+// The state as apply changes it, and its saves: coalesced (one at a time, the next covering every
+// step done meanwhile), paced when a save is slow (a large state blocks the event loop while it is
+// serialised, and back-to-back saves would starve the cloud calls), and only when something
+// changed (a failed apply that changed nothing leaves the state file, its .backup and saved plans
+// valid).
+import type { State, StateResource } from "../generated/schemas.js";
+import type { Emit } from "../engine/events.js";
+import { jsonEqual } from "../plan/compare.js";
+import { parsedState, sealResource, serializeState, stateProblems } from "../state/format.js";
+
+/** A save slower than this (ms) delays the next one by SAVE_PAUSE_FACTOR times its duration. */
+const SLOW_SAVE_MS = 20;
+const SAVE_PAUSE_FACTOR = 20;
+
+export class StateRecorder {
+  readonly state: State;
+  /** address -> index of its first entry (a linear search per step is quadratic); rebuilt lazily after a removal. */
+  private indexOf: Map<string, number> | undefined;
+  private version = 0;
+  private savedVersion = 0;
+  private saving: Promise<void> | undefined;
+  private last = { ms: 0, end: 0 };
+  private hurry: (() => void) | undefined;
+  /** Sealed deep copies of resources: resources are replaced, never changed in place, so each is
+   *  copied once (cloning 10,000 resources on every save was a hot spot). */
+  private readonly copies = new WeakMap<StateResource, StateResource>();
+
+  constructor(
+    initial: State,
+    private readonly persist: (state: State) => Promise<State>,
+    private readonly emit: Emit,
+    /** Called with each resource recorded (the executor's scope learns its outputs). */
+    private readonly onRecord: (r: StateResource) => void = () => {},
+  ) {
+    this.state = structuredClone(initial);
+  }
+
+  private find(address: string): number {
+    if (!this.indexOf) {
+      const index = new Map<string, number>();
+      this.state.resources.forEach((x, i) => {
+        if (!index.has(x.address)) index.set(x.address, i);
+      });
+      this.indexOf = index;
+    }
+    return this.indexOf.get(address) ?? -1;
+  }
+
+  set(r: StateResource): void {
+    const i = this.find(r.address);
+    this.onRecord(r);
+    if (i >= 0 && jsonEqual(this.state.resources[i], r)) return;
+    this.version++;
+    if (i >= 0) this.state.resources[i] = r;
+    else this.indexOf!.set(r.address, this.state.resources.push(r) - 1);
+  }
+
+  remove(address: string, type: string): void {
+    this.version++;
+    this.state.resources = this.state.resources.filter((x) => !(x.address === address && x.type === type));
+    this.indexOf = undefined;
+  }
+
+  setOutputs(outputs: Record<string, unknown>): void {
+    if (jsonEqual(this.state.outputs, outputs)) return;
+    this.state.outputs = outputs;
+    this.version++;
+  }
+
+  private copyOf(r: StateResource): StateResource {
+    let c = this.copies.get(r);
+    if (!c) {
+      // Sealed (frozen): never changed, so the store can reuse its serialisation across saves.
+      c = sealResource(structuredClone(r));
+      this.copies.set(r, c);
+    }
+    return c;
+  }
+
+  /** A deep copy of the state, as structuredClone would make, reusing resource copies. */
+  snapshot(): State {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.state)) out[k] = k === "resources" && Array.isArray(v) ? (v as StateResource[]).map((r) => this.copyOf(r)) : structuredClone(v);
+    return out as unknown as State;
+  }
+
+  /** Before the first cloud call: copy, serialise and check what the first save will hold (with a
+   *  large prior state, doing it in that save held up the calls in flight). */
+  warm(): void {
+    const snap = this.snapshot();
+    serializeState(snap);
+    stateProblems(snap);
+    parsedState(snap);
+  }
+
+  private delay(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.hurry = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.hurry = done;
+    });
+  }
+
+  /** Saves what changed since the last save (after it, if one is running). */
+  save(final = false): Promise<void> {
+    if (this.saving) return this.saving.then(() => (this.version !== this.savedVersion ? this.save(final) : undefined));
+    if (this.version === this.savedVersion) return Promise.resolve();
+    const write = () => {
+      const v = this.version;
+      const t0 = Date.now();
+      return this.persist(this.snapshot()).then((written) => {
+        this.savedVersion = v;
+        this.last = { ms: Date.now() - t0, end: Date.now() };
+        return written;
+      });
+    };
+    const wait = final || this.last.ms < SLOW_SAVE_MS ? 0 : this.last.end + SAVE_PAUSE_FACTOR * this.last.ms - Date.now();
+    this.saving = (wait > 0 ? this.delay(wait).then(write) : write()).then(
+      (written) => {
+        this.state.serial = written.serial;
+        this.state.lineage = written.lineage;
+        this.emit({ type: "state-saved", serial: written.serial });
+        this.saving = undefined;
+      },
+      (e) => {
+        this.saving = undefined;
+        throw e;
+      },
+    );
+    return this.saving;
+  }
+
+  /** Runs a delayed save now, waits for every save, then saves what is left. */
+  async flush(): Promise<void> {
+    for (;;) {
+      this.hurry?.();
+      if (!this.saving) break;
+      await this.saving;
+    }
+    await this.save(true);
+  }
+}
