@@ -17,6 +17,7 @@ import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { changedFields, jsonEqual, sameInputs } from "./compare.js";
 import { accessDelta, plannedPolicies } from "./access.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
+import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
 
 export interface PlanOptions {
   refresh: boolean;
@@ -67,16 +68,19 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     const key = batching ? `${kind} ${name}` : `${kind} ${name} #${owner}`;
     let p = policies.get(key);
     if (!p) {
+      // The state resources this read refreshes (for the events).
+      const ownerInState = priorByAddress.get(owner);
+      const resources = batching ? (stateOnPolicy.get(`${kind} ${name}`) ?? []) : ownerInState ? [{ address: ownerInState.address, type: ownerInState.type }] : [];
       p = limit(async () => {
         const t0 = Date.now();
-        emit({ type: "refresh", kind, policy: name, phase: "start" });
+        emit({ type: "refresh", kind, policy: name, resources, phase: "start" });
         try {
           const policy = await cloud.getIamPolicy(kind, name, opts.signal);
-          emit({ type: "refresh", kind, policy: name, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
+          emit({ type: "refresh", kind, policy: name, resources, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
           policyReads.push({ kind, name, found: policy !== undefined, ...(policy?.etag ? { etag: policy.etag } : {}) });
           return { ok: true as const, value: policy };
         } catch (e) {
-          emit({ type: "refresh", kind, policy: name, phase: "error", ms: Date.now() - t0 });
+          emit({ type: "refresh", kind, policy: name, resources, phase: "error", ms: Date.now() - t0 });
           return { ok: false as const, error: e as Error };
         }
       });
@@ -93,6 +97,15 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   };
 
   const priorByAddress = new Map((prior?.resources ?? []).map((r) => [r.address, r]));
+  const stateOnPolicy = new Map<string, { address: string; type: string }[]>();
+  for (const r of prior?.resources ?? []) {
+    const d = resourceDriver(r.type);
+    if (!d) continue;
+    const key = `${d.kind} ${String(r.inputs.name)}`;
+    const list = stateOnPolicy.get(key);
+    if (list) list.push({ address: r.address, type: r.type });
+    else stateOnPolicy.set(key, [{ address: r.address, type: r.type }]);
+  }
   if (opts.refresh) {
     for (const r of prior?.resources ?? []) {
       const d = resourceDriver(r.type);
@@ -491,7 +504,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     timestamp: (opts.now ?? (() => new Date()))().toISOString(),
     stack: { name: stack.name, file: stack.file },
     ...(opts.target ? { target: opts.target } : {}),
-    prior_state: { lineage: prior?.lineage ?? null, serial: prior?.serial ?? null },
+    prior_state: priorStateRecord(prior, refreshed),
     provider: {
       endpoint: stack.provider.endpoint,
       ...(stack.provider.project ? { project: stack.provider.project } : {}),
@@ -505,7 +518,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
     resource_drift: drift,
     output_changes: outputChanges,
     variables: planVariables,
-    configuration: { outputs: Object.fromEntries([...stack.outputs.values()].map((o) => [o.name, o.value])) },
+    configuration: stackConfiguration(stack),
     policies: policyReads.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     diagnostics: diags,
   };
