@@ -1,8 +1,10 @@
 // What a Plan records of the stack and of the state besides its changes: the stack as written
 // (apply evaluates the values known only during apply from it; `plan --json` describes it as
-// Terraform's configuration) and the state as refresh left it (Terraform's prior_state).
+// Terraform's configuration) and the state as refresh left it (Terraform's prior_state); and
+// which state resources each policy read refreshes.
 import type { ConfiguredResource, ConfiguredVariable, Plan, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
+import { resourceDriver } from "../drivers/registry.js";
 
 /** The stack's outputs, variables and resources as written, in the stack's order. */
 export function stackConfiguration(stack: StackModel): NonNullable<Plan["configuration"]> {
@@ -24,3 +26,19 @@ export function priorStateRecord(prior: State | undefined, refreshed: readonly S
     outputs: prior.outputs,
   };
 }
+
+/** The state's resources by the policy that holds them ("{kind} {name}"): what each read of a
+ *  policy refreshes (for the refresh events). */
+export function stateResourcesByPolicy(prior: State | undefined): Map<string, { address: string; type: string }[]> {
+  const out = new Map<string, { address: string; type: string }[]>();
+  for (const r of prior?.resources ?? []) {
+    const d = resourceDriver(r.type);
+    if (!d) continue;
+    const key = `${d.kind} ${String(r.inputs.name)}`;
+    const list = out.get(key);
+    if (list) list.push({ address: r.address, type: r.type });
+    else out.set(key, [{ address: r.address, type: r.type }]);
+  }
+  return out;
+}
+

@@ -17,7 +17,7 @@ import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { changedFields, jsonEqual, sameInputs } from "./compare.js";
 import { accessDelta, plannedPolicies } from "./access.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
-import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
+import { priorStateRecord, stackConfiguration, stateResourcesByPolicy } from "./plan-configuration.js";
 
 export interface PlanOptions {
   refresh: boolean;
@@ -97,15 +97,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   };
 
   const priorByAddress = new Map((prior?.resources ?? []).map((r) => [r.address, r]));
-  const stateOnPolicy = new Map<string, { address: string; type: string }[]>();
-  for (const r of prior?.resources ?? []) {
-    const d = resourceDriver(r.type);
-    if (!d) continue;
-    const key = `${d.kind} ${String(r.inputs.name)}`;
-    const list = stateOnPolicy.get(key);
-    if (list) list.push({ address: r.address, type: r.type });
-    else stateOnPolicy.set(key, [{ address: r.address, type: r.type }]);
-  }
+  const stateOnPolicy = stateResourcesByPolicy(prior);
   if (opts.refresh) {
     for (const r of prior?.resources ?? []) {
       const d = resourceDriver(r.type);
