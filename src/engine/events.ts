@@ -5,7 +5,9 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 export type StepAction = "create" | "update" | "replace" | "delete" | "read" | "import" | "no-op";
 
 export type EngineEvent =
-  | { type: "refresh"; kind: "restorePlan" | "endpoint"; policy: string; phase: "start" | "done" | "error"; found?: boolean; ms?: number }
+  /** resources: the state resources this read of a policy refreshes (none for a policy only new
+   *  resources are on). */
+  | { type: "refresh"; kind: "restorePlan" | "endpoint"; policy: string; resources: readonly { address: string; type: string }[]; phase: "start" | "done" | "error"; found?: boolean; ms?: number }
   | { type: "read"; address: string; token: string; object: string; phase: "start" | "done" | "error"; ms?: number }
   /** interrupted: started, but stopped by Ctrl-C before its change was made (nothing of it was recorded). */
   | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped" | "interrupted"; ms?: number; error?: Diagnostic; policy?: string }

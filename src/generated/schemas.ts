@@ -8,7 +8,41 @@ export type MetastoreType =
   "METASTORE_TYPE_UNSPECIFIED" | "DATAPLEX" | "BIGQUERY" | "DATAPROC_METASTORE";
 export type FederationState =
   "STATE_UNSPECIFIED" | "CREATING" | "ACTIVE" | "UPDATING" | "DELETING" | "ERROR";
+/**
+ * One line of what `apply --json`, `destroy --json` and `plan --json-stream` print: Terraform's machine-readable UI (one JSON object per line with @level, @message, @module, @timestamp and type; see Terraform's "Machine-Readable UI"), with Terraform's message types and, in the same envelope, converge's own (apply_skipped, apply_interrupted, policy_write, state_saved, retry, retry_summary, access_summary, apply_result). Addresses are the stack's; converge's version stands where Terraform's would.
+ */
+export type UiEvent =
+  | UiVersion
+  | UiDiagnostic
+  | UiRefreshStart
+  | UiRefreshComplete
+  | UiApplyStart
+  | UiApplyProgress
+  | UiApplyComplete
+  | UiApplyErrored
+  | UiResourceDrift
+  | UiPlannedChange
+  | UiChangeSummary
+  | UiOutputs
+  | UiApplySkipped
+  | UiApplyInterrupted
+  | UiPolicyWrite
+  | UiStateSaved
+  | UiRetry
+  | UiRetrySummary
+  | UiAccessSummary
+  | UiApplyResult;
+export type UiChangeAction =
+  "noop" | "create" | "read" | "update" | "replace" | "delete" | "import";
+/**
+ * The value's type as cty serialises it: "string", "number", "bool", "dynamic" (null), ["tuple", [types]] or ["object", {name: type}].
+ */
+export type TfCtyType = ("string" | "number" | "bool" | "dynamic") | unknown[];
 export type TfAction = "no-op" | "create" | "read" | "update" | "delete";
+/**
+ * Options that change only in the state (no cloud call), e.g. protect set or cleared on an unchanged resource.
+ */
+export type StateOnly = "protect"[];
 export type StackResource = {
   type:
     | "cloudnative:backup/v1:RestorePlanIamBinding"
@@ -25,6 +59,29 @@ export interface AllSchemas {
   "emulator-seed.schema.json#EmulatorProject"?: EmulatorProject;
   "emulator-seed.schema.json#EmulatorPolicyObject"?: EmulatorPolicyObject;
   "emulator-seed.schema.json#EmulatorFederation"?: EmulatorFederation;
+  "events.schema.json"?: UiEvent;
+  "events.schema.json#UiResource"?: UiResource;
+  "events.schema.json#UiChangeAction"?: UiChangeAction;
+  "events.schema.json#UiVersion"?: UiVersion;
+  "events.schema.json#UiDiagnostic"?: UiDiagnostic;
+  "events.schema.json#UiRefreshStart"?: UiRefreshStart;
+  "events.schema.json#UiRefreshComplete"?: UiRefreshComplete;
+  "events.schema.json#UiApplyStart"?: UiApplyStart;
+  "events.schema.json#UiApplyProgress"?: UiApplyProgress;
+  "events.schema.json#UiApplyComplete"?: UiApplyComplete;
+  "events.schema.json#UiApplyErrored"?: UiApplyErrored;
+  "events.schema.json#UiResourceDrift"?: UiResourceDrift;
+  "events.schema.json#UiPlannedChange"?: UiPlannedChange;
+  "events.schema.json#UiChangeSummary"?: UiChangeSummary;
+  "events.schema.json#UiOutputs"?: UiOutputs;
+  "events.schema.json#UiApplySkipped"?: UiApplySkipped;
+  "events.schema.json#UiApplyInterrupted"?: UiApplyInterrupted;
+  "events.schema.json#UiPolicyWrite"?: UiPolicyWrite;
+  "events.schema.json#UiStateSaved"?: UiStateSaved;
+  "events.schema.json#UiRetry"?: UiRetry;
+  "events.schema.json#UiRetrySummary"?: UiRetrySummary;
+  "events.schema.json#UiAccessSummary"?: UiAccessSummary;
+  "events.schema.json#UiApplyResult"?: UiApplyResult;
   "iam-policy.schema.json"?: Policy;
   "iam-policy.schema.json#Condition"?: Condition;
   "iam-policy.schema.json#Binding"?: Binding;
@@ -38,7 +95,9 @@ export interface AllSchemas {
   "plan.schema.json#PlanDiagnostic"?: PlanDiagnostic;
   "plan.schema.json#AccessDelta"?: AccessDelta;
   "plan.schema.json#AccessChange"?: AccessChange;
-  "plan.schema.json#PlanFailure"?: PlanFailure;
+  "plan.schema.json#PriorResource"?: PriorResource;
+  "plan.schema.json#ConfiguredVariable"?: ConfiguredVariable;
+  "plan.schema.json#ConfiguredResource"?: ConfiguredResource;
   "stack.schema.json"?: Stack;
   "stack.schema.json#Provider"?: ProviderConfig;
   "stack.schema.json#ResourceOptions"?: ResourceOptions;
@@ -46,6 +105,27 @@ export interface AllSchemas {
   "stack.schema.json#Invoke"?: Invoke;
   "state.schema.json"?: State;
   "state.schema.json#StateResource"?: StateResource;
+  "terraform-plan.schema.json"?: TerraformPlan;
+  "terraform-plan.schema.json#TerraformPlanFailure"?: TerraformPlanFailure;
+  "terraform-plan.schema.json#TfPlanVariable"?: TfPlanVariable;
+  "terraform-plan.schema.json#TfChange"?: TfChange;
+  "terraform-plan.schema.json#TfResourceChange"?: TfResourceChange;
+  "terraform-plan.schema.json#TfStateValues"?: TfStateValues;
+  "terraform-plan.schema.json#TfStateResource"?: TfStateResource;
+  "terraform-plan.schema.json#TfStateOutput"?: TfStateOutput;
+  "terraform-plan.schema.json#TfCtyType"?: TfCtyType;
+  "terraform-plan.schema.json#TfState"?: TfState;
+  "terraform-plan.schema.json#TfConfig"?: TfConfig;
+  "terraform-plan.schema.json#TfProviderConfig"?: TfProviderConfig;
+  "terraform-plan.schema.json#TfConfigModule"?: TfConfigModule;
+  "terraform-plan.schema.json#TfConfigResource"?: TfConfigResource;
+  "terraform-plan.schema.json#TfConfigOutput"?: TfConfigOutput;
+  "terraform-plan.schema.json#TfConfigVariable"?: TfConfigVariable;
+  "terraform-plan.schema.json#TfExpression"?: TfExpression;
+  "terraform-plan.schema.json#TfBlockExpressions"?: TfBlockExpressions;
+  "terraform-plan.schema.json#TfResourceAttribute"?: TfResourceAttribute;
+  "terraform-plan.schema.json#ConvergePlanExtras"?: ConvergePlanExtras;
+  "terraform-plan.schema.json#ConvergeChangeExtras"?: ConvergeChangeExtras;
   "types/endpoint-iam-member.schema.json#EndpointIamMemberInputs"?: EndpointIamMemberInputs;
   "types/endpoint-iam-member.schema.json#EndpointIamMemberOutputs"?: EndpointIamMemberOutputs;
   "types/get-federation.schema.json#GetFederationArgs"?: GetFederationArgs;
@@ -56,6 +136,10 @@ export interface AllSchemas {
   "types/get-federation.schema.json#GetFederationResult"?: GetFederationResult;
   "types/restore-plan-iam-binding.schema.json#RestorePlanIamBindingInputs"?: RestorePlanIamBindingInputs;
   "types/restore-plan-iam-binding.schema.json#RestorePlanIamBindingOutputs"?: RestorePlanIamBindingOutputs;
+  "validate.schema.json"?: ValidateOutput;
+  "validate.schema.json#TfDiagnostic"?: TfDiagnostic;
+  "validate.schema.json#TfRange"?: TfRange;
+  "validate.schema.json#TfPos"?: TfPos;
 }
 /**
  * The emulator's world: the seed file (YAML) and the persisted data file (JSON) share this shape.
@@ -159,17 +243,454 @@ export interface BackendMetastore {
   metastoreType: MetastoreType;
 }
 /**
- * A converge plan: what `plan --out` saves, what `plan --json` prints and the only input of apply. Its resource_changes, resource_drift and output_changes follow Terraform's plan JSON so plan-policy tooling can read it. When there is no plan to print (the stack does not load, the state cannot be read…), `plan --json` prints a PlanFailure instead; a plan with errors is printed whole, with errored: true. Either way the diagnostics are also printed on stderr.
+ * Terraform's `version` message: the first line; `ui` is the version of this message format.
+ */
+export interface UiVersion {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  /**
+   * converge's version.
+   */
+  terraform: string;
+  type: "version";
+  ui: "1.2";
+}
+/**
+ * Terraform's `diagnostic` message: an error or warning (also printed on stderr). @level is error or warn.
+ */
+export interface UiDiagnostic {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  diagnostic: TfDiagnostic;
+  type: "diagnostic";
+}
+/**
+ * A diagnostic as Terraform prints it (validate --json, and the diagnostic messages of the streamed UI).
+ */
+export interface TfDiagnostic {
+  severity: "error" | "warning";
+  summary: string;
+  detail?: string;
+  /**
+   * The resource or variable the diagnostic is about.
+   */
+  address?: string;
+  range?: TfRange;
+}
+/**
+ * Where in the stack file: from the position the diagnostic names to the end of that line's text (trailing blanks left out).
+ */
+export interface TfRange {
+  filename: string;
+  start: TfPos;
+  end: TfPos;
+}
+/**
+ * line and column from 1 (the column counts characters: Unicode code points), byte: the offset in the file's bytes from 0.
+ */
+export interface TfPos {
+  line: number;
+  column: number;
+  byte: number;
+}
+/**
+ * Terraform's `refresh_start` message: a resource of the state is being refreshed: the read of its IAM policy (id_key policy) started. One read refreshes every resource on that policy.
+ */
+export interface UiRefreshStart {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    id_key: string;
+    id_value: string;
+  };
+  type: "refresh_start";
+}
+/**
+ * Terraform's resource object: which resource (or data source) a message is about.
+ */
+export interface UiResource {
+  addr: string;
+  module: "";
+  resource: string;
+  implied_provider: string;
+  resource_type: string;
+  resource_name: string;
+  resource_key: null;
+}
+/**
+ * Terraform's `refresh_complete` message: the read of the resource's IAM policy finished.
+ */
+export interface UiRefreshComplete {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    id_key: string;
+    id_value: string;
+  };
+  type: "refresh_complete";
+}
+/**
+ * Terraform's `apply_start` message: a change starts (while planning: a data source read, action read).
+ */
+export interface UiApplyStart {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    action: UiChangeAction;
+    id_key?: string;
+    id_value?: string;
+  };
+  type: "apply_start";
+}
+/**
+ * Terraform's `apply_progress` message: a change still running, every 10 seconds.
+ */
+export interface UiApplyProgress {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    action: UiChangeAction;
+    elapsed_seconds: number;
+  };
+  type: "apply_progress";
+}
+/**
+ * Terraform's `apply_complete` message: a change is done.
+ */
+export interface UiApplyComplete {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    action: UiChangeAction;
+    id_key?: string;
+    id_value?: string;
+    elapsed_seconds: number;
+  };
+  type: "apply_complete";
+}
+/**
+ * Terraform's `apply_errored` message: a change failed; its diagnostic follows at the end.
+ */
+export interface UiApplyErrored {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    action: UiChangeAction;
+    elapsed_seconds: number;
+  };
+  type: "apply_errored";
+}
+/**
+ * Terraform's `resource_drift` message: a resource changed outside converge (the plan JSON's resource_drift has the values).
+ */
+export interface UiResourceDrift {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  change: {
+    resource: UiResource;
+    action: "update" | "delete";
+  };
+  type: "resource_drift";
+}
+/**
+ * Terraform's `planned_change` message: a change the plan makes (no-ops other than imports are not listed).
+ */
+export interface UiPlannedChange {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  change: {
+    resource: UiResource;
+    action: UiChangeAction;
+    reason?:
+      | "cannot_update"
+      | "requested"
+      | "delete_because_no_resource_config"
+      | "read_because_dependency_pending";
+    importing?: {
+      id: string;
+    };
+  };
+  type: "planned_change";
+}
+/**
+ * Terraform's `change_summary` message: the counts of a plan (operation plan) or of what an apply did (operation apply or destroy, also after a failure or an interrupt: what was done before it).
+ */
+export interface UiChangeSummary {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  changes: {
+    add: number;
+    change: number;
+    import: number;
+    remove: number;
+    operation: "plan" | "apply" | "destroy";
+  };
+  type: "change_summary";
+}
+/**
+ * Terraform's `outputs` message: after a plan, each output's action; after a successful apply, each output's value and type.
+ */
+export interface UiOutputs {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  outputs: {
+    [k: string]: UiOutput;
+  };
+  type: "outputs";
+}
+export interface UiOutput {
+  sensitive: boolean;
+  action?: "noop" | "create" | "update" | "delete";
+  type?: TfCtyType;
+  value?: unknown;
+}
+/**
+ * converge's own `apply_skipped` message: a change that did not run because a change it depends on failed.
+ */
+export interface UiApplySkipped {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    action: UiChangeAction;
+  };
+  type: "apply_skipped";
+}
+/**
+ * converge's own `apply_interrupted` message: a change that had started but was stopped by Ctrl-C before its write (nothing of it was recorded).
+ */
+export interface UiApplyInterrupted {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  hook: {
+    resource: UiResource;
+    action: UiChangeAction;
+  };
+  type: "apply_interrupted";
+}
+/**
+ * converge's own `policy_write` message: the read-modify-write of one IAM policy, which carries the changes of every resource on it.
+ */
+export interface UiPolicyWrite {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  policy_write: {
+    policy: string;
+    phase: "start" | "done" | "error" | "interrupted";
+    attempts?: number;
+    /**
+     * false when the policy already held the changes (no write was needed).
+     */
+    written?: boolean;
+    elapsed_seconds?: number;
+  };
+  type: "policy_write";
+}
+/**
+ * converge's own `state_saved` message: the state was saved (after each step).
+ */
+export interface UiStateSaved {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  state: {
+    serial: number;
+  };
+  type: "state_saved";
+}
+/**
+ * converge's own `retry` message: a cloud call that will be tried again: a transient error, or another writer's change to the same policy (etag-conflict: converge reads it again and re-applies only its own edits). @level warn.
+ */
+export interface UiRetry {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  retry: {
+    resource: string;
+    call: string;
+    status: string;
+    http_status?: number;
+    attempt: number;
+    max_attempts: number;
+    delay_seconds: number;
+    reason: "transient" | "etag-conflict";
+  };
+  type: "retry";
+}
+/**
+ * converge's own `retry_summary` message: the retries of a phase (planning, or applying), before its change_summary.
+ */
+export interface UiRetrySummary {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  retries: {
+    operation: "plan" | "apply" | "destroy";
+    total: number;
+    /**
+     * Retries by status, or "etag conflict".
+     */
+    causes: {
+      [k: string]: number;
+    };
+  };
+  type: "retry_summary";
+}
+/**
+ * converge's own `access_summary` message: who gains or loses which role on which object, after the plan's changes (as the plan's access summary says it).
+ */
+export interface UiAccessSummary {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  access: {
+    granted: number;
+    revoked: number;
+    changes: AccessChange[];
+    incomplete: string[];
+  };
+  type: "access_summary";
+}
+export interface AccessChange {
+  object: string;
+  kind: "restorePlan" | "endpoint";
+  principal: string;
+  role: string;
+  condition?: Condition;
+  action: "grant" | "revoke";
+  addresses: string[];
+}
+/**
+ * converge's own `apply_result` message: how an apply ended, before its change_summary.
+ */
+export interface UiApplyResult {
+  "@level": "info" | "warn" | "error";
+  "@message": string;
+  "@module": "converge.ui";
+  /**
+   * RFC 3339, in UTC, with milliseconds.
+   */
+  "@timestamp": string;
+  result: {
+    status: "complete" | "failed" | "interrupted";
+    failed: string[];
+    /**
+     * Not started: a change they depend on failed, or Ctrl-C came first.
+     */
+    skipped: string[];
+    /**
+     * The serial of the state as saved last.
+     */
+    serial: number;
+  };
+  type: "apply_result";
+}
+/**
+ * A converge plan as data: what `plan --out` saves, what `apply FILE` and `show FILE` read, and the only input of apply. It is converge's own format, sealed with a digest (src/plan/saved-plan.ts). What `plan --json` and `show --json FILE` print is Terraform's plan JSON, made from it by src/plan/terraform-json.ts and described by schemas/terraform-plan.schema.json.
  */
 export interface Plan {
   format_version: "1.2";
   converge_version: string;
   provider_schema_version?: string;
   timestamp: string;
-  stack: {
-    name: string;
-    file: string;
-  };
+  stack: PlanStack;
   prior_state: PlanPriorState;
   /**
    * Where the plan's calls went, for the reader: "Google APIs (project my-project)", "emulator at 127.0.0.1:8085 (from CLOUDNATIVE_EMULATOR_HOST)" or "embedded emulator".
@@ -199,12 +720,14 @@ export interface Plan {
   policies: PolicyRead[];
   diagnostics: PlanDiagnostic[];
   /**
-   * The parts of the stack apply needs to evaluate values known only during apply.
+   * The stack as written (values may hold ${…}): apply evaluates from it the values known only during apply, and `plan --json` describes it in Terraform's configuration representation.
    */
   configuration?: {
     outputs?: {
       [k: string]: unknown;
     };
+    variables?: ConfiguredVariable[];
+    resources?: ConfiguredResource[];
   };
   access_changes?: AccessDelta;
   /**
@@ -216,12 +739,34 @@ export interface Plan {
    */
   signature?: string;
 }
+export interface PlanStack {
+  name: string;
+  file: string;
+}
 /**
- * The state the plan was made from; apply refuses the plan when the state has since changed.
+ * The state the plan was made from (apply refuses the plan when the state has since changed), and, for Terraform's prior_state, that state as refresh left it: its resources and outputs (absent when there is no state, and in plans saved by earlier versions).
  */
 export interface PlanPriorState {
   lineage: string | null;
   serial: number | null;
+  /**
+   * The state's resources as refresh left them (the ones whose object is gone are not there).
+   */
+  resources?: PriorResource[];
+  outputs?: {
+    [k: string]: unknown;
+  };
+}
+export interface PriorResource {
+  address: string;
+  type: string;
+  /**
+   * The resource's outputs (its inputs, id, etag and project).
+   */
+  values: {
+    [k: string]: unknown;
+  };
+  dependencies: string[];
 }
 export interface PlanProvider {
   project?: string;
@@ -262,10 +807,7 @@ export interface ResourceChange {
    * The grant `after` holds already exists outside converge: converge adopts it, and destroy will leave it.
    */
   after_adopted?: boolean;
-  /**
-   * Options that change only in the state (no cloud call), e.g. protect set or cleared on an unchanged resource.
-   */
-  state_only?: "protect"[];
+  state_only?: StateOnly;
   /**
    * The configuration as written, for values known only during apply (resolved then).
    */
@@ -308,6 +850,31 @@ export interface PlanDiagnostic {
   address?: string;
 }
 /**
+ * A stack variable as written: a value, or an invoke (a data source) with its function and arguments.
+ */
+export interface ConfiguredVariable {
+  name: string;
+  value?: unknown;
+  function?: string;
+  arguments?: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * A stack resource as written.
+ */
+export interface ConfiguredResource {
+  name: string;
+  type: string;
+  properties: {
+    [k: string]: unknown;
+  };
+  /**
+   * options.dependsOn as written.
+   */
+  depends_on: string[];
+}
+/**
  * Who gains or loses which role on which object: the effective policies before (live) and after the plan, compared.
  */
 export interface AccessDelta {
@@ -316,23 +883,6 @@ export interface AccessDelta {
    * Objects whose delta could not be computed at plan time (values known only after apply, or --refresh=false).
    */
   incomplete: string[];
-}
-export interface AccessChange {
-  object: string;
-  kind: "restorePlan" | "endpoint";
-  principal: string;
-  role: string;
-  condition?: Condition;
-  action: "grant" | "revoke";
-  addresses: string[];
-}
-/**
- * What `plan --json` prints on stdout when it has no plan to print: errored is always true and the diagnostics say why (they are also printed on stderr).
- */
-export interface PlanFailure {
-  format_version: "1.2";
-  errored: true;
-  diagnostics: PlanDiagnostic[];
 }
 /**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.
@@ -449,6 +999,252 @@ export interface StateResource {
    */
   adopted?: boolean;
 }
+/**
+ * What `plan --json` and `show --json PLANFILE` print: Terraform's plan JSON (format 1.2, see Terraform's "JSON Output Format" and the Plan type of hashicorp/terraform-json), made from a converge Plan (plan.schema.json) by src/plan/terraform-json.ts. Every member is one Terraform prints, with Terraform's meaning, except `converge`, which holds converge's own data. terraform_version is converge's version. When there is no plan to print (the stack does not load, the state cannot be read…), `plan --json` prints a TerraformPlanFailure instead.
+ */
+export interface TerraformPlan {
+  format_version: "1.2";
+  /**
+   * converge's version.
+   */
+  terraform_version: string;
+  /**
+   * The stack's variables whose values are known at plan time (data source results included).
+   */
+  variables: {
+    [k: string]: TfPlanVariable;
+  };
+  planned_values: TfStateValues;
+  resource_drift: TfResourceChange[];
+  resource_changes: TfResourceChange[];
+  output_changes: {
+    [k: string]: TfChange;
+  };
+  prior_state?: TfState;
+  configuration: TfConfig;
+  relevant_attributes: TfResourceAttribute[];
+  timestamp: string;
+  /**
+   * True when applying would change something.
+   */
+  applyable: boolean;
+  /**
+   * False when the plan has errors or was made with --target.
+   */
+  complete: boolean;
+  errored: boolean;
+  converge: ConvergePlanExtras;
+}
+export interface TfPlanVariable {
+  value: unknown;
+}
+export interface TfStateValues {
+  outputs: {
+    [k: string]: TfStateOutput;
+  };
+  root_module: TfStateModule;
+}
+/**
+ * An output's value (absent when it is known only after apply) and its type.
+ */
+export interface TfStateOutput {
+  sensitive: boolean;
+  value?: unknown;
+  type?: TfCtyType;
+}
+export interface TfStateModule {
+  resources: TfStateResource[];
+}
+export interface TfStateResource {
+  address: string;
+  mode: "managed" | "data";
+  type: string;
+  name: string;
+  provider_name: string;
+  schema_version: number;
+  /**
+   * The attribute values; those known only after apply are null.
+   */
+  values: {
+    [k: string]: unknown;
+  };
+  sensitive_values: {};
+  depends_on?: string[];
+}
+export interface TfResourceChange {
+  /**
+   * The resource's address in the stack (a data source: its variable's name).
+   */
+  address: string;
+  mode: "managed" | "data";
+  type: string;
+  name: string;
+  provider_name: string;
+  change: TfChange;
+  action_reason?:
+    | "replace_because_cannot_update"
+    | "replace_by_request"
+    | "delete_because_no_resource_config"
+    | "read_because_dependency_pending";
+}
+/**
+ * Terraform's change representation. before_sensitive and after_sensitive are false: no IAM value is sensitive.
+ */
+export interface TfChange {
+  /**
+   * @minItems 1
+   * @maxItems 2
+   */
+  actions: [TfAction] | [TfAction, TfAction];
+  before: unknown;
+  after: unknown;
+  after_unknown: unknown;
+  before_sensitive: unknown;
+  after_sensitive: unknown;
+  replace_paths?: (string | number)[][];
+  importing?: {
+    id: string;
+  };
+}
+/**
+ * Terraform's state representation of the state the plan was made from, as refresh left it, with the data sources read while planning. Absent when there is no state and nothing was read.
+ */
+export interface TfState {
+  format_version: "1.0";
+  terraform_version: string;
+  values: TfStateValues;
+}
+export interface TfConfig {
+  provider_config: {
+    [k: string]: TfProviderConfig;
+  };
+  root_module: TfConfigModule;
+}
+export interface TfProviderConfig {
+  name: string;
+  full_name: string;
+  expressions: TfBlockExpressions;
+}
+/**
+ * A block's arguments: an expression each, or for a nested block (an object written as a map, e.g. condition) a list of one block.
+ */
+export interface TfBlockExpressions {
+  [k: string]: TfExpression | TfBlockExpressions[];
+}
+/**
+ * An expression as written: its constant_value when it refers to nothing, else its references, each reference with every shorter step of it (lake.labels.owner, lake.labels, lake).
+ */
+export interface TfExpression {
+  constant_value?: unknown;
+  references?: string[];
+}
+export interface TfConfigModule {
+  outputs: {
+    [k: string]: TfConfigOutput;
+  };
+  resources: TfConfigResource[];
+  /**
+   * The stack's variables that are not data sources; default is the value as written when it refers to nothing.
+   */
+  variables: {
+    [k: string]: TfConfigVariable;
+  };
+}
+export interface TfConfigOutput {
+  expression: TfExpression;
+}
+export interface TfConfigResource {
+  address: string;
+  mode: "managed" | "data";
+  type: string;
+  name: string;
+  provider_config_key: string;
+  expressions: TfBlockExpressions;
+  schema_version: number;
+  /**
+   * options.dependsOn as written.
+   */
+  depends_on?: string[];
+}
+export interface TfConfigVariable {
+  default?: unknown;
+}
+export interface TfResourceAttribute {
+  resource: string;
+  attribute: (string | number)[];
+}
+/**
+ * converge's own data, which Terraform's format has no place for.
+ */
+export interface ConvergePlanExtras {
+  provider_schema_version: string;
+  stack: PlanStack;
+  /**
+   * Where the plan's calls went, for the reader: "Google APIs (project my-project)", "emulator at 127.0.0.1:8085 (from CLOUDNATIVE_EMULATOR_HOST)" or "embedded emulator".
+   */
+  target?: string;
+  prior_state: ConvergePriorState;
+  provider: PlanProvider;
+  options: PlanOptions;
+  policies: PolicyRead[];
+  diagnostics: PlanDiagnostic[];
+  access_changes?: AccessDelta;
+  /**
+   * One entry per element of resource_changes, in the same order.
+   */
+  resource_changes: ConvergeChangeExtras[];
+  /**
+   * sha256 of the plan's canonical content: the plan without digest and signature, as JSON with object keys sorted (by UTF-16 code units) and no white space, in UTF-8 (src/plan/saved-plan.ts). apply refuses a plan file whose digest does not match.
+   */
+  digest?: string;
+  /**
+   * HMAC-SHA256 of the same canonical content with the key in CONVERGE_PLAN_KEY when the plan was made; apply refuses a plan whose signature is missing or wrong while CONVERGE_PLAN_KEY is set.
+   */
+  signature?: string;
+}
+/**
+ * The state the plan was made from: apply FILE refuses the plan when it has since changed.
+ */
+export interface ConvergePriorState {
+  lineage: string | null;
+  serial: number | null;
+}
+export interface ConvergeChangeExtras {
+  address: string;
+  /**
+   * Full name of the cloud object whose IAM policy the change edits (or the object read).
+   */
+  policy?: string;
+  dependencies?: string[];
+  protect?: boolean;
+  /**
+   * The grant `before` holds predates converge (it was adopted): revoking it leaves it in place.
+   */
+  before_adopted?: boolean;
+  /**
+   * The grant `after` holds already exists outside converge: converge adopts it, and destroy will leave it.
+   */
+  after_adopted?: boolean;
+  state_only?: StateOnly;
+  /**
+   * A reason Terraform has no name for: the object was deleted outside converge, so it is created again.
+   */
+  action_reason?: "create_because_gone";
+}
+/**
+ * What `plan --json` prints when it has no plan: a plan that is not applyable, errored, with the diagnostics (also printed on stderr) under converge.
+ */
+export interface TerraformPlanFailure {
+  format_version: "1.2";
+  terraform_version: string;
+  applyable: false;
+  complete: false;
+  errored: true;
+  converge: ConvergeFailureExtras;
+}
+export interface ConvergeFailureExtras {
+  diagnostics: PlanDiagnostic[];
+}
 export interface EndpointIamMemberInputs {
   /**
    * Endpoint: projects/{project}/locations/{location}/endpoints/{endpoint}, or {location}/{id}, or {id}.
@@ -546,4 +1342,15 @@ export interface RestorePlanIamBindingOutputs {
    * Project segment of name.
    */
   project: string;
+}
+/**
+ * What `validate --json` prints: Terraform's validate JSON (format 1.0, the ValidateOutput type of hashicorp/terraform-json), plus `errored` (always the opposite of valid), which converge printed before it followed Terraform.
+ */
+export interface ValidateOutput {
+  format_version: "1.0";
+  valid: boolean;
+  error_count: number;
+  warning_count: number;
+  diagnostics: TfDiagnostic[];
+  errored: boolean;
 }

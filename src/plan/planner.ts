@@ -18,6 +18,7 @@ import { planOrphans } from "./orphans.js";
 import { planOutputs } from "./outputs.js";
 import { planResource } from "./resource.js";
 import { selectTargets } from "./targeting.js";
+import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
 
 export { displayAction, planCounts, type DisplayAction } from "./actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
@@ -63,10 +64,11 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   ctx.diags.push(...ctx.refresh.failureDiagnostics(stack));
   const selected = selectTargets(ctx, ctx.changes);
   const outputs = planOutputs(ctx);
-  const result = assemble(ctx, selected, outputs);
+  const refreshed = refreshedState(ctx);
+  const result = assemble(ctx, selected, outputs, refreshed);
   const live = await ctx.refresh.live();
   if (!result.errored) checkPlannedPolicies(ctx, result, live);
-  return { plan: result, diagnostics: ctx.diags, refreshed: refreshedState(ctx), live: ctx.refresh.opts.batching ? live : new Map() };
+  return { plan: result, diagnostics: ctx.diags, refreshed, live: ctx.refresh.opts.batching ? live : new Map() };
 }
 
 /** Variables and resources in dependency order. Planning a resource whose policy is already read
@@ -86,7 +88,7 @@ async function walk(ctx: PlanContext): Promise<void> {
   }
 }
 
-function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs: Plan["output_changes"]): Plan {
+function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs: Plan["output_changes"], refreshed: StateResource[]): Plan {
   const { stack, prior, opts } = ctx;
   const errored = hasErrors(ctx.diags);
   const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0) || Object.values(outputs).some((c) => c.actions[0] !== "no-op"));
@@ -97,7 +99,7 @@ function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs:
     timestamp: (opts.now ?? (() => new Date()))().toISOString(),
     stack: { name: stack.name, file: stack.file },
     ...(opts.target ? { target: opts.target } : {}),
-    prior_state: { lineage: prior?.lineage ?? null, serial: prior?.serial ?? null },
+    prior_state: priorStateRecord(prior, refreshed),
     provider: {
       // Never the credentials of an http://user:password@… endpoint: plans are shared for review.
       endpoint: withoutCredentials(stack.provider.endpoint),
@@ -112,7 +114,7 @@ function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs:
     resource_drift: ctx.drift,
     output_changes: outputs,
     variables: ctx.variables,
-    configuration: { outputs: Object.fromEntries([...stack.outputs.values()].map((o) => [o.name, o.value])) },
+    configuration: stackConfiguration(stack),
     policies: ctx.refresh.made.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     diagnostics: ctx.diags,
   };

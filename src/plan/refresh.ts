@@ -10,6 +10,7 @@ import { resourceDriver } from "../drivers/registry.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
+import { stateResourcesByPolicy } from "./plan-configuration.js";
 
 export type Read<T> = { ok: true; value: T } | { ok: false; error: Error };
 
@@ -37,19 +38,30 @@ export class Refresh {
   /** Every read made, for the plan's `policies` list. */
   readonly made: Plan["policies"] = [];
 
+  /** The state resources on each policy ("{kind} {name}"): the refresh events name them. */
+  private readonly stateOnPolicy: Map<string, { address: string; type: string }[]>;
+  private readonly priorByAddress: ReadonlyMap<string, StateResource>;
+
   constructor(
     private readonly cloud: CloudPort,
     private readonly limit: LimitFunction,
     private readonly emit: Emit,
     readonly opts: RefreshOptions,
-  ) {}
+    prior: State | undefined,
+  ) {
+    this.stateOnPolicy = stateResourcesByPolicy(prior);
+    this.priorByAddress = new Map((prior?.resources ?? []).map((r) => [r.address, r]));
+  }
 
   /** The policy of one object, read once (per resource without batching). */
   read(kind: PolicyKind, name: string, owner = ""): Promise<Read<Policy | undefined>> {
     const key = this.opts.batching ? `${kind} ${name}` : `${kind} ${name} #${owner}`;
     let p = this.reads.get(key);
     if (!p) {
-      p = this.limit(() => this.fetch(kind, name)).then((r) => {
+      // The state resources this read refreshes (for the events).
+      const owner_ = this.priorByAddress.get(owner);
+      const resources = this.opts.batching ? (this.stateOnPolicy.get(`${kind} ${name}`) ?? []) : owner_ ? [{ address: owner_.address, type: owner_.type }] : [];
+      p = this.limit(() => this.fetch(kind, name, resources)).then((r) => {
         this.settledReads.set(key, r);
         return r;
       });
@@ -63,16 +75,16 @@ export class Refresh {
     return this.opts.batching ? this.settledReads.get(`${kind} ${name}`) : undefined;
   }
 
-  private async fetch(kind: PolicyKind, name: string): Promise<Read<Policy | undefined>> {
+  private async fetch(kind: PolicyKind, name: string, resources: readonly { address: string; type: string }[]): Promise<Read<Policy | undefined>> {
     const t0 = Date.now();
-    this.emit({ type: "refresh", kind, policy: name, phase: "start" });
+    this.emit({ type: "refresh", kind, policy: name, resources, phase: "start" });
     try {
       const policy = await this.cloud.getIamPolicy(kind, name, this.opts.signal);
-      this.emit({ type: "refresh", kind, policy: name, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
+      this.emit({ type: "refresh", kind, policy: name, resources, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
       this.made.push({ kind, name, found: policy !== undefined, ...(policy?.etag ? { etag: policy.etag } : {}) });
       return { ok: true, value: policy };
     } catch (e) {
-      this.emit({ type: "refresh", kind, policy: name, phase: "error", ms: Date.now() - t0 });
+      this.emit({ type: "refresh", kind, policy: name, resources, phase: "error", ms: Date.now() - t0 });
       return { ok: false, error: e as Error };
     }
   }

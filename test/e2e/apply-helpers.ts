@@ -6,7 +6,9 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { FaultConfig } from "../../src/emulator/faults.js";
-import type { Binding, EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
+import type { Binding, EmulatorWorld, Policy, State, UiEvent } from "../../src/generated/schemas.js";
+import { describeErrors, validate } from "../../src/schemas/index.js";
+import { decodeLogMessage } from "../support/terraform-json-decoder.js";
 import { GET_EP, GET_FED, GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
 import { BIN, readThenSetPolicy, stats, type EmulatorStats } from "./helpers.js";
 
@@ -87,6 +89,24 @@ export async function readStateFile(path: string): Promise<State> {
 
 export function stateExists(path: string): boolean {
   return existsSync(path);
+}
+
+/**
+ * The messages of a streamed --json output (apply, destroy, plan --json-stream), one per line,
+ * each checked against schemas/events.schema.json and decoded as terraform-json decodes a line of
+ * Terraform's machine-readable UI (a line that fails either throws, naming it).
+ */
+export function uiEvents(stdout: string): UiEvent[] {
+  return stdout
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((line, i) => {
+      const e = JSON.parse(line) as UiEvent;
+      const errors = validate("events.schema.json", e);
+      if (errors.length) throw new Error(`line ${i + 1} does not match schemas/events.schema.json: ${describeErrors(errors.slice(0, 3))}\n${line}`);
+      decodeLogMessage(line);
+      return e;
+    });
 }
 
 /** A stack document header for the my-project/us-central1 defaults. */

@@ -4,9 +4,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import type { EmulatorWorld, UiEvent } from "../../src/generated/schemas.js";
 import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
-import { bindingYaml, clearFaults, ep, M, memberYaml, responses, rp, setFaults, stackHead } from "./apply-helpers.js";
+import { bindingYaml, clearFaults, ep, M, memberYaml, responses, rp, setFaults, stackHead, uiEvents } from "./apply-helpers.js";
 
 const IDS = ["a", "b", "c", "d", "e", "f"];
 const SEED: EmulatorWorld = {
@@ -30,50 +30,39 @@ async function stackFile(variant: string): Promise<string> {
   return file;
 }
 
-interface Event {
-  type: string;
-  reason?: string;
-  status?: string;
-  call?: string;
-  attempt?: number;
-  maxAttempts?: number;
-  retries?: Record<string, number>;
-}
-
-const events = (stdout: string): Event[] =>
-  stdout
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Event);
+const ofType = <T extends UiEvent["type"]>(events: UiEvent[], type: T) => events.filter((e): e is Extract<UiEvent, { type: T }> => e.type === type);
 
 beforeEach(() => resetStats(ws.emu));
 afterEach(() => clearFaults(ws.emu));
 
 describe("retries are reported", () => {
-  it("apply --json: one retry event per UNAVAILABLE answer, and the count in apply_complete", async () => {
+  it("apply --json: one retry event per UNAVAILABLE answer, and each phase's count in its retry_summary", async () => {
     const file = await stackFile("json");
     await setFaults(ws.emu, { errorRates: { UNAVAILABLE: 0.3 }, seed: 11 });
     const r = await runCli(["apply", "--auto-approve", "--json", "-f", file, "--state", join(ws.dir, "json.state.json")], { emulator: ws.emu, timeoutMs: 60_000 });
     expectExit(r, 0);
-    const all = events(r.stdout);
-    const retries = all.filter((e) => e.type === "retry");
+    const all = uiEvents(r.stdout);
+    const retries = ofType(all, "retry");
     const s = await stats(ws.emu);
     const unavailable = Object.values(M).reduce((sum, m) => sum + responses(s, m, "UNAVAILABLE"), 0);
     expect(unavailable).toBeGreaterThan(3);
     expect(retries).toHaveLength(unavailable);
     for (const e of retries) {
-      expect(e).toMatchObject({ reason: "transient", status: "UNAVAILABLE", maxAttempts: 10 });
-      expect(["getIamPolicy", "setIamPolicy"]).toContain(e.call);
-      expect(e.attempt).toBeGreaterThanOrEqual(1);
+      expect(e.retry).toMatchObject({ reason: "transient", status: "UNAVAILABLE", http_status: 503, max_attempts: 10 });
+      expect(["getIamPolicy", "setIamPolicy"]).toContain(e.retry.call);
+      expect(e.retry.attempt).toBeGreaterThanOrEqual(1);
     }
-    // Retries while planning are counted on the plan line, the apply phase's on apply_complete.
-    const planned = all.findIndex((e) => e.type === "plan");
+    // Retries while planning are tallied before the plan's change summary, the apply phase's
+    // before the apply's.
+    const planned = all.findIndex((e) => e.type === "change_summary" && e.changes.operation === "plan");
     const before = retries.filter((e) => all.indexOf(e) < planned).length;
     const counts = (n: number) => (n ? { UNAVAILABLE: n } : {});
-    expect(all[planned]!.retries).toEqual(counts(before));
-    const done = all.at(-1)!;
-    expect(done.type).toBe("apply_complete");
-    expect(done.retries).toEqual(counts(unavailable - before));
+    expect(ofType(all, "retry_summary").map((e) => e.retries)).toEqual([
+      { operation: "plan", total: before, causes: counts(before) },
+      { operation: "apply", total: unavailable - before, causes: counts(unavailable - before) },
+    ]);
+    expect(all.indexOf(ofType(all, "retry_summary")[0]!)).toBeLessThan(planned);
+    expect(all.at(-1)!.type).toBe("outputs");
   });
 
   it("in the terminal output: a line per retry and the tally under Apply complete", async () => {
@@ -101,10 +90,11 @@ describe("retries are reported", () => {
     const s = await stats(ws.emu);
     const aborted = responses(s, M.rpSet, "ABORTED") + responses(s, M.epSet, "ABORTED");
     expect(aborted).toBeGreaterThan(2);
-    const retries = events(r.stdout).filter((e) => e.type === "retry");
+    const all = uiEvents(r.stdout);
+    const retries = ofType(all, "retry");
     expect(retries).toHaveLength(aborted);
-    for (const e of retries) expect(e).toMatchObject({ reason: "etag-conflict", status: "ABORTED", call: "setIamPolicy" });
-    expect(events(r.stdout).at(-1)!.retries).toEqual({ "etag conflict": aborted });
+    for (const e of retries) expect(e.retry).toMatchObject({ reason: "etag-conflict", status: "ABORTED", call: "setIamPolicy" });
+    expect(ofType(all, "retry_summary").at(-1)!.retries).toEqual({ operation: "apply", total: aborted, causes: { "etag conflict": aborted } });
   });
 
   it("plan shows its retries too, and nothing when there were none", async () => {

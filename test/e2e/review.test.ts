@@ -44,7 +44,7 @@ describe("review output", () => {
     expect(view.stdout).toMatch(/- user:alice@example\.com\s+roles\/gkebackup\.viewer\s+\(restoreViewers\)/);
     expect(view.stdout).not.toMatch(/^\s+\+ /m);
     const json = JSON.parse(cli(["plan", "--json"]).stdout);
-    expect(json.access_changes.changes).toEqual([
+    expect(json.converge.access_changes.changes).toEqual([
       expect.objectContaining({ action: "revoke", principal: "user:alice@example.com", role: "roles/gkebackup.viewer", addresses: ["restoreViewers"] }),
     ]);
     writeFileSync(stack, text);

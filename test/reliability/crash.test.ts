@@ -45,12 +45,15 @@ type Op = "create" | "update" | "shrink" | "move" | "destroy";
 const OPS: readonly Op[] = ["create", "create", "update", "shrink", "move", "destroy"];
 const TARGET: Record<Op, Variant | "destroyed"> = { create: "base", update: "changed", shrink: "shrunk", move: "moved", destroy: "destroyed" };
 const EXPECTED_RESOURCES: Record<Variant | "destroyed", number> = { base: TOTAL_RESOURCES, changed: TOTAL_RESOURCES, shrunk: TOTAL_RESOURCES - 100, moved: TOTAL_RESOURCES, destroyed: 0 };
-/** Streamed --json lines of an uninterrupted run (plan, 1 000 step events, 100 policy writes, saves). */
+/** Streamed --json lines of an uninterrupted create after its plan (1 000 apply_start and
+ *  apply_complete, 100 policy_write, saves and the summaries). */
 const LINES_ESTIMATE = 1110;
+/** The line that ends a plan in the stream (after its planned changes and counts). */
+const PLAN_END = '"type":"access_summary"';
 
 interface KillPoint {
   mode: "time" | "line";
-  /** time: ms after spawn; line: kill on reading this streamed line (1-based) … */
+  /** time: ms after spawn; line: kill on reading this streamed line after the plan's (1-based) … */
   at: number;
   /** … plus this many ms. */
   extraMs: number;
@@ -157,6 +160,7 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
     const nonJson: string[] = [];
     let statesSaved = 0;
     let writesDone = 0;
+    let planEnd = -1;
     let timer: NodeJS.Timeout | undefined;
     let killed = false;
     const kill = () => {
@@ -172,13 +176,14 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
         if (killed) return;
         linesSeen = i + 1;
         try {
-          const e = JSON.parse(line) as { type?: string; phase?: string };
-          if (e.type === "state-saved") statesSaved++;
-          if (e.type === "policy-write" && e.phase === "done") writesDone++;
+          const e = JSON.parse(line) as { type?: string; policy_write?: { phase: string } };
+          if (e.type === "state_saved") statesSaved++;
+          if (e.type === "policy_write" && e.policy_write?.phase === "done") writesDone++;
+          if (planEnd < 0 && line.includes(PLAN_END)) planEnd = linesSeen;
         } catch {
           nonJson.push(line);
         }
-        if (kp.mode === "line" && linesSeen === kp.at && !timer) schedule(kp.extraMs);
+        if (kp.mode === "line" && planEnd >= 0 && linesSeen - planEnd === kp.at && !timer) schedule(kp.extraMs);
       },
     });
     if (kp.mode === "time") schedule(kp.at);
@@ -190,8 +195,8 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
     let phase: string;
     if (r.signal === "SIGKILL") {
       phase =
-        linesSeen === 0
-          ? "before any output (load, lock, refresh)"
+        planEnd < 0
+          ? "before the plan was printed (load, lock, refresh)"
           : writesDone === 0
             ? "planned, no policy write finished yet"
             : writesDone < 25
@@ -327,9 +332,9 @@ describe(`interrupt: SIGINT (Ctrl-C) during apply (${INTERRUPTS} trials)`, () =>
   for (let i = 0; i < INTERRUPTS; i++) {
     const rng = prng((BASE_SEED + 1000 + i) * 7919);
     const op: Op = (["move", "create", "shrink"] as const)[i % 3]!;
-    // Lines after the plan line. move: 950 lines of no-op steps come first; the interrupt lands
-    // among the 25 replacements.
-    const at = op === "move" ? rng.int(955, 1045) : rng.int(3, 1000);
+    // Lines after the plan's. move: the no-ops print nothing; the interrupt lands among the 25
+    // replacements (about 150 lines).
+    const at = op === "move" ? rng.int(5, 95) : rng.int(3, 1000);
     it(`interrupt ${i}: ${op}, SIGINT at line ${at} after the plan: exits 130 with the state saved and the lock released`, async () => {
       const { dir, remove } = await tempDir();
       const emu = await startWorld(seedWorld());
@@ -345,9 +350,10 @@ describe(`interrupt: SIGINT (Ctrl-C) during apply (${INTERRUPTS} trials)`, () =>
         const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml", "--parallelism", "4"], {
           cwd: dir,
           emulator: emu,
-          // Counted from the plan line: planning's own events (refresh, read, retry) come before it.
+          // Counted from the line that ends the plan: planning's own (refresh, read, retry, the
+          // planned changes) come before it.
           onLine: (l, n) => {
-            if (planLine < 0 && l.startsWith('{"type":"plan"')) planLine = n;
+            if (planLine < 0 && l.includes(PLAN_END)) planLine = n;
             if (planLine >= 0 && n - planLine + 1 === at) run.child.kill("SIGINT");
           },
         });

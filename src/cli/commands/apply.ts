@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { apply, type ApplyResult } from "../../apply/executor.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
@@ -14,7 +14,8 @@ import { planLines, refreshLines } from "../render/plan-text.js";
 import { accessSummaryLines } from "../render/access-summary.js";
 import { policyDiffLines } from "../render/policy-diff.js";
 import { plannedPolicies } from "../../plan/access.js";
-import { addPlanOptions, bool, lintWarningCount, planStack, progressPrinter, type PlanCliOptions } from "./plan.js";
+import { addPlanOptions, bool, lintWarningCount, planStack, progressPrinter, reportingFailure, type PlanCliOptions } from "./plan.js";
+import { UiStream } from "../ui-stream.js";
 import { verbs } from "../render/verbs.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 import { APPLYING, catchInterrupts, planInterrupted, planning, stoppedBy } from "../interrupt.js";
@@ -23,6 +24,8 @@ import { commandTimeout } from "../deadline.js";
 interface ApplyCliOptions extends PlanCliOptions {
   autoApprove?: boolean;
   destroy?: boolean;
+  /** Seconds between apply_progress messages of a running change (--json). */
+  progressInterval?: string;
 }
 
 interface ProgressSink {
@@ -33,13 +36,24 @@ interface ProgressSink {
   retries: RetryTally;
 }
 
-/** Streams progress: JSON lines with --json, a live ink view in a terminal, Terraform-style lines
- *  otherwise. Every mode counts retries for the summary. */
-function progressSink(o: { json?: boolean; color?: boolean }): ProgressSink {
+/** Streams progress: the JSON UI's lines with --json, a live ink view in a terminal,
+ *  Terraform-style lines otherwise. Every mode counts retries for the summary. */
+function progressSink(o: { json?: boolean; color?: boolean }, ui: UiStream | undefined): ProgressSink {
   const retries = new RetryTally();
   const count = (e: EngineEvent) => {
     if (e.type === "retry") retries.add(e);
   };
+  if (ui) {
+    return {
+      onEvent: (e) => {
+        count(e);
+        ui.onEvent(e);
+      },
+      flush: () => ui.flush(),
+      stop: async () => ui.flush(),
+      retries,
+    };
+  }
   if (useLiveView(o)) {
     let view: { stop: () => Promise<void> } | undefined;
     let model: import("../views/apply-progress.js").ProgressModel | undefined;
@@ -64,7 +78,7 @@ function progressSink(o: { json?: boolean; color?: boolean }): ProgressSink {
     };
   }
   const out = batchedStdout();
-  const line = o.json ? (e: EngineEvent) => jsonText(e) : (e: EngineEvent) => {
+  const line = (e: EngineEvent) => {
     const text = progressLine(e);
     return text === undefined ? undefined : terminalText(text); // a failure carries the server's message
   };
@@ -100,9 +114,9 @@ function outputsLines(state: State): Line[] {
 }
 
 /** Executes a plan with Ctrl-C handling; returns the exit code. */
-async function execute(plan: Plan, ctx: { store: StateStore; prior: State | undefined; cloud: OpenCloud; live?: Map<string, Policy>; o: ApplyCliOptions; destroy: boolean }): Promise<number> {
-  const { o } = ctx;
-  const sink = progressSink(o);
+async function execute(plan: Plan, ctx: { store: StateStore; prior: State | undefined; cloud: OpenCloud; live?: Map<string, Policy>; o: ApplyCliOptions; destroy: boolean; ui: UiStream | undefined }): Promise<number> {
+  const { o, ui } = ctx;
+  const sink = progressSink(o, ui);
   const interrupts = catchInterrupts(APPLYING);
   interrupts.beforeExit(sink.flush);
   ctx.cloud.route(sink.onEvent);
@@ -123,10 +137,12 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
     interrupts.dispose();
   }
   const c = result.counts;
-  if (o.json) {
-    process.stdout.write(jsonText({ type: "apply_complete", counts: c, failed: result.failed, skipped: result.skipped, interrupted: result.interrupted, serial: result.state.serial, outputs: result.state.outputs, retries: sink.retries.counts() }) + "\n");
-  }
   if (result.failed.length) printDiagnostics(result.failed.map((f) => f.diagnostic));
+  if (ui) {
+    ui.diagnostics(result.failed.map((f) => f.diagnostic));
+    ui.applied(result, ctx.destroy, sink.retries.counts());
+    ui.flush();
+  }
   if (result.interrupted) {
     const timedOut = stoppedBy(interrupts.signal) === "timeout";
     const what = timedOut ? `Apply stopped by --timeout ${commandTimeout()?.text ?? ""}` : "Apply interrupted";
@@ -179,7 +195,7 @@ async function approve(plan: Plan, live: ReadonlyMap<string, Policy>, o: ApplyCl
  * (with the policies it has just read): it is built only from trusted inputs, and every field the
  * comparison leaves out (dependencies, protect, variables) comes from them rather than the file.
  */
-async function applySavedPlan(planFile: string, o: ApplyCliOptions): Promise<number> {
+async function applySavedPlan(planFile: string, o: ApplyCliOptions, ui: UiStream | undefined): Promise<number> {
   if (o.target.length || o.replace.length || o.refresh !== "true") {
     throw new UserError({ severity: "error", summary: "--target, --replace and --refresh cannot be given with a plan file: it applies with the options it was made with" });
   }
@@ -189,60 +205,99 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions): Promise<num
   return underLock(loaded.store, "apply", o, async () => {
     checkNotStale(saved, planFile, await loaded.store.read());
     const { destroy, refresh, targets, replace } = saved.options;
-    const progress = progressPrinter(o, true);
+    const progress = progressPrinter(o, ui);
     const { result, prior, cloud } = await planStack(loaded, { ...o, destroy, refresh: String(refresh), target: targets, replace }, progress.onEvent);
     try {
       printDiagnostics(result.diagnostics);
+      ui?.diagnostics(result.plan.diagnostics);
       if (result.plan.errored) return EXIT.error;
       checkSameChanges(saved, planFile, result.plan);
-      progress.flush();
-      return await execute(result.plan, { store: loaded.store, prior, cloud, live: result.live, o, destroy });
+      ui?.plan(result.plan, progress.retries.counts());
+      return await execute(result.plan, { store: loaded.store, prior, cloud, live: result.live, o, destroy, ui });
     } finally {
+      ui?.flush();
       await cloud.close();
     }
   });
 }
 
+/** What an apply that had nothing to do did: nothing (for the JSON UI's summary). */
+function nothingApplied(prior: State | undefined, stackName: string): ApplyResult {
+  return { state: prior ?? newState(stackName), failed: [], skipped: [], counts: { added: 0, changed: 0, destroyed: 0, imported: 0, read: 0 }, interrupted: false };
+}
+
+/** `apply` and `destroy` without a plan file: plan, show, ask, execute. */
+async function planAndApply(o: ApplyCliOptions, destroy: boolean, ui: UiStream | undefined): Promise<number> {
+  const loaded = loadOrExit(o);
+  return underLock(loaded.store, destroy ? "destroy" : "apply", o, async () => {
+    const progress = progressPrinter(o, ui);
+    const planned = await planning((signal) => planStack(loaded, { ...o, destroy }, progress.onEvent, signal));
+    const { result, prior, cloud } = planned.value;
+    try {
+      if (planned.interrupted) return planInterrupted(planned.interrupted);
+      printDiagnostics(result.diagnostics);
+      ui?.diagnostics(result.plan.diagnostics);
+      if (result.plan.errored) return EXIT.error;
+      ui?.plan(result.plan, progress.retries.counts());
+      const lintWarnings = lintWarningCount(result.plan.diagnostics);
+      if (!o.json) await printLines([...progress.lines(), ...planLines(result.plan, { lintWarnings })], o);
+      if (!result.plan.applyable) {
+        ui?.applied(nothingApplied(prior, loaded.stack.name), destroy, {});
+        return EXIT.ok;
+      }
+      if (!(await approve(result.plan, result.live, o, destroy, lintWarnings))) {
+        process.stderr.write(`${destroy ? "Destroy" : "Apply"} cancelled: nothing was changed.\n`);
+        return EXIT.error;
+      }
+      return await execute(result.plan, { store: loaded.store, prior, cloud, live: result.live, o, destroy, ui });
+    } finally {
+      ui?.flush();
+      await cloud.close();
+    }
+  });
+}
+
+/** The JSON UI cannot ask for approval: refused before any work, as Terraform refuses it. */
+function refuseUnapprovedJson(destroy: boolean): never {
+  throw new UserError({
+    severity: "error",
+    summary: `${destroy ? "destroy" : "apply"} --json needs --auto-approve${destroy ? "" : " or a plan file"}`,
+    detail: `converge cannot ask for approval while it prints JSON. ${destroy ? "Add --auto-approve, or save the plan with `converge plan --destroy --out FILE` and run `converge apply FILE --json`." : "Add --auto-approve, or save the plan with `converge plan --out FILE`, review it, and run `converge apply FILE --json`."} Nothing was ${destroy ? "destroyed" : "applied"}.`,
+  });
+}
+
+function progressIntervalMs(o: ApplyCliOptions): number {
+  const s = Number(o.progressInterval ?? "10");
+  if (!Number.isFinite(s) || s <= 0) throw new UserError({ severity: "error", summary: `--progress-interval takes a number of seconds above 0, got "${o.progressInterval}"` });
+  return s * 1000;
+}
+
 function applyAction(destroy: boolean) {
   return action(async (planFile: string | undefined, o: ApplyCliOptions) => {
-    if (planFile) {
-      if (destroy) throw new UserError({ severity: "error", summary: "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`" });
-      return applySavedPlan(planFile, o);
-    }
-    const loaded = loadOrExit(o);
-    return underLock(loaded.store, destroy ? "destroy" : "apply", o, async () => {
-      const progress = progressPrinter(o, true);
-      const planned = await planning((signal) => planStack(loaded, { ...o, destroy }, progress.onEvent, signal));
-      const { result, prior, cloud } = planned.value;
-      try {
-        if (planned.interrupted) return planInterrupted(planned.interrupted);
-        printDiagnostics(result.diagnostics);
-        if (result.plan.errored) return EXIT.error;
-        progress.flush();
-        if (o.json) process.stdout.write(jsonText({ type: "plan", plan: result.plan, retries: progress.retries.counts() }) + "\n");
-        const lintWarnings = lintWarningCount(result.plan.diagnostics);
-        if (!o.json) await printLines([...progress.lines(), ...planLines(result.plan, { lintWarnings })], o);
-        if (!result.plan.applyable) return EXIT.ok;
-        if (!(await approve(result.plan, result.live, o, destroy, lintWarnings))) {
-          process.stderr.write(`${destroy ? "Destroy" : "Apply"} cancelled: nothing was changed.\n`);
-          return EXIT.error;
-        }
-        return await execute(result.plan, { store: loaded.store, prior, cloud, live: result.live, o, destroy });
-      } finally {
-        await cloud.close();
+    const ui = o.json ? new UiStream(progressIntervalMs(o)) : undefined;
+    ui?.version();
+    return reportingFailure(o, ui, async () => {
+      if (planFile) {
+        if (destroy) throw new UserError({ severity: "error", summary: "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`" });
+        return applySavedPlan(planFile, o, ui);
       }
+      if (o.json && !o.autoApprove) refuseUnapprovedJson(destroy);
+      return planAndApply(o, destroy, ui);
     });
   });
 }
 
+// For the tests of apply_progress: not for users (Terraform's interval is 10 seconds).
+const progressIntervalOption = () => new Option("--progress-interval <seconds>", "seconds between apply_progress messages of a running change (--json)").default("10").hideHelp();
+
 export function registerApply(program: Command): void {
   const apply = program.command("apply").argument("[planfile]", "a plan saved with `converge plan --out`").description("Apply the changes (asks for approval unless --auto-approve or a saved plan)");
-  addPlanOptions(addStackOptions(apply)).option("--auto-approve", "do not ask for approval").action(applyAction(false));
+  addPlanOptions(addStackOptions(apply)).option("--auto-approve", "do not ask for approval").addOption(progressIntervalOption()).action(applyAction(false));
   withExamples(apply, ["converge apply", "converge apply --auto-approve --parallelism 4", "converge plan --out plan.json && converge apply plan.json"]);
 
   const destroy = program.command("destroy").description("Remove every grant the stack manages (protected resources block it)");
   const destroyAction = applyAction(true);
-  addPlanOptions(addStackOptions(destroy)).option("--auto-approve", "do not ask for approval").action((o: ApplyCliOptions) => destroyAction(undefined, o));
+  addPlanOptions(addStackOptions(destroy)).option("--auto-approve", "do not ask for approval").addOption(progressIntervalOption()).action((o: ApplyCliOptions) => destroyAction(undefined, o));
   withExamples(destroy, ["converge destroy", "converge plan --destroy --out destroy.json && converge apply destroy.json"]);
 
   const refresh = program.command("refresh").description("Update the state from the live cloud (writes nothing to the cloud)");

@@ -5,7 +5,9 @@ import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
 import { planKey, sealPlan } from "../../plan/saved-plan.js";
-import type { Plan, PlanFailure } from "../../generated/schemas.js";
+import type { Plan } from "../../generated/schemas.js";
+import { terraformPlanFailure, toTerraformPlanJson } from "../../plan/terraform-json.js";
+import { UiStream } from "../ui-stream.js";
 import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
@@ -50,18 +52,15 @@ export function bool(text: string, flag: string): boolean {
 }
 
 /** Progress lines printed while planning (human mode): data source reads, retries, and a refresh
- *  summary. With --json, nothing (`plan --json` prints one document), or with `stream` (apply's
- *  JSON-lines output) every event as a line, batched like apply's events: `flush` before writing
- *  anything else to stdout. */
-export function progressPrinter(o: { json?: boolean }, stream = false): { onEvent: (e: EngineEvent) => void; lines: () => Line[]; retries: RetryTally; flush: () => void } {
+ *  summary. With --json, nothing (`plan --json` prints one document), or with `ui` (the streamed
+ *  JSON of apply and `plan --json-stream`) every event as a message of it. Every mode counts the
+ *  retries. */
+export function progressPrinter(o: { json?: boolean }, ui?: UiStream): { onEvent: (e: EngineEvent) => void; lines: () => Line[]; retries: RetryTally } {
   let refreshed = 0;
   const retries = new RetryTally();
-  const out = batchedStdout();
   const onEvent = (e: EngineEvent) => {
-    if (o.json) {
-      if (stream) out.line(jsonText(e));
-      return;
-    }
+    if (ui) return ui.onEvent(e);
+    if (o.json) return;
     if (e.type === "read" && e.phase === "start") process.stdout.write(`${terminalText(e.address)}: Reading...\n`);
     if (e.type === "read" && e.phase === "done") process.stdout.write(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`) + "\n");
     if (e.type === "refresh" && e.phase === "done") refreshed++;
@@ -73,7 +72,6 @@ export function progressPrinter(o: { json?: boolean }, stream = false): { onEven
       onEvent(e);
     },
     retries,
-    flush: out.flush,
     lines: () => {
       const summary: Line[] = [...(refreshed ? [[seg(`Refreshed ${refreshed} IAM ${refreshed === 1 ? "policy" : "policies"}.`, "dim")]] : []), ...retries.lines()];
       return summary.length ? [...summary, []] : [];
@@ -116,59 +114,91 @@ export function savePlan(file: string, p: Plan): void {
   renameSync(tmp, path);
 }
 
-/** What `plan --json` prints when it has no plan (schemas/plan.schema.json#/definitions/PlanFailure). */
-export function planFailure(diagnostics: Diagnostic[]): PlanFailure {
-  return { format_version: "1.2", errored: true, diagnostics };
-}
-
-/** Runs `fn`; with --json, a user or cloud error is also reported as a PlanFailure on stdout, so
- *  that stdout always carries one JSON document. The error goes on to `action` (stderr, exit 1). */
-async function reportingFailure(o: { json?: boolean }, fn: () => Promise<number>): Promise<number> {
+/**
+ * Runs `fn`; a user or cloud error is also reported on stdout when stdout carries JSON (so that
+ * it always carries one JSON document, or the stream's lines): with --json as a plan that has
+ * only diagnostics (schemas/terraform-plan.schema.json#/definitions/TerraformPlanFailure), with
+ * a UI stream as its diagnostic messages. The error goes on to `action` (stderr, exit 1).
+ */
+export async function reportingFailure(o: { json?: boolean }, ui: UiStream | undefined, fn: () => Promise<number>): Promise<number> {
   try {
     return await fn();
   } catch (e) {
     const diagnostics = e instanceof UserError ? e.diagnostics : isCloudError(e) ? [{ severity: "error" as const, summary: e.message }] : undefined;
-    if (o.json && diagnostics) await writeOut(jsonText(planFailure(diagnostics), 2) + "\n");
+    if (ui && diagnostics) {
+      ui.diagnostics(diagnostics);
+      ui.flush();
+    } else if (o.json && diagnostics) await writeOut(jsonText(terraformPlanFailure(diagnostics), 2) + "\n");
     throw e;
   }
+}
+
+interface PlanCommandOptions extends PlanCliOptions {
+  destroy?: boolean;
+  view: string;
+  format: string;
+  jsonStream?: boolean;
+}
+
+function checkPlanOptions(o: PlanCommandOptions): void {
+  if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
+  if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
+  if (o.jsonStream && (o.json || o.view !== "changes" || o.format !== "text")) {
+    throw new UserError({ severity: "error", summary: "--json-stream cannot be combined with --json, --view or --format", detail: "--json-stream prints the plan's progress and changes as JSON lines; --json prints the plan as one JSON document." });
+  }
+}
+
+/** `converge plan`; `ui` when the plan streams its JSON lines (--json-stream). */
+async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise<number> {
+  checkPlanOptions(o);
+  const loaded = loadOrExit(o);
+  const progress = progressPrinter({ json: o.json === true || o.format === "markdown" }, ui);
+  const { value: { result, cloud }, interrupted } = await planning((signal) => planStack(loaded, o, progress.onEvent, signal));
+  await cloud.close();
+  if (interrupted) {
+    ui?.flush();
+    return planInterrupted(interrupted);
+  }
+  printDiagnostics(result.diagnostics);
+  ui?.diagnostics(result.plan.diagnostics);
+  if (result.plan.errored) {
+    if (o.json) await writeOut(jsonText(toTerraformPlanJson(result.plan), 2) + "\n");
+    ui?.flush();
+    return EXIT.error;
+  }
+  // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
+  const sealed = o.out || o.json ? sealPlan(result.plan, planKey()) : result.plan;
+  if (o.out) savePlan(o.out, sealed);
+  if (ui) {
+    ui.plan(result.plan, progress.retries.counts());
+    ui.flush();
+  } else if (o.json) await writeOut(jsonText(toTerraformPlanJson(sealed), 2) + "\n");
+  else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, result.plan.diagnostics.filter(isLintDiagnostic)));
+  else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
+  else {
+    const lines = [...progress.lines(), ...planLines(result.plan, { lintWarnings: lintWarningCount(result.plan.diagnostics) })];
+    if (o.out) lines.push([], [seg(`Saved the plan to: ${o.out}`)], [seg(`To perform exactly these actions, run: converge apply ${o.out}`)]);
+    await printLines(lines, o);
+  }
+  return o.detailedExitcode && result.plan.applyable ? EXIT.changes : EXIT.ok;
 }
 
 export function registerPlan(program: Command): void {
   const cmd = program.command("plan").description("Show the changes that apply would make");
   addStackOptions(cmd, { lock: false });
-  withExamples(cmd, ["converge plan", "converge plan -f teams/data/stack.yaml --out plan.json", "converge plan --view access", "converge plan --format markdown > plan.md", "converge plan --detailed-exitcode   # 0 no changes, 1 error, 2 changes"]);
+  withExamples(cmd, ["converge plan", "converge plan -f teams/data/stack.yaml --out plan.json", "converge plan --view access", "converge plan --format markdown > plan.md", "converge plan --detailed-exitcode   # 0 no changes, 1 error, 2 changes", "converge plan --json > plan.json   # Terraform's plan JSON, for conftest, checkov…"]);
   addPlanOptions(cmd)
     .option("--out <file>", "save the plan (as data) for `converge apply FILE`")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .option("--destroy", "plan to destroy every resource of the stack")
     .option("--view <view>", "what to show: changes, or access (who gains or loses which role)", "changes")
     .option("--format <format>", "text, or markdown (for pull-request comments)", "text")
+    .option("--json-stream", "stream the plan's progress and changes as JSON lines (Terraform's machine-readable UI)")
     .action(
-      action((o: PlanCliOptions & { destroy?: boolean; view: string; format: string }) => reportingFailure(o, async () => {
-        if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
-        if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
-        const loaded = loadOrExit(o);
-        const progress = progressPrinter({ json: o.json === true || o.format === "markdown" });
-        const { value: { result, cloud }, interrupted } = await planning((signal) => planStack(loaded, o, progress.onEvent, signal));
-        await cloud.close();
-        if (interrupted) return planInterrupted(interrupted);
-        printDiagnostics(result.diagnostics);
-        if (result.plan.errored) {
-          if (o.json) await writeOut(jsonText(result.plan, 2) + "\n");
-          return EXIT.error;
-        }
-        // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
-        const sealed = o.out || o.json ? sealPlan(result.plan, planKey()) : result.plan;
-        if (o.out) savePlan(o.out, sealed);
-        if (o.json) await writeOut(jsonText(sealed, 2) + "\n");
-        else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, result.plan.diagnostics.filter(isLintDiagnostic)));
-        else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
-        else {
-          const lines = [...progress.lines(), ...planLines(result.plan, { lintWarnings: lintWarningCount(result.plan.diagnostics) })];
-          if (o.out) lines.push([], [seg(`Saved the plan to: ${o.out}`)], [seg(`To perform exactly these actions, run: converge apply ${o.out}`)]);
-          await printLines(lines, o);
-        }
-        return o.detailedExitcode && result.plan.applyable ? EXIT.changes : EXIT.ok;
-      })),
+      action((o: PlanCommandOptions) => {
+        const ui = o.jsonStream ? new UiStream() : undefined;
+        ui?.version();
+        return reportingFailure(o, ui, () => runPlan(o, ui));
+      }),
     );
 }

@@ -8,6 +8,7 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import type { Plan, State } from "../../generated/schemas.js";
 import { planKey } from "../../plan/saved-plan.js";
+import { toTerraformPlanJson } from "../../plan/terraform-json.js";
 import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, writeOut } from "../common.js";
 import { accessLines } from "../render/access-text.js";
 import { type Line, seg } from "../render/lines.js";
@@ -28,7 +29,7 @@ interface ShowOptions {
 
 /** The plan's own rendering: the same functions `plan` calls, on the saved data alone. */
 async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
-  if (o.json) return writeOut(jsonText(plan, 2) + "\n");
+  if (o.json) return writeOut(jsonText(toTerraformPlanJson(plan), 2) + "\n");
   const lint = plan.diagnostics.filter(isLintDiagnostic);
   if (o.format === "markdown") return writeOut(planMarkdown(plan, lint));
   if (o.view === "access") return printLines(accessLines(plan.access_changes), o);
@@ -60,7 +61,7 @@ export function registerShow(program: Command): void {
     .description("Show a saved plan as `plan` showed it, or the state")
     .option("-f, --file <path>", STACK_FILE_HELP)
     .option("--state <path>", STATE_OPTION_HELP)
-    .option("--json", "print JSON (the plan's JSON, or the state)")
+    .option("--json", "print JSON (a plan: Terraform's plan JSON, as plan --json; or the state)")
     .option("--view <view>", "for a plan: changes or access", "changes")
     .option("--format <format>", "for a plan: text or markdown", "text")
     .option("--no-color", "plain text output, no colours")

@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import { loadStackFile } from "../../config/load.js";
 import { hasErrors } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
+import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
+import type { ValidateOutput } from "../../generated/schemas.js";
 import { action, EXIT, printDiagnostics, writeOut } from "../common.js";
 
 export function registerValidate(program: Command): void {
@@ -9,7 +11,7 @@ export function registerValidate(program: Command): void {
     .command("validate")
     .description("Check the stack without reading state or calling the cloud")
     .option("-f, --file <path>", "stack file", "stack.yaml")
-    .option("--json", "print {valid, errored, error_count, warning_count, diagnostics} on stdout (diagnostics also on stderr)")
+    .option("--json", "print Terraform's validate JSON on stdout (diagnostics also on stderr)")
     .option("--no-color", "plain text output")
     .option("--strict", "treat lint warnings as errors")
     .action(
@@ -18,8 +20,11 @@ export function registerValidate(program: Command): void {
         const valid = stack !== undefined && !hasErrors(diagnostics);
         printDiagnostics(diagnostics);
         if (o.json) {
+          // Terraform's validate JSON (schemas/validate.schema.json), with converge's `errored`.
           const errors = diagnostics.filter((d) => d.severity === "error").length;
-          await writeOut(jsonText({ format_version: "1.0", valid, errored: !valid, error_count: errors, warning_count: diagnostics.length - errors, diagnostics }, 2) + "\n");
+          const texts = fileTexts();
+          const out: ValidateOutput = { format_version: "1.0", valid, error_count: errors, warning_count: diagnostics.length - errors, diagnostics: diagnostics.map((d) => terraformDiagnostic(d, texts)), errored: !valid };
+          await writeOut(jsonText(out, 2) + "\n");
         } else {
           if (valid) await writeOut(`Success! The stack is valid (${stack!.resources.size} resources, ${stack!.variables.size} variables, ${stack!.outputs.size} outputs).\n`);
         }

@@ -17,7 +17,8 @@ export function retryText(e: RetryEvent): string {
   return terminalText(retryWords(e));
 }
 
-function retryWords(e: RetryEvent): string {
+/** The line's words as they are (for JSON, which escapes what it must itself). */
+export function retryWords(e: RetryEvent): string {
   const next = `${e.attempt + 1} of ${e.maxAttempts}`;
   if (e.reason === "etag-conflict") {
     return `${e.resource}: another writer changed the policy (etag conflict); reading it again and re-applying in ${secs(e.delayMs)} (round ${next})`;
