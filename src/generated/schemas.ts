@@ -841,6 +841,10 @@ export interface PolicyRead {
 }
 export interface PlanDiagnostic {
   severity: "error" | "warning";
+  /**
+   * What kind of problem, for programs: "state/conflict", "lint/public-principal", "cloud/NOT_FOUND"…
+   */
+  code?: string;
   summary: string;
   detail?: string;
   file?: string;

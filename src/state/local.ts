@@ -11,17 +11,11 @@ import { describeErrors, validate } from "../schemas/index.js";
 import { hasSealedResources, parsedState, parseState, serializeState, stateProblems, withSerial } from "./format.js";
 import { errnoCode, fsError, fsyncDir, pidAlive } from "./fsutil.js";
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
-import { finalPath, makeDirs, openRegular, regularOrMissing, type FileRole } from "./regular-files.js";
+import { type StateStore, type StateVersion, type StoreLock, stateConflict, versionOf } from "./store.js";
+import { withWriteGuard } from "./write-guard.js";
 
-export interface StateStore {
-  readonly path: string;
-  /** undefined when no state file exists yet. */
-  read(): Promise<State | undefined>;
-  /** Atomic; returns the written state with serial = previous serial + 1 (lineage kept). */
-  write(next: State): Promise<State>;
-  lock(operation: string, opts?: LockOptions): Promise<LockHandle>;
-  forceUnlock(id: string): Promise<void>;
-}
+export type { StateStore } from "./store.js";
+import { finalPath, makeDirs, openRegular, regularOrMissing, type FileRole } from "./regular-files.js";
 
 /** Temp files of writes that crashed are removed once their process is gone and they are this old. */
 const LEFTOVER_MIN_AGE_MS = 60_000;
@@ -127,7 +121,7 @@ export interface StateStoreOptions {
   stack?: string;
 }
 
-class LocalStateStore implements StateStore {
+export class LocalStateStore implements StateStore {
   readonly path: string;
   private readonly stack: string | undefined;
 
@@ -170,7 +164,11 @@ class LocalStateStore implements StateStore {
     return state;
   }
 
-  async write(next: State): Promise<State> {
+  describe(): string {
+    return this.path;
+  }
+
+  async write(next: State, expect: StateVersion | undefined): Promise<State> {
     // Resources sealed by apply (which saves after steps) are serialised, checked and parsed
     // once, not at every save: for a large state that was most of apply's time.
     const parts = hasSealedResources(next);
@@ -190,16 +188,27 @@ class LocalStateStore implements StateStore {
       throw fsError(e, "create directory", dir);
     }
     await this.checkFiles(target);
+    // Compare-and-swap: the store must still hold the version the writer read (the guard makes
+    // the check and the rename one step for concurrent writers).
+    const written = await withWriteGuard(target, () => this.swap(target, next, expect, nextText));
+    await removeLeftovers(dir, base);
+    if (!value) return parsedState(written);
+    // JSON.parse(text), which differs from `value` only in the serial.
+    value.serial = written.serial;
+    return value;
+  }
+
+  /** Checks the stored version against `expect`, then replaces the file (backup kept). */
+  private async swap(target: string, next: State, expect: StateVersion | undefined, nextText: string | undefined): Promise<State> {
+    const dir = dirname(target);
+    const base = basename(target);
     const current = await this.readCurrent(target);
-    if (current && current.lineage !== next.lineage) {
-      throw new UserError(
-        error(`state file ${this.path} belongs to another state (lineage ${current.lineage}, stack "${current.stack}"), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
-          file: this.path,
-          detail: "Is --state pointing at another stack's state file? Each stack needs its own state file.",
-        }),
-      );
+    if (current && current.lineage !== next.lineage) throw stateConflict(this.path, current, versionOf(next), next);
+    if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
+      throw stateConflict(this.path, current ?? { lineage: next.lineage, serial: 0 }, expect, next);
     }
-    const written: State = { ...next, serial: (current?.serial ?? next.serial) + 1 };
+    // With no state yet, a pushed state keeps counting from its own serial.
+    const written: State = { ...next, serial: (expect?.serial ?? next.serial) + 1 };
     if (!Number.isSafeInteger(written.serial)) {
       throw new UserError(error(`state file ${this.path} has serial ${written.serial - 1}, the largest converge can count: it cannot be written again`, { file: this.path }));
     }
@@ -220,12 +229,8 @@ class LocalStateStore implements StateStore {
     } catch (e) {
       throw fsError(e, "write state file", this.path);
     }
-    await removeLeftovers(dir, base);
     await this.remember(written, target);
-    if (!value) return parsedState(written);
-    // JSON.parse(text), which differs from `value` only in the serial.
-    value.serial = written.serial;
-    return value;
+    return written;
   }
 
   /**
@@ -250,11 +255,13 @@ class LocalStateStore implements StateStore {
   }
 
   /** The lock sits beside the file the state is in: one lock per state, whatever links name it. */
-  async lock(operation: string, opts?: LockOptions): Promise<LockHandle> {
+  async lock(operation: string, opts?: LockOptions): Promise<LockHandle & StoreLock> {
     const target = await this.target();
     // Checked before the lock, so before any cloud call: a write would refuse them at the end.
     await this.checkFiles(target);
-    return acquireLock(this.path, `${target}.lock`, operation, opts);
+    const handle = await acquireLock(this.path, `${target}.lock`, operation, opts);
+    const i = handle.info;
+    return { ...handle, release: () => handle.release(), holder: { id: i.id, who: i.holder, operation: i.operation, since: i.time, version: i.version } };
   }
 
   async forceUnlock(id: string): Promise<void> {
@@ -263,7 +270,7 @@ class LocalStateStore implements StateStore {
 }
 
 /** The default backend: a JSON file at `path` (see defaultStatePath), for `opts.stack` when given. */
-export function localStateStore(path: string, opts: StateStoreOptions = {}): StateStore {
+export function localStateStore(path: string, opts: StateStoreOptions = {}): LocalStateStore {
   return new LocalStateStore(path, opts);
 }
 
@@ -272,7 +279,7 @@ export async function withLock<T>(
   store: StateStore,
   operation: string,
   opts: LockOptions | undefined,
-  fn: (lock: LockHandle) => Promise<T> | T,
+  fn: (lock: StoreLock) => Promise<T> | T,
 ): Promise<T> {
   const lock = await store.lock(operation, opts);
   let result: T;

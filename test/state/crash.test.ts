@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { validate } from "../../src/schemas/index.js";
 import { localStateStore, parseState, type State } from "../../src/state/index.js";
-import { deadPid, mode, tempDir } from "./helpers.js";
+import { deadPid, mode, overwrite, tempDir } from "./helpers.js";
 
 const DIST = fileURLToPath(new URL("../../dist/state/index.js", import.meta.url));
 
@@ -40,16 +40,19 @@ function exited(proc: ChildProcess): Promise<void> {
 
 // Loops writes of states of varying size (up to ~200 KB) as fast as it can, optionally holding the lock.
 const WRITER = `
-const { localStateStore, newState } = await import(process.env.DIST_URL);
+const { localStateStore, newState, versionOf } = await import(process.env.DIST_URL);
 const store = localStateStore(process.env.STATE_PATH);
 if (process.env.TAKE_LOCK === "1") await store.lock("apply");
-let s = (await store.read()) ?? newState("crash");
+let read = await store.read();
+let expect = versionOf(read);
+let s = read ?? newState("crash");
 for (let i = 0; ; i++) {
   const n = 1 + ((s.serial * 7919) % 400);
   s = { ...s, resources: Array.from({ length: n }, (_, k) => ({
     address: "r" + k, type: "t", id: "id-" + s.serial + "-" + k,
     inputs: { blob: "x".repeat(k) }, outputs: { serial: s.serial }, dependencies: k ? ["r" + (k - 1)] : [] })) };
-  s = await store.write(s);
+  s = await store.write(s, expect);
+  expect = versionOf(s);
   if (i === 0) process.stdout.write("ready\\n");
 }
 `;
@@ -107,7 +110,7 @@ describe("crash safety (SIGKILL during writes)", () => {
     const old = new Date(Date.now() - 3_600_000);
     for (const n of readdirSync(stateDir)) if (n.startsWith(".")) await utimes(join(stateDir, n), old, old);
     const store = localStateStore(file);
-    const final = await store.write((await store.read())!);
+    const final = await overwrite(store, (await store.read())!);
     expect(final.serial).toBe(lastSerial + 1);
     expect(readdirSync(stateDir).sort()).toEqual(["crash.json", "crash.json.backup"]);
   }, 120_000);

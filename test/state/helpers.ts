@@ -3,7 +3,9 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StateResource } from "../../src/generated/schemas.js";
+import type { State, StateResource } from "../../src/generated/schemas.js";
+import type { LocalStateStore, StateVersion } from "../../src/state/index.js";
+import { readFileSync, statSync } from "node:fs";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 
 /** A fresh temp directory; call the returned cleanup in afterEach. */
@@ -46,4 +48,22 @@ export async function userError(fn: () => Promise<unknown>): Promise<UserError> 
 export async function mode(file: string): Promise<number> {
   const { stat } = await import("node:fs/promises");
   return (await stat(file)).mode & 0o777;
+}
+
+/** The version the state file holds now (undefined: none, or not a regular readable state), read
+ *  without the store's checks: for tests of the file mechanics that write over whatever is there. */
+export function versionOnDisk(path: string): StateVersion | undefined {
+  try {
+    if (!statSync(path).isFile()) return undefined;
+    const v = JSON.parse(readFileSync(path, "utf8")) as Partial<State>;
+    return typeof v.lineage === "string" && typeof v.serial === "number" ? { lineage: v.lineage, serial: v.serial } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes over the state the file holds now (the compare-and-swap itself is tested by the
+ *  conformance suite, test/state/conformance.ts). */
+export function overwrite(store: LocalStateStore, next: State): Promise<State> {
+  return store.write(next, versionOnDisk(store.path));
 }

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { localStateStore, newState, withLock, type LockInfo } from "../../src/state/index.js";
-import { deadPid, mode, tempDir, userError } from "./helpers.js";
+import { deadPid, mode, overwrite, tempDir, userError } from "./helpers.js";
 
 function lockInfo(over: Partial<LockInfo>): LockInfo {
   return {
@@ -215,8 +215,8 @@ describe("state lock", () => {
     const store = localStateStore(file);
     const value = await withLock(store, "apply", undefined, async (lock) => {
       expect(existsSync(lockFile)).toBe(true);
-      expect(lock.info.operation).toBe("apply");
-      return store.write(newState("dev"));
+      expect(lock.holder.operation).toBe("apply");
+      return overwrite(store, newState("dev"));
     });
     expect(value.serial).toBe(1);
     expect(existsSync(lockFile)).toBe(false);

@@ -5,8 +5,8 @@ import { execFileSync } from "node:child_process";
 import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { localStateStore, newState, parseState, type StateStore } from "../../src/state/index.js";
-import { mode, resource, tempDir, userError } from "./helpers.js";
+import { localStateStore, newState, parseState, type LocalStateStore } from "../../src/state/index.js";
+import { mode, overwrite, resource, tempDir, userError } from "./helpers.js";
 
 /** Fails (instead of hanging the test) when `p` has not settled within `ms`. */
 function within<T>(p: Promise<T>, ms = 3_000): Promise<T> {
@@ -58,7 +58,7 @@ describe("state files that are not regular files", () => {
     it(`a state file that ${KIND[kind]} is refused by read, write and lock, and left as it is`, async () => {
       plant(kind, file);
       const store = localStateStore(file);
-      for (const op of [() => store.read(), () => store.write(newState("dev")), () => store.lock("apply")]) {
+      for (const op of [() => store.read(), () => overwrite(store, newState("dev")), () => store.lock("apply")]) {
         const err = await within(userError(op));
         expect(err.diagnostics[0]!.summary).toBe(`state file ${file} ${KIND[kind]}, not a regular file`);
         expect(err.diagnostics[0]!.file).toBe(file);
@@ -83,10 +83,10 @@ describe("state files that are not regular files", () => {
 
     it(`a .backup that ${KIND[kind]} is refused before anything is written`, async () => {
       const store = localStateStore(file);
-      const v1 = await store.write(newState("dev"));
+      const v1 = await overwrite(store, newState("dev"));
       const before = readFileSync(file, "utf8");
       plant(kind, `${file}.backup`);
-      for (const op of [() => store.write({ ...v1, resources: [resource("a")] }), () => store.lock("apply")]) {
+      for (const op of [() => overwrite(store, { ...v1, resources: [resource("a")] }), () => store.lock("apply")]) {
         const err = await within(userError(op));
         expect(err.diagnostics[0]!.summary).toBe(`state backup ${file}.backup ${KIND[kind]}, not a regular file`);
       }
@@ -118,9 +118,9 @@ describe("a symlinked state file", () => {
   });
   afterEach(() => cleanup());
 
-  async function twoWrites(store: StateStore) {
-    const v1 = await store.write(newState("dev"));
-    const v2 = await store.write({ ...v1, resources: [resource("a")] });
+  async function twoWrites(store: LocalStateStore) {
+    const v1 = await overwrite(store, newState("dev"));
+    const v2 = await overwrite(store, { ...v1, resources: [resource("a")] });
     return { v1, v2 };
   }
 
@@ -147,11 +147,11 @@ describe("a symlinked state file", () => {
   });
 
   it("follows a chain of links to an existing state", async () => {
-    await localStateStore(target).write(newState("dev"));
+    await overwrite(localStateStore(target), newState("dev"));
     symlinkSync(target, join(dir, "state", "middle.json"));
     symlinkSync("middle.json", link);
     const store = localStateStore(link);
-    const written = await store.write({ ...(await store.read())!, resources: [resource("b")] });
+    const written = await overwrite(store, { ...(await store.read())!, resources: [resource("b")] });
     expect(written.serial).toBe(2);
     expect(readlinkSync(link)).toBe("middle.json");
     expect(lstatSync(join(dir, "state", "middle.json")).isSymbolicLink()).toBe(true);
@@ -162,7 +162,7 @@ describe("a symlinked state file", () => {
   it("a loop of links is a clear error", async () => {
     symlinkSync("b.json", link);
     symlinkSync("dev.json", join(dir, "state", "b.json"));
-    const err = await userError(() => localStateStore(link).write(newState("dev")));
+    const err = await userError(() => overwrite(localStateStore(link), newState("dev")));
     expect(err.diagnostics[0]!.summary).toContain(`state file ${link}`);
     expect(err.diagnostics[0]!.summary).toMatch(/symbolic links/);
   });
@@ -178,7 +178,7 @@ describe("directories the store creates", () => {
     it(`are 0700 with umask ${umask.toString(8).padStart(3, "0")} (write and lock), and an existing directory keeps its mode`, async () => {
       const old = process.umask(umask);
       try {
-        await localStateStore(join(dir, "a", "b", "dev.json")).write(newState("dev"));
+        await overwrite(localStateStore(join(dir, "a", "b", "dev.json")), newState("dev"));
         expect(statSync(join(dir, "a")).mode & 0o777).toBe(0o700);
         expect(statSync(join(dir, "a", "b")).mode & 0o777).toBe(0o700);
         const lock = await localStateStore(join(dir, "c", "dev.json")).lock("apply");
@@ -187,7 +187,7 @@ describe("directories the store creates", () => {
         await lock.release();
         mkdirSync(join(dir, "mine"), { mode: 0o755 });
         execFileSync("chmod", ["755", join(dir, "mine")]);
-        await localStateStore(join(dir, "mine", "dev.json")).write(newState("dev"));
+        await overwrite(localStateStore(join(dir, "mine", "dev.json")), newState("dev"));
         expect(statSync(join(dir, "mine")).mode & 0o777).toBe(0o755);
       } finally {
         process.umask(old);

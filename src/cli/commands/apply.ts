@@ -7,7 +7,7 @@ import type { EngineEvent } from "../../engine/events.js";
 import type { Plan, Policy, State } from "../../generated/schemas.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { checkNotStale, checkSameChanges, checkStackName, readSavedPlan } from "./saved-plan-file.js";
-import { localStateStore, newState, type StateStore } from "../../state/index.js";
+import { localStateStore, newState, type StateStore, versionOf } from "../../state/index.js";
 import { addStackOptions, withExamples, action, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, batchedStdout, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, useLiveView, writeOut, type StackOptions } from "../common.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planLines, refreshLines } from "../render/plan-text.js";
@@ -121,11 +121,19 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
   interrupts.beforeExit(sink.flush);
   ctx.cloud.route(sink.onEvent);
   let result: ApplyResult;
+  // Each save expects the version the previous one wrote (compare-and-swap): another writer's
+  // state is never overwritten.
+  let expect = versionOf(ctx.prior);
+  const save = async (s: State) => {
+    const written = await ctx.store.write(s, expect);
+    expect = versionOf(written);
+    return written;
+  };
   try {
     result = await apply(plan, {
       cloud: ctx.cloud.port,
       state: ctx.prior ?? newState(plan.stack.name),
-      save: (s) => ctx.store.write(s),
+      save,
       parallelism: parallelismOf(o),
       emit: sink.onEvent,
       signal: interrupts.signal,
@@ -315,7 +323,7 @@ export function registerApply(program: Command): void {
           await writeOut("There is no state yet: nothing to refresh.\n");
           return EXIT.ok;
         }
-        const written = await loaded.store.write({ ...prior, resources: result.refreshed });
+        const written = await loaded.store.write({ ...prior, resources: result.refreshed }, versionOf(prior));
         if (o.json) await writeOut(jsonText({ drift: result.plan.resource_drift, serial: written.serial }, 2) + "\n");
         else {
           await printLines([...refreshLines(result.plan), [], [seg(`State refreshed: ${result.refreshed.length} resources (serial ${written.serial}).`)]], o);

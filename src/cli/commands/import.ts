@@ -9,7 +9,7 @@ import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { withoutCredentials } from "../../cloud/endpoint.js";
 import { ENDPOINT_IAM_MEMBER, RESTORE_PLAN_IAM_BINDING } from "../../drivers/registry.js";
-import { defaultStatePath, newState } from "../../state/index.js";
+import { defaultStatePath, newState, versionOf } from "../../state/index.js";
 import { validate } from "../../schemas/index.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
@@ -226,7 +226,8 @@ export function registerImport(program: Command): void {
       const target = d.parseImportId(id, defaults);
       if (typeof target === "string") throw new UserError({ severity: "error", summary: `${address}: ${target}`, address });
       return underLock(loaded.store, "import", o, async () => {
-        const state = (await loaded.store.read()) ?? newState(loaded.stack.name);
+        const prior = await loaded.store.read();
+        const state = prior ?? newState(loaded.stack.name);
         if (state.resources.some((r) => r.address === address)) {
           throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
         }
@@ -249,7 +250,7 @@ export function registerImport(program: Command): void {
           dependencies: loaded.stack.graph.dependencies(address),
           ...(decl.options.protect ? { protect: true } : {}),
         });
-        const written = await loaded.store.write(state);
+        const written = await loaded.store.write(state, versionOf(prior));
         if (o.json) await writeOut(jsonText({ imported: address, id: d.id(adopted), serial: written.serial }) + "\n");
         else await writeOut(`${terminalText(`${address}: Import complete [id=${d.id(adopted)}]`)}\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
         return EXIT.ok;

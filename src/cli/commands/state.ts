@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
-import type { StateStore } from "../../state/index.js";
+import { type StateStore, versionOf } from "../../state/index.js";
 import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
 
@@ -14,7 +14,7 @@ interface StateCliOptions {
 
 async function readOrFail(store: StateStore) {
   const s = await store.read();
-  if (!s) throw new UserError({ severity: "error", summary: `no state at ${store.path}`, detail: "Run converge apply or converge import first." });
+  if (!s) throw new UserError({ severity: "error", summary: `no state at ${store.describe()}`, detail: "Run converge apply or converge import first." });
   return s;
 }
 
@@ -53,10 +53,11 @@ export function registerState(program: Command): void {
       const store = stateStoreOf(o);
       return underLock(store, "state rm", o, async () => {
         const s = await readOrFail(store);
+        const read = versionOf(s);
         const missing = addresses.filter((a) => !s.resources.some((r) => r.address === a));
         if (missing.length) throw new UserError({ severity: "error", summary: `not in the state: ${missing.join(", ")}`, detail: "Nothing was removed." });
         s.resources = s.resources.filter((r) => !addresses.includes(r.address));
-        await store.write(s);
+        await store.write(s, read);
         await writeOut(`Removed ${addresses.length} resource${addresses.length === 1 ? "" : "s"} from the state: ${addresses.join(", ")}.\nTheir grants are still in the cloud; converge no longer manages them.\n`);
         return EXIT.ok;
       });
@@ -69,12 +70,13 @@ export function registerState(program: Command): void {
       if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
       return underLock(store, "state mv", o, async () => {
         const s = await readOrFail(store);
+        const read = versionOf(s);
         const r = s.resources.find((x) => x.address === from);
         if (!r) throw new UserError({ severity: "error", summary: `${from} is not in the state` });
         if (s.resources.some((x) => x.address === to)) throw new UserError({ severity: "error", summary: `${to} is already in the state` });
         r.address = to;
         for (const x of s.resources) x.dependencies = x.dependencies.map((d) => (d === from ? to : d));
-        await store.write(s);
+        await store.write(s, read);
         await writeOut(`Moved ${from} to ${to}.\n`);
         return EXIT.ok;
       });

@@ -1,0 +1,75 @@
+// The state-store contract: what every backend (the local file, later PostgreSQL) provides, and
+// what a conformance suite (test/state/conformance.ts, after Terraform's statemgr TestFull) checks
+// for each. No file paths or process ids cross it: a store describes itself, and a lock describes
+// its holder.
+import { error, UserError } from "../diagnostics/diagnostic.js";
+import type { State } from "../generated/schemas.js";
+
+/** The version of a state a writer last saw: a write succeeds only while the store still holds it. */
+export interface StateVersion {
+  lineage: string;
+  serial: number;
+}
+
+/** Who holds a lock, for the message a second writer gets. */
+export interface LockHolder {
+  /** Random ID; `converge force-unlock ID` needs it. */
+  id: string;
+  /** user@host */
+  who: string;
+  /** The command holding it: "apply", "import", … */
+  operation: string;
+  /** When it was taken (RFC 3339). */
+  since: string;
+  /** converge version of the holder. */
+  version: string;
+}
+
+export interface StoreLock {
+  holder: LockHolder;
+  /** Releases the lock if it is still held by this handle. Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface StateStore {
+  /** Where the state lives, for messages: "state/quickstart.json", "postgres://…/quickstart". */
+  describe(): string;
+  /** The current state; undefined when there is none yet. */
+  read(): Promise<State | undefined>;
+  /**
+   * Compare-and-swap: writes `next` if the store still holds `expect` (undefined: no state yet),
+   * atomically, and returns what was written (serial = expect's + 1, lineage kept). Otherwise a
+   * `state/conflict` user error, and nothing is written.
+   */
+  write(next: State, expect: StateVersion | undefined): Promise<State>;
+  /** One writer at a time; a second one fails at once naming the holder, or waits up to timeoutMs. */
+  lock(operation: string, opts?: { timeoutMs?: number }): Promise<StoreLock>;
+  /** Clears a lock whose holder cannot be checked (another host), given its ID. */
+  forceUnlock(id: string): Promise<void>;
+}
+
+/** The version a state was read at (or written as). */
+export function versionOf(state: State | undefined): StateVersion | undefined {
+  return state ? { lineage: state.lineage, serial: state.serial } : undefined;
+}
+
+/** The user error of a write whose expectation the store no longer holds. */
+export function stateConflict(where: string, stored: StateVersion & { stack?: string }, expect: StateVersion | undefined, next: State): UserError {
+  if (expect && stored.lineage !== expect.lineage) {
+    return new UserError(
+      error(`state file ${where} belongs to another state (lineage ${stored.lineage}${stored.stack !== undefined ? `, stack "${stored.stack}"` : ""}), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
+        code: "state/conflict",
+        file: where,
+        detail: "Is --state pointing at another stack's state file? Each stack needs its own state file.",
+      }),
+    );
+  }
+  const was = expect ? `serial ${expect.serial}` : "no state";
+  return new UserError(
+    error(`the state in ${where} changed since it was read (it was ${was}, it is now serial ${stored.serial}): another writer saved it; nothing was written`, {
+      code: "state/conflict",
+      file: where,
+      detail: "Run the command again: it reads the current state first.",
+    }),
+  );
+}

@@ -1,0 +1,122 @@
+// The state-store conformance suite (after Terraform's statemgr TestFull): what every backend of
+// the StateStore contract (src/state/store.ts) must do. A backend's test file calls
+// `stateStoreConformance` with a factory that opens fresh, empty stores; `second` opens another
+// handle to the same state, as a second process would.
+import { describe, expect, it } from "vitest";
+import { UserError } from "../../src/diagnostics/diagnostic.js";
+import { newState, type State, type StateStore, versionOf } from "../../src/state/index.js";
+
+export interface StoreFixture {
+  store: StateStore;
+  /** Another handle on the same state (another process, another engineer). */
+  second: () => StateStore;
+  cleanup: () => Promise<void>;
+}
+
+async function conflict(p: Promise<unknown>): Promise<UserError> {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e, "the write must be refused").toBeInstanceOf(UserError);
+  expect((e as UserError).diagnostics[0]!.code).toBe("state/conflict");
+  return e as UserError;
+}
+
+const withResource = (s: State, address: string): State => ({ ...s, resources: [...s.resources, { address, type: "t", id: address, inputs: {}, outputs: {}, dependencies: [] }] });
+
+export function stateStoreConformance(backend: string, open: (stack: string) => Promise<StoreFixture>): void {
+  const use = async (fn: (f: StoreFixture) => Promise<void>) => {
+    const f = await open("conformance");
+    try {
+      await fn(f);
+    } finally {
+      await f.cleanup();
+    }
+  };
+
+  describe(`state store conformance: ${backend}`, () => {
+    it("describes itself without secrets, and reads nothing before the first write", () =>
+      use(async ({ store }) => {
+        expect(store.describe()).toMatch(/\S/);
+        expect(await store.read()).toBeUndefined();
+      }));
+
+    it("writes, reads back exactly what it returned, and counts serials from 1", () =>
+      use(async ({ store, second }) => {
+        const first = await store.write(withResource(newState("conformance"), "a"), undefined);
+        expect(first.serial).toBe(1);
+        expect(await store.read()).toEqual(first);
+        expect(await second().read()).toEqual(first);
+        const next = await store.write(withResource(first, "b"), versionOf(first));
+        expect(next.serial).toBe(2);
+        expect(next.lineage).toBe(first.lineage);
+        expect((await second().read())!.resources.map((r) => r.address)).toEqual(["a", "b"]);
+      }));
+
+    it("compare-and-swap: a stale or missing expectation is refused and writes nothing", () =>
+      use(async ({ store, second }) => {
+        const v1 = await store.write(newState("conformance"), undefined);
+        const v2 = await second().write(withResource(v1, "theirs"), versionOf(v1));
+        await conflict(store.write(withResource(v1, "mine"), versionOf(v1)));
+        await conflict(store.write(withResource(v1, "mine"), undefined));
+        expect(await store.read()).toEqual(v2);
+      }));
+
+    it("a state of another lineage is refused", () =>
+      use(async ({ store }) => {
+        const v1 = await store.write(newState("conformance"), undefined);
+        const foreign = newState("conformance");
+        const e = await conflict(store.write(foreign, versionOf(v1)));
+        expect(e.diagnostics[0]!.summary).toContain(v1.lineage);
+        expect(await store.read()).toEqual(v1);
+      }));
+
+    it("two writers racing from the same version: exactly one wins", () =>
+      use(async ({ store, second }) => {
+        const v1 = await store.write(newState("conformance"), undefined);
+        const results = await Promise.allSettled([store.write(withResource(v1, "one"), versionOf(v1)), second().write(withResource(v1, "two"), versionOf(v1))]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+        expect(lost.reason).toBeInstanceOf(UserError);
+        expect((await store.read())!.serial).toBe(2);
+      }));
+
+    it("one lock holder at a time, named to the next; released locks can be taken; release is idempotent", () =>
+      use(async ({ store, second }) => {
+        const lock = await store.lock("apply");
+        expect(lock.holder).toMatchObject({ operation: "apply" });
+        expect(lock.holder.id).toMatch(/\S/);
+        expect(lock.holder.who).toMatch(/@/);
+        expect(Date.parse(lock.holder.since)).not.toBeNaN();
+        const refused = await second().lock("plan").then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(refused).toBeInstanceOf(UserError);
+        expect(String((refused as UserError).message)).toContain(lock.holder.id);
+        await lock.release();
+        await lock.release();
+        const again = await second().lock("destroy");
+        await again.release();
+      }));
+
+    it("a waiting writer gets the lock once it is released", () =>
+      use(async ({ store, second }) => {
+        const lock = await store.lock("apply");
+        setTimeout(() => void lock.release(), 300);
+        const waited = await second().lock("apply", { timeoutMs: 10_000 });
+        expect(waited.holder.id).not.toBe(lock.holder.id);
+        await waited.release();
+      }));
+
+    it("force-unlock needs the holder's ID", () =>
+      use(async ({ store, second }) => {
+        const lock = await store.lock("apply");
+        await expect(second().forceUnlock("not-the-id")).rejects.toBeInstanceOf(UserError);
+        await second().forceUnlock(lock.holder.id);
+        const next = await second().lock("apply");
+        await next.release();
+      }));
+  });
+}

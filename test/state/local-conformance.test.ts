@@ -1,0 +1,11 @@
+// The local file backend passes the state-store conformance suite.
+import { join } from "node:path";
+import { localStateStore } from "../../src/state/index.js";
+import { stateStoreConformance } from "./conformance.js";
+import { tempDir } from "./helpers.js";
+
+stateStoreConformance("local file", async (stack) => {
+  const { dir, cleanup } = await tempDir();
+  const path = join(dir, "state", `${stack}.json`);
+  return { store: localStateStore(path, { stack }), second: () => localStateStore(path, { stack }), cleanup };
+});
