@@ -1,7 +1,6 @@
 // The policy engine and batcher against the real emulator: contention, faults, preservation.
 import { describe, expect, it } from "vitest";
 import { modifyPolicy } from "../../src/cloud/policy-engine.js";
-import { PolicyBatcher } from "../../src/cloud/policy-batcher.js";
 import type { CloudEvent } from "../../src/cloud/transport.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import { AUDIT, EP, ROLE, RP, RP2, UNTIL_2027, emulatorClient, setFaults, stats, useResetEmulator, worldOf } from "./emulator-helpers.js";
@@ -38,19 +37,6 @@ describe("modifyPolicy against the emulator", () => {
     expect(results.reduce((n, r) => n + r.writes, 0)).toBe(aborted + okSets);
     expect(results.reduce((n, r) => n + r.reads, 0)).toBe((after.requests[GET_RP] ?? 0) - (before.requests[GET_RP] ?? 0) - 1);
     expect(events.filter((e) => e.type === "policy" && e.outcome === "aborted")).toHaveLength(aborted);
-  });
-
-  it("the batcher turns the same 20 writers into one read and one write", async () => {
-    const before = await stats(emu.url);
-    const c = emulatorClient(emu.hostPort);
-    const b = new PolicyBatcher(c);
-    const members = Array.from({ length: 20 }, (_, i) => `user:batched-${i}@example.com`);
-    await Promise.all(members.map((member) => b.submit("restorePlan", RP2, [{ kind: "addMember", role: ROLE, member }])));
-    const after = await stats(emu.url);
-    expect((after.requests[GET_RP] ?? 0) - (before.requests[GET_RP] ?? 0)).toBe(1);
-    expect((after.requests[SET_RP] ?? 0) - (before.requests[SET_RP] ?? 0)).toBe(1);
-    const live = await serverPolicy("restorePlans", RP2);
-    expect(live.bindings![0]!.members).toHaveLength(20);
   });
 
   it("a binding modification leaves other roles, other conditional bindings of the role and auditConfigs untouched", async () => {
