@@ -111,9 +111,13 @@ export async function modifyPolicy(
     }
   }
 
-  const last = lastAbort!;
+  throw gaveUp(name, lastAbort!, maxAttempts, started, reads, writes);
+}
+
+/** Every write of every round was refused because another writer changed the policy. */
+function gaveUp(name: string, last: CloudError, maxAttempts: number, started: number, reads: number, writes: number): CloudError {
   const elapsedMs = Date.now() - started;
-  throw new CloudError({
+  return new CloudError({
     status: "ABORTED",
     httpStatus: last.httpStatus,
     methodId: last.methodId,

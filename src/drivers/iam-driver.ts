@@ -19,30 +19,7 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
   const isBinding = spec.ownership === "binding";
   const importIdForm = isBinding ? "{name} {role} [condition title]" : "{name} {role} {member} [condition title]";
 
-  const normalize: IamDriver["normalize"] = (raw, defaults) => {
-    const problems: Problem[] = [];
-    const inputs: IamInputs = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
-    const named = completeName(spec.kind, inputs.name, defaults);
-    if (typeof named === "string") problems.push({ path: ["name"], message: named });
-    else inputs.name = named.full;
-    const rp = roleProblem(inputs.role);
-    if (rp) problems.push({ path: ["role"], message: rp });
-    if (isBinding) {
-      const members = Array.isArray(raw.members) ? (raw.members as unknown[]).map(String) : [];
-      members.forEach((m, i) => {
-        const p = memberProblem(m);
-        if (p) problems.push({ path: ["members", i], message: p });
-      });
-      inputs.members = normalizeMembers(members);
-    } else {
-      inputs.member = String(raw.member ?? "");
-      const p = memberProblem(inputs.member);
-      if (p) problems.push({ path: ["member"], message: p });
-    }
-    const cond = canonicalCondition(raw.condition as IamInputs["condition"]);
-    if (cond) inputs.condition = cond;
-    return { inputs, problems };
-  };
+  const normalize: IamDriver["normalize"] = (raw, defaults) => normalizeInputs(spec, raw, defaults);
 
   const id = (i: IamInputs): string =>
     [i.name, i.role, ...(isBinding ? [] : [i.member ?? ""]), ...(i.condition ? [i.condition.title] : [])].join(" ");
@@ -95,46 +72,80 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
       }
       return mods;
     },
-    parseImportId(text, defaults) {
-      // The leading fields have no spaces; the condition title is the rest, spaces kept as written.
-      const min = isBinding ? 2 : 3;
-      const m = new RegExp(`^\\s*${"(\\S+)\\s+".repeat(min - 1)}(\\S+)(?:\\s(.*))?$`).exec(text);
-      if (!m) return `import ID "${text}" is malformed; expected "${importIdForm}"`;
-      const parts = m.slice(1, min + 1) as string[];
-      const rest = m[min + 1] ?? "";
-      const named = completeName(spec.kind, parts[0]!, defaults);
-      if (typeof named === "string") return `import ID "${text}": ${named}; expected "${importIdForm}"`;
-      const role = parts[1]!;
-      const rp = roleProblem(role);
-      if (rp) return `import ID "${text}": ${rp}; expected "${importIdForm}"`;
-      const target: ImportTarget = { name: named.full, role };
-      if (!isBinding) {
-        const mp = memberProblem(parts[2]!);
-        if (mp) return `import ID "${text}": ${mp}; expected "${importIdForm}"`;
-        target.member = parts[2]!;
-      }
-      if (rest.trim()) target.conditionTitle = rest;
-      return target;
-    },
-    adopt(target, policy: Policy) {
-      const candidates = (policy.bindings ?? []).filter(
-        (b) => b.role === target.role && (target.conditionTitle ? b.condition?.title === target.conditionTitle : !b.condition),
-      );
-      const what = `${target.role}${target.conditionTitle ? ` with condition "${target.conditionTitle}"` : " (unconditional)"} on ${target.name}`;
-      if (candidates.length === 0) return `no binding for ${what}`;
-      if (candidates.length > 1) return `${candidates.length} bindings match ${what}; condition titles must be unique to import`;
-      const b = candidates[0]!;
-      const base: IamInputs = { name: target.name, role: target.role, ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) };
-      if (isBinding) return { ...base, members: normalizeMembers(b.members) };
-      const key = memberKey(target.member ?? "");
-      const live = b.members.find((m) => memberKey(m) === key);
-      if (!live) return `${target.member} is not a member of ${what}`;
-      return { ...base, member: live };
-    },
+    parseImportId: (text, defaults) => parseImportId(spec, importIdForm, text, defaults),
+    adopt: (target, policy) => adoptGrant(isBinding, target, policy),
   };
   return driver;
 }
 
 function cond(i: IamInputs) {
   return i.condition ? { condition: i.condition } : {};
+}
+
+/** Completes short names and canonicalises; reports problems with member/role/name forms. */
+function normalizeInputs(spec: IamDriverSpec, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
+const isBinding = spec.ownership === "binding";
+  const problems: Problem[] = [];
+  const inputs: IamInputs = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
+  const named = completeName(spec.kind, inputs.name, defaults);
+  if (typeof named === "string") problems.push({ path: ["name"], message: named });
+  else inputs.name = named.full;
+  const rp = roleProblem(inputs.role);
+  if (rp) problems.push({ path: ["role"], message: rp });
+  if (isBinding) {
+    const members = Array.isArray(raw.members) ? (raw.members as unknown[]).map(String) : [];
+    members.forEach((m, i) => {
+      const p = memberProblem(m);
+      if (p) problems.push({ path: ["members", i], message: p });
+    });
+    inputs.members = normalizeMembers(members);
+  } else {
+    inputs.member = String(raw.member ?? "");
+    const p = memberProblem(inputs.member);
+    if (p) problems.push({ path: ["member"], message: p });
+  }
+  const cond = canonicalCondition(raw.condition as IamInputs["condition"]);
+  if (cond) inputs.condition = cond;
+  return { inputs, problems };
+}
+
+/** Terraform's import ID forms: "{name} {role} [condition title]", member: "{name} {role} {member} [condition title]". */
+function parseImportId(spec: IamDriverSpec, importIdForm: string, text: string, defaults: NameDefaults): ImportTarget | string {
+  const isBinding = spec.ownership === "binding";
+  // The leading fields have no spaces; the condition title is the rest, spaces kept as written.
+  const min = isBinding ? 2 : 3;
+  const m = new RegExp(`^\\s*${"(\\S+)\\s+".repeat(min - 1)}(\\S+)(?:\\s(.*))?$`).exec(text);
+  if (!m) return `import ID "${text}" is malformed; expected "${importIdForm}"`;
+  const parts = m.slice(1, min + 1) as string[];
+  const rest = m[min + 1] ?? "";
+  const named = completeName(spec.kind, parts[0]!, defaults);
+  if (typeof named === "string") return `import ID "${text}": ${named}; expected "${importIdForm}"`;
+  const role = parts[1]!;
+  const rp = roleProblem(role);
+  if (rp) return `import ID "${text}": ${rp}; expected "${importIdForm}"`;
+  const target: ImportTarget = { name: named.full, role };
+  if (!isBinding) {
+    const mp = memberProblem(parts[2]!);
+    if (mp) return `import ID "${text}": ${mp}; expected "${importIdForm}"`;
+    target.member = parts[2]!;
+  }
+  if (rest.trim()) target.conditionTitle = rest;
+  return target;
+}
+
+/** The inputs of an existing grant, adopted by an import. */
+function adoptGrant(isBinding: boolean, target: ImportTarget, policy: Policy): IamInputs | string {
+  const candidates = (policy.bindings ?? []).filter(
+    (b) => b.role === target.role && (target.conditionTitle ? b.condition?.title === target.conditionTitle : !b.condition),
+  );
+  const what = `${target.role}${target.conditionTitle ? ` with condition "${target.conditionTitle}"` : " (unconditional)"} on ${target.name}`;
+  if (candidates.length === 0) return `no binding for ${what}`;
+  if (candidates.length > 1) return `${candidates.length} bindings match ${what}; condition titles must be unique to import`;
+  const b = candidates[0]!;
+  const base: IamInputs = { name: target.name, role: target.role, ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) };
+  if (isBinding) return { ...base, members: normalizeMembers(b.members) };
+  const key = memberKey(target.member ?? "");
+  const live = b.members.find((m) => memberKey(m) === key);
+  if (!live) return `${target.member} is not a member of ${what}`;
+  return { ...base, member: live };
 }

@@ -71,31 +71,39 @@ export interface EmulatorServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy = { host: "127.0.0.1", allowedHosts: [] }): EmulatorServer {
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  // Connections of refused foreign requests: closed after the 403, whatever follows on them.
-  const refused = new WeakSet<Socket>();
-  // Cancels injected latency on shutdown, so no timer outlives close().
-  const stopping = new AbortController();
-  // Every delayed request listens on this one signal; there may be thousands at once.
-  setMaxListeners(0, stopping.signal);
+/** The HTTP side of the emulator: one instance per server, holding what its requests share. */
+class EmulatorHttp {
+  inFlight = 0;
+  drained: (() => void) | undefined;
+  /** Connections of refused foreign requests: closed after the 403, whatever follows on them. */
+  readonly refused = new WeakSet<Socket>();
+  /** Cancels injected latency on shutdown, so no timer outlives close(). */
+  readonly stopping = new AbortController();
 
-  function send(req: IncomingMessage, res: ServerResponse, reply: Reply, started: number): void {
+  constructor(
+    readonly ctx: EmulatorContext,
+    readonly origin: OriginPolicy,
+  ) {
+    // Every delayed request listens on this one signal; there may be thousands at once.
+    setMaxListeners(0, this.stopping.signal);
+  }
+
+  send(req: IncomingMessage, res: ServerResponse, reply: Reply, started: number): void {
     const headers: Record<string, string | number> = {
       "Content-Type": JSON_CONTENT_TYPE,
       "Content-Length": Buffer.byteLength(reply.body),
       ...reply.headers,
     };
-    if (ctx.closing || refused.has(req.socket)) headers.Connection = "close";
+    if (this.ctx.closing || this.refused.has(req.socket)) headers.Connection = "close";
     if (!res.headersSent && !res.destroyed) {
       res.writeHead(reply.status, headers);
       res.end(reply.body);
     }
-    if (ctx.log) ctx.log(`${req.method} ${(req.url ?? "").split("?")[0]} ${reply.status} ${reply.code} ${(performance.now() - started).toFixed(1)}ms`);
+    if (this.ctx.log) this.ctx.log(`${req.method} ${(req.url ?? "").split("?")[0]} ${reply.status} ${reply.code} ${(performance.now() - started).toFixed(1)}ms`);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { ctx } = this;
     const started = performance.now();
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -106,10 +114,10 @@ export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy 
     let route: ApiRoute | undefined;
     try {
       // Before anything is read, counted or changed: no web page may drive the emulator.
-      const foreign = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, origin);
+      const foreign = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, this.origin);
       if (foreign) {
         // Its body is not read: the connection closes after the answer (see clientError).
-        refused.add(req.socket);
+        this.refused.add(req.socket);
         throw new ApiError("PERMISSION_DENIED", foreign, { reason: "FOREIGN_ORIGIN" });
       }
       if (path === undefined) throw invalidArgument(`Malformed percent-encoding in path ${JSON.stringify(rawPath)}.`);
@@ -121,61 +129,52 @@ export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy 
         throw notFound(`The requested URL ${method} ${rawPath} was not found on this server.`);
       }
       if (route) ctx.stats.request(route.method);
-
-      let body: Buffer | undefined;
-      if (method !== "GET" && method !== "HEAD") {
-        const b = await readBody(req);
-        if (b === CLIENT_GONE) {
-          if (route) ctx.stats.response(route.method, "CANCELLED");
-          return;
-        }
-        if (b === TOO_LARGE) {
-          // Answer now; the rest of the body is discarded as it arrives (never buffered), so
-          // the client can read the answer and the connection stays usable.
-          throw invalidArgument(`Request payload size exceeds the limit: ${MAX_BODY_BYTES} bytes.`);
-        }
-        body = b;
-      }
-
-      let reply: Reply;
-      if (route) {
-        const fault = ctx.faults.decide(route.method);
-        if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
-        if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
-        if (fault?.error) throw fault.error;
-        const r = handleApi(ctx, { route, query, headers: req.headers, body });
-        reply = r instanceof Promise ? await r : r;
-      } else {
-        const r = handleAdmin(ctx, method, path, query, body);
-        reply = r instanceof Promise ? await r : r;
-      }
+      const body = await this.body(req, method, route);
+      if (body === CLIENT_GONE) return;
+      const reply = await this.reply(route, method, path, query, req, body);
       if (route) ctx.stats.response(route.method, reply.code);
-      send(req, res, reply, started);
+      this.send(req, res, reply, started);
     } catch (e) {
-      let err: ApiError;
-      if (e instanceof ApiError) err = e;
-      else {
-        ctx.log?.(`emulator: internal error on ${method} ${rawPath}: ${(e as Error)?.stack ?? String(e)}`);
-        err = new ApiError("INTERNAL", "Internal error encountered.", { reason: "INTERNAL" });
-      }
-      const reply = errorReply(err);
+      const reply = errorReply(this.apiError(e, method, rawPath));
       if (route) ctx.stats.response(route.method, reply.code);
-      send(req, res, reply, started);
+      this.send(req, res, reply, started);
     }
   }
 
-  const server = createServer({ keepAlive: true }, (req, res) => {
-    inFlight++;
-    res.on("close", () => {
-      inFlight--;
-      if (inFlight === 0) drained?.();
-    });
-    void handle(req, res);
-  });
+  /** The request body (none for GET and HEAD); CLIENT_GONE when the client left. */
+  private async body(req: IncomingMessage, method: string, route: ApiRoute | undefined): Promise<Buffer | undefined | typeof CLIENT_GONE> {
+    if (method === "GET" || method === "HEAD") return undefined;
+    const b = await readBody(req);
+    if (b === CLIENT_GONE) {
+      if (route) this.ctx.stats.response(route.method, "CANCELLED");
+      return CLIENT_GONE;
+    }
+    // Answer now; the rest of the body is discarded as it arrives (never buffered), so the client
+    // can read the answer and the connection stays usable.
+    if (b === TOO_LARGE) throw invalidArgument(`Request payload size exceeds the limit: ${MAX_BODY_BYTES} bytes.`);
+    return b;
+  }
 
-  // Malformed HTTP gets a JSON envelope too, then the connection is closed.
-  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (refused.has(socket)) {
+  /** The answer of an API route (with injected faults) or of the admin API. */
+  private async reply(route: ApiRoute | undefined, method: string, path: string, query: URLSearchParams | undefined, req: IncomingMessage, body: Buffer | undefined): Promise<Reply> {
+    const { ctx } = this;
+    if (!route) return handleAdmin(ctx, method, path, query, body);
+    const fault = ctx.faults.decide(route.method);
+    if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
+    if (fault?.error) throw fault.error;
+    return handleApi(ctx, { route, query, headers: req.headers, body });
+  }
+
+  private apiError(e: unknown, method: string, rawPath: string): ApiError {
+    if (e instanceof ApiError) return e;
+    this.ctx.log?.(`emulator: internal error on ${method} ${rawPath}: ${(e as Error)?.stack ?? String(e)}`);
+    return new ApiError("INTERNAL", "Internal error encountered.", { reason: "INTERNAL" });
+  }
+
+  /** Malformed HTTP gets a JSON envelope too, then the connection is closed. */
+  clientError(err: NodeJS.ErrnoException, socket: Socket): void {
+    if (this.refused.has(socket)) {
       // The 403 was the answer; what the client sent after it is not parsed into another.
       socket.end();
       return;
@@ -185,24 +184,34 @@ export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy 
       return;
     }
     const body = JSON.stringify(invalidArgument(`Malformed HTTP request: ${err.message}`));
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
 
-  async function shutdown(graceMs = 2000): Promise<void> {
+  async shutdown(server: Server, graceMs: number): Promise<void> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    stopping.abort();
-    if (inFlight > 0) {
+    this.stopping.abort();
+    if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
-        drained = resolve;
+        this.drained = resolve;
         setTimeout(resolve, graceMs).unref();
       });
     }
     server.closeAllConnections();
     await closed;
   }
+}
 
-  return { server, shutdown };
+export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy = { host: "127.0.0.1", allowedHosts: [] }): EmulatorServer {
+  const http = new EmulatorHttp(ctx, origin);
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    http.inFlight++;
+    res.on("close", () => {
+      http.inFlight--;
+      if (http.inFlight === 0) http.drained?.();
+    });
+    void http.handle(req, res);
+  });
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => http.clientError(err, socket));
+  return { server, shutdown: (graceMs = 2000) => http.shutdown(server, graceMs) };
 }
