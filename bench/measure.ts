@@ -36,6 +36,9 @@ export interface Measurement {
   /** Process uptime at exit (ms), per the probe */
   uptimeMs: number;
   stdoutTail: string;
+  /** The summary lines of the output (Plan:, Apply complete!, No changes.), wherever they are:
+   *  the access summary under a plan can push them out of the tail. */
+  stdoutSummary: string;
   stderrTail: string;
 }
 
@@ -84,6 +87,7 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
     http: probe.http,
     uptimeMs: probe.uptimeMs,
     stdoutTail: tail(stdout, 8),
+    stdoutSummary: stdout.split("\n").filter((l) => /^(Plan: |Apply complete!|Destroy complete!|No changes\.)/.test(l)).join("\n"),
     stderrTail: tail(stderr, 10),
   };
   if (o.useGnuTime && existsSync(timeOut)) {

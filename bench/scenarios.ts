@@ -140,8 +140,8 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       const m = await runCli(ctx.bin, args, { cwd: dir, env, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: prof });
       const stats = summarizeStats(await ctx.emulator.stats());
       const want = expectedSummary(scenario, shape);
-      const summary = (want.exec(m.stdoutTail)?.[0] ?? m.stdoutTail.trim().split("\n").pop() ?? "").trim();
-      if (m.exitCode !== 0 || !want.test(m.stdoutTail)) {
+      const summary = (want.exec(m.stdoutSummary)?.[0] ?? m.stdoutTail.trim().split("\n").pop() ?? "").trim();
+      if (m.exitCode !== 0 || !want.test(m.stdoutSummary)) {
         throw new Error(`${label} ${scenario}: exit ${m.exitCode}; expected ${want} in the output, got:\n${m.stdoutTail}\n${m.stderrTail}`);
       }
       if (scenario === "cold-apply" && existsSync(state)) copyFileSync(state, join(dir, "state.applied.json"));
