@@ -219,15 +219,9 @@ export function mutateStack(base: StackSpec, m: StackMutation): StackSpec {
     case "stackName":
       s.name = q(m.value);
       break;
-    case "rename": {
-      const e = entries(s, m.section);
-      if (!e.keys.length) break;
-      const from = pick(e.keys, m.index);
-      e.rename(m.index % e.keys.length, m.to);
-      const esc = from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      rewriteValues(s, (v) => v.replace(new RegExp(`\\$\\{${esc}(?=[.}[])`, "g"), `\${${m.to}`).replace(new RegExp(`\\[${esc}\\]`, "g"), `[${q(m.to)}]`));
+    case "rename":
+      rename(s, m);
       break;
-    }
     case "addEntry":
       if (m.section === "resources") s.resources.push(member(m.name, "churn", "roles/aiplatform.user", `user:${m.value % 7}@example.com`));
       else s[m.section].push([m.name, pick(ENTRY_VALUES[m.section], m.value)]);
@@ -268,25 +262,11 @@ export function mutateStack(base: StackSpec, m: StackMutation): StackSpec {
         s.tail.push("extra:", ...Array.from({ length: depth }, (_, i) => `${" ".repeat(2 + 2 * i)}k:`), `${" ".repeat(2 + 2 * depth)}k: end`);
       }
       break;
-    case "huge": {
-      const big = q("h".repeat(m.bytes));
-      if (m.where === "variable") s.variables.push(["huge", big]);
-      else if (m.where === "description") s.tail.push(`x-huge: ${big}`);
-      else if (s.resources.length) {
-        const r = s.resources[0]!;
-        const huge = q(`user:${"h".repeat(m.bytes)}@example.com`);
-        const at = r.props.findIndex(([k]) => k === "member" || k === "members");
-        r.props[at >= 0 ? at : r.props.length] = r.props[at]?.[0] === "members" ? ["members", `[${huge}]`] : ["member", huge];
-      }
+    case "huge":
+      addHuge(s, m);
       break;
-    }
     case "crowd":
-      for (let b = 0; b < m.bindings; b++) {
-        const n = Math.ceil(m.principals / m.bindings);
-        // Interpolated members are counted only when the plan resolves them.
-        const m1 = (i: number) => (m.interpolated ? q(`user:c${b}-${i}-\${team}@example.com`) : `user:c${b}-${i}@example.com`);
-        s.resources.push(binding(`crowd${b}`, "nightly", `roles/fuzz.crowd${b}`, `[${Array.from({ length: n }, (_, i) => m1(i)).join(", ")}]`));
-      }
+      addCrowd(s, m);
       break;
     case "dependsOn": {
       const r = res(m.res);
@@ -297,6 +277,38 @@ export function mutateStack(base: StackSpec, m: StackMutation): StackSpec {
     }
   }
   return s;
+}
+
+/** Renames an entry; the references to it follow (`${old…}`, `[old]` in dependsOn). */
+function rename(s: StackSpec, m: Extract<StackMutation, { kind: "rename" }>): void {
+  const e = entries(s, m.section);
+  if (!e.keys.length) return;
+  const from = pick(e.keys, m.index);
+  e.rename(m.index % e.keys.length, m.to);
+  const esc = from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  rewriteValues(s, (v) => v.replace(new RegExp(`\\$\\{${esc}(?=[.}[])`, "g"), `\${${m.to}`).replace(new RegExp(`\\[${esc}\\]`, "g"), `[${q(m.to)}]`));
+}
+
+function addHuge(s: StackSpec, m: Extract<StackMutation, { kind: "huge" }>): void {
+  const big = q("h".repeat(m.bytes));
+  if (m.where === "variable") s.variables.push(["huge", big]);
+  else if (m.where === "description") s.tail.push(`x-huge: ${big}`);
+  else if (s.resources.length) {
+    const r = s.resources[0]!;
+    const huge = q(`user:${"h".repeat(m.bytes)}@example.com`);
+    const at = r.props.findIndex(([k]) => k === "member" || k === "members");
+    r.props[at >= 0 ? at : r.props.length] = r.props[at]?.[0] === "members" ? ["members", `[${huge}]`] : ["member", huge];
+  }
+}
+
+/** Bindings on one restore plan with `principals` members in all. */
+function addCrowd(s: StackSpec, m: Extract<StackMutation, { kind: "crowd" }>): void {
+  for (let b = 0; b < m.bindings; b++) {
+    const n = Math.ceil(m.principals / m.bindings);
+    // Interpolated members are counted only when the plan resolves them.
+    const one = (i: number) => (m.interpolated ? q(`user:c${b}-${i}-\${team}@example.com`) : `user:c${b}-${i}@example.com`);
+    s.resources.push(binding(`crowd${b}`, "nightly", `roles/fuzz.crowd${b}`, `[${Array.from({ length: n }, (_, i) => one(i)).join(", ")}]`));
+  }
 }
 
 function aliasEntries(how: "undefined" | "loop" | "bomb" | "deepAlias", levels: number): [string, string][] {
