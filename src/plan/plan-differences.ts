@@ -1,8 +1,9 @@
 // What was reviewed is what is applied: the differences, in the grants they make, between a saved
 // plan and a fresh plan of the same stack, state and options against the live cloud. Compared:
 // every resource change (by mode, address and type: its actions, the import ID, the configuration
-// of values known only during apply, and the fields that make a grant — name, role, condition,
-// members or member — before and after the change) and the access changes. Timestamps, etags,
+// of values known only during apply, the fields that make a grant — name, role, condition,
+// members or member — before and after the change, and whether those grants were made outside
+// converge, which decides whether a delete revokes) and the access changes. Timestamps, etags,
 // ids, positions and the order of lists are not compared. Each difference is one readable line.
 import type { AccessChange, AccessDelta, Condition, Plan, ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
@@ -25,6 +26,12 @@ const VERB: Record<DisplayAction, [does: string, would: string]> = {
 type Field = "name" | "role" | "condition" | "members" | "member";
 const BINDING_FIELDS: Field[] = ["name", "role", "condition", "members"];
 const MEMBER_FIELDS: Field[] = ["name", "role", "condition", "member"];
+
+/** Whether a grant was made outside converge: a delete leaves such a grant in place, a create adopts it (a later destroy leaves it). */
+const ADOPTION: [flag: "before_adopted" | "after_adopted", does: string, doesNot: string][] = [
+  ["before_adopted", "leaves the grant before the change in place (granted outside converge before it was adopted)", "does not leave the grant before the change in place"],
+  ["after_adopted", "adopts the grant after the change (already granted outside converge)", "does not adopt the grant after the change"],
+];
 
 const changeKey = (c: ResourceChange) => `${c.mode}\u0000${c.address}\u0000${c.type}`;
 
@@ -60,6 +67,9 @@ function changeDifferences(s: ResourceChange, f: ResourceChange): string[] {
   if ((s.change.importing?.id ?? null) !== (f.change.importing?.id ?? null)) out.push(`${a}: import ID: the saved plan has ${show(s.change.importing?.id)}, a fresh plan has ${show(f.change.importing?.id)}`);
   if (!jsonEqual(s.config ?? null, f.config ?? null)) out.push(`${a}: the configuration of values known only during apply differs`);
   if (s.mode !== "managed") return out;
+  for (const [flag, does, doesNot] of ADOPTION) {
+    if ((s[flag] === true) !== (f[flag] === true)) out.push(`${a}: the saved plan ${s[flag] === true ? does : doesNot}, a fresh plan ${f[flag] === true ? "does" : "does not"}`);
+  }
   const fields = resourceDriver(s.type)?.ownership === "member" ? MEMBER_FIELDS : resourceDriver(s.type) ? BINDING_FIELDS : [...BINDING_FIELDS, "member" as const];
   for (const [when, sv, fv] of [["before", s.change.before, f.change.before], ["after", s.change.after, f.change.after]] as const) {
     if ((sv === null) !== (fv === null)) {

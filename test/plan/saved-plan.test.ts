@@ -6,7 +6,7 @@ import type { Plan, Policy } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { planDifferences } from "../../src/plan/plan-differences.js";
 import { canonicalJson, planKey, sealPlan, verifySeal } from "../../src/plan/saved-plan.js";
-import { BINDING, fakeCloud, planOptions, RP, STACK_HEAD, stackOf } from "../fixtures/builders.js";
+import { BINDING, bindingState, fakeCloud, makeState, planOptions, RP, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 
 const STACK = stackOf(`${STACK_HEAD}resources:
   viewers:
@@ -84,5 +84,20 @@ describe("planDifferences", () => {
       "viewers: a fresh plan would create it; the saved plan has no change for it",
       `viewers: a fresh plan would grant user:bob@example.com roles/gkebackup.viewer on ${RP}; the saved plan does not`,
     ]);
+  });
+
+  it("names a change whose grant the saved plan says was made outside converge (left in place, or adopted) and a fresh plan does not", async () => {
+    // Found by the hostile-input fuzzer: an edited plan (digest recomputed) that shows a delete as
+    // "the grant stays in place" passed, while apply revokes the grant.
+    const prior = makeState("t", [bindingState("old", { name: RP, role: "roles/gkebackup.admin", members: ["user:zed@example.com"] }, "AAA=")]);
+    const policy = live(["user:alice@example.com"], "AAA=", [{ role: "roles/gkebackup.admin", members: ["user:zed@example.com"] }]);
+    const fresh = (await plan(STACK, prior, fakeCloud({ policies: { [RP]: policy } }).port, planOptions())).plan;
+    const old = structuredClone(fresh);
+    old.resource_changes.find((c) => c.address === "old")!.before_adopted = true;
+    expect(planDifferences(old, fresh)).toEqual(["old: the saved plan leaves the grant before the change in place (granted outside converge before it was adopted), a fresh plan does not"]);
+    const viewers = structuredClone(fresh);
+    viewers.resource_changes.find((c) => c.address === "viewers")!.after_adopted = true;
+    expect(planDifferences(viewers, fresh)).toEqual(["viewers: the saved plan adopts the grant after the change (already granted outside converge), a fresh plan does not"]);
+    expect(planDifferences(fresh, viewers)).toEqual(["viewers: the saved plan does not adopt the grant after the change, a fresh plan does"]);
   });
 });
