@@ -2,12 +2,13 @@
 // test/fixtures/hostile/cases.ts, under validate, plan and apply (with and without --json), must
 // end in its diagnostic at file:line:column, exit 1, no "internal error", no request to the cloud
 // and no file written outside the stack's state directory.
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { HOSTILE_CASES, type HostileCase } from "../fixtures/hostile/cases.js";
 import { runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace, type CliResult } from "./helpers.js";
+import { changed, tree } from "../support/file-tree.js";
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
@@ -17,22 +18,6 @@ const SEED: EmulatorWorld = {
 const COMMANDS = [["validate"], ["validate", "--json"], ["plan"], ["plan", "--json"], ["apply", "--auto-approve"]];
 
 const ws = useEmulatorWorkspace(SEED, "converge-hostile-");
-
-/** Every file and directory under `root` with its size and modification time. */
-function tree(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const rel of readdirSync(root, { recursive: true }).map(String)) {
-    const s = statSync(join(root, rel));
-    out.set(rel, `${s.isDirectory() ? "dir" : s.size}:${s.mtimeMs}`);
-  }
-  return out;
-}
-
-/** Entries added, removed or changed between two trees. */
-function changed(before: Map<string, string>, after: Map<string, string>): string[] {
-  const keys = new Set([...before.keys(), ...after.keys()]);
-  return [...keys].filter((k) => before.get(k) !== after.get(k)).sort();
-}
 
 /** The human diagnostic line for `c` on stderr (file:line:column: Error: summary). */
 function diagnosticLine(stderr: string, c: HostileCase): string | undefined {

@@ -6,7 +6,7 @@
 // grants other than those reviewed. Stacks and plans run in-process over a cloud of functions;
 // responses come from a malicious server on 127.0.0.1 through the real client, and a sample
 // through the real CLI.
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -23,6 +23,7 @@ import { caseStack, projectOf, responseCase, startResponseServer, type ResponseC
 import { fuzzWorld, renderCase, stackCase } from "./hostile-stack-cases.js";
 import { runStackCase, type StackOutcome } from "./hostile-stack-run.js";
 import { BASE_SEED, recordFigures, runCli, size, tempDir } from "./helpers.js";
+import { changed, tree } from "../support/file-tree.js";
 
 const STACK_CASES = size(250, 4_000);
 const PLAN_CASES = size(300, 3_000);
@@ -384,16 +385,3 @@ function isJson(text: string): boolean {
   }
 }
 
-/** Every file and directory under `root` with its size and modification time. */
-function tree(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const rel of readdirSync(root, { recursive: true }).map(String)) {
-    const s = statSync(join(root, rel));
-    out.set(rel, `${s.isDirectory() ? "dir" : s.size}:${s.mtimeMs}`);
-  }
-  return out;
-}
-
-function changed(before: Map<string, string>, after: Map<string, string>): string[] {
-  return [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k)).sort();
-}
