@@ -1,10 +1,11 @@
 // Unit tests for src/apply/executor.ts with a fake CloudPort of plain functions (recording every
 // modifyPolicy call) and a fake save. Plans come from the real planner over an in-memory world,
 // so the executor is exercised on the plans it really receives.
+import { ChangeTally, type ChangeCounts } from "../../src/engine/tally.js";
 import { describe, expect, it } from "vitest";
 import { apply, type ApplyContext, type ApplyResult } from "../../src/apply/executor.js";
 import type { CloudPort, PolicyKind } from "../../src/engine/cloud-port.js";
-import type { EngineEvent } from "../../src/engine/events.js";
+import type { Emit, EngineEvent } from "../../src/engine/events.js";
 import type { Plan, Policy, State } from "../../src/generated/schemas.js";
 import { applyModifications, type PolicyModification } from "../../src/iam/policy.js";
 import { plan } from "../../src/plan/planner.js";
@@ -96,10 +97,16 @@ async function planFor(stackText: string, prior: State | undefined, world: Recor
   return { p: r.plan, live: r.live };
 }
 
-async function run(p: Plan, cloud: CloudPort, prior: State, extra: Partial<ApplyContext> = {}): Promise<{ result: ApplyResult; saves: State[] }> {
+/** Applies `p`; `counts` come from the engine's change tally, subscribed to the apply's events. */
+async function run(p: Plan, cloud: CloudPort, prior: State, extra: Partial<ApplyContext> = {}): Promise<{ result: ApplyResult & { counts: ChangeCounts }; saves: State[] }> {
   const { save, saves } = fakeSave(prior.serial);
-  const result = await apply(p, { cloud, state: prior, save, parallelism: 4, ...extra });
-  return { result, saves };
+  const tally = new ChangeTally(p);
+  const emit: Emit = (e) => {
+    tally.onEvent(e);
+    extra.emit?.(e);
+  };
+  const result = await apply(p, { cloud, state: prior, save, parallelism: 4, ...extra, emit });
+  return { result: { ...result, counts: tally.counts }, saves };
 }
 
 const addresses = (s: State) => s.resources.map((r) => r.address).sort();
