@@ -7,7 +7,7 @@ import { loadStackFile } from "../config/load.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
-import { withLock, type StateStore } from "../state/index.js";
+import type { StateStore } from "../state/index.js";
 import { openStack, type StackSession } from "../engine/session.js";
 import { openStateFile, openStateStore } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
@@ -153,12 +153,6 @@ export function stateStoreOf(o: { file?: string; state?: string }): StateStore {
   const { stack, diagnostics } = loadStackFile(file);
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
   return openStateStore({ stackFile: stack.file, stackName: stack.name, ...(o.state !== undefined ? { state: o.state } : {}) }).store;
-}
-
-/** Runs `fn` holding the state lock (waiting up to --lock-timeout); released also when `fn` throws. */
-export function underLock<T>(store: StateStore, operation: string, o: { lockTimeout?: string }, fn: () => Promise<T>): Promise<T> {
-  const timeoutMs = durationMs(o.lockTimeout);
-  return withLock(store, operation, timeoutMs !== undefined ? { timeoutMs } : {}, fn);
 }
 
 /**

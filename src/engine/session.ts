@@ -39,9 +39,9 @@ export function openStack(req: OpenStackRequest): StackSession {
   return { stack, warnings: diagnostics, store, stateDir: dir };
 }
 
-/** Runs `fn` holding the stack's state lock (waiting up to `timeoutMs`); released also on a throw. */
-export function withStateLock<T>(session: StackSession, operation: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
-  return withLock(session.store, operation, timeoutMs !== undefined ? { timeoutMs } : {}, fn);
+/** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
+export function withStateLock<T>(store: StateStore, operation: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  return withLock(store, operation, timeoutMs !== undefined ? { timeoutMs } : {}, fn);
 }
 
 export interface PlanRequest {

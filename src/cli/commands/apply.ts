@@ -66,7 +66,7 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
   const saved = readSavedPlan(planFile, planKey());
   const session = openStackOf(o);
   checkStackName(saved, planFile, session.stack.name, o.file);
-  return withStateLock(session, "apply", durationMs(o.lockTimeout), async () => {
+  return withStateLock(session.store, "apply", durationMs(o.lockTimeout), async () => {
     checkNotStale(saved, planFile, await session.store.read());
     const { destroy, refresh, targets, replace } = saved.options;
     const { planned, interrupted } = await planWithView(session, { ...o, destroy, refresh: String(refresh), target: targets, replace }, view.onEvent);
@@ -89,7 +89,7 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
 /** `apply` and `destroy` without a plan file: plan, show, ask, execute. */
 async function planAndApply(o: ApplyCliOptions, destroy: boolean, view: OperationView): Promise<number> {
   const session = openStackOf(o);
-  return withStateLock(session, destroy ? "destroy" : "apply", durationMs(o.lockTimeout), async () => {
+  return withStateLock(session.store, destroy ? "destroy" : "apply", durationMs(o.lockTimeout), async () => {
     const { planned, interrupted } = await planWithView(session, { ...o, destroy }, view.onEvent);
     try {
       if (interrupted) return planInterrupted(interrupted);
@@ -114,7 +114,7 @@ async function planAndApply(o: ApplyCliOptions, destroy: boolean, view: Operatio
 /** `converge refresh`: the state's resources as the live cloud has them; no cloud write. */
 async function runRefresh(o: StackOptions): Promise<number> {
   const session = openStackOf(o);
-  return withStateLock(session, "refresh", durationMs(o.lockTimeout), async () => {
+  return withStateLock(session.store, "refresh", durationMs(o.lockTimeout), async () => {
     const { planned, interrupted } = await planWithView(session, { ...o, refresh: "true", target: [], replace: [] }, () => {});
     await planned.close();
     if (interrupted) return planInterrupted(interrupted);

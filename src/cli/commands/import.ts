@@ -226,7 +226,7 @@ export function registerImport(program: Command): void {
       const defaults = { project: loaded.stack.provider.project, location: loaded.stack.provider.location };
       const target = d.parseImportId(id, defaults);
       if (typeof target === "string") throw new UserError({ severity: "error", summary: `${address}: ${target}`, address });
-      return withStateLock(loaded, "import", durationMs(o.lockTimeout), async () => {
+      return withStateLock(loaded.store, "import", durationMs(o.lockTimeout), async () => {
         const prior = await loaded.store.read();
         const state = prior ?? newState(loaded.stack.name);
         if (state.resources.some((r) => r.address === address)) {
