@@ -7,6 +7,9 @@
 // Parsing a saved file and serialising it this way gives back the bytes that were sealed.
 // digest = "sha256:" + hex sha256(content); signature = "hmac-sha256:" + hex hmac(key, content).
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { writeFileAtomicSync } from "../fs/atomic-file.js";
 import type { Plan } from "../generated/schemas.js";
 
 export const PLAN_KEY_ENV = "CONVERGE_PLAN_KEY";
@@ -74,4 +77,11 @@ export function verifySeal(plan: Plan, key: string | undefined): SealCheck {
   if (!plan.signature) return { problem: "no-signature" };
   if (!sameText(plan.signature, signatureOf(content, key))) return { problem: "signature-mismatch" };
   return {};
+}
+
+/** Writes a (sealed) plan to `file` (`plan --out`): atomically, mode 0600, creating its directory. */
+export function savePlan(file: string, p: Plan): void {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileAtomicSync(path, JSON.stringify(p, null, 2) + "\n");
 }

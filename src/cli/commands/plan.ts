@@ -1,11 +1,8 @@
-import { writeFileSync, renameSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
-import { planKey, sealPlan } from "../../plan/saved-plan.js";
-import type { Plan } from "../../generated/schemas.js";
+import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
 import { terraformPlanFailure, toTerraformPlanJson } from "../../plan/terraform-json.js";
 import { UiStream } from "../ui-stream.js";
 import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
@@ -104,14 +101,6 @@ export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: 
     await cloud.close();
     throw e;
   }
-}
-
-export function savePlan(file: string, p: Plan): void {
-  const path = resolve(file);
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(p, null, 2) + "\n", { mode: 0o600 });
-  renameSync(tmp, path);
 }
 
 /**
