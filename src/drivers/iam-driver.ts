@@ -5,11 +5,12 @@ import { memberKey, memberProblem, normalizeMembers, sameMemberSet } from "../ia
 import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 
 interface IamDriverSpec {
   token: string;
-  kind: "restorePlan" | "endpoint";
+  kind: PolicyKind;
   ownership: "binding" | "member";
   schemaFile: string;
   typeName: string;

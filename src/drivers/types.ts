@@ -2,7 +2,8 @@
 // src/cloud/ does the I/O for both, so a new IAM type is a few lines of registration.
 import type { Condition, Federation, GetFederationResult, Policy } from "../generated/schemas.js";
 import type { PolicyModification } from "../iam/policy.js";
-import type { NameDefaults, ObjectKind } from "../cloud/names.js";
+import type { NameDefaults } from "../cloud/names.js";
+import type { ObjectKind, PolicyKind } from "../gcp/object-kinds.js";
 
 export interface IamInputs {
   name: string;
@@ -30,12 +31,13 @@ export interface ImportTarget {
  * condition on one object) or one member of it. Revokes leave the grants other resources claim.
  */
 export type Claim =
-  | { scope: "binding"; kind: Exclude<ObjectKind, "federation">; object: string; role: string; condition?: Condition }
-  | { scope: "member"; kind: Exclude<ObjectKind, "federation">; object: string; role: string; condition?: Condition; member: string };
+  | { scope: "binding"; kind: PolicyKind; object: string; role: string; condition?: Condition }
+  | { scope: "member"; kind: PolicyKind; object: string; role: string; condition?: Condition; member: string };
 
 export interface IamDriver {
   readonly token: string;
-  readonly kind: Exclude<ObjectKind, "federation">;
+  /** The object kind whose policy it edits (src/gcp/object-kinds.ts). */
+  readonly kind: PolicyKind;
   /** binding: authoritative for (object, role, condition); member: owns one member of it */
   readonly ownership: "binding" | "member";
   readonly inputsSchema: string;
@@ -66,6 +68,8 @@ export interface IamDriver {
 
 export interface DataSourceDriver {
   readonly token: string;
+  /** The object kind it reads (src/gcp/object-kinds.ts). */
+  readonly kind: ObjectKind;
   readonly argsSchema: string;
   readonly resultSchema: string;
   readonly resultNames: readonly string[];
