@@ -41,8 +41,6 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
         ? { scope: "binding", kind: spec.kind, object: i.name, role: i.role, ...cond(i) }
         : { scope: "member", kind: spec.kind, object: i.name, role: i.role, ...cond(i), member: i.member ?? "" },
     ],
-    ownershipKey: (i) =>
-      JSON.stringify([i.name, i.role, conditionKey(i.condition), ...(isBinding ? [] : [memberKey(i.member ?? "")])]),
     id,
     outputs(i, etag) {
       const project = parseFullName(spec.kind, i.name)?.project ?? "";

@@ -27,10 +27,13 @@ export interface ImportTarget {
 }
 
 /**
- * A grant a resource holds once applied: a whole binding (authoritative for one role and
- * condition on one object) or one member of it. Revokes leave the grants other resources claim.
+ * A grant a resource holds once applied: a whole policy (authoritative for every binding of one
+ * object; no type claims it yet), a whole binding (authoritative for one role and condition on
+ * one object) or one member of it. Revokes leave the grants other resources claim; two claims
+ * of a stack may not conflict (src/drivers/claims.ts).
  */
 export type Claim =
+  | { scope: "policy"; kind: PolicyKind; object: string }
   | { scope: "binding"; kind: PolicyKind; object: string; role: string; condition?: Condition }
   | { scope: "member"; kind: PolicyKind; object: string; role: string; condition?: Condition; member: string };
 
@@ -53,8 +56,6 @@ export interface IamDriver {
   policyName(inputs: IamInputs): string;
   /** The grants these inputs hold in the cloud once applied. */
   claims(inputs: IamInputs): Claim[];
-  /** Owned-tuple identity within one stack: two resources with the same key conflict. */
-  ownershipKey(inputs: IamInputs): string;
   id(inputs: IamInputs): string;
   outputs(inputs: IamInputs, etag: string): Record<string, unknown>;
   /** What of `inputs` exists in `policy` now; undefined when nothing it owns is there. */
