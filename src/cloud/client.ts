@@ -5,7 +5,7 @@ import { EMULATOR_HOST_ENV, resolveEndpoint, type ResolvedEndpoint, type Service
 import { CloudError, userinfoSecrets } from "./errors.js";
 import { checkProxyFor, proxySecrets } from "./proxy.js";
 import { federationProblem, policyProblem } from "./wire-shape.js";
-import { apiMethod, OBJECT_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
+import { apiMethod, OBJECT_KINDS, POLICY_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
 import { parseFullName, type ObjectKind } from "./names.js";
 import type { RetryOptions } from "./retry.js";
 import { createNodeHttp, type HttpFn } from "./http.js";
@@ -60,7 +60,7 @@ function policyApi(kind: PolicyKind): PolicyApi {
   return { service: k.service, version: k.version, getMethod: apiMethod(kind, "getIamPolicy")!.http, getId: policyMethodId(kind, "getIamPolicy"), setId: policyMethodId(kind, "setIamPolicy") };
 }
 
-const POLICY_APIS: Record<PolicyKind, PolicyApi> = { restorePlan: policyApi("restorePlan"), endpoint: policyApi("endpoint") };
+const POLICY_APIS = Object.fromEntries(POLICY_KINDS.map((k) => [k, policyApi(k)])) as Record<PolicyKind, PolicyApi>;
 
 export { policyMethodId };
 

@@ -8,6 +8,7 @@ import { HeldGrants } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey, canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
 
 function grants(p: Policy): Map<string, { principal: string; role: string; condition?: Condition }> {
   const out = new Map<string, { principal: string; role: string; condition?: Condition }>();
@@ -22,7 +23,7 @@ function grants(p: Policy): Map<string, { principal: string; role: string; condi
 
 /** One policy as this plan leaves it: the live policy before, with the plan's modifications applied after. */
 export interface PlannedPolicy {
-  kind: "restorePlan" | "endpoint";
+  kind: PolicyKind;
   name: string;
   before: Policy;
   after: Policy;
@@ -35,7 +36,7 @@ export const EVERY_BINDING = "*";
 
 /** The modifications the managed changes make, grouped by policy; policies whose edits are not known yet are `incomplete`. */
 function plannedEdits(changes: readonly ResourceChange[]) {
-  const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
+  const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
   const held = HeldGrants.of(changes);
   for (const c of changes) {

@@ -2,6 +2,7 @@
 // has (decide.ts), an import (options.import), or a create. Reads come from the refresh, which
 // started them early; the decisions themselves are pure.
 import type { ResourceDecl } from "../config/model.js";
+import { kindLabel } from "../gcp/object-kinds.js";
 import { error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown, isUnknown } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
@@ -41,7 +42,7 @@ function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): Change
 /** A plan fails where apply would: a grant on an object that does not exist cannot be made. */
 function objectMissing(ctx: PlanContext, address: string, d: IamDriver, name: string): void {
   const src = ctx.stack.source;
-  ctx.diags.push(error(`${address}: ${d.kind === "restorePlan" ? "restore plan" : "endpoint"} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", address, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
+  ctx.diags.push(error(`${address}: ${kindLabel(d.kind)} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", address, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
   ctx.values.set(address, UNKNOWN);
 }
 
