@@ -14,7 +14,7 @@ import { planLines, refreshLines } from "../render/plan-text.js";
 import { accessSummaryLines } from "../render/access-summary.js";
 import { policyDiffLines } from "../render/policy-diff.js";
 import { plannedPolicies } from "../../plan/access.js";
-import { addPlanOptions, bool, lintWarningCount, planStack, progressPrinter, reportingFailure, type PlanCliOptions } from "./plan.js";
+import { addPlanOptions, lintWarningCount, planStack, progressPrinter, reportingFailure, type PlanCliOptions } from "./plan.js";
 import { UiStream } from "../ui-stream.js";
 import { verbs } from "../render/verbs.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
@@ -138,7 +138,6 @@ async function execute(plan: Plan, ctx: { store: StateStore; prior: State | unde
       emit: sink.onEvent,
       signal: interrupts.signal,
       ...(ctx.live ? { live: ctx.live } : {}),
-      iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
     });
   } finally {
     await sink.stop();
