@@ -1,6 +1,6 @@
 import { writeFileSync, renameSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { openCloud } from "../../engine/cloud.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { plan } from "../../plan/planner.js";
@@ -26,7 +26,6 @@ export interface PlanCliOptions extends StackOptions {
   refresh: string;
   target: string[];
   replace: string[];
-  iamBatching?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -35,9 +34,7 @@ export function addPlanOptions(cmd: Command): Command {
   return cmd
     .option("--refresh <bool>", "read live policies before diffing (--refresh=false uses the state as is)", "true")
     .option("--target <address>", "limit the plan to this resource and what it depends on (repeatable)", collect, [])
-    .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, [])
-    // For the benchmarks' comparison only: not for users.
-    .addOption(new Option("--iam-batching <bool>", "false: one policy read/write per resource, as Terraform's Google provider does (for comparison)").default("true").hideHelp());
+    .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, []);
 }
 
 /** Lint warnings among diagnostics (counted in the access summary). */
@@ -91,7 +88,6 @@ export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: 
       targets: o.target ?? [],
       replace: o.replace ?? [],
       parallelism: parallelismOf(o),
-      iamBatching: bool(o.iamBatching ?? "true", "--iam-batching"),
       strict: o.strict === true,
       target: cloud.target,
       ...(signal ? { signal } : {}),
