@@ -5,9 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { CloudPort } from "../../src/engine/cloud-port.js";
 import type { EngineEvent } from "../../src/engine/events.js";
 import type { Policy, State } from "../../src/generated/schemas.js";
-import type { PolicyModification } from "../../src/iam/policy.js";
 import { EP, MEMBER, RP, bindingState, epName, makeState, memberState, rpName } from "../fixtures/builders.js";
-import { HEAD, addresses, binding, deniedOn, dependsOn, empty, member, newState, planFor, recordingCloud, run } from "./harness.js";
+import { HEAD, addresses, binding, deniedOn, dependsOn, empty, member, newState, planFor, recordingCloud, rejecting, run } from "./harness.js";
 
 const RP2 = rpName("weekly");
 const RP3 = rpName("monthly");
@@ -71,9 +70,7 @@ describe("executor: merging", () => {
     const world = { [RP]: empty("rp-0") };
     const text = HEAD + binding("good", "nightly", "roles/gkebackup.viewer", ["user:a@example.com"]) + binding("bad", "nightly", "roles/gkebackup.admin", ["user:rejected@example.com"]);
     const { p, live } = await planFor(text, undefined, world);
-    const invalid = (_: string, mods: PolicyModification[]) =>
-      mods.some((m) => m.kind === "setBinding" && m.members.includes("user:rejected@example.com")) ? Object.assign(new Error("bad member"), { status: "INVALID_ARGUMENT" }) : undefined;
-    const cloud = recordingCloud(world, { fail: invalid });
+    const cloud = recordingCloud(world, { fail: rejecting("user:rejected@example.com") });
     const { result } = await run(p, cloud.port, newState(), { live });
     expect(result.failed.map((f) => f.address)).toEqual(["bad"]);
     expect(addresses(result.state)).toEqual(["good"]);

@@ -103,3 +103,6 @@ export const addresses = (s: State) => s.resources.map((r) => r.address).sort();
 export const deniedOn = (denied: string) => (name: string) =>
   name === denied ? Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" }) : undefined;
 
+/** A `fail` hook rejecting as INVALID_ARGUMENT every write that sets a binding with `member`. */
+export const rejecting = (member: string) => (_: string, mods: PolicyModification[]) =>
+  mods.some((m) => m.kind === "setBinding" && m.members.includes(member)) ? Object.assign(new Error("bad member"), { status: "INVALID_ARGUMENT" }) : undefined;

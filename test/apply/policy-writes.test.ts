@@ -6,20 +6,21 @@ import { describe, expect, it } from "vitest";
 import type { Policy } from "../../src/generated/schemas.js";
 import type { PolicyModification } from "../../src/iam/policy.js";
 import { EP, RP, bindingState, makeState, rpName } from "../fixtures/builders.js";
-import { HEAD, addresses, binding, deniedOn, dependsOn, empty, member, newState, planFor, recordingCloud, run } from "./harness.js";
+import { HEAD, addresses, binding, deniedOn, dependsOn, empty, member, newState, planFor, recordingCloud, rejecting, run } from "./harness.js";
 
 const RP2 = rpName("weekly");
 const VIEWER = "roles/gkebackup.viewer";
 const USER = "roles/aiplatform.user";
 const writesOn = (calls: { name: string }[], name: string) => calls.filter((c) => c.name === name).length;
+/** On the endpoint: `after` waits for the binding on the restore plan, `free` for nothing. */
+const AFTER_AND_FREE =
+  HEAD + binding("viewers", "nightly", VIEWER, ["user:bob@example.com"]) + member("after", "churn", USER, "user:dana@example.com", dependsOn("viewers")) + member("free", "churn", "roles/aiplatform.viewer", "user:erin@example.com");
 const membersOfMods = (mods: PolicyModification[]) => mods.map((m) => ("member" in m ? m.member : "members" in m ? m.members.join(",") : m.kind)).sort();
 
 describe("one write per policy", () => {
   it("a member waiting for a binding on another policy shares its endpoint's one write with the independent member", async () => {
     const world = { [RP]: empty("rp-0"), [EP]: empty("ep-0") };
-    const text =
-      HEAD + binding("viewers", "nightly", VIEWER, ["user:bob@example.com"]) + member("after", "churn", USER, "user:dana@example.com", dependsOn("viewers")) + member("free", "churn", "roles/aiplatform.viewer", "user:erin@example.com");
-    const { p, live } = await planFor(text, undefined, world);
+    const { p, live } = await planFor(AFTER_AND_FREE, undefined, world);
     const cloud = recordingCloud(world);
     const { result } = await run(p, cloud.port, newState(), { live });
     expect(result.failed).toEqual([]);
@@ -29,7 +30,7 @@ describe("one write per policy", () => {
   });
 
   it("a chain through three policies and back to none: each policy written once, in dependency order", async () => {
-    // e1 (EP) <- r1 (RP) <- r2 (RP2) <- e2 (EP)? No: that would be a cycle. Here RP2 <- RP <- EP.
+    // EP waits for RP, which waits for RP2; e2 and n2 wait for nothing.
     const world = { [RP]: empty("rp-0"), [RP2]: empty("rp2-0"), [EP]: empty("ep-0") };
     const text =
       HEAD +
@@ -108,9 +109,7 @@ describe("a cycle in the policy graph", () => {
 describe("failures with one write per policy", () => {
   it("a refused policy skips only the change waiting for it; the rest of the other policy is still written once", async () => {
     const world = { [RP]: empty("rp-0"), [EP]: empty("ep-0") };
-    const text =
-      HEAD + binding("viewers", "nightly", VIEWER, ["user:bob@example.com"]) + member("after", "churn", USER, "user:dana@example.com", dependsOn("viewers")) + member("free", "churn", "roles/aiplatform.viewer", "user:erin@example.com");
-    const { p, live } = await planFor(text, undefined, world);
+    const { p, live } = await planFor(AFTER_AND_FREE, undefined, world);
     const cloud = recordingCloud(world, { fail: deniedOn(RP) });
     const { result } = await run(p, cloud.port, newState(), { live });
     expect(result.failed.map((f) => f.address)).toEqual(["viewers"]);
@@ -124,9 +123,7 @@ describe("failures with one write per policy", () => {
     const world = { [RP]: empty("rp-0") };
     const text = HEAD + binding("bad", "nightly", VIEWER, ["user:rejected@example.com"]) + binding("b", "nightly", "roles/gkebackup.admin", ["user:b@example.com"], dependsOn("bad")) + binding("c", "nightly", "roles/gkebackup.backupAdmin", ["user:c@example.com"]);
     const { p, live } = await planFor(text, undefined, world);
-    const invalid = (_: string, mods: PolicyModification[]) =>
-      mods.some((m) => m.kind === "setBinding" && m.members.includes("user:rejected@example.com")) ? Object.assign(new Error("bad member"), { status: "INVALID_ARGUMENT" }) : undefined;
-    const cloud = recordingCloud(world, { fail: invalid });
+    const cloud = recordingCloud(world, { fail: rejecting("user:rejected@example.com") });
     const { result } = await run(p, cloud.port, newState(), { live });
     expect(result.failed.map((f) => f.address)).toEqual(["bad"]);
     expect(result.skipped).toEqual(["b"]);
