@@ -33,7 +33,6 @@ export interface ApplyResult {
   state: State;
   failed: { address: string; diagnostic: Diagnostic }[];
   skipped: string[];
-  counts: Counts;
   interrupted: boolean;
 }
 
@@ -42,7 +41,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const limit = pLimit(Math.max(1, ctx.parallelism));
   const values = knownValues(plan, ctx.state);
   const recorder = new StateRecorder(ctx.state, ctx.save, emit, (r) => values.set(r.address, r.outputs));
-  const result: ApplyResult = { state: recorder.state, failed: [], skipped: [], counts: { added: 0, changed: 0, destroyed: 0, imported: 0, read: 0 }, interrupted: false };
+  const result: ApplyResult = { state: recorder.state, failed: [], skipped: [], interrupted: false };
   const scope: Scope = (root) => (values.has(root) ? { value: values.get(root) } : undefined);
   const fail = (n: Node, summary: string, detail?: string) => {
     n.status = "failed";
@@ -60,7 +59,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     // Grants the plan keeps or creates: no revoke of this apply removes them.
     held: HeldGrants.of(plan.resource_changes),
     recorder,
-    counts: result.counts,
+    counts: { added: 0, changed: 0, destroyed: 0, imported: 0, read: 0 },
     fail,
   };
   const outcome = await new Scheduler({

@@ -1,15 +1,15 @@
 // What every stack command shares: options, loading with diagnostics, state location, output
 // mode (ink in a terminal, plain text otherwise, JSON with --json) and exit codes.
 import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import isInCi from "is-in-ci";
 import { loadStackFile } from "../config/load.js";
-import type { StackModel } from "../config/model.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
-import { defaultStatePath, localStateStore, withLock, type StateStore } from "../state/index.js";
+import type { StateStore } from "../state/index.js";
+import { openStack, type StackSession } from "../engine/session.js";
+import { openStateFile, openStateStore } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
 
@@ -134,30 +134,11 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
   if (diags.length) process.stderr.write(toPlain(diagnosticLines(diags)));
 }
 
-export interface Loaded {
-  stack: StackModel;
-  /** Lint warnings found while loading (already printed) */
-  lint: Diagnostic[];
-  statePath: string;
-  store: StateStore;
-}
-
-/**
- * Loads and checks the stack and prints its warnings. When it does not load, throws a UserError
- * with every diagnostic, which `action` prints before exiting 1 (and `plan --json` also reports
- * on stdout).
- */
-export function loadOrExit(o: StackOptions): Loaded {
-  const { stack, diagnostics } = loadStackFile(o.file, { strict: o.strict === true });
-  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${o.file}` });
-  printDiagnostics(diagnostics);
-  const statePath = statePathOf(o, stack.file, stack.name);
-  return { stack, lint: diagnostics, statePath, store: localStateStore(statePath, { stack: stack.name }) };
-}
-
-/** --state, else state/{stack name}.json in the directory of the stack file. */
-export function statePathOf(o: { state?: string }, stackFile: string, stackName: string): string {
-  return o.state ? resolve(o.state) : defaultStatePath(dirname(resolve(stackFile)), stackName);
+/** Loads the stack (printing its warnings) and opens its state store. */
+export function openStackOf(o: StackOptions): StackSession {
+  const session = openStack({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), strict: o.strict === true });
+  printDiagnostics(session.warnings);
+  return session;
 }
 
 /**
@@ -168,20 +149,10 @@ export function statePathOf(o: { state?: string }, stackFile: string, stackName:
  */
 export function stateStoreOf(o: { file?: string; state?: string }): StateStore {
   const file = o.file ?? "stack.yaml";
-  if (o.state && o.file === undefined && !existsSync(file)) return localStateStore(resolve(o.state));
+  if (o.state && o.file === undefined && !existsSync(file)) return openStateFile(o.state);
   const { stack, diagnostics } = loadStackFile(file);
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
-  return localStateStore(statePathOf(o, stack.file, stack.name), { stack: stack.name });
-}
-
-/** Runs `fn` holding the state lock (waiting up to --lock-timeout); released also when `fn` throws. */
-export function underLock<T>(store: StateStore, operation: string, o: { lockTimeout?: string }, fn: () => Promise<T>): Promise<T> {
-  const timeoutMs = durationMs(o.lockTimeout);
-  return withLock(store, operation, timeoutMs !== undefined ? { timeoutMs } : {}, fn);
-}
-
-export function stateDirOf(statePath: string): string {
-  return dirname(statePath);
+  return openStateStore({ stackFile: stack.file, stackName: stack.name, ...(o.state !== undefined ? { state: o.state } : {}) }).store;
 }
 
 /**

@@ -90,6 +90,11 @@ export function stoppedBy(signal: AbortSignal): Stopped {
   return !signal.aborted ? false : abortedByTimeout(signal) ? "timeout" : "signal";
 }
 
+/** "Apply interrupted", or "Apply stopped by --timeout 2m": how an operation that was cut short is named. */
+export function stoppedWords(how: Stopped, operation: string): string {
+  return how === "timeout" ? `${operation} stopped by --timeout ${commandTimeout()?.text ?? ""}` : `${operation} interrupted`;
+}
+
 /** Runs `fn` (the refresh and diff) with Ctrl-C caught; `interrupted` says what stopped it meanwhile. */
 export async function planning<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: Stopped }> {
   const interrupts = catchInterrupts(PLANNING);

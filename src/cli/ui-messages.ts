@@ -2,6 +2,7 @@
 // plan and the end of an apply: pure functions from converge's data to message bodies (without
 // the @-envelope, which ui-stream.ts adds with the time).
 import type { ApplyResult } from "../apply/executor.js";
+import type { ChangeCounts } from "../engine/tally.js";
 import type { Plan, ResourceChange, TfDiagnostic, UiChangeAction, UiEvent, UiResource } from "../generated/schemas.js";
 import { displayAction, planCounts } from "../plan/planner.js";
 import { ctyType } from "../plan/terraform-json.js";
@@ -71,8 +72,7 @@ export function retrySummary(operation: "plan" | "apply" | "destroy", causes: Re
 }
 
 /** After an apply: how it ended, the retries, the counts, and (when it succeeded) the outputs. */
-export function appliedBodies(result: ApplyResult, destroy: boolean, retries: Record<string, number>): UiBody[] {
-  const c = result.counts;
+export function appliedBodies(result: ApplyResult, c: ChangeCounts, destroy: boolean, retries: Record<string, number>): UiBody[] {
   const status = result.interrupted ? "interrupted" : result.failed.length ? "failed" : "complete";
   const operation = destroy ? "destroy" : "apply";
   const resources = destroy && status === "complete" ? `${c.destroyed} destroyed.` : `${c.imported ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed.`;

@@ -8,6 +8,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { jsonText } from "../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../diagnostics/terraform-diagnostic.js";
 import type { EngineEvent, StepAction } from "../engine/events.js";
+import type { ChangeCounts } from "../engine/tally.js";
 import type { Plan, UiChangeAction } from "../generated/schemas.js";
 import { TOOL_VERSION } from "../version.js";
 import { batchedStdout } from "./common.js";
@@ -61,9 +62,9 @@ export class UiStream {
   }
 
   /** How the apply ended; stops the progress timers. */
-  applied(result: ApplyResult, destroy: boolean, retries: Record<string, number>): void {
+  applied(result: ApplyResult, counts: ChangeCounts, destroy: boolean, retries: Record<string, number>): void {
     this.stopProgress();
-    for (const b of appliedBodies(result, destroy, retries)) this.emit(b);
+    for (const b of appliedBodies(result, counts, destroy, retries)) this.emit(b);
   }
 
   stopProgress(): void {

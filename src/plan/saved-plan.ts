@@ -6,6 +6,8 @@
 // white space, arrays in their order, properties whose value is undefined left out; in UTF-8.
 // Parsing a saved file and serialising it this way gives back the bytes that were sealed.
 // digest = "sha256:" + hex sha256(content); signature = "hmac-sha256:" + hex hmac(key, content).
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Plan } from "../generated/schemas.js";
 
@@ -74,4 +76,13 @@ export function verifySeal(plan: Plan, key: string | undefined): SealCheck {
   if (!plan.signature) return { problem: "no-signature" };
   if (!sameText(plan.signature, signatureOf(content, key))) return { problem: "signature-mismatch" };
   return {};
+}
+
+/** Writes a plan file atomically (0600). */
+export function savePlan(file: string, p: Plan): void {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(p, null, 2) + "\n", { mode: 0o600 });
+  renameSync(tmp, path);
 }

@@ -53,7 +53,7 @@ describe("executor: merging", () => {
     expect(cloud.calls).toHaveLength(2);
     const rpCall = cloud.calls.find((c) => c.name === RP)!;
     expect(rpCall.kind).toBe("restorePlan");
-    expect(rpCall.mods.map((m) => `${m.kind} ${m.role}`).sort()).toEqual(["setBinding roles/gkebackup.admin", "setBinding roles/gkebackup.backupAdmin", "setBinding roles/gkebackup.viewer"]);
+    expect(rpCall.mods.map((m) => `${m.kind} ${"role" in m ? m.role : ""}`).sort()).toEqual(["setBinding roles/gkebackup.admin", "setBinding roles/gkebackup.backupAdmin", "setBinding roles/gkebackup.viewer"]);
     expect(rpCall.initial?.etag).toBe("rp-0");
     const epCall = cloud.calls.find((c) => c.name === EP)!;
     expect(epCall.kind).toBe("endpoint");

@@ -4,6 +4,8 @@
 import { expect } from "vitest";
 import { apply, type ApplyContext, type ApplyResult } from "../../src/apply/executor.js";
 import type { CloudPort, PolicyKind } from "../../src/engine/cloud-port.js";
+import type { Emit } from "../../src/engine/events.js";
+import { ChangeTally, type ChangeCounts } from "../../src/engine/tally.js";
 import type { Plan, Policy, State } from "../../src/generated/schemas.js";
 import { applyModifications, type PolicyModification } from "../../src/iam/policy.js";
 import { plan } from "../../src/plan/planner.js";
@@ -91,10 +93,16 @@ export async function planFor(stackText: string, prior: State | undefined, world
   return { p: r.plan, live: r.live };
 }
 
-export async function run(p: Plan, cloud: CloudPort, prior: State, extra: Partial<ApplyContext> = {}): Promise<{ result: ApplyResult; saves: State[] }> {
+/** Applies `p`; `counts` come from the engine's change tally, subscribed to the apply's events. */
+export async function run(p: Plan, cloud: CloudPort, prior: State, extra: Partial<ApplyContext> = {}): Promise<{ result: ApplyResult & { counts: ChangeCounts }; saves: State[] }> {
   const { save, saves } = fakeSave(prior.serial);
-  const result = await apply(p, { cloud, state: prior, save, parallelism: 4, ...extra });
-  return { result, saves };
+  const tally = new ChangeTally(p);
+  const emit: Emit = (e) => {
+    tally.onEvent(e);
+    extra.emit?.(e);
+  };
+  const result = await apply(p, { cloud, state: prior, save, parallelism: 4, ...extra, emit });
+  return { result: { ...result, counts: tally.counts }, saves };
 }
 
 export const addresses = (s: State) => s.resources.map((r) => r.address).sort();

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
-import { action, addStackOptions, loadOrExit, writeOut, type StackOptions } from "../common.js";
+import { action, addStackOptions, openStackOf, writeOut, type StackOptions } from "../common.js";
 
 export function registerGraph(program: Command): void {
   const cmd = program.command("graph").description("Print the dependency graph in DOT format (dot -Tsvg to draw it)");
   addStackOptions(cmd, { json: false, cloud: false }).action(
     action(async (o: StackOptions) => {
-      const { stack } = loadOrExit(o);
+      const { stack } = openStackOf(o);
       const dot = stack.graph.toDot((id) => {
         const r = stack.resources.get(id);
         if (r) return { label: `${id}\n${r.type}` };

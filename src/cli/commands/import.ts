@@ -5,6 +5,7 @@ import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { openCloud } from "../../engine/cloud.js";
+import { withStateLock } from "../../engine/session.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { withoutCredentials } from "../../cloud/endpoint.js";
@@ -15,7 +16,7 @@ import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
 import { escapeLiteral } from "../../config/expressions.js";
-import { addStackOptions, action, callTimeoutOf, EXIT, loadOrExit, stateDirOf, underLock, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, action, callTimeoutOf, EXIT, durationMs, openStackOf, writeOut, type StackOptions } from "../common.js";
 import { commandTimeout, handlingTimeout } from "../deadline.js";
 
 interface ImportOptions extends StackOptions {
@@ -172,7 +173,7 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
   const name = generatedName(o, out);
   checkOutFile(out, name, o.force === true);
   // The embedded emulator keeps its world beside the state the generated stack will use.
-  const stateDir = stateDirOf(o.state ? resolve(o.state) : defaultStateOf(out, name));
+  const stateDir = dirname(o.state ? resolve(o.state) : defaultStateOf(out, name));
   const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o) });
   try {
     const policies = [];
@@ -216,7 +217,7 @@ export function registerImport(program: Command): void {
       if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });
       const [address, ...idParts] = args as [string, ...string[]];
       const id = idParts.join(" ");
-      const loaded = loadOrExit(o);
+      const loaded = openStackOf(o);
       const decl = loaded.stack.resources.get(address);
       if (!decl) {
         throw new UserError({ severity: "error", summary: `no resource "${address}" in ${o.file}`, detail: "Declare the resource in the stack first; import records it in the state under that address." });
@@ -225,13 +226,13 @@ export function registerImport(program: Command): void {
       const defaults = { project: loaded.stack.provider.project, location: loaded.stack.provider.location };
       const target = d.parseImportId(id, defaults);
       if (typeof target === "string") throw new UserError({ severity: "error", summary: `${address}: ${target}`, address });
-      return underLock(loaded.store, "import", o, async () => {
+      return withStateLock(loaded.store, "import", durationMs(o.lockTimeout), async () => {
         const prior = await loaded.store.read();
         const state = prior ?? newState(loaded.stack.name);
         if (state.resources.some((r) => r.address === address)) {
           throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
         }
-        const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o) });
+        const cloud = await openCloud(loaded.stack.provider, { stateDir: loaded.stateDir, stackName: loaded.stack.name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o) });
         let policy: Policy | undefined;
         try {
           policy = await readUntilTimeout((signal) => cloud.port.getIamPolicy(d.kind, target.name, signal));

@@ -1,24 +1,17 @@
-import { writeFileSync, renameSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { openCloud } from "../../engine/cloud.js";
-import type { EngineEvent } from "../../engine/events.js";
-import { plan } from "../../plan/planner.js";
-import { planKey, sealPlan } from "../../plan/saved-plan.js";
-import type { Plan } from "../../generated/schemas.js";
-import { terraformPlanFailure, toTerraformPlanJson } from "../../plan/terraform-json.js";
+import { type PlannedStack, planStack, type PlanRequest, type StackSession } from "../../engine/session.js";
+import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
+import { terraformPlanFailure } from "../../plan/terraform-json.js";
 import { UiStream } from "../ui-stream.js";
-import { type Diagnostic, UserError } from "../../diagnostics/diagnostic.js";
-import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
+import { UserError } from "../../diagnostics/diagnostic.js";
+import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
-import { isLintDiagnostic } from "../../config/lint.js";
-import { addStackOptions, withExamples, action, batchedStdout, callTimeoutOf, EXIT, loadOrExit, parallelismOf, printDiagnostics, printLines, stateDirOf, writeOut, type Loaded, type StackOptions } from "../common.js";
-import { planLines } from "../render/plan-text.js";
-import { accessLines } from "../render/access-text.js";
-import { planMarkdown } from "../render/markdown.js";
-import { type Line, seg } from "../render/lines.js";
-import { RetryTally, retryText } from "../render/retry-text.js";
-import { planInterrupted, planning } from "../interrupt.js";
+import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, openStackOf, parallelismOf, writeOut, type StackOptions } from "../common.js";
+import { planInterrupted, planning, type Stopped } from "../interrupt.js";
+import type { Emit } from "../../engine/events.js";
+import type { OperationView } from "../views/view.js";
+import { HumanView } from "../views/human-view.js";
+import { JsonPlanView, JsonStreamView } from "../views/json-view.js";
 
 export interface PlanCliOptions extends StackOptions {
   out?: string;
@@ -37,77 +30,30 @@ export function addPlanOptions(cmd: Command): Command {
     .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, []);
 }
 
-/** Lint warnings among diagnostics (counted in the access summary). */
-export function lintWarningCount(diags: readonly Diagnostic[]): number {
-  return diags.filter((d) => d.severity === "warning" && isLintDiagnostic(d)).length;
-}
-
 export function bool(text: string, flag: string): boolean {
   if (/^(true|1|yes)$/i.test(text)) return true;
   if (/^(false|0|no)$/i.test(text)) return false;
   throw new UserError({ severity: "error", summary: `${flag} takes true or false, got "${text}"` });
 }
 
-/** Progress lines printed while planning (human mode): data source reads, retries, and a refresh
- *  summary. With --json, nothing (`plan --json` prints one document), or with `ui` (the streamed
- *  JSON of apply and `plan --json-stream`) every event as a message of it. Every mode counts the
- *  retries. */
-export function progressPrinter(o: { json?: boolean }, ui?: UiStream): { onEvent: (e: EngineEvent) => void; lines: () => Line[]; retries: RetryTally } {
-  let refreshed = 0;
-  const retries = new RetryTally();
-  const onEvent = (e: EngineEvent) => {
-    if (ui) return ui.onEvent(e);
-    if (o.json) return;
-    if (e.type === "read" && e.phase === "start") process.stdout.write(`${terminalText(e.address)}: Reading...\n`);
-    if (e.type === "read" && e.phase === "done") process.stdout.write(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`) + "\n");
-    if (e.type === "refresh" && e.phase === "done") refreshed++;
-    if (e.type === "retry") process.stdout.write(retryText(e) + "\n");
-  };
+/** What the engine is asked to plan, from the command's options. */
+export function planRequestOf(o: PlanCliOptions & { destroy?: boolean }): PlanRequest {
   return {
-    onEvent: (e) => {
-      if (e.type === "retry") retries.add(e);
-      onEvent(e);
-    },
-    retries,
-    lines: () => {
-      const summary: Line[] = [...(refreshed ? [[seg(`Refreshed ${refreshed} IAM ${refreshed === 1 ? "policy" : "policies"}.`, "dim")]] : []), ...retries.lines()];
-      return summary.length ? [...summary, []] : [];
-    },
+    refresh: bool(o.refresh ?? "true", "--refresh"),
+    destroy: o.destroy === true,
+    targets: o.target ?? [],
+    replace: o.replace ?? [],
+    parallelism: parallelismOf(o),
+    callTimeoutMs: callTimeoutOf(o),
+    strict: o.strict === true,
   };
 }
 
-/** Reads the state, opens the cloud and plans (sending no read once `signal` aborts). The caller owns `close`. */
-export async function planStack(loaded: Loaded, o: PlanCliOptions & { destroy?: boolean }, onEvent: (e: EngineEvent) => void, signal?: AbortSignal) {
-  const callTimeoutMs = callTimeoutOf(o);
-  const prior = await loaded.store.read();
-  const cloud = await openCloud(loaded.stack.provider, { stateDir: stateDirOf(loaded.statePath), stackName: loaded.stack.name, emit: onEvent, callTimeoutMs });
-  try {
-    const result = await plan(loaded.stack, prior, cloud.port, {
-      refresh: bool(o.refresh ?? "true", "--refresh"),
-      destroy: o.destroy === true,
-      targets: o.target ?? [],
-      replace: o.replace ?? [],
-      parallelism: parallelismOf(o),
-      strict: o.strict === true,
-      target: cloud.target,
-      ...(signal ? { signal } : {}),
-    }, onEvent);
-    // The plan records every warning found for it, those of loading included: `show PLANFILE`
-    // renders it (the access summary counts lint warnings) from the plan alone.
-    result.plan.diagnostics = [...loaded.lint, ...result.plan.diagnostics];
-    return { result, prior, cloud };
-  } catch (e) {
-    await cloud.close();
-    throw e;
-  }
-}
-
-export function savePlan(file: string, p: Plan): void {
-  const path = resolve(file);
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(p, null, 2) + "\n", { mode: 0o600 });
-  renameSync(tmp, path);
+/** Plans with Ctrl-C caught; `emit` (a view's) follows the progress. The caller closes the cloud. */
+export async function planWithView(session: StackSession, o: PlanCliOptions & { destroy?: boolean }, emit: Emit): Promise<{ planned: PlannedStack; interrupted: Stopped }> {
+  const request = planRequestOf(o);
+  const { value, interrupted } = await planning((signal) => planStack(session, request, emit, signal));
+  return { planned: value, interrupted };
 }
 
 /**
@@ -144,39 +90,32 @@ function checkPlanOptions(o: PlanCommandOptions): void {
   }
 }
 
+/** The view `plan` shows its result in. */
+function planView(o: PlanCommandOptions, ui: UiStream | undefined): OperationView {
+  if (ui) return new JsonStreamView(ui);
+  if (o.json) return new JsonPlanView();
+  const format = o.format === "markdown" ? "markdown" : o.view === "access" ? "access" : "changes";
+  return new HumanView({ color: o.color, format, ...(o.out ? { savedTo: o.out } : {}) });
+}
+
 /** `converge plan`; `ui` when the plan streams its JSON lines (--json-stream). */
 async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise<number> {
   checkPlanOptions(o);
-  const loaded = loadOrExit(o);
-  const progress = progressPrinter({ json: o.json === true || o.format === "markdown" }, ui);
-  const { value: { result, cloud }, interrupted } = await planning((signal) => planStack(loaded, o, progress.onEvent, signal));
-  await cloud.close();
+  const session = openStackOf(o);
+  const view = planView(o, ui);
+  const { planned, interrupted } = await planWithView(session, o, view.onEvent);
+  await planned.close();
   if (interrupted) {
-    ui?.flush();
+    view.flush();
     return planInterrupted(interrupted);
   }
-  printDiagnostics(result.diagnostics);
-  ui?.diagnostics(result.plan.diagnostics);
-  if (result.plan.errored) {
-    if (o.json) await writeOut(jsonText(toTerraformPlanJson(result.plan), 2) + "\n");
-    ui?.flush();
-    return EXIT.error;
-  }
   // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
-  const sealed = o.out || o.json ? sealPlan(result.plan, planKey()) : result.plan;
-  if (o.out) savePlan(o.out, sealed);
-  if (ui) {
-    ui.plan(result.plan, progress.retries.counts());
-    ui.flush();
-  } else if (o.json) await writeOut(jsonText(toTerraformPlanJson(sealed), 2) + "\n");
-  else if (o.format === "markdown") await writeOut(planMarkdown(result.plan, result.plan.diagnostics.filter(isLintDiagnostic)));
-  else if (o.view === "access") await printLines(accessLines(result.plan.access_changes), o);
-  else {
-    const lines = [...progress.lines(), ...planLines(result.plan, { lintWarnings: lintWarningCount(result.plan.diagnostics) })];
-    if (o.out) lines.push([], [seg(`Saved the plan to: ${o.out}`)], [seg(`To perform exactly these actions, run: converge apply ${o.out}`)]);
-    await printLines(lines, o);
-  }
-  return o.detailedExitcode && result.plan.applyable ? EXIT.changes : EXIT.ok;
+  const sealed = !planned.plan.errored && (o.out || o.json) ? sealPlan(planned.plan, planKey()) : planned.plan;
+  if (o.out && !planned.plan.errored) savePlan(o.out, sealed);
+  await view.planned({ ...planned, plan: sealed });
+  await view.close();
+  if (planned.plan.errored) return EXIT.error;
+  return o.detailedExitcode && planned.plan.applyable ? EXIT.changes : EXIT.ok;
 }
 
 export function registerPlan(program: Command): void {

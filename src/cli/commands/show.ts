@@ -3,7 +3,6 @@
 // their values laid out as the plan lays them out. Terraform users run `plan -out` in CI and
 // review the artifact later; this is that workflow. Reads only: no lock, no cloud call.
 import type { Command } from "commander";
-import { isLintDiagnostic } from "../../config/lint.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import type { Plan, State } from "../../generated/schemas.js";
@@ -15,7 +14,7 @@ import { type Line, seg } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLines } from "../render/plan-text.js";
 import { attributeLines, resourceLines } from "../render/values.js";
-import { lintWarningCount } from "./plan.js";
+import { lintOf, lintWarningCount } from "../render/lint.js";
 import { readSavedPlan } from "./saved-plan-file.js";
 
 interface ShowOptions {
@@ -30,7 +29,7 @@ interface ShowOptions {
 /** The plan's own rendering: the same functions `plan` calls, on the saved data alone. */
 async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
   if (o.json) return writeOut(jsonText(toTerraformPlanJson(plan), 2) + "\n");
-  const lint = plan.diagnostics.filter(isLintDiagnostic);
+  const lint = lintOf(plan.diagnostics);
   if (o.format === "markdown") return writeOut(planMarkdown(plan, lint));
   if (o.view === "access") return printLines(accessLines(plan.access_changes), o);
   return printLines(planLines(plan, { lintWarnings: lintWarningCount(plan.diagnostics) }), o);

@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { type StateStore, versionOf } from "../../state/index.js";
-import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, underLock, writeOut } from "../common.js";
+import { withStateLock } from "../../engine/session.js";
+import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
 
 interface StateCliOptions {
@@ -51,7 +52,7 @@ export function registerState(program: Command): void {
   common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
     action(async (addresses: string[], o: StateCliOptions) => {
       const store = stateStoreOf(o);
-      return underLock(store, "state rm", o, async () => {
+      return withStateLock(store, "state rm", durationMs(o.lockTimeout), async () => {
         const s = await readOrFail(store);
         const read = versionOf(s);
         const missing = addresses.filter((a) => !s.resources.some((r) => r.address === a));
@@ -68,7 +69,7 @@ export function registerState(program: Command): void {
     action(async (from: string, to: string, o: StateCliOptions) => {
       const store = stateStoreOf(o);
       if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
-      return underLock(store, "state mv", o, async () => {
+      return withStateLock(store, "state mv", durationMs(o.lockTimeout), async () => {
         const s = await readOrFail(store);
         const read = versionOf(s);
         const r = s.resources.find((x) => x.address === from);

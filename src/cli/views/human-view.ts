@@ -1,0 +1,156 @@
+// The human view: plain lines (coloured in a colour terminal). While planning, a line per data
+// source read and per retry; then the plan as text, as the access view or as Markdown; while
+// applying, a Terraform-style line when a change starts, finishes, fails or is skipped; then the
+// summary. ./live-view.ts redraws the apply's progress instead.
+import { UserError } from "../../diagnostics/diagnostic.js";
+import { terminalText } from "../../diagnostics/terminal-text.js";
+import type { EngineEvent } from "../../engine/events.js";
+import type { PlannedStack } from "../../engine/session.js";
+import type { Plan, State } from "../../generated/schemas.js";
+import { plannedPolicies } from "../../plan/access.js";
+import { batchedStdout, printDiagnostics, printLines, writeOut } from "../common.js";
+import { stoppedWords } from "../interrupt.js";
+import { accessSummaryLines } from "../render/access-summary.js";
+import { accessLines } from "../render/access-text.js";
+import { lintOf, lintWarningCount } from "../render/lint.js";
+import { type Line, seg, toPlain } from "../render/lines.js";
+import { planMarkdown } from "../render/markdown.js";
+import { planLines } from "../render/plan-text.js";
+import { policyDiffLines } from "../render/policy-diff.js";
+import { RetryTally, retryText } from "../render/retry-text.js";
+import { verbs } from "../render/verbs.js";
+import type { ApplyReport, OperationView } from "./view.js";
+
+export interface HumanViewOptions {
+  color?: boolean;
+  /** How the plan is shown: its changes (default), who gains or loses which role, or Markdown. */
+  format?: "changes" | "access" | "markdown";
+  /** Where the plan was saved (--out), for the closing lines. */
+  savedTo?: string;
+}
+
+export class HumanView implements OperationView {
+  protected retries = new RetryTally();
+  private refreshed = 0;
+  private phase: "plan" | "apply" = "plan";
+  private readonly out = batchedStdout();
+
+  constructor(protected readonly o: HumanViewOptions = {}) {}
+
+  readonly onEvent = (e: EngineEvent): void => {
+    if (e.type === "retry") this.retries.add(e);
+    if (this.phase === "apply") this.applyEvent(e);
+    else this.planEvent(e);
+  };
+
+  /** Progress while planning (nothing for Markdown, which goes whole into a comment). */
+  private planEvent(e: EngineEvent): void {
+    if (e.type === "refresh" && e.phase === "done") this.refreshed++;
+    if (this.o.format === "markdown") return;
+    if (e.type === "read" && e.phase === "start") process.stdout.write(`${terminalText(e.address)}: Reading...\n`);
+    if (e.type === "read" && e.phase === "done") process.stdout.write(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`) + "\n");
+    if (e.type === "retry") process.stdout.write(retryText(e) + "\n");
+  }
+
+  /** Progress while applying; a failure carries the server's message, escaped. */
+  protected applyEvent(e: EngineEvent): void {
+    const text = progressLine(e);
+    if (text !== undefined) this.out.line(terminalText(text));
+  }
+
+  async planned(planned: PlannedStack): Promise<void> {
+    const { plan } = planned;
+    printDiagnostics(planned.diagnostics);
+    if (plan.errored) return;
+    if (this.o.format === "markdown") return writeOut(planMarkdown(plan, lintOf(plan.diagnostics)));
+    if (this.o.format === "access") return printLines(accessLines(plan.access_changes), this.o);
+    const lines = [...this.planProgressLines(), ...planLines(plan, { lintWarnings: lintWarningCount(plan.diagnostics) })];
+    if (this.o.savedTo) lines.push([], [seg(`Saved the plan to: ${this.o.savedTo}`)], [seg(`To perform exactly these actions, run: converge apply ${this.o.savedTo}`)]);
+    await printLines(lines, this.o);
+  }
+
+  async replanned(planned: PlannedStack): Promise<void> {
+    printDiagnostics(planned.diagnostics);
+  }
+
+  /** The refresh and retry summary above the plan. */
+  private planProgressLines(): Line[] {
+    const n = this.refreshed;
+    const summary: Line[] = [...(n ? [[seg(`Refreshed ${n} IAM ${n === 1 ? "policy" : "policies"}.`, "dim")]] : []), ...this.retries.lines()];
+    return summary.length ? [...summary, []] : [];
+  }
+
+  /** The access summary stands directly above "Enter a value:"; answering 'details' shows every
+   *  policy the apply writes, before and after. */
+  async approve(planned: PlannedStack, destroy: boolean): Promise<boolean> {
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new UserError({
+        severity: "error",
+        summary: `no terminal to ask for approval, so nothing was ${destroy ? "destroyed" : "applied"}`,
+        detail: "Review the plan above and run again with --auto-approve, or save it with `converge plan --out FILE` and run `converge apply FILE`.",
+      });
+    }
+    const { askApproval } = await import("./approval.js");
+    const { plan, live } = planned;
+    const question = destroy ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?";
+    for (;;) {
+      const a = await askApproval(question, accessSummaryLines(plan, lintWarningCount(plan.diagnostics)));
+      if (a === "yes") return true;
+      if (a === "no") return false;
+      await printLines(policyDiffLines(plannedPolicies(plan.resource_changes, live, plan.options.refresh).policies), this.o);
+    }
+  }
+
+  applying(_plan: Plan): void {
+    this.phase = "apply";
+    this.retries = new RetryTally();
+  }
+
+  async applied(report: ApplyReport): Promise<void> {
+    this.flush();
+    const { result, counts: c, destroy, stopped } = report;
+    if (result.failed.length) printDiagnostics(result.failed.map((f) => f.diagnostic));
+    const before = `${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
+    if (result.interrupted) {
+      process.stderr.write(`${stoppedWords(stopped, "Apply")}: ${before} before the interrupt; ${result.skipped.length} not started. State saved.\n`);
+      return;
+    }
+    if (result.failed.length) {
+      const lines: Line[] = [[], [seg("Apply failed.", "error"), seg(` ${result.failed.length} failed: ${result.failed.map((f) => f.address).join(", ")}.`)]];
+      if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${result.skipped.join(", ")}.`)]);
+      lines.push([seg(`Applied before the failure: ${before}. State saved; fix the problem and apply again.`)], ...this.retries.lines());
+      process.stderr.write(toPlain(lines));
+      return;
+    }
+    const imported = c.imported ? `${c.imported} imported, ` : "";
+    const head = destroy ? `Destroy complete! Resources: ${c.destroyed} destroyed.` : `Apply complete! Resources: ${imported}${before}.`;
+    await printLines([[], [seg(head, "add")], ...this.retries.lines(), ...(destroy ? [] : outputsLines(result.state))], this.o);
+  }
+
+  flush(): void {
+    this.out.flush();
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+  }
+}
+
+/** Terraform-style progress: a line when a resource starts, finishes, fails or is skipped. */
+function progressLine(e: EngineEvent): string | undefined {
+  if (e.type === "retry") return retryText(e);
+  if (e.type !== "step" || e.action === "no-op") return undefined;
+  const [doing, done] = verbs(e.action);
+  if (e.phase === "start") return `${e.address}: ${doing}...`;
+  if (e.phase === "done") return `${e.address}: ${done} after ${((e.ms ?? 0) / 1000).toFixed(1)}s`;
+  if (e.phase === "skipped") return `${e.address}: Skipped (a change it depends on failed)`;
+  if (e.phase === "interrupted") return `${e.address}: Not started (interrupted)`;
+  return `${e.address}: Failed: ${e.error?.detail ?? e.error?.summary ?? "error"}`;
+}
+
+function outputsLines(state: State): Line[] {
+  const entries = Object.entries(state.outputs);
+  if (!entries.length) return [];
+  const pad = Math.max(...entries.map(([k]) => k.length));
+  return [[], [seg("Outputs:", "bold")], [], ...entries.map(([k, v]) => [seg(`${k.padEnd(pad)} = ${JSON.stringify(v)}`)])];
+}

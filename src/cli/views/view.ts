@@ -1,0 +1,42 @@
+// What a command shows while the engine plans and applies: a view subscribes to the engine's
+// events (progress) and is told when the plan is made and how the apply ended. Three kinds:
+// human (plain lines, ./human-view.ts), live (ink redraws in a terminal, ./live-view.ts) and
+// JSON (Terraform's machine-readable UI, ./json-view.ts). Views render; the command decides the
+// exit code from the engine's values, never from what a view printed.
+import type { ApplyResult } from "../../apply/executor.js";
+import type { Emit } from "../../engine/events.js";
+import type { ChangeCounts } from "../../engine/tally.js";
+import type { PlannedStack } from "../../engine/session.js";
+import type { Plan } from "../../generated/schemas.js";
+import type { Stopped } from "../interrupt.js";
+
+/** How an apply ended, for its summary. */
+export interface ApplyReport {
+  result: ApplyResult;
+  counts: ChangeCounts;
+  destroy: boolean;
+  /** What stopped it early (Ctrl-C or --timeout); false when nothing did. */
+  stopped: Stopped;
+}
+
+export interface OperationView {
+  /** Subscribes to the engine's events. */
+  readonly onEvent: Emit;
+  /** The plan is made: its diagnostics and, unless it has errors, its changes. */
+  planned(planned: PlannedStack): Promise<void>;
+  /** A saved plan was made again and matches what was reviewed: its diagnostics (and, for a
+   *  machine, its changes) before the apply. */
+  replanned(planned: PlannedStack): Promise<void>;
+  /** Asks whether to apply `plan`; true when approved. */
+  approve(planned: PlannedStack, destroy: boolean): Promise<boolean>;
+  /** The apply starts (its progress follows as events). */
+  applying(plan: Plan): void;
+  /** The plan had nothing to apply (no approval was asked, nothing ran). */
+  unchanged?(planned: PlannedStack, destroy: boolean): Promise<void>;
+  /** How the apply ended. */
+  applied(report: ApplyReport): Promise<void>;
+  /** Writes what is buffered: before anything else is written, and before a second Ctrl-C exits. */
+  flush(): void;
+  /** Stops drawing and timers; the view is done. */
+  close(): Promise<void>;
+}

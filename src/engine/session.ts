@@ -1,0 +1,132 @@
+// An engine session: load → lock → state → cloud → plan → apply → save, for every front end
+// (the CLI, tests, later an SDK). Each step is a function of its own; none of them renders or
+// reads a flag: what a person sees comes from the events the steps emit (./events.ts) and the
+// values they return. The caller chooses which steps to run and holds the lock around them.
+import { loadStackFile } from "../config/load.js";
+import type { StackModel } from "../config/model.js";
+import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
+import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
+import { apply, type ApplyResult } from "../apply/executor.js";
+import { plan } from "../plan/planner.js";
+import { newState, type StateStore, versionOf, withLock } from "../state/index.js";
+import { openStateStore, type StateLocation } from "../state/factory.js";
+import { openCloud, type OpenCloud } from "./cloud.js";
+import { type Emit, noEmit } from "./events.js";
+
+/** A loaded stack and the store of its state. */
+export interface StackSession {
+  stack: StackModel;
+  /** Warnings found while loading (lint among them). */
+  warnings: Diagnostic[];
+  store: StateStore;
+  /** The directory of the state: the embedded emulator keeps its world there. */
+  stateDir: string;
+}
+
+export interface OpenStackRequest {
+  file: string;
+  /** An explicit state file (--state); default: state/{stack name}.json beside the stack file. */
+  state?: string;
+  strict?: boolean;
+}
+
+/** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
+export function openStack(req: OpenStackRequest): StackSession {
+  const { stack, diagnostics } = loadStackFile(req.file, { strict: req.strict === true });
+  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file}` });
+  const location: StateLocation = { stackFile: stack.file, stackName: stack.name, ...(req.state !== undefined ? { state: req.state } : {}) };
+  const { store, dir } = openStateStore(location);
+  return { stack, warnings: diagnostics, store, stateDir: dir };
+}
+
+/** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
+export function withStateLock<T>(store: StateStore, operation: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  return withLock(store, operation, timeoutMs !== undefined ? { timeoutMs } : {}, fn);
+}
+
+export interface PlanRequest {
+  refresh: boolean;
+  destroy: boolean;
+  targets: string[];
+  replace: string[];
+  parallelism: number;
+  callTimeoutMs: number;
+  strict?: boolean;
+}
+
+/** A plan and what applying it needs: the state it was made from, the policies it read, the
+ *  open cloud (the caller closes it, with `close`). */
+export interface PlannedStack {
+  plan: Plan;
+  /** Diagnostics of the planning (the plan's own list also has the loading warnings). */
+  diagnostics: Diagnostic[];
+  /** The prior state's resources as the refresh found them. */
+  refreshed: StateResource[];
+  /** Policies read while planning ("{kind} {name}"): apply's writes start from them. */
+  live: Map<string, Policy>;
+  prior: State | undefined;
+  cloud: OpenCloud;
+  close(): Promise<void>;
+}
+
+/** Reads the state, opens the cloud and plans; sends no read once `signal` aborts. */
+export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
+  const prior = await session.store.read();
+  const { stack } = session;
+  const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs });
+  try {
+    const result = await plan(stack, prior, cloud.port, {
+      refresh: req.refresh,
+      destroy: req.destroy,
+      targets: req.targets,
+      replace: req.replace,
+      parallelism: req.parallelism,
+      strict: req.strict === true,
+      target: cloud.target,
+      ...(signal ? { signal } : {}),
+    }, emit);
+    // The plan records every warning found for it, those of loading included: `show PLANFILE`
+    // renders it (the access summary counts lint warnings) from the plan alone.
+    result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
+    return { ...result, prior, cloud, close: () => cloud.close() };
+  } catch (e) {
+    await cloud.close();
+    throw e;
+  }
+}
+
+export interface ApplyRequest {
+  parallelism: number;
+  emit?: Emit;
+  signal?: AbortSignal;
+}
+
+/**
+ * Applies a plan made by planStack, saving the state as steps complete. Each save expects the
+ * version the previous one wrote (compare-and-swap): another writer's state is never overwritten.
+ */
+export async function applyPlan(session: StackSession, planned: PlannedStack, req: ApplyRequest): Promise<ApplyResult> {
+  let expect = versionOf(planned.prior);
+  const save = async (s: State) => {
+    const written = await session.store.write(s, expect);
+    expect = versionOf(written);
+    return written;
+  };
+  planned.cloud.route(req.emit ?? noEmit);
+  return apply(planned.plan, {
+    cloud: planned.cloud.port,
+    state: planned.prior ?? newState(planned.plan.stack.name),
+    save,
+    parallelism: req.parallelism,
+    live: planned.live,
+    ...(req.emit ? { emit: req.emit } : {}),
+    ...(req.signal ? { signal: req.signal } : {}),
+  });
+}
+
+/** `refresh`: the prior state with its resources as the plan's refresh found them; undefined
+ *  when there is no state yet. */
+export async function saveRefreshed(session: StackSession, planned: PlannedStack): Promise<State | undefined> {
+  if (!planned.prior) return undefined;
+  return session.store.write({ ...planned.prior, resources: planned.refreshed }, versionOf(planned.prior));
+}
