@@ -1,6 +1,6 @@
-// apply(): walks the plan's change graph (graph.ts) with the scheduler (scheduler.ts): ready
-// changes that touch the same policy are merged into one read-modify-write (work.ts says what each
-// node writes and records); the state is saved, coalesced and atomic, as steps complete
+// apply(): walks the plan's change graph (graph.ts) with the scheduler (scheduler.ts): the changes
+// that touch one policy are written in one read-modify-write, after the policies they depend on
+// (policy-graph.ts; work.ts says what each node writes and records); the state is saved, coalesced and atomic, as steps complete
 // (state-recorder.ts); a failure stops only what depends on it; an abort starts no new write, lets
 // the calls in flight finish and saves. Outputs are computed last, from everything now known.
 import pLimit from "p-limit";
@@ -27,11 +27,6 @@ export interface ApplyContext {
   signal?: AbortSignal;
   /** Policies already read during plan ("{kind} {name}"): writes start from them */
   live?: Map<string, Policy>;
-  /**
-   * false: one read-modify-write per changed resource, serialised per policy (the per-resource
-   * approach of Terraform's Google provider), kept for comparison.
-   */
-  iamBatching?: boolean;
 }
 
 export interface ApplyResult {
@@ -74,7 +69,6 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     emit,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.live ? { live: ctx.live } : {}),
-    batching: ctx.iamBatching !== false,
     prepare: (n, started) => prepareNode(work, n, started),
     fail,
     afterWrite: () => void recorder.save().catch(() => {}),

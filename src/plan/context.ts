@@ -39,7 +39,7 @@ export interface PlanContext {
 export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit): PlanContext {
   const limit = pLimit(Math.max(1, opts.parallelism));
   const values = new Map<string, unknown>();
-  const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, batching: opts.iamBatching !== false, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
+  const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
   return {
     stack,
     prior,

@@ -58,7 +58,7 @@ function liveHas(ctx: PlanContext, d: IamDriver): (inputs: IamInputs) => boolean
 
 /** Waits for the read of the object a member would be granted on (for adoption). */
 async function readForAdoption(ctx: PlanContext, d: IamDriver, inputs: IamInputs): Promise<void> {
-  if (d.ownership === "member" && ctx.opts.refresh && ctx.refresh.opts.batching && !isUnknown(inputs.name)) await ctx.refresh.read(d.kind, inputs.name);
+  if (d.ownership === "member" && ctx.opts.refresh && !isUnknown(inputs.name)) await ctx.refresh.read(d.kind, inputs.name);
 }
 
 async function planExisting(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
@@ -93,7 +93,7 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
     ctx.diags.push(error(`${r.name}: ${target}`, { address: r.name }));
     return void ctx.values.set(r.name, UNKNOWN);
   }
-  const read = await ctx.refresh.read(d.kind, target.name, r.name);
+  const read = await ctx.refresh.read(d.kind, target.name);
   if (!read.ok) {
     ctx.refresh.failed(r.name, target.name, read.error);
     return void ctx.values.set(r.name, UNKNOWN);
@@ -119,8 +119,8 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
 async function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
   const d = r.driver;
   // The policy was read in advance; a create must not hide that it cannot be read or written.
-  if (ctx.opts.refresh && ctx.refresh.opts.batching && !isUnknown(desired.name)) {
-    const read = await ctx.refresh.read(d.kind, desired.name, r.name);
+  if (ctx.opts.refresh && !isUnknown(desired.name)) {
+    const read = await ctx.refresh.read(d.kind, desired.name);
     if (!read.ok) {
       ctx.refresh.failed(r.name, desired.name, read.error);
       return void ctx.values.set(r.name, UNKNOWN);
@@ -128,6 +128,6 @@ async function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
     if (!read.value) return objectMissing(ctx, r.name, d, desired.name);
   }
   const after = plannedValue(d, desired, UNKNOWN);
-  ctx.changes.push({ ...change(base, ["create"], null, after), ...(ctx.refresh.opts.batching && liveHas(ctx, d)(desired) ? { after_adopted: true } : {}) });
+  ctx.changes.push({ ...change(base, ["create"], null, after), ...(liveHas(ctx, d)(desired) ? { after_adopted: true } : {}) });
   ctx.values.set(r.name, after);
 }
