@@ -14,7 +14,7 @@ import { HeldGrants } from "../plan/ownership.js";
 import { changeGraph, type Node } from "./graph.js";
 import { Scheduler } from "./scheduler.js";
 import { StateRecorder } from "./state-recorder.js";
-import { type Counts, prepareNode, type WorkContext } from "./work.js";
+import { prepareNode, type WorkContext } from "./work.js";
 
 export interface ApplyContext {
   cloud: CloudPort;
@@ -59,7 +59,6 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     // Grants the plan keeps or creates: no revoke of this apply removes them.
     held: HeldGrants.of(plan.resource_changes),
     recorder,
-    counts: { added: 0, changed: 0, destroyed: 0, imported: 0, read: 0 },
     fail,
   };
   const outcome = await new Scheduler({

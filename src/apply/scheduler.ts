@@ -9,6 +9,7 @@ import type { LimitFunction } from "p-limit";
 import type { Policy } from "../generated/schemas.js";
 import { type CloudPort, INTERRUPTED, type PolicyKind, statusOf } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
+import { kindLabel } from "../gcp/object-kinds.js";
 import type { Node } from "./graph.js";
 import { PolicyGraph } from "./policy-graph.js";
 import type { Work } from "./work.js";
@@ -34,7 +35,6 @@ export interface SchedulerOutcome {
   interrupted: boolean;
 }
 
-const policyLabel = (kind: PolicyKind) => (kind === "restorePlan" ? "restore plan" : "endpoint");
 
 export class Scheduler {
   private readonly inflight = new Set<Promise<void>>();
@@ -223,7 +223,7 @@ export class Scheduler {
       }
       return;
     }
-    const what = status === "NOT_FOUND" ? `${policyLabel(kind)} ${policy} does not exist` : `cannot update the IAM policy of ${policy}`;
+    const what = status === "NOT_FOUND" ? `${kindLabel(kind)} ${policy} does not exist` : `cannot update the IAM policy of ${policy}`;
     for (const w of group) {
       if (w.node.status !== "running") continue;
       this.x.fail(w.node, what, (e as Error).message);

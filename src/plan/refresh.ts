@@ -72,14 +72,14 @@ export class Refresh {
 
   private async fetch(kind: PolicyKind, name: string, resources: readonly { address: string; type: string }[]): Promise<Read<Policy | undefined>> {
     const t0 = Date.now();
-    this.emit({ type: "refresh", kind, policy: name, resources, phase: "start" });
+    this.emit({ type: "refresh", policy: name, resources, phase: "start" });
     try {
       const policy = await this.cloud.getIamPolicy(kind, name, this.opts.signal);
-      this.emit({ type: "refresh", kind, policy: name, resources, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
+      this.emit({ type: "refresh", policy: name, resources, phase: "done", ms: Date.now() - t0 });
       this.made.push({ kind, name, found: policy !== undefined, ...(policy?.etag ? { etag: policy.etag } : {}) });
       return { ok: true, value: policy };
     } catch (e) {
-      this.emit({ type: "refresh", kind, policy: name, resources, phase: "error", ms: Date.now() - t0 });
+      this.emit({ type: "refresh", policy: name, resources, phase: "error", ms: Date.now() - t0 });
       return { ok: false, error: e as Error };
     }
   }
