@@ -71,7 +71,7 @@ async function readDataSource(w: WorkContext, n: Node, started: number): Promise
   if ("problem" in named) return w.fail(n, named.problem.message);
   w.emit({ type: "read", address: c.address, token: fn.token, object: named.name, phase: "start" });
   try {
-    const res = fn.toResult(await w.limit(() => w.cloud.getFederation(named.name)));
+    const res = await w.limit(() => fn.read(w.cloud, named.name));
     w.values.set(c.address, res);
     w.emit({ type: "read", address: c.address, token: fn.token, object: named.name, phase: "done", ms: Date.now() - started });
     n.status = "done";

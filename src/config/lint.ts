@@ -119,9 +119,9 @@ function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | unde
 
 const literal = (raw: unknown, path: DocPath): Val | undefined => (typeof raw === "string" && !hasInterpolation(raw) ? { value: raw, path } : undefined);
 
-/** The literal values of a resource as written in the stack (interpolated ones are left to plan time). */
-function literalView(name: string, p: Record<string, unknown>): ResourceView {
-  const base = ["resources", name, "properties"];
+/** The literal values of a resource, or of one binding of a policy resource (at `base`), as
+ *  written in the stack (interpolated ones are left to plan time). */
+function literalView(name: string, p: Record<string, unknown>, base: DocPath = ["resources", name, "properties"]): ResourceView {
   const members: Val[] = [];
   if (Array.isArray(p.members)) p.members.forEach((m, i) => { const v = literal(m, [...base, "members", i]); if (v) members.push(v); });
   const member = literal(p.member, [...base, "member"]);
@@ -133,9 +133,9 @@ function literalView(name: string, p: Record<string, unknown>): ResourceView {
   return { name, members, ...empty, ...(role ? { role } : {}), ...(cond ? { condition: { path: [...base, "condition"], ...(expression ? { expression } : {}) } } : {}) };
 }
 
-/** The values of a resource after interpolation, each with the path and `${…}` text it came from. */
-function resolvedView(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>): ResourceView {
-  const base = ["resources", name, "properties"];
+/** The values of a resource (or of one binding of a policy resource, at `base`) after
+ *  interpolation, each with the path and `${…}` text it came from. */
+function resolvedView(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, base: DocPath = ["resources", name, "properties"]): ResourceView {
   const val = (rawValue: unknown, value: unknown, path: DocPath): Val | undefined =>
     typeof value === "string" ? { value, path, ...(typeof rawValue === "string" && hasInterpolation(rawValue) ? { from: rawValue } : {}) } : undefined;
   const members: Val[] = [];
@@ -167,8 +167,28 @@ function resolvedView(name: string, raw: Record<string, unknown>, resolved: Reco
 
 function findings(stack: StackModel, now: Date): Finding[] {
   const out: Finding[] = [];
-  for (const r of stack.resources.values()) out.push(...resourceFindings(literalView(r.name, r.properties), now, () => true));
+  for (const r of stack.resources.values()) {
+    for (const view of literalViews(r.name, r.properties)) out.push(...resourceFindings(view, now, () => true));
+  }
   return out;
+}
+
+const asObject = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** A binding or member resource is one view; a policy resource one per binding. */
+function literalViews(name: string, p: Record<string, unknown>): ResourceView[] {
+  if (!Array.isArray(p.bindings)) return [literalView(name, p)];
+  return p.bindings.map((b, i) => literalView(name, asObject(b), ["resources", name, "properties", "bindings", i]));
+}
+
+function resolvedViews(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>): ResourceView[] {
+  if (!Array.isArray(resolved.bindings)) return [resolvedView(name, raw, resolved)];
+  // Bindings written one by one keep their paths; a list from one `${…}` shares its path.
+  return resolved.bindings.map((b, i) =>
+    Array.isArray(raw.bindings)
+      ? resolvedView(name, asObject(raw.bindings[i]), asObject(b), ["resources", name, "properties", "bindings", i])
+      : resolvedView(name, Object.fromEntries(Object.keys(asObject(b)).map((k) => [k, raw.bindings])), asObject(b), ["resources", name, "properties", "bindings"]),
+  );
 }
 
 function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined): Diagnostic | undefined {
@@ -185,7 +205,7 @@ function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined
  * source output cannot slip allUsers or a basic role past review.
  */
 export function lintResolved(stack: StackModel, name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, opts: { strict?: boolean; now?: Date } = {}): Diagnostic[] {
-  const found = resourceFindings(resolvedView(name, raw, resolved), opts.now ?? new Date(), (vals) => vals.some((v) => v?.from !== undefined));
+  const found = resolvedViews(name, raw, resolved).flatMap((view) => resourceFindings(view, opts.now ?? new Date(), (vals) => vals.some((v) => v?.from !== undefined)));
   return found.map((f) => toDiagnostic(stack, f, opts.strict)).filter((d): d is Diagnostic => d !== undefined);
 }
 

@@ -6,7 +6,7 @@ import type { IamDriver } from "../drivers/types.js";
 import type { ResourceDecl } from "./model.js";
 import { collectRefs, isLiteral } from "./references.js";
 import { valueAt } from "./schema-diagnostics.js";
-import { errorAt as at, type SourceDocument } from "./source.js";
+import { declaredAt, errorAt as at, type SourceDocument } from "./source.js";
 import { ClaimIndex, conflictSummary } from "../drivers/claims.js";
 
 export interface Defaults {
@@ -67,11 +67,11 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
           : c.kind === "member"
             ? [`resources "${other}" and "${name}" both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
             : [conflictSummary(c, name, claims[0]!), "Remove one of them, or move the grant into the resource that manages the whole binding or policy."];
-      diags.push(at(src, path, summary, { key: true, address: name, detail }));
+      diags.push(at(src, path, summary, { key: true, address: name, detail: `"${other}" is declared at ${declaredAt(src, other)}. ${detail}` }));
     }
   }
   decl.options.ignoreChanges.forEach((p, i) => {
-    const inputNames = ["name", "role", "condition", driver.ownership === "binding" ? "members" : "member"];
+    const inputNames: readonly string[] = driver.inputFields;
     if (!inputNames.includes(p)) diags.push(at(src, [...path, "options", "ignoreChanges", i], `${name}: ignoreChanges names "${p}", which is not an input of ${decl.type}`, { address: name, detail: `Inputs: ${inputNames.join(", ")}.` }));
   });
   if (decl.options.import !== undefined) {

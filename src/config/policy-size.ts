@@ -26,6 +26,16 @@ function objectOf(stack: StackModel, r: ResourceDecl): string | undefined {
   return n.problems.length === 0 && n.inputs.name.startsWith("projects/") ? n.inputs.name : undefined;
 }
 
+/** The (role, condition, member) grants a resource lists literally: its own, or each of its bindings'. */
+function literalGrants(p: Record<string, unknown>): string[] {
+  const parts = Array.isArray(p.bindings) ? p.bindings.filter((b): b is Record<string, unknown> => typeof b === "object" && b !== null) : [p];
+  return parts.flatMap((b) => {
+    const members = [...(Array.isArray(b.members) ? b.members : []), b.member].filter(literal);
+    const binding = JSON.stringify([b.role, b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : b.condition ?? ""]);
+    return members.map((m) => `${binding}\u0000${memberKey(m)}`);
+  });
+}
+
 /**
  * Objects the stack alone grants more than 1,500 principals on (literal members only, each
  * (role, condition, member) once): one error per object, at the resource that goes over.
@@ -36,17 +46,16 @@ export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
     const p = r.properties;
     const object = objectOf(stack, r);
     if (!object) continue;
-    const members = [...(Array.isArray(p.members) ? p.members : []), p.member].filter(literal);
-    const binding = JSON.stringify([p.role, p.condition && typeof p.condition === "object" ? conditionKey(p.condition as Condition) : p.condition ?? ""]);
     let entry = perObject.get(object);
     if (!entry) perObject.set(object, (entry = { grants: new Set() }));
-    for (const m of members) entry.grants.add(`${binding}\u0000${memberKey(m)}`);
+    for (const g of literalGrants(p)) entry.grants.add(g);
     if (entry.grants.size > MAX_PRINCIPALS && entry.over === undefined) entry.over = r.name;
   }
   const out: Diagnostic[] = [];
   for (const [object, { grants, over }] of perObject) {
     if (over === undefined) continue;
-    const at = ["resources", over, "properties", Array.isArray(stack.resources.get(over)!.properties.members) ? "members" : "member"];
+    const props = stack.resources.get(over)!.properties;
+    const at = ["resources", over, "properties", Array.isArray(props.bindings) ? "bindings" : Array.isArray(props.members) ? "members" : "member"];
     out.push(error(`${over}: the stack grants ${grants.size} principals on ${object}, more than one policy may hold`, { file: stack.source.file, ...stack.source.position(at), path: formatPath(at), address: over, detail: `${LIMIT}; split the grants (for example with groups).` }));
   }
   return out;

@@ -191,6 +191,12 @@ export function formatPath(path: DocPath): string {
 }
 
 /** An error at `path` in `src`: file:line:column and the document path (see `position` for `key` and `offset`). */
+/** Where a resource is declared, for a message that names another place: "stack.yaml:12:3". */
+export function declaredAt(src: SourceDocument, resource: string): string {
+  const pos = src.position(["resources", resource], { key: true });
+  return `${src.file}:${pos.line}:${pos.column}`;
+}
+
 export function errorAt(src: SourceDocument, path: DocPath, summary: string, extra: { detail?: string; key?: boolean; offset?: number; address?: string } = {}): Diagnostic {
   const pos = src.position(path, { key: extra.key, offset: extra.offset });
   return error(summary, {

@@ -1,4 +1,5 @@
-// One implementation for both IAM types: they differ in token, object kind and ownership rule.
+// One implementation for the binding and member types of every object: they differ in token,
+// object kind and ownership rule. (Whole-policy types: ./policy-driver.ts.)
 import type { Policy } from "../generated/schemas.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey, memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
@@ -23,7 +24,7 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
   const normalize: IamDriver["normalize"] = (raw, defaults) => normalizeInputs(spec, raw, defaults);
 
   const id = (i: IamInputs): string =>
-    [i.name, i.role, ...(isBinding ? [] : [i.member ?? ""]), ...(i.condition ? [i.condition.title] : [])].join(" ");
+    [i.name, roleOf(i), ...(isBinding ? [] : [i.member ?? ""]), ...(i.condition ? [i.condition.title] : [])].join(" ");
 
   const driver: IamDriver = {
     token: spec.token,
@@ -35,11 +36,13 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     replaceOn: isBinding ? ["name", "role", "condition"] : ["name", "role", "condition", "member"],
     importIdForm,
     normalize,
+    inputFields: isBinding ? ["name", "role", "condition", "members"] : ["name", "role", "condition", "member"],
     policyName: (i) => i.name,
+    describe: (i) => (isBinding ? `binding (${roleOf(i)} on ${i.name})` : `member (${i.member ?? ""}, ${roleOf(i)} on ${i.name})`),
     claims: (i) => [
       isBinding
-        ? { scope: "binding", kind: spec.kind, object: i.name, role: i.role, ...cond(i) }
-        : { scope: "member", kind: spec.kind, object: i.name, role: i.role, ...cond(i), member: i.member ?? "" },
+        ? { scope: "binding", kind: spec.kind, object: i.name, role: roleOf(i), ...cond(i) }
+        : { scope: "member", kind: spec.kind, object: i.name, role: roleOf(i), ...cond(i), member: i.member ?? "" },
     ],
     id,
     outputs(i, etag) {
@@ -47,7 +50,7 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
       return { ...i, etag, id: id(i), project };
     },
     observe(i, policy) {
-      const binding = findBinding(policy, i.role, i.condition);
+      const binding = findBinding(policy, roleOf(i), i.condition);
       // A binding of no members is what `members: []` asks for: it holds, it is not gone.
       if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? { ...i, members: [] } : undefined;
       if (isBinding) {
@@ -60,14 +63,14 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     },
     modifications(prior, desired) {
       const mods: PolicyModification[] = [];
-      const same = (a: IamInputs, b: IamInputs) => a.name === b.name && a.role === b.role && conditionKey(a.condition) === conditionKey(b.condition);
+      const same = (a: IamInputs, b: IamInputs) => a.name === b.name && roleOf(a) === roleOf(b) && conditionKey(a.condition) === conditionKey(b.condition);
       if (isBinding) {
-        if (prior && (!desired || !same(prior, desired))) mods.push({ kind: "removeBinding", role: prior.role, ...cond(prior) });
-        if (desired) mods.push({ kind: "setBinding", role: desired.role, ...cond(desired), members: desired.members ?? [] });
+        if (prior && (!desired || !same(prior, desired))) mods.push({ kind: "removeBinding", role: roleOf(prior), ...cond(prior) });
+        if (desired) mods.push({ kind: "setBinding", role: roleOf(desired), ...cond(desired), members: desired.members ?? [] });
       } else {
         const sameTuple = prior && desired && same(prior, desired) && memberKey(prior.member ?? "") === memberKey(desired.member ?? "");
-        if (prior && !sameTuple) mods.push({ kind: "removeMember", role: prior.role, ...cond(prior), member: prior.member ?? "" });
-        if (desired) mods.push({ kind: "addMember", role: desired.role, ...cond(desired), member: desired.member ?? "" });
+        if (prior && !sameTuple) mods.push({ kind: "removeMember", role: roleOf(prior), ...cond(prior), member: prior.member ?? "" });
+        if (desired) mods.push({ kind: "addMember", role: roleOf(desired), ...cond(desired), member: desired.member ?? "" });
       }
       return mods;
     },
@@ -77,6 +80,8 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
   return driver;
 }
 
+const roleOf = (i: IamInputs): string => i.role ?? "";
+
 function cond(i: IamInputs) {
   return i.condition ? { condition: i.condition } : {};
 }
@@ -85,7 +90,7 @@ function cond(i: IamInputs) {
 function normalizeInputs(spec: IamDriverSpec, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
 const isBinding = spec.ownership === "binding";
   const problems: Problem[] = [];
-  const inputs: IamInputs = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
+  const inputs: IamInputs & { role: string } = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
   const named = completeName(spec.kind, inputs.name, defaults);
   if (typeof named === "string") problems.push({ path: ["name"], message: named });
   else inputs.name = named.full;
@@ -137,11 +142,11 @@ function adoptGrant(isBinding: boolean, target: ImportTarget, policy: Policy): I
   const candidates = (policy.bindings ?? []).filter(
     (b) => b.role === target.role && (target.conditionTitle ? b.condition?.title === target.conditionTitle : !b.condition),
   );
-  const what = `${target.role}${target.conditionTitle ? ` with condition "${target.conditionTitle}"` : " (unconditional)"} on ${target.name}`;
+  const what = `${roleOf(target)}${target.conditionTitle ? ` with condition "${target.conditionTitle}"` : " (unconditional)"} on ${target.name}`;
   if (candidates.length === 0) return `no binding for ${what}`;
   if (candidates.length > 1) return `${candidates.length} bindings match ${what}; condition titles must be unique to import`;
   const b = candidates[0]!;
-  const base: IamInputs = { name: target.name, role: target.role, ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) };
+  const base: IamInputs = { name: target.name, role: roleOf(target), ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) };
   if (isBinding) return { ...base, members: normalizeMembers(b.members) };
   const key = memberKey(target.member ?? "");
   const live = b.members.find((m) => memberKey(m) === key);

@@ -1,17 +1,31 @@
 // The driver contract. IAM drivers are pure descriptions of ownership; the policy engine in
 // src/cloud/ does the I/O for both, so a new IAM type is a few lines of registration.
-import type { Condition, Federation, GetFederationResult, Policy } from "../generated/schemas.js";
+import type { AuditConfig, Binding, Condition, Policy } from "../generated/schemas.js";
+import type { CloudPort } from "../engine/cloud-port.js";
 import type { PolicyModification } from "../iam/policy.js";
 import type { NameDefaults } from "../cloud/names.js";
 import type { ObjectKind, PolicyKind } from "../gcp/object-kinds.js";
 
+/**
+ * The inputs of an IAM resource, normalised. Every type names its object (`name`); a binding
+ * has `role`, `condition`, `members`; a member `role`, `condition`, `member`; a whole policy
+ * `bindings` and `auditConfigs`.
+ */
 export interface IamInputs {
   name: string;
-  role: string;
+  role?: string;
   condition?: Condition;
   members?: string[];
   member?: string;
+  bindings?: Binding[];
+  auditConfigs?: AuditConfig[];
 }
+
+/** The input fields of an IAM type, as its schema names them. */
+export type InputField = "name" | "role" | "condition" | "members" | "member" | "bindings" | "auditConfigs";
+
+/** What an IAM resource owns: a whole policy, one binding, or one member of a binding. */
+export type Ownership = "policy" | "binding" | "member";
 
 export interface Problem {
   /** Path below the resource's `properties` */
@@ -19,9 +33,10 @@ export interface Problem {
   message: string;
 }
 
+/** What an import ID designates: a whole policy (`name` alone), a binding or a member. */
 export interface ImportTarget {
   name: string;
-  role: string;
+  role?: string;
   member?: string;
   conditionTitle?: string;
 }
@@ -41,8 +56,11 @@ export interface IamDriver {
   readonly token: string;
   /** The object kind whose policy it edits (src/gcp/object-kinds.ts). */
   readonly kind: PolicyKind;
-  /** binding: authoritative for (object, role, condition); member: owns one member of it */
-  readonly ownership: "binding" | "member";
+  /** policy: authoritative for the object's whole policy; binding: for (object, role,
+   *  condition); member: owns one member of it */
+  readonly ownership: Ownership;
+  /** Its input fields, in schema order. */
+  readonly inputFields: readonly InputField[];
   readonly inputsSchema: string;
   readonly outputsSchema: string;
   readonly outputNames: readonly string[];
@@ -56,6 +74,8 @@ export interface IamDriver {
   policyName(inputs: IamInputs): string;
   /** The grants these inputs hold in the cloud once applied. */
   claims(inputs: IamInputs): Claim[];
+  /** What the resource manages, for messages: "binding (roles/x on projects/…)". */
+  describe(inputs: IamInputs): string;
   id(inputs: IamInputs): string;
   outputs(inputs: IamInputs, etag: string): Record<string, unknown>;
   /** What of `inputs` exists in `policy` now; undefined when nothing it owns is there. */
@@ -76,6 +96,7 @@ export interface DataSourceDriver {
   readonly resultNames: readonly string[];
   /** The object to read (full name) from the arguments, or a problem. */
   objectName(args: Record<string, unknown>, defaults: NameDefaults): { name: string } | { problem: Problem };
-  /** Wire object → the function's result. */
-  toResult(wire: Federation): GetFederationResult;
+  /** Reads the object through the cloud port: the function's result. A missing object is an
+   *  error whose status is NOT_FOUND. */
+  read(cloud: CloudPort, name: string, signal?: AbortSignal): Promise<Record<string, unknown>>;
 }

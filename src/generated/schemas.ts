@@ -45,7 +45,11 @@ export type TfAction = "no-op" | "create" | "read" | "update" | "delete";
 export type StateOnly = "protect"[];
 export type StackResource = {
   type:
+    | "cloudnative:backup/v1:RestorePlanIamPolicy"
     | "cloudnative:backup/v1:RestorePlanIamBinding"
+    | "cloudnative:backup/v1:RestorePlanIamMember"
+    | "cloudnative:aiplatform/v1beta1:EndpointIamPolicy"
+    | "cloudnative:aiplatform/v1beta1:EndpointIamBinding"
     | "cloudnative:aiplatform/v1beta1:EndpointIamMember";
   /**
    * Inputs of the resource type; values may use ${...} interpolation.
@@ -931,7 +935,7 @@ export interface Stack {
 }
 export interface ProviderConfig {
   /**
-   * Default project for short names and getFederation.
+   * Default project for short names and functions (getFederation, getRestorePlanIamPolicy, getEndpointIamPolicy).
    */
   project?: string;
   /**
@@ -967,17 +971,15 @@ export interface ResourceOptions {
 }
 export interface Invoke {
   "fn::invoke": {
-    function: "cloudnative:metastore/v1alpha:getFederation";
-    arguments: GetFederationArgs;
+    function:
+      | "cloudnative:metastore/v1alpha:getFederation"
+      | "cloudnative:backup/v1:getRestorePlanIamPolicy"
+      | "cloudnative:aiplatform/v1beta1:getEndpointIamPolicy";
+    /**
+     * The function's arguments (each function's own schema applies).
+     */
+    arguments: Record<string, unknown>;
   };
-}
-export interface GetFederationArgs {
-  federationId: string;
-  location: string;
-  /**
-   * Defaults to provider.project.
-   */
-  project?: string;
 }
 /**
  * converge state file (state/{stack}.json beside the stack file).
@@ -1370,6 +1372,14 @@ export interface GetEndpointIamPolicyResult {
   auditConfigs: AuditConfig[];
   etag: string;
   version: number;
+}
+export interface GetFederationArgs {
+  federationId: string;
+  location: string;
+  /**
+   * Defaults to provider.project.
+   */
+  project?: string;
 }
 /**
  * Federation as served by GET /v1alpha/{name} (wire shape).

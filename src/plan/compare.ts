@@ -1,14 +1,11 @@
 // Comparisons of IAM inputs that know the semantics (member case, member order, conditions).
-import type { IamDriver, IamInputs } from "../drivers/types.js";
-import { isUnknown } from "../config/expressions.js";
+import type { IamDriver, IamInputs, InputField } from "../drivers/types.js";
+import { sameAuditConfigs, sameBindings } from "../drivers/policy-driver.js";
+import { containsUnknown, isUnknown } from "../config/expressions.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey, sameMemberSet } from "../iam/members.js";
 
-export type InputField = "name" | "role" | "condition" | "members" | "member";
-
-function inputFields(driver: IamDriver): InputField[] {
-  return driver.ownership === "binding" ? ["name", "role", "condition", "members"] : ["name", "role", "condition", "member"];
-}
+export type { InputField };
 
 function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
   const x = a[field];
@@ -18,9 +15,13 @@ function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
     case "condition":
       return conditionKey(a.condition) === conditionKey(b.condition);
     case "members":
-      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && sameMemberSet(x, y);
+      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && sameMemberSet(a.members ?? [], b.members ?? []);
     case "member":
       return typeof x === "string" && typeof y === "string" && memberKey(x) === memberKey(y);
+    case "bindings":
+      return Array.isArray(x) && Array.isArray(y) && !containsUnknown(x) && !containsUnknown(y) && sameBindings(a.bindings ?? [], b.bindings ?? []);
+    case "auditConfigs":
+      return !containsUnknown(x) && !containsUnknown(y) && sameAuditConfigs(a.auditConfigs, b.auditConfigs);
     default:
       return x === y;
   }
@@ -28,7 +29,7 @@ function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
 
 /** Fields whose values differ (unknown counts as different). */
 export function changedFields(driver: IamDriver, a: IamInputs, b: IamInputs): InputField[] {
-  return inputFields(driver).filter((f) => !fieldEqual(f, a, b));
+  return driver.inputFields.filter((f) => !fieldEqual(f, a, b));
 }
 
 export function sameInputs(driver: IamDriver, a: IamInputs, b: IamInputs): boolean {

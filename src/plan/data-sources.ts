@@ -1,7 +1,8 @@
 // Variables and data sources (fn::invoke): a literal value is resolved; an invoke whose arguments
 // are known is read now (the direct form), one whose arguments wait on apply becomes a deferred
 // read (`<= read`, the output form).
-import type { GetFederationResult, ResourceChange } from "../generated/schemas.js";
+import type { ResourceChange } from "../generated/schemas.js";
+import { kindLabel } from "../gcp/object-kinds.js";
 import type { VariableDecl } from "../config/model.js";
 import { error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown } from "../config/expressions.js";
@@ -69,14 +70,15 @@ async function readNow(ctx: PlanContext, v: VariableDecl, name: string): Promise
   const t0 = Date.now();
   ctx.emit({ type: "read", address: v.name, token: invoke.token, object: name, phase: "start" });
   try {
-    const result: GetFederationResult = invoke.driver.toResult(await ctx.limit(() => ctx.cloud.getFederation(name, ctx.opts.signal)));
+    const result = await ctx.limit(() => invoke.driver.read(ctx.cloud, name, ctx.opts.signal));
     ctx.emit({ type: "read", address: v.name, token: invoke.token, object: name, phase: "done", ms: Date.now() - t0 });
     ctx.values.set(v.name, result);
     ctx.variables[v.name] = result;
   } catch (e) {
     ctx.emit({ type: "read", address: v.name, token: invoke.token, object: name, phase: "error", ms: Date.now() - t0 });
     const notFound = statusOf(e) === "NOT_FOUND";
-    ctx.diags.push(error(notFound ? `${v.name}: federation ${name} does not exist` : `${v.name}: cannot read federation ${name}`, { address: v.name, detail: (e as Error).message, file: src.file, ...src.position(["variables", v.name]) }));
+    const what = `${kindLabel(invoke.driver.kind)} ${name}`;
+    ctx.diags.push(error(notFound ? `${v.name}: ${what} does not exist` : `${v.name}: cannot read ${what}`, { address: v.name, detail: (e as Error).message, file: src.file, ...src.position(["variables", v.name]) }));
     ctx.values.set(v.name, UNKNOWN);
   }
 }

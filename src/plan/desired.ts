@@ -1,6 +1,7 @@
 // A resource's desired inputs: its properties resolved, checked against the type's schema,
 // normalised by its driver (full names, canonical members), resolved values linted, and its
 // grant claimed (two resources may not manage the same one). Unknown parts stay unknown.
+import { declaredAt } from "../config/source.js";
 import type { ResourceDecl } from "../config/model.js";
 import { error } from "../diagnostics/diagnostic.js";
 import { containsUnknown } from "../config/expressions.js";
@@ -63,7 +64,8 @@ function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
       : c.kind === "member"
         ? `resources "${other}" and "${r.name}" manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
         : conflictSummary(c, r.name, claims[0]!);
-  ctx.diags.push(error(summary, { address: r.name, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.name], { key: true }) }));
+  const detail = `"${other}" is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
+  ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.name], { key: true }) }));
 }
 
 /** Known parts are normalised (so the name is complete); unknown parts stay unknown. */

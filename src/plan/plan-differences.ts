@@ -5,8 +5,11 @@
 // members or member — before and after the change, and whether those grants were made outside
 // converge, which decides whether a delete revokes) and the access changes. Timestamps, etags,
 // ids, positions and the order of lists are not compared. Each difference is one readable line.
-import type { AccessChange, AccessDelta, Condition, Plan, ResourceChange } from "../generated/schemas.js";
+import type { AccessChange, AccessDelta, AuditConfig, Binding, Condition, Plan, ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
+import { canonicalBindings } from "../drivers/policy-driver.js";
+import type { InputField } from "../drivers/types.js";
+import { canonicalAuditConfigs } from "../iam/policy.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import { jsonEqual } from "./compare.js";
@@ -23,9 +26,9 @@ const VERB: Record<DisplayAction, [does: string, would: string]> = {
   "no-op": ["leaves unchanged", "leave unchanged"],
 };
 
-type Field = "name" | "role" | "condition" | "members" | "member";
-const BINDING_FIELDS: Field[] = ["name", "role", "condition", "members"];
-const MEMBER_FIELDS: Field[] = ["name", "role", "condition", "member"];
+type Field = InputField;
+/** The fields compared for a type no driver knows (a hand-made plan): every input field. */
+const ALL_FIELDS: readonly Field[] = ["name", "role", "condition", "members", "member", "bindings", "auditConfigs"];
 
 /** Whether a grant was made outside converge: a delete leaves such a grant in place, a create adopts it (a later destroy leaves it). */
 const ADOPTION: [flag: "before_adopted" | "after_adopted", does: string, doesNot: string][] = [
@@ -70,7 +73,7 @@ function changeDifferences(s: ResourceChange, f: ResourceChange): string[] {
   for (const [flag, does, doesNot] of ADOPTION) {
     if ((s[flag] === true) !== (f[flag] === true)) out.push(`${a}: the saved plan ${s[flag] === true ? does : doesNot}, a fresh plan ${f[flag] === true ? "does" : "does not"}`);
   }
-  const fields = resourceDriver(s.type)?.ownership === "member" ? MEMBER_FIELDS : resourceDriver(s.type) ? BINDING_FIELDS : [...BINDING_FIELDS, "member" as const];
+  const fields = resourceDriver(s.type)?.inputFields ?? ALL_FIELDS;
   for (const [when, sv, fv] of [["before", s.change.before, f.change.before], ["after", s.change.after, f.change.after]] as const) {
     if ((sv === null) !== (fv === null)) {
       out.push(`${a}: ${when} the change: the saved plan has ${sv === null ? "nothing" : "a grant"}, a fresh plan has ${fv === null ? "nothing" : "a grant"}`);
@@ -98,6 +101,10 @@ function fieldOf(value: unknown, field: Field): { key: string; text: string } {
     }
     case "member":
       return typeof v === "string" ? { key: memberKey(v), text: v } : { key: JSON.stringify(v), text: JSON.stringify(v) };
+    case "bindings":
+      return Array.isArray(v) ? { key: JSON.stringify(canonicalBindings(v as Binding[]).map((b) => [b.role, conditionKey(b.condition), b.members.map(memberKey)])), text: JSON.stringify(v) } : { key: JSON.stringify(v), text: JSON.stringify(v) };
+    case "auditConfigs":
+      return Array.isArray(v) ? { key: JSON.stringify(canonicalAuditConfigs(v as AuditConfig[])), text: JSON.stringify(v) } : { key: JSON.stringify(v), text: JSON.stringify(v) };
     default:
       return { key: JSON.stringify(v), text: typeof v === "string" ? v : JSON.stringify(v) };
   }

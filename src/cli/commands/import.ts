@@ -11,6 +11,8 @@ import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { isPolicyKind, kindLabel, OBJECT_KINDS, POLICY_KINDS, type PolicyKind } from "../../gcp/object-kinds.js";
 import { withoutCredentials } from "../../cloud/endpoint.js";
 import { adoptingDriver } from "../../drivers/registry.js";
+import { canonicalBindings } from "../../drivers/policy-driver.js";
+import type { IamDriver, Ownership } from "../../drivers/types.js";
 import { defaultStatePath, newState, versionOf } from "../../state/index.js";
 import { validate } from "../../schemas/index.js";
 import type { Policy } from "../../generated/schemas.js";
@@ -28,6 +30,13 @@ interface ImportOptions extends StackOptions {
   endpoint?: string;
   seed?: string;
   stackName?: string;
+  as?: string;
+}
+
+/** --as: which IAM type the generated stack uses. */
+function ownershipOf(as: string | undefined): Ownership {
+  if (as === "policy" || as === "binding" || as === "member") return as;
+  throw new UserError({ severity: "error", summary: `--as takes policy, binding or member, got "${as}"` });
 }
 
 /** "restore plans and endpoints": the objects whose policies import --generate adopts. */
@@ -56,8 +65,52 @@ function literal<T>(value: T): T {
   return value;
 }
 
-/** Builds a stack that adopts every binding of the given policies. Pure. */
-export function generateStack(stackName: string, endpoint: string, policies: { name: string; policy: Policy }[]): Record<string, unknown> {
+/** Two bindings of one role whose conditions share a title cannot be told apart by an import ID. */
+function checkConditionTitles(name: string, policy: Policy): void {
+  const titles = new Map<string, string>();
+  for (const b of policy.bindings ?? []) {
+    if (!b.condition) continue;
+    const k = `${b.role}\u0000${b.condition.title}`;
+    if (titles.has(k) && titles.get(k) !== b.condition.expression) {
+      throw new UserError({
+        severity: "error",
+        summary: `${name}: two ${b.role} bindings have the condition title "${b.condition.title}"`,
+        detail: "Import IDs name a condition by its title, so these bindings cannot be adopted unambiguously. Give the conditions distinct titles first.",
+      });
+    }
+    titles.set(k, b.condition.expression);
+  }
+}
+
+/** The resources that adopt one policy: one whole-policy resource, one per binding, or one per member. */
+function adoptingResources(name: string, policy: Policy, driver: IamDriver, used: Set<string>): [string, unknown][] {
+  const short = name.split("/").pop()!;
+  if (driver.ownership === "policy") {
+    const bindings = canonicalBindings(policy.bindings ?? []);
+    const audit = policy.auditConfigs?.length ? { auditConfigs: policy.auditConfigs } : {};
+    return [[readableName([short, "policy"], used), { type: driver.token, properties: literal({ name, bindings, ...audit }), options: { import: name } }]];
+  }
+  checkConditionTitles(name, policy);
+  const out: [string, unknown][] = [];
+  for (const b of policy.bindings ?? []) {
+    const condition = canonicalCondition(b.condition);
+    const cond = condition ? { condition } : {};
+    const title = condition ? ` ${condition.title}` : "";
+    const titled = condition ? [condition.title] : [];
+    if (driver.ownership === "binding") {
+      out.push([readableName([short, b.role, ...titled], used), { type: driver.token, properties: literal({ name, role: b.role, members: normalizeMembers(b.members), ...cond }), options: { import: `${name} ${b.role}${title}` } }]);
+      continue;
+    }
+    for (const m of normalizeMembers(b.members)) {
+      out.push([readableName([short, b.role, m, ...titled], used), { type: driver.token, properties: literal({ name, role: b.role, member: m, ...cond }), options: { import: `${name} ${b.role} ${m}${title}` } }]);
+    }
+  }
+  return out;
+}
+
+/** Builds a stack that adopts every binding of the given policies, as whole-policy, binding
+ *  (the default) or member resources. Pure. */
+export function generateStack(stackName: string, endpoint: string, policies: { name: string; policy: Policy }[], as: Ownership = "binding"): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
   const used = new Set<string>();
   const firstKind = policies[0] ? kindOfName(policies[0].name) : undefined;
@@ -65,40 +118,7 @@ export function generateStack(stackName: string, endpoint: string, policies: { n
   for (const { name, policy } of policies) {
     const kind = kindOfName(name);
     if (!isPolicyKind(kind)) throw new Error(`generateStack: ${name} is not the name of an object with a policy`);
-    const driver = adoptingDriver(kind);
-    const short = name.split("/").pop()!;
-    const titles = new Map<string, string>();
-    for (const b of policy.bindings ?? []) {
-      if (!b.condition) continue;
-      const k = `${b.role}\u0000${b.condition.title}`;
-      if (titles.has(k) && titles.get(k) !== b.condition.expression) {
-        throw new UserError({
-          severity: "error",
-          summary: `${name}: two ${b.role} bindings have the condition title "${b.condition.title}"`,
-          detail: "Import IDs name a condition by its title, so these bindings cannot be adopted unambiguously. Give the conditions distinct titles first.",
-        });
-      }
-      titles.set(k, b.condition.expression);
-    }
-    for (const b of policy.bindings ?? []) {
-      const condition = canonicalCondition(b.condition);
-      const title = condition ? ` ${condition.title}` : "";
-      if (driver.ownership === "binding") {
-        resources[readableName([short, b.role, ...(condition ? [condition.title] : [])], used)] = {
-          type: driver.token,
-          properties: literal({ name, role: b.role, members: normalizeMembers(b.members), ...(condition ? { condition } : {}) }),
-          options: { import: `${name} ${b.role}${title}` },
-        };
-      } else {
-        for (const m of normalizeMembers(b.members)) {
-          resources[readableName([short, b.role, m, ...(condition ? [condition.title] : [])], used)] = {
-            type: driver.token,
-            properties: literal({ name, role: b.role, member: m, ...(condition ? { condition } : {}) }),
-            options: { import: `${name} ${b.role} ${m}${title}` },
-          };
-        }
-      }
-    }
+    for (const [key, value] of adoptingResources(name, policy, adoptingDriver(kind, as), used)) resources[key] = value;
   }
   return {
     name: stackName,
@@ -168,6 +188,7 @@ function readUntilTimeout<T>(read: (signal: AbortSignal | undefined) => Promise<
 
 /** `import --generate NAME… --out FILE`: writes a stack that adopts every binding of the named objects. */
 async function generate(args: string[], o: ImportOptions): Promise<number> {
+  const as = ownershipOf(o.as);
   if (!args.length) throw new UserError({ severity: "error", summary: `import --generate needs the full names of the ${POLICY_OBJECTS} to adopt` });
   if (!o.out) throw new UserError({ severity: "error", summary: "import --generate needs --out FILE", detail: "The file's name also names the stack, unless --name NAME is given." });
   for (const n of args) {
@@ -191,7 +212,7 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
       policies.push({ name: full, policy });
     }
     // Credentials in an http://user:password@… endpoint are never sent, and never written down.
-    const stack = generateStack(name, withoutCredentials(o.endpoint ?? "google"), policies);
+    const stack = generateStack(name, withoutCredentials(o.endpoint ?? "google"), policies, as);
     const header = `# yaml-language-server: $schema=https://converge.dev/schemas/stack.schema.json\n# Generated by converge import --generate. Review it, then run converge plan: it should show only imports.\n`;
     try {
       writeFileSync(out, header + stringify(stack, { lineWidth: 0 }), { flag: o.force ? "w" : "wx" });
@@ -217,11 +238,12 @@ export function registerImport(program: Command): void {
     .option("--name <name>", "with --generate: the generated stack's name (default: the --out file's name without its extension)")
     .addOption(new Option("--stack-name <name>", "the old spelling of --name").hideHelp())
     .option("--endpoint <endpoint>", "with --generate: google (default), embedded or http://host:port", "google")
-    .option("--seed <file>", "with --generate and --endpoint embedded: the emulator seed");
+    .option("--seed <file>", "with --generate and --endpoint embedded: the emulator seed")
+    .option("--as <kind>", "with --generate: adopt each policy as one whole-policy resource, a resource per binding, or one per member (policy, binding or member)", "binding");
   addStackOptions(cmd).action(
     action(async (args: string[], o: ImportOptions) => {
       if (o.generate) return generate(args, o);
-      if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });
+      if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Policy ID: "{name}"; binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });
       const [address, ...idParts] = args as [string, ...string[]];
       const id = idParts.join(" ");
       const loaded = openStackOf(o);

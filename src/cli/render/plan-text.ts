@@ -1,11 +1,13 @@
 // The human plan, Terraform's layout: symbols, per-attribute diffs, member lists diffed line by
 // line, "# forces replacement", the drift section and the summary line. Pure: Plan → lines.
 import { diffArrays } from "diff";
-import type { Plan, ResourceChange } from "../../generated/schemas.js";
+import type { Condition, Plan, ResourceChange } from "../../generated/schemas.js";
 import { memberKey } from "../../iam/members.js";
+import { conditionKey } from "../../iam/conditions.js";
 import { displayAction, planCounts, type DisplayAction } from "../../plan/planner.js";
 import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "./lines.js";
+import { attributeLines } from "./values.js";
 import { accessSummaryLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
 
@@ -57,6 +59,10 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
   const [m, style] = mark(kind);
   const value = kind === "remove" ? before : after;
 
+  if (!unknown && (hasObjects(before) || hasObjects(after))) {
+    objectListAttribute(ctx, `${name} = [`, forces, kind, Array.isArray(before) ? before : [], Array.isArray(after) ? after : []);
+    return true;
+  }
   if (Array.isArray(value) || (kind === "change" && (Array.isArray(before) || Array.isArray(after)) && !unknown)) {
     lines.push([seg(`${indent}${m} `, style), seg(`${name} = [`), ...forces]);
     const b = (Array.isArray(before) ? before : []).map(String);
@@ -89,6 +95,63 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
     lines.push([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(after, unknown)}`), ...forces]);
   }
   return true;
+}
+
+const hasObjects = (v: unknown) => Array.isArray(v) && v.some(isObj);
+
+/** What identifies an element of a list of objects across the change: a binding by its role and
+ *  condition, an audit config by its service, a log config by its type. */
+function elementKey(v: unknown): string {
+  if (isObj(v) && typeof v.role === "string") return `role\u0000${v.role}\u0000${conditionKey(v.condition as Condition | undefined)}`;
+  if (isObj(v) && typeof v.service === "string") return `service\u0000${v.service}`;
+  if (isObj(v) && typeof v.logType === "string") return `log\u0000${v.logType}`;
+  return JSON.stringify(v);
+}
+
+/** The identifying attributes, shown unchanged inside a changed element for context. */
+const IDENTITY = ["role", "condition", "service", "logType"];
+
+/**
+ * A list of objects (a policy's bindings, its audit configs): each element added (+), removed
+ * (-) or changed (~, its attributes diffed inside, its identity shown); unchanged ones hidden
+ * and counted.
+ */
+function objectListAttribute(ctx: AttrCtx, head: string, forces: Line, kind: "add" | "remove" | "change", before: unknown[], after: unknown[]): void {
+  const { indent, lines } = ctx;
+  const [m, style] = mark(kind);
+  lines.push([seg(`${indent}${m} `, style), seg(head), ...forces]);
+  const was = new Map(before.map((v) => [elementKey(v), v]));
+  const now = new Map(after.map((v) => [elementKey(v), v]));
+  const keys = [...new Set([...was.keys(), ...now.keys()])];
+  const sub: AttrCtx = { ...ctx, indent: indent + "    ", replacePaths: [] };
+  let hidden = 0;
+  for (const k of keys) {
+    const [b, a] = [was.get(k), now.get(k)];
+    if (b !== undefined && a !== undefined && jsonEqual(b, a)) {
+      hidden++;
+      continue;
+    }
+    elementBlock(sub, b, a);
+  }
+  if (hidden) lines.push([seg(`${indent}      # (${hidden} unchanged ${hidden === 1 ? "element" : "elements"} hidden)`, "dim")]);
+  lines.push([seg(`${indent}  ]`)]);
+}
+
+/** One element of a list of objects, as a block of its attributes. */
+function elementBlock(ctx: AttrCtx, before: unknown, after: unknown): void {
+  const kind = before === undefined ? "add" : after === undefined ? "remove" : "change";
+  const [m, style] = mark(kind);
+  ctx.lines.push([seg(`${ctx.indent}${m} `, style), seg("{")]);
+  const bo = isObj(before) ? before : {};
+  const ao = isObj(after) ? after : {};
+  const keys = [...new Set([...Object.keys(bo), ...Object.keys(ao)])].sort();
+  const pad = Math.max(0, ...keys.map((k) => k.length));
+  const inner: AttrCtx = { ...ctx, indent: ctx.indent + "    " };
+  for (const k of keys) {
+    const shown = attribute(inner, k, pad, kind === "add" ? undefined : bo[k], kind === "remove" ? undefined : ao[k], undefined, kind === "add" ? "create" : kind === "remove" ? "delete" : "diff");
+    if (!shown && IDENTITY.includes(k)) ctx.lines.push([seg(`${inner.indent}  ${k.padEnd(pad)} = ${JSON.stringify(ao[k])}`)]);
+  }
+  ctx.lines.push([seg(`${ctx.indent}  },`)]);
 }
 
 /** Notes on ownership under a change's heading: grants converge adopted stay where they were. */
@@ -129,7 +192,9 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
     let hidden = 0;
     for (const k of keys) {
       if (action === "import") {
-        lines.push([seg(`        ${k.padEnd(pad)} = ${JSON.stringify(after[k])}`)]);
+        // Lists of objects (a policy's bindings) over several lines; the rest inline.
+        if (hasObjects(after[k]) || isObj(after[k])) lines.push(...attributeLines(k, pad, after[k], "        "));
+        else lines.push([seg(`        ${k.padEnd(pad)} = ${JSON.stringify(after[k])}`)]);
         continue;
       }
       if (!attribute(ctx, k, pad, mode === "create" ? undefined : before[k], mode === "delete" ? undefined : after[k], unknown[k], mode)) hidden++;

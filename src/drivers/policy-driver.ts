@@ -1,0 +1,135 @@
+// The whole-policy types (RestorePlanIamPolicy, EndpointIamPolicy): authoritative for every
+// binding and the audit configs of one object. After apply the live policy has exactly the
+// resource's bindings and audit configs (none when `auditConfigs` is omitted); destroy leaves an
+// empty policy. They claim the whole object, so no other resource of a stack may touch it.
+import type { AuditConfig, Binding, Policy } from "../generated/schemas.js";
+import { bindingKey, canonicalCondition } from "../iam/conditions.js";
+import { memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
+import { canonicalAuditConfigs, type PolicyModification } from "../iam/policy.js";
+import { roleProblem } from "../iam/roles.js";
+import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
+import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
+
+interface PolicyDriverSpec {
+  token: string;
+  kind: PolicyKind;
+  schemaFile: string;
+  typeName: string;
+}
+
+const IMPORT_ID_FORM = "{name}";
+
+export function policyDriver(spec: PolicyDriverSpec): IamDriver {
+  return {
+    token: spec.token,
+    kind: spec.kind,
+    ownership: "policy",
+    inputFields: ["name", "bindings", "auditConfigs"],
+    inputsSchema: `${spec.schemaFile}#/definitions/${spec.typeName}Inputs`,
+    outputsSchema: `${spec.schemaFile}#/definitions/${spec.typeName}Outputs`,
+    outputNames: ["name", "bindings", "auditConfigs", "etag", "id", "project"],
+    replaceOn: ["name"],
+    importIdForm: IMPORT_ID_FORM,
+    normalize: (raw, defaults) => normalizePolicyInputs(spec.kind, raw, defaults),
+    policyName: (i) => i.name,
+    claims: (i) => [{ scope: "policy", kind: spec.kind, object: i.name }],
+    describe: (i) => `whole IAM policy of ${i.name}`,
+    id: (i) => i.name,
+    outputs(i, etag) {
+      const project = parseFullName(spec.kind, i.name)?.project ?? "";
+      return { name: i.name, bindings: i.bindings ?? [], auditConfigs: i.auditConfigs ?? [], etag, id: i.name, project };
+    },
+    observe: (i, policy) => observePolicy(i, policy),
+    modifications: (_prior, desired) => [wholePolicy(desired)],
+    parseImportId: (text, defaults) => parsePolicyImportId(spec.kind, text, defaults),
+    adopt: (target, policy) => observePolicy({ name: target.name, bindings: [] }, policy),
+  };
+}
+
+/** The edit that makes the object's policy `desired`'s (an empty one when it is gone). */
+function wholePolicy(desired: IamInputs | undefined): PolicyModification {
+  return { kind: "setPolicy", bindings: desired?.bindings ?? [], auditConfigs: desired?.auditConfigs ?? [] };
+}
+
+/** The live policy as this resource's inputs; the configured spelling of a binding's members
+ *  is kept when the live set is the same (no permanent case diffs). */
+function observePolicy(i: IamInputs, policy: Policy): IamInputs {
+  const configured = new Map((i.bindings ?? []).map((b) => [bindingKey(b.role, b.condition), b]));
+  const bindings = canonicalBindings(policy.bindings ?? []).map((b) => {
+    const mine = configured.get(bindingKey(b.role, b.condition));
+    return mine && sameMemberSet(mine.members, b.members) ? { ...b, members: mine.members } : b;
+  });
+  return { name: i.name, bindings, auditConfigs: policy.auditConfigs ?? [] };
+}
+
+/** Bindings with members, duplicates of a (role, condition) merged as Google merges them, members
+ *  normalised, conditions canonical; in a stable order (role, then condition). */
+export function canonicalBindings(bindings: readonly Binding[]): Binding[] {
+  const merged = new Map<string, Binding>();
+  for (const b of bindings) {
+    const key = bindingKey(b.role, b.condition);
+    const prior = merged.get(key);
+    const condition = canonicalCondition(b.condition);
+    merged.set(key, { role: b.role, members: [...(prior?.members ?? []), ...b.members], ...(condition ? { condition } : {}) });
+  }
+  return [...merged.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, b]) => ({ ...b, members: normalizeMembers(b.members) }))
+    .filter((b) => b.members.length > 0);
+}
+
+/** Whether two policies' bindings grant the same (members by identity, any order). */
+export function sameBindings(a: readonly Binding[], b: readonly Binding[]): boolean {
+  const x = canonicalBindings(a);
+  const y = canonicalBindings(b);
+  return x.length === y.length && x.every((bx, n) => bindingKey(bx.role, bx.condition) === bindingKey(y[n]!.role, y[n]!.condition) && sameMemberSet(bx.members, y[n]!.members));
+}
+
+/** Whether two lists of audit configs configure the same logging. */
+export function sameAuditConfigs(a: readonly AuditConfig[] | undefined, b: readonly AuditConfig[] | undefined): boolean {
+  return JSON.stringify(canonicalAuditConfigs(a ?? [])) === JSON.stringify(canonicalAuditConfigs(b ?? []));
+}
+
+function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const inputs: IamInputs = { name: String(raw.name ?? "") };
+  const named = completeName(kind, inputs.name, defaults);
+  if (typeof named === "string") problems.push({ path: ["name"], message: named });
+  else inputs.name = named.full;
+  const rawBindings = Array.isArray(raw.bindings) ? (raw.bindings as Binding[]) : [];
+  const seen = new Map<string, number>();
+  rawBindings.forEach((b, i) => problems.push(...bindingProblems(b, i, seen)));
+  inputs.bindings = rawBindings.map((b) => {
+    const condition = canonicalCondition(b.condition);
+    return { role: String(b.role ?? ""), members: normalizeMembers((Array.isArray(b.members) ? b.members : []).map(String)), ...(condition ? { condition } : {}) };
+  });
+  if (Array.isArray(raw.auditConfigs)) inputs.auditConfigs = raw.auditConfigs as AuditConfig[];
+  return { inputs, problems };
+}
+
+/** The problems of one binding of a policy resource; `seen` finds a (role, condition) repeated. */
+function bindingProblems(b: Binding, i: number, seen: Map<string, number>): Problem[] {
+  const out: Problem[] = [];
+  const role = String(b?.role ?? "");
+  const rp = roleProblem(role);
+  if (rp) out.push({ path: ["bindings", i, "role"], message: rp });
+  (Array.isArray(b?.members) ? b.members : []).forEach((m, j) => {
+    const p = memberProblem(String(m));
+    if (p) out.push({ path: ["bindings", i, "members", j], message: p });
+  });
+  const key = bindingKey(role, b?.condition);
+  const first = seen.get(key);
+  if (first !== undefined) out.push({ path: ["bindings", i, "role"], message: `bindings[${i}] repeats the role ${role}${b.condition ? ` with condition "${b.condition.title}"` : ""} of bindings[${first}]; merge their members into one binding` });
+  else seen.set(key, i);
+  return out;
+}
+
+/** Terraform's import ID of a whole-policy resource: the object's name. */
+function parsePolicyImportId(kind: PolicyKind, text: string, defaults: NameDefaults): ImportTarget | string {
+  const parts = text.trim().split(/\s+/);
+  if (parts.length !== 1 || !parts[0]) return `import ID "${text}" is malformed; expected "${IMPORT_ID_FORM}" (a policy resource imports the whole policy of one object)`;
+  const named = completeName(kind, parts[0], defaults);
+  if (typeof named === "string") return `import ID "${text}": ${named}; expected "${IMPORT_ID_FORM}"`;
+  return { name: named.full };
+}
