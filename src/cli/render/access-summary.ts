@@ -57,9 +57,19 @@ function removedInDiff(c: ResourceChange): Set<string> {
   if (!before) return new Set();
   const after = isObj(c.change.after) ? c.change.after : undefined;
   const list = (v: Obj | undefined) => (v ? (Array.isArray(v.members) ? v.members.map(String) : typeof v.member === "string" ? [v.member] : []) : []);
+  if (Array.isArray(before.bindings)) return removedFromBindings(before, after);
   const kept = new Set(list(after).map(memberKey));
   const key = grantKey(before.name, before.role, before.condition);
   return new Set(list(before).map(memberKey).filter((m) => !kept.has(m)).map((m) => `${key}\u0000${m}`));
+}
+
+/** A whole-policy resource's diff: the members of the before's bindings that the after's binding
+ *  of the same role and condition does not list (keyed on the before's object). */
+function removedFromBindings(before: Obj, after: Obj | undefined): Set<string> {
+  const grants = (v: Obj | undefined, name: unknown) =>
+    (Array.isArray(v?.bindings) ? (v.bindings as Obj[]) : []).flatMap((b) => (Array.isArray(b.members) ? b.members : []).map((m) => `${grantKey(name, b.role, b.condition)}\u0000${memberKey(String(m))}`));
+  const kept = new Set(grants(after, before.name));
+  return new Set(grants(before, before.name).filter((g) => !kept.has(g)));
 }
 
 /** Lines inside a resource's block for the grants it revokes that its diff does not show. */
