@@ -1,0 +1,199 @@
+// Issue 16: the whole-policy types (RestorePlanIamPolicy, EndpointIamPolicy) through the built CLI
+// against a seeded emulator. Every object starts with foreign grants (carol, dan) and foreign audit
+// logging: a policy resource removes them (the plan shows each revoke), sets its own audit configs
+// (so the client's update mask includes auditConfigs), and destroy leaves an empty policy. Import
+// by ID (CLI and options.import) and `import --generate --as policy`. Needs `npm run build`.
+import { readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
+import { setCalls } from "./apply-helpers.js";
+import {
+  ALICE,
+  BOB,
+  CAROL,
+  DAN,
+  ENDPOINT,
+  ERIN,
+  FOREIGN_AUDIT,
+  RESTORE_PLAN,
+  STACK_AUDIT,
+  UNTIL_2027,
+  expected,
+  familySeed,
+  foreignPolicy,
+  liveView,
+  stackRunner,
+  type Kind,
+  type StackResource,
+} from "./iam-family-helpers.js";
+
+const ws = useEmulatorWorkspace(familySeed(["a1", "a2", "c1", "i1", "i2", "g1"]), "converge-iam-policy-type-");
+
+const policy = (k: Kind, name: string, bindings: unknown[], auditConfigs?: unknown[], options?: Record<string, unknown>): StackResource => ({
+  type: k.policyT,
+  properties: { name, bindings, ...(auditConfigs ? { auditConfigs } : {}) },
+  ...(options ? { options } : {}),
+});
+
+const EMPTY = { bindings: [], auditConfigs: undefined };
+
+describe.each([RESTORE_PLAN, ENDPOINT])("the whole-policy type of a $label", { timeout: 120_000 }, (k) => {
+  const A1 = k.full("a1");
+  const A2 = k.full("a2");
+
+  it("create removes foreign grants and audit logging, update sets and removes audit configs, replace and destroy leave empty policies", async () => {
+    const s = stackRunner(ws, `lifecycle-${k.label.replace(" ", "-")}`);
+
+    // Create: carol is kept (declared), dan and the foreign audit logging are removed.
+    await s.write({ pol: policy(k, "a1", [{ role: k.r1, members: [ALICE, CAROL] }]) });
+    const create = await s.planChanges();
+    expect(create.stdout).toContain("# pol will be created");
+    expect(create.stdout).toMatch(new RegExp(`"${DAN}" +# ${k.r2} on ${A1}: will be revoked`));
+    expect(create.stdout).toContain("Access: 1 granted, 1 revoked");
+    expect(create.stdout).toContain(`- ${DAN} loses ${k.r2} on ${A1} (pol)`);
+    expect(create.stdout).not.toContain(`${CAROL} loses`);
+    await s.apply();
+    expect(await liveView(ws.emu, A1)).toEqual({ bindings: expected([{ role: k.r1, members: [ALICE, CAROL] }]), auditConfigs: undefined });
+    await s.expectNoChanges();
+
+    // Update in place: carol out, a conditional binding and audit configs in.
+    const bindings2 = [
+      { role: k.r1, members: [ALICE] },
+      { role: k.r2, members: [ERIN], condition: UNTIL_2027 },
+    ];
+    await s.write({ pol: policy(k, "a1", bindings2, STACK_AUDIT) });
+    const update = await s.planChanges();
+    expect(update.stdout).toContain("# pol will be updated in-place");
+    expect(update.stdout).toContain("Access: 1 granted, 1 revoked");
+    expect(update.stdout).toContain(`- ${CAROL} loses ${k.r1} on ${A1} (pol)`);
+    expect(update.stdout).toContain("DATA_WRITE");
+    await s.apply();
+    expect(await liveView(ws.emu, A1)).toEqual({ bindings: expected(bindings2), auditConfigs: STACK_AUDIT });
+    await s.expectNoChanges();
+
+    // Omitting auditConfigs removes the live ones; bindings stay.
+    await s.write({ pol: policy(k, "a1", bindings2) });
+    const unaudit = await s.planChanges();
+    expect(unaudit.stdout).toContain("# pol will be updated in-place");
+    expect(unaudit.stdout).toMatch(/- +logType += "DATA_WRITE"/);
+    expect(unaudit.stderr).not.toContain("removes the audit logging");
+    expect(unaudit.stdout).toContain("Access: 0 granted, 0 revoked");
+    await s.apply();
+    expect(await liveView(ws.emu, A1)).toEqual({ bindings: expected(bindings2), auditConfigs: undefined });
+    await s.expectNoChanges();
+
+    // Replace: another object (short name); its foreign grants go, the old object is left empty.
+    const bindings3 = [{ role: k.r1, members: [ALICE, BOB] }];
+    await s.write({ pol: policy(k, "a2", bindings3, STACK_AUDIT) });
+    const replace = await s.planChanges();
+    expect(replace.stdout).toContain("# pol must be replaced");
+    for (const [who, role, on] of [
+      [CAROL, k.r1, A2],
+      [DAN, k.r2, A2],
+      [ALICE, k.r1, A1],
+      [ERIN, k.r2, A1],
+    ] as const)
+      expect(replace.stdout).toMatch(new RegExp(`- ${who} loses ${role}( if "[^"]+")? on ${on} \\(pol\\)`));
+    // In the block: alice's revoke on the old object inline, erin's in the bindings diff, once each.
+    expect(replace.stdout).toContain(`- "${ALICE}"  # ${k.r1} on ${A1}: will be revoked`);
+    for (const who of [ALICE, ERIN]) expect(replace.stdout.match(new RegExp(`^ *- "${who}"`, "gm")), who).toHaveLength(1);
+    await s.apply();
+    expect(await liveView(ws.emu, A2)).toEqual({ bindings: expected(bindings3), auditConfigs: STACK_AUDIT });
+    expect(await liveView(ws.emu, A1)).toEqual(EMPTY);
+    await s.expectNoChanges();
+
+    // Destroy: no bindings and no audit configs left.
+    const destroy = await s.cli("destroy", "--auto-approve");
+    expectExit(destroy, 0);
+    expect(destroy.stdout).toContain("1 destroyed");
+    expect(await liveView(ws.emu, A2)).toEqual(EMPTY);
+    expect((await s.readState()).resources).toEqual([]);
+  });
+
+  it("the plan of a create shows the live audit logging it removes", async () => {
+    const s = stackRunner(ws, `create-audit-${k.label.replace(" ", "-")}`);
+    await s.write({ pol: policy(k, "c1", [{ role: k.r1, members: [CAROL] }]) });
+    const create = await s.planChanges();
+    expect(create.stdout).toContain("# pol will be created");
+    // Its diff starts from nothing, so the plan warns at the resource, naming the logging removed.
+    expect(create.stderr).toContain(`${basename(s.file())}:6:3: Warning: pol removes the audit logging configured on ${k.full("c1")}: allServices: DATA_READ`);
+    // Declaring the live logging keeps it: no warning.
+    await s.write({ pol: policy(k, "c1", [{ role: k.r1, members: [CAROL] }], FOREIGN_AUDIT) });
+    const kept = await s.planChanges();
+    expect(kept.stderr).not.toContain("removes the audit logging");
+  });
+
+  it("converge import ADDRESS {name} adopts the whole policy with no write; a malformed ID is refused", async () => {
+    const I1 = k.full("i1");
+    const s = stackRunner(ws, `import-${k.label.replace(" ", "-")}`);
+    const seeded = foreignPolicy(k);
+    await s.write({ pol: policy(k, I1, seeded.bindings!, FOREIGN_AUDIT) });
+    await resetStats(ws.emu);
+
+    const bad = await s.cli("import", "pol", `${I1} ${k.r1}`);
+    expectExit(bad, 1);
+    expect(bad.stderr).toContain('expected "{name}"');
+
+    const imp = await s.cli("import", "pol", I1);
+    expectExit(imp, 0);
+    const state = await s.readState();
+    expect(state.resources.map((r) => [r.address, r.type, r.id])).toEqual([["pol", k.policyT, I1]]);
+    await s.expectNoChanges();
+    expect(setCalls(await stats(ws.emu))).toBe(0);
+    expect(await liveView(ws.emu, I1)).toEqual({ bindings: expected(seeded.bindings!), auditConfigs: FOREIGN_AUDIT });
+  });
+
+  it("options.import adopts the policy and updates it in place, revoking the grants and audit logging it does not declare", async () => {
+    const I2 = k.full("i2");
+    const s = stackRunner(ws, `options-import-${k.label.replace(" ", "-")}`);
+    await s.write({ pol: policy(k, "i2", [{ role: k.r1, members: [CAROL] }], undefined, { import: I2 }) });
+    await resetStats(ws.emu);
+
+    const plan = await s.planChanges();
+    expect(plan.stdout).toContain("# pol will be imported and updated in-place");
+    expect(plan.stdout).toContain(`# (import ID "${I2}")`);
+    expect(plan.stdout).toContain("Access: 0 granted, 1 revoked");
+    expect(plan.stdout).toContain(`- ${DAN} loses ${k.r2} on ${I2} (pol)`);
+    expect(plan.stdout).toMatch(/- +logType += "DATA_READ"/);
+    expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 1 to change, 0 to destroy.");
+    const apply = await s.apply();
+    expect(apply.stdout).toContain("1 imported, 0 added, 1 changed, 0 destroyed");
+    expect(setCalls(await stats(ws.emu))).toBe(1);
+    expect(await liveView(ws.emu, I2)).toEqual({ bindings: expected([{ role: k.r1, members: [CAROL] }]), auditConfigs: undefined });
+    expect((await s.readState()).resources.map((r) => r.id)).toEqual([I2]);
+    await s.expectNoChanges();
+  });
+
+  it("import --generate --as policy writes one policy resource that plans as an import, applies with no write, then plans clean", async () => {
+    const G1 = k.full("g1");
+    const out = join(ws.dir, `generated-${k.label.replace(" ", "-")}.yaml`);
+    const state = join(ws.dir, `generated-${k.label.replace(" ", "-")}.json`);
+    const cli = (...args: string[]) => runCli(args, { cwd: ws.dir, emulator: ws.emu });
+    await resetStats(ws.emu);
+
+    const gen = await cli("import", "--generate", "--as", "policy", G1, "--out", out);
+    expectExit(gen, 0);
+    const stack = parse(await readFile(out, "utf8")) as { resources: Record<string, StackResource> };
+    const resources = Object.values(stack.resources);
+    expect(resources).toHaveLength(1);
+    expect(resources[0]!.type).toBe(k.policyT);
+    expect(resources[0]!.options).toEqual({ import: G1 });
+    expect(resources[0]!.properties.auditConfigs).toEqual(FOREIGN_AUDIT);
+    expect(expected(resources[0]!.properties.bindings as never)).toEqual(expected(foreignPolicy(k).bindings!));
+
+    const plan = await cli("plan", "--detailed-exitcode", "-f", out, "--state", state);
+    expectExit(plan, 2);
+    expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
+    expect(plan.stdout).not.toMatch(/will be (created|updated|destroyed)|must be replaced|imported and updated/);
+    const apply = await cli("apply", "--auto-approve", "-f", out, "--state", state);
+    expectExit(apply, 0);
+    expect(apply.stdout).toContain("1 imported, 0 added, 0 changed, 0 destroyed");
+    const again = await cli("plan", "--detailed-exitcode", "-f", out, "--state", state);
+    expectExit(again, 0);
+    expect(again.stdout).toContain("No changes.");
+    expect(setCalls(await stats(ws.emu))).toBe(0);
+    expect(await liveView(ws.emu, G1)).toEqual({ bindings: expected(foreignPolicy(k).bindings!), auditConfigs: FOREIGN_AUDIT });
+  });
+});
