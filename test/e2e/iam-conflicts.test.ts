@@ -112,6 +112,33 @@ resources:
     expect((await liveView(ws.emu, RESTORE_PLAN.full("nightly"))).bindings).toEqual(expected(foreignPolicy(RESTORE_PLAN).bindings!));
   });
 
+  it("two members of one restore plan and role, spelled differently (short and full name, member case), are the same grant: an error before any request", async () => {
+    // Line 6 declares "a", line 12 "b".
+    const path = await write(
+      "same-member.yaml",
+      `${HEAD}resources:
+  a:
+    type: ${RESTORE_PLAN.memberT}
+    properties:
+      name: nightly
+      role: ${RESTORE_PLAN.r1}
+      member: user:Alice@example.com
+  b:
+    type: ${RESTORE_PLAN.memberT}
+    properties:
+      name: ${RESTORE_PLAN.full("nightly")}
+      role: ${RESTORE_PLAN.r1}
+      member: user:alice@EXAMPLE.com
+`,
+    );
+    await resetStats(ws.emu);
+    const r = await cli(path, "plan");
+    expectExit(r, 1);
+    expect(r.stderr).toMatch(/same-member\.yaml:12:3: Error: resources "a" and "b" both grant user:alice@EXAMPLE\.com role roles\/gkebackup\.viewer on projects\/my-project\/locations\/us-central1\/restorePlans\/nightly/);
+    expect(r.stderr).toContain(`"a" is declared at ${path}:6:3`);
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
+  });
+
   it("non-overlapping resources on the same object (other role, other condition) plan without error", async () => {
     const path = await write(
       "fine.yaml",

@@ -130,3 +130,20 @@ export async function liveView(emu: RunningEmulator, name: string): Promise<{ bi
 export function expected(bindings: Binding[]): Binding[] {
   return normalBindings({ bindings });
 }
+
+/** Sets a policy's audit configs through the public API, as gcloud would (the update mask names
+ *  auditConfigs: without it setIamPolicy leaves them as they are). */
+export async function setAuditOutOfBand(emu: RunningEmulator, name: string, auditConfigs: AuditConfig[]): Promise<void> {
+  const isEndpoint = name.includes("/endpoints/");
+  const prefix = isEndpoint ? "v1beta1" : "v1";
+  const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, { method: isEndpoint ? "POST" : "GET" });
+  if (!get.ok) throw new Error(`getIamPolicy ${name}: ${get.status} ${await get.text()}`);
+  const current = (await get.json()) as Policy;
+  const set = await fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ policy: { ...current, auditConfigs }, updateMask: "auditConfigs" }),
+  });
+  if (!set.ok) throw new Error(`setIamPolicy ${name}: ${set.status} ${await set.text()}`);
+  await set.text();
+}

@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
+import { expectExit, resetStats, runCli, setPolicyOutOfBand, stats, useEmulatorWorkspace } from "./helpers.js";
 import { setCalls } from "./apply-helpers.js";
 import {
   ALICE,
@@ -24,12 +24,13 @@ import {
   familySeed,
   foreignPolicy,
   liveView,
+  setAuditOutOfBand,
   stackRunner,
   type Kind,
   type StackResource,
 } from "./iam-family-helpers.js";
 
-const ws = useEmulatorWorkspace(familySeed(["a1", "a2", "c1", "i1", "i2", "g1"]), "converge-iam-policy-type-");
+const ws = useEmulatorWorkspace(familySeed(["a1", "a2", "c1", "d1", "i1", "i2", "g1", "s1", "s2"]), "converge-iam-policy-type-");
 
 const policy = (k: Kind, name: string, bindings: unknown[], auditConfigs?: unknown[], options?: Record<string, unknown>): StackResource => ({
   type: k.policyT,
@@ -110,6 +111,46 @@ describe.each([RESTORE_PLAN, ENDPOINT])("the whole-policy type of a $label", { t
     expect(destroy.stdout).toContain("1 destroyed");
     expect(await liveView(ws.emu, A2)).toEqual(EMPTY);
     expect((await s.readState()).resources).toEqual([]);
+  });
+
+  it("a saved plan moving a policy resource to another object applies with one write per object, and both views of the move agree", async () => {
+    const [S1, S2] = [k.full("s1"), k.full("s2")];
+    const s = stackRunner(ws, `saved-${k.label.replace(" ", "-")}`);
+    const bindings = [{ role: k.r2, members: [BOB] }];
+    await s.write({ pol: policy(k, "s1", bindings, STACK_AUDIT) });
+    await s.apply();
+    await s.write({ pol: policy(k, "s2", bindings, STACK_AUDIT) });
+    const planFile = join(ws.dir, `saved-${k.label.replace(" ", "-")}.plan.json`);
+    const plan = await s.cli("plan", "--out", planFile);
+    expectExit(plan, 0);
+    expect(plan.stdout).toContain("Access: 1 granted, 3 revoked");
+    expect(plan.stdout).toContain(`- ${BOB} loses ${k.r2} on ${S1} (pol)`);
+    await resetStats(ws.emu);
+    const apply = await runCli(["apply", planFile, "-f", s.file(), "--state", s.state()], { cwd: ws.dir, emulator: ws.emu });
+    expectExit(apply, 0);
+    expect(setCalls(await stats(ws.emu))).toBe(2);
+    expect(await liveView(ws.emu, S1)).toEqual(EMPTY);
+    expect(await liveView(ws.emu, S2)).toEqual({ bindings: expected(bindings), auditConfigs: STACK_AUDIT });
+    await s.expectNoChanges();
+  });
+
+  it("a grant and audit logging added outside converge are drift the next apply removes", async () => {
+    const D1 = k.full("d1");
+    const s = stackRunner(ws, `drift-${k.label.replace(" ", "-")}`);
+    const bindings = [{ role: k.r1, members: [ALICE] }];
+    await s.write({ pol: policy(k, "d1", bindings) });
+    await s.apply();
+    await setPolicyOutOfBand(ws.emu, D1, (p) => ({ ...p, bindings: [...(p.bindings ?? []), { role: k.r2, members: [ERIN] }] }));
+    await setAuditOutOfBand(ws.emu, D1, FOREIGN_AUDIT);
+    expect((await liveView(ws.emu, D1)).auditConfigs).toEqual(FOREIGN_AUDIT);
+    const plan = await s.planChanges();
+    expect(plan.stdout).toContain("# pol will be updated in-place");
+    expect(plan.stdout).toContain("Access: 0 granted, 1 revoked");
+    expect(plan.stdout).toContain(`- ${ERIN} loses ${k.r2} on ${D1} (pol)`);
+    expect(plan.stdout).toMatch(/- +logType += "DATA_READ"/);
+    await s.apply();
+    expect(await liveView(ws.emu, D1)).toEqual({ bindings: expected(bindings), auditConfigs: undefined });
+    await s.expectNoChanges();
   });
 
   it("the plan of a create shows the live audit logging it removes", async () => {
