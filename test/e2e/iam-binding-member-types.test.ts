@@ -4,13 +4,10 @@
 // binding the other roles; neither touches audit configs. Create, update in place, replace,
 // destroy, import by ID (CLI and options.import), import --generate --as member|binding.
 // Needs `npm run build`.
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
-import { expectExit, resetStats, runCli, setPolicyOutOfBand, stats, useEmulatorWorkspace } from "./helpers.js";
+import { expectExit, resetStats, setPolicyOutOfBand, stats, useEmulatorWorkspace } from "./helpers.js";
 import { setCalls } from "./apply-helpers.js";
-import { ALICE, BOB, CAROL, DAN, ENDPOINT, FOREIGN_AUDIT, RESTORE_PLAN, UNTIL_2027, expected, familySeed, liveView, stackRunner, type StackResource } from "./iam-family-helpers.js";
+import { ALICE, BOB, CAROL, DAN, ENDPOINT, FOREIGN_AUDIT, RESTORE_PLAN, UNTIL_2027, expected, familySeed, generateAndAdopt, liveView, stackRunner, type StackResource } from "./iam-family-helpers.js";
 
 const SEED = familySeed(["m1", "m2", "b1", "b2", "i1", "i2", "g1"]);
 // One object with a conditional binding, to import by an ID with a condition title.
@@ -116,24 +113,10 @@ describe("RestorePlanIamMember", { timeout: 120_000 }, () => {
 
   it("import --generate --as member writes one member resource per grant that plans as imports, applies with no write, then plans clean", async () => {
     const G1 = K.full("g1");
-    const out = join(ws.dir, "rp-members.yaml");
-    const state = join(ws.dir, "rp-members.json");
-    const cli = (...args: string[]) => runCli(args, { cwd: ws.dir, emulator: ws.emu });
     await resetStats(ws.emu);
-    expectExit(await cli("import", "--generate", "--as", "member", G1, "--out", out), 0);
-    const stack = parse(await readFile(out, "utf8")) as { resources: Record<string, StackResource> };
-    const resources = Object.values(stack.resources);
+    const resources = await generateAndAdopt(ws, "rp-members", ["--as", "member", G1], 2);
     expect(resources.map((r) => r.type)).toEqual([K.memberT, K.memberT]);
     expect(resources.map((r) => r.options!.import).sort()).toEqual([`${G1} ${K.r1} ${CAROL}`, `${G1} ${K.r2} ${DAN}`].sort());
-    const plan = await cli("plan", "--detailed-exitcode", "-f", out, "--state", state);
-    expectExit(plan, 2);
-    expect(plan.stdout).toContain("Plan: 2 to import, 0 to add, 0 to change, 0 to destroy.");
-    expect(plan.stdout).not.toMatch(/will be (created|updated|destroyed)|must be replaced|imported and updated/);
-    const apply = await cli("apply", "--auto-approve", "-f", out, "--state", state);
-    expectExit(apply, 0);
-    expect(apply.stdout).toContain("2 imported, 0 added, 0 changed, 0 destroyed");
-    const again = await cli("plan", "--detailed-exitcode", "-f", out, "--state", state);
-    expectExit(again, 0);
     expect(setCalls(await stats(ws.emu))).toBe(0);
   });
 });
@@ -216,26 +199,14 @@ describe("EndpointIamBinding", { timeout: 120_000 }, () => {
 
   it("import --generate (default --as binding, and --as binding) writes endpoint bindings that plan as imports and apply with no write", async () => {
     const G1 = E.full("g1");
-    const cli = (...args: string[]) => runCli(args, { cwd: ws.dir, emulator: ws.emu });
     await resetStats(ws.emu);
     for (const [file, as] of [
       ["ep-default", []],
       ["ep-bindings", ["--as", "binding"]],
     ] as const) {
-      const out = join(ws.dir, `${file}.yaml`);
-      const state = join(ws.dir, `${file}.json`);
-      expectExit(await cli("import", "--generate", ...as, G1, "--out", out), 0);
-      const resources = Object.values((parse(await readFile(out, "utf8")) as { resources: Record<string, StackResource> }).resources);
+      const resources = await generateAndAdopt(ws, file, [...as, G1], 2);
       expect(resources.map((r) => r.type)).toEqual([E.bindingT, E.bindingT]);
       expect(resources.map((r) => r.options!.import).sort()).toEqual([`${G1} ${E.r1}`, `${G1} ${E.r2}`].sort());
-      const plan = await cli("plan", "--detailed-exitcode", "-f", out, "--state", state);
-      expectExit(plan, 2);
-      expect(plan.stdout).toContain("Plan: 2 to import, 0 to add, 0 to change, 0 to destroy.");
-      expect(plan.stdout).not.toMatch(/will be (created|updated|destroyed)|must be replaced|imported and updated/);
-      const apply = await cli("apply", "--auto-approve", "-f", out, "--state", state);
-      expectExit(apply, 0);
-      expect(apply.stdout).toContain("2 imported, 0 added, 0 changed, 0 destroyed");
-      expectExit(await cli("plan", "--detailed-exitcode", "-f", out, "--state", state), 0);
     }
     expect(setCalls(await stats(ws.emu))).toBe(0);
   });

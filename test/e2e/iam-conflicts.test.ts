@@ -20,6 +20,20 @@ async function write(file: string, text: string): Promise<string> {
 
 const cli = (path: string, ...args: string[]) => runCli([...args, "-f", path, "--state", `${path}.json`], { cwd: ws.dir, emulator: ws.emu });
 
+/** Runs each command on the stack: exit 1 with `diagnostic`, the detail naming where `first` is
+ *  declared (its line, column 3), no stack trace; and the emulator received no request. */
+async function expectConflictBeforeAnyRequest(path: string, commands: string[][], diagnostic: RegExp, first: string, line: number): Promise<void> {
+  await resetStats(ws.emu);
+  for (const args of commands) {
+    const r = await cli(path, ...args);
+    expectExit(r, 1);
+    expect(r.stderr).toMatch(diagnostic);
+    expect(r.stderr).toContain(`"${first}" is declared at ${path}:${line}:3`);
+    expect(stackTraceLines(r.stderr)).toEqual([]);
+  }
+  expect(totalRequests(await stats(ws.emu))).toBe(0);
+}
+
 // Line 6 declares "whole", line 11 "extra" (both at column 3).
 const POLICY_AND_MEMBER = `${HEAD}resources:
   whole:
@@ -55,25 +69,14 @@ const BINDING_AND_POLICY = `${HEAD}resources:
 describe("conflicting IAM resources", { timeout: 90_000 }, () => {
   it("a policy resource and a member on the same restore plan: plan and apply exit 1 naming both with their positions, and the emulator receives no request", async () => {
     const path = await write("policy-member.yaml", POLICY_AND_MEMBER);
-    await resetStats(ws.emu);
-    for (const args of [["plan"], ["apply", "--auto-approve"]]) {
-      const r = await cli(path, ...args);
-      expectExit(r, 1);
-      expect(r.stderr).toMatch(/policy-member\.yaml:11:3: Error: resources "whole" and "extra" both manage projects\/my-project\/locations\/us-central1\/restorePlans\/nightly/);
-      expect(r.stderr).toContain(`"whole" is declared at ${path}:6:3`);
-      expect(stackTraceLines(r.stderr)).toEqual([]);
-    }
-    expect(totalRequests(await stats(ws.emu))).toBe(0);
+    const diagnostic = /policy-member\.yaml:11:3: Error: resources "whole" and "extra" both manage projects\/my-project\/locations\/us-central1\/restorePlans\/nightly/;
+    await expectConflictBeforeAnyRequest(path, [["plan"], ["apply", "--auto-approve"]], diagnostic, "whole", 6);
   });
 
   it("an endpoint binding declared before an endpoint policy on the same endpoint (full and short names): the policy's position is the diagnostic's, the binding's in the detail", async () => {
     const path = await write("binding-policy.yaml", BINDING_AND_POLICY);
-    await resetStats(ws.emu);
-    const r = await cli(path, "plan");
-    expectExit(r, 1);
-    expect(r.stderr).toMatch(/binding-policy\.yaml:12:3: Error: resources "users" and "whole" both manage projects\/my-project\/locations\/us-central1\/endpoints\/churn/);
-    expect(r.stderr).toContain(`"users" is declared at ${path}:6:3`);
-    expect(totalRequests(await stats(ws.emu))).toBe(0);
+    const diagnostic = /binding-policy\.yaml:12:3: Error: resources "users" and "whole" both manage projects\/my-project\/locations\/us-central1\/endpoints\/churn/;
+    await expectConflictBeforeAnyRequest(path, [["plan"]], diagnostic, "users", 6);
   });
 
   it("a binding and a member on the same role through ${} values: caught at plan time, before any write", async () => {
@@ -131,12 +134,8 @@ resources:
       member: user:alice@EXAMPLE.com
 `,
     );
-    await resetStats(ws.emu);
-    const r = await cli(path, "plan");
-    expectExit(r, 1);
-    expect(r.stderr).toMatch(/same-member\.yaml:12:3: Error: resources "a" and "b" both grant user:alice@EXAMPLE\.com role roles\/gkebackup\.viewer on projects\/my-project\/locations\/us-central1\/restorePlans\/nightly/);
-    expect(r.stderr).toContain(`"a" is declared at ${path}:6:3`);
-    expect(totalRequests(await stats(ws.emu))).toBe(0);
+    const diagnostic = /same-member\.yaml:12:3: Error: resources "a" and "b" both grant user:alice@EXAMPLE\.com role roles\/gkebackup\.viewer on projects\/my-project\/locations\/us-central1\/restorePlans\/nightly/;
+    await expectConflictBeforeAnyRequest(path, [["plan"]], diagnostic, "a", 6);
   });
 
   it("non-overlapping resources on the same object (other role, other condition) plan without error", async () => {

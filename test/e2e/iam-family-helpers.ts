@@ -5,7 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { AuditConfig, Binding, EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
 import { expectExit, livePolicy, runCli, type CliResult } from "./helpers.js";
@@ -146,4 +146,28 @@ export async function setAuditOutOfBand(emu: RunningEmulator, name: string, audi
   });
   if (!set.ok) throw new Error(`setIamPolicy ${name}: ${set.status} ${await set.text()}`);
   await set.text();
+}
+
+/**
+ * `import --generate ...args --out FILE` against `emu`, then the generated stack's plan (imports
+ * only), apply (imports, no write) and next plan ("No changes."). Returns the generated resources.
+ */
+export async function generateAndAdopt(ws: { readonly emu: RunningEmulator; readonly dir: string }, file: string, args: string[], count: number): Promise<StackResource[]> {
+  const out = join(ws.dir, `${file}.yaml`);
+  const state = ["--state", join(ws.dir, `${file}.json`)];
+  const cli = (...a: string[]) => runCli(a, { cwd: ws.dir, emulator: ws.emu });
+  expectExit(await cli("import", "--generate", ...args, "--out", out), 0);
+  const resources = Object.values((parse(await readFile(out, "utf8")) as { resources: Record<string, StackResource> }).resources);
+  expect(resources).toHaveLength(count);
+  const plan = await cli("plan", "--detailed-exitcode", "-f", out, ...state);
+  expectExit(plan, 2);
+  expect(plan.stdout).toContain(`Plan: ${count} to import, 0 to add, 0 to change, 0 to destroy.`);
+  expect(plan.stdout).not.toMatch(/will be (created|updated|destroyed)|must be replaced|imported and updated/);
+  const apply = await cli("apply", "--auto-approve", "-f", out, ...state);
+  expectExit(apply, 0);
+  expect(apply.stdout).toContain(`${count} imported, 0 added, 0 changed, 0 destroyed`);
+  const again = await cli("plan", "--detailed-exitcode", "-f", out, ...state);
+  expectExit(again, 0);
+  expect(again.stdout).toContain("No changes.");
+  return resources;
 }

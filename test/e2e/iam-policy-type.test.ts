@@ -3,10 +3,8 @@
 // logging: a policy resource removes them (the plan shows each revoke), sets its own audit configs
 // (so the client's update mask includes auditConfigs), and destroy leaves an empty policy. Import
 // by ID (CLI and options.import) and `import --generate --as policy`. Needs `npm run build`.
-import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { expectExit, resetStats, runCli, setPolicyOutOfBand, stats, useEmulatorWorkspace } from "./helpers.js";
 import { setCalls } from "./apply-helpers.js";
 import {
@@ -23,6 +21,7 @@ import {
   expected,
   familySeed,
   foreignPolicy,
+  generateAndAdopt,
   liveView,
   setAuditOutOfBand,
   stackRunner,
@@ -209,31 +208,12 @@ describe.each([RESTORE_PLAN, ENDPOINT])("the whole-policy type of a $label", { t
 
   it("import --generate --as policy writes one policy resource that plans as an import, applies with no write, then plans clean", async () => {
     const G1 = k.full("g1");
-    const out = join(ws.dir, `generated-${k.label.replace(" ", "-")}.yaml`);
-    const state = join(ws.dir, `generated-${k.label.replace(" ", "-")}.json`);
-    const cli = (...args: string[]) => runCli(args, { cwd: ws.dir, emulator: ws.emu });
     await resetStats(ws.emu);
-
-    const gen = await cli("import", "--generate", "--as", "policy", G1, "--out", out);
-    expectExit(gen, 0);
-    const stack = parse(await readFile(out, "utf8")) as { resources: Record<string, StackResource> };
-    const resources = Object.values(stack.resources);
-    expect(resources).toHaveLength(1);
-    expect(resources[0]!.type).toBe(k.policyT);
-    expect(resources[0]!.options).toEqual({ import: G1 });
-    expect(resources[0]!.properties.auditConfigs).toEqual(FOREIGN_AUDIT);
-    expect(expected(resources[0]!.properties.bindings as never)).toEqual(expected(foreignPolicy(k).bindings!));
-
-    const plan = await cli("plan", "--detailed-exitcode", "-f", out, "--state", state);
-    expectExit(plan, 2);
-    expect(plan.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
-    expect(plan.stdout).not.toMatch(/will be (created|updated|destroyed)|must be replaced|imported and updated/);
-    const apply = await cli("apply", "--auto-approve", "-f", out, "--state", state);
-    expectExit(apply, 0);
-    expect(apply.stdout).toContain("1 imported, 0 added, 0 changed, 0 destroyed");
-    const again = await cli("plan", "--detailed-exitcode", "-f", out, "--state", state);
-    expectExit(again, 0);
-    expect(again.stdout).toContain("No changes.");
+    const [r] = await generateAndAdopt(ws, `generated-${k.label.replace(" ", "-")}`, ["--as", "policy", G1], 1);
+    expect(r!.type).toBe(k.policyT);
+    expect(r!.options).toEqual({ import: G1 });
+    expect(r!.properties.auditConfigs).toEqual(FOREIGN_AUDIT);
+    expect(expected(r!.properties.bindings as never)).toEqual(expected(foreignPolicy(k).bindings!));
     expect(setCalls(await stats(ws.emu))).toBe(0);
     expect(await liveView(ws.emu, G1)).toEqual({ bindings: expected(foreignPolicy(k).bindings!), auditConfigs: FOREIGN_AUDIT });
   });
