@@ -97,7 +97,8 @@ function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, d
   const named = completeName(kind, inputs.name, defaults);
   if (typeof named === "string") problems.push({ path: ["name"], message: named });
   else inputs.name = named.full;
-  const rawBindings = Array.isArray(raw.bindings) ? (raw.bindings as Binding[]) : [];
+  // An entry that is not an object (the schema check reports it) reads as an empty binding.
+  const rawBindings = (Array.isArray(raw.bindings) ? (raw.bindings as unknown[]) : []).map((b) => (b && typeof b === "object" ? b : {}) as Binding);
   const seen = new Map<string, number>();
   rawBindings.forEach((b, i) => problems.push(...bindingProblems(b, i, seen)));
   inputs.bindings = rawBindings.map((b) => {

@@ -81,6 +81,11 @@ describe.each(cases)("$token", ({ token, kind, collection }) => {
       expect(problems[3]!.message).toContain("repeats the role roles/x.y of bindings[1]");
     });
 
+    it("does not throw on bindings that are not objects (the schema check reports them)", () => {
+      const { inputs } = d.normalize({ name: "obj", bindings: [null, "x", 3, null] }, DEFAULTS);
+      expect(inputs.bindings).toHaveLength(4);
+    });
+
     it("reports a short name without provider defaults", () => {
       expect(d.normalize({ name: "obj" }, {}).problems).toEqual([{ path: ["name"], message: expect.stringContaining("provider.project is not set") }]);
     });
