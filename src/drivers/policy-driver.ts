@@ -105,8 +105,25 @@ function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, d
     const condition = canonicalCondition(b.condition);
     return { role: String(b.role ?? ""), members: normalizeMembers((Array.isArray(b.members) ? b.members : []).map(String)), ...(condition ? { condition } : {}) };
   });
-  if (Array.isArray(raw.auditConfigs)) inputs.auditConfigs = raw.auditConfigs as AuditConfig[];
+  if (Array.isArray(raw.auditConfigs)) {
+    inputs.auditConfigs = raw.auditConfigs as AuditConfig[];
+    problems.push(...exemptedMemberProblems(inputs.auditConfigs));
+  }
   return { inputs, problems };
+}
+
+/** Exempted members are members: the same forms as a binding's. */
+function exemptedMemberProblems(configs: readonly AuditConfig[]): Problem[] {
+  const out: Problem[] = [];
+  configs.forEach((c, i) =>
+    (Array.isArray(c?.auditLogConfigs) ? c.auditLogConfigs : []).forEach((l, j) =>
+      (Array.isArray(l?.exemptedMembers) ? l.exemptedMembers : []).forEach((m, k) => {
+        const p = memberProblem(String(m));
+        if (p) out.push({ path: ["auditConfigs", i, "auditLogConfigs", j, "exemptedMembers", k], message: p });
+      }),
+    ),
+  );
+  return out;
 }
 
 /** The problems of one binding of a policy resource; `seen` finds a (role, condition) repeated. */

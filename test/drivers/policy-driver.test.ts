@@ -81,6 +81,12 @@ describe.each(cases)("$token", ({ token, kind, collection }) => {
       expect(problems[3]!.message).toContain("repeats the role roles/x.y of bindings[1]");
     });
 
+    it("reports an exempted member that is not a member, at its path", () => {
+      const auditConfigs = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: ["user:ok@example.com", "bob"] }] }, null, { service: "s", auditLogConfigs: [null] }];
+      const { problems } = d.normalize({ name: "obj", bindings: [], auditConfigs }, DEFAULTS);
+      expect(problems.map((p) => p.path)).toEqual([["auditConfigs", 0, "auditLogConfigs", 0, "exemptedMembers", 1]]);
+    });
+
     it("does not throw on bindings that are not objects (the schema check reports them)", () => {
       const { inputs } = d.normalize({ name: "obj", bindings: [null, "x", 3, null] }, DEFAULTS);
       expect(inputs.bindings).toHaveLength(4);
