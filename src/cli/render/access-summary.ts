@@ -52,24 +52,25 @@ const grantKey = (object: unknown, role: unknown, condition: unknown) => JSON.st
 
 /** Members the block's own diff already shows as removed: the before's members that the after
  *  does not list (all of them for a delete), keyed by the before's object, role and condition. */
-/** The grants a resource value holds, as grantKey + member key: a binding's or member's own, or
- *  each binding's of a whole policy. */
-function grantsIn(v: Obj | undefined): string[] {
+/** The grants a resource value holds on `object`, as grantKey + member key: a binding's or
+ *  member's own, or each binding's of a whole policy. */
+function grantsIn(v: Obj | undefined, object: unknown): string[] {
   if (!v) return [];
   const parts = Array.isArray(v.bindings) ? v.bindings.filter(isObj) : [v];
   return parts.flatMap((b) => {
     const members = Array.isArray(b.members) ? b.members.map(String) : typeof b.member === "string" ? [b.member] : [];
-    const key = grantKey(v.name, b.role, b.condition);
+    const key = grantKey(object, b.role, b.condition);
     return members.map((m) => `${key}\u0000${memberKey(m)}`);
   });
 }
 
-/** The grants the change's own diff shows removed. */
+/** The grants the change's own diff shows removed: gone from its member lists. A grant that moves
+ *  with the resource to another object stays in the lists, so its revoke is not shown there. */
 function removedInDiff(c: ResourceChange): Set<string> {
   const before = isObj(c.change.before) ? c.change.before : undefined;
   if (!before) return new Set();
-  const kept = new Set(grantsIn(isObj(c.change.after) ? c.change.after : undefined));
-  return new Set(grantsIn(before).filter((g) => !kept.has(g)));
+  const kept = new Set(grantsIn(isObj(c.change.after) ? c.change.after : undefined, before.name));
+  return new Set(grantsIn(before, before.name).filter((g) => !kept.has(g)));
 }
 
 /** Lines inside a resource's block for the grants it revokes that its diff does not show. */
