@@ -31,6 +31,16 @@ export interface StoreLock {
   release(): Promise<void>;
 }
 
+/** What a backend that keeps history records with a write (the local file ignores it). */
+export interface WriteMeta {
+  /** The command writing: "apply", "import", "state rm", … (default: the lock's operation). */
+  operation?: string;
+  /** The digest of the plan being applied ("sha256:…"), when known. */
+  planDigest?: string;
+  /** The plan's access summary, when known: grants added and removed. */
+  access?: { granted: number; revoked: number };
+}
+
 export interface StateStore {
   /** Where the state lives, for messages: "state/quickstart.json", "postgres://…/quickstart". */
   describe(): string;
@@ -39,9 +49,10 @@ export interface StateStore {
   /**
    * Compare-and-swap: writes `next` if the store still holds `expect` (undefined: no state yet),
    * atomically, and returns what was written (serial = expect's + 1, lineage kept). Otherwise a
-   * `state/conflict` user error, and nothing is written.
+   * `state/conflict` user error, and nothing is written. `meta` is recorded where the backend
+   * keeps history.
    */
-  write(next: State, expect: StateVersion | undefined): Promise<State>;
+  write(next: State, expect: StateVersion | undefined, meta?: WriteMeta): Promise<State>;
   /** One writer at a time; a second one fails at once naming the holder, or waits up to timeoutMs. */
   lock(operation: string, opts?: { timeoutMs?: number }): Promise<StoreLock>;
   /** Clears a lock whose holder cannot be checked (another host), given its ID. */
