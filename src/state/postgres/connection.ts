@@ -32,6 +32,25 @@ function urlParts(url: string): { host?: string; port?: string; database?: strin
   }
 }
 
+/** libpq's sslmode as node-postgres takes it (prefer and allow: no TLS, as node-postgres cannot fall back). */
+function sslOf(mode: string): pg.ClientConfig["ssl"] {
+  if (mode === "require") return { rejectUnauthorized: false }; // encrypted, certificate not checked, as libpq's require
+  if (mode === "verify-ca" || mode === "verify-full") return true;
+  return false;
+}
+
+/** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE of `env` (unset ones: node-postgres's defaults, ~/.pgpass included). */
+function libpqVariables(env: NodeJS.ProcessEnv): pg.ClientConfig {
+  return {
+    ...(env.PGHOST ? { host: env.PGHOST } : {}),
+    ...(env.PGPORT ? { port: Number(env.PGPORT) } : {}),
+    ...(env.PGUSER ? { user: env.PGUSER } : {}),
+    ...(env.PGPASSWORD !== undefined ? { password: env.PGPASSWORD } : {}),
+    ...(env.PGDATABASE ? { database: env.PGDATABASE } : {}),
+    ...(env.PGSSLMODE ? { ssl: sslOf(env.PGSSLMODE) } : {}),
+  };
+}
+
 /** The connection the environment names. */
 export function connectionFromEnv(env: NodeJS.ProcessEnv = process.env): PgTarget {
   const url = env.DATABASE_URL?.trim() ? env.DATABASE_URL : undefined;
@@ -41,7 +60,7 @@ export function connectionFromEnv(env: NodeJS.ProcessEnv = process.env): PgTarge
   const host = parts.host ?? env.PGHOST ?? "localhost";
   const where = `${host}:${parts.port ?? env.PGPORT ?? "5432"}/${parts.database ?? env.PGDATABASE ?? env.PGUSER ?? "(default database)"}`;
   const config: pg.ClientConfig = {
-    ...(url ? { connectionString: url } : {}),
+    ...(url ? { connectionString: url } : libpqVariables(env)),
     application_name: "converge",
     connectionTimeoutMillis: 15_000,
     keepAlive: true,
