@@ -91,6 +91,7 @@ describe("postgres locks across processes", () => {
     expect(d.summary).toContain(`state is locked by ${holder.who} (apply, pid ${proc.pid}`);
     expect(d.summary).toContain(holder.id);
     expect(d.detail).toContain("no force-unlock is needed");
+    expect(d.detail).toContain("Use --lock-timeout to wait for it.");
   });
 
   it("--lock-timeout waits for the holder to release, then takes the lock", async () => {

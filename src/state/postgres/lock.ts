@@ -67,8 +67,8 @@ export function describeHolder(row: HolderRow): string {
   return `${row.who} (${row.operation}, pid ${row.pid}, since ${new Date(row.since).toISOString()})`;
 }
 
-function lockedError(scope: LockScope, row: HolderRow | undefined, waitedMs: number): UserError {
-  const wait = waitedMs > 0 ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.";
+function lockedError(scope: LockScope, row: HolderRow | undefined, timeoutMs: number, waitedMs: number): UserError {
+  const wait = timeoutMs > 0 ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.";
   const summary = row
     ? `state is locked by ${describeHolder(row)}; lock ID ${row.id}`
     : "state is locked by another PostgreSQL session that has not recorded its holder (yet)";
@@ -134,7 +134,7 @@ export async function acquirePgLock(scope: LockScope, operation: string, timeout
       const row = await readHolder(client, scope);
       const now = Date.now();
       const unknown = !row?.live && now - started < UNRECORDED_GRACE_MS;
-      if (now >= deadline && !unknown) throw lockedError(scope, row?.live ? row : undefined, now - started);
+      if (now >= deadline && !unknown) throw lockedError(scope, row?.live ? row : undefined, timeoutMs, now - started);
       await sleep(unknown ? 50 : Math.min(100 + Math.random() * 150, Math.max(0, deadline - now)));
     }
     const row = await recordHolder(client, scope, operation);
