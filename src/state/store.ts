@@ -1,4 +1,4 @@
-// The state-store contract: what every backend (the local file, later PostgreSQL) provides, and
+// The state-store contract: what every backend (the local file, PostgreSQL) provides, and
 // what a conformance suite (test/state/conformance.ts, after Terraform's statemgr TestFull) checks
 // for each. No file paths or process ids cross it: a store describes itself, and a lock describes
 // its holder.
@@ -42,7 +42,7 @@ export interface WriteMeta {
 }
 
 export interface StateStore {
-  /** Where the state lives, for messages: "state/quickstart.json", "postgres://…/quickstart". */
+  /** Where the state lives, for messages: "state/quickstart.json", `postgres (schema converge) stack "x" workspace "default"`; never a secret. */
   describe(): string;
   /** The current state; undefined when there is none yet. */
   read(): Promise<State | undefined>;
