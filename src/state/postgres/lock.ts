@@ -40,8 +40,14 @@ export interface HolderRow {
   since: Date;
   converge_version: string;
   backend_pid: number;
+  /** When the holder's session started: with backend_pid, the session (pids are reused). */
+  backend_start: Date | null;
   live: boolean;
+  /** Recorded by the session reading it (same pid, same start: pids are reused). */
+  mine: boolean;
 }
+
+const SESSION_START = "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())";
 
 /** pg_locks stores the two int4 keys as unsigned oids in classid and objid (objsubid 2). */
 const HELD_BY = `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
@@ -52,7 +58,8 @@ export async function readHolder(client: pg.ClientBase | pg.Pool, scope: LockSco
   const [k1, k2] = advisoryKey(scope.schema, scope.stack, scope.workspace);
   const q = pg.escapeIdentifier(scope.schema);
   const r = await client.query<HolderRow>(
-    `SELECT l.*, ${HELD_BY.replace("%PID%", "l.backend_pid")} AS live FROM ${q}.locks l WHERE l.stack = $3 AND l.workspace = $4`,
+    `SELECT l.*, ${HELD_BY.replace("%PID%", "l.backend_pid")} AS live,
+       (l.backend_pid = pg_backend_pid() AND l.backend_start IS NOT DISTINCT FROM ${SESSION_START}) AS mine FROM ${q}.locks l WHERE l.stack = $3 AND l.workspace = $4`,
     [k1, k2, scope.stack, scope.workspace],
   );
   return r.rows[0];
@@ -94,7 +101,11 @@ async function tryTake(client: pg.Client, scope: LockScope, key: [number, number
   const { ok, pid } = first.rows[0]!;
   if (!ok) return false;
   const check = await client.query<{ held: boolean; pid: number }>(`SELECT ${HELD_BY.replace("%PID%", "pg_backend_pid()")} AS held, pg_backend_pid() AS pid`, key);
-  if (!check.rows[0]!.held || check.rows[0]!.pid !== pid) {
+  // The lock must stay with the session that took it, and no other holder may have recorded this
+  // very session: a pooler that shares server sessions between clients would hand it the lock
+  // (advisory locks are re-entrant within a session).
+  const recorded = check.rows[0]!.held ? await readHolder(client, scope) : undefined;
+  if (!check.rows[0]!.held || check.rows[0]!.pid !== pid || (recorded?.live && recorded.mine)) {
     await client.query("SELECT pg_advisory_unlock($1, $2)", key).catch(() => undefined);
     throw transactionPooling(scope);
   }
@@ -105,11 +116,12 @@ async function recordHolder(client: pg.Client, scope: LockScope, operation: stri
   const q = client.escapeIdentifier(scope.schema);
   const host = osHostname();
   const r = await client.query<HolderRow>(
-    `INSERT INTO ${q}.locks (stack, workspace, id, who, host, pid, operation, since, converge_version, backend_pid)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, pg_backend_pid())
+    `INSERT INTO ${q}.locks (stack, workspace, id, who, host, pid, operation, since, converge_version, backend_pid, backend_start)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, pg_backend_pid(), ${SESSION_START})
      ON CONFLICT (stack, workspace) DO UPDATE SET id = EXCLUDED.id, who = EXCLUDED.who, host = EXCLUDED.host, pid = EXCLUDED.pid,
-       operation = EXCLUDED.operation, since = EXCLUDED.since, converge_version = EXCLUDED.converge_version, backend_pid = EXCLUDED.backend_pid
-     RETURNING *, true AS live`,
+       operation = EXCLUDED.operation, since = EXCLUDED.since, converge_version = EXCLUDED.converge_version, backend_pid = EXCLUDED.backend_pid,
+       backend_start = EXCLUDED.backend_start
+     RETURNING *, true AS live, true AS mine`,
     [scope.stack, scope.workspace, randomUUID(), `${currentUser()}@${host}`, host, process.pid, operation, TOOL_VERSION],
   );
   return r.rows[0]!;

@@ -31,7 +31,7 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        stack text NOT NULL, workspace text NOT NULL,
        id text NOT NULL, who text NOT NULL, host text NOT NULL, pid integer NOT NULL,
        operation text NOT NULL, since timestamptz NOT NULL, converge_version text NOT NULL,
-       backend_pid integer NOT NULL,
+       backend_pid integer NOT NULL, backend_start timestamptz,
        PRIMARY KEY (stack, workspace))`,
   ],
 ];
