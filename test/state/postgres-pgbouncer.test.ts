@@ -5,14 +5,14 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 import { newState } from "../../src/state/index.js";
-import { postgresStateStore } from "../../src/state/postgres/store.js";
+import { type PostgresStateStore, postgresStateStore } from "../../src/state/postgres/store.js";
 import { freshDatabase, freshSchema, type TestDatabase } from "../postgres/helpers.js";
+import { freePort } from "../postgres/free-port.js";
 
 function which(cmd: string): string | undefined {
   const dirs = ["/usr/sbin", "/usr/bin", "/usr/local/bin", ...(process.env.PATH ?? "").split(":")];
@@ -27,17 +27,6 @@ function which(cmd: string): string | undefined {
 }
 
 const PGBOUNCER = which("pgbouncer");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The uid/gid pgbouncer runs as: it refuses root. */
 function runAs(): { uid?: number; gid?: number } {
@@ -96,41 +85,38 @@ describe.skipIf(!PGBOUNCER)("postgres backend through PgBouncer", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("session pooling: the lock and writes work as on a direct connection", async () => {
-    const { url, proc } = await startBouncer(dir, db, "session", 10);
+  /** Two stores (two converge processes) on one new schema through a PgBouncer in `mode`. */
+  async function throughBouncer(mode: "session" | "transaction", poolSize: number, fn: (a: PostgresStateStore, b: PostgresStateStore) => Promise<void>): Promise<void> {
+    const { url, proc } = await startBouncer(dir, db, mode, poolSize);
     bouncers.push(proc);
     const schema = freshSchema();
     const a = postgresStateStore({ stack: "pool", schema, env: { DATABASE_URL: url } });
     const b = postgresStateStore({ stack: "pool", schema, env: { DATABASE_URL: url } });
     try {
+      await fn(a, b);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }
+
+  it("session pooling: the lock and writes work as on a direct connection", () =>
+    throughBouncer("session", 10, async (a, b) => {
       const lock = await a.lock("apply");
       const refused = await b.lock("apply").then(() => undefined, (e: unknown) => e);
       expect((refused as UserError).diagnostics[0]!.code).toBe("state/locked");
       expect((await a.write(newState("pool"), undefined)).serial).toBe(1);
       await lock.release();
       await (await b.lock("apply")).release();
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
+    }));
 
-  it("transaction pooling is refused, saying it is not supported", async () => {
-    const { url, proc } = await startBouncer(dir, db, "transaction", 1);
-    bouncers.push(proc);
-    const schema = freshSchema();
-    const a = postgresStateStore({ stack: "pool", schema, env: { DATABASE_URL: url } });
-    const b = postgresStateStore({ stack: "pool", schema, env: { DATABASE_URL: url } });
-    try {
+  it("transaction pooling is refused, saying it is not supported", () =>
+    throughBouncer("transaction", 1, async (a, b) => {
       await a.lock("apply");
       const refused = await b.lock("apply").then(() => undefined, (e: unknown) => e);
       expect(refused).toBeInstanceOf(UserError);
       const d = (refused as UserError).diagnostics[0]!;
       expect(d.code).toBe("state/postgres-pooling");
       expect(d.detail).toContain("Transaction pooling is not supported");
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
+    }));
 });
