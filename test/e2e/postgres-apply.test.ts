@@ -14,7 +14,7 @@ import { clearFaults, memberYaml, membersOf, policyIn, rp, bindingYaml, setFault
 import { expectExit, runCli, startCli, useEmulatorWorkspace, world } from "./helpers.js";
 
 const N = 6;
-const STACKS = ["alpha", "beta", "gamma", "delta"];
+const STACKS = ["alpha", "beta", "gamma", "delta", "omega"];
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
   restorePlans: STACKS.flatMap((stack) => Array.from({ length: N }, (_, i) => ({ name: rp(`${stack}-${i}`), policy: { bindings: [] } }))),
@@ -103,6 +103,25 @@ describe("apply with the state on PostgreSQL", () => {
     }
     const w = await world(ws.emu);
     expect(membersOf(policyIn(w, churn), "roles/aiplatform.user")).toEqual(["user:dana@example.com"]);
+  });
+
+  it("SIGKILL of the holder: the next apply proceeds without force-unlock", async () => {
+    const file = join(ws.dir, "omega.yaml");
+    await writeFile(file, stack("omega", "team_o"));
+    await setFaults(ws.emu, { latencyMs: 400 });
+    try {
+      const killed = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
+      await killed.waitFor("Plan:");
+      killed.child.kill("SIGKILL");
+      await killed.done;
+    } finally {
+      await clearFaults(ws.emu);
+    }
+    const next = await runCli(["apply", "--auto-approve", "--lock-timeout", "10s", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
+    expectExit(next, 0);
+    expect(next.stdout).toContain("Apply complete!");
+    const plan = await runCli(["plan", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
+    expect(plan.stdout).toContain("No changes.");
   });
 
   it("--backend local overrides the stack; --state with the postgres backend is refused", async () => {

@@ -163,6 +163,23 @@ describe("postgres writes", () => {
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
   });
 
+  it("many stacks at once on a new schema: the tables are created once and every write lands", async () => {
+    const schema = freshSchema();
+    const stacks = Array.from({ length: 12 }, (_, i) => `stack-${i}`);
+    await Promise.all(
+      stacks.map(async (stack) => {
+        const store = open(stack, schema);
+        const lock = await store.lock("apply");
+        const v1 = await store.write(newState(stack), undefined);
+        await store.write({ ...v1, outputs: { done: true } }, versionOf(v1));
+        await lock.release();
+      }),
+    );
+    const { rows } = await db.admin.query(`SELECT stack, count(*)::int AS n FROM ${schema}.history GROUP BY stack`);
+    expect(rows).toHaveLength(stacks.length);
+    for (const r of rows) expect(r.n).toBe(2);
+  });
+
   it("history keeps every version with actor, host, operation, plan digest and access counts", async () => {
     const schema = freshSchema();
     const store = open("hist", schema);
