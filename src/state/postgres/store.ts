@@ -113,13 +113,19 @@ export class PostgresStateStore implements StateStore {
     }
   }
 
+  /** The stored version (`FOR UPDATE`: locked until the transaction ends). */
+  private async stored(client: pg.PoolClient, lock: "FOR UPDATE" | ""): Promise<(StateVersion & { stack: string }) | undefined> {
+    const { stack, workspace } = this.scope;
+    const r = await client.query<{ lineage: string; serial: string }>(`SELECT lineage, serial FROM ${this.q}.states WHERE stack = $1 AND workspace = $2 ${lock}`, [stack, workspace]);
+    const row = r.rows[0];
+    return row ? { lineage: row.lineage, serial: Number(row.serial), stack } : undefined;
+  }
+
   /** Compare-and-swap in one transaction: the row locked, compared, replaced, the version recorded. */
   private async swap(client: pg.PoolClient, next: State, expect: StateVersion | undefined, meta: WriteMeta & { operation: string }): Promise<State> {
     const { stack, workspace, where, schema } = this.scope;
     await client.query("BEGIN");
-    const r = await client.query<{ lineage: string; serial: string }>(`SELECT lineage, serial FROM ${this.q}.states WHERE stack = $1 AND workspace = $2 FOR UPDATE`, [stack, workspace]);
-    const row = r.rows[0];
-    const current = row ? { lineage: row.lineage, serial: Number(row.serial), stack } : undefined;
+    const current = await this.stored(client, "FOR UPDATE");
     if (current && current.lineage !== next.lineage) throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next);
     if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
       throw stateConflict(where, current ?? { lineage: next.lineage, serial: 0 }, expect, next);
@@ -135,8 +141,7 @@ export class PostgresStateStore implements StateStore {
       // Another writer created the first state between our read and our insert.
       if (ins.rowCount === 0) {
         await client.query("ROLLBACK");
-        const now = await this.read();
-        throw stateConflict(where, now ? { lineage: now.lineage, serial: now.serial, stack } : { lineage: next.lineage, serial: 0 }, expect, next);
+        throw stateConflict(where, (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 }, expect, next);
       }
     }
     await recordVersion(client, schema, { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta });
