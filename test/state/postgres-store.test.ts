@@ -213,6 +213,14 @@ describe("postgres schema and connection", () => {
     expect(e.diagnostics[0]!.summary).toMatch(/version 99, written by a newer converge.*upgrade converge/);
   });
 
+  it("sslmode in DATABASE_URL is read as libpq does: disable connects, require needs a server with TLS", async () => {
+    const schema = freshSchema();
+    expect(await open("ssl", schema, { DATABASE_URL: `${db.url}?sslmode=disable` }).read()).toBeUndefined();
+    const e = await rejection(open("ssl", schema, { DATABASE_URL: `${db.url}?sslmode=require` }).read());
+    expect(e.diagnostics[0]!.summary).toMatch(/SSL/i);
+    expect(allText(e)).not.toContain(db.password);
+  });
+
   it("describe() and connection errors never show the password", async () => {
     const schema = freshSchema();
     const url = new URL(db.url);

@@ -39,6 +39,22 @@ function sslOf(mode: string): pg.ClientConfig["ssl"] {
   return false;
 }
 
+/**
+ * The URL with `uselibpqcompat=true` when it sets an sslmode: node-postgres then reads sslmode as
+ * libpq does (require: encrypted, certificate not checked; verify-full: checked) instead of
+ * treating every mode as verify-full with a warning on stderr.
+ */
+function withLibpqSsl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.searchParams.has("sslmode") || u.searchParams.has("uselibpqcompat")) return url;
+    u.searchParams.set("uselibpqcompat", "true");
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 /** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE of `env` (unset ones: node-postgres's defaults, ~/.pgpass included). */
 function libpqVariables(env: NodeJS.ProcessEnv): pg.ClientConfig {
   return {
@@ -60,7 +76,7 @@ export function connectionFromEnv(env: NodeJS.ProcessEnv = process.env): PgTarge
   const host = parts.host ?? env.PGHOST ?? "localhost";
   const where = `${host}:${parts.port ?? env.PGPORT ?? "5432"}/${parts.database ?? env.PGDATABASE ?? env.PGUSER ?? "(default database)"}`;
   const config: pg.ClientConfig = {
-    ...(url ? { connectionString: url } : libpqVariables(env)),
+    ...(url ? { connectionString: withLibpqSsl(url) } : libpqVariables(env)),
     application_name: "converge",
     connectionTimeoutMillis: 15_000,
     keepAlive: true,
