@@ -65,13 +65,16 @@ export function versionOf(state: State | undefined): StateVersion | undefined {
 }
 
 /** The user error of a write whose expectation the store no longer holds. */
-export function stateConflict(where: string, stored: StateVersion & { stack?: string }, expect: StateVersion | undefined, next: State): UserError {
+export function stateConflict(where: string, stored: StateVersion & { stack?: string }, expect: StateVersion | undefined, next: State, backend: "file" | "database" = "file"): UserError {
   if (expect && stored.lineage !== expect.lineage) {
     return new UserError(
-      error(`state file ${where} belongs to another state (lineage ${stored.lineage}${stored.stack !== undefined ? `, stack "${stored.stack}"` : ""}), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
+      error(`${backend === "file" ? "state file" : "the state in"} ${where} belongs to another state (lineage ${stored.lineage}${stored.stack !== undefined ? `, stack "${stored.stack}"` : ""}), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
         code: "state/conflict",
         file: where,
-        detail: "Is --state pointing at another stack's state file? Each stack needs its own state file.",
+        detail:
+          backend === "file"
+            ? "Is --state pointing at another stack's state file? Each stack needs its own state file."
+            : "Another state of this stack (a new lineage) was stored since this one was read. Run the command again: it reads the current state first.",
       }),
     );
   }

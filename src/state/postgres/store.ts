@@ -126,9 +126,9 @@ export class PostgresStateStore implements StateStore {
     const { stack, workspace, where, schema } = this.scope;
     await client.query("BEGIN");
     const current = await this.stored(client, "FOR UPDATE");
-    if (current && current.lineage !== next.lineage) throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next);
+    if (current && current.lineage !== next.lineage) throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next, "database");
     if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
-      throw stateConflict(where, current ?? { lineage: next.lineage, serial: 0 }, expect, next);
+      throw stateConflict(where, current ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
     }
     const written: State = { ...next, serial: (expect?.serial ?? next.serial) + 1 };
     if (!Number.isSafeInteger(written.serial)) throw new UserError(error(`the state in ${where} has serial ${written.serial - 1}, the largest converge can count: it cannot be written again`, { file: where }));
@@ -141,7 +141,7 @@ export class PostgresStateStore implements StateStore {
       // Another writer created the first state between our read and our insert.
       if (ins.rowCount === 0) {
         await client.query("ROLLBACK");
-        throw stateConflict(where, (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 }, expect, next);
+        throw stateConflict(where, (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
       }
     }
     await recordVersion(client, schema, { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta });
