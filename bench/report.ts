@@ -154,7 +154,7 @@ export function renderReport(r: BenchResults): string {
     "",
     resultsTable(r.results),
     "",
-    "### Batching on vs off (`--iam-batching=false`: one read-modify-write per resource, as Terraform's Google provider and Pulumi's google-native do)",
+    "### Batching on vs off (per-resource: one read-modify-write per resource, as Terraform's Google provider and Pulumi's google-native do; bench/per-resource)",
     "",
     batchingTable(r.results),
     "",

@@ -14,13 +14,17 @@ import { summarizeStats } from "./emulator.js";
 import { LOCATION, PROJECT, type Generated, type Shape } from "./generate.js";
 import { runCli, type Measurement } from "./measure.js";
 
+/** Preloaded into the CLI for the per-resource baseline (see bench/per-resource/port.mjs). */
+const PER_RESOURCE = fileURLToPath(new URL("./per-resource/register.mjs", import.meta.url));
+
 export const SCENARIOS = ["cold-plan", "cold-apply", "noop-plan", "changed-plan", "changed-apply"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface Config {
   n: number;
   latencyMs: number;
-  /** true: converge's policy batching; false: --iam-batching=false (per-resource read-modify-write) */
+  /** true: converge as it is; false: the per-resource baseline (bench/per-resource: the same CLI
+   *  with a CloudPort wrapper that reads and read-modify-writes once per resource) */
   batching: boolean;
   parallelism: number;
   repeat: number;
@@ -133,11 +137,12 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
     for (const scenario of SCENARIOS) {
       const stack = scenario.startsWith("changed") ? ctx.inputs.changedStack : ctx.inputs.stack;
       const verb = scenario.endsWith("apply") ? ["apply", "--auto-approve"] : ["plan"];
-      const args = [...verb, "-f", stack, "--state", state, "--parallelism", String(config.parallelism), "--no-color", ...(config.batching ? [] : ["--iam-batching=false"])];
+      const args = [...verb, "-f", stack, "--state", state, "--parallelism", String(config.parallelism), "--no-color"];
       await ctx.emulator.resetStats();
       const prof = ctx.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", ctx.cpuProfDir, "--cpu-prof-name", `n${config.n}-l${config.latencyMs}-${config.batching ? "batched" : "per-resource"}-${scenario}-${rep + 1}.cpuprofile`] : [];
       const loadBefore = loadavg()[0]!;
-      const m = await runCli(ctx.bin, args, { cwd: dir, env, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: prof });
+      const baseline = config.batching ? [] : ["--import", PER_RESOURCE];
+      const m = await runCli(ctx.bin, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline] });
       const stats = summarizeStats(await ctx.emulator.stats());
       const want = expectedSummary(scenario, shape);
       const summary = (want.exec(m.stdoutSummary)?.[0] ?? m.stdoutTail.trim().split("\n").pop() ?? "").trim();

@@ -1,6 +1,6 @@
-// apply(): walks the plan's change graph (graph.ts) with the scheduler (scheduler.ts): ready
-// changes that touch the same policy are merged into one read-modify-write (work.ts says what each
-// node writes and records); the state is saved, coalesced and atomic, as steps complete
+// apply(): walks the plan's change graph (graph.ts) with the scheduler (scheduler.ts): the changes
+// that touch one policy are written in one read-modify-write, after the policies they depend on
+// (policy-graph.ts; work.ts says what each node writes and records); the state is saved, coalesced and atomic, as steps complete
 // (state-recorder.ts); a failure stops only what depends on it; an abort starts no new write, lets
 // the calls in flight finish and saves. Outputs are computed last, from everything now known.
 import pLimit from "p-limit";
@@ -14,7 +14,7 @@ import { HeldGrants } from "../plan/ownership.js";
 import { changeGraph, type Node } from "./graph.js";
 import { Scheduler } from "./scheduler.js";
 import { StateRecorder } from "./state-recorder.js";
-import { type Counts, prepareNode, type WorkContext } from "./work.js";
+import { prepareNode, type WorkContext } from "./work.js";
 
 export interface ApplyContext {
   cloud: CloudPort;
@@ -27,11 +27,6 @@ export interface ApplyContext {
   signal?: AbortSignal;
   /** Policies already read during plan ("{kind} {name}"): writes start from them */
   live?: Map<string, Policy>;
-  /**
-   * false: one read-modify-write per changed resource, serialised per policy (the per-resource
-   * approach of Terraform's Google provider), kept for comparison.
-   */
-  iamBatching?: boolean;
 }
 
 export interface ApplyResult {
@@ -64,7 +59,6 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     // Grants the plan keeps or creates: no revoke of this apply removes them.
     held: HeldGrants.of(plan.resource_changes),
     recorder,
-    counts: { added: 0, changed: 0, destroyed: 0, imported: 0, read: 0 },
     fail,
   };
   const outcome = await new Scheduler({
@@ -74,7 +68,6 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     emit,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.live ? { live: ctx.live } : {}),
-    batching: ctx.iamBatching !== false,
     prepare: (n, started) => prepareNode(work, n, started),
     fail,
     afterWrite: () => void recorder.save().catch(() => {}),

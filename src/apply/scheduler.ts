@@ -1,13 +1,17 @@
-// Walks the change graph with bounded parallelism: a node runs when what it depends on is done;
-// ready work that touches the same policy is merged into one read-modify-write (or, per resource
-// without batching, serialised); a failure skips only what depends on it; after an abort no queued
-// write starts (nor a retry, nor the write of a read-modify-write whose read is done), the calls in
-// flight finish, and what did not finish is reported as not started.
+// Walks the change graph with bounded parallelism: a node runs when what it depends on is done
+// (or, for a dependency on the same policy, when it shares the node's write); the work on one
+// policy waits for every change planned on it and goes out as one read-modify-write (the policy
+// graph of policy-graph.ts says which changes share a write); a failure skips only what depends on
+// it; after an abort no queued write starts (nor a retry, nor the write of a read-modify-write
+// whose read is done), the calls in flight finish, and what did not finish is reported as not
+// started.
 import type { LimitFunction } from "p-limit";
 import type { Policy } from "../generated/schemas.js";
 import { type CloudPort, INTERRUPTED, type PolicyKind, statusOf } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
+import { kindLabel } from "../gcp/object-kinds.js";
 import type { Node } from "./graph.js";
+import { PolicyGraph } from "./policy-graph.js";
 import type { Work } from "./work.js";
 
 export interface SchedulerContext {
@@ -18,7 +22,6 @@ export interface SchedulerContext {
   signal?: AbortSignal;
   /** Policies already read ("{kind} {name}"): writes start from them, and learn the new ones. */
   live?: Map<string, Policy>;
-  batching: boolean;
   prepare: (n: Node, started: number) => Promise<Work[]>;
   fail: (n: Node, summary: string, detail?: string) => void;
   /** After each group of writes (the state is saved). */
@@ -32,24 +35,27 @@ export interface SchedulerOutcome {
   interrupted: boolean;
 }
 
-const policyLabel = (kind: PolicyKind) => (kind === "restorePlan" ? "restore plan" : "endpoint");
 
 export class Scheduler {
   private readonly inflight = new Set<Promise<void>>();
+  /** Policies being written ("{kind} {name}"). */
   private readonly busy = new Set<string>();
-  /** Work waiting for its policy, per policy in arrival order (`seq` numbers arrivals). */
+  /** Work waiting for its write, per write group in arrival order (`seq` numbers arrivals). */
   private readonly queued = new Map<string, { seq: number; w: Work }[]>();
+  private readonly groups: PolicyGraph;
   private queuedCount = 0;
   private arrivals = 0;
   private readonly remaining = new Map<Node, number>();
   private readonly startedAt = new Map<Node, number>();
-  /** The pieces of a cross-object replacement still to run, after the first. */
-  private readonly pieces = new Map<Node, Work[]>();
+  /** The pieces of a cross-object replacement still to run, after the first (with their index). */
+  private readonly pieces = new Map<Node, { w: Work; index: number }[]>();
   private wake: () => void = () => {};
   private warmed = false;
   private readonly outcome: SchedulerOutcome = { skipped: [], interrupted: false };
 
-  constructor(private readonly x: SchedulerContext) {}
+  constructor(private readonly x: SchedulerContext) {
+    this.groups = new PolicyGraph(x.nodes);
+  }
 
   async run(): Promise<SchedulerOutcome> {
     this.x.signal?.addEventListener("abort", () => this.wake(), { once: true });
@@ -62,7 +68,9 @@ export class Scheduler {
       if (this.x.signal?.aborted) this.outcome.interrupted = true;
       if (!this.outcome.interrupted) {
         await this.startReady(pending);
-        this.dispatch();
+        this.dispatch(false);
+        // Never reached when the policy graph is right: work waits for a change that cannot come.
+        if (this.inflight.size === 0 && this.queuedCount > 0 && !pending.some((n) => this.ready(n))) this.dispatch(true);
       }
       if (!(await this.waitForProgress(pending))) break;
     }
@@ -81,7 +89,12 @@ export class Scheduler {
   }
 
   private ready(n: Node): boolean {
-    return n.status === "pending" && [...n.deps].every((k) => this.x.nodes.get(k)!.status === "done");
+    if (n.status !== "pending") return false;
+    for (const k of n.deps) {
+      const s = this.x.nodes.get(k)!.status;
+      if (s !== "done" && !(s === "running" && this.groups.sharesWrite(n, k))) return false;
+    }
+    return true;
   }
 
   private blocked(n: Node): boolean {
@@ -94,12 +107,17 @@ export class Scheduler {
       changed = false;
       for (const n of pending) {
         if (n.status !== "pending" || !this.blocked(n)) continue;
-        n.status = "skipped";
+        this.skip(n);
         changed = true;
-        this.outcome.skipped.push(n.change.address);
-        this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "skipped" });
       }
     }
+  }
+
+  private skip(n: Node): void {
+    n.status = "skipped";
+    this.groups.settle(n);
+    this.outcome.skipped.push(n.change.address);
+    this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "skipped" });
   }
 
   private async startReady(pending: Node[]): Promise<void> {
@@ -111,41 +129,49 @@ export class Scheduler {
       this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "start", ...(n.change.policy ? { policy: n.change.policy } : {}) });
       const works = await this.x.prepare(n, t0);
       if ((n.status as Node["status"]) === "done") this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - t0 });
-      if (n.status !== "running") continue;
+      if (n.status !== "running") {
+        this.groups.settle(n);
+        continue;
+      }
+      this.groups.settle(n, works.length);
       this.remaining.set(n, works.length);
       if (works.length === 0) {
         n.status = "done";
         continue;
       }
-      this.enqueue(works[0]!);
-      if (works.length > 1) this.pieces.set(n, works.slice(1));
+      if (works.length > 1) this.pieces.set(n, works.slice(1).map((w, i) => ({ w, index: i + 1 })));
+      this.enqueue(works[0]!, 0);
     }
   }
 
-  private enqueue(w: Work): void {
+  private enqueue(w: Work, index: number): void {
     const k = `${w.kind} ${w.policy}`;
+    const group = this.groups.arrive(w.node, index, k);
     // Nothing left to change on this policy (every revoke is held by another resource).
     if (w.mods.length === 0) return this.complete(w, this.x.live?.get(k));
-    let q = this.queued.get(k);
-    if (!q) this.queued.set(k, (q = []));
+    let q = this.queued.get(group);
+    if (!q) this.queued.set(group, (q = []));
     q.push({ seq: this.arrivals++, w });
     this.queuedCount++;
   }
 
-  /** One read-modify-write per policy that is not busy: all its queued work (batching), or the
-   *  first (per resource); groups in the order their first work arrived. */
-  private dispatch(): void {
-    if (this.queuedCount > 0 && !this.warmed) {
+  /** One read-modify-write per write group whose work has all arrived (`force`: has arrived so
+   *  far) and whose policy is not being written; groups in the order their first work arrived. */
+  private dispatch(force: boolean): void {
+    const heads: { seq: number; g: string; k: string }[] = [];
+    for (const [g, q] of this.queued) {
+      const k = `${q[0]!.w.kind} ${q[0]!.w.policy}`;
+      if (!this.busy.has(k) && (force || this.groups.complete(g))) heads.push({ seq: q[0]!.seq, g, k });
+    }
+    if (heads.length > 0 && !this.warmed) {
       this.warmed = true;
       this.x.beforeFirstWrite();
     }
-    const heads: { seq: number; k: string }[] = [];
-    for (const [k, q] of this.queued) if (!this.busy.has(k)) heads.push({ seq: q[0]!.seq, k });
     heads.sort((a, b) => a.seq - b.seq);
-    for (const { k } of heads) {
-      const q = this.queued.get(k)!;
-      const taken = this.x.batching ? q.splice(0) : q.splice(0, 1);
-      if (q.length === 0) this.queued.delete(k);
+    for (const { g, k } of heads) {
+      if (this.busy.has(k)) continue;
+      const taken = this.queued.get(g)!;
+      this.queued.delete(g);
       this.queuedCount -= taken.length;
       const group = taken.map((e) => e.w);
       this.busy.add(k);
@@ -167,7 +193,7 @@ export class Scheduler {
     const { emit, signal } = this.x;
     emit({ type: "policy-write", policy, phase: "start" });
     try {
-      const initial = this.x.batching ? this.x.live?.get(`${kind} ${policy}`) : undefined;
+      const initial = this.x.live?.get(`${kind} ${policy}`);
       // Queued behind the parallelism limit: after an abort, it does not start at all.
       const out = await this.x.limit(() => (signal?.aborted ? undefined : this.x.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, signal)));
       if (!out) return this.notStarted(policy, t0);
@@ -188,12 +214,21 @@ export class Scheduler {
     // The object is gone, so is every grant on it: deleting is done.
     if (status === "NOT_FOUND" && group.every((w) => w.node.action === "delete")) return group.forEach((w) => this.complete(w, undefined));
     if (group.length > 1 && (status === "INVALID_ARGUMENT" || status === "FAILED_PRECONDITION")) {
-      // One bad change must not sink its neighbours: retry each change on its own.
-      for (const w of group) await this.runGroup(kind, policy, [w]);
+      // One bad change must not sink its neighbours: retry each change on its own (in arrival
+      // order, so a change sharing the write of one it depends on comes after it).
+      for (const w of group) {
+        if (w.node.status !== "running") continue;
+        if (this.blocked(w.node)) this.skip(w.node);
+        else await this.runGroup(kind, policy, [w]);
+      }
       return;
     }
-    const what = status === "NOT_FOUND" ? `${policyLabel(kind)} ${policy} does not exist` : `cannot update the IAM policy of ${policy}`;
-    for (const w of group) if (w.node.status === "running") this.x.fail(w.node, what, (e as Error).message);
+    const what = status === "NOT_FOUND" ? `${kindLabel(kind)} ${policy} does not exist` : `cannot update the IAM policy of ${policy}`;
+    for (const w of group) {
+      if (w.node.status !== "running") continue;
+      this.x.fail(w.node, what, (e as Error).message);
+      this.groups.settle(w.node);
+    }
   }
 
   private notStarted(policy: string, t0: number): void {
@@ -213,7 +248,7 @@ export class Scheduler {
     }
     // Next piece of a cross-object replacement.
     const next = this.pieces.get(n)?.shift();
-    if (next) this.enqueue(next);
+    if (next) this.enqueue(next.w, next.index);
   }
 
   /** Not done: never started, or started but stopped before its write (work still queued, or

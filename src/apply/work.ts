@@ -28,7 +28,6 @@ export interface Work {
   finish: (p: Policy | undefined) => void;
 }
 
-export type Counts = { added: number; changed: number; destroyed: number; imported: number; read: number };
 
 export interface WorkContext {
   cloud: CloudPort;
@@ -39,7 +38,6 @@ export interface WorkContext {
   defaults: NameDefaults;
   held: HeldGrants;
   recorder: StateRecorder;
-  counts: Counts;
   fail: (n: Node, summary: string, detail?: string) => void;
 }
 
@@ -77,7 +75,6 @@ async function readDataSource(w: WorkContext, n: Node, started: number): Promise
     w.values.set(c.address, res);
     w.emit({ type: "read", address: c.address, token: fn.token, object: named.name, phase: "done", ms: Date.now() - started });
     n.status = "done";
-    w.counts.read++;
   } catch (e) {
     w.fail(n, `cannot read ${named.name}`, (e as Error).message);
   }
@@ -103,19 +100,6 @@ function desiredNow(w: WorkContext, n: Node, d: IamDriver): IamInputs | undefine
   return norm.inputs;
 }
 
-function countStep(counts: Counts, n: Node): void {
-  if (n.action === "create") counts.added++;
-  else if (n.action === "update") counts.changed++;
-  else if (n.action === "delete") counts.destroyed++;
-  else if (n.action === "replace") {
-    counts.added++;
-    counts.destroyed++;
-  } else if (n.action === "import") {
-    counts.imported++;
-    if (n.change.change.actions[0] === "update") counts.changed++;
-  }
-}
-
 function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs: IamInputs, p: Policy | undefined): void {
   w.recorder.set({
     address: c.address,
@@ -133,13 +117,11 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
   const c = n.change;
   const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
   const record = (inputs: IamInputs, p: Policy | undefined) => recordResource(w, c, d, inputs, p);
-  const count = () => countStep(w.counts, n);
   // What revoking the prior grant takes away: nothing of a grant converge adopted (it was there
   // before converge), nothing another resource of this plan holds.
   const revoke = (from: IamInputs) => (c.before_adopted ? [] : w.held.guard(d.kind, from.name, d.modifications(from, undefined)));
   if (n.action === "no-op" || (n.action === "import" && c.change.actions[0] === "no-op")) {
     if (desired) record(desired, { etag: String(((c.change.before ?? {}) as Obj).etag ?? "") });
-    count();
     n.status = "done";
     return [];
   }
@@ -147,7 +129,6 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     const mods = revoke(prior!);
     const forget = () => {
       w.recorder.remove(c.address, c.type);
-      count();
     };
     if (mods.length) return [{ node: n, kind: d.kind, policy: prior!.name, mods, finish: forget }];
     // Adopted, or other resources of this plan hold every grant it had: forget it, revoke nothing.
@@ -164,11 +145,11 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     let granted: Policy | undefined;
     return [
       { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => void (granted = p) },
-      { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => (record(target, granted), count()) },
+      { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => (record(target, granted)) },
     ];
   }
   // A replacement on one object revokes the old grant and makes the new one in one write.
   const grant = d.modifications(n.action === "create" || n.action === "replace" ? undefined : prior, target);
   const mods = n.action === "replace" && prior ? [...revoke(prior), ...grant] : w.held.guard(d.kind, target.name, grant);
-  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => (record(target, p), count()) }];
+  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => (record(target, p)) }];
 }

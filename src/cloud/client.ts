@@ -5,7 +5,7 @@ import { EMULATOR_HOST_ENV, resolveEndpoint, type ResolvedEndpoint, type Service
 import { CloudError, userinfoSecrets } from "./errors.js";
 import { checkProxyFor, proxySecrets } from "./proxy.js";
 import { federationProblem, policyProblem } from "./wire-shape.js";
-import { apiMethod, OBJECT_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
+import { apiMethod, OBJECT_KINDS, POLICY_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
 import { parseFullName, type ObjectKind } from "./names.js";
 import type { RetryOptions } from "./retry.js";
 import { createNodeHttp, type HttpFn } from "./http.js";
@@ -34,11 +34,13 @@ export interface CloudClientOptions {
 
 /**
  * setIamPolicy's field mask. Google's default is "bindings,etag"; we send it explicitly and do not
- * include auditConfigs: converge never edits audit configs, so leaving them out of the mask means
- * a write of ours can never change them, whatever the body holds. The body still carries the
- * auditConfigs we read, so a server that ignores the mask preserves them as well.
+ * include auditConfigs unless the write is a policy resource's (the only one that owns them): a
+ * binding or member edit can then never change them, whatever the body holds. The body still
+ * carries the auditConfigs we read, so a server that ignores the mask preserves them as well.
  */
 export const SET_IAM_POLICY_UPDATE_MASK = "bindings,etag";
+/** The mask of a whole-policy write: the audit configs too. */
+export const SET_WHOLE_POLICY_UPDATE_MASK = "bindings,etag,auditConfigs";
 
 /** Per-call options. `signal`: once aborted (Ctrl-C), the call sends nothing more (see CallSpec). */
 export interface CallOptions {
@@ -58,7 +60,7 @@ function policyApi(kind: PolicyKind): PolicyApi {
   return { service: k.service, version: k.version, getMethod: apiMethod(kind, "getIamPolicy")!.http, getId: policyMethodId(kind, "getIamPolicy"), setId: policyMethodId(kind, "setIamPolicy") };
 }
 
-const POLICY_APIS: Record<PolicyKind, PolicyApi> = { restorePlan: policyApi("restorePlan"), endpoint: policyApi("endpoint") };
+const POLICY_APIS = Object.fromEntries(POLICY_KINDS.map((k) => [k, policyApi(k)])) as Record<PolicyKind, PolicyApi>;
 
 export { policyMethodId };
 
@@ -110,8 +112,9 @@ export class CloudClient {
     });
   }
 
-  /** setIamPolicy; send the etag that was read so that a concurrent change fails with 409 ABORTED. */
-  async setIamPolicy(kind: PolicyKind, name: string, policy: Policy, opts: CallOptions = {}): Promise<Policy> {
+  /** setIamPolicy; send the etag that was read so that a concurrent change fails with 409 ABORTED.
+   *  `auditConfigs`: the write sets the audit configs too (a policy resource's). */
+  async setIamPolicy(kind: PolicyKind, name: string, policy: Policy, opts: CallOptions & { auditConfigs?: boolean } = {}): Promise<Policy> {
     const api = POLICY_APIS[kind];
     const location = this.check(kind, name, api.setId, "setIamPolicy");
     return this.transport.call<Policy>({
@@ -119,7 +122,7 @@ export class CloudClient {
       service: api.service,
       location,
       path: `/${api.version}/${name}:setIamPolicy`,
-      body: { policy, updateMask: SET_IAM_POLICY_UPDATE_MASK },
+      body: { policy, updateMask: opts.auditConfigs ? SET_WHOLE_POLICY_UPDATE_MASK : SET_IAM_POLICY_UPDATE_MASK },
       methodId: api.setId,
       resource: name,
       operation: "setIamPolicy",

@@ -4,7 +4,7 @@
 // Once its signal aborts (Ctrl-C) it starts no read, write or round: a policy read but not yet
 // written stays unwritten (the call rejects with a CANCELLED CloudError and changed nothing).
 import type { Policy } from "../generated/schemas.js";
-import { applyModifications, type PolicyModification } from "../iam/index.js";
+import { applyModifications, editsAuditConfigs, type PolicyModification } from "../iam/index.js";
 import { policyMethodId, type CloudClient, type PolicyKind } from "./client.js";
 import { CloudError, interruptedError, isCloudError } from "./errors.js";
 import { backoffDelay, defaultSleep, waitUnlessAborted } from "./retry.js";
@@ -97,7 +97,7 @@ export async function modifyPolicy(
     stopIfAborted("setIamPolicy");
     try {
       writes++;
-      const written = await client.setIamPolicy(kind, name, body, call);
+      const written = await client.setIamPolicy(kind, name, body, { ...call, auditConfigs: editsAuditConfigs(mods) });
       client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "written" });
       return { policy: written, written: true, attempts: round, reads, writes };
     } catch (e) {

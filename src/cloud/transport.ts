@@ -1,6 +1,7 @@
 // One REST call with a total deadline, per-attempt timeouts, retries (backoff + full jitter,
 // Retry-After) and attempt events. HTTP goes through ./http.ts (node:http keep-alive agents).
 import { TOOL_VERSION } from "../version.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
 import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
@@ -31,7 +32,7 @@ export interface AttemptEvent {
 /** One read-modify-write round of the policy engine. */
 export interface PolicyRoundEvent {
   type: "policy";
-  kind: "restorePlan" | "endpoint";
+  kind: PolicyKind;
   resource: string;
   /** 1 for the first round. */
   round: number;

@@ -176,7 +176,7 @@ function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined
   const src: SourceDocument = stack.source;
   const pos = src.position(f.path, f.offset !== undefined ? { offset: f.offset } : {});
   const make = ERROR_RULES.has(f.rule) || strict ? error : warning;
-  return make(f.summary, { file: src.file, line: pos.line, column: pos.column, path: formatPath(f.path), ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }), address: String(f.path[1]) });
+  return make(f.summary, { file: src.file, line: pos.line, column: pos.column, path: formatPath(f.path), code: lintCode(f.rule), ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }), address: String(f.path[1]) });
 }
 
 /**
@@ -189,9 +189,16 @@ export function lintResolved(stack: StackModel, name: string, raw: Record<string
   return found.map((f) => toDiagnostic(stack, f, opts.strict)).filter((d): d is Diagnostic => d !== undefined);
 }
 
-/** Whether a diagnostic is a lint finding (its detail ends with the rule's tag). */
+const LINT_CODE_PREFIX = "lint/";
+
+/** The diagnostic code of a rule's findings: `lint/<rule>`. */
+export function lintCode(rule: LintRule): string {
+  return `${LINT_CODE_PREFIX}${rule}`;
+}
+
+/** Whether a diagnostic is a lint finding: decided by its code, never by its text. */
 export function isLintDiagnostic(d: Diagnostic): boolean {
-  return /\[lint: [a-z-]+\]$/.test(d.detail ?? "");
+  return d.code?.startsWith(LINT_CODE_PREFIX) ?? false;
 }
 
 /** Lint diagnostics for a loaded stack, positioned in its source. */

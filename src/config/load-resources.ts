@@ -7,6 +7,7 @@ import type { ResourceDecl } from "./model.js";
 import { collectRefs, isLiteral } from "./references.js";
 import { valueAt } from "./schema-diagnostics.js";
 import { errorAt as at, type SourceDocument } from "./source.js";
+import { ClaimIndex, conflictSummary } from "../drivers/claims.js";
 
 export interface Defaults {
   project?: string;
@@ -42,7 +43,7 @@ function declaration(src: SourceDocument, name: string, raw: Record<string, unkn
 }
 
 /** The checks of one resource that need only its own literal values; `ownership` finds duplicates. */
-function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaults, ownership: Map<string, string>, diags: Diagnostic[]): void {
+function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaults, ownership: ClaimIndex<string>, diags: Diagnostic[]): void {
   const { name, driver, properties } = decl;
   const path = ["resources", name];
   // Literal values are checked now, before any network call; interpolated ones after resolution.
@@ -55,20 +56,19 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
     diags.push(at(src, [...path, "properties", ...p.path], `${name}: ${p.message}`, { address: name }));
   }
   if (isLiteral(properties) && problems.length === 0) {
-    const key = driver.token + driver.ownershipKey(inputs);
-    const other = ownership.get(key);
-    if (other) {
-      const binding = driver.ownership === "binding";
-      diags.push(
-        at(src, path, binding
-          ? `resources "${other}" and "${name}" both manage role ${inputs.role}${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`
-          : `resources "${other}" and "${name}" both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, {
-          key: true,
-          address: name,
-          detail: binding ? "Only one binding resource can be used per role (and condition); merge their members." : "Remove one of the duplicate member resources.",
-        }),
-      );
-    } else ownership.set(key, name);
+    const claims = driver.claims(inputs);
+    const c = ownership.conflict(claims);
+    if (!c) ownership.hold(claims, name);
+    else {
+      const other = c.owner;
+      const [summary, detail] =
+        c.kind === "binding"
+          ? [`resources "${other}" and "${name}" both manage role ${inputs.role}${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`, "Only one binding resource can be used per role (and condition); merge their members."]
+          : c.kind === "member"
+            ? [`resources "${other}" and "${name}" both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
+            : [conflictSummary(c, name, claims[0]!), "Remove one of them, or move the grant into the resource that manages the whole binding or policy."];
+      diags.push(at(src, path, summary, { key: true, address: name, detail }));
+    }
   }
   decl.options.ignoreChanges.forEach((p, i) => {
     const inputNames = ["name", "role", "condition", driver.ownership === "binding" ? "members" : "member"];
@@ -83,7 +83,7 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
 /** The resources whose type is known, in document order. */
 export function loadResources(src: SourceDocument, resourcesRaw: Record<string, unknown>, defaults: Defaults, diags: Diagnostic[]): Map<string, ResourceDecl> {
   const resources = new Map<string, ResourceDecl>();
-  const ownership = new Map<string, string>();
+  const ownership = new ClaimIndex<string>();
   for (const [name, value] of Object.entries(resourcesRaw)) {
     if (!value || typeof value !== "object") continue;
     const raw = value as Record<string, unknown>;

@@ -1,11 +1,10 @@
 import type { Federation, GetFederationResult } from "../generated/schemas.js";
-import { formatName } from "../cloud/names.js";
+import { formatName, SEGMENT } from "../cloud/names.js";
 import type { DataSourceDriver } from "./types.js";
-
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export const getFederation: DataSourceDriver = {
   token: "cloudnative:metastore/v1alpha:getFederation",
+  kind: "federation",
   argsSchema: "types/get-federation.schema.json#/definitions/GetFederationArgs",
   resultSchema: "types/get-federation.schema.json#/definitions/GetFederationResult",
   resultNames: ["name", "createTime", "updateTime", "labels", "version", "backendMetastores", "backendMetastoreDetails", "endpointUri", "state", "stateMessage", "uid"],
@@ -15,7 +14,7 @@ export const getFederation: DataSourceDriver = {
     for (const [key, v] of [["federationId", args.federationId], ["location", args.location], ["project", project]] as const) {
       if (typeof v !== "string" || !SEGMENT.test(v)) return { problem: { path: [key], message: `${key} "${String(v)}" is not a valid identifier` } };
     }
-    return { name: formatName("federation", project, args.location as string, args.federationId as string) };
+    return { name: formatName(getFederation.kind, project, args.location as string, args.federationId as string) };
   },
   toResult(w: Federation): GetFederationResult {
     const details = w.backendMetastores ?? {};

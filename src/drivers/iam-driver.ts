@@ -5,11 +5,12 @@ import { memberKey, memberProblem, normalizeMembers, sameMemberSet } from "../ia
 import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 
 interface IamDriverSpec {
   token: string;
-  kind: "restorePlan" | "endpoint";
+  kind: PolicyKind;
   ownership: "binding" | "member";
   schemaFile: string;
   typeName: string;
@@ -40,8 +41,6 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
         ? { scope: "binding", kind: spec.kind, object: i.name, role: i.role, ...cond(i) }
         : { scope: "member", kind: spec.kind, object: i.name, role: i.role, ...cond(i), member: i.member ?? "" },
     ],
-    ownershipKey: (i) =>
-      JSON.stringify([i.name, i.role, conditionKey(i.condition), ...(isBinding ? [] : [memberKey(i.member ?? "")])]),
     id,
     outputs(i, etag) {
       const project = parseFullName(spec.kind, i.name)?.project ?? "";

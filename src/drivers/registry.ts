@@ -1,6 +1,7 @@
 import { closest } from "fastest-levenshtein";
 import { getFederation } from "./get-federation.js";
 import { iamDriver } from "./iam-driver.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { DataSourceDriver, IamDriver } from "./types.js";
 
 export const RESTORE_PLAN_IAM_BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";
@@ -26,6 +27,14 @@ export function resourceDriver(token: string): IamDriver | undefined {
 
 export function functionDriver(token: string): DataSourceDriver | undefined {
   return functions.get(token);
+}
+
+/** The type that adopts the bindings of a policy of this kind (import --generate): the first
+ *  registered for the kind. */
+export function adoptingDriver(kind: PolicyKind): IamDriver {
+  const driver = [...resources.values()].find((d) => d.kind === kind);
+  if (!driver) throw new Error(`no resource type edits policies of ${kind}`);
+  return driver;
 }
 
 export const RESOURCE_TOKENS = [...resources.keys()];

@@ -2,7 +2,8 @@
 // src/cloud/ does the I/O for both, so a new IAM type is a few lines of registration.
 import type { Condition, Federation, GetFederationResult, Policy } from "../generated/schemas.js";
 import type { PolicyModification } from "../iam/policy.js";
-import type { NameDefaults, ObjectKind } from "../cloud/names.js";
+import type { NameDefaults } from "../cloud/names.js";
+import type { ObjectKind, PolicyKind } from "../gcp/object-kinds.js";
 
 export interface IamInputs {
   name: string;
@@ -26,16 +27,20 @@ export interface ImportTarget {
 }
 
 /**
- * A grant a resource holds once applied: a whole binding (authoritative for one role and
- * condition on one object) or one member of it. Revokes leave the grants other resources claim.
+ * A grant a resource holds once applied: a whole policy (authoritative for every binding of one
+ * object; no type claims it yet), a whole binding (authoritative for one role and condition on
+ * one object) or one member of it. Revokes leave the grants other resources claim; two claims
+ * of a stack may not conflict (src/drivers/claims.ts).
  */
 export type Claim =
-  | { scope: "binding"; kind: Exclude<ObjectKind, "federation">; object: string; role: string; condition?: Condition }
-  | { scope: "member"; kind: Exclude<ObjectKind, "federation">; object: string; role: string; condition?: Condition; member: string };
+  | { scope: "policy"; kind: PolicyKind; object: string }
+  | { scope: "binding"; kind: PolicyKind; object: string; role: string; condition?: Condition }
+  | { scope: "member"; kind: PolicyKind; object: string; role: string; condition?: Condition; member: string };
 
 export interface IamDriver {
   readonly token: string;
-  readonly kind: Exclude<ObjectKind, "federation">;
+  /** The object kind whose policy it edits (src/gcp/object-kinds.ts). */
+  readonly kind: PolicyKind;
   /** binding: authoritative for (object, role, condition); member: owns one member of it */
   readonly ownership: "binding" | "member";
   readonly inputsSchema: string;
@@ -51,8 +56,6 @@ export interface IamDriver {
   policyName(inputs: IamInputs): string;
   /** The grants these inputs hold in the cloud once applied. */
   claims(inputs: IamInputs): Claim[];
-  /** Owned-tuple identity within one stack: two resources with the same key conflict. */
-  ownershipKey(inputs: IamInputs): string;
   id(inputs: IamInputs): string;
   outputs(inputs: IamInputs, etag: string): Record<string, unknown>;
   /** What of `inputs` exists in `policy` now; undefined when nothing it owns is there. */
@@ -66,6 +69,8 @@ export interface IamDriver {
 
 export interface DataSourceDriver {
   readonly token: string;
+  /** The object kind it reads (src/gcp/object-kinds.ts). */
+  readonly kind: ObjectKind;
   readonly argsSchema: string;
   readonly resultSchema: string;
   readonly resultNames: readonly string[];

@@ -6,7 +6,8 @@ import { dirname } from "node:path";
 import type { EmulatorWorld } from "../generated/schemas.js";
 import type { EmulatorContext } from "./context.js";
 import { Faults } from "./faults.js";
-import { loadDataFile, Persister, removeStaleTempFiles } from "./persist.js";
+import { loadDataFile, Persister } from "./persist.js";
+import { removeTempLeftovers } from "../fs/atomic-file.js";
 import { checkWorld, coerceSeed, loadSeedFile, WorldError } from "./seed.js";
 import { createEmulatorServer } from "./server.js";
 import { Stats } from "./stats.js";
@@ -55,7 +56,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   let initial: EmulatorWorld | undefined;
   if (opts.dataFile) {
     mkdirSync(dirname(opts.dataFile), { recursive: true });
-    removeStaleTempFiles(opts.dataFile);
+    // Temp files of a writer killed mid-write (dead pids only).
+    await removeTempLeftovers(opts.dataFile);
     initial = loadDataFile(opts.dataFile);
   }
   const store = new Store();

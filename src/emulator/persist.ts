@@ -2,58 +2,10 @@
 // change made while it runs is picked up by the next one. A change is acknowledged only once a
 // write that includes it has been renamed into place, and a crash at any moment leaves either the
 // old or the new complete file (temp file + fsync + rename + directory fsync).
-import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
-import { open, rename, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import type { EmulatorWorld } from "../generated/schemas.js";
-import { fsyncDir, pidAlive } from "../state/fsutil.js";
+import { writeFileAtomic } from "../fs/atomic-file.js";
 import { checkWorld, WorldError } from "./seed.js";
-
-let tmpCounter = 0;
-
-/** Writes `text` to `file` atomically with mode 0600 (the world holds bearer tokens). */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${++tmpCounter}.tmp`);
-  let fh;
-  try {
-    fh = await open(tmp, "w", 0o600);
-    await fh.writeFile(text, "utf8");
-    await fh.sync();
-    await fh.close();
-    fh = undefined;
-    await rename(tmp, file);
-  } catch (e) {
-    await fh?.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  // Make the rename itself durable; best effort (the file itself is already in place).
-  await fsyncDir(dirname(file)).catch(() => undefined);
-}
-
-/** Removes temp files left by a process that was killed mid-write (only those of dead PIDs). */
-export function removeStaleTempFiles(file: string): void {
-  const dir = dirname(file);
-  const prefix = `.${basename(file)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    if (!n.startsWith(prefix) || !n.endsWith(".tmp")) continue;
-    const m = /^(\d+)\.(\d+)\.tmp$/.exec(n.slice(prefix.length));
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid !== process.pid && pidAlive(pid)) continue;
-    try {
-      unlinkSync(join(dir, n));
-    } catch {
-      /* already gone */
-    }
-  }
-}
 
 /** Loads a data file if it exists: undefined when absent, a clear Error when broken. */
 export function loadDataFile(file: string): EmulatorWorld | undefined {
@@ -117,7 +69,7 @@ export class Persister {
         const target = this.generation;
         const text = this.serialize();
         try {
-          await writeFileAtomic(this.file, text);
+          await writeFileAtomic(this.file, text, { syncDir: "best-effort" });
         } catch (e) {
           this.log(`emulator: cannot write ${this.file}: ${(e as Error).message}`);
           // Fail everyone waiting; the next change retries the write.

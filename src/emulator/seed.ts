@@ -4,18 +4,15 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument, type Document } from "yaml";
 import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
-import { parseFullName, type ObjectKind } from "../gcp/object-kinds.js";
+import { ALL_KINDS, OBJECT_KINDS, parseFullName, POLICY_KINDS, type ObjectKind } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
 import { ApiError } from "./errors.js";
 import { mergeBindings, policySize, sizeProblem } from "./bindings.js";
 import { checkPolicyRules } from "./policy.js";
 import { schemaProblem } from "./schema-errors.js";
 
-export const WORLD_KINDS: readonly { kind: ObjectKind; key: "restorePlans" | "endpoints" | "federations" }[] = [
-  { kind: "restorePlan", key: "restorePlans" },
-  { kind: "endpoint", key: "endpoints" },
-  { kind: "federation", key: "federations" },
-];
+/** Each kind's list in a world file is named as its collection: restorePlans, endpoints… */
+export const WORLD_KINDS: readonly { kind: ObjectKind; key: (typeof OBJECT_KINDS)[ObjectKind]["collection"] }[] = ALL_KINDS.map((kind) => ({ kind, key: OBJECT_KINDS[kind].collection }));
 
 /** Where a world is wrong in a file, when known: 1-based line and column, and the path in it. */
 export interface WorldErrorPosition {
@@ -91,7 +88,7 @@ export function coerceSeed(value: unknown): unknown {
       if (rec && typeof rec === "object" && typeof rec.number === "number" && Number.isSafeInteger(rec.number)) rec.number = String(rec.number);
     }
   }
-  for (const key of ["restorePlans", "endpoints"]) {
+  for (const key of POLICY_KINDS.map((k) => OBJECT_KINDS[k].collection)) {
     const list = w[key];
     if (!Array.isArray(list)) continue;
     for (const o of list) {
@@ -122,7 +119,7 @@ type Problem = { message: string; path: (string | number)[] };
 
 /** What is wrong with a world, and where (the path of the offending value). */
 function worldProblemAt(value: unknown): Problem | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { message: "expected a mapping with projects, restorePlans, endpoints and federations", path: [] };
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { message: `expected a mapping with projects, ${WORLD_KINDS.map((w) => w.key).join(", ").replace(/, (\w+)$/, " and $1")}`, path: [] };
   const errors = validate("emulator-seed.schema.json", value);
   if (errors.length > 0) return { message: schemaProblem(errors), path: errors[0]!.instancePath.split("/").slice(1).map((k) => (/^\d+$/.test(k) ? Number(k) : k.replace(/~1/g, "/").replace(/~0/g, "~"))) };
   const world = value as EmulatorWorld;
@@ -163,7 +160,7 @@ function objectsProblem(world: EmulatorWorld, numbers: Map<string, string>): Pro
 }
 
 function article(kind: ObjectKind): string {
-  return kind === "endpoint" ? "an endpoint" : `a ${kind}`;
+  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
 }
 
 function policyProblem(policy: Policy, at: string): string | undefined {

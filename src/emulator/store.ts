@@ -2,13 +2,13 @@
 // Every lookup is a map access; the serialised form of each object is cached so that writing the
 // whole world (persistence, GET /__emulator/world) is a join of strings, not a re-encoding.
 import type { EmulatorFederation, EmulatorPolicyObject, EmulatorProject, EmulatorWorld } from "../generated/schemas.js";
-import { formatName, parseFullName, type ObjectKind } from "../gcp/object-kinds.js";
+import { formatName, parseFullName, type ObjectKind, type PolicyKind } from "../gcp/object-kinds.js";
 import { fillFederation, renderFederation } from "./federation.js";
 import { emptyPolicy, newEtag, normalizePolicy, type StoredPolicy } from "./policy.js";
 import { WORLD_KINDS } from "./seed.js";
 
 export interface PolicyObject {
-  kind: "restorePlan" | "endpoint";
+  kind: PolicyKind;
   /** Canonical full name (project ID form). */
   name: string;
   project: string;

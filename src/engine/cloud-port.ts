@@ -3,7 +3,8 @@
 import type { Federation, Policy } from "../generated/schemas.js";
 import type { PolicyModification } from "../iam/policy.js";
 
-export type PolicyKind = "restorePlan" | "endpoint";
+export type { PolicyKind } from "../gcp/object-kinds.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
 
 export interface ModifyOutcome {
   policy: Policy;

@@ -7,7 +7,7 @@ export type StepAction = "create" | "update" | "replace" | "delete" | "read" | "
 export type EngineEvent =
   /** resources: the state resources this read of a policy refreshes (none for a policy only new
    *  resources are on). */
-  | { type: "refresh"; kind: "restorePlan" | "endpoint"; policy: string; resources: readonly { address: string; type: string }[]; phase: "start" | "done" | "error"; found?: boolean; ms?: number }
+  | { type: "refresh"; policy: string; resources: readonly { address: string; type: string }[]; phase: "start" | "done" | "error"; ms?: number }
   | { type: "read"; address: string; token: string; object: string; phase: "start" | "done" | "error"; ms?: number }
   /** interrupted: started, but stopped by Ctrl-C before its change was made (nothing of it was recorded). */
   | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped" | "interrupted"; ms?: number; error?: Diagnostic; policy?: string }

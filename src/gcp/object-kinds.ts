@@ -24,6 +24,8 @@ export interface ObjectKindInfo {
   /** API version, the first segment of a REST path (/v1/projects/…). */
   version: "v1" | "v1beta1" | "v1alpha";
   collection: "restorePlans" | "endpoints" | "federations";
+  /** What people call one object of the kind, in messages: "restore plan". */
+  label: string;
   /** The name form as Google's reference spells it. */
   nameForm: string;
   methods: readonly ApiMethod[];
@@ -35,6 +37,7 @@ export const OBJECT_KINDS = {
     service: "gkebackup",
     version: "v1",
     collection: "restorePlans",
+    label: "restore plan",
     nameForm: "projects/{project}/locations/{location}/restorePlans/{restorePlan}",
     methods: [
       { verb: "getIamPolicy", id: "gkebackup.projects.locations.restorePlans.getIamPolicy", http: "GET", permission: "gkebackup.restorePlans.getIamPolicy" },
@@ -46,6 +49,7 @@ export const OBJECT_KINDS = {
     service: "aiplatform",
     version: "v1beta1",
     collection: "endpoints",
+    label: "endpoint",
     nameForm: "projects/{project}/locations/{location}/endpoints/{endpoint}",
     methods: [
       { verb: "getIamPolicy", id: "aiplatform.projects.locations.endpoints.getIamPolicy", http: "POST", permission: "aiplatform.endpoints.getIamPolicy" },
@@ -57,12 +61,25 @@ export const OBJECT_KINDS = {
     service: "metastore",
     version: "v1alpha",
     collection: "federations",
+    label: "federation",
     nameForm: "projects/{project}/locations/{location}/federations/{federationId}",
     methods: [{ verb: "get", id: "metastore.projects.locations.federations.get", http: "GET", permission: "metastore.federations.get" }],
   },
 } as const satisfies Record<ObjectKind, ObjectKindInfo>;
 
 export const ALL_KINDS: readonly ObjectKind[] = ["restorePlan", "endpoint", "federation"];
+
+/** The kinds that carry an IAM policy (they have getIamPolicy), in table order. */
+export const POLICY_KINDS: readonly PolicyKind[] = ALL_KINDS.filter((k): k is PolicyKind => apiMethod(k, "getIamPolicy") !== undefined);
+
+export function isPolicyKind(kind: ObjectKind | undefined): kind is PolicyKind {
+  return kind !== undefined && (POLICY_KINDS as readonly ObjectKind[]).includes(kind);
+}
+
+/** "restore plan", "endpoint"… */
+export function kindLabel(kind: ObjectKind): string {
+  return OBJECT_KINDS[kind].label;
+}
 
 /** Every method's discovery ID, in table order. */
 export const METHOD_IDS = ALL_KINDS.flatMap((k) => OBJECT_KINDS[k].methods.map((m) => m.id)) as MethodId[];

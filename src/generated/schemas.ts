@@ -127,16 +127,28 @@ export interface AllSchemas {
   "terraform-plan.schema.json#TfResourceAttribute"?: TfResourceAttribute;
   "terraform-plan.schema.json#ConvergePlanExtras"?: ConvergePlanExtras;
   "terraform-plan.schema.json#ConvergeChangeExtras"?: ConvergeChangeExtras;
+  "types/endpoint-iam-binding.schema.json#EndpointIamBindingInputs"?: EndpointIamBindingInputs;
+  "types/endpoint-iam-binding.schema.json#EndpointIamBindingOutputs"?: EndpointIamBindingOutputs;
   "types/endpoint-iam-member.schema.json#EndpointIamMemberInputs"?: EndpointIamMemberInputs;
   "types/endpoint-iam-member.schema.json#EndpointIamMemberOutputs"?: EndpointIamMemberOutputs;
+  "types/endpoint-iam-policy.schema.json#EndpointIamPolicyInputs"?: EndpointIamPolicyInputs;
+  "types/endpoint-iam-policy.schema.json#EndpointIamPolicyOutputs"?: EndpointIamPolicyOutputs;
+  "types/get-endpoint-iam-policy.schema.json#GetEndpointIamPolicyArgs"?: GetEndpointIamPolicyArgs;
+  "types/get-endpoint-iam-policy.schema.json#GetEndpointIamPolicyResult"?: GetEndpointIamPolicyResult;
   "types/get-federation.schema.json#GetFederationArgs"?: GetFederationArgs;
   "types/get-federation.schema.json#MetastoreType"?: MetastoreType;
   "types/get-federation.schema.json#FederationState"?: FederationState;
   "types/get-federation.schema.json#BackendMetastore"?: BackendMetastore;
   "types/get-federation.schema.json#Federation"?: Federation;
   "types/get-federation.schema.json#GetFederationResult"?: GetFederationResult;
+  "types/get-restore-plan-iam-policy.schema.json#GetRestorePlanIamPolicyArgs"?: GetRestorePlanIamPolicyArgs;
+  "types/get-restore-plan-iam-policy.schema.json#GetRestorePlanIamPolicyResult"?: GetRestorePlanIamPolicyResult;
   "types/restore-plan-iam-binding.schema.json#RestorePlanIamBindingInputs"?: RestorePlanIamBindingInputs;
   "types/restore-plan-iam-binding.schema.json#RestorePlanIamBindingOutputs"?: RestorePlanIamBindingOutputs;
+  "types/restore-plan-iam-member.schema.json#RestorePlanIamMemberInputs"?: RestorePlanIamMemberInputs;
+  "types/restore-plan-iam-member.schema.json#RestorePlanIamMemberOutputs"?: RestorePlanIamMemberOutputs;
+  "types/restore-plan-iam-policy.schema.json#RestorePlanIamPolicyInputs"?: RestorePlanIamPolicyInputs;
+  "types/restore-plan-iam-policy.schema.json#RestorePlanIamPolicyOutputs"?: RestorePlanIamPolicyOutputs;
   "validate.schema.json"?: ValidateOutput;
   "validate.schema.json#TfDiagnostic"?: TfDiagnostic;
   "validate.schema.json#TfRange"?: TfRange;
@@ -1261,6 +1273,39 @@ export interface TerraformPlanFailure {
 export interface ConvergeFailureExtras {
   diagnostics: PlanDiagnostic[];
 }
+export interface EndpointIamBindingInputs {
+  /**
+   * Endpoint: projects/{project}/locations/{location}/endpoints/{endpoint}, or {location}/{id}, or {id}.
+   */
+  name: string;
+  /**
+   * Role to apply. Only one binding resource can be used per role (and condition).
+   */
+  role: string;
+  /**
+   * Identities granted the privilege in role.
+   */
+  members: string[];
+  condition?: Condition;
+}
+export interface EndpointIamBindingOutputs {
+  name: string;
+  role: string;
+  members: string[];
+  condition?: Condition;
+  /**
+   * Etag of the resource's IAM policy.
+   */
+  etag: string;
+  /**
+   * "{name} {role}" followed by " {condition.title}" when a condition is set.
+   */
+  id: string;
+  /**
+   * Project segment of name.
+   */
+  project: string;
+}
 export interface EndpointIamMemberInputs {
   /**
    * Endpoint: projects/{project}/locations/{location}/endpoints/{endpoint}, or {location}/{id}, or {id}.
@@ -1284,6 +1329,59 @@ export interface EndpointIamMemberOutputs {
    */
   id: string;
   project: string;
+}
+export interface EndpointIamPolicyInputs {
+  /**
+   * Endpoint: projects/{project}/locations/{location}/endpoints/{endpoint}, or {location}/{id}, or {id}.
+   */
+  name: string;
+  /**
+   * Every binding of the policy: a role (and condition) with its members. Bindings not listed are removed.
+   */
+  bindings: Binding[];
+  /**
+   * The policy's audit logging configuration; omitted means none (any present is removed).
+   */
+  auditConfigs?: AuditConfig[];
+}
+export interface EndpointIamPolicyOutputs {
+  name: string;
+  bindings: Binding[];
+  auditConfigs: AuditConfig[];
+  /**
+   * Etag of the resource's IAM policy.
+   */
+  etag: string;
+  /**
+   * Policy format version (3 when a binding has a condition).
+   */
+  version?: number;
+  /**
+   * The full name of the object.
+   */
+  id: string;
+  /**
+   * Project segment of name.
+   */
+  project: string;
+}
+export interface GetEndpointIamPolicyArgs {
+  endpointId: string;
+  location: string;
+  /**
+   * Defaults to provider.project.
+   */
+  project?: string;
+  /**
+   * The policy version to read; converge always reads version 3, which holds every form.
+   */
+  optionsRequestedPolicyVersion?: 0 | 1 | 3;
+}
+export interface GetEndpointIamPolicyResult {
+  bindings: Binding[];
+  auditConfigs: AuditConfig[];
+  etag: string;
+  version: number;
 }
 /**
  * Federation as served by GET /v1alpha/{name} (wire shape).
@@ -1326,6 +1424,24 @@ export interface GetFederationResult {
   stateMessage: string;
   uid: string;
 }
+export interface GetRestorePlanIamPolicyArgs {
+  restorePlanId: string;
+  location: string;
+  /**
+   * Defaults to provider.project.
+   */
+  project?: string;
+  /**
+   * The policy version to read; converge always reads version 3, which holds every form.
+   */
+  optionsRequestedPolicyVersion?: 0 | 1 | 3;
+}
+export interface GetRestorePlanIamPolicyResult {
+  bindings: Binding[];
+  auditConfigs: AuditConfig[];
+  etag: string;
+  version: number;
+}
 export interface RestorePlanIamBindingInputs {
   /**
    * Restore plan: projects/{project}/locations/{location}/restorePlans/{restorePlan}, or {location}/{id}, or {id}.
@@ -1352,6 +1468,74 @@ export interface RestorePlanIamBindingOutputs {
   etag: string;
   /**
    * "{name} {role}" followed by " {condition.title}" when a condition is set.
+   */
+  id: string;
+  /**
+   * Project segment of name.
+   */
+  project: string;
+}
+export interface RestorePlanIamMemberInputs {
+  /**
+   * Restore plan: projects/{project}/locations/{location}/restorePlans/{restorePlan}, or {location}/{id}, or {id}.
+   */
+  name: string;
+  /**
+   * Role to apply.
+   */
+  role: string;
+  /**
+   * Identity granted the privilege in role.
+   */
+  member: string;
+  condition?: Condition;
+}
+export interface RestorePlanIamMemberOutputs {
+  name: string;
+  role: string;
+  member: string;
+  condition?: Condition;
+  /**
+   * Etag of the resource's IAM policy.
+   */
+  etag: string;
+  /**
+   * "{name} {role} {member}" followed by " {condition.title}" when a condition is set.
+   */
+  id: string;
+  /**
+   * Project segment of name.
+   */
+  project: string;
+}
+export interface RestorePlanIamPolicyInputs {
+  /**
+   * Restore plan: projects/{project}/locations/{location}/restorePlans/{restorePlan}, or {location}/{id}, or {id}.
+   */
+  name: string;
+  /**
+   * Every binding of the policy: a role (and condition) with its members. Bindings not listed are removed.
+   */
+  bindings: Binding[];
+  /**
+   * The policy's audit logging configuration; omitted means none (any present is removed).
+   */
+  auditConfigs?: AuditConfig[];
+}
+export interface RestorePlanIamPolicyOutputs {
+  name: string;
+  bindings: Binding[];
+  auditConfigs: AuditConfig[];
+  /**
+   * Etag of the resource's IAM policy.
+   */
+  etag: string;
+  /**
+   * Policy format version (3 when a binding has a condition).
+   */
+  version?: number;
+  /**
+   * The full name of the object.
    */
   id: string;
   /**

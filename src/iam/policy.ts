@@ -1,19 +1,24 @@
 // Pure policy edits shared by the policy engine (client side) and the emulator (server side).
-import type { Binding, Condition, Policy } from "../generated/schemas.js";
+import type { AuditConfig, Binding, Condition, Policy } from "../generated/schemas.js";
 import { bindingKey, canonicalCondition } from "./conditions.js";
 import { dedupeMembers, memberKey, sameMemberSet } from "./members.js";
 
 /** One change to one policy. Several are applied to one read and written once. */
 export type PolicyModification =
+  /** The whole policy (a policy resource): exactly these bindings and audit configs. */
+  | { kind: "setPolicy"; bindings: Binding[]; auditConfigs: AuditConfig[] }
   | { kind: "setBinding"; role: string; condition?: Condition; members: string[] }
   /** Removes every member of the binding except `keep` (grants other resources hold). */
   | { kind: "removeBinding"; role: string; condition?: Condition; keep?: string[] }
   | { kind: "addMember"; role: string; condition?: Condition; member: string }
   | { kind: "removeMember"; role: string; condition?: Condition; member: string };
 
-// Revocations first, then authoritative sets, then additions: a replacement that moves a grant
-// from one resource to another in the same batch ends with the grant present.
+type BindingEdit = Exclude<PolicyModification, { kind: "setPolicy" }>;
+
+// A whole policy first; then revocations, then authoritative sets, then additions: a replacement
+// that moves a grant from one resource to another in the same batch ends with the grant present.
 const ORDER: Record<PolicyModification["kind"], number> = {
+  setPolicy: -1,
   removeBinding: 0,
   removeMember: 0,
   setBinding: 1,
@@ -25,78 +30,138 @@ export function findBinding(policy: Policy, role: string, condition?: Condition 
   return (policy.bindings ?? []).find((b) => bindingKey(b.role, b.condition) === key);
 }
 
-/**
- * Applies `mods` to a copy of `policy`, preserving every other binding, every other member,
- * `auditConfigs` and the version (raised to 3 when a conditional binding is present).
- * Returns the new policy and whether anything changed; an unchanged policy need not be written.
- */
-export function applyModifications(policy: Policy, mods: readonly PolicyModification[]): { policy: Policy; changed: boolean } {
-  const bindings: Binding[] = (policy.bindings ?? []).map((b) => ({ ...b, members: [...b.members] }));
-  const index = new Map<string, Binding>();
-  for (const b of bindings) {
-    const key = bindingKey(b.role, b.condition);
-    const existing = index.get(key);
-    if (existing) {
-      // Google merges duplicate (role, condition) bindings; so do we.
-      for (const m of b.members) {
-        const k = memberKey(m);
-        if (!existing.members.some((x) => memberKey(x) === k)) existing.members.push(m);
-      }
-      b.members = [];
-    } else index.set(key, b);
+/** Whether any of `mods` sets audit configs (the write must then include them in its mask). */
+export function editsAuditConfigs(mods: readonly PolicyModification[]): boolean {
+  return mods.some((m) => m.kind === "setPolicy");
+}
+
+/** The bindings of a policy as (role, condition) → binding, merging duplicates as Google does. */
+class BindingIndex {
+  readonly bindings: Binding[] = [];
+  private readonly index = new Map<string, Binding>();
+
+  constructor(from: readonly Binding[]) {
+    for (const b of from) this.merge(b.role, b.condition, b.members);
   }
-  let changed = false;
-  const sorted = [...mods].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
-  for (const mod of sorted) {
-    const key = bindingKey(mod.role, mod.condition);
-    let binding = index.get(key);
-    switch (mod.kind) {
-      case "removeBinding":
-        if (binding) {
-          const keep = new Set((mod.keep ?? []).map(memberKey));
-          const rest = binding.members.filter((m) => keep.has(memberKey(m)));
-          if (rest.length !== binding.members.length) {
-            binding.members = rest;
-            changed = true;
-          }
-        }
-        break;
-      case "removeMember":
-        if (binding) {
-          const before = binding.members.length;
-          const k = memberKey(mod.member);
-          binding.members = binding.members.filter((m) => memberKey(m) !== k);
-          if (binding.members.length !== before) changed = true;
-        }
-        break;
-      case "setBinding":
-        if (!binding) {
-          if (mod.members.length === 0) break;
-          binding = { role: mod.role, members: [], ...(mod.condition ? { condition: canonicalCondition(mod.condition)! } : {}) };
-          bindings.push(binding);
-          index.set(key, binding);
-        }
-        if (!sameMemberSet(binding.members, mod.members)) {
-          binding.members = dedupeMembers(mod.members);
-          changed = true;
-        }
-        break;
-      case "addMember":
-        if (!binding) {
-          binding = { role: mod.role, members: [], ...(mod.condition ? { condition: canonicalCondition(mod.condition)! } : {}) };
-          bindings.push(binding);
-          index.set(key, binding);
-        }
-        const k = memberKey(mod.member);
-        if (!binding.members.some((m) => memberKey(m) === k)) {
-          binding.members.push(mod.member);
-          changed = true;
-        }
-        break;
+
+  get(role: string, condition: Condition | undefined | null): Binding | undefined {
+    return this.index.get(bindingKey(role, condition));
+  }
+
+  /** The binding of (role, condition), made empty when there is none. */
+  open(role: string, condition: Condition | undefined | null): Binding {
+    const found = this.get(role, condition);
+    if (found) return found;
+    const binding: Binding = { role, members: [], ...(condition ? { condition: canonicalCondition(condition)! } : {}) };
+    this.bindings.push(binding);
+    this.index.set(bindingKey(role, condition), binding);
+    return binding;
+  }
+
+  merge(role: string, condition: Condition | undefined | null, members: readonly string[]): void {
+    const existing = this.get(role, condition);
+    if (!existing) {
+      this.bindings.push({ role, members: [...members], ...(condition ? { condition } : {}) });
+      this.index.set(bindingKey(role, condition), this.bindings.at(-1)!);
+      return;
+    }
+    for (const m of members) {
+      const k = memberKey(m);
+      if (!existing.members.some((x) => memberKey(x) === k)) existing.members.push(m);
     }
   }
-  const kept = bindings.filter((b) => b.members.length > 0);
-  const next: Policy = { ...policy, bindings: kept };
+
+  kept(): Binding[] {
+    return this.bindings.filter((b) => b.members.length > 0);
+  }
+}
+
+/** Applies one binding edit; true when it changed the policy. */
+function applyEdit(index: BindingIndex, mod: BindingEdit): boolean {
+  const binding = index.get(mod.role, mod.condition);
+  switch (mod.kind) {
+    case "removeBinding": {
+      if (!binding) return false;
+      const keep = new Set((mod.keep ?? []).map(memberKey));
+      const rest = binding.members.filter((m) => keep.has(memberKey(m)));
+      if (rest.length === binding.members.length) return false;
+      binding.members = rest;
+      return true;
+    }
+    case "removeMember": {
+      if (!binding) return false;
+      const before = binding.members.length;
+      const k = memberKey(mod.member);
+      binding.members = binding.members.filter((m) => memberKey(m) !== k);
+      return binding.members.length !== before;
+    }
+    case "setBinding": {
+      if (!binding && mod.members.length === 0) return false;
+      const target = binding ?? index.open(mod.role, mod.condition);
+      if (sameMemberSet(target.members, mod.members)) return false;
+      target.members = dedupeMembers(mod.members);
+      return true;
+    }
+    case "addMember": {
+      const target = binding ?? index.open(mod.role, mod.condition);
+      const k = memberKey(mod.member);
+      if (target.members.some((m) => memberKey(m) === k)) return false;
+      target.members.push(mod.member);
+      return true;
+    }
+  }
+}
+
+/** The bindings and audit configs a whole-policy edit asks for; whether they differ from `policy`'s. */
+function applySetPolicy(policy: Policy, mod: Extract<PolicyModification, { kind: "setPolicy" }>): { index: BindingIndex; auditConfigs: AuditConfig[]; changed: boolean } {
+  const desired = new BindingIndex([]);
+  for (const b of mod.bindings) if (b.members.length) desired.merge(b.role, canonicalCondition(b.condition), dedupeMembers(b.members));
+  const live = new BindingIndex(policy.bindings ?? []);
+  const liveKept = live.kept();
+  const sameBindings = liveKept.length === desired.bindings.length && desired.bindings.every((b) => {
+    const l = live.get(b.role, b.condition);
+    return l !== undefined && sameMemberSet(l.members, b.members);
+  });
+  const auditConfigs = mod.auditConfigs;
+  const sameAudit = JSON.stringify(canonicalAuditConfigs(policy.auditConfigs ?? [])) === JSON.stringify(canonicalAuditConfigs(auditConfigs));
+  return { index: desired, auditConfigs, changed: !sameBindings || !sameAudit };
+}
+
+/** Audit configs in a comparable form: services and log types sorted, exemptions by identity. */
+export function canonicalAuditConfigs(configs: readonly AuditConfig[]): AuditConfig[] {
+  return [...configs]
+    .map((c) => ({
+      service: c.service ?? "",
+      auditLogConfigs: [...(c.auditLogConfigs ?? [])]
+        .map((l) => ({ logType: l.logType ?? "LOG_TYPE_UNSPECIFIED", exemptedMembers: [...(l.exemptedMembers ?? [])].map(memberKey).sort() }))
+        .sort((x, y) => x.logType.localeCompare(y.logType)),
+    }))
+    .sort((x, y) => x.service.localeCompare(y.service));
+}
+
+/**
+ * Applies `mods` to a copy of `policy`. Binding edits preserve every other binding, every other
+ * member, `auditConfigs` and the version (raised to 3 when a conditional binding is present); a
+ * whole-policy edit (`setPolicy`) replaces the bindings and the audit configs. Returns the new
+ * policy and whether anything changed; an unchanged policy need not be written.
+ */
+export function applyModifications(policy: Policy, mods: readonly PolicyModification[]): { policy: Policy; changed: boolean } {
+  let index = new BindingIndex((policy.bindings ?? []).map((b) => ({ ...b, members: [...b.members] })));
+  let auditConfigs = policy.auditConfigs;
+  let changed = false;
+  for (const mod of [...mods].sort((a, b) => ORDER[a.kind] - ORDER[b.kind])) {
+    if (mod.kind !== "setPolicy") {
+      changed = applyEdit(index, mod) || changed;
+      continue;
+    }
+    const set = applySetPolicy(policy, mod);
+    index = set.index;
+    auditConfigs = set.auditConfigs;
+    changed = set.changed || changed;
+  }
+  const kept = index.kept();
+  const { auditConfigs: _old, ...rest } = policy;
+  const next: Policy = { ...rest, bindings: kept, ...(auditConfigs && auditConfigs.length ? { auditConfigs } : {}) };
   const conditional = kept.some((b) => b.condition);
   next.version = conditional ? 3 : policy.version && policy.version > 0 ? policy.version : 1;
   return { policy: next, changed };

@@ -8,6 +8,7 @@ import { HeldGrants } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey, canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
+import type { PolicyKind } from "../gcp/object-kinds.js";
 
 function grants(p: Policy): Map<string, { principal: string; role: string; condition?: Condition }> {
   const out = new Map<string, { principal: string; role: string; condition?: Condition }>();
@@ -22,17 +23,20 @@ function grants(p: Policy): Map<string, { principal: string; role: string; condi
 
 /** One policy as this plan leaves it: the live policy before, with the plan's modifications applied after. */
 export interface PlannedPolicy {
-  kind: "restorePlan" | "endpoint";
+  kind: PolicyKind;
   name: string;
   before: Policy;
   after: Policy;
-  /** The addresses of the resources that change each binding, by bindingKey. */
+  /** The addresses of the resources that change each binding, by bindingKey (EVERY_BINDING: all of them). */
   byBinding: Map<string, Set<string>>;
 }
 
+/** The byBinding key of a policy resource: it changes every binding of its object. */
+export const EVERY_BINDING = "*";
+
 /** The modifications the managed changes make, grouped by policy; policies whose edits are not known yet are `incomplete`. */
 function plannedEdits(changes: readonly ResourceChange[]) {
-  const perPolicy = new Map<string, { kind: "restorePlan" | "endpoint"; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
+  const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
   const held = HeldGrants.of(changes);
   for (const c of changes) {
@@ -49,7 +53,7 @@ function plannedEdits(changes: readonly ResourceChange[]) {
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
     const mods = d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired);
     for (const planned of mods) {
-      const revoke = planned.kind === "removeBinding" || planned.kind === "removeMember";
+      const revoke = planned.kind === "removeBinding" || planned.kind === "removeMember" || (planned.kind === "setPolicy" && !desired);
       // An adopted grant predates converge: revoking the resource leaves it in place.
       if (revoke && c.before_adopted) continue;
       const object = (revoke ? prior : desired)!.name;
@@ -62,7 +66,8 @@ function plannedEdits(changes: readonly ResourceChange[]) {
         perPolicy.set(key, entry);
       }
       entry.mods.push(m);
-      const bk = bindingKey(m.role, m.condition);
+      // A whole-policy edit changes every binding of the object.
+      const bk = m.kind === "setPolicy" ? EVERY_BINDING : bindingKey(m.role, m.condition);
       const owners = entry.byBinding.get(bk);
       if (owners) owners.add(c.address);
       else entry.byBinding.set(bk, new Set([c.address]));
@@ -96,7 +101,7 @@ export function accessDelta({ policies, incomplete }: { policies: readonly Plann
   for (const p of policies) {
     const g0 = grants(p.before);
     const g1 = grants(p.after);
-    const addresses = (role: string, condition?: Condition) => [...(p.byBinding.get(bindingKey(role, condition)) ?? [])].sort();
+    const addresses = (role: string, condition?: Condition) => [...new Set([...(p.byBinding.get(bindingKey(role, condition)) ?? []), ...(p.byBinding.get(EVERY_BINDING) ?? [])])].sort();
     for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
     for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
   }

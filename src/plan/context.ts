@@ -10,6 +10,7 @@ import type { CloudPort } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
 import { Refresh } from "./refresh.js";
 import type { PlanOptions } from "./planner.js";
+import { ClaimIndex } from "../drivers/claims.js";
 
 export interface PlanContext {
   readonly stack: StackModel;
@@ -31,14 +32,14 @@ export interface PlanContext {
   readonly variables: Record<string, unknown>;
   /** Addresses the stack declares (their state resources are not orphans). */
   readonly declared: Set<string>;
-  /** Ownership key → the resource that owns it (two resources may not manage the same grant). */
-  readonly owners: Map<string, string>;
+  /** The claims of the resources planned so far (two resources may not manage the same grant). */
+  readonly owners: ClaimIndex<string>;
 }
 
 export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit): PlanContext {
   const limit = pLimit(Math.max(1, opts.parallelism));
   const values = new Map<string, unknown>();
-  const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, batching: opts.iamBatching !== false, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
+  const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
   return {
     stack,
     prior,
@@ -56,6 +57,6 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     drift: [],
     variables: Object.create(null) as Record<string, unknown>,
     declared: new Set(),
-    owners: new Map(),
+    owners: new ClaimIndex(),
   };
 }

@@ -10,6 +10,7 @@ import { formatPath } from "../config/source.js";
 import type { IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
 import type { PlanContext } from "./context.js";
+import { conflictSummary } from "../drivers/claims.js";
 
 export interface Desired {
   inputs: IamInputs;
@@ -52,12 +53,17 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
 
 /** Two resources of the stack may not manage the same grant. */
 function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
-  const d = r.driver;
-  const key = d.token + d.ownershipKey(inputs);
-  const other = ctx.owners.get(key);
-  if (!other) return void ctx.owners.set(key, r.name);
-  const what = d.ownership === "binding" ? `binding (${inputs.role} on ${inputs.name})` : `member (${inputs.member}, ${inputs.role} on ${inputs.name})`;
-  ctx.diags.push(error(`resources "${other}" and "${r.name}" manage the same ${what}`, { address: r.name, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.name], { key: true }) }));
+  const claims = r.driver.claims(inputs);
+  const c = ctx.owners.conflict(claims);
+  if (!c) return ctx.owners.hold(claims, r.name);
+  const other = c.owner;
+  const summary =
+    c.kind === "binding"
+      ? `resources "${other}" and "${r.name}" manage the same binding (${inputs.role} on ${inputs.name})`
+      : c.kind === "member"
+        ? `resources "${other}" and "${r.name}" manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
+        : conflictSummary(c, r.name, claims[0]!);
+  ctx.diags.push(error(summary, { address: r.name, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.name], { key: true }) }));
 }
 
 /** Known parts are normalised (so the name is complete); unknown parts stay unknown. */

@@ -1,7 +1,7 @@
 // Which grants the plan's surviving resources hold once it is applied. A revoke (a delete, or the
 // old half of a replacement) must leave them alone: otherwise a grant that another change of the
 // same plan creates or keeps vanishes, in whatever order the writes happen to run.
-import type { ResourceChange } from "../generated/schemas.js";
+import type { Condition, ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
 import type { Claim } from "../drivers/types.js";
@@ -18,6 +18,8 @@ interface Held {
 
 export class HeldGrants {
   private readonly held = new Map<string, Held>();
+  /** Objects whose whole policy a resource holds (`${kind} ${object}`). */
+  private readonly policies = new Set<string>();
 
   /** The grants of every change that is not a delete and whose values are known at plan time. */
   static of(changes: readonly ResourceChange[]): HeldGrants {
@@ -32,6 +34,10 @@ export class HeldGrants {
 
   hold(claims: readonly Claim[]): void {
     for (const c of claims) {
+      if (c.scope === "policy") {
+        this.policies.add(`${c.kind} ${c.object}`);
+        continue;
+      }
       const key = heldKey(c.kind, c.object, c.role, c.condition);
       let h = this.held.get(key);
       if (!h) this.held.set(key, (h = { binding: false, members: new Map() }));
@@ -44,12 +50,15 @@ export class HeldGrants {
    * The modifications of one policy with their revokes reduced to what no surviving resource
    * holds: a binding revoke keeps the members that member resources hold, and is dropped when a
    * binding resource takes the role over (its authoritative set decides); a member revoke is
-   * dropped when that member is held. Grants pass unchanged.
+   * dropped when that member is held; every revoke is dropped when a resource holds the whole
+   * policy (it decides every binding). Grants pass unchanged.
    */
   guard(kind: Claim["kind"], object: string, mods: readonly PolicyModification[]): PolicyModification[] {
+    const wholePolicy = this.policies.has(`${kind} ${object}`);
     const out: PolicyModification[] = [];
     for (const m of mods) {
       const h = m.kind === "removeBinding" || m.kind === "removeMember" ? this.held.get(heldKey(kind, object, m.role, m.condition)) : undefined;
+      if (wholePolicy && (m.kind === "removeBinding" || m.kind === "removeMember")) continue;
       if (!h) out.push(m);
       else if (h.binding) continue;
       else if (m.kind === "removeMember") {
@@ -60,7 +69,7 @@ export class HeldGrants {
   }
 }
 
-function heldKey(kind: string, object: string, role: string, condition: Claim["condition"]): string {
+function heldKey(kind: string, object: string, role: string, condition: Condition | undefined): string {
   return `${kind} ${object}\u0000${bindingKey(role, condition)}`;
 }
 

@@ -29,11 +29,6 @@ export interface PlanOptions {
   targets: string[];
   replace: string[];
   parallelism: number;
-  /**
-   * false: the per-resource approach of Terraform's Google provider and Pulumi's google-native
-   * (one policy read per resource on refresh), kept for comparison (`--iam-batching=false`).
-   */
-  iamBatching?: boolean;
   /** Now, for the timestamp and expired-condition lint (injectable for tests) */
   now?: () => Date;
   /** Lint warnings on resolved values are errors (--strict). */
@@ -68,7 +63,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   const result = assemble(ctx, selected, outputs, refreshed);
   const live = await ctx.refresh.live();
   if (!result.errored) checkPlannedPolicies(ctx, result, live);
-  return { plan: result, diagnostics: ctx.diags, refreshed, live: ctx.refresh.opts.batching ? live : new Map() };
+  return { plan: result, diagnostics: ctx.diags, refreshed, live };
 }
 
 /** Variables and resources in dependency order. Planning a resource whose policy is already read

@@ -24,8 +24,6 @@ export interface Observed {
 
 export interface RefreshOptions {
   refresh: boolean;
-  /** false: one read per resource (the per-resource approach, for the benchmarks' comparison). */
-  batching: boolean;
   signal?: AbortSignal;
 }
 
@@ -40,7 +38,6 @@ export class Refresh {
 
   /** The state resources on each policy ("{kind} {name}"): the refresh events name them. */
   private readonly stateOnPolicy: Map<string, { address: string; type: string }[]>;
-  private readonly priorByAddress: ReadonlyMap<string, StateResource>;
 
   constructor(
     private readonly cloud: CloudPort,
@@ -50,17 +47,15 @@ export class Refresh {
     prior: State | undefined,
   ) {
     this.stateOnPolicy = stateResourcesByPolicy(prior);
-    this.priorByAddress = new Map((prior?.resources ?? []).map((r) => [r.address, r]));
   }
 
-  /** The policy of one object, read once (per resource without batching). */
-  read(kind: PolicyKind, name: string, owner = ""): Promise<Read<Policy | undefined>> {
-    const key = this.opts.batching ? `${kind} ${name}` : `${kind} ${name} #${owner}`;
+  /** The policy of one object, read once. */
+  read(kind: PolicyKind, name: string): Promise<Read<Policy | undefined>> {
+    const key = `${kind} ${name}`;
     let p = this.reads.get(key);
     if (!p) {
       // The state resources this read refreshes (for the events).
-      const owner_ = this.priorByAddress.get(owner);
-      const resources = this.opts.batching ? (this.stateOnPolicy.get(`${kind} ${name}`) ?? []) : owner_ ? [{ address: owner_.address, type: owner_.type }] : [];
+      const resources = this.stateOnPolicy.get(key) ?? [];
       p = this.limit(() => this.fetch(kind, name, resources)).then((r) => {
         this.settledReads.set(key, r);
         return r;
@@ -70,21 +65,21 @@ export class Refresh {
     return p;
   }
 
-  /** A completed read of the policy (batching only), without waiting; undefined if none yet. */
+  /** A completed read of the policy, without waiting; undefined if none yet. */
   settled(kind: PolicyKind, name: string): Read<Policy | undefined> | undefined {
-    return this.opts.batching ? this.settledReads.get(`${kind} ${name}`) : undefined;
+    return this.settledReads.get(`${kind} ${name}`);
   }
 
   private async fetch(kind: PolicyKind, name: string, resources: readonly { address: string; type: string }[]): Promise<Read<Policy | undefined>> {
     const t0 = Date.now();
-    this.emit({ type: "refresh", kind, policy: name, resources, phase: "start" });
+    this.emit({ type: "refresh", policy: name, resources, phase: "start" });
     try {
       const policy = await this.cloud.getIamPolicy(kind, name, this.opts.signal);
-      this.emit({ type: "refresh", kind, policy: name, resources, phase: "done", found: policy !== undefined, ms: Date.now() - t0 });
+      this.emit({ type: "refresh", policy: name, resources, phase: "done", ms: Date.now() - t0 });
       this.made.push({ kind, name, found: policy !== undefined, ...(policy?.etag ? { etag: policy.etag } : {}) });
       return { ok: true, value: policy };
     } catch (e) {
-      this.emit({ type: "refresh", kind, policy: name, resources, phase: "error", ms: Date.now() - t0 });
+      this.emit({ type: "refresh", policy: name, resources, phase: "error", ms: Date.now() - t0 });
       return { ok: false, error: e as Error };
     }
   }
@@ -94,15 +89,14 @@ export class Refresh {
     if (!this.opts.refresh) return;
     for (const r of prior?.resources ?? []) {
       const d = resourceDriver(r.type);
-      if (d) void this.read(d.kind, String(r.inputs.name), r.address);
+      if (d) void this.read(d.kind, String(r.inputs.name));
     }
-    // Only batching reads ahead: without it, do not normalise every resource for nothing.
-    if (destroy || !this.opts.batching) return;
+    if (destroy) return;
     const defaults = { project: stack.provider.project, location: stack.provider.location };
     for (const r of stack.resources.values()) {
       if (typeof r.properties.name !== "string" || hasInterpolation(r.properties.name)) continue;
       const n = r.driver.normalize(r.properties, defaults).inputs.name;
-      if (n.startsWith("projects/")) void this.read(r.driver.kind, n, r.name);
+      if (n.startsWith("projects/")) void this.read(r.driver.kind, n);
     }
   }
 
@@ -119,7 +113,7 @@ export class Refresh {
     if (!this.opts.refresh) return { inputs, etag: String(r.outputs.etag ?? "") };
     const cached = this.observedByAddress.get(r.address);
     if (cached) return cached;
-    const read = await this.read(d.kind, inputs.name, r.address);
+    const read = await this.read(d.kind, inputs.name);
     if (!read.ok) {
       this.failed(r.address, inputs.name, read.error);
       return undefined;
@@ -150,7 +144,7 @@ export class Refresh {
     const live = new Map<string, Policy>();
     for (const [key, p] of this.reads) {
       const r = await p;
-      if (r.ok && r.value) live.set(this.opts.batching ? key : key.slice(0, key.lastIndexOf(" #")), r.value);
+      if (r.ok && r.value) live.set(key, r.value);
     }
     return live;
   }

@@ -2,6 +2,7 @@
 // has (decide.ts), an import (options.import), or a create. Reads come from the refresh, which
 // started them early; the decisions themselves are pure.
 import type { ResourceDecl } from "../config/model.js";
+import { kindLabel } from "../gcp/object-kinds.js";
 import { error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown, isUnknown } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
@@ -41,7 +42,7 @@ function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): Change
 /** A plan fails where apply would: a grant on an object that does not exist cannot be made. */
 function objectMissing(ctx: PlanContext, address: string, d: IamDriver, name: string): void {
   const src = ctx.stack.source;
-  ctx.diags.push(error(`${address}: ${d.kind === "restorePlan" ? "restore plan" : "endpoint"} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", address, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
+  ctx.diags.push(error(`${address}: ${kindLabel(d.kind)} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", address, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
   ctx.values.set(address, UNKNOWN);
 }
 
@@ -57,7 +58,7 @@ function liveHas(ctx: PlanContext, d: IamDriver): (inputs: IamInputs) => boolean
 
 /** Waits for the read of the object a member would be granted on (for adoption). */
 async function readForAdoption(ctx: PlanContext, d: IamDriver, inputs: IamInputs): Promise<void> {
-  if (d.ownership === "member" && ctx.opts.refresh && ctx.refresh.opts.batching && !isUnknown(inputs.name)) await ctx.refresh.read(d.kind, inputs.name);
+  if (d.ownership === "member" && ctx.opts.refresh && !isUnknown(inputs.name)) await ctx.refresh.read(d.kind, inputs.name);
 }
 
 async function planExisting(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
@@ -92,7 +93,7 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
     ctx.diags.push(error(`${r.name}: ${target}`, { address: r.name }));
     return void ctx.values.set(r.name, UNKNOWN);
   }
-  const read = await ctx.refresh.read(d.kind, target.name, r.name);
+  const read = await ctx.refresh.read(d.kind, target.name);
   if (!read.ok) {
     ctx.refresh.failed(r.name, target.name, read.error);
     return void ctx.values.set(r.name, UNKNOWN);
@@ -118,8 +119,8 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
 async function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
   const d = r.driver;
   // The policy was read in advance; a create must not hide that it cannot be read or written.
-  if (ctx.opts.refresh && ctx.refresh.opts.batching && !isUnknown(desired.name)) {
-    const read = await ctx.refresh.read(d.kind, desired.name, r.name);
+  if (ctx.opts.refresh && !isUnknown(desired.name)) {
+    const read = await ctx.refresh.read(d.kind, desired.name);
     if (!read.ok) {
       ctx.refresh.failed(r.name, desired.name, read.error);
       return void ctx.values.set(r.name, UNKNOWN);
@@ -127,6 +128,6 @@ async function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
     if (!read.value) return objectMissing(ctx, r.name, d, desired.name);
   }
   const after = plannedValue(d, desired, UNKNOWN);
-  ctx.changes.push({ ...change(base, ["create"], null, after), ...(ctx.refresh.opts.batching && liveHas(ctx, d)(desired) ? { after_adopted: true } : {}) });
+  ctx.changes.push({ ...change(base, ["create"], null, after), ...(liveHas(ctx, d)(desired) ? { after_adopted: true } : {}) });
   ctx.values.set(r.name, after);
 }

@@ -6,9 +6,10 @@
 // white space, arrays in their order, properties whose value is undefined left out; in UTF-8.
 // Parsing a saved file and serialising it this way gives back the bytes that were sealed.
 // digest = "sha256:" + hex sha256(content); signature = "hmac-sha256:" + hex hmac(key, content).
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { writeFileAtomicSync } from "../fs/atomic-file.js";
 import type { Plan } from "../generated/schemas.js";
 
 export const PLAN_KEY_ENV = "CONVERGE_PLAN_KEY";
@@ -78,11 +79,9 @@ export function verifySeal(plan: Plan, key: string | undefined): SealCheck {
   return {};
 }
 
-/** Writes a plan file atomically (0600). */
+/** Writes a (sealed) plan to `file` (`plan --out`): atomically, mode 0600, creating its directory. */
 export function savePlan(file: string, p: Plan): void {
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(p, null, 2) + "\n", { mode: 0o600 });
-  renameSync(tmp, path);
+  writeFileAtomicSync(path, JSON.stringify(p, null, 2) + "\n");
 }

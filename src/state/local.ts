@@ -1,15 +1,15 @@
 // The local state backend: one JSON file per stack, written atomically, previous version kept
 // as {path}.backup, guarded by {path}.lock. A symlinked state file is written where it points:
 // the backup, the lock and the temp files sit beside that file, and the link stays a link.
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { chmod, copyFile, link, open, readdir, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { chmod, copyFile, link, open, rename, rm, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
 import { describeErrors, validate } from "../schemas/index.js";
 import { hasSealedResources, parsedState, parseState, serializeState, stateProblems, withSerial } from "./format.js";
-import { errnoCode, fsError, fsyncDir, pidAlive } from "./fsutil.js";
+import { errnoCode, fsError } from "./fsutil.js";
+import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../fs/atomic-file.js";
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
 import { type StateStore, type StateVersion, type StoreLock, stateConflict, versionOf } from "./store.js";
 import { withWriteGuard } from "./write-guard.js";
@@ -33,27 +33,6 @@ const STATE_BACKUP: FileRole = {
   detail: "converge keeps the previous state there, as a regular file it replaces at every write. Move it away and run again.",
 };
 
-function randomSuffix(): string {
-  return randomBytes(6).toString("hex");
-}
-
-/** Writes `text` to a new file next to `path` (mode 0600, fsynced) and returns its name. */
-async function writeTemp(dir: string, base: string, text: string): Promise<string> {
-  const tmp = join(dir, `.${base}.tmp-${process.pid}-${randomSuffix()}`);
-  const fh = await open(tmp, "wx", 0o600);
-  try {
-    await fh.chmod(0o600); // whatever the umask
-    await fh.writeFile(text, "utf8");
-    await fh.sync();
-  } catch (e) {
-    await fh.close().catch(() => undefined);
-    await rm(tmp, { force: true });
-    throw e;
-  }
-  await fh.close();
-  return tmp;
-}
-
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS", "EINVAL"]);
 
 /**
@@ -61,8 +40,8 @@ const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLIN
  * backup is a complete version at every instant. A hard link shares the (already durable)
  * current file; where links are unsupported, a fsynced copy is used. No-op without a current file.
  */
-async function backupCurrent(path: string, dir: string, base: string): Promise<void> {
-  const tmp = join(dir, `.${base}.backup-tmp-${process.pid}-${randomSuffix()}`);
+async function backupCurrent(path: string): Promise<void> {
+  const tmp = tempPathFor(path, "backup-tmp");
   try {
     await link(path, tmp);
   } catch (e) {
@@ -89,30 +68,6 @@ async function backupCurrent(path: string, dir: string, base: string): Promise<v
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
-  }
-}
-
-/** Removes temp files left by writes whose process was killed (best effort). */
-async function removeLeftovers(dir: string, base: string): Promise<void> {
-  const pattern = new RegExp(`^\\.${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.(?:backup-)?tmp-(\\d+)-[0-9a-f]+$`);
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = pattern.exec(name);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid) continue;
-    const file = join(dir, name);
-    try {
-      const age = Date.now() - (await stat(file)).mtimeMs;
-      if (age >= LEFTOVER_MAX_AGE_MS || (age >= LEFTOVER_MIN_AGE_MS && !pidAlive(pid))) await rm(file, { force: true });
-    } catch {
-      // gone already, or not ours to remove
-    }
   }
 }
 
@@ -181,7 +136,6 @@ export class LocalStateStore implements StateStore {
 
     const target = await this.target();
     const dir = dirname(target);
-    const base = basename(target);
     try {
       await makeDirs(dir);
     } catch (e) {
@@ -191,7 +145,7 @@ export class LocalStateStore implements StateStore {
     // Compare-and-swap: the store must still hold the version the writer read (the guard makes
     // the check and the rename one step for concurrent writers).
     const written = await withWriteGuard(target, () => this.swap(target, next, expect, nextText));
-    await removeLeftovers(dir, base);
+    await removeTempLeftovers(target, { minAgeMs: LEFTOVER_MIN_AGE_MS, maxAgeMs: LEFTOVER_MAX_AGE_MS });
     if (!value) return parsedState(written);
     // JSON.parse(text), which differs from `value` only in the serial.
     value.serial = written.serial;
@@ -200,8 +154,6 @@ export class LocalStateStore implements StateStore {
 
   /** Checks the stored version against `expect`, then replaces the file (backup kept). */
   private async swap(target: string, next: State, expect: StateVersion | undefined, nextText: string | undefined): Promise<State> {
-    const dir = dirname(target);
-    const base = basename(target);
     const current = await this.readCurrent(target);
     if (current && current.lineage !== next.lineage) throw stateConflict(this.path, current, versionOf(next), next);
     if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
@@ -217,15 +169,7 @@ export class LocalStateStore implements StateStore {
     const text = (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ?? serializeState(written);
 
     try {
-      const tmp = await writeTemp(dir, base, text);
-      try {
-        await backupCurrent(target, dir, base);
-        await rename(tmp, target);
-      } catch (e) {
-        await rm(tmp, { force: true });
-        throw e;
-      }
-      await fsyncDir(dir);
+      await writeFileAtomic(target, text, { beforeRename: () => backupCurrent(target) });
     } catch (e) {
       throw fsError(e, "write state file", this.path);
     }

@@ -2,19 +2,31 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadStackFile } from "../../src/config/load.js";
-import { LINT_RULES, lintExpression } from "../../src/config/lint.js";
+import { isLintDiagnostic, LINT_RULES, lintExpression } from "../../src/config/lint.js";
 
 const dir = join(import.meta.dirname, "../fixtures/lint");
 const now = new Date("2026-11-22T00:00:00Z");
 const ERRORS = new Set(["conditional-basic-or-public", "invalid-condition"]);
 
+describe("isLintDiagnostic", () => {
+  it("decides by the code, not by the text", () => {
+    expect(isLintDiagnostic({ severity: "warning", code: "lint/basic-role", summary: "a finding", detail: "no tag here" })).toBe(true);
+    expect(isLintDiagnostic({ severity: "warning", code: "lint/public-principal", summary: "a finding" })).toBe(true);
+    expect(isLintDiagnostic({ severity: "warning", summary: "looks like one", detail: "quoted text [lint: basic-role]" })).toBe(false);
+    expect(isLintDiagnostic({ severity: "warning", code: "state/conflict", summary: "x", detail: "[lint: basic-role]" })).toBe(false);
+  });
+});
+
 describe("policy lint", () => {
   for (const rule of Object.keys(LINT_RULES)) {
     it(`${rule}: the bad fixture triggers it with a position, the good one does not`, () => {
       const bad = loadStackFile(join(dir, `${rule}-bad.yaml`), { now });
-      const hit = bad.diagnostics.filter((d) => d.detail?.includes(`[lint: ${rule}]`));
+      const hit = bad.diagnostics.filter((d) => d.code === `lint/${rule}`);
       expect(hit.length).toBeGreaterThan(0);
       for (const d of hit) {
+        expect(isLintDiagnostic(d)).toBe(true);
+        // The tag stays in the text for people; programs go by the code.
+        expect(d.detail).toMatch(new RegExp(`\\[lint: ${rule}\\]$`));
         expect(d.line).toBeGreaterThan(0);
         expect(d.column).toBeGreaterThan(0);
         expect(d.path).toMatch(/^resources\.grant\.properties/);
@@ -23,7 +35,7 @@ describe("policy lint", () => {
       // A warning does not stop loading; an error does.
       expect(bad.stack === undefined).toBe(ERRORS.has(rule));
       const good = loadStackFile(join(dir, `${rule}-good.yaml`), { now });
-      expect(good.diagnostics.filter((d) => d.detail?.includes(`[lint: ${rule}]`))).toEqual([]);
+      expect(good.diagnostics.filter((d) => d.code === `lint/${rule}` || d.detail?.includes(`[lint: ${rule}]`))).toEqual([]);
       expect(good.stack).toBeDefined();
     });
   }

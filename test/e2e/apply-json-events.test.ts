@@ -112,11 +112,11 @@ describe("apply --json streams Terraform's machine-readable UI", () => {
   });
 
   it("Ctrl-C: the change started but not written is apply_interrupted", async () => {
-    // Without batching, the two bindings on plan-c are written one after the other: the second
-    // has started (queued behind the first) when the signal comes.
-    await writeFile(file("interrupt.yaml"), HEAD.replace("events", "interrupt") + bindingYaml("first", "plan-c", "roles/gkebackup.admin", ["user:x@example.com"]) + bindingYaml("second", "plan-c", "roles/gkebackup.restoreUser", ["user:y@example.com"]));
+    // With --parallelism 1, the bindings on plan-c and plan-b are written one after the other: the
+    // second has started (queued behind the first) when the signal comes.
+    await writeFile(file("interrupt.yaml"), HEAD.replace("events", "interrupt") + bindingYaml("first", "plan-c", "roles/gkebackup.admin", ["user:x@example.com"]) + bindingYaml("second", "plan-b", "roles/gkebackup.restoreUser", ["user:y@example.com"]));
     await setFaults(ws.emu, { latencyMs: 1500, methods: [M.rpSet] });
-    const run = startCli(["apply", "--json", "--auto-approve", "--iam-batching=false", "-f", file("interrupt.yaml"), "--state", file("interrupt.json")], { emulator: ws.emu });
+    const run = startCli(["apply", "--json", "--auto-approve", "--parallelism", "1", "-f", file("interrupt.yaml"), "--state", file("interrupt.json")], { emulator: ws.emu });
     await run.waitFor('"type":"policy_write"');
     run.child.kill("SIGINT");
     const r = await run.done;

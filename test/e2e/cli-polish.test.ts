@@ -51,7 +51,7 @@ describe("terminal polish", () => {
     expect(plan).toMatch(/--parallelism <n> +concurrent cloud calls \(default: 10\)/);
     expect(plan).not.toMatch(/default: "|default: \[\]/);
     expect(plan).not.toContain("--lock-timeout"); // plan takes no lock
-    expect(plan).not.toContain("--iam-batching"); // for the benchmarks only
+    expect(plan).not.toContain("--iam-batching"); // gone: the benchmark's per-resource baseline is in bench/per-resource
     expect(plan).toContain("Examples:\n  converge plan");
     const graph = await help("graph");
     for (const unused of ["--state", "--parallelism", "--lock-timeout"]) expect(graph).not.toContain(unused);

@@ -75,7 +75,7 @@ describe("data file", () => {
     const again = JSON.parse(readFileSync(data, "utf8"));
     expect(again.restorePlans.find((o: { name: string }) => o.name === RP_OPEN).policy.etag).toBe(one.json.etag);
     // Temp files never linger.
-    expect((await readdir(dir)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    expect((await readdir(dir)).filter((f) => /\.tmp-/.test(f))).toEqual([]);
   });
 
   it("reset reloads the seed and persists it", async () => {
@@ -98,7 +98,7 @@ describe("data file", () => {
 
   it("removes temp files left by a killed writer", async () => {
     const data = join(dir, "world.json");
-    await writeFile(join(dir, ".world.json.999999999.3.tmp"), "{");
+    await writeFile(join(dir, ".world.json.tmp-999999999-0a1b2c"), "{");
     await start({ dataFile: data });
     expect((await readdir(dir)).sort()).toEqual(["world.json"]);
   });

@@ -18,6 +18,13 @@ describe("HeldGrants.guard", () => {
   const removeBinding: PolicyModification = { kind: "removeBinding", role: V };
   const removeMember: PolicyModification = { kind: "removeMember", role: V, member: "user:Dana@example.com" };
 
+  it("drops every revoke on an object whose whole policy a resource holds, and only there", () => {
+    const h = held({ scope: "policy", kind: "restorePlan", object: X });
+    const grant: PolicyModification = { kind: "addMember", role: V, member: "user:eve@example.com" };
+    expect(h.guard("restorePlan", X, [removeBinding, removeMember, grant])).toEqual([grant]);
+    expect(h.guard("restorePlan", `${X}2`, [removeBinding])).toEqual([removeBinding]);
+  });
+
   it("drops a binding revoke when a binding resource takes the role over", () => {
     expect(held({ scope: "binding", kind: "restorePlan", object: X, role: V }).guard("restorePlan", X, [removeBinding])).toEqual([]);
   });

@@ -403,6 +403,36 @@ resources:
   });
 });
 
+describe("plan-time duplicates (values known only once interpolated)", () => {
+  it("reports two bindings of the same role and condition on the same object, at the second resource", async () => {
+    const text = `${STACK_HEAD}variables:
+  plan: nightly
+resources:
+${VIEWERS}  again:
+    type: ${BINDING}
+    properties: { name: "\${plan}", role: roles/gkebackup.viewer, members: [user:carol@example.com] }
+`;
+    const { plan: p, diagnostics } = await run(text, undefined, liveInSync());
+    expect(p.errored).toBe(true);
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: "error", address: "again", line: 14, column: 3, summary: `resources "viewers" and "again" manage the same binding (roles/gkebackup.viewer on ${RP})` })]);
+  });
+
+  it("reports the same member (compared canonically) twice, and not two different members", async () => {
+    const text = `${STACK_HEAD}variables:
+  who: Dana
+resources:
+${INVOKER}  twice:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.user, member: "user:\${who}@example.com" }
+  other:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.user, member: "user:\${who}2@example.com" }
+`;
+    const { diagnostics } = await run(text, undefined, liveInSync());
+    expect(diagnostics).toEqual([expect.objectContaining({ address: "twice", summary: `resources "invoker" and "twice" manage the same member (user:Dana@example.com, roles/aiplatform.user on ${EP})` })]);
+  });
+});
+
 describe("outputs", () => {
   it("plans output creation, no-op and deletion against the state", async () => {
     const text = `${BASIC}outputs:

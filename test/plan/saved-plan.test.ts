@@ -1,11 +1,16 @@
 // The seal of a saved plan (digest over the canonical content, HMAC signature with a key) and the
 // comparison of a saved plan with a fresh one, on plans made by the real planner over a fake cloud.
 import { createHash, createHmac } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readSavedPlan } from "../../src/cli/commands/saved-plan-file.js";
+import { isLintDiagnostic } from "../../src/config/lint.js";
 import type { Plan, Policy } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { planDifferences } from "../../src/plan/plan-differences.js";
-import { canonicalJson, planKey, sealPlan, verifySeal } from "../../src/plan/saved-plan.js";
+import { canonicalJson, planKey, savePlan, sealPlan, verifySeal } from "../../src/plan/saved-plan.js";
 import { BINDING, bindingState, fakeCloud, makeState, planOptions, RP, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 
 const STACK = stackOf(`${STACK_HEAD}resources:
@@ -99,5 +104,24 @@ describe("planDifferences", () => {
     viewers.resource_changes.find((c) => c.address === "viewers")!.after_adopted = true;
     expect(planDifferences(viewers, fresh)).toEqual(["viewers: the saved plan adopts the grant after the change (already granted outside converge), a fresh plan does not"]);
     expect(planDifferences(fresh, viewers)).toEqual(["viewers: the saved plan does not adopt the grant after the change, a fresh plan does"]);
+  });
+});
+
+describe("savePlan", () => {
+  it("writes the sealed plan atomically (mode 0600, no temp file left) and keeps diagnostic codes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "converge-saved-plan-"));
+    try {
+      const p = await planWith(live(["user:alice@example.com"], "AAA="));
+      p.diagnostics = [{ severity: "warning", code: "lint/basic-role", summary: "grant: roles/owner is a basic role" }, { severity: "warning", summary: "quoted", detail: "[lint: basic-role]" }];
+      const file = join(dir, "sub", "plan.json");
+      savePlan(file, sealPlan(p, undefined));
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(dir, "sub"))).toEqual(["plan.json"]);
+      const back = readSavedPlan(file, undefined);
+      expect(back.diagnostics.map(isLintDiagnostic)).toEqual([true, false]);
+      expect(back.diagnostics[0]!.code).toBe("lint/basic-role");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

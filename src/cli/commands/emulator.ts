@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
+import { ALL_KINDS, kindLabel } from "../../gcp/object-kinds.js";
 
 /** The port `converge emulator start` uses when none is given (0 picks a free one). */
 export const DEFAULT_EMULATOR_PORT = 8790;
@@ -25,7 +26,7 @@ export function registerEmulator(program: Command): void {
   const emulator = program.command("emulator").description("Run the local cloud emulator");
   emulator
     .command("start")
-    .description("Serve the emulated Google APIs (restore plans, endpoints, federations) until interrupted")
+    .description(`Serve the emulated Google APIs (${ALL_KINDS.map((k) => `${kindLabel(k)}s`).join(", ")}) until interrupted`)
     .option("--port <n>", "port to listen on (0 = any free port)", parsePort, DEFAULT_EMULATOR_PORT)
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--seed <file>", "YAML seed file declaring projects, callers and objects")

@@ -8,8 +8,9 @@ import { openCloud } from "../../engine/cloud.js";
 import { withStateLock } from "../../engine/session.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
+import { isPolicyKind, kindLabel, OBJECT_KINDS, POLICY_KINDS, type PolicyKind } from "../../gcp/object-kinds.js";
 import { withoutCredentials } from "../../cloud/endpoint.js";
-import { ENDPOINT_IAM_MEMBER, RESTORE_PLAN_IAM_BINDING } from "../../drivers/registry.js";
+import { adoptingDriver } from "../../drivers/registry.js";
 import { defaultStatePath, newState, versionOf } from "../../state/index.js";
 import { validate } from "../../schemas/index.js";
 import type { Policy } from "../../generated/schemas.js";
@@ -28,6 +29,9 @@ interface ImportOptions extends StackOptions {
   seed?: string;
   stackName?: string;
 }
+
+/** "restore plans and endpoints": the objects whose policies import --generate adopts. */
+const POLICY_OBJECTS = POLICY_KINDS.map((k) => `${kindLabel(k)}s`).join(" and ");
 
 /** A readable, unique resource name: nightly_gkebackup_viewer, churn_aiplatform_user_dana… */
 function readableName(parts: string[], used: Set<string>): string {
@@ -56,9 +60,12 @@ function literal<T>(value: T): T {
 export function generateStack(stackName: string, endpoint: string, policies: { name: string; policy: Policy }[]): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
   const used = new Set<string>();
-  const first = policies[0] ? (parseFullName("restorePlan", policies[0].name) ?? parseFullName("endpoint", policies[0].name)) : undefined;
+  const firstKind = policies[0] ? kindOfName(policies[0].name) : undefined;
+  const first = policies[0] && isPolicyKind(firstKind) ? parseFullName(firstKind, policies[0].name) : undefined;
   for (const { name, policy } of policies) {
     const kind = kindOfName(name);
+    if (!isPolicyKind(kind)) throw new Error(`generateStack: ${name} is not the name of an object with a policy`);
+    const driver = adoptingDriver(kind);
     const short = name.split("/").pop()!;
     const titles = new Map<string, string>();
     for (const b of policy.bindings ?? []) {
@@ -76,16 +83,16 @@ export function generateStack(stackName: string, endpoint: string, policies: { n
     for (const b of policy.bindings ?? []) {
       const condition = canonicalCondition(b.condition);
       const title = condition ? ` ${condition.title}` : "";
-      if (kind === "restorePlan") {
+      if (driver.ownership === "binding") {
         resources[readableName([short, b.role, ...(condition ? [condition.title] : [])], used)] = {
-          type: RESTORE_PLAN_IAM_BINDING,
+          type: driver.token,
           properties: literal({ name, role: b.role, members: normalizeMembers(b.members), ...(condition ? { condition } : {}) }),
           options: { import: `${name} ${b.role}${title}` },
         };
       } else {
         for (const m of normalizeMembers(b.members)) {
           resources[readableName([short, b.role, m, ...(condition ? [condition.title] : [])], used)] = {
-            type: ENDPOINT_IAM_MEMBER,
+            type: driver.token,
             properties: literal({ name, role: b.role, member: m, ...(condition ? { condition } : {}) }),
             options: { import: `${name} ${b.role} ${m}${title}` },
           };
@@ -161,12 +168,12 @@ function readUntilTimeout<T>(read: (signal: AbortSignal | undefined) => Promise<
 
 /** `import --generate NAME… --out FILE`: writes a stack that adopts every binding of the named objects. */
 async function generate(args: string[], o: ImportOptions): Promise<number> {
-  if (!args.length) throw new UserError({ severity: "error", summary: "import --generate needs the full names of the restore plans and endpoints to adopt" });
+  if (!args.length) throw new UserError({ severity: "error", summary: `import --generate needs the full names of the ${POLICY_OBJECTS} to adopt` });
   if (!o.out) throw new UserError({ severity: "error", summary: "import --generate needs --out FILE", detail: "The file's name also names the stack, unless --name NAME is given." });
   for (const n of args) {
-    const k = kindOfName(n);
-    if (k !== "restorePlan" && k !== "endpoint") {
-      throw new UserError({ severity: "error", summary: `"${n}" is not a full restore plan or endpoint name`, detail: "Expected projects/{project}/locations/{location}/restorePlans/{id} or …/endpoints/{id}." });
+    if (!isPolicyKind(kindOfName(n))) {
+      const forms = POLICY_KINDS.map((k, i) => `${i === 0 ? "projects/{project}/locations/{location}" : "…"}/${OBJECT_KINDS[k].collection}/{id}`);
+      throw new UserError({ severity: "error", summary: `"${n}" is not a full ${POLICY_KINDS.map(kindLabel).join(" or ")} name`, detail: `Expected ${forms.join(" or ")}.` });
     }
   }
   const out = resolve(o.out);
@@ -178,7 +185,7 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
   try {
     const policies = [];
     for (const full of args) {
-      const kind = kindOfName(full) as "restorePlan" | "endpoint";
+      const kind = kindOfName(full) as PolicyKind;
       const policy = await readUntilTimeout((signal) => cloud.port.getIamPolicy(kind, full, signal));
       if (!policy) throw new UserError({ severity: "error", summary: `${full} does not exist` });
       policies.push({ name: full, policy });
@@ -202,9 +209,9 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
 export function registerImport(program: Command): void {
   const cmd = program
     .command("import")
-    .argument("[args...]", "ADDRESS ID, or with --generate: the full names of the restore plans and endpoints")
+    .argument("[args...]", `ADDRESS ID, or with --generate: the full names of the ${POLICY_OBJECTS}`)
     .description("Adopt an existing grant into the state (nothing is written to the cloud)")
-    .option("--generate", "write a stack that adopts every binding of the named restore plans and endpoints")
+    .option("--generate", `write a stack that adopts every binding of the named ${POLICY_OBJECTS}`)
     .option("--out <file>", "with --generate: where to write the stack (an existing file only with --force)")
     .option("--force", "with --generate: overwrite --out, or reuse the existing state of a stack of that name")
     .option("--name <name>", "with --generate: the generated stack's name (default: the --out file's name without its extension)")

@@ -1,6 +1,7 @@
 // 'details' at the approval prompt: for every policy the apply writes, its bindings and members
 // before and after (+ granted, - revoked, unchanged members plain). Pure: planned policies → lines.
 import type { Binding, Policy } from "../../generated/schemas.js";
+import { kindLabel } from "../../gcp/object-kinds.js";
 import { bindingKey } from "../../iam/conditions.js";
 import { memberKey } from "../../iam/members.js";
 import type { PlannedPolicy } from "../../plan/access.js";
@@ -47,7 +48,7 @@ export function policyDiffLines(policies: readonly PlannedPolicy[]): Line[] {
     const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
     const blocks = keys.map((k) => bindingLines(before.get(k), after.get(k))).filter((b) => b.changed);
     if (!blocks.length) continue;
-    lines.push([seg(`  ${p.kind === "restorePlan" ? "restore plan" : "endpoint"} ${p.name}`, "heading")]);
+    lines.push([seg(`  ${kindLabel(p.kind)} ${p.name}`, "heading")]);
     for (const b of blocks) lines.push(...b.lines);
     lines.push([]);
   }

@@ -1,0 +1,7 @@
+// Preloaded into the measured CLI process for the per-resource baseline
+// (`node --import ./bench/per-resource/register.mjs bin/converge.js …`): the CLI runs unchanged,
+// except that src/engine/cloud.ts's openCloud hands the engine the per-resource CloudPort of
+// ./port.mjs. Nothing of this is in the product: converge itself always batches.
+import { register } from "node:module";
+
+register("./hooks.mjs", import.meta.url);

@@ -1,0 +1,102 @@
+// Atomic file replacement, the one way converge writes a file it must never leave half-written
+// (the state, a saved plan, the emulator's world): the text goes to a temp file in the same
+// directory (created 0600 and chmod-ed 0600 whatever the umask: these files hold grants and
+// tokens), is fsynced, then renamed over the target, and the directory is fsynced so that the
+// rename is durable. A crash at any moment leaves the old or the new complete file, plus at worst
+// a temp file that `removeTempLeftovers` cleans up later.
+//
+// The target is written as given: callers that follow symlinks (the state store writes a
+// symlinked state file where it points) resolve the path first. Neutral: the emulator uses it too.
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { open, readdir, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { fsyncDir, pidAlive } from "../state/fsutil.js";
+
+const MODE = 0o600;
+
+/** A fresh temp file name next to `file`: `.{base}.{kind}-{pid}-{random hex}`. */
+export function tempPathFor(file: string, kind = "tmp"): string {
+  return join(dirname(file), `.${basename(file)}.${kind}-${process.pid}-${randomBytes(6).toString("hex")}`);
+}
+
+export interface AtomicWriteOptions {
+  /** Runs after the temp file is durable and before it replaces the target (the state store
+   *  keeps a backup of the current file there). */
+  beforeRename?: () => Promise<void>;
+  /** fsync the directory after the rename; failures are thrown unless `"best-effort"`. */
+  syncDir?: true | "best-effort";
+}
+
+/** Replaces `file` with `text` atomically (see the header). */
+export async function writeFileAtomic(file: string, text: string, opts: AtomicWriteOptions = {}): Promise<void> {
+  const tmp = tempPathFor(file);
+  try {
+    const fh = await open(tmp, "wx", MODE);
+    try {
+      await fh.chmod(MODE); // whatever the umask
+      await fh.writeFile(text, "utf8");
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await opts.beforeRename?.();
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  const synced = fsyncDir(dirname(file));
+  await (opts.syncDir === "best-effort" ? synced.catch(() => undefined) : synced);
+}
+
+/** `writeFileAtomic` for synchronous callers (a saved plan, written once before exit). */
+export function writeFileAtomicSync(file: string, text: string): void {
+  const tmp = tempPathFor(file);
+  try {
+    const fd = openSync(tmp, "wx", MODE);
+    try {
+      writeFileSync(fd, text, { encoding: "utf8", mode: MODE });
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+export interface LeftoverAges {
+  /** A dead writer's temp file is removed once it is this old (default: at once). */
+  minAgeMs?: number;
+  /** Any temp file is removed once it is this old, whatever its pid says (pids are reused). */
+  maxAgeMs?: number;
+}
+
+/** Removes temp files (`tempPathFor(file, kind)`, any kind) left next to `file` by writers that
+ *  were killed; never those of this process. Best effort. */
+export async function removeTempLeftovers(file: string, ages: LeftoverAges = {}): Promise<void> {
+  const dir = dirname(file);
+  const escaped = basename(file).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`^\\.${escaped}\\.(?:[a-z]+-)?tmp-(\\d+)-[0-9a-f]+$`);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = pattern.exec(name);
+    const pid = Number(m?.[1]);
+    if (!m || pid === process.pid) continue;
+    const path = join(dir, name);
+    try {
+      const age = Date.now() - (await stat(path)).mtimeMs;
+      if (age >= (ages.maxAgeMs ?? Number.POSITIVE_INFINITY) || (age >= (ages.minAgeMs ?? 0) && !pidAlive(pid))) await rm(path, { force: true });
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+}
