@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { freshDatabase, type TestDatabase } from "../postgres/helpers.js";
 import { clearFaults, memberYaml, membersOf, policyIn, rp, bindingYaml, setFaults, stackHead } from "./apply-helpers.js";
-import { expectExit, runCli, startCli, useEmulatorWorkspace, world } from "./helpers.js";
+import { expectExit, runCli, startCli, type StartedCli, useEmulatorWorkspace, world } from "./helpers.js";
 
 const N = 6;
 const STACKS = ["alpha", "beta", "gamma", "delta", "omega"];
@@ -35,6 +35,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.drop();
 });
+
+/** Runs `fn` while an apply of `file` holds the lock, slowed down by emulator latency (it has
+ *  printed its plan, so it planned under the lock and is applying). */
+async function whileApplying(file: string, fn: (holder: StartedCli) => Promise<void>): Promise<void> {
+  await setFaults(ws.emu, { latencyMs: 400 });
+  try {
+    const holder = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
+    await holder.waitFor("Plan:");
+    await fn(holder);
+  } finally {
+    await clearFaults(ws.emu);
+  }
+}
 
 describe("apply with the state on PostgreSQL", () => {
   it("applies, keeps the state in the database with its history, and a second plan says No changes", async () => {
@@ -63,10 +76,7 @@ describe("apply with the state on PostgreSQL", () => {
   it("two concurrent applies: one proceeds, the other fails at once naming the holder", async () => {
     const file = join(ws.dir, "beta.yaml");
     await writeFile(file, stack("beta", "team_b"));
-    await setFaults(ws.emu, { latencyMs: 400 });
-    try {
-      const first = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
-      await first.waitFor("Plan:"); // planned under the lock, now applying slowly
+    await whileApplying(file, async (first) => {
       const started = Date.now();
       const second = await runCli(["apply", "--auto-approve", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
       expectExit(second, 1);
@@ -78,9 +88,7 @@ describe("apply with the state on PostgreSQL", () => {
       const done = await first.done;
       expectExit(done, 0);
       expect(done.stdout).toContain(`Apply complete! Resources: ${N} added`);
-    } finally {
-      await clearFaults(ws.emu);
-    }
+    });
   });
 
   it("with --lock-timeout the second apply waits, then applies on the new state", async () => {
@@ -89,18 +97,13 @@ describe("apply with the state on PostgreSQL", () => {
     const file2 = join(ws.dir, "gamma2.yaml");
     const churn = "projects/my-project/locations/us-central1/endpoints/churn";
     await writeFile(file2, stack("gamma", "team_b", memberYaml("invoker", churn, "roles/aiplatform.user", "user:dana@example.com")));
-    await setFaults(ws.emu, { latencyMs: 300 });
-    try {
-      const first = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
-      await first.waitFor("Plan:");
+    await whileApplying(file, async (first) => {
       const second = await runCli(["apply", "--auto-approve", "--lock-timeout", "60s", "-f", file2], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
       expectExit(await first.done, 0);
       expectExit(second, 0);
       // It planned after the first apply had saved: only the new resource is added.
       expect(second.stdout).toContain("Apply complete! Resources: 1 added, 0 changed, 0 destroyed.");
-    } finally {
-      await clearFaults(ws.emu);
-    }
+    });
     const w = await world(ws.emu);
     expect(membersOf(policyIn(w, churn), "roles/aiplatform.user")).toEqual(["user:dana@example.com"]);
   });
@@ -108,15 +111,10 @@ describe("apply with the state on PostgreSQL", () => {
   it("SIGKILL of the holder: the next apply proceeds without force-unlock", async () => {
     const file = join(ws.dir, "omega.yaml");
     await writeFile(file, stack("omega", "team_o"));
-    await setFaults(ws.emu, { latencyMs: 400 });
-    try {
-      const killed = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
-      await killed.waitFor("Plan:");
+    await whileApplying(file, async (killed) => {
       killed.child.kill("SIGKILL");
       await killed.done;
-    } finally {
-      await clearFaults(ws.emu);
-    }
+    });
     const next = await runCli(["apply", "--auto-approve", "--lock-timeout", "10s", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
     expectExit(next, 0);
     expect(next.stdout).toContain("Apply complete!");
