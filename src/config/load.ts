@@ -163,6 +163,7 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
       endpoint,
       ...(typeof providerRaw.seed === "string" ? { seed: resolve(dir, providerRaw.seed) } : {}),
     },
+    ...(doc.backend !== undefined ? { backend: doc.backend as StackModel["backend"] } : {}),
     variables,
     resources,
     outputs,

@@ -1,5 +1,6 @@
 // The loaded, statically checked stack: what the planner consumes.
 import type { DataSourceDriver, IamDriver } from "../drivers/types.js";
+import type { BackendConfig } from "../generated/schemas.js";
 import type { Graph } from "../graph/graph.js";
 import type { Reference } from "./expressions.js";
 import type { DocPath, SourceDocument } from "./source.js";
@@ -55,6 +56,8 @@ export interface StackModel {
   name: string;
   description?: string;
   provider: ProviderModel;
+  /** Where the state lives (`backend:`); absent: the local file. */
+  backend?: BackendConfig;
   variables: Map<string, VariableDecl>;
   resources: Map<string, ResourceDecl>;
   outputs: Map<string, OutputDecl>;

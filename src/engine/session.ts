@@ -8,8 +8,9 @@ import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan } from "../plan/planner.js";
-import { newState, type StateStore, versionOf, withLock } from "../state/index.js";
-import { openStateStore, type StateLocation } from "../state/factory.js";
+import { sealPlan } from "../plan/saved-plan.js";
+import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
+import { type BackendType, openStateStore, type StateLocation } from "../state/factory.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { type Emit, noEmit } from "./events.js";
 
@@ -27,6 +28,8 @@ export interface OpenStackRequest {
   file: string;
   /** An explicit state file (--state); default: state/{stack name}.json beside the stack file. */
   state?: string;
+  /** --backend: overrides the stack's `backend.type`. */
+  backend?: BackendType;
   strict?: boolean;
 }
 
@@ -34,7 +37,13 @@ export interface OpenStackRequest {
 export function openStack(req: OpenStackRequest): StackSession {
   const { stack, diagnostics } = loadStackFile(req.file, { strict: req.strict === true });
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file}` });
-  const location: StateLocation = { stackFile: stack.file, stackName: stack.name, ...(req.state !== undefined ? { state: req.state } : {}) };
+  const location: StateLocation = {
+    stackFile: stack.file,
+    stackName: stack.name,
+    ...(req.state !== undefined ? { state: req.state } : {}),
+    ...(stack.backend ? { backend: stack.backend } : {}),
+    ...(req.backend !== undefined ? { backendType: req.backend } : {}),
+  };
   const { store, dir } = openStateStore(location);
   return { stack, warnings: diagnostics, store, stateDir: dir };
 }
@@ -107,8 +116,9 @@ export interface ApplyRequest {
  */
 export async function applyPlan(session: StackSession, planned: PlannedStack, req: ApplyRequest): Promise<ApplyResult> {
   let expect = versionOf(planned.prior);
+  const meta = writeMetaOf(planned.plan);
   const save = async (s: State) => {
-    const written = await session.store.write(s, expect);
+    const written = await session.store.write(s, expect, meta);
     expect = versionOf(written);
     return written;
   };
@@ -122,6 +132,15 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
     ...(req.emit ? { emit: req.emit } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
   });
+}
+
+/** What a backend with history records of an apply: the plan's digest and access summary. */
+function writeMetaOf(plan: Plan): WriteMeta {
+  const changes = plan.access_changes?.changes ?? [];
+  return {
+    planDigest: plan.digest ?? sealPlan(plan, undefined).digest!,
+    access: { granted: changes.filter((c) => c.action === "grant").length, revoked: changes.filter((c) => c.action === "revoke").length },
+  };
 }
 
 /** `refresh`: the prior state with its resources as the plan's refresh found them; undefined

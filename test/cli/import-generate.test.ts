@@ -54,8 +54,9 @@ const policies: { name: string; policy: Policy }[] = [
 
 describe("generateStack", () => {
   const stack = generateStack("adopted", "google", policies) as unknown as Gen;
+  const asMembers = generateStack("adopted", "google", policies, "member") as unknown as Gen;
 
-  it("adopts every binding of a restore plan and every member of an endpoint, with readable unique names", () => {
+  it("adopts every binding of a restore plan and of an endpoint (--as binding, the default), with readable unique names", () => {
     expect(stack.name).toBe("adopted");
     expect(stack.provider).toEqual({ project: "acme-prod", location: "europe-west4" });
     expect(stack.description).toMatch(/3 policies/);
@@ -64,11 +65,10 @@ describe("generateStack", () => {
       "nightly_gkebackup_viewer_until_2027",
       "nightly_projects_acme_prod_roles_restorer",
       "_9lives_gkebackup_admin",
-      "churn_aiplatform_user_bot",
-      "churn_aiplatform_user_dana",
-      "churn_aiplatform_user_dana_2",
-      "churn_aiplatform_user_ops_prod_only",
+      "churn_aiplatform_user",
+      "churn_aiplatform_user_prod_only",
     ]);
+    expect(Object.keys(asMembers.resources).filter((k) => k.startsWith("churn"))).toEqual(["churn_aiplatform_user_bot", "churn_aiplatform_user_dana", "churn_aiplatform_user_dana_2", "churn_aiplatform_user_ops_prod_only"]);
     for (const name of Object.keys(stack.resources)) expect(name).toMatch(/^[A-Za-z_][A-Za-z0-9_-]*$/);
   });
 
@@ -87,7 +87,8 @@ describe("generateStack", () => {
     expect(stack.resources._9lives_gkebackup_admin!.properties.name).toBe(RP2);
   });
 
-  it("member resources: one per member, import ID {name} {role} {member} [title]", () => {
+  it("member resources (--as member): one per member, import ID {name} {role} {member} [title]", () => {
+    const stack = asMembers;
     expect(stack.resources.churn_aiplatform_user_dana).toEqual({
       type: MEMBER,
       properties: { name: EP, role: "roles/aiplatform.user", member: "user:dana@example.com" },

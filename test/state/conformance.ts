@@ -25,7 +25,16 @@ async function conflict(p: Promise<unknown>): Promise<UserError> {
 
 const withResource = (s: State, address: string): State => ({ ...s, resources: [...s.resources, { address, type: "t", id: address, inputs: {}, outputs: {}, dependencies: [] }] });
 
-export function stateStoreConformance(backend: string, open: (stack: string) => Promise<StoreFixture>): void {
+export interface ConformanceOptions {
+  /**
+   * The backend's locks belong to a live session that force-unlock cannot end (PostgreSQL's
+   * advisory locks): force-unlock with the right ID is refused while the holder lives, and the
+   * lock goes when the holder releases it (or dies).
+   */
+  liveLocks?: boolean;
+}
+
+export function stateStoreConformance(backend: string, open: (stack: string) => Promise<StoreFixture>, options: ConformanceOptions = {}): void {
   const use = async (fn: (f: StoreFixture) => Promise<void>) => {
     const f = await open("conformance");
     try {
@@ -114,7 +123,12 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
       use(async ({ store, second }) => {
         const lock = await store.lock("apply");
         await expect(second().forceUnlock("not-the-id")).rejects.toBeInstanceOf(UserError);
-        await second().forceUnlock(lock.holder.id);
+        if (options.liveLocks) {
+          const refused = await second().forceUnlock(lock.holder.id).then(() => undefined, (e: unknown) => e);
+          expect(refused, "a live holder's lock is not force-unlocked").toBeInstanceOf(UserError);
+          await expect(second().lock("apply")).rejects.toBeInstanceOf(UserError);
+          await lock.release();
+        } else await second().forceUnlock(lock.holder.id);
         const next = await second().lock("apply");
         await next.release();
       }));

@@ -92,7 +92,8 @@ function adoptingResources(name: string, policy: Policy, driver: IamDriver, used
   }
   checkConditionTitles(name, policy);
   const out: [string, unknown][] = [];
-  for (const b of policy.bindings ?? []) {
+  // A binding without members grants nothing: there is nothing to adopt.
+  for (const b of (policy.bindings ?? []).filter((x) => x.members.length > 0)) {
     const condition = canonicalCondition(b.condition);
     const cond = condition ? { condition } : {};
     const title = condition ? ` ${condition.title}` : "";

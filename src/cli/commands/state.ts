@@ -3,12 +3,13 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { type StateStore, versionOf } from "../../state/index.js";
 import { withStateLock } from "../../engine/session.js";
-import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, writeOut } from "../common.js";
+import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
 
 interface StateCliOptions {
   file?: string;
   state?: string;
+  backend?: "local" | "postgres";
   json?: boolean;
   lockTimeout?: string;
 }
@@ -23,6 +24,7 @@ function common(cmd: Command): Command {
   return cmd
     .option("-f, --file <path>", STACK_FILE_HELP)
     .option("--state <path>", STATE_OPTION_HELP)
+    .addOption(backendOption())
     .option("--lock-timeout <duration>", "wait this long for the state lock")
     .option("--json", "print JSON");
 }
