@@ -50,7 +50,7 @@ describe.each([RESTORE_PLAN, ENDPOINT])("the whole-policy type of a $label", { t
     await s.write({ pol: policy(k, "a1", [{ role: k.r1, members: [ALICE, CAROL] }]) });
     const create = await s.planChanges();
     expect(create.stdout).toContain("# pol will be created");
-    expect(create.stdout).toMatch(new RegExp(`"${DAN}" +# ${k.r2} on ${A1}: will be revoked`));
+    expect(create.stdout).toMatch(new RegExp(`- "${DAN}" +# granted outside converge, will be revoked`));
     expect(create.stdout).toContain("Access: 1 granted, 1 revoked");
     expect(create.stdout).toContain(`- ${DAN} loses ${k.r2} on ${A1} (pol)`);
     expect(create.stdout).not.toContain(`${CAROL} loses`);
@@ -159,6 +159,8 @@ describe.each([RESTORE_PLAN, ENDPOINT])("the whole-policy type of a $label", { t
     expect(create.stdout).toContain("# pol will be created");
     // Its diff starts from nothing, so the plan warns at the resource, naming the logging removed.
     expect(create.stderr).toContain(`${basename(s.file())}:6:3: Warning: pol removes the audit logging configured on ${k.full("c1")}: allServices: DATA_READ`);
+    const json = JSON.parse((await s.planChanges("--json")).stdout) as { converge: { diagnostics: { severity: string; summary: string; address?: string; line?: number }[] } };
+    expect(json.converge.diagnostics).toEqual([expect.objectContaining({ severity: "warning", address: "pol", line: 6, summary: expect.stringContaining("allServices: DATA_READ") })]);
     // Declaring the live logging keeps it: no warning.
     await s.write({ pol: policy(k, "c1", [{ role: k.r1, members: [CAROL] }], FOREIGN_AUDIT) });
     const kept = await s.planChanges();
