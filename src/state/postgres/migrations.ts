@@ -34,6 +34,21 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        backend_pid integer NOT NULL, backend_start timestamptz,
        PRIMARY KEY (stack, workspace))`,
   ],
+  [
+    // The workspaces of a stack made with `workspace new` (`default` always exists, unlisted).
+    `CREATE TABLE workspaces (
+       stack text NOT NULL, workspace text NOT NULL,
+       created timestamptz NOT NULL DEFAULT now(), actor text NOT NULL,
+       PRIMARY KEY (stack, workspace))`,
+    // What each (stack, workspace) state manages, replaced with every write of its state: the
+    // cross-stack ownership check compares a plan's claims with the other stacks' here.
+    `CREATE TABLE claims (
+       stack text NOT NULL, workspace text NOT NULL, address text NOT NULL,
+       object text NOT NULL, scope text NOT NULL, role text NOT NULL,
+       condition_key text NOT NULL, member_key text NOT NULL, claim json NOT NULL,
+       PRIMARY KEY (stack, workspace, address, object, scope, role, condition_key, member_key))`,
+    `CREATE INDEX claims_by_object ON claims (object)`,
+  ],
 ];
 
 /** The schema version this converge writes and understands. */
