@@ -46,6 +46,9 @@ export interface OpenedState {
   dir: string;
   workspace: string;
   workspaces: WorkspaceCatalog;
+  /** The stack the state belongs to (undefined: a --state file opened for no stack). */
+  stack?: string;
+  type: BackendType;
 }
 
 /**
@@ -60,7 +63,7 @@ export function openStateStore(location: StateLocation): OpenedState {
   if (backendTypeOf(location) === "local") {
     const workspaces = new LocalWorkspaces(path, stack);
     const check = workspace === DEFAULT_WORKSPACE ? {} : { workspace: { name: workspace, exists: () => workspaces.exists(workspace) } };
-    return { store: localStateStore(workspaceStatePath(path, workspace), { stack, ...check }), dir, workspace, workspaces };
+    return { store: localStateStore(workspaceStatePath(path, workspace), { stack, ...check }), dir, workspace, workspaces, stack, type: "local" };
   }
   if (location.state !== undefined) {
     throw new UserError(
@@ -72,7 +75,7 @@ export function openStateStore(location: StateLocation): OpenedState {
   }
   const schema = (location.backend?.type === "postgres" ? location.backend.schema : undefined) ?? DEFAULT_PG_SCHEMA;
   const workspaces = new PostgresWorkspaces(postgresStateStore({ stack, schema }), stack, schema);
-  return { store: postgresStateStore({ stack, schema, workspace }), dir, workspace, workspaces };
+  return { store: postgresStateStore({ stack, schema, workspace }), dir, workspace, workspaces, stack, type: "postgres" };
 }
 
 /** A state file opened for no stack in particular (only `--state` without a stack file): the default workspace only. */
@@ -81,5 +84,5 @@ export function bareStateFile(path: string, workspace?: string): OpenedState {
     throw new UserError(error(`--workspace ${workspace} needs the stack file: a --state file alone is the default workspace`, { code: "state/workspace", detail: "Name the stack file with -f." }));
   }
   const file = resolve(path);
-  return { store: localStateStore(file), dir: dirname(file), workspace: DEFAULT_WORKSPACE, workspaces: new LocalWorkspaces(file, basename(file, ".json")) };
+  return { store: localStateStore(file), dir: dirname(file), workspace: DEFAULT_WORKSPACE, workspaces: new LocalWorkspaces(file, basename(file, ".json")), type: "local" };
 }

@@ -5,6 +5,8 @@ import { type StateStore, versionOf } from "../../state/index.js";
 import { withStateLock } from "../../engine/session.js";
 import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
+import { registerStateMigrate } from "./state-migrate.js";
+import { registerStateTeam } from "./state-team.js";
 
 interface StateCliOptions {
   file?: string;
@@ -87,6 +89,9 @@ export function registerState(program: Command): void {
       });
     }),
   );
+
+  registerStateTeam(state, common);
+  registerStateMigrate(state, common);
 
   program
     .command("force-unlock")
