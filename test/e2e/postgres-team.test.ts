@@ -46,7 +46,7 @@ async function stackFile(name: string, resources: string, schema?: string): Prom
 
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, emulator: ws.emu, env: { ...db.env, ...env }, timeoutMs: 120_000 });
 
-describe("team state on PostgreSQL", () => {
+describe("team state on PostgreSQL", { timeout: 180_000 }, () => {
   it(`${MANY} different stacks applied at once on one database: all succeed, history complete`, async () => {
     const files = await Promise.all(
       Array.from({ length: MANY }, (_, i) =>
