@@ -6,11 +6,11 @@
 // before any write).
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { newState, type State, versionOf } from "../../src/state/index.js";
 import { postgresStateStore } from "../../src/state/postgres/store.js";
-import { freshDatabase, type TestDatabase } from "../postgres/helpers.js";
+import { useFreshDatabase } from "../postgres/helpers.js";
 import { bindingYaml, membersOf, memberYaml, policyIn, rp, ep, stackHead } from "./apply-helpers.js";
 import { expectExit, runCli, useEmulatorWorkspace, world } from "./helpers.js";
 
@@ -26,13 +26,7 @@ const SEED: EmulatorWorld = {
 };
 
 const ws = useEmulatorWorkspace(SEED, "converge-postgres-team-");
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await freshDatabase("e2e_team");
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const fresh = useFreshDatabase("e2e_team");
 
 function postgresStack(name: string, resources: string, schema = "team"): string {
   return stackHead(name).replace("resources:\n", `backend:\n  type: postgres\n  schema: ${schema}\nresources:\n`) + resources;
@@ -44,7 +38,7 @@ async function stackFile(name: string, resources: string, schema?: string): Prom
   return file;
 }
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, emulator: ws.emu, env: { ...db.env, ...env }, timeoutMs: 120_000 });
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, emulator: ws.emu, env: { ...fresh.db.env, ...env }, timeoutMs: 120_000 });
 
 describe("team state on PostgreSQL", { timeout: 180_000 }, () => {
   it(`${MANY} different stacks applied at once on one database: all succeed, history complete`, async () => {
@@ -58,8 +52,8 @@ describe("team state on PostgreSQL", { timeout: 180_000 }, () => {
     for (const r of results) expect(r.stdout).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
     const w = await world(ws.emu);
     for (let i = 0; i < MANY; i++) expect(membersOf(policyIn(w, rp(`s${i}-b`)), "roles/gkebackup.viewer")).toEqual([`user:s${i}@example.com`]);
-    const { rows } = await db.admin.query("SELECT stack, serial, actor, operation, granted FROM team.history ORDER BY stack, serial");
-    const states = await db.admin.query("SELECT stack, serial FROM team.states");
+    const { rows } = await fresh.db.admin.query("SELECT stack, serial, actor, operation, granted FROM team.history ORDER BY stack, serial");
+    const states = await fresh.db.admin.query("SELECT stack, serial FROM team.states");
     expect(states.rows).toHaveLength(MANY);
     for (let i = 0; i < MANY; i++) {
       const mine = rows.filter((r) => r.stack === `s${i}`);
@@ -72,7 +66,7 @@ describe("team state on PostgreSQL", { timeout: 180_000 }, () => {
   });
 
   it("a CAS race: of writers of the same serial, exactly one wins each round, and history has one version per serial", async () => {
-    const stores = Array.from({ length: 5 }, () => postgresStateStore({ stack: "race", schema: "team", env: db.env }));
+    const stores = Array.from({ length: 5 }, () => postgresStateStore({ stack: "race", schema: "team", env: fresh.db.env }));
     try {
       let current: State = await stores[0]!.write(newState("race"), undefined);
       for (let round = 0; round < 8; round++) {
@@ -108,7 +102,7 @@ describe("team state on PostgreSQL", { timeout: 180_000 }, () => {
     const text = await cli(["state", "history", "-f", file]);
     expect(text.stdout).toMatch(/^SERIAL\s+WRITTEN\s+ACTOR\s+HOST\s+OPERATION\s+GRANTED\s+REVOKED\s+PLAN/);
     expect(text.stdout).toMatch(/pipeline-42 .* apply\s+1\s+1\s+sha256:/);
-    expect(text.stdout + text.stderr).not.toContain(db.password);
+    expect(text.stdout + text.stderr).not.toContain(fresh.db.password);
     // The first apply's version: one member; the current one: two.
     const first = applies[0]!.serial;
     const old = await cli(["show", "--serial", String(first), "-f", file]);

@@ -3,9 +3,9 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { freshDatabase, type TestDatabase } from "../postgres/helpers.js";
+import { useFreshDatabase } from "../postgres/helpers.js";
 import { bindingYaml, membersOf, policyIn, rp, stackHead } from "./apply-helpers.js";
 import { expectExit, runCli, useEmulatorWorkspace, world } from "./helpers.js";
 
@@ -15,15 +15,9 @@ const SEED: EmulatorWorld = {
 };
 
 const ws = useEmulatorWorkspace(SEED, "converge-postgres-workspaces-");
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await freshDatabase("e2e_ws");
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const fresh = useFreshDatabase("e2e_ws");
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, emulator: ws.emu, env: { ...db.env, ...env }, timeoutMs: 60_000 });
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, emulator: ws.emu, env: { ...fresh.db.env, ...env }, timeoutMs: 60_000 });
 
 async function stack(name: string, resources: string, backend = ""): Promise<string> {
   const file = join(ws.dir, `${name}.yaml`);
@@ -73,7 +67,7 @@ describe("workspaces", { timeout: 180_000 }, () => {
     expectExit(await cli(["workspace", "new", "staging", "-f", file]), 0);
     const applied = await cli(["apply", "--auto-approve", "-f", file]);
     expectExit(applied, 0);
-    const rows = await db.admin.query("SELECT workspace, serial FROM teamws.states WHERE stack = 'pgws'");
+    const rows = await fresh.db.admin.query("SELECT workspace, serial FROM teamws.states WHERE stack = 'pgws'");
     expect(rows.rows.map((r) => r.workspace)).toEqual(["staging"]);
     const listed = await cli(["workspace", "list", "--json", "-f", file]);
     expect(JSON.parse(listed.stdout)).toEqual({ current: "staging", workspaces: ["default", "staging"] });
@@ -87,9 +81,9 @@ describe("workspaces", { timeout: 180_000 }, () => {
     expectExit(await cli(["workspace", "select", "default", "-f", file]), 0);
     expectExit(await cli(["workspace", "delete", "staging", "-f", file]), 1);
     expectExit(await cli(["workspace", "delete", "staging", "--force", "-f", file]), 0);
-    expect((await db.admin.query("SELECT count(*)::int AS n FROM teamws.claims WHERE stack = 'pgws'")).rows[0].n).toBe(0);
+    expect((await fresh.db.admin.query("SELECT count(*)::int AS n FROM teamws.claims WHERE stack = 'pgws'")).rows[0].n).toBe(0);
     // Its history stays; the binding may now be managed by the default workspace.
-    expect((await db.admin.query("SELECT count(*)::int AS n FROM teamws.history WHERE stack = 'pgws' AND workspace = 'staging'")).rows[0].n).toBeGreaterThan(0);
+    expect((await fresh.db.admin.query("SELECT count(*)::int AS n FROM teamws.history WHERE stack = 'pgws' AND workspace = 'staging'")).rows[0].n).toBeGreaterThan(0);
     expectExit(await cli(["apply", "--auto-approve", "-f", file]), 0);
   });
 });
@@ -151,7 +145,7 @@ describe("state pull, push and migrate", { timeout: 180_000 }, () => {
     expect(back.lineage).toBe(local.lineage);
     expect(back.resources).toEqual(local.resources);
     expect((await cli(["plan", "-f", file])).stdout).toContain("No changes.");
-    expect((await db.admin.query("SELECT count(*)::int AS n FROM converge.states WHERE stack = 'roundtrip'")).rows[0].n).toBe(0);
+    expect((await fresh.db.admin.query("SELECT count(*)::int AS n FROM converge.states WHERE stack = 'roundtrip'")).rows[0].n).toBe(0);
 
     // The target already has a state: refused, nothing changed on either side.
     const file3 = await stack("taken", bindingYaml("x", rp("mig-3"), "roles/gkebackup.viewer", ["user:c@example.com"]));
