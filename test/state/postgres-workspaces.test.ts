@@ -7,6 +7,7 @@ import { openStateStore } from "../../src/state/factory.js";
 import { newState, type State, versionOf } from "../../src/state/index.js";
 import { type PostgresStateStore, postgresStateStore } from "../../src/state/postgres/store.js";
 import { PostgresWorkspaces } from "../../src/state/postgres/workspaces.js";
+import { ensureSchema } from "../../src/state/postgres/migrations.js";
 import { freshDatabase, freshSchema, type TestDatabase } from "../postgres/helpers.js";
 import { workspaceConformance } from "./workspace-conformance.js";
 
@@ -79,5 +80,24 @@ describe("claims on PostgreSQL", () => {
     const claim = (member: string) => [{ address: "m", claim: { scope: "member" as const, kind: "endpoint" as never, object: ep("churn"), role: "roles/aiplatform.user", member } }];
     expect(await open("two", schema).claimConflicts(claim("user:dana@example.com"))).toHaveLength(1);
     expect(await open("two", schema).claimConflicts(claim("user:erin@example.com"))).toEqual([]);
+  });
+});
+
+describe("a schema of the previous version (1: no workspaces, no claims)", () => {
+  it("is upgraded on first use, and the states already there get their claims recorded", async () => {
+    const schema = freshSchema("v1");
+    await ensureSchema(db.admin, schema, 1);
+    const old = withBinding(newState("legacy"), "viewers", "legacy", "roles/gkebackup.viewer", ["user:a@example.com"]);
+    await db.admin.query(`INSERT INTO ${schema}.states (stack, workspace, lineage, serial, state) VALUES ('legacy', 'default', $1, 1, $2::json)`, [old.lineage, JSON.stringify({ ...old, serial: 1 })]);
+    const other = postgresStateStore({ stack: "newcomer", schema, env: db.env });
+    try {
+      const mine = [{ address: "readers", claim: { scope: "binding" as const, kind: "restorePlan" as never, object: rp("legacy"), role: "roles/gkebackup.viewer" } }];
+      const conflicts = await other.claimConflicts(mine);
+      expect(conflicts.map((c) => c.owner)).toEqual([expect.objectContaining({ stack: "legacy", workspace: "default", address: "viewers" })]);
+      const v = await db.admin.query(`SELECT max(version) AS v FROM ${schema}.schema_migrations`);
+      expect(v.rows[0].v).toBe(2);
+    } finally {
+      await other.close();
+    }
   });
 });
