@@ -30,8 +30,14 @@ function conflictError(c: ClaimConflict, where: string) {
 }
 
 /** Throws a `state/claim-conflict` error for each claim of `plan` another stack or workspace holds. */
-export async function checkClaims(store: StateStore, plan: Plan): Promise<void> {
+export function checkClaims(store: StateStore, plan: Plan): Promise<void> {
+  return checkResourceClaims(store, planClaims(plan));
+}
+
+/** Throws a `state/claim-conflict` error for each of `claims` another stack or workspace holds
+ *  (a plan's, or an import's before it records the grant). */
+export async function checkResourceClaims(store: StateStore, claims: ResourceClaim[]): Promise<void> {
   if (!store.claimConflicts) return;
-  const conflicts = await store.claimConflicts(planClaims(plan));
+  const conflicts = await store.claimConflicts(claims);
   if (conflicts.length) throw new UserError(conflicts.map((c) => conflictError(c, store.describe())));
 }

@@ -139,6 +139,12 @@ describe("team state on PostgreSQL", { timeout: 180_000 }, () => {
     expect(list).toContainEqual(expect.objectContaining({ stack: "owner", workspace: "default", address: "viewers", object: rp("shared"), scope: "binding" }));
     expect(list).toContainEqual(expect.objectContaining({ stack: "owner", address: "dana", scope: "member", member: "user:dana@example.com" }));
     expect(list.some((c) => c.stack === "intruder")).toBe(false);
+    // Nor can the other stack adopt the owner's binding by import: refused, its state unwritten.
+    const imported = await cli(["import", "-f", intruder, "readers", `${rp("shared")} roles/gkebackup.viewer`]);
+    expectExit(imported, 1);
+    expect(imported.stderr).toContain('which stack "owner" workspace "default" manages (resource "viewers"');
+    const noClaims = JSON.parse((await cli(["state", "claims", "--json", "-f", intruder])).stdout) as Array<{ stack: string }>;
+    expect(noClaims.some((c) => c.stack === "intruder")).toBe(false);
     // Once the owner destroys its binding, its claim goes, and the other stack may take it.
     await writeFile(owner, postgresStack("owner", memberYaml("dana", ep("churn"), "roles/aiplatform.user", "user:dana@example.com")));
     expectExit(await cli(["apply", "--auto-approve", "-f", owner]), 0);

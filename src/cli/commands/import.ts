@@ -6,6 +6,8 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { openCloud } from "../../engine/cloud.js";
 import { withStateLock } from "../../engine/session.js";
+import { checkResourceClaims } from "../../engine/claims-check.js";
+import { claimsOfValue } from "../../state/claims.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { isPolicyKind, kindLabel, OBJECT_KINDS, POLICY_KINDS, type PolicyKind } from "../../gcp/object-kinds.js";
@@ -272,12 +274,15 @@ export function registerImport(program: Command): void {
         if (!policy) throw new UserError({ severity: "error", summary: `${address}: cannot import: ${target.name} does not exist`, address });
         const adopted = d.adopt(target, policy);
         if (typeof adopted === "string") throw new UserError({ severity: "error", summary: `${address}: cannot import "${id}": ${adopted}`, address });
+        const outputs = d.outputs(adopted, policy.etag ?? "");
+        // A grant another stack (or workspace) manages is not adopted here too.
+        await checkResourceClaims(loaded.store, claimsOfValue(d.token, address, outputs));
         state.resources.push({
           address,
           type: d.token,
           id: d.id(adopted),
           inputs: adopted as unknown as Record<string, unknown>,
-          outputs: d.outputs(adopted, policy.etag ?? ""),
+          outputs,
           dependencies: loaded.stack.graph.dependencies(address),
           ...(decl.options.protect ? { protect: true } : {}),
         });
