@@ -8,7 +8,7 @@ import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
-import { openStack, type StackSession } from "../engine/session.js";
+import { openStackFile, type StackSession } from "../engine/session.js";
 import { BACKEND_TYPES, type BackendType, openStateFile, openStateStore, type StateLocation } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
@@ -140,9 +140,9 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
   if (diags.length) process.stderr.write(toPlain(diagnosticLines(diags)));
 }
 
-/** Loads the stack (printing its warnings) and opens its state store. */
-export function openStackOf(o: StackOptions): StackSession {
-  const session = openStack({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), strict: o.strict === true });
+/** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
+export async function openStackOf(o: StackOptions): Promise<StackSession> {
+  const session = await openStackFile({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), strict: o.strict === true });
   printDiagnostics(session.warnings);
   return session;
 }

@@ -2,7 +2,7 @@
 // (the CLI, tests, later an SDK). Each step is a function of its own; none of them renders or
 // reads a flag: what a person sees comes from the events the steps emit (./events.ts) and the
 // values they return. The caller chooses which steps to run and holds the lock around them.
-import { loadStackFile } from "../config/load.js";
+import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
@@ -35,8 +35,21 @@ export interface OpenStackRequest {
 
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
 export function openStack(req: OpenStackRequest): StackSession {
-  const { stack, diagnostics } = loadStackFile(req.file, { strict: req.strict === true });
-  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file}` });
+  return sessionOf(loadStackFile(req.file, { strict: req.strict === true }), req);
+}
+
+/** openStack for a YAML stack or a program stack (`.ts`, `.mjs`, `.js`: src/sdk/program.ts, loaded
+ *  only when a program is opened). */
+export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number }): Promise<StackSession> {
+  const sdk = await import("../sdk/program.js");
+  if (!sdk.isProgramFile(req.file)) return openStack(req);
+  const opts = { strict: req.strict === true, ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}) };
+  return sessionOf(await sdk.loadProgramFile(req.file, opts), req);
+}
+
+/** The session of a loaded stack: its state store opened. */
+export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStackRequest, "file"> & { file?: string }): StackSession {
+  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file ?? "the stack"}` });
   const location: StateLocation = {
     stackFile: stack.file,
     stackName: stack.name,

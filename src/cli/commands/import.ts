@@ -247,7 +247,7 @@ export function registerImport(program: Command): void {
       if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Policy ID: "{name}"; binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });
       const [address, ...idParts] = args as [string, ...string[]];
       const id = idParts.join(" ");
-      const loaded = openStackOf(o);
+      const loaded = await openStackOf(o);
       const decl = loaded.stack.resources.get(address);
       if (!decl) {
         throw new UserError({ severity: "error", summary: `no resource "${address}" in ${o.file}`, detail: "Declare the resource in the stack first; import records it in the state under that address." });
