@@ -35,3 +35,8 @@ export type {
   State,
   PlanDiagnostic,
 } from "./generated/schemas.js";
+export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./sdk/automation.js";
+export type { ApplyResult } from "./apply/executor.js";
+export type { EngineEvent, Emit } from "./engine/events.js";
+export { UserError, type Diagnostic } from "./diagnostics/diagnostic.js";
+export { CloudError, isCloudError } from "./cloud/errors.js";
