@@ -1,8 +1,8 @@
 // Program stacks: a module whose default export declares the resources (`stack.ts`, `.mjs`,
 // `.js`). Running it builds the stack document a YAML stack parses to, with the call site of each
 // part; src/config/load.ts loadStackDocument then checks and models it exactly as it does YAML,
-// so plans, state, review and JSON are the same. TypeScript runs through tsx's ESM API
-// (`tsImport`): no build step, no loader flag, nothing registered for the rest of the process.
+// so plans, state, review and JSON are the same. TypeScript runs through tsx's hooks, registered
+// from its API when the first .ts stack is loaded: no build step, no loader flag.
 import { basename, dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { checkSeedFile, type LoadOptions, type LoadResult, loadStackDocument } from "../config/load.js";
@@ -31,15 +31,27 @@ export interface ProgramOptions extends LoadOptions {
   callTimeoutMs?: number;
 }
 
+const TSX_REGISTERED = Symbol.for("converge.sdk.tsx-registered");
+
+/** Lets this process import TypeScript, as the `tsx` command does: tsx's ESM and CommonJS hooks
+ *  (a .ts file in a package without "type": "module" is CommonJS), with source maps, so stack
+ *  traces, and the call sites taken from them, are positions in the .ts file. Once per process. */
+async function registerTypeScript(): Promise<void> {
+  const g = globalThis as Record<symbol, unknown>;
+  if (g[TSX_REGISTERED]) return;
+  g[TSX_REGISTERED] = true;
+  const [esm, cjs] = await Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]);
+  cjs.register();
+  esm.register();
+}
+
 /** The program a stack file exports by default. */
 async function importProgram(file: string): Promise<Program | Diagnostic> {
   const url = pathToFileURL(file).href;
   let mod: { default?: unknown };
   try {
-    if (/\.[mc]?ts$/i.test(file)) {
-      const { tsImport } = await import("tsx/esm/api");
-      mod = (await tsImport(url, import.meta.url)) as { default?: unknown };
-    } else mod = (await import(url)) as { default?: unknown };
+    if (/\.[mc]?ts$/i.test(file)) await registerTypeScript();
+    mod = (await import(url)) as { default?: unknown };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes(file)) return error(`stack file ${file} does not exist`, { file, detail: "Pass the stack with -f FILE." });
