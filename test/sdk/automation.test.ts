@@ -139,3 +139,16 @@ describe("invokes", () => {
     expect(events.some((e) => e.type === "step" && e.address === "viewers" && e.phase === "done")).toBe(true);
   });
 });
+
+describe("Stack.fromFile", () => {
+  it("plans a YAML stack and imports an existing grant into its state", async () => {
+    const file = new URL("../../examples/quickstart/stack.yaml", import.meta.url).pathname;
+    const stack = await Stack.fromFile(file, { state: join(dir, "from-file", "state.json") });
+    expect(stack.name).toBe("quickstart");
+    const plan = await stack.plan();
+    expect(plan.resource_changes.filter((c) => c.mode === "managed").map((c) => c.change.actions[0])).toEqual(["create", "create", "create"]);
+    const done = await stack.import("restoreViewers", "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer");
+    expect(done).toEqual({ id: "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer", serial: 1 });
+    await expect(stack.import("nothere", "x")).rejects.toMatchObject({ diagnostics: [{ summary: `no resource "nothere" in ${file}` }] });
+  });
+});
