@@ -3,12 +3,11 @@
 import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
 import isInCi from "is-in-ci";
-import { loadStackFile } from "../config/load.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
-import { openStackFile, type StackSession } from "../engine/session.js";
+import { loadAnyStackFile, openStackFile, type StackSession } from "../engine/session.js";
 import { BACKEND_TYPES, type BackendType, openStateFile, openStateStore, type StateLocation } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
@@ -153,10 +152,10 @@ export async function openStackOf(o: StackOptions): Promise<StackSession> {
  * belong to. Only with --state and no stack file (none given, no stack.yaml here) is the state
  * opened for no stack in particular.
  */
-export function stateStoreOf(o: { file?: string; state?: string; backend?: BackendType }): StateStore {
+export async function stateStoreOf(o: { file?: string; state?: string; backend?: BackendType }): Promise<StateStore> {
   const file = o.file ?? "stack.yaml";
   if (o.state && o.file === undefined && o.backend !== "postgres" && !existsSync(file)) return openStateFile(o.state);
-  const { stack, diagnostics } = loadStackFile(file);
+  const { stack, diagnostics } = await loadAnyStackFile(file);
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
   return openStateStore({ stackFile: stack.file, stackName: stack.name, ...stateChoice(stack.backend, o) }).store;
 }

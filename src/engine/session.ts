@@ -38,13 +38,17 @@ export function openStack(req: OpenStackRequest): StackSession {
   return sessionOf(loadStackFile(req.file, { strict: req.strict === true }), req);
 }
 
-/** openStack for a YAML stack or a program stack (`.ts`, `.mjs`, `.js`: src/sdk/program.ts, loaded
- *  only when a program is opened). */
-export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number }): Promise<StackSession> {
+/** Loads a YAML stack or a program stack (`.ts`, `.mjs`, `.js`: src/sdk/program.ts, loaded only
+ *  when a program is opened), by the file's extension. */
+export async function loadAnyStackFile(file: string, opts: { strict?: boolean; state?: string; callTimeoutMs?: number } = {}): Promise<LoadResult> {
   const sdk = await import("../sdk/program.js");
-  if (!sdk.isProgramFile(req.file)) return openStack(req);
+  return sdk.isProgramFile(file) ? sdk.loadProgramFile(file, opts) : loadStackFile(file, opts);
+}
+
+/** openStack for a YAML stack or a program stack. */
+export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number }): Promise<StackSession> {
   const opts = { strict: req.strict === true, ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}) };
-  return sessionOf(await sdk.loadProgramFile(req.file, opts), req);
+  return sessionOf(await loadAnyStackFile(req.file, opts), req);
 }
 
 /** The session of a loaded stack: its state store opened. */

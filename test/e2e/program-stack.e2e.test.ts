@@ -56,6 +56,13 @@ describe("examples/typescript: the quickstart as a program", () => {
     const shape = (s: State) => ({ outputs: s.outputs, resources: normalized(s.resources.map(({ address, type, id, inputs, outputs, dependencies }) => ({ address, type, id, inputs, outputs, dependencies }))) });
     expect(shape(t)).toEqual(shape(y));
     expect(t.outputs).toMatchObject({ lakeEndpoint: "thrift://10.0.0.7:9083" });
+    // The commands that read the state or only check the stack take a program too.
+    const outputs = await run(TS_DIR, "stack.ts", "ts", "output", "--json");
+    expectExit(outputs, 0);
+    expect(JSON.parse(outputs.stdout)).toEqual(t.outputs);
+    const valid = await runCli(["validate", "-f", "stack.ts"], { cwd: TS_DIR });
+    expectExit(valid, 0);
+    expect(valid.stdout).toBe("Success! The stack is valid (3 resources, 1 variables, 2 outputs).\n");
     expect(await both("destroy", "--auto-approve")).toMatch(/Destroy complete! Resources: 3 destroyed\./);
     expect((await stateOf("ts")).resources).toEqual([]);
     expect((await stateOf("yaml")).resources).toEqual([]);

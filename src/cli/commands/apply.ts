@@ -188,7 +188,7 @@ export function registerApply(program: Command): void {
     .option("--raw", "print a string output without quotes")
     .action(
       action(async (name: string | undefined, o: { file?: string; state?: string; json?: boolean; raw?: boolean }) => {
-        const state = await stateStoreOf(o).read();
+        const state = await (await stateStoreOf(o)).read();
         const outputs = state?.outputs ?? {};
         if (name !== undefined) {
           if (!Object.hasOwn(outputs, name)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });

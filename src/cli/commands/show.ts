@@ -47,7 +47,7 @@ export function stateLines(state: State): Line[] {
 }
 
 async function showState(o: ShowOptions): Promise<void> {
-  const state = await stateStoreOf(o).read();
+  const state = await (await stateStoreOf(o)).read();
   if (o.json) return writeOut(jsonText(state ?? null, 2) + "\n");
   if (!state) return writeOut("No state yet: run converge apply first.\n");
   return printLines(stateLines(state), o);
