@@ -23,7 +23,9 @@ type Lifted<T> = T extends string | number | boolean | null | undefined ? unknow
 export type Output<T> = OutputMethods<T> & Lifted<T>;
 /** A plain value or an output of it, deeply: what constructor and invoke arguments accept. */
 export type Input<T> = T | Output<T>;
-export type Inputs<T> = { [K in keyof T]: Input<T[K] extends readonly (infer E)[] ? readonly Input<E>[] : T[K] extends object ? Inputs<T[K]> | T[K] : T[K]> };
+export type Inputs<T> = { [K in keyof T]: InputOf<T[K]> };
+/** A field's value: the value or an output of it, or (for a list or an object) one whose parts are. */
+type InputOf<V> = Input<V> | (NonNullable<V> extends readonly (infer E)[] ? readonly InputOf<E>[] : NonNullable<V> extends string | number | boolean ? never : NonNullable<V> extends object ? Inputs<NonNullable<V>> : never);
 
 interface Internal {
   [BRAND]: Expr;
