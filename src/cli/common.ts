@@ -141,7 +141,7 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
 export async function openStackOf(o: StackOptions): Promise<StackSession> {
-  const session = await openStackFile({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), strict: o.strict === true });
+  const session = await openStackFile({ file: o.file, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), strict: o.strict === true });
   printDiagnostics(session.warnings);
   return session;
 }

@@ -113,6 +113,20 @@ describe("invokes", () => {
     expect(plan.configuration?.resources?.[0]).toMatchObject({ properties: { member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com" } });
   });
 
+  it("a direct read that fails is an error at its call site", async () => {
+    const err = (await Stack.inline(
+      "sdk-direct-missing",
+      async (s) => {
+        s.provider = provider();
+        await getFederation({ federationId: "nolake", location: "us-central1" });
+      },
+      { dir },
+    ).catch((e: unknown) => e)) as UserError;
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.diagnostics[0]).toMatchObject({ summary: "cloudnative:metastore/v1alpha:getFederation: cannot read projects/my-project/locations/us-central1/federations/nolake", file: new URL(import.meta.url).pathname });
+    expect(err.diagnostics[0]!.detail).toMatch(/NOT_FOUND|not found/i);
+  });
+
   it("the output form with an argument from a resource output is a deferred read, resolved during apply", async () => {
     const stack = await Stack.inline(
       "sdk-deferred",
