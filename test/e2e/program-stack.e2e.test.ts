@@ -2,7 +2,9 @@
 // (examples/typescript) plans exactly as the YAML quickstart (apart from source positions and
 // what differs between any two runs), applies and destroys the same; a program outside the
 // repository imports the package by name, `.mjs` stacks run, diagnostics point into the .ts file,
-// and an invoke whose argument waits on a resource output is shown as `<= read`.
+// an invoke whose argument waits on a resource output is shown as `<= read`, and a consumer's
+// script drives a .ts stack with the Automation API.
+import { execFile } from "node:child_process";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -102,6 +104,22 @@ describe("a program outside the repository", () => {
     expect(r.stdout).toContain("  # lake will be read during apply");
     expect(r.stdout).toContain(' <= data "cloudnative:metastore/v1alpha:getFederation" "lake" {');
     expect(r.stdout).toContain("      + member  = (known after apply)");
+  });
+
+  it("drives a .ts stack with the Automation API from a consumer's script", async () => {
+    const dir = await consumer("automation", {
+      "stack.ts": `import { RestorePlanIamBinding, type StackContext } from "converge";\n\nexport default (stack: StackContext) => {\n  ${HEAD}\n  const v = new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] });\n  stack.export("id", v.id);\n};\n`,
+      "automate.mjs": `import { Stack } from "converge";\nconst s = await Stack.fromFile("stack.ts");\nconst events = [];\nconst plan = await s.plan({ onEvent: (e) => events.push(e.type) });\nconst applied = await s.apply(plan, { onEvent: (e) => events.push(e.type) });\nconst outputs = await s.outputs();\nconst destroyed = await s.destroy();\nconsole.log(JSON.stringify({ name: s.name, changes: plan.resource_changes.length, failed: applied.failed.length, outputs, left: destroyed.state.resources.length, events: [...new Set(events)].sort() }));\n`,
+    });
+    const out = await new Promise<string>((res, rej) => execFile(process.execPath, ["automate.mjs"], { cwd: dir }, (e, stdout, stderr) => (e ? rej(new Error(stderr)) : res(stdout))));
+    expect(JSON.parse(out)).toEqual({
+      name: "consumer",
+      changes: 1,
+      failed: 0,
+      outputs: { id: "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer" },
+      left: 0,
+      events: ["policy-write", "refresh", "state-saved", "step"],
+    });
   });
 
   it("reports an exception of the program at its line", async () => {
