@@ -11,6 +11,7 @@ import { plan } from "../plan/planner.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateLocation } from "../state/factory.js";
+import { checkClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { type Emit, noEmit } from "./events.js";
 
@@ -22,6 +23,8 @@ export interface StackSession {
   store: StateStore;
   /** The directory of the state: the embedded emulator keeps its world there. */
   stateDir: string;
+  /** The workspace whose state `store` holds. */
+  workspace: string;
 }
 
 export interface OpenStackRequest {
@@ -30,6 +33,8 @@ export interface OpenStackRequest {
   state?: string;
   /** --backend: overrides the stack's `backend.type`. */
   backend?: BackendType;
+  /** --workspace (else CONVERGE_WORKSPACE, else the selected one, else default). */
+  workspace?: string;
   strict?: boolean;
 }
 
@@ -60,9 +65,10 @@ export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStac
     ...(req.state !== undefined ? { state: req.state } : {}),
     ...(stack.backend ? { backend: stack.backend } : {}),
     ...(req.backend !== undefined ? { backendType: req.backend } : {}),
+    ...(req.workspace !== undefined ? { workspace: req.workspace } : {}),
   };
-  const { store, dir } = openStateStore(location);
-  return { stack, warnings: diagnostics, store, stateDir: dir };
+  const { store, dir, workspace } = openStateStore(location);
+  return { stack, warnings: diagnostics, store, stateDir: dir, workspace };
 }
 
 /** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
@@ -114,6 +120,8 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     // The plan records every warning found for it, those of loading included: `show PLANFILE`
     // renders it (the access summary counts lint warnings) from the plan alone.
     result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
+    // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
+    await checkClaims(session.store, result.plan);
     return { ...result, prior, cloud, close: () => cloud.close() };
   } catch (e) {
     await cloud.close();
@@ -134,6 +142,8 @@ export interface ApplyRequest {
 export async function applyPlan(session: StackSession, planned: PlannedStack, req: ApplyRequest): Promise<ApplyResult> {
   let expect = versionOf(planned.prior);
   const meta = writeMetaOf(planned.plan);
+  // Again after approval: another stack may have claimed the same grants since the plan.
+  await checkClaims(session.store, planned.plan);
   const save = async (s: State) => {
     const written = await session.store.write(s, expect, meta);
     expect = versionOf(written);

@@ -21,6 +21,8 @@ export interface StackOptions {
   /** An inline program's directory: its state and relative seed paths are there (default: the current directory). */
   dir?: string;
   backend?: BackendType;
+  /** The workspace (else CONVERGE_WORKSPACE, else the selected one, else default). */
+  workspace?: string;
   /** Lint warnings are errors. */
   strict?: boolean;
   /** Concurrent cloud calls (default 10). */
@@ -122,5 +124,5 @@ export class Stack {
 }
 
 function requestOf(o: StackOptions) {
-  return { ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), strict: o.strict === true, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}) };
+  return { ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}) };
 }

@@ -4,6 +4,7 @@
 // its holder.
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
+import type { ClaimConflict, OwnedClaim, ResourceClaim } from "./claims.js";
 
 /** The version of a state a writer last saw: a write succeeds only while the store still holds it. */
 export interface StateVersion {
@@ -41,6 +42,23 @@ export interface WriteMeta {
   access?: { granted: number; revoked: number };
 }
 
+/** One version in a backend's history. */
+export interface HistoryRecord {
+  serial: number;
+  lineage: string;
+  /** When it was written (RFC 3339). */
+  written: string;
+  /** CONVERGE_ACTOR of the writer, else its OS user. */
+  actor: string;
+  host: string;
+  /** The command that wrote it: "apply", "state push", … */
+  operation: string;
+  planDigest?: string;
+  /** The applied plan's access summary, when known. */
+  access?: { granted: number; revoked: number };
+  convergeVersion: string;
+}
+
 export interface StateStore {
   /** Where the state lives, for messages: "state/quickstart.json", `postgres (schema converge) stack "x" workspace "default"`; never a secret. */
   describe(): string;
@@ -57,6 +75,21 @@ export interface StateStore {
   lock(operation: string, opts?: { timeoutMs?: number }): Promise<StoreLock>;
   /** Clears a lock whose holder cannot be checked (another host), given its ID. */
   forceUnlock(id: string): Promise<void>;
+
+  // Optional capabilities: a backend that has none leaves them out (the local file).
+
+  /** The versions written, oldest first (backends that keep history). */
+  history?(): Promise<HistoryRecord[]>;
+  /** The version written with `serial` (of the current lineage when several were), if kept. */
+  version?(serial: number): Promise<State | undefined>;
+  /**
+   * Backends that see every stack: the claims recorded by other stacks, or other workspaces of
+   * this one, that conflict with `claims` (a plan's). The claims of each state are recorded with
+   * every write of it.
+   */
+  claimConflicts?(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]>;
+  /** Backends that see every stack: every recorded claim, of every stack and workspace. */
+  allClaims?(): Promise<OwnedClaim[]>;
 }
 
 /** The version a state was read at (or written as). */

@@ -2,7 +2,7 @@
 // of one's own per test file, and the environment that points converge at it.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 
 /** The server's admin URL; fails clearly when the run started none. */
 export function pgAdminUrl(): string {
@@ -60,4 +60,21 @@ export async function freshDatabase(prefix: string): Promise<TestDatabase> {
 /** A schema name no other test uses. */
 export function freshSchema(prefix = "s"): string {
   return `${prefix}_${randomBytes(5).toString("hex")}`;
+}
+
+/** A database of this test file's own on the run's server: made before its tests, dropped after. */
+export function useFreshDatabase(prefix: string): { readonly db: TestDatabase } {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await freshDatabase(prefix);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  return {
+    get db(): TestDatabase {
+      if (!db) throw new Error("the test database is made in beforeAll");
+      return db;
+    },
+  };
 }

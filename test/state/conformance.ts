@@ -119,6 +119,24 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
         await waited.release();
       }));
 
+    it("where history is kept: every write is a version with its meta, and old versions stay readable", () =>
+      use(async ({ store }) => {
+        if (!store.history || !store.version) return;
+        const digest = `sha256:${"0".repeat(64)}`;
+        const v1 = await store.write(withResource(newState("conformance"), "a"), undefined, { operation: "apply", planDigest: digest, access: { granted: 2, revoked: 1 } });
+        const v2 = await store.write(withResource(v1, "b"), versionOf(v1), { operation: "state mv" });
+        const h = await store.history();
+        expect(h.map((r) => r.serial)).toEqual([1, 2]);
+        expect(h[0]).toMatchObject({ operation: "apply", planDigest: digest, access: { granted: 2, revoked: 1 }, lineage: v1.lineage });
+        expect(h[0]!.actor).toMatch(/\S/);
+        expect(Date.parse(h[0]!.written)).not.toBeNaN();
+        expect(h[1]).toMatchObject({ operation: "state mv" });
+        expect(h[1]!.access).toBeUndefined();
+        expect(await store.version(1)).toEqual(v1);
+        expect(await store.version(2)).toEqual(v2);
+        expect(await store.version(7)).toBeUndefined();
+      }));
+
     it("force-unlock needs the holder's ID", () =>
       use(async ({ store, second }) => {
         const lock = await store.lock("apply");

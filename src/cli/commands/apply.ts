@@ -6,7 +6,7 @@ import { checkNotStale, checkSameChanges, checkStackName } from "../../engine/sa
 import { ChangeTally } from "../../engine/tally.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { addStackOptions, durationMs, withExamples, action, EXIT, parallelismOf, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, durationMs, withExamples, action, EXIT, parallelismOf, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
 import { seg } from "../render/lines.js";
 import { refreshLines } from "../render/plan-text.js";
 import { addPlanOptions, planWithView, reportingFailure, type PlanCliOptions } from "./plan.js";
@@ -184,10 +184,12 @@ export function registerApply(program: Command): void {
     .description("Print the stack's outputs from the state")
     .option("-f, --file <path>", STACK_FILE_HELP)
     .option("--state <path>", STATE_OPTION_HELP)
+    .addOption(backendOption())
+    .option("--workspace <name>", WORKSPACE_OPTION_HELP)
     .option("--json", "print JSON")
     .option("--raw", "print a string output without quotes")
     .action(
-      action(async (name: string | undefined, o: { file?: string; state?: string; json?: boolean; raw?: boolean }) => {
+      action(async (name: string | undefined, o: StateCommandOptions & { json?: boolean; raw?: boolean }) => {
         const state = await (await stateStoreOf(o)).read();
         const outputs = state?.outputs ?? {};
         if (name !== undefined) {

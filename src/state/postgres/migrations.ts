@@ -5,6 +5,8 @@
 import type pg from "pg";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import { TOOL_VERSION } from "../../version.js";
+import type { State } from "../../generated/schemas.js";
+import { replaceClaims } from "./claims.js";
 import { advisoryKey } from "./keys.js";
 
 /** Each entry is one schema version: the statements that take the schema from the previous one. */
@@ -34,7 +36,34 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        backend_pid integer NOT NULL, backend_start timestamptz,
        PRIMARY KEY (stack, workspace))`,
   ],
+  [
+    // The workspaces of a stack made with `workspace new` (`default` always exists, unlisted).
+    `CREATE TABLE workspaces (
+       stack text NOT NULL, workspace text NOT NULL,
+       created timestamptz NOT NULL DEFAULT now(), actor text NOT NULL,
+       PRIMARY KEY (stack, workspace))`,
+    // What each (stack, workspace) state manages, replaced with every write of its state: the
+    // cross-stack ownership check compares a plan's claims with the other stacks' here.
+    `CREATE TABLE claims (
+       stack text NOT NULL, workspace text NOT NULL, address text NOT NULL,
+       object text NOT NULL, scope text NOT NULL, role text NOT NULL,
+       condition_key text NOT NULL, member_key text NOT NULL, claim json NOT NULL,
+       PRIMARY KEY (stack, workspace, address, object, scope, role, condition_key, member_key))`,
+    `CREATE INDEX claims_by_object ON claims (object)`,
+  ],
 ];
+
+/** The version that added the claims table: the states already there get theirs recorded then. */
+const CLAIMS_VERSION = 2;
+
+/** Records the claims of every state of the schema (in the migration's transaction). */
+async function backfillClaims(client: pg.ClientBase, schema: string): Promise<void> {
+  const r = await client.query<{ stack: string; workspace: string; text: string }>(`SELECT stack, workspace, state::text AS text FROM ${client.escapeIdentifier(schema)}.states`);
+  for (const row of r.rows) {
+    const state = JSON.parse(row.text) as State;
+    if (Array.isArray(state.resources)) await replaceClaims(client, schema, row.stack, row.workspace, state);
+  }
+}
 
 /** The schema version this converge writes and understands. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -62,12 +91,12 @@ async function currentVersion(client: pg.ClientBase, q: string): Promise<number 
   }
 }
 
-/** Makes `schema` hold this converge's tables; refuses a schema from a newer converge. */
-export async function ensureSchema(client: pg.ClientBase, schema: string): Promise<void> {
+/** Makes `schema` hold this converge's tables (`upTo`: an older version, for tests of upgrades); refuses a schema from a newer converge. */
+export async function ensureSchema(client: pg.ClientBase, schema: string, upTo = SCHEMA_VERSION): Promise<void> {
   const q = client.escapeIdentifier(schema);
   const seen = await currentVersion(client, q);
   if (seen !== undefined && seen > SCHEMA_VERSION) throw tooNew(schema, seen);
-  if (seen === SCHEMA_VERSION) return;
+  if (seen !== undefined && seen >= upTo) return;
   const [k1, k2] = advisoryKey("migrate", schema);
   await client.query("BEGIN");
   try {
@@ -79,10 +108,11 @@ export async function ensureSchema(client: pg.ClientBase, schema: string): Promi
     await client.query(`CREATE TABLE IF NOT EXISTS ${q}.schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now(), converge_version text NOT NULL)`);
     const now = (await currentVersion(client, q)) ?? 0;
     if (now > SCHEMA_VERSION) throw tooNew(schema, now);
-    for (let v = now + 1; v <= SCHEMA_VERSION; v++) {
+    for (let v = now + 1; v <= upTo; v++) {
       await client.query(`SET LOCAL search_path TO ${q}`);
       for (const statement of MIGRATIONS[v - 1]!) await client.query(statement);
       await client.query(`INSERT INTO ${q}.schema_migrations (version, converge_version) VALUES ($1, $2)`, [v, TOOL_VERSION]);
+      if (v === CLAIMS_VERSION) await backfillClaims(client, schema);
     }
     await client.query("COMMIT");
   } catch (e) {

@@ -6,14 +6,17 @@ import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { State } from "../../generated/schemas.js";
 import { describeErrors } from "../../schemas/index.js";
 import { parsedState, parseState, serializeState, stateProblems } from "../format.js";
-import { stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
+import type { ClaimConflict, OwnedClaim, ResourceClaim } from "../claims.js";
+import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
+import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
+import { conflictsWith, everyClaim, replaceClaims } from "./claims.js";
 import { connectionFromEnv, pgFailure, type PgTarget } from "./connection.js";
-import { recordVersion } from "./history.js";
+import { readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
 
 export const DEFAULT_PG_SCHEMA = "converge";
-export const DEFAULT_WORKSPACE = "default";
+export { DEFAULT_WORKSPACE };
 
 export interface PostgresStoreOptions {
   stack: string;
@@ -54,6 +57,7 @@ export class PostgresStateStore implements StateStore {
       const client = await pool.connect();
       try {
         await ensureSchema(client, this.scope.schema);
+        await this.checkWorkspace(client);
       } finally {
         client.release();
       }
@@ -63,6 +67,43 @@ export class PostgresStateStore implements StateStore {
       throw this.failure(e, "open the state");
     });
     return this.ready;
+  }
+
+  /** A workspace other than `default` must have been made with `workspace new`. */
+  private async checkWorkspace(client: pg.PoolClient): Promise<void> {
+    const { stack, workspace, where } = this.scope;
+    if (workspace === DEFAULT_WORKSPACE) return;
+    const r = await client.query(`SELECT 1 FROM ${this.q}.workspaces WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
+    if (r.rowCount === 0) throw missingWorkspace(workspace, where);
+  }
+
+  /** Runs `fn` on the schema's pool (also for the stack's workspace catalog); a failure is a user error naming `action`. */
+  async query<T>(action: string, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    const pool = await this.db();
+    try {
+      return await fn(pool);
+    } catch (e) {
+      throw this.failure(e, action);
+    }
+  }
+
+  history(): Promise<HistoryRecord[]> {
+    return this.query("read the history", (db) => readHistory(db, this.scope.schema, this.scope.stack, this.scope.workspace));
+  }
+
+  async version(serial: number): Promise<State | undefined> {
+    const current = await this.read();
+    if (current?.serial === serial) return current;
+    const text = await this.query("read the history", (db) => readVersion(db, this.scope.schema, this.scope.stack, this.scope.workspace, serial, current?.lineage));
+    return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`);
+  }
+
+  claimConflicts(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
+    return this.query("read the claims", (db) => conflictsWith(db, this.scope.schema, this.scope.stack, this.scope.workspace, claims));
+  }
+
+  allClaims(): Promise<OwnedClaim[]> {
+    return this.query("read the claims", (db) => everyClaim(db, this.scope.schema));
   }
 
   private failure(e: unknown, action: string): UserError {
@@ -145,6 +186,7 @@ export class PostgresStateStore implements StateStore {
       }
     }
     await recordVersion(client, schema, { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta });
+    await replaceClaims(client, schema, stack, workspace, written);
     await client.query("COMMIT");
     return parsedState(written);
   }
