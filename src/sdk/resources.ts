@@ -55,15 +55,22 @@ function resourceType<I, O>(token: string): ResourceClass<I, O> {
   return cls as unknown as ResourceClass<I, O>;
 }
 
-export const RestorePlanIamPolicy = resourceType<S.RestorePlanIamPolicyInputs, S.RestorePlanIamPolicyOutputs>(registry.RESTORE_PLAN_IAM_POLICY);
-export type RestorePlanIamPolicy = InstanceType<typeof RestorePlanIamPolicy>;
-export const RestorePlanIamBinding = resourceType<S.RestorePlanIamBindingInputs, S.RestorePlanIamBindingOutputs>(registry.RESTORE_PLAN_IAM_BINDING);
-export type RestorePlanIamBinding = InstanceType<typeof RestorePlanIamBinding>;
-export const RestorePlanIamMember = resourceType<S.RestorePlanIamMemberInputs, S.RestorePlanIamMemberOutputs>(registry.RESTORE_PLAN_IAM_MEMBER);
-export type RestorePlanIamMember = InstanceType<typeof RestorePlanIamMember>;
-export const EndpointIamPolicy = resourceType<S.EndpointIamPolicyInputs, S.EndpointIamPolicyOutputs>(registry.ENDPOINT_IAM_POLICY);
-export type EndpointIamPolicy = InstanceType<typeof EndpointIamPolicy>;
-export const EndpointIamBinding = resourceType<S.EndpointIamBindingInputs, S.EndpointIamBindingOutputs>(registry.ENDPOINT_IAM_BINDING);
-export type EndpointIamBinding = InstanceType<typeof EndpointIamBinding>;
-export const EndpointIamMember = resourceType<S.EndpointIamMemberInputs, S.EndpointIamMemberOutputs>(registry.ENDPOINT_IAM_MEMBER);
-export type EndpointIamMember = InstanceType<typeof EndpointIamMember>;
+/** Every IAM type of the registry (src/drivers/registry.ts), with its input and output types. */
+const TYPES = {
+  RestorePlanIamPolicy: resourceType<S.RestorePlanIamPolicyInputs, S.RestorePlanIamPolicyOutputs>(registry.RESTORE_PLAN_IAM_POLICY),
+  RestorePlanIamBinding: resourceType<S.RestorePlanIamBindingInputs, S.RestorePlanIamBindingOutputs>(registry.RESTORE_PLAN_IAM_BINDING),
+  RestorePlanIamMember: resourceType<S.RestorePlanIamMemberInputs, S.RestorePlanIamMemberOutputs>(registry.RESTORE_PLAN_IAM_MEMBER),
+  EndpointIamPolicy: resourceType<S.EndpointIamPolicyInputs, S.EndpointIamPolicyOutputs>(registry.ENDPOINT_IAM_POLICY),
+  EndpointIamBinding: resourceType<S.EndpointIamBindingInputs, S.EndpointIamBindingOutputs>(registry.ENDPOINT_IAM_BINDING),
+  EndpointIamMember: resourceType<S.EndpointIamMemberInputs, S.EndpointIamMemberOutputs>(registry.ENDPOINT_IAM_MEMBER),
+};
+
+export const { RestorePlanIamPolicy, RestorePlanIamBinding, RestorePlanIamMember, EndpointIamPolicy, EndpointIamBinding, EndpointIamMember } = TYPES;
+/** The instance type of each constructor (`let b: RestorePlanIamBinding`). */
+type Of<K extends keyof typeof TYPES> = InstanceType<(typeof TYPES)[K]>;
+export type RestorePlanIamPolicy = Of<"RestorePlanIamPolicy">;
+export type RestorePlanIamBinding = Of<"RestorePlanIamBinding">;
+export type RestorePlanIamMember = Of<"RestorePlanIamMember">;
+export type EndpointIamPolicy = Of<"EndpointIamPolicy">;
+export type EndpointIamBinding = Of<"EndpointIamBinding">;
+export type EndpointIamMember = Of<"EndpointIamMember">;
