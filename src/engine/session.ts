@@ -1,7 +1,7 @@
 // An engine session: load → lock → state → cloud → plan → apply → save, for every front end
-// (the CLI, tests, the Automation API in src/sdk). Each step is a function of its own; none of them renders or
-// reads a flag: what a person sees comes from the events the steps emit (./events.ts) and the
-// values they return. The caller chooses which steps to run and holds the lock around them.
+// (the CLI, tests, the Automation API in src/sdk). Each step is a function of its own; none of
+// them renders or reads a flag: what a person sees comes from the events the steps emit
+// (./events.ts) and the values they return. The caller chooses which steps to run and holds the lock around them.
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
