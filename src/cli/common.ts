@@ -3,12 +3,11 @@
 import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
 import isInCi from "is-in-ci";
-import { loadStackFile } from "../config/load.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
-import { openStack, type StackSession } from "../engine/session.js";
+import { loadAnyStackFile, openStackFile, type StackSession } from "../engine/session.js";
 import { BACKEND_TYPES, type BackendType, bareStateFile, type OpenedState, openStateStore, type StateLocation } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
@@ -144,9 +143,9 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
   if (diags.length) process.stderr.write(toPlain(diagnosticLines(diags)));
 }
 
-/** Loads the stack (printing its warnings) and opens its state store. */
-export function openStackOf(o: StackOptions): StackSession {
-  const session = openStack({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true });
+/** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
+export async function openStackOf(o: StackOptions): Promise<StackSession> {
+  const session = await openStackFile({ file: o.file, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true });
   printDiagnostics(session.warnings);
   return session;
 }
@@ -157,8 +156,8 @@ export function openStackOf(o: StackOptions): StackSession {
  * belong to. Only with --state and no stack file (none given, no stack.yaml here) is the state
  * opened for no stack in particular.
  */
-export function stateStoreOf(o: StateCommandOptions): StateStore {
-  return openedStateOf(o).store;
+export async function stateStoreOf(o: StateCommandOptions): Promise<StateStore> {
+  return (await openedStateOf(o)).store;
 }
 
 /** What the state commands say about where the state is. */
@@ -170,10 +169,10 @@ export interface StateCommandOptions {
 }
 
 /** stateStoreOf's state with its workspace and the stack's workspaces (undefined: a bare --state file). */
-export function openedStateOf(o: StateCommandOptions): OpenedState {
+export async function openedStateOf(o: StateCommandOptions): Promise<OpenedState> {
   const file = o.file ?? "stack.yaml";
   if (o.state && o.file === undefined && o.backend !== "postgres" && !existsSync(file)) return bareStateFile(o.state, o.workspace);
-  const { stack, diagnostics } = loadStackFile(file);
+  const { stack, diagnostics } = await loadAnyStackFile(file);
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
   return openStateStore({ stackFile: stack.file, stackName: stack.name, ...stateChoice(stack.backend, o), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}) });
 }

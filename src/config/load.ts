@@ -53,7 +53,11 @@ export function loadStackFile(path: string, opts: LoadOptions = {}): LoadResult 
   const file = resolve(path);
   const text = readStackText(path, file);
   if (typeof text !== "string") return { diagnostics: [text] };
-  const result = parseStack(file, text, opts);
+  return checkSeedFile(parseStack(file, text, opts));
+}
+
+/** A loaded stack whose `provider.seed` names no file does not load (the I/O after loading). */
+export function checkSeedFile(result: LoadResult): LoadResult {
   const seed = result.stack?.provider.seed;
   if (result.stack && seed) {
     try {
@@ -118,7 +122,13 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   if (root === null || typeof root !== "object" || Array.isArray(root)) {
     return { diagnostics: [error("the stack must be a YAML mapping with at least `name:`", { file, line: 1, column: 1 })] };
   }
-  const doc = root as Record<string, unknown>;
+  return loadStackDocument(src, root as Record<string, unknown>, opts);
+}
+
+/** Loads a stack from its document (what a YAML stack parses to, or what a program stack built),
+ *  with `src` saying where each part of it was written. Pure: no file system or network access. */
+export function loadStackDocument(src: SourceDocument, doc: Record<string, unknown>, opts: LoadOptions = {}): LoadResult {
+  const file = src.file;
   const diags = schemaDiagnostics(src, doc, validate("stack.schema.json", doc));
 
   const resourcesRaw = mapOr(doc.resources);

@@ -1,8 +1,8 @@
 // An engine session: load → lock → state → cloud → plan → apply → save, for every front end
-// (the CLI, tests, later an SDK). Each step is a function of its own; none of them renders or
-// reads a flag: what a person sees comes from the events the steps emit (./events.ts) and the
-// values they return. The caller chooses which steps to run and holds the lock around them.
-import { loadStackFile } from "../config/load.js";
+// (the CLI, tests, the Automation API in src/sdk). Each step is a function of its own; none of
+// them renders or reads a flag: what a person sees comes from the events the steps emit
+// (./events.ts) and the values they return. The caller chooses which steps to run and holds the lock around them.
+import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
@@ -40,8 +40,25 @@ export interface OpenStackRequest {
 
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
 export function openStack(req: OpenStackRequest): StackSession {
-  const { stack, diagnostics } = loadStackFile(req.file, { strict: req.strict === true });
-  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file}` });
+  return sessionOf(loadStackFile(req.file, { strict: req.strict === true }), req);
+}
+
+/** Loads a YAML stack or a program stack (`.ts`, `.mjs`, `.js`: src/sdk/program.ts, loaded only
+ *  when a program is opened), by the file's extension. */
+export async function loadAnyStackFile(file: string, opts: { strict?: boolean; state?: string; callTimeoutMs?: number } = {}): Promise<LoadResult> {
+  const sdk = await import("../sdk/program.js");
+  return sdk.isProgramFile(file) ? sdk.loadProgramFile(file, opts) : loadStackFile(file, opts);
+}
+
+/** openStack for a YAML stack or a program stack. */
+export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number }): Promise<StackSession> {
+  const opts = { strict: req.strict === true, ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}) };
+  return sessionOf(await loadAnyStackFile(req.file, opts), req);
+}
+
+/** The session of a loaded stack: its state store opened. */
+export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStackRequest, "file"> & { file?: string }): StackSession {
+  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file ?? "the stack"}` });
   const location: StateLocation = {
     stackFile: stack.file,
     stackName: stack.name,

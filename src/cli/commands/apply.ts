@@ -64,7 +64,7 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
     throw new UserError({ severity: "error", summary: "--target, --replace and --refresh cannot be given with a plan file: it applies with the options it was made with" });
   }
   const saved = readSavedPlan(planFile, planKey());
-  const session = openStackOf(o);
+  const session = await openStackOf(o);
   checkStackName(saved, planFile, session.stack.name, o.file);
   return withStateLock(session.store, "apply", durationMs(o.lockTimeout), async () => {
     checkNotStale(saved, planFile, await session.store.read());
@@ -88,7 +88,7 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
 
 /** `apply` and `destroy` without a plan file: plan, show, ask, execute. */
 async function planAndApply(o: ApplyCliOptions, destroy: boolean, view: OperationView): Promise<number> {
-  const session = openStackOf(o);
+  const session = await openStackOf(o);
   return withStateLock(session.store, destroy ? "destroy" : "apply", durationMs(o.lockTimeout), async () => {
     const { planned, interrupted } = await planWithView(session, { ...o, destroy }, view.onEvent);
     try {
@@ -113,7 +113,7 @@ async function planAndApply(o: ApplyCliOptions, destroy: boolean, view: Operatio
 
 /** `converge refresh`: the state's resources as the live cloud has them; no cloud write. */
 async function runRefresh(o: StackOptions): Promise<number> {
-  const session = openStackOf(o);
+  const session = await openStackOf(o);
   return withStateLock(session.store, "refresh", durationMs(o.lockTimeout), async () => {
     const { planned, interrupted } = await planWithView(session, { ...o, refresh: "true", target: [], replace: [] }, () => {});
     await planned.close();
@@ -190,7 +190,7 @@ export function registerApply(program: Command): void {
     .option("--raw", "print a string output without quotes")
     .action(
       action(async (name: string | undefined, o: StateCommandOptions & { json?: boolean; raw?: boolean }) => {
-        const state = await stateStoreOf(o).read();
+        const state = await (await stateStoreOf(o)).read();
         const outputs = state?.outputs ?? {};
         if (name !== undefined) {
           if (!Object.hasOwn(outputs, name)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });

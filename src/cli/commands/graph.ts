@@ -5,7 +5,7 @@ export function registerGraph(program: Command): void {
   const cmd = program.command("graph").description("Print the dependency graph in DOT format (dot -Tsvg to draw it)");
   addStackOptions(cmd, { json: false, cloud: false }).action(
     action(async (o: StackOptions) => {
-      const { stack } = openStackOf(o);
+      const { stack } = await openStackOf(o);
       const dot = stack.graph.toDot((id) => {
         const r = stack.resources.get(id);
         if (r) return { label: `${id}\n${r.type}` };

@@ -6,8 +6,7 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { openCloud } from "../../engine/cloud.js";
 import { withStateLock } from "../../engine/session.js";
-import { checkResourceClaims } from "../../engine/claims-check.js";
-import { claimsOfValue } from "../../state/claims.js";
+import { importResource, importTarget } from "../../engine/import.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { isPolicyKind, kindLabel, OBJECT_KINDS, POLICY_KINDS, type PolicyKind } from "../../gcp/object-kinds.js";
@@ -15,7 +14,7 @@ import { withoutCredentials } from "../../cloud/endpoint.js";
 import { adoptingDriver } from "../../drivers/registry.js";
 import { canonicalBindings } from "../../drivers/policy-driver.js";
 import type { IamDriver, Ownership } from "../../drivers/types.js";
-import { defaultStatePath, newState, versionOf } from "../../state/index.js";
+import { defaultStatePath } from "../../state/index.js";
 import { validate } from "../../schemas/index.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
@@ -249,46 +248,12 @@ export function registerImport(program: Command): void {
       if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Policy ID: "{name}"; binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });
       const [address, ...idParts] = args as [string, ...string[]];
       const id = idParts.join(" ");
-      const loaded = openStackOf(o);
-      const decl = loaded.stack.resources.get(address);
-      if (!decl) {
-        throw new UserError({ severity: "error", summary: `no resource "${address}" in ${o.file}`, detail: "Declare the resource in the stack first; import records it in the state under that address." });
-      }
-      const d = decl.driver;
-      const defaults = { project: loaded.stack.provider.project, location: loaded.stack.provider.location };
-      const target = d.parseImportId(id, defaults);
-      if (typeof target === "string") throw new UserError({ severity: "error", summary: `${address}: ${target}`, address });
+      const loaded = await openStackOf(o);
+      importTarget(loaded, address, id);
       return withStateLock(loaded.store, "import", durationMs(o.lockTimeout), async () => {
-        const prior = await loaded.store.read();
-        const state = prior ?? newState(loaded.stack.name);
-        if (state.resources.some((r) => r.address === address)) {
-          throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
-        }
-        const cloud = await openCloud(loaded.stack.provider, { stateDir: loaded.stateDir, stackName: loaded.stack.name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o) });
-        let policy: Policy | undefined;
-        try {
-          policy = await readUntilTimeout((signal) => cloud.port.getIamPolicy(d.kind, target.name, signal));
-        } finally {
-          await cloud.close();
-        }
-        if (!policy) throw new UserError({ severity: "error", summary: `${address}: cannot import: ${target.name} does not exist`, address });
-        const adopted = d.adopt(target, policy);
-        if (typeof adopted === "string") throw new UserError({ severity: "error", summary: `${address}: cannot import "${id}": ${adopted}`, address });
-        const outputs = d.outputs(adopted, policy.etag ?? "");
-        // A grant another stack (or workspace) manages is not adopted here too.
-        await checkResourceClaims(loaded.store, claimsOfValue(d.token, address, outputs));
-        state.resources.push({
-          address,
-          type: d.token,
-          id: d.id(adopted),
-          inputs: adopted as unknown as Record<string, unknown>,
-          outputs,
-          dependencies: loaded.stack.graph.dependencies(address),
-          ...(decl.options.protect ? { protect: true } : {}),
-        });
-        const written = await loaded.store.write(state, versionOf(prior));
-        if (o.json) await writeOut(jsonText({ imported: address, id: d.id(adopted), serial: written.serial }) + "\n");
-        else await writeOut(`${terminalText(`${address}: Import complete [id=${d.id(adopted)}]`)}\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
+        const done = await importResource(loaded, address, id, { callTimeoutMs: callTimeoutOf(o), emit: retryPrinter(o), reading: readUntilTimeout });
+        if (o.json) await writeOut(jsonText({ imported: address, id: done.id, serial: done.serial }) + "\n");
+        else await writeOut(`${terminalText(`${address}: Import complete [id=${done.id}]`)}\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
         return EXIT.ok;
       });
     }),

@@ -101,7 +101,7 @@ function planView(o: PlanCommandOptions, ui: UiStream | undefined): OperationVie
 /** `converge plan`; `ui` when the plan streams its JSON lines (--json-stream). */
 async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise<number> {
   checkPlanOptions(o);
-  const session = openStackOf(o);
+  const session = await openStackOf(o);
   const view = planView(o, ui);
   const { planned, interrupted } = await planWithView(session, o, view.onEvent);
   await planned.close();

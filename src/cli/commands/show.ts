@@ -53,7 +53,7 @@ export function stateLines(state: State): Line[] {
 
 async function showState(o: ShowOptions): Promise<void> {
   // --serial: a version from the history (backends that keep one).
-  const store = stateStoreOf(o);
+  const store = await stateStoreOf(o);
   const state = o.serial !== undefined ? await stateAt(store, serialOf(o.serial)) : await store.read();
   if (o.json) return writeOut(jsonText(state ?? null, 2) + "\n");
   if (!state) return writeOut("No state yet: run converge apply first.\n");

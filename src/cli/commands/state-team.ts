@@ -54,7 +54,7 @@ function historyText(records: HistoryRecord[]): string {
 }
 
 async function history(o: TeamOptions): Promise<number> {
-  const store = openedStateOf(o).store;
+  const store = (await openedStateOf(o)).store;
   if (!store.history) {
     if (o.json) await writeOut("[]\n");
     process.stderr.write(`${noHistory(store.describe())}\n`);
@@ -82,7 +82,7 @@ function pushed(file: string, text: string, stack: string | undefined, current: 
 }
 
 async function push(file: string, o: TeamOptions): Promise<number> {
-  const opened = openedStateOf(o);
+  const opened = await openedStateOf(o);
   const { store } = opened;
   let text: string;
   try {
@@ -100,7 +100,7 @@ async function push(file: string, o: TeamOptions): Promise<number> {
 }
 
 async function claims(o: TeamOptions): Promise<number> {
-  const store = openedStateOf(o).store;
+  const store = (await openedStateOf(o)).store;
   if (!store.allClaims) {
     if (o.json) await writeOut("[]\n");
     else await writeOut(`No claims: ${store.describe()} is a local state file, which sees no other stack. Cross-stack ownership is recorded on PostgreSQL (backend: {type: postgres}).\n`);
@@ -122,7 +122,7 @@ export function registerStateTeam(state: Command, common: (cmd: Command) => Comm
     .option("--serial <n>", "a version from the history")
     .action(
       action(async (o: TeamOptions) => {
-        const s = await stateAt(openedStateOf(o).store, o.serial !== undefined ? serialOf(o.serial) : undefined);
+        const s = await stateAt((await openedStateOf(o)).store, o.serial !== undefined ? serialOf(o.serial) : undefined);
         await writeOut(serializeState(s));
         return EXIT.ok;
       }),

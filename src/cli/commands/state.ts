@@ -38,7 +38,7 @@ export function registerState(program: Command): void {
 
   common(state.command("list").description("List the addresses in the state")).action(
     action(async (o: StateCliOptions) => {
-      const s = await readOrFail(stateStoreOf(o));
+      const s = await readOrFail(await stateStoreOf(o));
       if (o.json) await writeOut(jsonText(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), 2) + "\n");
       else await writeOut(s.resources.map((r) => terminalText(r.address)).join("\n") + (s.resources.length ? "\n" : ""));
     }),
@@ -46,7 +46,7 @@ export function registerState(program: Command): void {
 
   common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
     action(async (address: string, o: StateCliOptions) => {
-      const s = await readOrFail(stateStoreOf(o));
+      const s = await readOrFail(await stateStoreOf(o));
       const r = s.resources.find((x) => x.address === address);
       if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
       if (o.json) await writeOut(jsonText(r, 2) + "\n");
@@ -57,7 +57,7 @@ export function registerState(program: Command): void {
 
   common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
     action(async (addresses: string[], o: StateCliOptions) => {
-      const store = stateStoreOf(o);
+      const store = await stateStoreOf(o);
       return withStateLock(store, "state rm", durationMs(o.lockTimeout), async () => {
         const s = await readOrFail(store);
         const read = versionOf(s);
@@ -73,7 +73,7 @@ export function registerState(program: Command): void {
 
   common(state.command("mv").argument("<from>").argument("<to>").description("Rename a resource in the state")).action(
     action(async (from: string, to: string, o: StateCliOptions) => {
-      const store = stateStoreOf(o);
+      const store = await stateStoreOf(o);
       if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
       return withStateLock(store, "state mv", durationMs(o.lockTimeout), async () => {
         const s = await readOrFail(store);
@@ -103,7 +103,7 @@ export function registerState(program: Command): void {
     .option("--workspace <name>", WORKSPACE_OPTION_HELP)
     .action(
       action(async (lockId: string, o: StateCliOptions) => {
-        await stateStoreOf(o).forceUnlock(lockId);
+        await (await stateStoreOf(o)).forceUnlock(lockId);
         await writeOut(`converge state has been unlocked (lock ${lockId}).\n`);
         return EXIT.ok;
       }),

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { loadStackFile } from "../../config/load.js";
+import { loadAnyStackFile } from "../../engine/session.js";
 import { hasErrors } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
@@ -16,7 +16,7 @@ export function registerValidate(program: Command): void {
     .option("--strict", "treat lint warnings as errors")
     .action(
       action(async (o: { file: string; json?: boolean; strict?: boolean }) => {
-        const { stack, diagnostics } = loadStackFile(o.file, { strict: o.strict === true });
+        const { stack, diagnostics } = await loadAnyStackFile(o.file, { strict: o.strict === true });
         const valid = stack !== undefined && !hasErrors(diagnostics);
         printDiagnostics(diagnostics);
         if (o.json) {

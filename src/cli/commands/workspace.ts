@@ -19,16 +19,16 @@ function options(cmd: Command): Command {
 }
 
 /** The stack's workspaces and the current one (no --workspace: the selection decides). */
-function opened(o: WorkspaceOptions) {
+async function opened(o: WorkspaceOptions) {
   const { workspace, ...rest } = o;
   void workspace;
-  const s = openedStateOf(rest);
+  const s = await openedStateOf(rest);
   if (s.stack === undefined) throw new UserError(error("workspaces need the stack file: name it with -f", { code: "state/workspace" }));
   return { ...s, stack: s.stack };
 }
 
 async function list(o: WorkspaceOptions): Promise<number> {
-  const s = opened(o);
+  const s = await opened(o);
   const names = await s.workspaces.list();
   if (o.json) await writeOut(jsonText({ current: s.workspace, workspaces: names }, 2) + "\n");
   else await writeOut(names.map((n) => terminalText(`${n === s.workspace ? "*" : " "} ${n}`)).join("\n") + "\n");
@@ -37,7 +37,7 @@ async function list(o: WorkspaceOptions): Promise<number> {
 
 async function create(name: string, o: WorkspaceOptions): Promise<number> {
   checkWorkspaceName(name);
-  const s = opened(o);
+  const s = await opened(o);
   await s.workspaces.create(name);
   await selectWorkspace(s.dir, s.stack, name);
   await writeOut(`Created and switched to workspace "${name}" (${s.workspaces.describe()}).\nIt has no state yet: the next apply writes its first.\n`);
@@ -46,7 +46,7 @@ async function create(name: string, o: WorkspaceOptions): Promise<number> {
 
 async function select(name: string, o: WorkspaceOptions): Promise<number> {
   checkWorkspaceName(name);
-  const s = opened(o);
+  const s = await opened(o);
   if (!(await s.workspaces.exists(name))) throw missingWorkspace(name, s.workspaces.describe());
   await selectWorkspace(s.dir, s.stack, name);
   await writeOut(`Switched to workspace "${name}".\n`);
@@ -55,11 +55,11 @@ async function select(name: string, o: WorkspaceOptions): Promise<number> {
 
 async function remove(name: string, o: WorkspaceOptions): Promise<number> {
   checkWorkspaceName(name);
-  const s = opened(o);
+  const s = await opened(o);
   if (name === DEFAULT_WORKSPACE) throw new UserError(error(`the "default" workspace cannot be deleted`, { code: "state/workspace" }));
   if (name === s.workspace) throw new UserError(error(`workspace "${name}" is the current workspace: it cannot be deleted`, { code: "state/workspace", detail: "Switch to another one first: converge workspace select default." }));
   if (!(await s.workspaces.exists(name))) throw missingWorkspace(name, s.workspaces.describe());
-  const target = openedStateOf({ ...o, workspace: name });
+  const target = await openedStateOf({ ...o, workspace: name });
   await withStateLock(target.store, "workspace delete", durationMs(o.lockTimeout), async () => {
     const state = await target.store.read();
     const n = state?.resources.length ?? 0;
@@ -84,7 +84,7 @@ export function registerWorkspace(program: Command): void {
   options(ws.command("select").argument("<name>").description("Switch to a workspace (recorded in state/{stack}.workspace)")).action(action((name: string, o: WorkspaceOptions) => select(name, o)));
   options(ws.command("show").description("Print the current workspace")).action(
     action(async (o: WorkspaceOptions) => {
-      await writeOut(`${opened(o).workspace}\n`);
+      await writeOut(`${(await opened(o)).workspace}\n`);
       return EXIT.ok;
     }),
   );

@@ -1,0 +1,130 @@
+// The stack document a program builds while it runs: the same shape a YAML stack parses to
+// (name, provider, variables with fn::invoke, resources, outputs), with the call site of each
+// part. The loader (src/config/load.ts loadStackDocument) then checks it like a YAML stack.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
+import type { Position } from "../config/source.js";
+import { pathKey } from "../config/program-source.js";
+import type { ProviderConfig, BackendConfig } from "../generated/schemas.js";
+import { type CallSite, callSiteIn } from "./call-site.js";
+import { encode } from "./output.js";
+
+/** Reads a function's result at once (the direct form of an invoke). */
+export type DirectReader = (token: string, args: Record<string, unknown>, site: CallSite | undefined) => Promise<Record<string, unknown>>;
+
+/** What a program's default export receives. */
+export interface StackContext {
+  name: string;
+  description?: string;
+  provider: ProviderConfig;
+  backend?: BackendConfig;
+  lint?: Record<string, boolean>;
+  /** A stack output (`outputs:` of a YAML stack). */
+  export(name: string, value: unknown): void;
+}
+
+export class ProgramBuilder {
+  readonly variables: Record<string, unknown> = {};
+  readonly resources: Record<string, unknown> = {};
+  readonly outputs: Record<string, unknown> = {};
+  readonly positions = new Map<string, Position>();
+  readonly diagnostics: Diagnostic[] = [];
+  readonly stack: StackContext;
+  private readonly names = new Map<string, CallSite | undefined>();
+
+  constructor(
+    /** The program's file: positions are taken from its frames. */
+    readonly file: string,
+    name: string,
+    readonly read: DirectReader,
+  ) {
+    const outputs = this.outputs;
+    const self = this;
+    this.stack = {
+      name,
+      provider: {},
+      export(key: string, value: unknown) {
+        const site = callSiteIn(self.file);
+        self.place(["outputs", key], site);
+        if (Object.hasOwn(outputs, key)) self.diagnostics.push(self.errorAt(site, `output "${key}" is exported twice`));
+        outputs[key] = encode(value);
+      },
+    };
+  }
+
+  /** A call site of the program, for a diagnostic. */
+  siteOfCaller(): CallSite | undefined {
+    return callSiteIn(this.file);
+  }
+
+  errorAt(site: CallSite | undefined, summary: string, detail?: string): Diagnostic {
+    return error(summary, { file: site?.file ?? this.file, ...(site ? { line: site.line, column: site.column } : {}), ...(detail ? { detail } : {}) });
+  }
+
+  private place(path: (string | number)[], site: CallSite | undefined): void {
+    if (site && site.file === this.file) this.positions.set(pathKey(path), { line: site.line, column: site.column });
+  }
+
+  /** Claims `name` (resources and variables share one namespace); a second use is an error at its call site. */
+  private claim(name: string, what: string, site: CallSite | undefined): boolean {
+    if (!this.names.has(name)) {
+      this.names.set(name, site);
+      return true;
+    }
+    const first = this.names.get(name);
+    const where = first ? ` (first declared at ${first.file}:${first.line}:${first.column})` : "";
+    this.diagnostics.push(this.errorAt(site, `duplicate name "${name}": a ${what} needs a name no other resource or invoke of the stack has${where}`, "References use names, so each name must be unique."));
+    return false;
+  }
+
+  addResource(name: string, type: string, args: unknown, options: Record<string, unknown>, site: CallSite | undefined): void {
+    if (!this.claim(name, "resource", site)) return;
+    this.place(["resources", name], site);
+    this.resources[name] = { type, properties: encode(args), ...(Object.keys(options).length ? { options } : {}) };
+  }
+
+  addInvoke(name: string, token: string, args: unknown, site: CallSite | undefined): void {
+    if (!this.claim(name, "invoke", site)) return;
+    this.place(["variables", name], site);
+    this.variables[name] = { "fn::invoke": { function: token, arguments: encode(args) } };
+  }
+
+  /** An unused name for an invoke: `base`, else base2, base3… */
+  freshName(base: string): string {
+    if (!this.names.has(base)) return base;
+    let n = 2;
+    while (this.names.has(`${base}${n}`)) n++;
+    return `${base}${n}`;
+  }
+
+  /** The stack document, as a YAML stack would parse to. */
+  document(): Record<string, unknown> {
+    const s = this.stack;
+    return {
+      name: s.name,
+      ...(s.description !== undefined ? { description: s.description } : {}),
+      provider: encode(s.provider),
+      ...(s.backend !== undefined ? { backend: s.backend } : {}),
+      ...(Object.keys(this.variables).length ? { variables: this.variables } : {}),
+      resources: this.resources,
+      ...(Object.keys(this.outputs).length ? { outputs: this.outputs } : {}),
+      ...(s.lint !== undefined ? { lint: s.lint } : {}),
+    };
+  }
+}
+
+/** The program being run: one per async context, kept on globalThis so two copies of the package
+ *  (the CLI's and the one a program imports) share it. */
+const KEY = Symbol.for("converge.sdk.current-program");
+const store = ((globalThis as Record<symbol, unknown>)[KEY] ??= new AsyncLocalStorage<ProgramBuilder>()) as AsyncLocalStorage<ProgramBuilder>;
+
+export function runInProgram<T>(builder: ProgramBuilder, fn: () => T): T {
+  return store.run(builder, fn);
+}
+
+/** The program being run; outside one, declaring a resource is a mistake of the caller. */
+export function currentProgram(what: string): ProgramBuilder {
+  const b = store.getStore();
+  if (!b) throw new UserError(error(`${what} was called outside a converge program`, { detail: "Declare resources inside the function a stack file exports by default, or the one passed to Stack.inline." }));
+  return b;
+}

@@ -1,0 +1,121 @@
+// Program stacks: a module whose default export declares the resources (`stack.ts`, `.mjs`,
+// `.js`). Running it builds the stack document a YAML stack parses to, with the call site of each
+// part; src/config/load.ts loadStackDocument then checks and models it exactly as it does YAML,
+// so plans, state, review and JSON are the same. TypeScript runs through tsx's hooks, registered
+// from its API when the first .ts stack is loaded: no build step, no loader flag.
+import { basename, dirname, extname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { checkSeedFile, type LoadOptions, type LoadResult, loadStackDocument } from "../config/load.js";
+import { ProgramSource } from "../config/program-source.js";
+import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
+import { functionDriver } from "../drivers/registry.js";
+import { validate } from "../schemas/index.js";
+import { statePathOf } from "../state/factory.js";
+import { openCloud, type OpenCloud } from "../engine/cloud.js";
+import { type CallSite, framesOf } from "./call-site.js";
+import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
+
+/** What a program stack exports by default. */
+export type Program = (stack: StackContext) => void | Promise<void>;
+
+const PROGRAM_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]);
+
+/** Whether `file` is a program stack (by its extension) rather than a YAML one. */
+export function isProgramFile(file: string): boolean {
+  return PROGRAM_EXTENSIONS.has(extname(file).toLowerCase());
+}
+
+export interface ProgramOptions extends LoadOptions {
+  /** An explicit state file: direct invokes against the embedded emulator use the world beside it. */
+  state?: string;
+  callTimeoutMs?: number;
+}
+
+const TSX_REGISTERED = Symbol.for("converge.sdk.tsx-registered");
+
+/** Lets this process import TypeScript, as the `tsx` command does: tsx's ESM and CommonJS hooks
+ *  (a .ts file in a package without "type": "module" is CommonJS), with source maps, so stack
+ *  traces, and the call sites taken from them, are positions in the .ts file. Once per process. */
+async function registerTypeScript(): Promise<void> {
+  const g = globalThis as Record<symbol, unknown>;
+  if (g[TSX_REGISTERED]) return;
+  g[TSX_REGISTERED] = true;
+  const [esm, cjs] = await Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]);
+  cjs.register();
+  esm.register();
+}
+
+/** The program a stack file exports by default. */
+async function importProgram(file: string): Promise<Program | Diagnostic> {
+  const url = pathToFileURL(file).href;
+  let mod: { default?: unknown };
+  try {
+    if (/\.[mc]?ts$/i.test(file)) await registerTypeScript();
+    mod = (await import(url)) as { default?: unknown };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes(file)) return error(`stack file ${file} does not exist`, { file, detail: "Pass the stack with -f FILE." });
+    return thrownBy(file, e);
+  }
+  const fn = typeof mod.default === "function" ? mod.default : (mod.default as { default?: unknown } | undefined)?.default;
+  if (typeof fn !== "function") return error(`${basename(file)} has no default export declaring the stack`, { file, line: 1, column: 1, detail: "Write `export default (stack) => { … }` and declare the resources in it." });
+  return fn as Program;
+}
+
+/** An exception of the program (not of converge) as a diagnostic at its innermost program frame. */
+function thrownBy(file: string, e: unknown): Diagnostic {
+  if (e instanceof UserError && e.diagnostics[0]) return e.diagnostics[0];
+  const site = framesOf(e instanceof Error ? (e.stack ?? "") : "").find((f) => f.file === file);
+  return error(`the program failed: ${e instanceof Error ? e.message : String(e)}`, { file, ...(site ? { line: site.line, column: site.column } : {}) });
+}
+
+/** Reads functions at once for the direct form, through the cloud the stack declares (opened on
+ *  the first read, closed when the program is done). */
+function directReader(builder: () => ProgramBuilder, file: string, opts: ProgramOptions) {
+  let cloud: Promise<OpenCloud> | undefined;
+  const read = async (token: string, args: Record<string, unknown>, site: CallSite | undefined) => {
+    const b = builder();
+    const driver = functionDriver(token)!;
+    const fail = (summary: string, detail?: string) => new UserError(b.errorAt(site, summary, detail));
+    const problems = validate(driver.argsSchema, args);
+    if (problems.length) throw fail(`${token}: argument ${problems[0]!.instancePath.slice(1) || "arguments"} ${problems[0]!.message}`);
+    const p = b.stack.provider;
+    const named = driver.objectName(args, { project: p.project, location: p.location });
+    if (!("name" in named)) throw fail(`${token}: ${named.problem.message}`);
+    const stackName = b.stack.name;
+    const stateDir = dirname(statePathOf({ stackFile: file, stackName, ...(opts.state !== undefined ? { state: opts.state } : {}) }));
+    const dir = dirname(file);
+    cloud ??= openCloud({ endpoint: p.endpoint ?? "google", ...(p.seed ? { seed: resolve(dir, p.seed) } : {}), ...(p.project ? { project: p.project } : {}) }, { stateDir, stackName, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) });
+    try {
+      return await driver.read((await cloud).port, named.name);
+    } catch (e) {
+      throw fail(`${token}: cannot read ${named.name}`, (e as Error).message);
+    }
+  };
+  return { read, close: async () => void (cloud && (await (await cloud).close())) };
+}
+
+/** Runs `program` and loads the stack it declares; `file` is where its positions are taken from. */
+export async function loadProgram(program: Program, file: string, name: string, opts: ProgramOptions = {}): Promise<LoadResult> {
+  let builder: ProgramBuilder | undefined;
+  const reader = directReader(() => builder!, file, opts);
+  builder = new ProgramBuilder(file, name, reader.read);
+  const b = builder;
+  try {
+    await runInProgram(b, () => program(b.stack));
+  } catch (e) {
+    return { diagnostics: [...b.diagnostics, thrownBy(file, e)] };
+  } finally {
+    await reader.close();
+  }
+  if (b.diagnostics.length) return { diagnostics: b.diagnostics };
+  return checkSeedFile(loadStackDocument(new ProgramSource(file, b.positions), b.document(), opts));
+}
+
+/** Loads a program stack file: runs its default export and loads the stack it declares. */
+export async function loadProgramFile(path: string, opts: ProgramOptions = {}): Promise<LoadResult> {
+  const file = resolve(path);
+  const program = await importProgram(file);
+  if (typeof program !== "function") return { diagnostics: [program] };
+  return loadProgram(program, file, basename(file, extname(file)), opts);
+}
