@@ -4,6 +4,8 @@ import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
 import isInCi from "is-in-ci";
 import { loadStackFile } from "../config/load.js";
+import type { GivenInputs } from "../config/inputs.js";
+import { readInputs } from "../config/var-files.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
@@ -23,6 +25,10 @@ export interface StackOptions {
   callTimeout?: string;
   timeout?: string;
   strict?: boolean;
+  /** --var name=value, repeatable */
+  var?: string[];
+  /** --var-file FILE, repeatable */
+  varFile?: string[];
 }
 
 /** Exit codes (SPEC section 5). */
@@ -44,8 +50,26 @@ export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: bo
   if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m"));
   cmd.addOption(new Option("--timeout <duration>", "stop the whole command after this long, as Ctrl-C does, and exit 1 (default: no limit)"));
   cmd.option("--strict", "treat lint warnings as errors");
+  addInputOptions(cmd);
   if (opts.json !== false) cmd.option("--json", "machine-readable output on stdout (diagnostics on stderr)");
   return cmd;
+}
+
+const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+/** --var and --var-file: values of the stack's inputs (`config:`). */
+export function addInputOptions(cmd: Command): Command {
+  cmd.addOption(new Option("--var <name=value>", "set an input (repeatable; lists and maps as JSON; wins over --var-file)").argParser(collect));
+  cmd.addOption(new Option("--var-file <file>", "read inputs from a YAML or JSON file (repeatable; a later file wins)").argParser(collect));
+  return cmd;
+}
+
+/** The values given for the stack's inputs: --var, --var-file and CONVERGE_VAR_ variables. A
+ *  problem reading them (a missing file, a --var without "=") stops the command. */
+export function inputsOf(o: { var?: string[]; varFile?: string[] }): GivenInputs {
+  const { given, diagnostics } = readInputs({ vars: o.var ?? [], varFiles: o.varFile ?? [], env: process.env });
+  if (diagnostics.length) throw new UserError(diagnostics);
+  return given;
 }
 
 /** Help text of an option: its description and, when it has one worth showing, its default as
@@ -136,7 +160,7 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 
 /** Loads the stack (printing its warnings) and opens its state store. */
 export function openStackOf(o: StackOptions): StackSession {
-  const session = openStack({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), strict: o.strict === true });
+  const session = openStack({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), strict: o.strict === true, inputs: inputsOf(o) });
   printDiagnostics(session.warnings);
   return session;
 }
@@ -150,7 +174,7 @@ export function openStackOf(o: StackOptions): StackSession {
 export function stateStoreOf(o: { file?: string; state?: string }): StateStore {
   const file = o.file ?? "stack.yaml";
   if (o.state && o.file === undefined && !existsSync(file)) return openStateFile(o.state);
-  const { stack, diagnostics } = loadStackFile(file);
+  const { stack, diagnostics } = loadStackFile(file, { inputs: inputsOf({}), inputsOptional: true });
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
   return openStateStore({ stackFile: stack.file, stackName: stack.name, ...(o.state !== undefined ? { state: o.state } : {}) }).store;
 }

@@ -7,6 +7,7 @@ import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js"
 import { lintStack } from "./lint.js";
 import { functionDriver, suggestToken, FUNCTION_TOKENS } from "../drivers/registry.js";
 import type { OutputDecl, StackModel, VariableDecl } from "./model.js";
+import { type GivenInputs, NO_INPUTS, resolveConfig } from "./inputs.js";
 import { type Defaults, loadResources } from "./load-resources.js";
 import { collectRefs, referenceGraph } from "./references.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
@@ -23,6 +24,10 @@ export interface LoadOptions {
   strict?: boolean;
   /** "Now" for expired-condition checks (tests) */
   now?: Date;
+  /** Values given for the stack's inputs (`config:`); none when absent. */
+  inputs?: GivenInputs;
+  /** Inputs without a value are not an error (commands that use only the stack's name). */
+  inputsOptional?: boolean;
 }
 
 /** The text of a stack file, or the diagnostic that says why there is none. */
@@ -109,6 +114,23 @@ function syntaxDiagnostics(src: SourceDocument): Diagnostic[] {
   return diags;
 }
 
+/** Inputs, variables and resources share one namespace (references use bare names). */
+function sharedNames(src: SourceDocument, configRaw: Record<string, unknown>, variablesRaw: Record<string, unknown>, resourcesRaw: Record<string, unknown>, diags: Diagnostic[]): void {
+  const detail = "References use bare names, so each name must be unique.";
+  for (const name of Object.keys(configRaw)) {
+    const other = Object.hasOwn(variablesRaw, name) ? "a variable" : Object.hasOwn(resourcesRaw, name) ? "a resource" : undefined;
+    if (other) diags.push(at(src, ["config", name], `"${name}" is declared both as an input and as ${other}`, { key: true, detail }));
+  }
+  for (const name of Object.keys(variablesRaw)) {
+    if (Object.hasOwn(resourcesRaw, name)) diags.push(at(src, ["variables", name], `"${name}" is declared both as a variable and as a resource`, { key: true, detail }));
+  }
+}
+
+function dropMissingInputs(diags: Diagnostic[]): void {
+  const kept = diags.filter((d) => d.code !== "input/missing");
+  diags.splice(0, diags.length, ...kept);
+}
+
 /** Loads a stack from text. Pure: no file system or network access. */
 export function parseStack(file: string, text: string, opts: LoadOptions = {}): LoadResult {
   const src = new SourceDocument(file, text);
@@ -126,17 +148,18 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   const providerRaw = mapOr(doc.provider);
   const defaults: Defaults = { project: providerRaw.project as string | undefined, location: providerRaw.location as string | undefined };
 
-  // Names: variables and resources share one namespace.
-  for (const name of Object.keys(variablesRaw)) {
-    if (Object.hasOwn(resourcesRaw, name)) diags.push(at(src, ["variables", name], `"${name}" is declared both as a variable and as a resource`, { key: true, detail: "References use bare names, so each name must be unique." }));
-  }
+  // Names: inputs, variables and resources share one namespace.
+  const configRaw = mapOr(doc.config);
+  sharedNames(src, configRaw, variablesRaw, resourcesRaw, diags);
+  const config = resolveConfig(src, configRaw, opts.inputs ?? NO_INPUTS, diags);
+  if (opts.inputsOptional) dropMissingInputs(diags);
   const variables = loadVariables(src, doc, variablesRaw, diags);
   const resources = loadResources(src, resourcesRaw, defaults, diags);
   const outputs = new Map<string, OutputDecl>();
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
 
   // References: known roots and, for resources and invokes, known first fields.
-  const names = new Set([...Object.keys(variablesRaw), ...Object.keys(resourcesRaw)]);
+  const names = new Set([...Object.keys(configRaw), ...Object.keys(variablesRaw), ...Object.keys(resourcesRaw)]);
   const graph = referenceGraph(src, { variables, resources, outputs, names }, diags);
   const cycle = graph.findCycle();
   if (cycle) {
@@ -163,6 +186,7 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
       endpoint,
       ...(typeof providerRaw.seed === "string" ? { seed: resolve(dir, providerRaw.seed) } : {}),
     },
+    config,
     variables,
     resources,
     outputs,

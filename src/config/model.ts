@@ -2,6 +2,7 @@
 import type { DataSourceDriver, IamDriver } from "../drivers/types.js";
 import type { Graph } from "../graph/graph.js";
 import type { Reference } from "./expressions.js";
+import type { ConfigDecl } from "./inputs.js";
 import type { DocPath, SourceDocument } from "./source.js";
 
 export interface LocatedReference extends Reference {
@@ -55,6 +56,8 @@ export interface StackModel {
   name: string;
   description?: string;
   provider: ProviderModel;
+  /** Inputs (`config:`) with their values */
+  config: Map<string, ConfigDecl>;
   variables: Map<string, VariableDecl>;
   resources: Map<string, ResourceDecl>;
   outputs: Map<string, OutputDecl>;

@@ -4,6 +4,7 @@
 // values they return. The caller chooses which steps to run and holds the lock around them.
 import { loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
+import type { GivenInputs } from "../config/inputs.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
@@ -28,11 +29,13 @@ export interface OpenStackRequest {
   /** An explicit state file (--state); default: state/{stack name}.json beside the stack file. */
   state?: string;
   strict?: boolean;
+  /** Values given for the stack's inputs */
+  inputs?: GivenInputs;
 }
 
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
 export function openStack(req: OpenStackRequest): StackSession {
-  const { stack, diagnostics } = loadStackFile(req.file, { strict: req.strict === true });
+  const { stack, diagnostics } = loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) });
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file}` });
   const location: StateLocation = { stackFile: stack.file, stackName: stack.name, ...(req.state !== undefined ? { state: req.state } : {}) };
   const { store, dir } = openStateStore(location);

@@ -107,6 +107,7 @@ export interface AllSchemas {
   "stack.schema.json#ResourceOptions"?: ResourceOptions;
   "stack.schema.json#Resource"?: StackResource;
   "stack.schema.json#Invoke"?: Invoke;
+  "stack.schema.json#ConfigInput"?: ConfigInput;
   "state.schema.json"?: State;
   "state.schema.json#StateResource"?: StateResource;
   "terraform-plan.schema.json"?: TerraformPlan;
@@ -915,6 +916,12 @@ export interface Stack {
   description?: string;
   provider?: ProviderConfig;
   /**
+   * Inputs of the stack, set from outside: --var name=value, --var-file FILE, CONVERGE_VAR_name or the default. Referenced as ${name}.
+   */
+  config?: {
+    [k: string]: ConfigInput;
+  };
+  /**
    * Named values: literals, interpolations or fn::invoke of a function.
    */
   variables?: {
@@ -950,6 +957,23 @@ export interface ProviderConfig {
    * embedded only: the emulator seed file, relative to the stack.
    */
   seed?: string;
+}
+export interface ConfigInput {
+  /**
+   * The type of the value; lists and maps are given as JSON on the command line and in the environment.
+   */
+  type: "string" | "number" | "boolean" | "list" | "map";
+  /**
+   * The value when none is given; without it the input is required.
+   */
+  default?: {
+    [k: string]: unknown;
+  };
+  description?: string;
+  /**
+   * Shown as (sensitive) in plans, JSON, Markdown, logs and outputs; kept only in the state file.
+   */
+  secret?: boolean;
 }
 export interface ResourceOptions {
   /**

@@ -39,6 +39,13 @@ export interface PlanContext {
 export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit): PlanContext {
   const limit = pLimit(Math.max(1, opts.parallelism));
   const values = new Map<string, unknown>();
+  const variables = Object.create(null) as Record<string, unknown>;
+  // Inputs are known before anything else; the plan records them with the variables.
+  for (const c of stack.config.values()) {
+    if (c.value === undefined) continue;
+    values.set(c.name, c.value);
+    variables[c.name] = c.value;
+  }
   const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
   return {
     stack,
@@ -55,7 +62,7 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     diags: [],
     changes: [],
     drift: [],
-    variables: Object.create(null) as Record<string, unknown>,
+    variables,
     declared: new Set(),
     owners: new ClaimIndex(),
   };
