@@ -5,6 +5,8 @@ import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import { checkCondition } from "../iam/condition-check.js";
 import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
+import { hasCall } from "./references.js";
+import { functionCall } from "./functions.js";
 import { hasInterpolation } from "./expressions.js";
 import type { StackModel } from "./model.js";
 import { stackPolicySizeErrors } from "./policy-size.js";
@@ -137,7 +139,7 @@ function literalView(name: string, p: Record<string, unknown>, base: DocPath = [
  *  interpolation, each with the path and `${…}` text it came from. */
 function resolvedView(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, base: DocPath = ["resources", name, "properties"]): ResourceView {
   const val = (rawValue: unknown, value: unknown, path: DocPath): Val | undefined =>
-    typeof value === "string" ? { value, path, ...(typeof rawValue === "string" && hasInterpolation(rawValue) ? { from: rawValue } : {}) } : undefined;
+    typeof value === "string" ? { value, path, ...(typeof rawValue === "string" && hasInterpolation(rawValue) ? { from: rawValue } : hasCall(rawValue) ? { from: functionCall(rawValue)?.key ?? "a function call" } : {}) } : undefined;
   const members: Val[] = [];
   const list = resolved.members;
   if (Array.isArray(list)) {

@@ -4,6 +4,7 @@ import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { Graph } from "../graph/graph.js";
 import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
+import { functionCall, staticCallProblem } from "./functions.js";
 import { suggest } from "./schema-diagnostics.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 
@@ -24,12 +25,33 @@ function someString(value: unknown, test: (s: string) => boolean): boolean {
 
 /** Whether `value` holds no `${…}` at all. */
 export function isLiteral(value: unknown): boolean {
-  return !someString(value, hasInterpolation);
+  return !someString(value, hasInterpolation) && !hasCall(value);
+}
+
+/** Whether `value` holds a function call (fn::join…) anywhere. */
+export function hasCall(value: unknown): boolean {
+  if (functionCall(value)) return true;
+  if (Array.isArray(value)) return value.some(hasCall);
+  if (value && typeof value === "object") return Object.values(value).some(hasCall);
+  return false;
+}
+
+/** Function calls with a wrong shape (unknown, fn::invoke out of place, wrong arity). */
+function checkCalls(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): void {
+  const call = functionCall(value);
+  if (call) {
+    const p = staticCallProblem(call);
+    if (p) diags.push(at(src, [...path, call.key, ...p.path], `${formatPath(path)}: ${p.message}`, { key: p.path.length === 0, ...(p.detail ? { detail: p.detail } : {}) }));
+    return checkCalls(src, call.args, [...path, call.key], diags);
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => checkCalls(src, v, [...path, i], diags));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) checkCalls(src, v, [...path, k], diags);
 }
 
 /** The references in `value` (at `path`); a malformed interpolation is a diagnostic. */
 export function collectRefs(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): LocatedReference[] {
   const refs: LocatedReference[] = [];
+  if (hasCall(value)) checkCalls(src, value, path, diags);
   // Most values have no interpolation: skip the walk that builds a path for every string.
   if (!someString(value, (s) => s.includes("${"))) return refs;
   eachString(value, path, (s, p) => {

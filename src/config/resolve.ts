@@ -1,6 +1,7 @@
 // Evaluates raw stack values: `${…}` interpolations against a scope of known (or unknown) values.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
+import { evaluateCall, type FunctionCall, functionCall } from "./functions.js";
 import { type DocPath, errorAt, formatPath, type SourceDocument } from "./source.js";
 
 /** Values that references can reach, by root name. `undefined` = not in scope. */
@@ -59,12 +60,27 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
     return out;
   }
   if (Array.isArray(raw)) return raw.map((v, i) => resolveValue(v, [...at, i], scope, src, diags));
+  const call = functionCall(raw);
+  if (call) return callValue(call, at, scope, src, diags);
   if (raw && typeof raw === "object") {
     const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
     for (const [k, v] of Object.entries(raw)) out[k] = resolveValue(v, [...at, k], scope, src, diags);
     return out;
   }
   return raw;
+}
+
+/** A function call: its arguments resolved, then evaluated (unknown while an argument is). */
+function callValue(call: FunctionCall, at: DocPath, scope: Scope, src: SourceDocument | undefined, diags: Diagnostic[]): unknown {
+  const where = [...at, call.key];
+  const args = resolveValue(call.args, where, scope, src, diags);
+  if (containsUnknown(args)) return UNKNOWN;
+  const r = evaluateCall(call.key, args);
+  if (r.ok) return r.value;
+  const path = [...where, ...r.path];
+  const text = `${formatPath(at)}: ${r.message}`;
+  diags.push(src ? errorAt(src, path, text, r.detail ? { detail: r.detail } : {}) : error(text, { path: formatPath(path) }));
+  return UNKNOWN;
 }
 
 function located(src: SourceDocument | undefined, at: DocPath, summary: string, offset: number): Diagnostic {

@@ -7,6 +7,7 @@ import { error } from "../diagnostics/diagnostic.js";
 import { containsUnknown } from "../config/expressions.js";
 import { resolveValue } from "../config/resolve.js";
 import { lintResolved } from "../config/lint.js";
+import { hasCall } from "../config/references.js";
 import { formatPath } from "../config/source.js";
 import type { IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
@@ -47,7 +48,7 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   }
   if (n.problems.length) return undefined;
   // Values from `${…}` are linted now that they are known (literal ones were at load).
-  if (r.refs.length) ctx.diags.push(...lintResolved(ctx.stack, r.name, r.properties, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  if (r.refs.length || hasCall(r.properties)) ctx.diags.push(...lintResolved(ctx.stack, r.name, r.properties, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
 }
