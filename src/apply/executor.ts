@@ -7,7 +7,7 @@ import pLimit from "p-limit";
 import type { Plan, Policy, State } from "../generated/schemas.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { containsUnknown } from "../config/expressions.js";
-import { resolveValue, type Scope } from "../config/resolve.js";
+import { resolveValue, type Scope, valuesScope } from "../config/resolve.js";
 import type { CloudPort } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { HeldGrants } from "../plan/ownership.js";
@@ -42,7 +42,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const values = knownValues(plan, ctx.state);
   const recorder = new StateRecorder(ctx.state, ctx.save, emit, (r) => values.set(r.address, r.outputs));
   const result: ApplyResult = { state: recorder.state, failed: [], skipped: [], interrupted: false };
-  const scope: Scope = (root) => (values.has(root) ? { value: values.get(root) } : undefined);
+  const scope: Scope = valuesScope(values);
   const fail = (n: Node, summary: string, detail?: string) => {
     n.status = "failed";
     const d = error(`${n.change.address}: ${summary}`, { address: n.change.address, ...(detail ? { detail } : {}) });

@@ -10,6 +10,7 @@ import type { OutputDecl, StackModel, VariableDecl } from "./model.js";
 import { type GivenInputs, NO_INPUTS, resolveConfig } from "./inputs.js";
 import { type Defaults, loadResources } from "./load-resources.js";
 import { collectRefs, referenceGraph } from "./references.js";
+import { loadTimeScope } from "./for-each.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, SourceDocument } from "./source.js";
 import { decodeUtf8 } from "./utf8.js";
@@ -154,7 +155,7 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   const config = resolveConfig(src, configRaw, opts.inputs ?? NO_INPUTS, diags);
   if (opts.inputsOptional) dropMissingInputs(diags);
   const variables = loadVariables(src, doc, variablesRaw, diags);
-  const resources = loadResources(src, resourcesRaw, defaults, diags);
+  const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true }, diags);
   const outputs = new Map<string, OutputDecl>();
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
 
@@ -164,7 +165,7 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   const cycle = graph.findCycle();
   if (cycle) {
     const first = cycle[0]!;
-    const path = resources.has(first) ? ["resources", first] : ["variables", first];
+    const path = resources.has(first) ? ["resources", resources.get(first)!.decl] : ["variables", first];
     diags.push(at(src, path, `dependency cycle: ${cycle.join(" -> ")}`, { key: true, detail: "Break the cycle by removing a reference or a dependsOn entry." }));
   }
 

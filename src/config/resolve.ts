@@ -1,11 +1,27 @@
 // Evaluates raw stack values: `${…}` interpolations against a scope of known (or unknown) values.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
+import { splitAddress } from "./addresses.js";
 import { evaluateCall, type FunctionCall, functionCall } from "./functions.js";
 import { type DocPath, errorAt, formatPath, type SourceDocument } from "./source.js";
 
 /** Values that references can reach, by root name. `undefined` = not in scope. */
 export type Scope = (root: string) => { value: unknown } | undefined;
+
+/** The scope of a map of values by name (or address). A forEach's name, which has no value of its
+ *  own, is the map of its instances' values by key: `${viewers["sre"].etag}`. */
+export function valuesScope(values: ReadonlyMap<string, unknown>): Scope {
+  return (root) => {
+    if (values.has(root)) return { value: values.get(root) };
+    let instances: Record<string, unknown> | undefined;
+    for (const [address, value] of values) {
+      if (!address.startsWith(`${root}[`)) continue;
+      const { name, index } = splitAddress(address);
+      if (name === root && index !== undefined) (instances ??= Object.create(null) as Record<string, unknown>)[String(index)] = value;
+    }
+    return instances ? { value: instances } : undefined;
+  };
+}
 
 function scalarText(v: unknown): string | undefined {
   if (typeof v === "string") return v;

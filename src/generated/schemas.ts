@@ -992,6 +992,12 @@ export interface ResourceOptions {
    * Adopt an existing grant by import ID instead of creating it.
    */
   import?: string;
+  /**
+   * One instance of the resource per element of a list (addressed name["value"] for a string, name[index] otherwise) or of a map (name["key"]); ${each.key} and ${each.value} in the properties. A literal or a ${…} of config inputs and variables.
+   */
+  forEach?: {
+    [k: string]: unknown;
+  };
 }
 export interface Invoke {
   "fn::invoke": {
@@ -1102,6 +1108,10 @@ export interface TfStateResource {
   mode: "managed" | "data";
   type: string;
   name: string;
+  /**
+   * The instance key of a resource with options.forEach (a string key or a list index); absent for a single resource.
+   */
+  index?: string | number;
   provider_name: string;
   schema_version: number;
   /**
@@ -1121,6 +1131,10 @@ export interface TfResourceChange {
   mode: "managed" | "data";
   type: string;
   name: string;
+  /**
+   * The instance key of a resource with options.forEach (a string key or a list index); absent for a single resource.
+   */
+  index?: string | number;
   provider_name: string;
   change: TfChange;
   action_reason?:

@@ -4,7 +4,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { ResourceChange, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Scope } from "../config/resolve.js";
+import { type Scope, valuesScope } from "../config/resolve.js";
 import type { NameDefaults } from "../cloud/names.js";
 import type { CloudPort } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
@@ -58,7 +58,7 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     defaults: { project: stack.provider.project, location: stack.provider.location },
     refresh,
     values,
-    scope: (root) => (values.has(root) ? { value: values.get(root) } : undefined),
+    scope: valuesScope(values),
     diags: [],
     changes: [],
     drift: [],

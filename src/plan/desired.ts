@@ -23,7 +23,7 @@ export interface Desired {
 /** The desired inputs, or undefined after reporting errors. */
 export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | undefined {
   const errorsBefore = ctx.diags.length;
-  const raw = resolveValue(r.properties, ["resources", r.name, "properties"], ctx.scope, ctx.stack.source, ctx.diags) as Record<string, unknown>;
+  const raw = resolveValue(r.properties, ["resources", r.decl, "properties"], ctx.scope, ctx.stack.source, ctx.diags) as Record<string, unknown>;
   const desired = containsUnknown(raw) ? { inputs: partlyKnown(ctx, r, raw), known: false } : knownInputs(ctx, r, raw);
   // Errors only: a lint warning on a resolved value does not stop the resource from planning.
   if (!desired || ctx.diags.slice(errorsBefore).some((d) => d.severity === "error")) return undefined;
@@ -33,7 +33,7 @@ export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | unde
 function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>): Desired | undefined {
   const src = ctx.stack.source;
   const d = r.driver;
-  const at = ["resources", r.name, "properties"];
+  const at = ["resources", r.decl, "properties"];
   const schemaErrors = validate(d.inputsSchema, raw);
   for (const e of schemaErrors) {
     const p = [...at, ...e.instancePath.split("/").filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
@@ -48,7 +48,7 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   }
   if (n.problems.length) return undefined;
   // Values from `${…}` are linted now that they are known (literal ones were at load).
-  if (r.refs.length || hasCall(r.properties)) ctx.diags.push(...lintResolved(ctx.stack, r.name, r.properties, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  if (r.refs.length || hasCall(r.properties)) ctx.diags.push(...lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
 }
@@ -66,7 +66,7 @@ function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
         ? `resources "${other}" and "${r.name}" manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
         : conflictSummary(c, r.name, claims[0]!);
   const detail = `"${other}" is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
-  ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.name], { key: true }) }));
+  ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.decl], { key: true }) }));
 }
 
 /** Known parts are normalised (so the name is complete); unknown parts stay unknown. */

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { isAddress } from "../../config/addresses.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { type StateStore, versionOf } from "../../state/index.js";
@@ -68,7 +69,7 @@ export function registerState(program: Command): void {
   common(state.command("mv").argument("<from>").argument("<to>").description("Rename a resource in the state")).action(
     action(async (from: string, to: string, o: StateCliOptions) => {
       const store = stateStoreOf(o);
-      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
+      if (!isAddress(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource address`, detail: 'An address is a name, or name["key"] or name[0] for an instance of a forEach.' });
       return withStateLock(store, "state mv", durationMs(o.lockTimeout), async () => {
         const s = await readOrFail(store);
         const read = versionOf(s);
