@@ -41,6 +41,8 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const limit = pLimit(Math.max(1, ctx.parallelism));
   const values = knownValues(plan, ctx.state);
   const recorder = new StateRecorder(ctx.state, ctx.save, emit, (r) => values.set(r.address, r.outputs));
+  // Renames from `moved:` come first: they call nothing, and every step records the new address.
+  for (const c of plan.resource_changes) if (c.previous_address) recorder.rename(c.previous_address, c.address);
   const result: ApplyResult = { state: recorder.state, failed: [], skipped: [], interrupted: false };
   const scope: Scope = valuesScope(values);
   const fail = (n: Node, summary: string, detail?: string) => {

@@ -55,6 +55,14 @@ export class StateRecorder {
     else this.indexOf!.set(r.address, this.state.resources.push(r) - 1);
   }
 
+  /** A `moved:` rename: the resource and every dependency on it take the new address. */
+  rename(from: string, to: string): void {
+    if (this.find(from) < 0 || this.find(to) >= 0) return;
+    this.version++;
+    this.state.resources = this.state.resources.map((x) => ({ ...x, address: x.address === from ? to : x.address, dependencies: x.dependencies.map((d) => (d === from ? to : d)) }));
+    this.indexOf = undefined;
+  }
+
   remove(address: string, type: string): void {
     this.version++;
     this.state.resources = this.state.resources.filter((x) => !(x.address === address && x.type === type));

@@ -11,6 +11,7 @@ import { type GivenInputs, NO_INPUTS, resolveConfig } from "./inputs.js";
 import { type Defaults, loadResources } from "./load-resources.js";
 import { collectRefs, referenceGraph } from "./references.js";
 import { loadTimeScope } from "./for-each.js";
+import { loadMoved } from "./moved.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, SourceDocument } from "./source.js";
 import { decodeUtf8 } from "./utf8.js";
@@ -156,6 +157,7 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   if (opts.inputsOptional) dropMissingInputs(diags);
   const variables = loadVariables(src, doc, variablesRaw, diags);
   const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true }, diags);
+  const moved = loadMoved(src, doc.moved, resources, diags);
   const outputs = new Map<string, OutputDecl>();
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
 
@@ -191,6 +193,7 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
     variables,
     resources,
     outputs,
+    moved,
     lint: mapOr(doc.lint) as Record<string, boolean>,
     graph,
     order: graph.topoOrder(),

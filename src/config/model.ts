@@ -4,6 +4,7 @@ import type { Graph } from "../graph/graph.js";
 import type { Reference } from "./expressions.js";
 import type { ConfigDecl } from "./inputs.js";
 import type { Each } from "./for-each.js";
+import type { Move } from "./moved.js";
 import type { DocPath, SourceDocument } from "./source.js";
 
 export interface LocatedReference extends Reference {
@@ -69,6 +70,8 @@ export interface StackModel {
   variables: Map<string, VariableDecl>;
   resources: Map<string, ResourceDecl>;
   outputs: Map<string, OutputDecl>;
+  /** `moved:` entries, each to its final address */
+  moved: Move[];
   lint: Record<string, boolean>;
   /** Variables and resources; edges from references and dependsOn */
   graph: Graph;

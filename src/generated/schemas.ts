@@ -824,6 +824,10 @@ export interface ResourceChange {
    * The grant `after` holds already exists outside converge: converge adopts it, and destroy will leave it.
    */
   after_adopted?: boolean;
+  /**
+   * The address the state had for this resource before a `moved:` entry renamed it (Terraform's previous_address).
+   */
+  previous_address?: string;
   state_only?: StateOnly;
   /**
    * The configuration as written, for values known only during apply (resolved then).
@@ -930,6 +934,13 @@ export interface Stack {
   resources?: {
     [k: string]: StackResource;
   };
+  /**
+   * Renames: each resource the state has under `from` is planned under `to`, with no cloud change. Instance addresses (name["key"]) are allowed; a move between two forEach names moves every instance.
+   */
+  moved?: {
+    from: string;
+    to: string;
+  }[];
   outputs?: {
     [k: string]: unknown;
   };
@@ -1137,6 +1148,10 @@ export interface TfResourceChange {
   index?: string | number;
   provider_name: string;
   change: TfChange;
+  /**
+   * The address before a moved: entry renamed it.
+   */
+  previous_address?: string;
   action_reason?:
     | "replace_because_cannot_update"
     | "replace_by_request"

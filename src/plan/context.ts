@@ -34,9 +34,11 @@ export interface PlanContext {
   readonly declared: Set<string>;
   /** The claims of the resources planned so far (two resources may not manage the same grant). */
   readonly owners: ClaimIndex<string>;
+  /** Resources a `moved:` entry renamed in the prior state: new address → old address */
+  readonly previous: ReadonlyMap<string, string>;
 }
 
-export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit): PlanContext {
+export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit, previous: ReadonlyMap<string, string> = new Map()): PlanContext {
   const limit = pLimit(Math.max(1, opts.parallelism));
   const values = new Map<string, unknown>();
   const variables = Object.create(null) as Record<string, unknown>;
@@ -65,5 +67,6 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     variables,
     declared: new Set(),
     owners: new ClaimIndex(),
+    previous,
   };
 }

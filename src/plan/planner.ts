@@ -14,6 +14,7 @@ import { accessDelta, plannedPolicies } from "./access.js";
 import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
+import { applyMoves } from "./moves.js";
 import { planOrphans } from "./orphans.js";
 import { planOutputs } from "./outputs.js";
 import { planResource } from "./resource.js";
@@ -52,7 +53,8 @@ export interface PlanResult {
 const YIELD_EVERY_MS = 5;
 
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
-  const ctx = planContext(stack, prior, cloud, opts, emit);
+  const moved = applyMoves(prior, stack.moved);
+  const ctx = planContext(stack, moved.prior, cloud, opts, emit, moved.previous);
   ctx.refresh.readAhead(stack, prior, opts.destroy);
   if (!opts.destroy) await walk(ctx);
   await planOrphans(ctx);
@@ -86,7 +88,7 @@ async function walk(ctx: PlanContext): Promise<void> {
 function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs: Plan["output_changes"], refreshed: StateResource[]): Plan {
   const { stack, prior, opts } = ctx;
   const errored = hasErrors(ctx.diags);
-  const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0) || Object.values(outputs).some((c) => c.actions[0] !== "no-op"));
+  const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0 || c.previous_address !== undefined) || Object.values(outputs).some((c) => c.actions[0] !== "no-op"));
   return {
     format_version: "1.2",
     converge_version: TOOL_VERSION,

@@ -34,6 +34,7 @@ function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): Change
     type: r.type,
     name: r.name,
     dependencies: ctx.stack.graph.dependencies(r.name),
+    ...(ctx.previous.has(r.name) ? { previous_address: ctx.previous.get(r.name)! } : {}),
     ...(r.options.protect ? { protect: true } : {}),
     ...(isUnknown(desired.inputs.name) ? {} : { policy: desired.inputs.name }),
     ...(desired.known ? {} : { config: { properties: r.properties } }),

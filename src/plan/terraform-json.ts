@@ -40,7 +40,7 @@ function tfChange(c: Change): TfChange {
 
 function tfResourceChange(c: ResourceChange): TfResourceChange {
   const reason = c.action_reason === "create_because_gone" ? undefined : c.action_reason;
-  return { address: c.address, mode: c.mode, type: c.type, ...nameAndIndex(c.address), provider_name: PROVIDER_NAME, change: tfChange(c.change), ...(reason ? { action_reason: reason } : {}) };
+  return { address: c.address, mode: c.mode, type: c.type, ...nameAndIndex(c.address), provider_name: PROVIDER_NAME, change: tfChange(c.change), ...(c.previous_address ? { previous_address: c.previous_address } : {}), ...(reason ? { action_reason: reason } : {}) };
 }
 
 /** converge's data about a change: what Terraform's ResourceChange has no member for. */
