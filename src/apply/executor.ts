@@ -77,7 +77,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   }).run();
   result.skipped.push(...outcome.skipped);
   result.interrupted = outcome.interrupted;
-  if (!outcome.interrupted && !plan.options.targets.length) recorder.setOutputs(outputsNow(plan, scope, recorder.state));
+  if (!outcome.interrupted && !plan.options.targets.length) recorder.setOutputs(outputsNow(plan, scope, recorder.state), sensitiveOutputs(plan));
   await recorder.flush();
   return result;
 }
@@ -88,6 +88,11 @@ function knownValues(plan: Plan, state: State): Map<string, unknown> {
   for (const r of state.resources) values.set(r.address, r.outputs);
   for (const c of plan.resource_changes) if (c.mode === "managed" && c.change.after && !c.config) values.set(c.address, c.change.after);
   return values;
+}
+
+/** The outputs the plan marks as computed from a secret. */
+function sensitiveOutputs(plan: Plan): string[] {
+  return Object.entries(plan.output_changes).filter(([, c]) => c.after_sensitive === true).map(([name]) => name);
 }
 
 /** Outputs, computed when everything they need is known; an output still unknown keeps its value. */

@@ -69,9 +69,13 @@ export class StateRecorder {
     this.indexOf = undefined;
   }
 
-  setOutputs(outputs: Record<string, unknown>): void {
-    if (jsonEqual(this.state.outputs, outputs)) return;
+  /** The outputs, and which of them are computed from a secret. */
+  setOutputs(outputs: Record<string, unknown>, sensitive: string[] = []): void {
+    const names = sensitive.filter((n) => Object.hasOwn(outputs, n)).sort();
+    if (jsonEqual(this.state.outputs, outputs) && jsonEqual(this.state.sensitive_outputs ?? [], names)) return;
     this.state.outputs = outputs;
+    if (names.length) this.state.sensitive_outputs = names;
+    else delete this.state.sensitive_outputs;
     this.version++;
   }
 

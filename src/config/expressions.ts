@@ -1,4 +1,5 @@
 // `${…}` interpolation: parsing templates and evaluating them against known and unknown values.
+import { isSensitive, sensitive } from "./sensitive.js";
 
 export type Accessor = { kind: "prop"; name: string } | { kind: "index"; index: number };
 
@@ -151,7 +152,10 @@ export type AccessResult = { ok: true; value: unknown } | { ok: false; message: 
 export function access(value: unknown, path: readonly Accessor[], describe: string): AccessResult {
   let cur = value;
   let where = describe;
+  // A field of a secret is secret.
+  let secret = false;
   for (const a of path) {
+    if (isSensitive(cur)) [secret, cur] = [true, cur.value];
     if (isUnknown(cur)) return { ok: true, value: UNKNOWN };
     if (a.kind === "index") {
       if (!Array.isArray(cur)) return { ok: false, message: `${where} is not a list, so [${a.index}] cannot be taken` };
@@ -169,7 +173,7 @@ export function access(value: unknown, path: readonly Accessor[], describe: stri
       where += `.${a.name}`;
     }
   }
-  return { ok: true, value: cur };
+  return { ok: true, value: secret ? sensitive(cur) : cur };
 }
 
 /** Renders a reference back to source form. */

@@ -2,6 +2,7 @@
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
 import { splitAddress } from "./addresses.js";
+import { containsSensitive, isSensitive, plain, sensitive } from "./sensitive.js";
 import { evaluateCall, type FunctionCall, functionCall } from "./functions.js";
 import { type DocPath, errorAt, formatPath, type SourceDocument } from "./source.js";
 
@@ -61,9 +62,12 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
       values.push(r.value);
     }
     if (t.whole) return values[0];
-    if (values.some(isUnknown)) return UNKNOWN;
+    // A string with a secret part is secret as a whole.
+    const secret = values.some(isSensitive);
+    const plainValues = values.map((v) => (isSensitive(v) ? v.value : v));
+    if (plainValues.some(isUnknown)) return UNKNOWN;
     let out = "";
-    for (const [i, v] of values.entries()) {
+    for (const [i, v] of plainValues.entries()) {
       const s = scalarText(v);
       if (s === undefined) {
         const part = t.parts[i];
@@ -73,7 +77,7 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
       }
       out += s;
     }
-    return out;
+    return secret ? sensitive(out) : out;
   }
   if (Array.isArray(raw)) return raw.map((v, i) => resolveValue(v, [...at, i], scope, src, diags));
   const call = functionCall(raw);
@@ -91,8 +95,8 @@ function callValue(call: FunctionCall, at: DocPath, scope: Scope, src: SourceDoc
   const where = [...at, call.key];
   const args = resolveValue(call.args, where, scope, src, diags);
   if (containsUnknown(args)) return UNKNOWN;
-  const r = evaluateCall(call.key, args);
-  if (r.ok) return r.value;
+  const r = evaluateCall(call.key, plain(args));
+  if (r.ok) return call.key === "fn::secret" || containsSensitive(args) ? sensitive(r.value) : r.value;
   const path = [...where, ...r.path];
   const text = `${formatPath(at)}: ${r.message}`;
   diags.push(src ? errorAt(src, path, text, r.detail ? { detail: r.detail } : {}) : error(text, { path: formatPath(path) }));

@@ -9,6 +9,7 @@ import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan } from "../plan/planner.js";
+import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
 import { newState, type StateStore, versionOf, withLock } from "../state/index.js";
 import { openStateStore, type StateLocation } from "../state/factory.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
@@ -60,7 +61,12 @@ export interface PlanRequest {
 /** A plan and what applying it needs: the state it was made from, the policies it read, the
  *  open cloud (the caller closes it, with `close`). */
 export interface PlannedStack {
+  /** The plan as it may be shown and saved: no secret in it (see ../plan/redact.ts). */
   plan: Plan;
+  /** The plan apply executes, with the secrets' values: never shown, never saved. */
+  real: Plan;
+  /** The secret strings `plan` was scrubbed of (for anything else shown about this plan). */
+  secrets: string[];
   /** Diagnostics of the planning (the plan's own list also has the loading warnings). */
   diagnostics: Diagnostic[];
   /** The prior state's resources as the refresh found them. */
@@ -91,7 +97,10 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     // The plan records every warning found for it, those of loading included: `show PLANFILE`
     // renders it (the access summary counts lint warnings) from the plan alone.
     result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
-    return { ...result, prior, cloud, close: () => cloud.close() };
+    if (stack.config.size) result.plan.inputs_hash = inputsHash(stack.config);
+    const secrets = secretList(result.secrets);
+    const shown = redactPlan(result.plan, secrets);
+    return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, close: () => cloud.close() };
   } catch (e) {
     await cloud.close();
     throw e;
@@ -116,9 +125,9 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
     return written;
   };
   planned.cloud.route(req.emit ?? noEmit);
-  return apply(planned.plan, {
+  return apply(planned.real, {
     cloud: planned.cloud.port,
-    state: planned.prior ?? newState(planned.plan.stack.name),
+    state: planned.prior ?? newState(planned.real.stack.name),
     save,
     parallelism: req.parallelism,
     live: planned.live,

@@ -748,6 +748,10 @@ export interface Plan {
   };
   access_changes?: AccessDelta;
   /**
+   * sha256:{salt}:{hash} of the stack's input values (config:), salted: a saved plan holds no secret, only this; `apply FILE` is given the inputs again and refuses them if they hash differently.
+   */
+  inputs_hash?: string;
+  /**
    * sha256 of the plan's canonical content: the plan without digest and signature, as JSON with object keys sorted (by UTF-16 code units) and no white space, in UTF-8 (src/plan/saved-plan.ts). apply refuses a plan file whose digest does not match.
    */
   digest?: string;
@@ -1040,6 +1044,10 @@ export interface State {
   outputs: {
     [k: string]: unknown;
   };
+  /**
+   * Outputs computed from a secret: `converge output` shows them as (sensitive value) unless --show-sensitive.
+   */
+  sensitive_outputs?: string[];
 }
 export interface StateResource {
   address: string;
@@ -1053,6 +1061,12 @@ export interface StateResource {
   };
   dependencies: string[];
   protect?: boolean;
+  /**
+   * The inputs computed from a secret (true for each): plans never show their values, old or new.
+   */
+  sensitive?: {
+    [k: string]: true;
+  };
   /**
    * The grant existed before converge managed it (a member adopted at create): destroy leaves it in place.
    */
@@ -1159,7 +1173,7 @@ export interface TfResourceChange {
     | "read_because_dependency_pending";
 }
 /**
- * Terraform's change representation. before_sensitive and after_sensitive are false: no IAM value is sensitive.
+ * Terraform's change representation. before_sensitive and after_sensitive are false, or for a value computed from a secret (a secret input, fn::secret) true or the structure of the value with true where it is sensitive; such values show as (sensitive value).
  */
 export interface TfChange {
   /**

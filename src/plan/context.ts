@@ -11,6 +11,7 @@ import type { Emit } from "../engine/events.js";
 import { Refresh } from "./refresh.js";
 import type { PlanOptions } from "./planner.js";
 import { ClaimIndex } from "../drivers/claims.js";
+import { secretStrings, sensitive } from "../config/sensitive.js";
 
 export interface PlanContext {
   readonly stack: StackModel;
@@ -36,6 +37,10 @@ export interface PlanContext {
   readonly owners: ClaimIndex<string>;
   /** Resources a `moved:` entry renamed in the prior state: new address → old address */
   readonly previous: ReadonlyMap<string, string>;
+  /** The strings of secret values met while planning (never shown, never saved but in the state) */
+  readonly secrets: Set<string>;
+  /** Sensitivity masks of resources' planned values (Terraform's after_sensitive), by address */
+  readonly masks: Map<string, unknown>;
 }
 
 export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit, previous: ReadonlyMap<string, string> = new Map()): PlanContext {
@@ -43,11 +48,15 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
   const values = new Map<string, unknown>();
   const variables = Object.create(null) as Record<string, unknown>;
   // Inputs are known before anything else; the plan records them with the variables.
+  const secrets = new Set<string>();
   for (const c of stack.config.values()) {
     if (c.value === undefined) continue;
-    values.set(c.name, c.value);
+    values.set(c.name, c.secret ? sensitive(c.value) : c.value);
     variables[c.name] = c.value;
+    if (c.secret) secretStrings(sensitive(c.value), secrets);
   }
+  // Values the state recorded as secret: a plan shows neither the new secret nor the old one.
+  for (const r of prior?.resources ?? []) for (const k of Object.keys(r.sensitive ?? {})) secretStrings(sensitive(r.inputs[k]), secrets);
   const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
   return {
     stack,
@@ -68,5 +77,7 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     declared: new Set(),
     owners: new ClaimIndex(),
     previous,
+    secrets,
+    masks: new Map(),
   };
 }

@@ -8,6 +8,7 @@ import { containsUnknown } from "../config/expressions.js";
 import { resolveValue } from "../config/resolve.js";
 import { lintResolved } from "../config/lint.js";
 import { hasCall } from "../config/references.js";
+import { fieldMask, plain, secretStrings } from "../config/sensitive.js";
 import { formatPath } from "../config/source.js";
 import type { IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
@@ -23,7 +24,13 @@ export interface Desired {
 /** The desired inputs, or undefined after reporting errors. */
 export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | undefined {
   const errorsBefore = ctx.diags.length;
-  const raw = resolveValue(r.properties, ["resources", r.decl, "properties"], ctx.scope, ctx.stack.source, ctx.diags) as Record<string, unknown>;
+  const resolved = resolveValue(r.properties, ["resources", r.decl, "properties"], ctx.scope, ctx.stack.source, ctx.diags);
+  const mask = fieldMask(resolved);
+  if (mask !== false) {
+    ctx.masks.set(r.name, mask);
+    secretStrings(resolved, ctx.secrets);
+  }
+  const raw = plain(resolved) as Record<string, unknown>;
   const desired = containsUnknown(raw) ? { inputs: partlyKnown(ctx, r, raw), known: false } : knownInputs(ctx, r, raw);
   // Errors only: a lint warning on a resolved value does not stop the resource from planning.
   if (!desired || ctx.diags.slice(errorsBefore).some((d) => d.severity === "error")) return undefined;

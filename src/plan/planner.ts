@@ -15,6 +15,7 @@ import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
 import { applyMoves } from "./moves.js";
+import { withMask } from "../config/sensitive.js";
 import { planOrphans } from "./orphans.js";
 import { planOutputs } from "./outputs.js";
 import { planResource } from "./resource.js";
@@ -47,6 +48,8 @@ export interface PlanResult {
   refreshed: StateResource[];
   /** Policies read during refresh, keyed "{kind} {name}": apply starts its writes from them. */
   live: Map<string, Policy>;
+  /** The strings of secret values: what is shown or saved of the plan must be scrubbed of them. */
+  secrets: ReadonlySet<string>;
 }
 
 /** Longest stretch (ms) of planning without letting the event loop handle I/O. */
@@ -59,13 +62,14 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   if (!opts.destroy) await walk(ctx);
   await planOrphans(ctx);
   ctx.diags.push(...ctx.refresh.failureDiagnostics(stack));
+  markSensitive(ctx);
   const selected = selectTargets(ctx, ctx.changes);
   const outputs = planOutputs(ctx);
   const refreshed = refreshedState(ctx);
   const result = assemble(ctx, selected, outputs, refreshed);
   const live = await ctx.refresh.live();
   if (!result.errored) checkPlannedPolicies(ctx, result, live);
-  return { plan: result, diagnostics: ctx.diags, refreshed, live };
+  return { plan: result, diagnostics: ctx.diags, refreshed, live, secrets: ctx.secrets };
 }
 
 /** Variables and resources in dependency order. Planning a resource whose policy is already read
@@ -78,10 +82,23 @@ async function walk(ctx: PlanContext): Promise<void> {
     if (v) await planVariable(ctx, v);
     const r = ctx.stack.resources.get(name);
     if (r) await planResource(ctx, r);
+    // What is read from a resource computed from a secret is secret too.
+    const mask = r && ctx.masks.get(r.name);
+    if (mask) ctx.values.set(r.name, withMask(ctx.values.get(r.name), mask));
     if (Date.now() - yielded >= YIELD_EVERY_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       yielded = Date.now();
     }
+  }
+}
+
+/** Terraform's before_sensitive / after_sensitive on the changes of resources computed from secrets. */
+function markSensitive(ctx: PlanContext): void {
+  for (const c of ctx.changes) {
+    const mask = c.mode === "managed" ? ctx.masks.get(c.address) : undefined;
+    if (!mask) continue;
+    if (c.change.after !== null) c.change.after_sensitive = mask;
+    if (c.change.before !== null) c.change.before_sensitive = mask;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { isAddress } from "../../config/addresses.js";
+import { redactState } from "../../plan/redact.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { type StateStore, versionOf } from "../../state/index.js";
@@ -33,7 +34,7 @@ export function registerState(program: Command): void {
 
   common(state.command("list").description("List the addresses in the state")).action(
     action(async (o: StateCliOptions) => {
-      const s = await readOrFail(stateStoreOf(o));
+      const s = redactState(await readOrFail(stateStoreOf(o)));
       if (o.json) await writeOut(jsonText(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), 2) + "\n");
       else await writeOut(s.resources.map((r) => terminalText(r.address)).join("\n") + (s.resources.length ? "\n" : ""));
     }),
@@ -41,7 +42,7 @@ export function registerState(program: Command): void {
 
   common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
     action(async (address: string, o: StateCliOptions) => {
-      const s = await readOrFail(stateStoreOf(o));
+      const s = redactState(await readOrFail(stateStoreOf(o)));
       const r = s.resources.find((x) => x.address === address);
       if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
       if (o.json) await writeOut(jsonText(r, 2) + "\n");
