@@ -115,12 +115,17 @@ export function isUnknown(v: unknown): v is Unknown {
   return v === UNKNOWN;
 }
 
+/** Whether `test` holds for a value or any part of it (elements, map values). */
+export function containsWhere(v: unknown, test: (x: unknown) => boolean): boolean {
+  if (test(v)) return true;
+  if (Array.isArray(v)) return v.some((x) => containsWhere(x, test));
+  if (v && typeof v === "object") return Object.values(v).some((x) => containsWhere(x, test));
+  return false;
+}
+
 /** Whether any part of a value is unknown. */
 export function containsUnknown(v: unknown): boolean {
-  if (isUnknown(v)) return true;
-  if (Array.isArray(v)) return v.some(containsUnknown);
-  if (v && typeof v === "object") return Object.values(v).some(containsUnknown);
-  return false;
+  return containsWhere(v, isUnknown);
 }
 
 /** Terraform's after_unknown: true where a value is unknown, mirrored structure elsewhere. */

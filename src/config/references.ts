@@ -2,7 +2,7 @@
 // the declared names, and turned into the dependency graph.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { Graph } from "../graph/graph.js";
-import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
+import { containsWhere, hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
 import { functionCall, staticCallProblem } from "./functions.js";
 import { suggest } from "./schema-diagnostics.js";
@@ -30,10 +30,7 @@ export function isLiteral(value: unknown): boolean {
 
 /** Whether `value` holds a function call (fn::join…) anywhere. */
 export function hasCall(value: unknown): boolean {
-  if (functionCall(value)) return true;
-  if (Array.isArray(value)) return value.some(hasCall);
-  if (value && typeof value === "object") return Object.values(value).some(hasCall);
-  return false;
+  return containsWhere(value, (v) => functionCall(v) !== undefined);
 }
 
 /** Function calls with a wrong shape (unknown, fn::invoke out of place, wrong arity). */

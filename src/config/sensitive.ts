@@ -4,6 +4,7 @@
 // inputs, a variable, an output) they are unwrapped into the plain value and Terraform's
 // sensitivity mask (`after_sensitive`: true where sensitive), and the secret strings are
 // collected so that what is shown or saved can be scrubbed of them (./redact.ts).
+import { containsWhere } from "./expressions.js";
 
 export class Sensitive {
   constructor(readonly value: unknown) {}
@@ -22,10 +23,7 @@ export function sensitive(v: unknown): Sensitive {
 
 /** Whether some part of `v` is sensitive. */
 export function containsSensitive(v: unknown): boolean {
-  if (isSensitive(v)) return true;
-  if (Array.isArray(v)) return v.some(containsSensitive);
-  if (v && typeof v === "object") return Object.values(v).some(containsSensitive);
-  return false;
+  return containsWhere(v, isSensitive);
 }
 
 /** The plain value: every Sensitive replaced by what it holds. */

@@ -4,14 +4,10 @@ import { describe, expect, it } from "vitest";
 import { parseStack } from "../../src/config/load.js";
 import { evaluateCall } from "../../src/config/functions.js";
 import { plan } from "../../src/plan/planner.js";
-import { BINDING, EP, RP, fakeCloud, planOptions, stackOf } from "../fixtures/builders.js";
+import { BINDING, EP, RP, STACK_HEAD, fakeCloud, planOptions, stackOf } from "../fixtures/builders.js";
 
 const FILE = "/virtual/stack.yaml";
-const HEAD = `name: t
-provider:
-  project: my-project
-  location: us-central1
-`;
+const HEAD = STACK_HEAD;
 
 const STACK = `${HEAD}config:
   teams:
