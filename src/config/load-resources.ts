@@ -31,7 +31,8 @@ function declaration(src: SourceDocument, name: string, raw: Record<string, unkn
   const opts = objectOr(raw.options);
   const path = ["resources", name];
   const properties = each ? (substituteEach(written, each, [...path, "properties"], src, diags) as Record<string, unknown>) : written;
-  const importId = each && typeof opts.import === "string" ? substituteEach(opts.import, each, [...path, "options", "import"], src, diags) : opts.import;
+  // In a forEach, the import ID is a template like the properties ($$ for a literal "$").
+  const importId = each && typeof opts.import === "string" ? String(substituteEach(opts.import, each, [...path, "options", "import"], src, diags)).replace(/\$\$/g, "$") : opts.import;
   return {
     name: each ? instanceAddress(name, each.key) : name,
     decl: name,
