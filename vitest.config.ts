@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // One PostgreSQL server for the run (the postgres backend's tests).
+    globalSetup: ["test/postgres/global-setup.ts"],
   },
 });

@@ -1,10 +1,16 @@
-// Generated benchmark worlds: N resources over P = N/10 policies. Half the policies are restore
-// plans managed by RestorePlanIamBinding resources (authoritative per role), half are endpoints
-// managed by EndpointIamMember resources (one member each): half bindings, half members.
+// Generated benchmark worlds: N resources in blocks of 20 (10 on restore plans, 10 on endpoints),
+// every type of the IAM family in the mix. Block k, by k % 5:
+//   0-2  a restore plan with 10 RestorePlanIamBinding (one per role), an endpoint with 10
+//        EndpointIamMember (one member each);
+//   3    a restore plan with 10 RestorePlanIamMember, an endpoint with 10 EndpointIamBinding;
+//   4    a restore plan managed whole by one RestorePlanIamPolicy (10 bindings and an audit
+//        config) plus another with 9 RestorePlanIamMember; an endpoint managed whole by one
+//        EndpointIamPolicy (10 bindings) plus another with 9 EndpointIamBinding.
+// So P = N/10 plus two policies per fifth block (P = 1.1 N/10 when N is a multiple of 100).
 //
-// The "changed" variant touches 10% of the resources, one per policy (so every policy gets one
-// write): on each restore plan one binding gets a different member list (an update), on each
-// endpoint one member is swapped for another (a replacement: remove + add in the same policy).
+// The "changed" variant touches one resource of every policy (so every policy gets one write):
+// a binding gets a different member list and a policy resource a different binding (updates), a
+// member is swapped for another (a replacement: remove + add in the same policy).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -14,26 +20,57 @@ export const LOCATION = "us-central1";
 /** Resources per policy. */
 export const PER_POLICY = 10;
 
-const RESTORE_PLAN_BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";
-const ENDPOINT_MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
+const TYPES = {
+  restorePlans: { policy: "cloudnative:backup/v1:RestorePlanIamPolicy", binding: "cloudnative:backup/v1:RestorePlanIamBinding", member: "cloudnative:backup/v1:RestorePlanIamMember" },
+  endpoints: { policy: "cloudnative:aiplatform/v1beta1:EndpointIamPolicy", binding: "cloudnative:aiplatform/v1beta1:EndpointIamBinding", member: "cloudnative:aiplatform/v1beta1:EndpointIamMember" },
+} as const;
+type Collection = keyof typeof TYPES;
+type Own = "policy" | "binding" | "member";
+
+/** One managed object: its collection, id, the type of its resources and how many. */
+interface ManagedObject {
+  collection: Collection;
+  /** Index in its collection (the object's id). */
+  index: number;
+  own: Own;
+  resources: number;
+}
 
 export interface Shape {
   /** Resources. */
   n: number;
-  /** Policies (N / 10). */
+  /** Policies (objects managed). */
   p: number;
   restorePlans: number;
   endpoints: number;
-  /** Resources the "changed" variant changes (10%). */
+  /** The managed objects, in stack order. */
+  objects: ManagedObject[];
+  /** Resources the "changed" variant changes (one per policy). */
   changed: number;
   /** Policies the "changed" variant touches. */
   changedPolicies: number;
+  /** The changed plan: replacements (1 to add and 1 to destroy each) and updates in place. */
+  changedReplaced: number;
+  changedUpdated: number;
+}
+
+/** The objects of block k (20 resources): see the top of this file. */
+function blockObjects(k: number, next: Record<Collection, number>): ManagedObject[] {
+  const take = (collection: Collection, own: Own, resources: number): ManagedObject => ({ collection, index: next[collection]++, own, resources });
+  const m = k % 5;
+  if (m < 3) return [take("restorePlans", "binding", PER_POLICY), take("endpoints", "member", PER_POLICY)];
+  if (m === 3) return [take("restorePlans", "member", PER_POLICY), take("endpoints", "binding", PER_POLICY)];
+  return [take("restorePlans", "policy", 1), take("restorePlans", "member", PER_POLICY - 1), take("endpoints", "policy", 1), take("endpoints", "binding", PER_POLICY - 1)];
 }
 
 export function shapeOf(n: number): Shape {
   if (!Number.isInteger(n) || n < 2 * PER_POLICY || n % (2 * PER_POLICY) !== 0) throw new RangeError(`N must be a positive multiple of ${2 * PER_POLICY}, got ${n}`);
-  const p = n / PER_POLICY;
-  return { n, p, restorePlans: p / 2, endpoints: p / 2, changed: p, changedPolicies: p };
+  const next: Record<Collection, number> = { restorePlans: 0, endpoints: 0 };
+  const objects: ManagedObject[] = [];
+  for (let k = 0; k < n / (2 * PER_POLICY); k++) objects.push(...blockObjects(k, next));
+  const p = objects.length;
+  const changedReplaced = objects.filter((o) => o.own === "member").length;
+  return { n, p, restorePlans: next.restorePlans, endpoints: next.endpoints, objects, changed: p, changedPolicies: p, changedReplaced, changedUpdated: p - changedReplaced };
 }
 
 const pad = (i: number) => String(i).padStart(5, "0");
@@ -70,33 +107,33 @@ export function stackYaml(shape: Shape, changed: boolean): string {
     `  location: ${LOCATION}`,
     "resources:",
   ];
-  for (let i = 0; i < shape.restorePlans; i++) {
-    for (let j = 0; j < PER_POLICY; j++) {
-      const alt = changed && j === changedIndex(i) ? "b" : "a";
-      out.push(
-        `  rp${pad(i)}_b${j}:`,
-        `    type: ${RESTORE_PLAN_BINDING}`,
-        "    properties:",
-        `      name: ${rpId(i)}`,
-        `      role: roles/bench.role${j}`,
-        `      members: [group:team${j}@example.com, user:u${i}-${j}-${alt}@example.com]`,
-      );
-    }
-  }
-  for (let i = 0; i < shape.endpoints; i++) {
-    for (let j = 0; j < PER_POLICY; j++) {
-      const alt = changed && j === changedIndex(i) ? "-new" : "";
-      out.push(
-        `  ep${pad(i)}_m${j}:`,
-        `    type: ${ENDPOINT_MEMBER}`,
-        "    properties:",
-        `      name: ${epId(i)}`,
-        `      role: roles/bench.invoker${j % 2}`,
-        `      member: serviceAccount:sa${i}-${j}${alt}@${PROJECT}.iam.gserviceaccount.com`,
-      );
-    }
-  }
+  for (const o of shape.objects) out.push(...objectResources(o, changed));
   return out.join("\n") + "\n";
+}
+
+const AUDIT = "[{ service: allServices, auditLogConfigs: [{ logType: DATA_READ, exemptedMembers: [user:auditor@example.com] }] }]";
+
+/** The resources of one managed object, as YAML lines; `changed` changes one of them. */
+function objectResources(o: ManagedObject, changed: boolean): string[] {
+  const i = o.index;
+  const rp = o.collection === "restorePlans";
+  const prefix = `${rp ? "rp" : "ep"}${pad(i)}`;
+  const head = (key: string, own: Own) => [`  ${prefix}_${key}:`, `    type: ${TYPES[o.collection][own]}`, "    properties:", `      name: ${rp ? rpId(i) : epId(i)}`];
+  const isChanged = (j: number) => changed && j === changedIndex(i) % o.resources;
+  const members = (j: number, alt: boolean) => `[group:team${j}@example.com, user:u${i}-${j}-${alt ? "b" : "a"}@example.com]`;
+  const out: string[] = [];
+  if (o.own === "policy") {
+    out.push(...head("p", "policy"), "      bindings:");
+    // The policy resource's changed variant changes one of its bindings.
+    for (let j = 0; j < PER_POLICY; j++) out.push(`        - { role: roles/bench.role${j}, members: ${members(j, changed && j === changedIndex(i))} }`);
+    if (rp) out.push(`      auditConfigs: ${AUDIT}`);
+    return out;
+  }
+  for (let j = 0; j < o.resources; j++) {
+    if (o.own === "binding") out.push(...head(`b${j}`, "binding"), `      role: roles/bench.role${j}`, `      members: ${members(j, isChanged(j))}`);
+    else out.push(...head(`m${j}`, "member"), `      role: roles/bench.invoker${j % 2}`, `      member: serviceAccount:sa${i}-${j}${isChanged(j) ? "-new" : ""}@${PROJECT}.iam.gserviceaccount.com`);
+  }
+  return out;
 }
 
 export interface Generated {

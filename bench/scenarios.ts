@@ -84,7 +84,7 @@ const median = (xs: number[]) => {
 };
 
 function expectedSummary(s: Scenario, shape: Shape): RegExp {
-  const half = shape.changed / 2;
+  const { changedReplaced: replaced, changedUpdated: updated } = shape;
   switch (s) {
     case "cold-plan":
       return new RegExp(`^Plan: 0 to import, ${shape.n} to add, 0 to change, 0 to destroy\\.$`, "m");
@@ -93,9 +93,9 @@ function expectedSummary(s: Scenario, shape: Shape): RegExp {
     case "noop-plan":
       return /^No changes\./m;
     case "changed-plan":
-      return new RegExp(`^Plan: 0 to import, ${half} to add, ${half} to change, ${half} to destroy\\.$`, "m");
+      return new RegExp(`^Plan: 0 to import, ${replaced} to add, ${updated} to change, ${replaced} to destroy\\.$`, "m");
     case "changed-apply":
-      return new RegExp(`^Apply complete! Resources: ${half} added, ${half} changed, ${half} destroyed\\.$`, "m");
+      return new RegExp(`^Apply complete! Resources: ${replaced} added, ${updated} changed, ${replaced} destroyed\\.$`, "m");
   }
 }
 

@@ -11,13 +11,15 @@ import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
 import { openStack, type StackSession } from "../engine/session.js";
-import { openStateFile, openStateStore } from "../state/factory.js";
+import { BACKEND_TYPES, type BackendType, bareStateFile, type OpenedState, openStateStore, type StateLocation } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
 
 export interface StackOptions {
   file: string;
   state?: string;
+  backend?: BackendType;
+  workspace?: string;
   parallelism: string;
   json?: boolean;
   color: boolean;
@@ -40,11 +42,19 @@ export const STACK_FILE_HELP = "stack file: names the state, which must belong t
 /** The help of every --state option. */
 export const STATE_OPTION_HELP = "state file (default: state/{stack name}.json in the stack file's directory)";
 
+/** The help of every --workspace option. */
+export const WORKSPACE_OPTION_HELP = "the workspace whose state to use (default: CONVERGE_WORKSPACE, else the one `converge workspace select` chose, else default)";
+
+/** --backend: the state backend, overriding the stack's `backend.type`. */
+export function backendOption(): Option {
+  return new Option("--backend <type>", "where the state lives, overriding the stack's backend: local or postgres (connection from DATABASE_URL or PG* variables)").choices(BACKEND_TYPES);
+}
+
 /** The options of commands that load a stack. `cloud: false` for commands that only read the
  *  stack (no state, no calls); `lock: false` for commands that take no state lock. */
 export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: boolean; lock?: boolean } = {}): Command {
   cmd.option("-f, --file <path>", "stack file", "stack.yaml");
-  if (opts.cloud !== false) cmd.option("--state <path>", STATE_OPTION_HELP).option("--parallelism <n>", "concurrent cloud calls", "10");
+  if (opts.cloud !== false) cmd.option("--state <path>", STATE_OPTION_HELP).addOption(backendOption()).option("--workspace <name>", WORKSPACE_OPTION_HELP).option("--parallelism <n>", "concurrent cloud calls", "10");
   cmd.option("--no-color", "plain text output, no colours");
   if (opts.cloud !== false && opts.lock !== false) cmd.addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
   if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m"));
@@ -160,7 +170,7 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 
 /** Loads the stack (printing its warnings) and opens its state store. */
 export function openStackOf(o: StackOptions): StackSession {
-  const session = openStack({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), strict: o.strict === true, inputs: inputsOf(o) });
+  const session = openStack({ file: o.file, ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs: inputsOf(o) });
   printDiagnostics(session.warnings);
   return session;
 }
@@ -171,12 +181,30 @@ export function openStackOf(o: StackOptions): StackSession {
  * belong to. Only with --state and no stack file (none given, no stack.yaml here) is the state
  * opened for no stack in particular.
  */
-export function stateStoreOf(o: { file?: string; state?: string }): StateStore {
+export function stateStoreOf(o: StateCommandOptions): StateStore {
+  return openedStateOf(o).store;
+}
+
+/** What the state commands say about where the state is. */
+export interface StateCommandOptions {
+  file?: string;
+  state?: string;
+  backend?: BackendType;
+  workspace?: string;
+}
+
+/** stateStoreOf's state with its workspace and the stack's workspaces (undefined: a bare --state file). */
+export function openedStateOf(o: StateCommandOptions): OpenedState {
   const file = o.file ?? "stack.yaml";
-  if (o.state && o.file === undefined && !existsSync(file)) return openStateFile(o.state);
+  if (o.state && o.file === undefined && o.backend !== "postgres" && !existsSync(file)) return bareStateFile(o.state, o.workspace);
   const { stack, diagnostics } = loadStackFile(file, { inputs: inputsOf({}), inputsOptional: true });
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
-  return openStateStore({ stackFile: stack.file, stackName: stack.name, ...(o.state !== undefined ? { state: o.state } : {}) }).store;
+  return openStateStore({ stackFile: stack.file, stackName: stack.name, ...stateChoice(stack.backend, o), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}) });
+}
+
+/** What the flags and the stack's `backend:` say about where the state is. */
+export function stateChoice(backend: StateLocation["backend"], o: { state?: string; backend?: BackendType }): Pick<StateLocation, "state" | "backend" | "backendType"> {
+  return { ...(o.state !== undefined ? { state: o.state } : {}), ...(backend ? { backend } : {}), ...(o.backend !== undefined ? { backendType: o.backend } : {}) };
 }
 
 /**

@@ -12,6 +12,7 @@ import { registerShow } from "./commands/show.js";
 import { registerState } from "./commands/state.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerValidate } from "./commands/validate.js";
+import { registerWorkspace } from "./commands/workspace.js";
 
 // A closed pipe (`converge plan --json | head`) is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -36,6 +37,9 @@ Environment:
   CLOUDNATIVE_ACCESS_TOKEN    bearer token (else Application Default Credentials for Google)
   HTTPS_PROXY, HTTP_PROXY     proxy for https / http calls; NO_PROXY lists exceptions
   CONVERGE_LOG=debug          log every call attempt to stderr (or to CONVERGE_LOG_PATH)
+  CONVERGE_WORKSPACE          the workspace to use (as --workspace; wins over workspace select)
+  CONVERGE_ACTOR              who writes, in the PostgreSQL history (default: the OS user)
+  DATABASE_URL, PG*           the PostgreSQL connection of backend postgres (as libpq)
   NO_COLOR                    plain output`,
   );
 
@@ -55,6 +59,7 @@ registerApply(program);
 registerImport(program);
 registerShow(program);
 registerState(program);
+registerWorkspace(program);
 registerValidate(program);
 registerGraph(program);
 registerEmulator(program);

@@ -190,6 +190,7 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
       ...(typeof providerRaw.seed === "string" ? { seed: resolve(dir, providerRaw.seed) } : {}),
     },
     config,
+    ...(doc.backend !== undefined ? { backend: doc.backend as StackModel["backend"] } : {}),
     variables,
     resources,
     outputs,

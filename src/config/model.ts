@@ -1,5 +1,6 @@
 // The loaded, statically checked stack: what the planner consumes.
 import type { DataSourceDriver, IamDriver } from "../drivers/types.js";
+import type { BackendConfig } from "../generated/schemas.js";
 import type { Graph } from "../graph/graph.js";
 import type { Reference } from "./expressions.js";
 import type { ConfigDecl } from "./inputs.js";
@@ -67,6 +68,8 @@ export interface StackModel {
   provider: ProviderModel;
   /** Inputs (`config:`) with their values */
   config: Map<string, ConfigDecl>;
+  /** Where the state lives (`backend:`); absent: the local file. */
+  backend?: BackendConfig;
   variables: Map<string, VariableDecl>;
   resources: Map<string, ResourceDecl>;
   outputs: Map<string, OutputDecl>;

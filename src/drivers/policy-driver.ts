@@ -97,15 +97,33 @@ function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, d
   const named = completeName(kind, inputs.name, defaults);
   if (typeof named === "string") problems.push({ path: ["name"], message: named });
   else inputs.name = named.full;
-  const rawBindings = Array.isArray(raw.bindings) ? (raw.bindings as Binding[]) : [];
+  // An entry that is not an object (the schema check reports it) reads as an empty binding.
+  const rawBindings = (Array.isArray(raw.bindings) ? (raw.bindings as unknown[]) : []).map((b) => (b && typeof b === "object" ? b : {}) as Binding);
   const seen = new Map<string, number>();
   rawBindings.forEach((b, i) => problems.push(...bindingProblems(b, i, seen)));
   inputs.bindings = rawBindings.map((b) => {
     const condition = canonicalCondition(b.condition);
     return { role: String(b.role ?? ""), members: normalizeMembers((Array.isArray(b.members) ? b.members : []).map(String)), ...(condition ? { condition } : {}) };
   });
-  if (Array.isArray(raw.auditConfigs)) inputs.auditConfigs = raw.auditConfigs as AuditConfig[];
+  if (Array.isArray(raw.auditConfigs)) {
+    inputs.auditConfigs = raw.auditConfigs as AuditConfig[];
+    problems.push(...exemptedMemberProblems(inputs.auditConfigs));
+  }
   return { inputs, problems };
+}
+
+/** Exempted members are members: the same forms as a binding's. */
+function exemptedMemberProblems(configs: readonly AuditConfig[]): Problem[] {
+  const out: Problem[] = [];
+  configs.forEach((c, i) =>
+    (Array.isArray(c?.auditLogConfigs) ? c.auditLogConfigs : []).forEach((l, j) =>
+      (Array.isArray(l?.exemptedMembers) ? l.exemptedMembers : []).forEach((m, k) => {
+        const p = memberProblem(String(m));
+        if (p) out.push({ path: ["auditConfigs", i, "auditLogConfigs", j, "exemptedMembers", k], message: p });
+      }),
+    ),
+  );
+  return out;
 }
 
 /** The problems of one binding of a policy resource; `seen` finds a (role, condition) repeated. */

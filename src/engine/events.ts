@@ -1,8 +1,11 @@
 // The engine never renders: it emits these typed events; ink views and the JSON renderer
 // subscribe.
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Action } from "../plan/actions.js";
 
-export type StepAction = "create" | "update" | "replace" | "delete" | "read" | "import" | "no-op";
+/** A step's action: the one Action union (src/plan/actions.ts); an import that also updates is
+ *  reported as its import. */
+export type StepAction = Exclude<Action, "import-update">;
 
 export type EngineEvent =
   /** resources: the state resources this read of a policy refreshes (none for a policy only new

@@ -10,8 +10,10 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan } from "../plan/planner.js";
 import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
-import { newState, type StateStore, versionOf, withLock } from "../state/index.js";
-import { openStateStore, type StateLocation } from "../state/factory.js";
+import { sealPlan } from "../plan/saved-plan.js";
+import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
+import { type BackendType, openStateStore, type StateLocation } from "../state/factory.js";
+import { checkClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { type Emit, noEmit } from "./events.js";
 
@@ -23,12 +25,18 @@ export interface StackSession {
   store: StateStore;
   /** The directory of the state: the embedded emulator keeps its world there. */
   stateDir: string;
+  /** The workspace whose state `store` holds. */
+  workspace: string;
 }
 
 export interface OpenStackRequest {
   file: string;
   /** An explicit state file (--state); default: state/{stack name}.json beside the stack file. */
   state?: string;
+  /** --backend: overrides the stack's `backend.type`. */
+  backend?: BackendType;
+  /** --workspace (else CONVERGE_WORKSPACE, else the selected one, else default). */
+  workspace?: string;
   strict?: boolean;
   /** Values given for the stack's inputs */
   inputs?: GivenInputs;
@@ -38,9 +46,16 @@ export interface OpenStackRequest {
 export function openStack(req: OpenStackRequest): StackSession {
   const { stack, diagnostics } = loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) });
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file}` });
-  const location: StateLocation = { stackFile: stack.file, stackName: stack.name, ...(req.state !== undefined ? { state: req.state } : {}) };
-  const { store, dir } = openStateStore(location);
-  return { stack, warnings: diagnostics, store, stateDir: dir };
+  const location: StateLocation = {
+    stackFile: stack.file,
+    stackName: stack.name,
+    ...(req.state !== undefined ? { state: req.state } : {}),
+    ...(stack.backend ? { backend: stack.backend } : {}),
+    ...(req.backend !== undefined ? { backendType: req.backend } : {}),
+    ...(req.workspace !== undefined ? { workspace: req.workspace } : {}),
+  };
+  const { store, dir, workspace } = openStateStore(location);
+  return { stack, warnings: diagnostics, store, stateDir: dir, workspace };
 }
 
 /** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
@@ -97,6 +112,8 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     // The plan records every warning found for it, those of loading included: `show PLANFILE`
     // renders it (the access summary counts lint warnings) from the plan alone.
     result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
+    // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
+    await checkClaims(session.store, result.plan);
     if (stack.config.size) result.plan.inputs_hash = inputsHash(stack.config);
     const secrets = secretList(result.secrets);
     const shown = redactPlan(result.plan, secrets);
@@ -119,8 +136,11 @@ export interface ApplyRequest {
  */
 export async function applyPlan(session: StackSession, planned: PlannedStack, req: ApplyRequest): Promise<ApplyResult> {
   let expect = versionOf(planned.prior);
+  const meta = writeMetaOf(planned.plan);
+  // Again after approval: another stack may have claimed the same grants since the plan.
+  await checkClaims(session.store, planned.real);
   const save = async (s: State) => {
-    const written = await session.store.write(s, expect);
+    const written = await session.store.write(s, expect, meta);
     expect = versionOf(written);
     return written;
   };
@@ -134,6 +154,15 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
     ...(req.emit ? { emit: req.emit } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
   });
+}
+
+/** What a backend with history records of an apply: the plan's digest and access summary. */
+function writeMetaOf(plan: Plan): WriteMeta {
+  const changes = plan.access_changes?.changes ?? [];
+  return {
+    planDigest: plan.digest ?? sealPlan(plan, undefined).digest!,
+    access: { granted: changes.filter((c) => c.action === "grant").length, revoked: changes.filter((c) => c.action === "revoke").length },
+  };
 }
 
 /** `refresh`: the prior state with its resources as the plan's refresh found them; undefined

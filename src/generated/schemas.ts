@@ -103,6 +103,7 @@ export interface AllSchemas {
   "plan.schema.json#ConfiguredVariable"?: ConfiguredVariable;
   "plan.schema.json#ConfiguredResource"?: ConfiguredResource;
   "stack.schema.json"?: Stack;
+  "stack.schema.json#Backend"?: BackendConfig;
   "stack.schema.json#Provider"?: ProviderConfig;
   "stack.schema.json#ResourceOptions"?: ResourceOptions;
   "stack.schema.json#Resource"?: StackResource;
@@ -929,6 +930,7 @@ export interface Stack {
   config?: {
     [k: string]: ConfigInput;
   };
+  backend?: BackendConfig;
   /**
    * Named values: literals, interpolations or fn::invoke of a function.
    */
@@ -989,6 +991,16 @@ export interface ConfigInput {
    * Shown as (sensitive) in plans, JSON, Markdown, logs and outputs; kept only in the state file.
    */
   secret?: boolean;
+}
+/**
+ * Where the stack's state lives: the local file (default: state/{name}.json beside the stack file) or a PostgreSQL database shared by a team. The PostgreSQL connection comes only from the environment (DATABASE_URL, or PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE), never from the stack file. --backend overrides the type.
+ */
+export interface BackendConfig {
+  type: "local" | "postgres";
+  /**
+   * postgres: the database schema converge keeps its tables in (created on first use; default converge).
+   */
+  schema?: string;
 }
 export interface ResourceOptions {
   /**

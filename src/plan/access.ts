@@ -9,6 +9,7 @@ import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey, canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
+import type { IamDriver, IamInputs } from "../drivers/types.js";
 
 function grants(p: Policy): Map<string, { principal: string; role: string; condition?: Condition }> {
   const out = new Map<string, { principal: string; role: string; condition?: Condition }>();
@@ -51,9 +52,7 @@ function plannedEdits(changes: readonly ResourceChange[]) {
     }
     const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
-    const mods = d.modifications(a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired);
-    for (const planned of mods) {
-      const revoke = planned.kind === "removeBinding" || planned.kind === "removeMember" || (planned.kind === "setPolicy" && !desired);
+    for (const [planned, revoke] of editsOf(d, a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired)) {
       // An adopted grant predates converge: revoking the resource leaves it in place.
       if (revoke && c.before_adopted) continue;
       const object = (revoke ? prior : desired)!.name;
@@ -74,6 +73,16 @@ function plannedEdits(changes: readonly ResourceChange[]) {
     }
   }
   return { perPolicy, incomplete };
+}
+
+/** A change's modifications, each with whether it revokes (it lands on the prior object). A change
+ *  that moves to another object is two halves, as apply writes it: the prior object's revoke (a
+ *  whole-policy type's is its empty policy) and the desired object's grant. */
+function editsOf(d: IamDriver, prior: IamInputs | undefined, desired: IamInputs | undefined): [PolicyModification, boolean][] {
+  if (prior && desired && prior.name !== desired.name) {
+    return [...d.modifications(prior, undefined).map((m): [PolicyModification, boolean] => [m, true]), ...d.modifications(undefined, desired).map((m): [PolicyModification, boolean] => [m, false])];
+  }
+  return d.modifications(prior, desired).map((m) => [m, m.kind === "removeBinding" || m.kind === "removeMember" || (m.kind === "setPolicy" && !desired)]);
 }
 
 /**

@@ -31,7 +31,7 @@ export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | unde
     secretStrings(resolved, ctx.secrets);
   }
   const raw = plain(resolved) as Record<string, unknown>;
-  const desired = containsUnknown(raw) ? { inputs: partlyKnown(ctx, r, raw), known: false } : knownInputs(ctx, r, raw);
+  const desired = containsUnknown(raw) ? partlyKnownInputs(ctx, r, raw) : knownInputs(ctx, r, raw);
   // Errors only: a lint warning on a resolved value does not stop the resource from planning.
   if (!desired || ctx.diags.slice(errorsBefore).some((d) => d.severity === "error")) return undefined;
   return desired;
@@ -74,6 +74,14 @@ function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
         : conflictSummary(c, r.name, claims[0]!);
   const detail = `"${other}" is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
   ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.decl], { key: true }) }));
+}
+
+/** A resource whose identity (the inputs whose change replaces it: the object, role, condition,
+ *  member) is known claims its grant now, though other values wait on apply. */
+function partlyKnownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>): Desired {
+  const inputs = partlyKnown(ctx, r, raw);
+  if (!r.driver.replaceOn.some((f) => containsUnknown(raw[f]))) claim(ctx, r, inputs);
+  return { inputs, known: false };
 }
 
 /** Known parts are normalised (so the name is complete); unknown parts stay unknown. */

@@ -11,6 +11,7 @@ import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
 import { accessDelta, plannedPolicies } from "./access.js";
+import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
@@ -138,6 +139,7 @@ function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs:
 function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, Policy>): void {
   const planned = plannedPolicies(result.resource_changes, live, ctx.opts.refresh);
   result.access_changes = accessDelta(planned);
+  ctx.diags.push(...auditRemovalWarnings(ctx.stack, result.resource_changes, planned.policies));
   const oversized = plannedPolicySizeErrors(ctx.stack, planned.policies);
   if (!oversized.length) return;
   ctx.diags.push(...oversized);

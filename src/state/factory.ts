@@ -1,10 +1,18 @@
 // Where a stack's state lives, chosen in one place: every command that reads or writes a state
-// gets its store here. Today the local file backend; a backend chosen by the stack or a flag
-// plugs in here and nowhere else.
-import { dirname, resolve } from "node:path";
+// gets its store here. The stack's `backend:` (or --backend) picks the local file (the default)
+// or PostgreSQL, whose connection comes only from the environment.
+import { basename, dirname, resolve } from "node:path";
+import { UserError, error } from "../diagnostics/diagnostic.js";
 import { defaultStatePath } from "./format.js";
 import { localStateStore } from "./local.js";
+import { LocalWorkspaces, workspaceStatePath } from "./local-workspaces.js";
+import { DEFAULT_PG_SCHEMA, postgresStateStore } from "./postgres/store.js";
+import { PostgresWorkspaces } from "./postgres/workspaces.js";
 import type { StateStore } from "./store.js";
+import { chosenWorkspace, DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
+
+export type BackendType = "local" | "postgres";
+export const BACKEND_TYPES: readonly BackendType[] = ["local", "postgres"];
 
 export interface StateLocation {
   /** The stack file: the default state sits beside it. */
@@ -13,6 +21,12 @@ export interface StateLocation {
   stackName: string;
   /** An explicit state file (--state). */
   state?: string;
+  /** The stack's `backend:`. */
+  backend?: { type: BackendType; schema?: string };
+  /** --backend: overrides the stack's type. */
+  backendType?: BackendType;
+  /** --workspace (else CONVERGE_WORKSPACE, else the one selected, else default). */
+  workspace?: string;
 }
 
 /** --state, else state/{stack name}.json in the directory of the stack file. */
@@ -20,13 +34,55 @@ export function statePathOf(location: StateLocation): string {
   return location.state !== undefined ? resolve(location.state) : defaultStatePath(dirname(resolve(location.stackFile)), location.stackName);
 }
 
-/** The store of a stack's state, and the directory it keeps files in (the embedded emulator's world). */
-export function openStateStore(location: StateLocation): { store: StateStore; dir: string } {
-  const path = statePathOf(location);
-  return { store: localStateStore(path, { stack: location.stackName }), dir: dirname(path) };
+/** The backend type a location uses: --backend, else the stack's, else local. */
+export function backendTypeOf(location: StateLocation): BackendType {
+  return location.backendType ?? location.backend?.type ?? "local";
 }
 
-/** A state file opened for no stack in particular (only `--state` without a stack file). */
-export function openStateFile(path: string): StateStore {
-  return localStateStore(resolve(path));
+/** An opened stack state: its store, the directory of its files, its workspace and the stack's workspaces. */
+export interface OpenedState {
+  store: StateStore;
+  /** The directory of the state files (the embedded emulator's world sits there too, whatever the backend). */
+  dir: string;
+  workspace: string;
+  workspaces: WorkspaceCatalog;
+  /** The stack the state belongs to (undefined: a --state file opened for no stack). */
+  stack?: string;
+  type: BackendType;
+}
+
+/**
+ * The store of a stack's state in its chosen workspace, the directory it keeps files in, and
+ * the stack's workspace catalog. Does no I/O but reading the selected workspace's name.
+ */
+export function openStateStore(location: StateLocation): OpenedState {
+  const path = statePathOf(location);
+  const dir = dirname(path);
+  const workspace = chosenWorkspace(location.workspace, dir, location.stackName);
+  const stack = location.stackName;
+  if (backendTypeOf(location) === "local") {
+    const workspaces = new LocalWorkspaces(path, stack);
+    const check = workspace === DEFAULT_WORKSPACE ? {} : { workspace: { name: workspace, exists: () => workspaces.exists(workspace) } };
+    return { store: localStateStore(workspaceStatePath(path, workspace), { stack, ...check }), dir, workspace, workspaces, stack, type: "local" };
+  }
+  if (location.state !== undefined) {
+    throw new UserError(
+      error(`--state names a local state file, but the state of stack "${stack}" is on PostgreSQL`, {
+        code: "state/backend",
+        detail: "Drop --state, or choose the local file with --backend local.",
+      }),
+    );
+  }
+  const schema = (location.backend?.type === "postgres" ? location.backend.schema : undefined) ?? DEFAULT_PG_SCHEMA;
+  const workspaces = new PostgresWorkspaces(postgresStateStore({ stack, schema }), stack, schema);
+  return { store: postgresStateStore({ stack, schema, workspace }), dir, workspace, workspaces, stack, type: "postgres" };
+}
+
+/** A state file opened for no stack in particular (only `--state` without a stack file): the default workspace only. */
+export function bareStateFile(path: string, workspace?: string): OpenedState {
+  if (workspace !== undefined && workspace !== DEFAULT_WORKSPACE) {
+    throw new UserError(error(`--workspace ${workspace} needs the stack file: a --state file alone is the default workspace`, { code: "state/workspace", detail: "Name the stack file with -f." }));
+  }
+  const file = resolve(path);
+  return { store: localStateStore(file), dir: dirname(file), workspace: DEFAULT_WORKSPACE, workspaces: new LocalWorkspaces(file, basename(file, ".json")), type: "local" };
 }

@@ -13,6 +13,7 @@ import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../fs/atomic-
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
 import { type StateStore, type StateVersion, type StoreLock, stateConflict, versionOf } from "./store.js";
 import { withWriteGuard } from "./write-guard.js";
+import { missingWorkspace } from "./workspace.js";
 
 export type { StateStore } from "./store.js";
 import { finalPath, makeDirs, openRegular, regularOrMissing, type FileRole } from "./regular-files.js";
@@ -74,15 +75,31 @@ async function backupCurrent(path: string): Promise<void> {
 export interface StateStoreOptions {
   /** The stack the state belongs to: a state file that records another stack is refused. */
   stack?: string;
+  /** A workspace other than `default`: it must exist (checked once, before the first use). */
+  workspace?: { name: string; exists: () => Promise<boolean> };
 }
 
 export class LocalStateStore implements StateStore {
   readonly path: string;
   private readonly stack: string | undefined;
 
+  private readonly workspace: StateStoreOptions["workspace"];
+  private workspaceChecked: Promise<void> | undefined;
+
   constructor(path: string, opts: StateStoreOptions) {
     this.path = path;
     this.stack = opts.stack;
+    this.workspace = opts.workspace;
+  }
+
+  /** A missing workspace is an error before anything is read or written. */
+  private checkWorkspace(): Promise<void> {
+    const ws = this.workspace;
+    if (!ws) return Promise.resolve();
+    this.workspaceChecked ??= ws.exists().then((ok) => {
+      if (!ok) throw missingWorkspace(ws.name, this.path);
+    });
+    return this.workspaceChecked;
   }
 
   /** The file the state is in: `path`, or where its symlinks lead (it need not exist yet). */
@@ -97,6 +114,7 @@ export class LocalStateStore implements StateStore {
   }
 
   async read(): Promise<State | undefined> {
+    await this.checkWorkspace();
     const fh = await openRegular(this.path, STATE_FILE);
     if (!fh) return undefined;
     let text: string;
@@ -134,6 +152,7 @@ export class LocalStateStore implements StateStore {
     if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.path}: ${describeErrors(invalid)}`);
     if (this.stack !== undefined && next.stack !== this.stack) throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.path}, the state of stack "${this.stack}"`);
 
+    await this.checkWorkspace();
     const target = await this.target();
     const dir = dirname(target);
     try {
@@ -200,6 +219,7 @@ export class LocalStateStore implements StateStore {
 
   /** The lock sits beside the file the state is in: one lock per state, whatever links name it. */
   async lock(operation: string, opts?: LockOptions): Promise<LockHandle & StoreLock> {
+    await this.checkWorkspace();
     const target = await this.target();
     // Checked before the lock, so before any cloud call: a write would refuse them at the end.
     await this.checkFiles(target);

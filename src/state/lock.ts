@@ -61,7 +61,8 @@ type LockRead =
   | { kind: "held"; info: LockInfo; key: string }
   | { kind: "unreadable"; key: string; reason: string };
 
-function currentUser(): string {
+/** The OS user running converge. */
+export function currentUser(): string {
   try {
     return userInfo().username;
   } catch {

@@ -1,9 +1,10 @@
-// The state-store contract: what every backend (the local file, later PostgreSQL) provides, and
+// The state-store contract: what every backend (the local file, PostgreSQL) provides, and
 // what a conformance suite (test/state/conformance.ts, after Terraform's statemgr TestFull) checks
 // for each. No file paths or process ids cross it: a store describes itself, and a lock describes
 // its holder.
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
+import type { ClaimConflict, OwnedClaim, ResourceClaim } from "./claims.js";
 
 /** The version of a state a writer last saw: a write succeeds only while the store still holds it. */
 export interface StateVersion {
@@ -31,21 +32,64 @@ export interface StoreLock {
   release(): Promise<void>;
 }
 
+/** What a backend that keeps history records with a write (the local file ignores it). */
+export interface WriteMeta {
+  /** The command writing: "apply", "import", "state rm", … (default: the lock's operation). */
+  operation?: string;
+  /** The digest of the plan being applied ("sha256:…"), when known. */
+  planDigest?: string;
+  /** The plan's access summary, when known: grants added and removed. */
+  access?: { granted: number; revoked: number };
+}
+
+/** One version in a backend's history. */
+export interface HistoryRecord {
+  serial: number;
+  lineage: string;
+  /** When it was written (RFC 3339). */
+  written: string;
+  /** CONVERGE_ACTOR of the writer, else its OS user. */
+  actor: string;
+  host: string;
+  /** The command that wrote it: "apply", "state push", … */
+  operation: string;
+  planDigest?: string;
+  /** The applied plan's access summary, when known. */
+  access?: { granted: number; revoked: number };
+  convergeVersion: string;
+}
+
 export interface StateStore {
-  /** Where the state lives, for messages: "state/quickstart.json", "postgres://…/quickstart". */
+  /** Where the state lives, for messages: "state/quickstart.json", `postgres (schema converge) stack "x" workspace "default"`; never a secret. */
   describe(): string;
   /** The current state; undefined when there is none yet. */
   read(): Promise<State | undefined>;
   /**
    * Compare-and-swap: writes `next` if the store still holds `expect` (undefined: no state yet),
    * atomically, and returns what was written (serial = expect's + 1, lineage kept). Otherwise a
-   * `state/conflict` user error, and nothing is written.
+   * `state/conflict` user error, and nothing is written. `meta` is recorded where the backend
+   * keeps history.
    */
-  write(next: State, expect: StateVersion | undefined): Promise<State>;
+  write(next: State, expect: StateVersion | undefined, meta?: WriteMeta): Promise<State>;
   /** One writer at a time; a second one fails at once naming the holder, or waits up to timeoutMs. */
   lock(operation: string, opts?: { timeoutMs?: number }): Promise<StoreLock>;
   /** Clears a lock whose holder cannot be checked (another host), given its ID. */
   forceUnlock(id: string): Promise<void>;
+
+  // Optional capabilities: a backend that has none leaves them out (the local file).
+
+  /** The versions written, oldest first (backends that keep history). */
+  history?(): Promise<HistoryRecord[]>;
+  /** The version written with `serial` (of the current lineage when several were), if kept. */
+  version?(serial: number): Promise<State | undefined>;
+  /**
+   * Backends that see every stack: the claims recorded by other stacks, or other workspaces of
+   * this one, that conflict with `claims` (a plan's). The claims of each state are recorded with
+   * every write of it.
+   */
+  claimConflicts?(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]>;
+  /** Backends that see every stack: every recorded claim, of every stack and workspace. */
+  allClaims?(): Promise<OwnedClaim[]>;
 }
 
 /** The version a state was read at (or written as). */
@@ -54,13 +98,16 @@ export function versionOf(state: State | undefined): StateVersion | undefined {
 }
 
 /** The user error of a write whose expectation the store no longer holds. */
-export function stateConflict(where: string, stored: StateVersion & { stack?: string }, expect: StateVersion | undefined, next: State): UserError {
+export function stateConflict(where: string, stored: StateVersion & { stack?: string }, expect: StateVersion | undefined, next: State, backend: "file" | "database" = "file"): UserError {
   if (expect && stored.lineage !== expect.lineage) {
     return new UserError(
-      error(`state file ${where} belongs to another state (lineage ${stored.lineage}${stored.stack !== undefined ? `, stack "${stored.stack}"` : ""}), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
+      error(`${backend === "file" ? "state file" : "the state in"} ${where} belongs to another state (lineage ${stored.lineage}${stored.stack !== undefined ? `, stack "${stored.stack}"` : ""}), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
         code: "state/conflict",
         file: where,
-        detail: "Is --state pointing at another stack's state file? Each stack needs its own state file.",
+        detail:
+          backend === "file"
+            ? "Is --state pointing at another stack's state file? Each stack needs its own state file."
+            : "Another state of this stack (a new lineage) was stored since this one was read. Run the command again: it reads the current state first.",
       }),
     );
   }

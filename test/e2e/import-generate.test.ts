@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { Binding, EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { BINDING, EP, LOCATION as LOC, MEMBER, PROJECT, RP } from "../fixtures/builders.js";
+import { BINDING, EP, LOCATION as LOC, PROJECT, RP } from "../fixtures/builders.js";
 import { SET_EP, SET_RP } from "../support/emulator.js";
 import { expectExit, resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
 
@@ -41,7 +41,9 @@ const DOLLAR_BINDINGS: Binding[] = [
 ];
 const DOLLAR_MEMBERS: Binding[] = [{ role: "roles/aiplatform.user", members: ["user:ml${team}@example.com"] }];
 const EXPECTED_BINDINGS = RP_BINDINGS.length;
-const EXPECTED_MEMBERS = EP_BINDINGS.reduce((n, b) => n + b.members.length, 0);
+// `--as binding` (the default): one endpoint binding resource per role.
+const EXPECTED_MEMBERS = EP_BINDINGS.length;
+const EP_BINDING = "cloudnative:aiplatform/v1beta1:EndpointIamBinding";
 
 const SEED: EmulatorWorld = {
   projects: { [PROJECT]: { number: "123456789012" } },
@@ -98,9 +100,8 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
       expect(name.length).toBeLessThanOrEqual(64);
       const roleSlug = r.properties.role.split("/").pop()!.replace(/\./g, "_");
       expect(name).toContain(roleSlug);
-      if (r.type === MEMBER) {
+      if (r.type === EP_BINDING) {
         expect(name.startsWith("churn_")).toBe(true);
-        expect(name).toContain(r.properties.member!.replace(/^[a-zA-Z]+:/, "").replace(/@.*$/, ""));
       } else {
         expect(name.startsWith("nightly_")).toBe(true);
       }
@@ -119,12 +120,12 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
       else expect(g!.properties.condition).toBeUndefined();
       expect(g!.options.import).toBe(`${RP} ${b.role}${b.condition ? ` ${b.condition.title}` : ""}`);
     }
-    // Members: one per (role, member).
-    const members = entries.filter(([, r]) => r.type === MEMBER).map(([, r]) => r);
-    expect(members.map((m) => `${m.properties.role} ${m.properties.member}`).sort()).toEqual(EP_BINDINGS.flatMap((b) => b.members.map((m) => `${b.role} ${m}`)).sort());
-    for (const m of members) {
+    // The endpoint's bindings too (`--as member` is covered by iam-import and the unit tests).
+    const epBindings = entries.filter(([, r]) => r.type === EP_BINDING).map(([, r]) => r);
+    expect(epBindings.map((m) => `${m.properties.role} ${[...m.properties.members!].sort().join(",")}`).sort()).toEqual(EP_BINDINGS.map((b) => `${b.role} ${[...b.members].sort().join(",")}`).sort());
+    for (const m of epBindings) {
       expect(m.properties.name).toBe(EP);
-      expect(m.options.import).toBe(`${EP} ${m.properties.role} ${m.properties.member}`);
+      expect(m.options.import).toBe(`${EP} ${m.properties.role}`);
     }
 
     const [valid, plan] = await Promise.all([cli(["validate", "-f", out]), cli(["plan", "--detailed-exitcode", "-f", out, "--state", state])]);
@@ -193,7 +194,7 @@ describe("converge import --generate: values holding $", { timeout: 90_000 }, ()
     expect(afters.filter((a) => a.name === DOLLARS_RP).map((a) => ({ role: a.role, members: a.members, ...(a.condition ? { condition: a.condition } : {}) }))).toEqual(
       expect.arrayContaining(DOLLAR_BINDINGS.map((b) => ({ ...live(b), members: expect.arrayContaining(b.members) }))),
     );
-    expect(afters.filter((a) => a.name === DOLLARS_EP).map((a) => a.member)).toEqual(DOLLAR_MEMBERS[0]!.members);
+    expect(afters.filter((a) => a.name === DOLLARS_EP).flatMap((a) => a.members)).toEqual(DOLLAR_MEMBERS[0]!.members);
   });
 
   // Issue 18: --as member --group writes one resource per role with a forEach over its members;
@@ -207,7 +208,7 @@ describe("converge import --generate: values holding $", { timeout: 90_000 }, ()
     const plan = await cli(["plan", "--json", "--detailed-exitcode", "-f", out]);
     expectExit(plan, 2);
     const changes = (JSON.parse(plan.stdout) as { resource_changes: { address: string; index?: string; change: { actions: string[]; importing?: unknown; after: Record<string, unknown> } }[] }).resource_changes;
-    expect(changes).toHaveLength(EXPECTED_MEMBERS + 1);
+    expect(changes).toHaveLength(EP_BINDINGS.reduce((n, b) => n + b.members.length, 0) + 1);
     expect(changes.every((c) => c.change.actions[0] === "no-op" && c.change.importing !== undefined && c.index === c.change.after.member)).toBe(true);
     expect(cli(["import", "--generate", EP, "--out", join(ws.dir, "no.yaml"), "--group"]).then((r) => r.code)).resolves.toBe(1);
   });

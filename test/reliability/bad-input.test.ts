@@ -116,7 +116,72 @@ function generated(n: number): string {
   return out.join("\n") + "\n";
 }
 
-const VALID = [QUICKSTART, FLOW, generated(12)];
+/** Issue 16's types and functions: whole policies (bindings, a condition, audit configs), the
+ *  member and binding types of both objects, getRestorePlanIamPolicy and getEndpointIamPolicy. */
+const FAMILY = `name: family
+provider:
+  project: my-project
+  location: us-central1
+variables:
+  team: sre
+  rpPolicy:
+    fn::invoke:
+      function: cloudnative:backup/v1:getRestorePlanIamPolicy
+      arguments: { restorePlanId: weekly, location: us-central1 }
+  epPolicy:
+    fn::invoke:
+      function: cloudnative:aiplatform/v1beta1:getEndpointIamPolicy
+      arguments: { endpointId: churn, location: us-central1, project: my-project }
+resources:
+  nightlyPolicy:
+    type: cloudnative:backup/v1:RestorePlanIamPolicy
+    properties:
+      name: nightly
+      bindings:
+        - role: roles/gkebackup.viewer
+          members: ["group:\${team}@example.com", user:alice@example.com]
+        - role: roles/gkebackup.admin
+          members: [user:oncall@example.com]
+          condition:
+            title: until-2099
+            description: Temporary on-call access
+            expression: request.time < timestamp("2099-01-01T00:00:00Z")
+      auditConfigs:
+        - service: allServices
+          auditLogConfigs:
+            - logType: DATA_READ
+              exemptedMembers: [user:auditor@example.com]
+            - logType: ADMIN_READ
+  weeklyMember:
+    type: cloudnative:backup/v1:RestorePlanIamMember
+    properties:
+      name: us-central1/weekly
+      role: roles/gkebackup.viewer
+      member: user:bob@example.com
+    options:
+      import: "us-central1/weekly roles/gkebackup.viewer user:bob@example.com"
+  churnBinding:
+    type: cloudnative:aiplatform/v1beta1:EndpointIamBinding
+    properties:
+      name: churn
+      role: "\${epPolicy.bindings[0].role}"
+      members: ["serviceAccount:\${team}@my-project.iam.gserviceaccount.com"]
+    options:
+      dependsOn: [nightlyPolicy]
+  scorerPolicy:
+    type: cloudnative:aiplatform/v1beta1:EndpointIamPolicy
+    properties:
+      name: projects/my-project/locations/us-central1/endpoints/scorer
+      bindings: []
+    options:
+      import: projects/my-project/locations/us-central1/endpoints/scorer
+outputs:
+  weeklyEtag: \${rpPolicy.etag}
+  churnRoles: \${epPolicy.bindings}
+  policyId: \${nightlyPolicy.id}
+`;
+
+const VALID = [QUICKSTART, FLOW, generated(12), FAMILY];
 
 // --- mutations --------------------------------------------------------------------------------
 
@@ -213,6 +278,16 @@ const INTERESTING_VALUES: unknown[] = [
   "cloudnative:metastore/v1alpha:getFederation",
   "cloudnative:aiplatform/v1beta1:EndpointIamMember",
   "cloudnative:backup/v1:RestorePlanIamBinding",
+  "cloudnative:backup/v1:RestorePlanIamPolicy",
+  "cloudnative:backup/v1:RestorePlanIamMember",
+  "cloudnative:aiplatform/v1beta1:EndpointIamPolicy",
+  "cloudnative:aiplatform/v1beta1:EndpointIamBinding",
+  "cloudnative:backup/v1:getRestorePlanIamPolicy",
+  "${rpPolicy.bindings}",
+  "${epPolicy.bindings[0].members}",
+  "${nightlyPolicy.auditConfigs}",
+  "DATA_READ",
+  "LOG_TYPE_NOPE",
   "projects/my-project/locations/us-central1/restorePlans/nightly",
   "a/b",
   "embedded",
@@ -221,6 +296,10 @@ const INTERESTING_VALUES: unknown[] = [
   { "fn::invoke": null },
   { title: "t", expression: "request.time <" },
   { title: "", expression: "" },
+  { role: "roles/x", members: ["user:a@example.com"] },
+  [{ role: "roles/x", members: ["user:a@example.com"] }, { role: "roles/x", members: ["bob"] }],
+  [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_WRITE", exemptedMembers: ["user:a@example.com", "bob"] }] }],
+  { "fn::invoke": { function: "cloudnative:aiplatform/v1beta1:getEndpointIamPolicy", arguments: { endpointId: "a/b" } } },
   ["restoreViewers", "restoreViewers"],
   ["invoker"],
   [[[[[]]]]],
@@ -234,13 +313,13 @@ type DocMutation =
   | { kind: "interpolate"; path: number; ref: string };
 
 const anyValue = fc.oneof(fc.constantFrom(...INTERESTING_VALUES), fc.jsonValue({ maxDepth: 3 }), nastyString);
-const keyArb = fc.oneof(fc.constantFrom("name", "type", "properties", "options", "members", "member", "role", "condition", "dependsOn", "protect", "import", "ignoreChanges", "fn::invoke", "function", "arguments", "provider", "project", "location", "endpoint", "seed", "variables", "resources", "outputs", "lint", "nme", "resource", "__proto__", "constructor", "toString", "0", "a b", "${x}"), nastyString);
+const keyArb = fc.oneof(fc.constantFrom("name", "type", "properties", "options", "members", "member", "role", "condition", "bindings", "auditConfigs", "auditLogConfigs", "exemptedMembers", "logType", "service", "restorePlanId", "endpointId", "dependsOn", "protect", "import", "ignoreChanges", "fn::invoke", "function", "arguments", "provider", "project", "location", "endpoint", "seed", "variables", "resources", "outputs", "lint", "nme", "resource", "__proto__", "constructor", "toString", "0", "a b", "${x}"), nastyString);
 const docMutation: fc.Arbitrary<DocMutation> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), path: fc.nat(), value: anyValue }),
   fc.record({ kind: fc.constant("delete" as const), path: fc.nat() }),
   fc.record({ kind: fc.constant("rename" as const), path: fc.nat(), to: keyArb }),
   fc.record({ kind: fc.constant("add" as const), path: fc.nat(), key: keyArb, value: anyValue }),
-  fc.record({ kind: fc.constant("interpolate" as const), path: fc.nat(), ref: fc.constantFrom("${lake.labels.owner}", "${team}", "${restoreViewers.etag}", "${invoker.project}", "${nope}", "${a}", "${b.members[0]}", "${restoreViewers}", "${lake}", "${", "}${") }),
+  fc.record({ kind: fc.constant("interpolate" as const), path: fc.nat(), ref: fc.constantFrom("${lake.labels.owner}", "${team}", "${rpPolicy.etag}", "${epPolicy.bindings[0].role}", "${nightlyPolicy.bindings}", "${restoreViewers.etag}", "${invoker.project}", "${nope}", "${a}", "${b.members[0]}", "${restoreViewers}", "${lake}", "${", "}${") }),
 );
 
 function applyDoc(text: string, muts: DocMutation[]): string {

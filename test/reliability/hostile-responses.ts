@@ -102,7 +102,8 @@ export const responseCase = fc.record({
 });
 export type ResponseCase = typeof responseCase extends fc.Arbitrary<infer T> ? T : never;
 
-/** The stack of case `id`: a federation read feeding a member, a binding, a conditional binding. */
+/** The stack of case `id`: a federation read feeding a member, a binding, a conditional binding,
+ *  a whole-policy resource with audit configs and a getEndpointIamPolicy read. */
 export function caseStack(id: number): string {
   const p = projectOf(id);
   return `name: fz
@@ -114,7 +115,17 @@ variables:
     fn::invoke:
       function: ${GET_FEDERATION}
       arguments: { federationId: lake, location: us-central1 }
+  scorer:
+    fn::invoke:
+      function: cloudnative:aiplatform/v1beta1:getEndpointIamPolicy
+      arguments: { endpointId: scorer, location: us-central1 }
 resources:
+  monthly:
+    type: cloudnative:backup/v1:RestorePlanIamPolicy
+    properties:
+      name: monthly
+      bindings: [{ role: roles/gkebackup.viewer, members: [user:alice@example.com] }]
+      auditConfigs: [{ service: allServices, auditLogConfigs: [{ logType: DATA_READ, exemptedMembers: [user:ops@example.com] }] }]
   viewers:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:alice@example.com] }
@@ -130,6 +141,7 @@ resources:
     properties: { name: churn, role: roles/aiplatform.user, member: "serviceAccount:\${lake.labels.owner}@${p}.iam.gserviceaccount.com" }
 outputs:
   owner: \${lake.labels.owner}
+  scorerEtag: \${scorer.etag}
 `;
 }
 

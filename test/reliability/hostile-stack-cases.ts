@@ -3,7 +3,10 @@
 // mutated with the classes of hostile material issue 12 lists: `${…}`, NUL and `../` in names,
 // undefined aliases, alias bombs, deep nesting, bytes that are not UTF-8, names every JavaScript
 // object inherits as variable/output/resource/lint names, conditions Google refuses, more than
-// 1,500 principals on a policy, huge strings, bad references and wrong types.
+// 1,500 principals on a policy, huge strings, bad references and wrong types. Every IAM type of
+// issue 16 is in the mix: whole-policy resources (bindings, audit configs), the member and binding
+// types of both objects, the getRestorePlanIamPolicy/getEndpointIamPolicy functions, and
+// resources added on objects the stack already manages (conflicts).
 import fc from "fast-check";
 import type { Policy } from "../../src/generated/schemas.js";
 import { BINDING, EP, FED, GET_FEDERATION, LAKE, MEMBER, RP, epName, rpName, type FakeWorld } from "../fixtures/builders.js";
@@ -24,7 +27,33 @@ const PROP_VALUES: Record<string, string[]> = {
   member: ["user:${nope}@example.com", "user:a@example.com\u0000", "allUsers", "deleted:user:a@example.com?uid=1", "user:\u001b[2J@example.com", "serviceAccount:${lake.constructor}", "user:${team.length}@example.com", "principal://", "user:" + "a".repeat(200_000) + "@example.com", "${lake.labels}", "user:\ud800@example.com"],
   members: ["[]", "user:a@example.com", "{a: 1}", "[[user:a@example.com]]", "[user:a@example.com, USER:A@example.com, user:A@EXAMPLE.COM]", '["${lake.labels.__proto__}"]', "[allUsers, allAuthenticatedUsers]", "[null, 1, true]", "[user:a@example.com, *nope]", '"${team}"'],
   condition: ["{}", "{title: t}", "{title: t, expression: 1}", '{title: "", expression: ""}', "[]", "null", "{title: t, expression: true, description: {}}"],
+  bindings: [
+    "[]",
+    "{}",
+    "[null]",
+    "[{role: roles/x}]",
+    "[{role: roles/x, members: [user:a@example.com]}, {role: roles/x, members: [user:b@example.com]}]",
+    '[{role: "${team}", members: ["user:${team}@example.com"]}]',
+    "[{role: roles/x, members: [bob, user:a@example.com]}]",
+    `[{role: roles/x, members: [user:a@example.com], condition: {title: t, expression: ${JSON.stringify("request.time <")}}}]`,
+    '"${rpPolicy.bindings}"',
+    "[{role: roles/owner, members: [allUsers]}]",
+    '[{role: roles/x, members: ["${lake.labels}"]}]',
+  ],
+  auditConfigs: [
+    "[]",
+    "{}",
+    "[null, 1]",
+    "[{service: allServices}]",
+    "[{service: allServices, auditLogConfigs: [{logType: NOPE}]}]",
+    "[{service: allServices, auditLogConfigs: [{logType: DATA_READ, exemptedMembers: [bob]}]}]",
+    '"${rpPolicy.auditConfigs}"',
+    '[{service: "${team}", auditLogConfigs: [{logType: DATA_WRITE, exemptedMembers: ["user:${team}@example.com"]}]}]',
+    "[{service: allServices, auditLogConfigs: [{logType: ADMIN_READ}, {logType: ADMIN_READ}]}]",
+  ],
 };
+/** Properties whose values are raw YAML (the others are written as quoted strings). */
+const RAW_PROPS = new Set(["members", "condition", "bindings", "auditConfigs"]);
 
 /** Condition expressions Google refuses, and a few it accepts. */
 const EXPRESSIONS = [
@@ -58,7 +87,7 @@ const EXPRESSIONS = [
 /** References that are broken, reach into inherited members, or index absurdly. */
 const REFS = ["${", "}${", "${}", "${nope}", "${a.b[99999999999999999999]}", '${lake.labels["__proto__"]}', "${toString}", "${lake.constructor}", "${lake.labels.constructor}", "${team.length}", "${__proto__.x}", "${viewers.members[-1]}", "${viewers.members[1e9]}", "${invoker.id.x}", "$${team}", "${lake.backendMetastores.constructor.name}", "${team}${team}${team}"];
 
-/** One binding or member resource; every value is raw YAML (flow style, one line). */
+/** One IAM resource; every value is raw YAML (flow style, one line). */
 interface Res {
   key: string;
   type: string;
@@ -83,6 +112,44 @@ const binding = (key: string, name: string, role: string, members: string, extra
 const member = (key: string, name: string, role: string, m: string, options: [string, string][] = []): Res => ({ key, type: MEMBER, props: [["name", name], ["role", role], ["member", m]], options });
 
 const LAKE_INVOKE = `{fn::invoke: {function: ${q(GET_FEDERATION)}, arguments: {federationId: lake, location: us-central1}}}`;
+
+const T = {
+  rpPolicy: "cloudnative:backup/v1:RestorePlanIamPolicy",
+  rpMember: "cloudnative:backup/v1:RestorePlanIamMember",
+  epPolicy: "cloudnative:aiplatform/v1beta1:EndpointIamPolicy",
+  epBinding: "cloudnative:aiplatform/v1beta1:EndpointIamBinding",
+};
+const res = (key: string, type: string, props: [string, string][], options: [string, string][] = []): Res => ({ key, type, props, options });
+/** The condition of the quick stack's admins binding (a resource added with it conflicts). */
+const UNTIL_2099 = `{title: until-2099, expression: ${q('request.time < timestamp("2099-01-01T00:00:00Z")')}}`;
+const AUDIT = "[{service: allServices, auditLogConfigs: [{logType: DATA_READ, exemptedMembers: [user:auditor@example.com]}, {logType: ADMIN_READ}]}]";
+const invoke = (fn: string, args: string) => `{fn::invoke: {function: ${q(fn)}, arguments: {${args}, location: us-central1}}}`;
+
+/** The IAM family of issue 16: both whole-policy types, the new member and binding types, both functions. */
+function familyStack(): StackSpec {
+  return {
+    name: "family",
+    variables: [
+      ["team", "sre"],
+      ["lake", LAKE_INVOKE],
+      ["rpPolicy", invoke("cloudnative:backup/v1:getRestorePlanIamPolicy", "restorePlanId: weekly")],
+      ["epPolicy", invoke("cloudnative:aiplatform/v1beta1:getEndpointIamPolicy", "endpointId: churn, project: my-project")],
+    ],
+    resources: [
+      res("nightlyPolicy", T.rpPolicy, [
+        ["name", "nightly"],
+        ["bindings", `[{role: roles/gkebackup.viewer, members: ["group:\${team}@example.com", user:alice@example.com]}, {role: roles/gkebackup.admin, members: [user:oncall@example.com], condition: ${UNTIL_2099}}]`],
+        ["auditConfigs", AUDIT],
+      ]),
+      res("weeklyMember", T.rpMember, [["name", "us-central1/weekly"], ["role", q("${epPolicy.bindings[0].role}")], ["member", "user:bob@example.com"]]),
+      res("churnBinding", T.epBinding, [["name", "churn"], ["role", "roles/aiplatform.user"], ["members", '["serviceAccount:${lake.labels.owner}@my-project.iam.gserviceaccount.com"]']], [["dependsOn", "[nightlyPolicy]"]]),
+      res("scorerPolicy", T.epPolicy, [["name", "projects/my-project/locations/us-central1/endpoints/scorer"], ["bindings", "[{role: roles/aiplatform.user, members: [user:scorer@example.com]}]"]], [["ignoreChanges", "[auditConfigs]"]]),
+    ],
+    outputs: [["weeklyEtag", q("${rpPolicy.etag}")], ["churnRoles", q("${epPolicy.bindings}")], ["policyId", q("${nightlyPolicy.id}")]],
+    lint: [],
+    tail: [],
+  };
+}
 
 /** The starting stacks: every one loads and plans without an error against fuzzWorld(). */
 export function baseStacks(): StackSpec[] {
@@ -109,13 +176,13 @@ export function baseStacks(): StackSpec[] {
     lint: [],
     tail: [],
   };
-  return [quick, generated];
+  return [quick, generated, familyStack()];
 }
 
 /** The cloud the stacks plan against: the objects they name, with foreign grants, and the lake. */
 export function fuzzWorld(crowded = 0): FakeWorld {
   const foreign = (i: number): Policy => ({ version: 1, bindings: [{ role: "roles/foreign.owner", members: Array.from({ length: i === 1 && crowded ? crowded : 1 }, (_, j) => `user:owner-${i}-${j}@example.com`) }], etag: `e${i}` });
-  return { policies: { [RP]: foreign(1), [rpName("weekly")]: foreign(2), [EP]: foreign(3), [epName("scorer")]: foreign(4) }, federations: { [FED]: structuredClone(LAKE) } };
+  return { policies: { [RP]: foreign(1), [rpName("weekly")]: foreign(2), [EP]: foreign(3), [epName("scorer")]: foreign(4), [rpName("monthly")]: foreign(5) }, federations: { [FED]: structuredClone(LAKE) } };
 }
 
 /** The stack as YAML text. */
@@ -146,7 +213,7 @@ export type StackMutation =
   | { kind: "alias"; how: "undefined" | "loop" | "bomb" | "deepAlias"; levels: number }
   | { kind: "nest"; depth: number; flow: boolean }
   | { kind: "huge"; bytes: number; where: "description" | "variable" | "member" }
-  | { kind: "crowd"; principals: number; bindings: number; interpolated: boolean }
+  | { kind: "crowd"; principals: number; bindings: number; interpolated: boolean; asPolicy: boolean }
   | { kind: "dependsOn"; res: number; names: string[] };
 
 export type ByteMutation = { kind: "bytes"; at: number; bytes: number[] } | { kind: "truncate"; at: number };
@@ -164,7 +231,7 @@ export const stackMutation: fc.Arbitrary<StackMutation> = fc.oneof(
   fc.record({ kind: fc.constant("alias" as const), how: fc.constantFrom("undefined" as const, "loop" as const, "bomb" as const, "deepAlias" as const), levels: fc.integer({ min: 2, max: 8 }) }),
   fc.record({ kind: fc.constant("nest" as const), depth: fc.oneof(fc.integer({ min: 30, max: 80 }), fc.integer({ min: 80, max: 20_000 })), flow: fc.boolean() }),
   fc.record({ kind: fc.constant("huge" as const), bytes: fc.integer({ min: 10_000, max: 2_000_000 }), where: fc.constantFrom("description" as const, "variable" as const, "member" as const) }),
-  fc.record({ kind: fc.constant("crowd" as const), principals: fc.integer({ min: 1_400, max: 1_700 }), bindings: fc.integer({ min: 1, max: 3 }), interpolated: fc.boolean() }),
+  fc.record({ kind: fc.constant("crowd" as const), principals: fc.integer({ min: 1_400, max: 1_700 }), bindings: fc.integer({ min: 1, max: 3 }), interpolated: fc.boolean(), asPolicy: fc.boolean() }),
   fc.record({ kind: fc.constant("dependsOn" as const), res: fc.nat(), names: fc.array(hostileName, { minLength: 1, maxLength: 3 }) }),
 );
 
@@ -174,7 +241,7 @@ export const byteMutation: fc.Arbitrary<ByteMutation> = fc.oneof(
 );
 
 export const stackCase = fc.record({
-  base: fc.nat({ max: 1 }),
+  base: fc.nat({ max: 2 }),
   /** Foreign principals already on the nightly restore plan (the stack's grants may push it over 1,500). */
   crowdedWorld: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, fc.integer({ min: 1_400, max: 1_550 })),
   muts: fc.array(stackMutation, { minLength: 1, maxLength: 3 }),
@@ -223,14 +290,14 @@ export function mutateStack(base: StackSpec, m: StackMutation): StackSpec {
       rename(s, m);
       break;
     case "addEntry":
-      if (m.section === "resources") s.resources.push(member(m.name, "churn", "roles/aiplatform.user", `user:${m.value % 7}@example.com`));
+      if (m.section === "resources") s.resources.push(addedResource(m.name, m.value));
       else s[m.section].push([m.name, pick(ENTRY_VALUES[m.section], m.value)]);
       break;
     case "setProp": {
       const r = res(m.res);
       if (!r) break;
       const value = pick(PROP_VALUES[m.prop]!, m.value);
-      const raw = m.prop === "members" || m.prop === "condition" ? value : q(value);
+      const raw = RAW_PROPS.has(m.prop) ? value : q(value);
       const at = r.props.findIndex(([k]) => k === m.prop);
       if (at >= 0) r.props[at]![1] = raw;
       else r.props.push([m.prop, raw]);
@@ -279,6 +346,23 @@ export function mutateStack(base: StackSpec, m: StackMutation): StackSpec {
   return s;
 }
 
+/** A resource added under a hostile name: of any type, on an object the base stacks already manage. */
+function addedResource(name: string, value: number): Res {
+  const who = `user:${value % 7}@example.com`;
+  switch (value % 5) {
+    case 1:
+      return res(name, T.rpPolicy, [["name", "nightly"], ["bindings", `[{role: roles/fuzz.added, members: [${who}]}]`]]);
+    case 2:
+      return res(name, T.epBinding, [["name", "scorer"], ["role", "roles/aiplatform.user"], ["members", `[${who}]`]]);
+    case 3:
+      return res(name, T.rpMember, [["name", "weekly"], ["role", "roles/gkebackup.admin"], ["member", who], ["condition", UNTIL_2099]]);
+    case 4:
+      return res(name, T.epPolicy, [["name", "churn"], ["bindings", "[]"], ["auditConfigs", AUDIT]]);
+    default:
+      return member(name, "churn", "roles/aiplatform.user", who);
+  }
+}
+
 /** Renames an entry; the references to it follow (`${old…}`, `[old]` in dependsOn). */
 function rename(s: StackSpec, m: Extract<StackMutation, { kind: "rename" }>): void {
   const e = entries(s, m.section);
@@ -301,14 +385,16 @@ function addHuge(s: StackSpec, m: Extract<StackMutation, { kind: "huge" }>): voi
   }
 }
 
-/** Bindings on one restore plan with `principals` members in all. */
+/** Bindings on one restore plan with `principals` members in all: binding resources on the
+ *  nightly plan, or the bindings of one policy resource on the monthly plan. */
 function addCrowd(s: StackSpec, m: Extract<StackMutation, { kind: "crowd" }>): void {
-  for (let b = 0; b < m.bindings; b++) {
-    const n = Math.ceil(m.principals / m.bindings);
-    // Interpolated members are counted only when the plan resolves them.
-    const one = (i: number) => (m.interpolated ? q(`user:c${b}-${i}-\${team}@example.com`) : `user:c${b}-${i}@example.com`);
-    s.resources.push(binding(`crowd${b}`, "nightly", `roles/fuzz.crowd${b}`, `[${Array.from({ length: n }, (_, i) => one(i)).join(", ")}]`));
-  }
+  const n = Math.ceil(m.principals / m.bindings);
+  // Interpolated members are counted only when the plan resolves them.
+  const one = (b: number, i: number) => (m.interpolated ? q(`user:c${b}-${i}-\${team}@example.com`) : `user:c${b}-${i}@example.com`);
+  const members = (b: number) => `[${Array.from({ length: n }, (_, i) => one(b, i)).join(", ")}]`;
+  const roles = Array.from({ length: m.bindings }, (_, b) => b);
+  if (m.asPolicy) s.resources.push(res("crowdPolicy", T.rpPolicy, [["name", "monthly"], ["bindings", `[${roles.map((b) => `{role: roles/fuzz.crowd${b}, members: ${members(b)}}`).join(", ")}]`]]));
+  else for (const b of roles) s.resources.push(binding(`crowd${b}`, "nightly", `roles/fuzz.crowd${b}`, members(b)));
 }
 
 function aliasEntries(how: "undefined" | "loop" | "bomb" | "deepAlias", levels: number): [string, string][] {

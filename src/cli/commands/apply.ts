@@ -7,7 +7,7 @@ import { checkNotStale, checkSameChanges, checkSameInputs, checkStackName } from
 import { ChangeTally } from "../../engine/tally.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { addStackOptions, durationMs, withExamples, action, EXIT, parallelismOf, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, durationMs, withExamples, action, EXIT, parallelismOf, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
 import { seg } from "../render/lines.js";
 import { refreshLines } from "../render/plan-text.js";
 import { addPlanOptions, planWithView, reportingFailure, type PlanCliOptions } from "./plan.js";
@@ -187,11 +187,13 @@ export function registerApply(program: Command): void {
     .description("Print the stack's outputs from the state")
     .option("-f, --file <path>", STACK_FILE_HELP)
     .option("--state <path>", STATE_OPTION_HELP)
+    .addOption(backendOption())
+    .option("--workspace <name>", WORKSPACE_OPTION_HELP)
     .option("--json", "print JSON")
     .option("--raw", "print a string output without quotes")
     .option("--show-sensitive", "print the values of outputs computed from a secret")
     .action(
-      action(async (name: string | undefined, o: { file?: string; state?: string; json?: boolean; raw?: boolean; showSensitive?: boolean }) => {
+      action(async (name: string | undefined, o: StateCommandOptions & { json?: boolean; raw?: boolean; showSensitive?: boolean }) => {
         const state = await stateStoreOf(o).read();
         const outputs: Record<string, unknown> = { ...(state?.outputs ?? {}) };
         if (!o.showSensitive) for (const n of state?.sensitive_outputs ?? []) if (Object.hasOwn(outputs, n)) outputs[n] = SENSITIVE_TEXT;

@@ -9,7 +9,9 @@ import { jsonText } from "../../diagnostics/terminal-text.js";
 import type { Plan, State } from "../../generated/schemas.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { toTerraformPlanJson } from "../../plan/terraform-json.js";
-import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, writeOut } from "../common.js";
+import type { BackendType } from "../../state/factory.js";
+import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
+import { serialOf, stateAt } from "./state-team.js";
 import { accessLines } from "../render/access-text.js";
 import { type Line, seg } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
@@ -21,6 +23,9 @@ import { readSavedPlan } from "./saved-plan-file.js";
 interface ShowOptions {
   file?: string;
   state?: string;
+  backend?: BackendType;
+  workspace?: string;
+  serial?: string;
   json?: boolean;
   color: boolean;
   view: string;
@@ -48,7 +53,9 @@ export function stateLines(state: State): Line[] {
 }
 
 async function showState(o: ShowOptions): Promise<void> {
-  const state = redactState(await stateStoreOf(o).read());
+  // --serial: a version from the history (backends that keep one).
+  const store = stateStoreOf(o);
+  const state = redactState(o.serial !== undefined ? await stateAt(store, serialOf(o.serial)) : await store.read());
   if (o.json) return writeOut(jsonText(state ?? null, 2) + "\n");
   if (!state) return writeOut("No state yet: run converge apply first.\n");
   return printLines(stateLines(state), o);
@@ -61,15 +68,19 @@ export function registerShow(program: Command): void {
     .description("Show a saved plan as `plan` showed it, or the state")
     .option("-f, --file <path>", STACK_FILE_HELP)
     .option("--state <path>", STATE_OPTION_HELP)
+    .addOption(backendOption())
+    .option("--workspace <name>", WORKSPACE_OPTION_HELP)
+    .option("--serial <n>", "show this version of the state from its history (converge state history lists them)")
     .option("--json", "print JSON (a plan: Terraform's plan JSON, as plan --json; or the state)")
     .option("--view <view>", "for a plan: changes or access", "changes")
     .option("--format <format>", "for a plan: text or markdown", "text")
     .option("--no-color", "plain text output, no colours")
-    .addHelpText("after", "\nExamples:\n  converge plan --out plan.json && converge show plan.json\n  converge show --json plan.json\n  converge show                     # the state of ./stack.yaml")
+    .addHelpText("after", "\nExamples:\n  converge plan --out plan.json && converge show plan.json\n  converge show --json plan.json\n  converge show                     # the state of ./stack.yaml\n  converge show --serial 3          # version 3 of it, from the history")
     .action(
       action(async (planFile: string | undefined, o: ShowOptions) => {
         if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
         if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
+        if (planFile && o.serial !== undefined) throw new UserError({ severity: "error", summary: "--serial shows a version of the state, not a saved plan" });
         if (planFile) await showPlan(readSavedPlan(planFile, planKey()), o);
         else await showState(o);
         return EXIT.ok;

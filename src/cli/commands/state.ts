@@ -5,12 +5,16 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { type StateStore, versionOf } from "../../state/index.js";
 import { withStateLock } from "../../engine/session.js";
-import { action, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, writeOut } from "../common.js";
+import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
+import { registerStateMigrate } from "./state-migrate.js";
+import { registerStateTeam } from "./state-team.js";
 
 interface StateCliOptions {
   file?: string;
   state?: string;
+  backend?: "local" | "postgres";
+  workspace?: string;
   json?: boolean;
   lockTimeout?: string;
 }
@@ -25,6 +29,8 @@ function common(cmd: Command): Command {
   return cmd
     .option("-f, --file <path>", STACK_FILE_HELP)
     .option("--state <path>", STATE_OPTION_HELP)
+    .addOption(backendOption())
+    .option("--workspace <name>", WORKSPACE_OPTION_HELP)
     .option("--lock-timeout <duration>", "wait this long for the state lock")
     .option("--json", "print JSON");
 }
@@ -86,12 +92,17 @@ export function registerState(program: Command): void {
     }),
   );
 
+  registerStateTeam(state, common);
+  registerStateMigrate(state, common);
+
   program
     .command("force-unlock")
     .argument("<lockId>")
     .description("Remove a state lock that cannot be checked (e.g. held by another host)")
     .option("-f, --file <path>", STACK_FILE_HELP)
     .option("--state <path>", STATE_OPTION_HELP)
+    .addOption(backendOption())
+    .option("--workspace <name>", WORKSPACE_OPTION_HELP)
     .action(
       action(async (lockId: string, o: StateCliOptions) => {
         await stateStoreOf(o).forceUnlock(lockId);

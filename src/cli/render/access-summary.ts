@@ -52,14 +52,25 @@ const grantKey = (object: unknown, role: unknown, condition: unknown) => JSON.st
 
 /** Members the block's own diff already shows as removed: the before's members that the after
  *  does not list (all of them for a delete), keyed by the before's object, role and condition. */
+/** The grants a resource value holds on `object`, as grantKey + member key: a binding's or
+ *  member's own, or each binding's of a whole policy. */
+function grantsIn(v: Obj | undefined, object: unknown): string[] {
+  if (!v) return [];
+  const parts = Array.isArray(v.bindings) ? v.bindings.filter(isObj) : [v];
+  return parts.flatMap((b) => {
+    const members = Array.isArray(b.members) ? b.members.map(String) : typeof b.member === "string" ? [b.member] : [];
+    const key = grantKey(object, b.role, b.condition);
+    return members.map((m) => `${key}\u0000${memberKey(m)}`);
+  });
+}
+
+/** The grants the change's own diff shows removed: gone from its member lists. A grant that moves
+ *  with the resource to another object stays in the lists, so its revoke is not shown there. */
 function removedInDiff(c: ResourceChange): Set<string> {
   const before = isObj(c.change.before) ? c.change.before : undefined;
   if (!before) return new Set();
-  const after = isObj(c.change.after) ? c.change.after : undefined;
-  const list = (v: Obj | undefined) => (v ? (Array.isArray(v.members) ? v.members.map(String) : typeof v.member === "string" ? [v.member] : []) : []);
-  const kept = new Set(list(after).map(memberKey));
-  const key = grantKey(before.name, before.role, before.condition);
-  return new Set(list(before).map(memberKey).filter((m) => !kept.has(m)).map((m) => `${key}\u0000${m}`));
+  const kept = new Set(grantsIn(isObj(c.change.after) ? c.change.after : undefined, before.name));
+  return new Set(grantsIn(before, before.name).filter((g) => !kept.has(g)));
 }
 
 /** Lines inside a resource's block for the grants it revokes that its diff does not show. */
@@ -68,11 +79,13 @@ export function revocationLines(c: ResourceChange, revokes: readonly AccessChang
   const shown = removedInDiff(c);
   const mine = isObj(c.change.after) ? c.change.after : isObj(c.change.before) ? c.change.before : undefined;
   const own = mine ? grantKey(mine.name, mine.role, mine.condition) : undefined;
+  // A whole-policy resource owns every grant on its object.
+  const ownsObject = mine !== undefined && Array.isArray(mine.bindings);
   const lines: Line[] = [];
   for (const r of revokes) {
     const key = grantKey(r.object, r.role, r.condition);
     if (shown.has(`${key}\u0000${memberKey(r.principal)}`)) continue;
-    const note = key === own ? "granted outside converge, will be revoked" : `${where(r)}: will be revoked`;
+    const note = key === own || (ownsObject && r.object === mine.name) ? "granted outside converge, will be revoked" : `${where(r)}: will be revoked`;
     lines.push([seg("      - ", "remove"), seg(JSON.stringify(r.principal)), seg(`  # ${note}`, "remove")]);
   }
   return lines;

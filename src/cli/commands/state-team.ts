@@ -1,0 +1,136 @@
+// The state commands of team state (issue 17): `state history`, `state pull`, `state push` and
+// `state claims`. History and claims are optional capabilities of a backend: the local file
+// keeps neither, and says so.
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { error, UserError } from "../../diagnostics/diagnostic.js";
+import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
+import { withStateLock } from "../../engine/session.js";
+import type { State } from "../../generated/schemas.js";
+import { describeClaim } from "../../state/claims.js";
+import { parseState, serializeState } from "../../state/format.js";
+import { type HistoryRecord, type StateStore, versionOf } from "../../state/index.js";
+import { action, durationMs, EXIT, openedStateOf, type StateCommandOptions, writeOut } from "../common.js";
+
+interface TeamOptions extends StateCommandOptions {
+  json?: boolean;
+  lockTimeout?: string;
+  serial?: string;
+  force?: boolean;
+}
+
+/** What the local backend says where history would be. */
+export function noHistory(file: string): string {
+  return `The local backend keeps no history: only the current state and the previous version (${file}.backup). Keep the state on PostgreSQL (backend: {type: postgres}) to keep every version, with who wrote it and why.`;
+}
+
+/** --serial as a whole number. */
+export function serialOf(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0) throw new UserError(error(`--serial must be a whole number, got "${text}"`));
+  return n;
+}
+
+/** The state at `serial` (the current one when undefined); a user error when there is none. */
+export async function stateAt(store: StateStore, serial: number | undefined): Promise<State> {
+  const current = await store.read();
+  if (serial === undefined || current?.serial === serial) {
+    if (current) return current;
+    throw new UserError(error(`no state at ${store.describe()}`, { code: "state/none", detail: "Run converge apply or converge import first." }));
+  }
+  if (!store.version) throw new UserError(error(`serial ${serial} is not the current state (${current ? `serial ${current.serial}` : "no state yet"}) of ${store.describe()}`, { code: "state/no-history", detail: noHistory(store.describe()) }));
+  const old = await store.version(serial);
+  if (!old) throw new UserError(error(`no version with serial ${serial} in the history of ${store.describe()}`, { code: "state/no-version", detail: "converge state history lists the versions kept." }));
+  return old;
+}
+
+function historyText(records: HistoryRecord[]): string {
+  const rows = [["SERIAL", "WRITTEN", "ACTOR", "HOST", "OPERATION", "GRANTED", "REVOKED", "PLAN"]];
+  for (const r of records) {
+    rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, r.access ? String(r.access.granted) : "-", r.access ? String(r.access.revoked) : "-", r.planDigest ? `${r.planDigest.slice(0, 19)}…` : "-"]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => terminalText(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd())).join("\n") + "\n";
+}
+
+async function history(o: TeamOptions): Promise<number> {
+  const store = openedStateOf(o).store;
+  if (!store.history) {
+    if (o.json) await writeOut("[]\n");
+    process.stderr.write(`${noHistory(store.describe())}\n`);
+    if (!o.json) await writeOut(`No history: ${store.describe()} is a local state file.\n`);
+    return EXIT.ok;
+  }
+  const records = await store.history();
+  if (o.json) await writeOut(jsonText(records, 2) + "\n");
+  else await writeOut(records.length ? historyText(records) : `No history yet: nothing was written to ${store.describe()}.\n`);
+  return EXIT.ok;
+}
+
+/** The pushed state as the store will take it; refuses another stack, and without --force another lineage or an older serial. */
+function pushed(file: string, text: string, stack: string | undefined, current: State | undefined, force: boolean): State {
+  const next = parseState(text, file);
+  if (stack !== undefined && next.stack !== stack) throw new UserError(error(`${file} is a state of stack "${next.stack}", not of stack "${stack}"`, { code: "state/push", file }));
+  if (!current) return next;
+  if (next.lineage !== current.lineage && !force) {
+    throw new UserError(error(`${file} has lineage ${next.lineage}, the stored state ${current.lineage}: it is another state of this stack`, { code: "state/push", file, detail: "Nothing was written. Use --force to replace the stored state with it anyway (it keeps the stored lineage, so every writer's compare-and-swap still holds)." }));
+  }
+  if (next.lineage === current.lineage && next.serial < current.serial && !force) {
+    throw new UserError(error(`${file} has serial ${next.serial}, older than the stored serial ${current.serial}`, { code: "state/push", file, detail: "Nothing was written. Use --force to restore an older version (the history keeps the one it replaces)." }));
+  }
+  return { ...next, lineage: current.lineage };
+}
+
+async function push(file: string, o: TeamOptions): Promise<number> {
+  const opened = openedStateOf(o);
+  const { store } = opened;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    throw new UserError(error(`cannot read ${file}: ${(e as Error).message}`, { code: "state/push", file }));
+  }
+  return withStateLock(store, "state push", durationMs(o.lockTimeout), async () => {
+    const current = await store.read();
+    const next = pushed(file, text, opened.stack, current, o.force === true);
+    const written = await store.write(next, versionOf(current), { operation: o.force ? "state push --force" : "state push" });
+    await writeOut(`Pushed ${file} to ${store.describe()}: it is now serial ${written.serial}.\n`);
+    return EXIT.ok;
+  });
+}
+
+async function claims(o: TeamOptions): Promise<number> {
+  const store = openedStateOf(o).store;
+  if (!store.allClaims) {
+    if (o.json) await writeOut("[]\n");
+    else await writeOut(`No claims: ${store.describe()} is a local state file, which sees no other stack. Cross-stack ownership is recorded on PostgreSQL (backend: {type: postgres}).\n`);
+    return EXIT.ok;
+  }
+  const all = await store.allClaims();
+  if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...c.claim })), 2) + "\n").then(() => EXIT.ok);
+  if (!all.length) return writeOut("No claims recorded: no stack has applied a state here yet.\n").then(() => EXIT.ok);
+  const lines = all.map((c) => terminalText(`${c.stack}  ${c.workspace}  ${c.address}  ${describeClaim(c.claim)}`));
+  await writeOut(`STACK  WORKSPACE  RESOURCE  MANAGES\n${lines.join("\n")}\n`);
+  return EXIT.ok;
+}
+
+/** Adds history, pull, push and claims to `converge state`; `common` adds the shared options. */
+export function registerStateTeam(state: Command, common: (cmd: Command) => Command): void {
+  common(state.command("history").description("List the versions of the state: serial, when, who, host, command, plan digest, access granted/revoked")).action(action((o: TeamOptions) => history(o)));
+
+  common(state.command("pull").description("Print the current state (or --serial N from the history) as JSON"))
+    .option("--serial <n>", "a version from the history")
+    .action(
+      action(async (o: TeamOptions) => {
+        const s = await stateAt(openedStateOf(o).store, o.serial !== undefined ? serialOf(o.serial) : undefined);
+        await writeOut(serializeState(s));
+        return EXIT.ok;
+      }),
+    );
+
+  common(state.command("push").argument("<file>", "a state file (e.g. from state pull)").description("Replace the state with FILE (compare-and-swap on the current serial)"))
+    .option("--force", "replace a state of another lineage, or restore an older serial")
+    .action(action((file: string, o: TeamOptions) => push(file, o)));
+
+  common(state.command("claims").description("List what every stack's state manages (PostgreSQL: all stacks of the schema)")).action(action((o: TeamOptions) => claims(o)));
+}

@@ -1,0 +1,72 @@
+// Cross-stack ownership: what a state manages, as the drivers' claims (src/drivers/claims.ts
+// decides when two conflict: one rule for a stack's own resources and across stacks). A backend
+// that sees every stack (PostgreSQL) records the claims of each state it writes and answers which
+// recorded claims of other stacks or workspaces a plan's claims conflict with.
+import { claimsConflict, type ConflictKind } from "../drivers/claims.js";
+import { inputsOf } from "../drivers/inputs.js";
+import { resourceDriver } from "../drivers/registry.js";
+import type { Claim } from "../drivers/types.js";
+import type { State } from "../generated/schemas.js";
+import { conditionKey } from "../iam/conditions.js";
+import { memberKey } from "../iam/members.js";
+
+/** A claim of one resource of a state or a plan. */
+export interface ResourceClaim {
+  address: string;
+  claim: Claim;
+}
+
+/** A recorded claim and who holds it. */
+export interface OwnedClaim extends ResourceClaim {
+  stack: string;
+  workspace: string;
+}
+
+/** A claim of ours that another stack's (or workspace's) recorded claim conflicts with. */
+export interface ClaimConflict {
+  kind: ConflictKind;
+  mine: ResourceClaim;
+  owner: OwnedClaim;
+}
+
+/** The claims of `value` (inputs, or a plan's after value) of a resource of type `type`; none for types without a driver. */
+export function claimsOfValue(type: string, address: string, value: unknown): ResourceClaim[] {
+  const d = resourceDriver(type);
+  if (!d) return [];
+  return d.claims(inputsOf(d, value)).map((claim) => ({ address, claim }));
+}
+
+/** What the resources of a state manage. */
+export function stateClaims(state: State): ResourceClaim[] {
+  return state.resources.flatMap((r) => claimsOfValue(r.type, r.address, r.inputs));
+}
+
+/** The columns that key a claim: object, scope, role, condition key, member key ("" when none). */
+export function claimColumns(c: Claim): { object: string; scope: string; role: string; conditionKey: string; memberKey: string } {
+  if (c.scope === "policy") return { object: c.object, scope: c.scope, role: "", conditionKey: "", memberKey: "" };
+  return { object: c.object, scope: c.scope, role: c.role, conditionKey: conditionKey(c.condition), memberKey: c.scope === "member" ? memberKey(c.member) : "" };
+}
+
+/** Each of `mine` that conflicts with one of `others`, with the first such owner. */
+export function claimConflicts(mine: readonly ResourceClaim[], others: readonly OwnedClaim[]): ClaimConflict[] {
+  const byObject = new Map<string, OwnedClaim[]>();
+  for (const o of others) byObject.set(o.claim.object, [...(byObject.get(o.claim.object) ?? []), o]);
+  const out: ClaimConflict[] = [];
+  for (const m of mine) {
+    for (const owner of byObject.get(m.claim.object) ?? []) {
+      const kind = claimsConflict(owner.claim, m.claim);
+      if (kind) {
+        out.push({ kind, mine: m, owner });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** "role R on OBJECT" / "member M of role R on OBJECT" / "the whole policy of OBJECT". */
+export function describeClaim(c: Claim): string {
+  if (c.scope === "policy") return `the whole IAM policy of ${c.object}`;
+  const cond = c.condition ? ` (condition "${c.condition.title}")` : "";
+  return c.scope === "member" ? `member ${c.member} of role ${c.role}${cond} on ${c.object}` : `the binding of role ${c.role}${cond} on ${c.object}`;
+}

@@ -1,0 +1,78 @@
+// The local backend's workspaces: `default` is state/{stack}.json, workspace W is
+// state/{stack}.W.json, each with its own lock file beside it. Which workspaces exist is a list
+// in {state dir}/{stack}.workspaces (one name a line), so a new workspace exists before its
+// first write, as Terraform's `workspace new` makes one without a state.
+import { readFile, rename } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { UserError, error } from "../diagnostics/diagnostic.js";
+import { writeFileAtomic } from "../fs/atomic-file.js";
+import { errnoCode, fsError } from "./fsutil.js";
+import { makeDirs } from "./regular-files.js";
+import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
+
+/** The state file of `workspace`, given the default workspace's file. */
+export function workspaceStatePath(defaultPath: string, workspace: string): string {
+  if (workspace === DEFAULT_WORKSPACE) return defaultPath;
+  return defaultPath.endsWith(".json") ? `${defaultPath.slice(0, -".json".length)}.${workspace}.json` : `${defaultPath}.${workspace}`;
+}
+
+export class LocalWorkspaces implements WorkspaceCatalog {
+  private readonly registry: string;
+
+  /** `defaultPath`: the default workspace's state file; `stack`: the stack's name. */
+  constructor(
+    private readonly defaultPath: string,
+    stack: string,
+  ) {
+    this.registry = join(dirname(defaultPath), `${stack}.workspaces`);
+  }
+
+  describe(): string {
+    return `local state files beside ${basename(this.defaultPath)} in ${dirname(this.defaultPath)}`;
+  }
+
+  private async names(): Promise<string[]> {
+    let text: string;
+    try {
+      text = await readFile(this.registry, "utf8");
+    } catch (e) {
+      if (errnoCode(e) === "ENOENT") return [];
+      throw fsError(e, "read the workspace list", this.registry);
+    }
+    return text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0 && l !== DEFAULT_WORKSPACE);
+  }
+
+  private async save(names: string[]): Promise<void> {
+    try {
+      await makeDirs(dirname(this.registry));
+      await writeFileAtomic(this.registry, names.map((n) => `${n}\n`).join(""));
+    } catch (e) {
+      throw fsError(e, "write the workspace list", this.registry);
+    }
+  }
+
+  async list(): Promise<string[]> {
+    return [DEFAULT_WORKSPACE, ...[...new Set(await this.names())].sort()];
+  }
+
+  async exists(name: string): Promise<boolean> {
+    return name === DEFAULT_WORKSPACE || (await this.names()).includes(name);
+  }
+
+  async create(name: string): Promise<void> {
+    const names = await this.names();
+    if (name === DEFAULT_WORKSPACE || names.includes(name)) throw new UserError(error(`workspace "${name}" already exists`, { code: "state/workspace", file: this.registry }));
+    await this.save([...names, name].sort());
+  }
+
+  /** The state file is kept as {file}.backup (the previous version's place), not deleted. */
+  async drop(name: string): Promise<void> {
+    const file = workspaceStatePath(this.defaultPath, name);
+    try {
+      await rename(file, `${file}.backup`);
+    } catch (e) {
+      if (errnoCode(e) !== "ENOENT") throw fsError(e, "remove the state file", file);
+    }
+    if (name !== DEFAULT_WORKSPACE) await this.save((await this.names()).filter((n) => n !== name));
+  }
+}

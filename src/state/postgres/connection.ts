@@ -1,0 +1,107 @@
+// The PostgreSQL connection, taken only from the environment as libpq takes it: DATABASE_URL, or
+// PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE (node-postgres reads the PG*
+// variables itself, and ~/.pgpass). Never from the stack file, and never printed: errors name
+// the server by host, port and database only, with every secret scrubbed from the driver's text.
+import pg from "pg";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+
+export interface PgTarget {
+  /** What node-postgres connects with. */
+  config: pg.ClientConfig;
+  /** "host:port/database", for messages (no user, no password). */
+  where: string;
+  /** Text never to print: the password, the whole URL. */
+  secrets: string[];
+}
+
+/** How converge finds the server, for error details. */
+export const CONNECTION_HELP =
+  "converge connects as libpq does: DATABASE_URL, or PGHOST, PGPORT, PGUSER, PGPASSWORD (or ~/.pgpass), PGDATABASE and PGSSLMODE. The stack file never holds the connection.";
+
+function urlParts(url: string): { host?: string; port?: string; database?: string; password?: string } {
+  try {
+    const u = new URL(url);
+    return {
+      ...(u.hostname ? { host: decodeURIComponent(u.hostname) } : {}),
+      ...(u.port ? { port: u.port } : {}),
+      ...(u.pathname.length > 1 ? { database: decodeURIComponent(u.pathname.slice(1)) } : {}),
+      ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** libpq's sslmode as node-postgres takes it (prefer and allow: no TLS, as node-postgres cannot fall back). */
+function sslOf(mode: string): pg.ClientConfig["ssl"] {
+  if (mode === "require") return { rejectUnauthorized: false }; // encrypted, certificate not checked, as libpq's require
+  if (mode === "verify-ca" || mode === "verify-full") return true;
+  return false;
+}
+
+/**
+ * The URL with `uselibpqcompat=true` when it sets an sslmode: node-postgres then reads sslmode as
+ * libpq does (require: encrypted, certificate not checked; verify-full: checked) instead of
+ * treating every mode as verify-full with a warning on stderr.
+ */
+function withLibpqSsl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.searchParams.has("sslmode") || u.searchParams.has("uselibpqcompat")) return url;
+    u.searchParams.set("uselibpqcompat", "true");
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
+/** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE of `env` (unset ones: node-postgres's defaults, ~/.pgpass included). */
+function libpqVariables(env: NodeJS.ProcessEnv): pg.ClientConfig {
+  return {
+    ...(env.PGHOST ? { host: env.PGHOST } : {}),
+    ...(env.PGPORT ? { port: Number(env.PGPORT) } : {}),
+    ...(env.PGUSER ? { user: env.PGUSER } : {}),
+    ...(env.PGPASSWORD !== undefined ? { password: env.PGPASSWORD } : {}),
+    ...(env.PGDATABASE ? { database: env.PGDATABASE } : {}),
+    ...(env.PGSSLMODE ? { ssl: sslOf(env.PGSSLMODE) } : {}),
+  };
+}
+
+/** The connection the environment names. */
+export function connectionFromEnv(env: NodeJS.ProcessEnv = process.env): PgTarget {
+  const url = env.DATABASE_URL?.trim() ? env.DATABASE_URL : undefined;
+  const parts = url ? urlParts(url) : {};
+  const password = parts.password ?? env.PGPASSWORD;
+  const secrets = [url, password, password !== undefined ? encodeURIComponent(password) : undefined].filter((s): s is string => s !== undefined && s.length >= 3);
+  const host = parts.host ?? env.PGHOST ?? "localhost";
+  const where = `${host}:${parts.port ?? env.PGPORT ?? "5432"}/${parts.database ?? env.PGDATABASE ?? env.PGUSER ?? "(default database)"}`;
+  const config: pg.ClientConfig = {
+    ...(url ? { connectionString: withLibpqSsl(url) } : libpqVariables(env)),
+    application_name: "converge",
+    connectionTimeoutMillis: 15_000,
+    keepAlive: true,
+  };
+  return { config, where, secrets };
+}
+
+/** `text` with every secret and any URL's password replaced by "***". */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join("***");
+  return out.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, "$1***@");
+}
+
+/** A failure of the server or the connection as a user diagnostic (UserErrors pass through). */
+export function pgFailure(e: unknown, action: string, target: PgTarget, where: string): UserError {
+  if (e instanceof UserError) return e;
+  const raw = e instanceof Error ? e.message : String(e);
+  const code = typeof (e as { code?: unknown })?.code === "string" ? ` [${(e as { code: string }).code}]` : "";
+  const message = scrub(raw || "connection closed", target.secrets);
+  return new UserError(
+    error(`cannot ${action} in PostgreSQL (${target.where}): ${message}${code}`, {
+      code: "state/postgres",
+      file: where,
+      detail: CONNECTION_HELP,
+    }),
+  );
+}

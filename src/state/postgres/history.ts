@@ -1,0 +1,93 @@
+// The history of a (stack, workspace) state on PostgreSQL: every version written, with who wrote
+// it (CONVERGE_ACTOR, else the OS user), from which host, with which command, and when known the
+// digest of the plan applied and its access summary. A write adds its version, so the previous
+// one stays readable here: `state history` and `show --serial` read this table.
+import { hostname as osHostname } from "node:os";
+import pg from "pg";
+import { TOOL_VERSION } from "../../version.js";
+import { currentUser } from "../lock.js";
+import type { HistoryRecord, WriteMeta } from "../store.js";
+
+const pgEscape = (schema: string): string => pg.escapeIdentifier(schema);
+
+/** Who is writing: CONVERGE_ACTOR when set (a CI job, a pipeline), else the OS user. */
+export function actorOf(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CONVERGE_ACTOR?.trim() || currentUser();
+}
+
+export interface HistoryEntry {
+  stack: string;
+  workspace: string;
+  lineage: string;
+  serial: number;
+  /** The state's text as stored. */
+  text: string;
+  operation: string;
+  meta: WriteMeta;
+}
+
+/** Adds a version to the history, inside the caller's transaction. */
+export async function recordVersion(client: pg.ClientBase, schema: string, e: HistoryEntry): Promise<void> {
+  await client.query(
+    `INSERT INTO ${client.escapeIdentifier(schema)}.history
+       (stack, workspace, lineage, serial, state, actor, host, operation, plan_digest, granted, revoked, converge_version)
+     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12)`,
+    [
+      e.stack,
+      e.workspace,
+      e.lineage,
+      e.serial,
+      e.text,
+      actorOf(),
+      osHostname(),
+      e.operation,
+      e.meta.planDigest ?? null,
+      e.meta.access?.granted ?? null,
+      e.meta.access?.revoked ?? null,
+      TOOL_VERSION,
+    ],
+  );
+}
+
+interface HistoryRow {
+  serial: string;
+  lineage: string;
+  written: Date;
+  actor: string;
+  host: string;
+  operation: string;
+  plan_digest: string | null;
+  granted: number | null;
+  revoked: number | null;
+  converge_version: string;
+}
+
+/** The versions of (stack, workspace), oldest first. */
+export async function readHistory(db: pg.Pool, schema: string, stack: string, workspace: string): Promise<HistoryRecord[]> {
+  const r = await db.query<HistoryRow>(
+    `SELECT serial, lineage, written, actor, host, operation, plan_digest, granted, revoked, converge_version
+       FROM ${pgEscape(schema)}.history WHERE stack = $1 AND workspace = $2 ORDER BY id`,
+    [stack, workspace],
+  );
+  return r.rows.map((row) => ({
+    serial: Number(row.serial),
+    lineage: row.lineage,
+    written: new Date(row.written).toISOString(),
+    actor: row.actor,
+    host: row.host,
+    operation: row.operation,
+    ...(row.plan_digest !== null ? { planDigest: row.plan_digest } : {}),
+    ...(row.granted !== null || row.revoked !== null ? { access: { granted: row.granted ?? 0, revoked: row.revoked ?? 0 } } : {}),
+    convergeVersion: row.converge_version,
+  }));
+}
+
+/** The text of the version with `serial`: of `lineage` when it has one, else the latest written with that serial. */
+export async function readVersion(db: pg.Pool, schema: string, stack: string, workspace: string, serial: number, lineage: string | undefined): Promise<string | undefined> {
+  const r = await db.query<{ text: string }>(
+    `SELECT state::text AS text FROM ${pgEscape(schema)}.history WHERE stack = $1 AND workspace = $2 AND serial = $3
+       ORDER BY (lineage = $4) DESC, id DESC LIMIT 1`,
+    [stack, workspace, serial, lineage ?? ""],
+  );
+  return r.rows[0]?.text;
+}

@@ -1,0 +1,254 @@
+// The PostgreSQL state backend: one row per (stack, workspace) in {schema}.states, every version
+// in {schema}.history, the lock in locks.ts. Constructing a store does no I/O: it connects on
+// its first call (and creates or checks the tables then), so choosing the backend stays cheap.
+import pg from "pg";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+import type { State } from "../../generated/schemas.js";
+import { describeErrors } from "../../schemas/index.js";
+import { parsedState, parseState, serializeState, stateProblems } from "../format.js";
+import type { ClaimConflict, OwnedClaim, ResourceClaim } from "../claims.js";
+import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
+import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
+import { conflictsWith, everyClaim, replaceClaims } from "./claims.js";
+import { connectionFromEnv, pgFailure, type PgTarget } from "./connection.js";
+import { readHistory, readVersion, recordVersion } from "./history.js";
+import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder } from "./lock.js";
+import { ensureSchema } from "./migrations.js";
+
+export const DEFAULT_PG_SCHEMA = "converge";
+export { DEFAULT_WORKSPACE };
+
+export interface PostgresStoreOptions {
+  stack: string;
+  /** Default "converge". */
+  schema?: string;
+  /** Default "default". */
+  workspace?: string;
+  /** The environment the connection comes from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export class PostgresStateStore implements StateStore {
+  private readonly scope: LockScope;
+  private pool: pg.Pool | undefined;
+  private ready: Promise<pg.Pool> | undefined;
+  /** The lock this store holds, if any: a write after it was lost is refused. */
+  private held: { lock: PgStoreLock; operation: string } | undefined;
+
+  constructor(opts: PostgresStoreOptions) {
+    const schema = opts.schema ?? DEFAULT_PG_SCHEMA;
+    const workspace = opts.workspace ?? DEFAULT_WORKSPACE;
+    const target: PgTarget = connectionFromEnv(opts.env);
+    const where = `postgres (schema ${schema}) stack "${opts.stack}" workspace "${workspace}"`;
+    this.scope = { target, schema, stack: opts.stack, workspace, where };
+  }
+
+  describe(): string {
+    return this.scope.where;
+  }
+
+  /** The pool, once the tables exist (created on first use). */
+  private db(): Promise<pg.Pool> {
+    this.ready ??= (async () => {
+      // allowExitOnIdle: an idle connection never keeps the command from exiting.
+      const pool = new pg.Pool({ ...this.scope.target.config, max: 2, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+      pool.on("error", () => undefined); // an idle client's failure surfaces on the next query
+      this.pool = pool;
+      const client = await pool.connect();
+      try {
+        await ensureSchema(client, this.scope.schema);
+        await this.checkWorkspace(client);
+      } finally {
+        client.release();
+      }
+      return pool;
+    })().catch((e: unknown) => {
+      this.ready = undefined;
+      throw this.failure(e, "open the state");
+    });
+    return this.ready;
+  }
+
+  /** A workspace other than `default` must have been made with `workspace new`. */
+  private async checkWorkspace(client: pg.PoolClient): Promise<void> {
+    const { stack, workspace, where } = this.scope;
+    if (workspace === DEFAULT_WORKSPACE) return;
+    const r = await client.query(`SELECT 1 FROM ${this.q}.workspaces WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
+    if (r.rowCount === 0) throw missingWorkspace(workspace, where);
+  }
+
+  /** Runs `fn` on the schema's pool (also for the stack's workspace catalog); a failure is a user error naming `action`. */
+  async query<T>(action: string, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    const pool = await this.db();
+    try {
+      return await fn(pool);
+    } catch (e) {
+      throw this.failure(e, action);
+    }
+  }
+
+  history(): Promise<HistoryRecord[]> {
+    return this.query("read the history", (db) => readHistory(db, this.scope.schema, this.scope.stack, this.scope.workspace));
+  }
+
+  async version(serial: number): Promise<State | undefined> {
+    const current = await this.read();
+    if (current?.serial === serial) return current;
+    const text = await this.query("read the history", (db) => readVersion(db, this.scope.schema, this.scope.stack, this.scope.workspace, serial, current?.lineage));
+    return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`);
+  }
+
+  claimConflicts(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
+    return this.query("read the claims", (db) => conflictsWith(db, this.scope.schema, this.scope.stack, this.scope.workspace, claims));
+  }
+
+  allClaims(): Promise<OwnedClaim[]> {
+    return this.query("read the claims", (db) => everyClaim(db, this.scope.schema));
+  }
+
+  private failure(e: unknown, action: string): UserError {
+    return pgFailure(e, action, this.scope.target, this.scope.where);
+  }
+
+  private get q(): string {
+    return pg.escapeIdentifier(this.scope.schema);
+  }
+
+  async read(): Promise<State | undefined> {
+    const pool = await this.db();
+    let text: string | undefined;
+    try {
+      const r = await pool.query<{ text: string }>(`SELECT state::text AS text FROM ${this.q}.states WHERE stack = $1 AND workspace = $2`, [this.scope.stack, this.scope.workspace]);
+      text = r.rows[0]?.text;
+    } catch (e) {
+      throw this.failure(e, "read the state");
+    }
+    return text === undefined ? undefined : parseState(text, this.scope.where);
+  }
+
+  async write(next: State, expect: StateVersion | undefined, meta: WriteMeta = {}): Promise<State> {
+    const invalid = stateProblems(next);
+    if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.scope.where}: ${describeErrors(invalid)}`);
+    if (next.stack !== this.scope.stack) throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.scope.where}`);
+    const lost = this.held?.lock.lost();
+    if (lost !== undefined) {
+      throw new UserError(
+        error(`the state lock of ${this.scope.where} was lost (${lost}); nothing more is written`, {
+          code: "state/lock-lost",
+          file: this.scope.where,
+          detail: "The connection that held the lock closed (a server restart, a failover, a network cut), so another converge may be writing now. The state keeps what was saved before; run the command again: it reads the current state first.",
+        }),
+      );
+    }
+    const pool = await this.db();
+    const client = await pool.connect().catch((e: unknown) => {
+      throw this.failure(e, "write the state");
+    });
+    try {
+      return await this.swap(client, next, expect, { ...meta, operation: meta.operation ?? this.held?.operation ?? "write" });
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw this.failure(e, "write the state");
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The stored version (`FOR UPDATE`: locked until the transaction ends). */
+  private async stored(client: pg.PoolClient, lock: "FOR UPDATE" | ""): Promise<(StateVersion & { stack: string }) | undefined> {
+    const { stack, workspace } = this.scope;
+    const r = await client.query<{ lineage: string; serial: string }>(`SELECT lineage, serial FROM ${this.q}.states WHERE stack = $1 AND workspace = $2 ${lock}`, [stack, workspace]);
+    const row = r.rows[0];
+    return row ? { lineage: row.lineage, serial: Number(row.serial), stack } : undefined;
+  }
+
+  /** Compare-and-swap in one transaction: the row locked, compared, replaced, the version recorded. */
+  private async swap(client: pg.PoolClient, next: State, expect: StateVersion | undefined, meta: WriteMeta & { operation: string }): Promise<State> {
+    const { stack, workspace, where, schema } = this.scope;
+    await client.query("BEGIN");
+    const current = await this.stored(client, "FOR UPDATE");
+    if (current && current.lineage !== next.lineage) throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next, "database");
+    if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
+      throw stateConflict(where, current ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
+    }
+    const written: State = { ...next, serial: (expect?.serial ?? next.serial) + 1 };
+    if (!Number.isSafeInteger(written.serial)) throw new UserError(error(`the state in ${where} has serial ${written.serial - 1}, the largest converge can count: it cannot be written again`, { file: where }));
+    const text = serializeState(written);
+    const params = [stack, workspace, written.lineage, written.serial, text];
+    if (current) {
+      await client.query(`UPDATE ${this.q}.states SET lineage = $3, serial = $4, state = $5::json, updated = now() WHERE stack = $1 AND workspace = $2`, params);
+    } else {
+      const ins = await client.query(`INSERT INTO ${this.q}.states (stack, workspace, lineage, serial, state) VALUES ($1, $2, $3, $4, $5::json) ON CONFLICT DO NOTHING`, params);
+      // Another writer created the first state between our read and our insert.
+      if (ins.rowCount === 0) {
+        await client.query("ROLLBACK");
+        throw stateConflict(where, (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
+      }
+    }
+    await recordVersion(client, schema, { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta });
+    await replaceClaims(client, schema, stack, workspace, written);
+    await client.query("COMMIT");
+    return parsedState(written);
+  }
+
+  async lock(operation: string, opts?: { timeoutMs?: number }): Promise<PgStoreLock> {
+    await this.db(); // the tables first: the lock writes its holder row
+    const lock = await acquirePgLock(this.scope, operation, opts?.timeoutMs ?? 0);
+    const held = { lock, operation };
+    this.held = held;
+    return {
+      holder: lock.holder,
+      lost: () => lock.lost(),
+      release: async () => {
+        if (this.held === held) this.held = undefined;
+        await lock.release();
+      },
+    };
+  }
+
+  /**
+   * Removes a holder row left behind by a session that is gone. A live holder's lock belongs to
+   * its database session: converge ends no session, so it is refused with how it goes away.
+   */
+  async forceUnlock(id: string): Promise<void> {
+    const pool = await this.db();
+    const where = this.scope.where;
+    let row;
+    try {
+      row = await readHolder(pool, this.scope);
+    } catch (e) {
+      throw this.failure(e, "read the state lock");
+    }
+    if (!row || (!row.live && row.id !== id)) {
+      throw new UserError(error(`no lock: the state ${where} is not locked`, { file: where, detail: "On PostgreSQL a killed holder's lock is released with its database session: nothing needs unlocking." }));
+    }
+    if (row.id !== id) {
+      throw new UserError(error(`lock ID ${id} does not match the current lock: the state is locked by ${describeHolder(row)} with lock ID ${row.id}`, { file: where }));
+    }
+    if (row.live) {
+      throw new UserError(
+        error(`the state lock ${id} is held by a live PostgreSQL session of ${describeHolder(row)}: force-unlock cannot release it`, {
+          code: "state/locked",
+          file: where,
+          detail: `The lock belongs to that converge process's database session (backend pid ${row.backend_pid}) and is released when the process ends or its connection closes, also when it is killed: stop that process. converge never ends another session; a database administrator can, with SELECT pg_terminate_backend(${row.backend_pid}).`,
+        }),
+      );
+    }
+    await pool.query(`DELETE FROM ${this.q}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`, [this.scope.stack, this.scope.workspace, id]).catch((e: unknown) => {
+      throw this.failure(e, "remove the lock record");
+    });
+  }
+
+  /** Closes the pool (tests; a command exits without it). */
+  async close(): Promise<void> {
+    this.ready = undefined;
+    const pool = this.pool;
+    this.pool = undefined;
+    await this.held?.lock.release();
+    await pool?.end().catch(() => undefined);
+  }
+}
+
+export function postgresStateStore(opts: PostgresStoreOptions): PostgresStateStore {
+  return new PostgresStateStore(opts);
+}

@@ -1,0 +1,64 @@
+// A stack's workspaces on PostgreSQL: `default`, those made with `workspace new` (a row in
+// {schema}.workspaces), and any that holds a state. Dropping one removes its state and claims in
+// one transaction; its history stays (an audit trail outlives the workspace).
+import pg from "pg";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "../workspace.js";
+import { actorOf } from "./history.js";
+import type { PostgresStateStore } from "./store.js";
+
+export class PostgresWorkspaces implements WorkspaceCatalog {
+  /** `store`: a store of the stack's default workspace, whose pool the catalog uses. */
+  constructor(
+    private readonly store: PostgresStateStore,
+    private readonly stack: string,
+    private readonly schema: string,
+  ) {}
+
+  private get q(): string {
+    return pg.escapeIdentifier(this.schema);
+  }
+
+  describe(): string {
+    return `postgres (schema ${this.schema}) stack "${this.stack}"`;
+  }
+
+  async list(): Promise<string[]> {
+    const names = await this.store.query("list the workspaces", async (db) => {
+      const r = await db.query<{ workspace: string }>(`SELECT workspace FROM ${this.q}.workspaces WHERE stack = $1 UNION SELECT workspace FROM ${this.q}.states WHERE stack = $1`, [this.stack]);
+      return r.rows.map((row) => row.workspace).filter((w) => w !== DEFAULT_WORKSPACE);
+    });
+    return [DEFAULT_WORKSPACE, ...names.sort()];
+  }
+
+  async exists(name: string): Promise<boolean> {
+    return name === DEFAULT_WORKSPACE || (await this.list()).includes(name);
+  }
+
+  async create(name: string): Promise<void> {
+    const made = await this.store.query("create the workspace", async (db) => {
+      if (name === DEFAULT_WORKSPACE) return false;
+      const r = await db.query(`INSERT INTO ${this.q}.workspaces (stack, workspace, actor) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [this.stack, name, actorOf()]);
+      return r.rowCount === 1;
+    });
+    if (!made) throw new UserError(error(`workspace "${name}" already exists (${this.describe()})`, { code: "state/workspace" }));
+  }
+
+  async drop(name: string): Promise<void> {
+    await this.store.query("delete the workspace", async (db) => {
+      const client = await db.connect();
+      try {
+        await client.query("BEGIN");
+        for (const table of ["states", "claims", ...(name === DEFAULT_WORKSPACE ? [] : ["workspaces"])]) {
+          await client.query(`DELETE FROM ${this.q}.${table} WHERE stack = $1 AND workspace = $2`, [this.stack, name]);
+        }
+        await client.query("COMMIT");
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
+    });
+  }
+}

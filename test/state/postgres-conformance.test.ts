@@ -1,0 +1,35 @@
+// The PostgreSQL backend passes the state-store conformance suite, on a real server (one
+// database for this file, a fresh schema per test).
+import { afterAll, beforeAll } from "vitest";
+import { type PostgresStateStore, postgresStateStore } from "../../src/state/postgres/store.js";
+import { freshDatabase, freshSchema, type TestDatabase } from "../postgres/helpers.js";
+import { stateStoreConformance } from "./conformance.js";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await freshDatabase("conformance");
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+stateStoreConformance(
+  "postgres",
+  async (stack) => {
+    const schema = freshSchema();
+    const stores: PostgresStateStore[] = [];
+    const open = () => {
+      const s = postgresStateStore({ stack, schema, env: db.env });
+      stores.push(s);
+      return s;
+    };
+    return {
+      store: open(),
+      second: open,
+      cleanup: async () => {
+        for (const s of stores) await s.close();
+      },
+    };
+  },
+  { liveLocks: true },
+);
