@@ -1,7 +1,8 @@
-// Issue 18: one stack for every environment. The same stack applied with two --var-files (to two
-// state files: workspaces are built on another branch, so `--state` stands in for them here)
-// makes the two expected worlds; input errors are positioned on the command line's output.
-import { writeFile } from "node:fs/promises";
+// Issue 18: one stack for every environment. The same stack applied with two --var-files to two
+// state files (--state) makes the two expected worlds, and so it does in two workspaces; input
+// errors are positioned on the command line's output.
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
@@ -66,6 +67,27 @@ describe("one stack, two environments", () => {
     expect(again.stdout).toContain("No changes");
     const env = await runCli(["plan", "-f", stack, "--state", "prod.state.json", "--var-file", "prod.json", "--detailed-exitcode"], { cwd: ws.dir, emulator: ws.emu, env: { CONVERGE_VAR_admin: "group:oncall@example.com" } });
     expect(env.stdout).toContain("No changes");
+  });
+
+  it("applies the same stack to two workspaces with their own --var-files", async () => {
+    const dir = join(ws.dir, "ws");
+    await mkdir(dir);
+    const stack = join(dir, "stack.yaml");
+    await writeFile(stack, STACK.replace("name: access", "name: access-ws").replace("default: group:platform@example.com", "default: group:admins@example.com"));
+    await writeFile(join(dir, "dev.yaml"), "env: dev\nviewers: [user:carol@example.com]\n");
+    await writeFile(join(dir, "prod.yaml"), "env: prod\nviewers: [group:auditors@example.com]\n");
+    const run = (args: string[]) => runCli([...args, "-f", stack], { cwd: dir, emulator: ws.emu });
+    expectExit(await run(["workspace", "new", "dev"]), 0);
+    expectExit(await run(["workspace", "new", "prod"]), 0);
+    expectExit(await run(["apply", "--auto-approve", "--workspace", "dev", "--var-file", "dev.yaml"]), 0);
+    expectExit(await run(["apply", "--auto-approve", "--workspace", "prod", "--var-file", "prod.yaml"]), 0);
+    const w = await world(ws.emu);
+    expect(membersOf(policyIn(w, rp("dev-nightly")), "roles/gkebackup.viewer")).toEqual(["user:carol@example.com"]);
+    expect(membersOf(policyIn(w, rp("prod-nightly")), "roles/gkebackup.viewer")).toEqual(["group:auditors@example.com"]);
+    expect(membersOf(policyIn(w, rp("prod-nightly")), "roles/gkebackup.admin")).toEqual(["group:admins@example.com"]);
+    expect(existsSync(join(dir, "state", "access-ws.dev.json")) && existsSync(join(dir, "state", "access-ws.prod.json"))).toBe(true);
+    const again = await run(["plan", "--workspace", "prod", "--var-file", "prod.yaml"]);
+    expect(again.stdout).toContain("No changes");
   });
 
   it("positions every input error: declaration, var file line, flag, environment variable", async () => {
