@@ -7,7 +7,7 @@ import pLimit from "p-limit";
 import type { Plan, Policy, State } from "../generated/schemas.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { containsUnknown } from "../config/expressions.js";
-import { resolveValue, type Scope } from "../config/resolve.js";
+import { resolveValue, type Scope, valuesScope } from "../config/resolve.js";
 import type { CloudPort } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { HeldGrants } from "../plan/ownership.js";
@@ -41,8 +41,10 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const limit = pLimit(Math.max(1, ctx.parallelism));
   const values = knownValues(plan, ctx.state);
   const recorder = new StateRecorder(ctx.state, ctx.save, emit, (r) => values.set(r.address, r.outputs));
+  // Renames from `moved:` come first: they call nothing, and every step records the new address.
+  for (const c of plan.resource_changes) if (c.previous_address) recorder.rename(c.previous_address, c.address);
   const result: ApplyResult = { state: recorder.state, failed: [], skipped: [], interrupted: false };
-  const scope: Scope = (root) => (values.has(root) ? { value: values.get(root) } : undefined);
+  const scope: Scope = valuesScope(values);
   const fail = (n: Node, summary: string, detail?: string) => {
     n.status = "failed";
     const d = error(`${n.change.address}: ${summary}`, { address: n.change.address, ...(detail ? { detail } : {}) });
@@ -75,7 +77,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   }).run();
   result.skipped.push(...outcome.skipped);
   result.interrupted = outcome.interrupted;
-  if (!outcome.interrupted && !plan.options.targets.length) recorder.setOutputs(outputsNow(plan, scope, recorder.state));
+  if (!outcome.interrupted && !plan.options.targets.length) recorder.setOutputs(outputsNow(plan, scope, recorder.state), sensitiveOutputs(plan));
   await recorder.flush();
   return result;
 }
@@ -86,6 +88,11 @@ function knownValues(plan: Plan, state: State): Map<string, unknown> {
   for (const r of state.resources) values.set(r.address, r.outputs);
   for (const c of plan.resource_changes) if (c.mode === "managed" && c.change.after && !c.config) values.set(c.address, c.change.after);
   return values;
+}
+
+/** The outputs the plan marks as computed from a secret. */
+function sensitiveOutputs(plan: Plan): string[] {
+  return Object.entries(plan.output_changes).filter(([, c]) => c.after_sensitive === true).map(([name]) => name);
 }
 
 /** Outputs, computed when everything they need is known; an output still unknown keeps its value. */

@@ -55,15 +55,27 @@ export class StateRecorder {
     else this.indexOf!.set(r.address, this.state.resources.push(r) - 1);
   }
 
+  /** A `moved:` rename: the resource and every dependency on it take the new address. */
+  rename(from: string, to: string): void {
+    if (this.find(from) < 0 || this.find(to) >= 0) return;
+    this.version++;
+    this.state.resources = this.state.resources.map((x) => ({ ...x, address: x.address === from ? to : x.address, dependencies: x.dependencies.map((d) => (d === from ? to : d)) }));
+    this.indexOf = undefined;
+  }
+
   remove(address: string, type: string): void {
     this.version++;
     this.state.resources = this.state.resources.filter((x) => !(x.address === address && x.type === type));
     this.indexOf = undefined;
   }
 
-  setOutputs(outputs: Record<string, unknown>): void {
-    if (jsonEqual(this.state.outputs, outputs)) return;
+  /** The outputs, and which of them are computed from a secret. */
+  setOutputs(outputs: Record<string, unknown>, sensitive: string[] = []): void {
+    const names = sensitive.filter((n) => Object.hasOwn(outputs, n)).sort();
+    if (jsonEqual(this.state.outputs, outputs) && jsonEqual(this.state.sensitive_outputs ?? [], names)) return;
     this.state.outputs = outputs;
+    if (names.length) this.state.sensitive_outputs = names;
+    else delete this.state.sensitive_outputs;
     this.version++;
   }
 

@@ -109,6 +109,7 @@ function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs:
     outputs: d.outputs(inputs, p?.etag ?? ""),
     dependencies: c.dependencies ?? [],
     ...(c.protect ? { protect: true } : {}),
+    ...(c.change.after_sensitive && typeof c.change.after_sensitive === "object" ? { sensitive: c.change.after_sensitive as Record<string, true> } : {}),
     ...(c.after_adopted ? { adopted: true } : {}),
   });
 }

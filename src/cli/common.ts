@@ -3,6 +3,8 @@
 import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
 import isInCi from "is-in-ci";
+import type { GivenInputs } from "../config/inputs.js";
+import { readInputs } from "../config/var-files.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
@@ -24,6 +26,10 @@ export interface StackOptions {
   callTimeout?: string;
   timeout?: string;
   strict?: boolean;
+  /** --var name=value, repeatable */
+  var?: string[];
+  /** --var-file FILE, repeatable */
+  varFile?: string[];
 }
 
 /** Exit codes (SPEC section 5). */
@@ -53,8 +59,26 @@ export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: bo
   if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m"));
   cmd.addOption(new Option("--timeout <duration>", "stop the whole command after this long, as Ctrl-C does, and exit 1 (default: no limit)"));
   cmd.option("--strict", "treat lint warnings as errors");
+  addInputOptions(cmd);
   if (opts.json !== false) cmd.option("--json", "machine-readable output on stdout (diagnostics on stderr)");
   return cmd;
+}
+
+const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+/** --var and --var-file: values of the stack's inputs (`config:`). */
+export function addInputOptions(cmd: Command): Command {
+  cmd.addOption(new Option("--var <name=value>", "set an input (repeatable; lists and maps as JSON; wins over --var-file)").argParser(collect));
+  cmd.addOption(new Option("--var-file <file>", "read inputs from a YAML or JSON file (repeatable; a later file wins)").argParser(collect));
+  return cmd;
+}
+
+/** The values given for the stack's inputs: --var, --var-file and CONVERGE_VAR_ variables. A
+ *  problem reading them (a missing file, a --var without "=") stops the command. */
+export function inputsOf(o: { var?: string[]; varFile?: string[] }): GivenInputs {
+  const { given, diagnostics } = readInputs({ vars: o.var ?? [], varFiles: o.varFile ?? [], env: process.env });
+  if (diagnostics.length) throw new UserError(diagnostics);
+  return given;
 }
 
 /** Help text of an option: its description and, when it has one worth showing, its default as
@@ -145,7 +169,7 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
 export async function openStackOf(o: StackOptions): Promise<StackSession> {
-  const session = await openStackFile({ file: o.file, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true });
+  const session = await openStackFile({ file: o.file, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs: inputsOf(o) });
   printDiagnostics(session.warnings);
   return session;
 }
@@ -172,7 +196,7 @@ export interface StateCommandOptions {
 export async function openedStateOf(o: StateCommandOptions): Promise<OpenedState> {
   const file = o.file ?? "stack.yaml";
   if (o.state && o.file === undefined && o.backend !== "postgres" && !existsSync(file)) return bareStateFile(o.state, o.workspace);
-  const { stack, diagnostics } = await loadAnyStackFile(file);
+  const { stack, diagnostics } = await loadAnyStackFile(file, { inputs: inputsOf({}), inputsOptional: true });
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
   return openStateStore({ stackFile: stack.file, stackName: stack.name, ...stateChoice(stack.backend, o), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}) });
 }

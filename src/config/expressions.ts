@@ -1,4 +1,5 @@
 // `${…}` interpolation: parsing templates and evaluating them against known and unknown values.
+import { isSensitive, sensitive } from "./sensitive.js";
 
 export type Accessor = { kind: "prop"; name: string } | { kind: "index"; index: number };
 
@@ -114,12 +115,17 @@ export function isUnknown(v: unknown): v is Unknown {
   return v === UNKNOWN;
 }
 
+/** Whether `test` holds for a value or any part of it (elements, map values). */
+export function containsWhere(v: unknown, test: (x: unknown) => boolean): boolean {
+  if (test(v)) return true;
+  if (Array.isArray(v)) return v.some((x) => containsWhere(x, test));
+  if (v && typeof v === "object") return Object.values(v).some((x) => containsWhere(x, test));
+  return false;
+}
+
 /** Whether any part of a value is unknown. */
 export function containsUnknown(v: unknown): boolean {
-  if (isUnknown(v)) return true;
-  if (Array.isArray(v)) return v.some(containsUnknown);
-  if (v && typeof v === "object") return Object.values(v).some(containsUnknown);
-  return false;
+  return containsWhere(v, isUnknown);
 }
 
 /** Terraform's after_unknown: true where a value is unknown, mirrored structure elsewhere. */
@@ -151,7 +157,10 @@ export type AccessResult = { ok: true; value: unknown } | { ok: false; message: 
 export function access(value: unknown, path: readonly Accessor[], describe: string): AccessResult {
   let cur = value;
   let where = describe;
+  // A field of a secret is secret.
+  let secret = false;
   for (const a of path) {
+    if (isSensitive(cur)) [secret, cur] = [true, cur.value];
     if (isUnknown(cur)) return { ok: true, value: UNKNOWN };
     if (a.kind === "index") {
       if (!Array.isArray(cur)) return { ok: false, message: `${where} is not a list, so [${a.index}] cannot be taken` };
@@ -169,7 +178,7 @@ export function access(value: unknown, path: readonly Accessor[], describe: stri
       where += `.${a.name}`;
     }
   }
-  return { ok: true, value: cur };
+  return { ok: true, value: secret ? sensitive(cur) : cur };
 }
 
 /** Renders a reference back to source form. */

@@ -5,8 +5,10 @@ import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import { checkCondition } from "../iam/condition-check.js";
 import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
+import { hasCall } from "./references.js";
+import { functionCall } from "./functions.js";
 import { hasInterpolation } from "./expressions.js";
-import type { StackModel } from "./model.js";
+import type { ResourceDecl, StackModel } from "./model.js";
 import { stackPolicySizeErrors } from "./policy-size.js";
 import { type DocPath, formatPath, type SourceDocument } from "./source.js";
 
@@ -32,6 +34,8 @@ interface Finding {
   summary: string;
   detail?: string;
   offset?: number;
+  /** The resource (or instance) it is about, when not the one named in the path */
+  address?: string;
 }
 
 /** Checks one condition expression; returns findings with offsets inside the expression. */
@@ -83,7 +87,7 @@ function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | unde
   const add = (vals: (Val | undefined)[], f: Finding) => {
     if (!report(vals)) return;
     const note = fromNote(vals);
-    out.push({ ...f, ...(f.detail !== undefined || note ? { detail: `${f.detail ?? ""}${note}`.trim() } : {}) });
+    out.push({ ...f, address: v.name, ...(f.detail !== undefined || note ? { detail: `${f.detail ?? ""}${note}`.trim() } : {}) });
   };
   const role = v.role?.value;
   for (const m of v.members) {
@@ -121,7 +125,7 @@ const literal = (raw: unknown, path: DocPath): Val | undefined => (typeof raw ==
 
 /** The literal values of a resource, or of one binding of a policy resource (at `base`), as
  *  written in the stack (interpolated ones are left to plan time). */
-function literalView(name: string, p: Record<string, unknown>, base: DocPath = ["resources", name, "properties"]): ResourceView {
+function literalView(name: string, p: Record<string, unknown>, base: DocPath): ResourceView {
   const members: Val[] = [];
   if (Array.isArray(p.members)) p.members.forEach((m, i) => { const v = literal(m, [...base, "members", i]); if (v) members.push(v); });
   const member = literal(p.member, [...base, "member"]);
@@ -135,9 +139,9 @@ function literalView(name: string, p: Record<string, unknown>, base: DocPath = [
 
 /** The values of a resource (or of one binding of a policy resource, at `base`) after
  *  interpolation, each with the path and `${…}` text it came from. */
-function resolvedView(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, base: DocPath = ["resources", name, "properties"]): ResourceView {
+function resolvedView(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, base: DocPath): ResourceView {
   const val = (rawValue: unknown, value: unknown, path: DocPath): Val | undefined =>
-    typeof value === "string" ? { value, path, ...(typeof rawValue === "string" && hasInterpolation(rawValue) ? { from: rawValue } : {}) } : undefined;
+    typeof value === "string" ? { value, path, ...(typeof rawValue === "string" && hasInterpolation(rawValue) ? { from: rawValue } : hasCall(rawValue) ? { from: functionCall(rawValue)?.key ?? "a function call" } : {}) } : undefined;
   const members: Val[] = [];
   const list = resolved.members;
   if (Array.isArray(list)) {
@@ -168,7 +172,7 @@ function resolvedView(name: string, raw: Record<string, unknown>, resolved: Reco
 function findings(stack: StackModel, now: Date): Finding[] {
   const out: Finding[] = [];
   for (const r of stack.resources.values()) {
-    for (const view of literalViews(r.name, r.properties)) out.push(...resourceFindings(view, now, () => true));
+    for (const view of literalViews(r, r.properties)) out.push(...resourceFindings(view, now, () => true));
   }
   return out;
 }
@@ -176,18 +180,21 @@ function findings(stack: StackModel, now: Date): Finding[] {
 const asObject = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /** A binding or member resource is one view; a policy resource one per binding. */
-function literalViews(name: string, p: Record<string, unknown>): ResourceView[] {
-  if (!Array.isArray(p.bindings)) return [literalView(name, p)];
-  return p.bindings.map((b, i) => literalView(name, asObject(b), ["resources", name, "properties", "bindings", i]));
+function literalViews(r: ResourceDecl, p: Record<string, unknown>): ResourceView[] {
+  const base = ["resources", r.decl, "properties"];
+  if (!Array.isArray(p.bindings)) return [literalView(r.name, p, base)];
+  return p.bindings.map((b, i) => literalView(r.name, asObject(b), [...base, "bindings", i]));
 }
 
-function resolvedViews(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>): ResourceView[] {
-  if (!Array.isArray(resolved.bindings)) return [resolvedView(name, raw, resolved)];
+function resolvedViews(r: ResourceDecl, raw: Record<string, unknown>, resolved: Record<string, unknown>): ResourceView[] {
+  const name = r.name;
+  const base = ["resources", r.decl, "properties"];
+  if (!Array.isArray(resolved.bindings)) return [resolvedView(name, raw, resolved, base)];
   // Bindings written one by one keep their paths; a list from one `${…}` shares its path.
   return resolved.bindings.map((b, i) =>
     Array.isArray(raw.bindings)
-      ? resolvedView(name, asObject(raw.bindings[i]), asObject(b), ["resources", name, "properties", "bindings", i])
-      : resolvedView(name, Object.fromEntries(Object.keys(asObject(b)).map((k) => [k, raw.bindings])), asObject(b), ["resources", name, "properties", "bindings"]),
+      ? resolvedView(name, asObject(raw.bindings[i]), asObject(b), [...base, "bindings", i])
+      : resolvedView(name, Object.fromEntries(Object.keys(asObject(b)).map((k) => [k, raw.bindings])), asObject(b), [...base, "bindings"]),
   );
 }
 
@@ -196,7 +203,7 @@ function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined
   const src: SourceDocument = stack.source;
   const pos = src.position(f.path, f.offset !== undefined ? { offset: f.offset } : {});
   const make = ERROR_RULES.has(f.rule) || strict ? error : warning;
-  return make(f.summary, { file: src.file, line: pos.line, column: pos.column, path: formatPath(f.path), code: lintCode(f.rule), ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }), address: String(f.path[1]) });
+  return make(f.summary, { file: src.file, line: pos.line, column: pos.column, path: formatPath(f.path), code: lintCode(f.rule), ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }), address: f.address ?? String(f.path[1]) });
 }
 
 /**
@@ -204,8 +211,9 @@ function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined
  * resolved value, since the literal ones were reported when the stack loaded. A variable or a data
  * source output cannot slip allUsers or a basic role past review.
  */
-export function lintResolved(stack: StackModel, name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, opts: { strict?: boolean; now?: Date } = {}): Diagnostic[] {
-  const found = resolvedViews(name, raw, resolved).flatMap((view) => resourceFindings(view, opts.now ?? new Date(), (vals) => vals.some((v) => v?.from !== undefined)));
+export function lintResolved(stack: StackModel, r: ResourceDecl, resolved: Record<string, unknown>, opts: { strict?: boolean; now?: Date } = {}): Diagnostic[] {
+  const raw = r.properties;
+  const found = resolvedViews(r, raw, resolved).flatMap((view) => resourceFindings(view, opts.now ?? new Date(), (vals) => vals.some((v) => v?.from !== undefined)));
   return found.map((f) => toDiagnostic(stack, f, opts.strict)).filter((d): d is Diagnostic => d !== undefined);
 }
 

@@ -8,6 +8,8 @@ import { collectRefs, isLiteral } from "./references.js";
 import { valueAt } from "./schema-diagnostics.js";
 import { declaredAt, errorAt as at, type SourceDocument } from "./source.js";
 import { ClaimIndex, conflictSummary } from "../drivers/claims.js";
+import { type Each, forEachInstances, instanceAddress, substituteEach } from "./for-each.js";
+import type { Scope } from "./resolve.js";
 
 export interface Defaults {
   project?: string;
@@ -24,11 +26,17 @@ function unknownType(src: SourceDocument, name: string, type: string): Diagnosti
   });
 }
 
-function declaration(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, diags: Diagnostic[]): ResourceDecl {
-  const properties = objectOr(raw.properties);
+function declaration(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, diags: Diagnostic[], each?: Each): ResourceDecl {
+  const written = objectOr(raw.properties);
   const opts = objectOr(raw.options);
+  const path = ["resources", name];
+  const properties = each ? (substituteEach(written, each, [...path, "properties"], src, diags) as Record<string, unknown>) : written;
+  // In a forEach, the import ID is a template like the properties ($$ for a literal "$").
+  const importId = each && typeof opts.import === "string" ? String(substituteEach(opts.import, each, [...path, "options", "import"], src, diags)).replace(/\$\$/g, "$") : opts.import;
   return {
-    name,
+    name: each ? instanceAddress(name, each.key) : name,
+    decl: name,
+    ...(each ? { each } : {}),
     type: String(raw.type),
     driver,
     properties,
@@ -36,16 +44,17 @@ function declaration(src: SourceDocument, name: string, raw: Record<string, unkn
       dependsOn: Array.isArray(opts.dependsOn) ? opts.dependsOn.map(String) : [],
       protect: opts.protect === true,
       ignoreChanges: Array.isArray(opts.ignoreChanges) ? opts.ignoreChanges.map(String) : [],
-      ...(typeof opts.import === "string" ? { import: opts.import } : {}),
+      ...(typeof importId === "string" ? { import: importId } : {}),
+      ...(opts.forEach !== undefined ? { forEach: opts.forEach } : {}),
     },
-    refs: collectRefs(src, properties, ["resources", name, "properties"], diags),
+    refs: collectRefs(src, properties, [...path, "properties"], diags),
   };
 }
 
 /** The checks of one resource that need only its own literal values; `ownership` finds duplicates. */
 function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaults, ownership: ClaimIndex<string>, diags: Diagnostic[]): void {
   const { name, driver, properties } = decl;
-  const path = ["resources", name];
+  const path = ["resources", decl.decl];
   // Literal values are checked now, before any network call; interpolated ones after resolution.
   const { inputs, problems } = driver.normalize(properties, defaults);
   for (const p of problems) {
@@ -80,8 +89,38 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
   }
 }
 
-/** The resources whose type is known, in document order. */
-export function loadResources(src: SourceDocument, resourcesRaw: Record<string, unknown>, defaults: Defaults, diags: Diagnostic[]): Map<string, ResourceDecl> {
+/** How forEach collections are evaluated when the stack loads. */
+export interface ForEachContext {
+  scope: Scope;
+  /** No error for a collection that waits on an input without a value */
+  lenient: boolean;
+}
+
+/** The declarations of one resource: itself, or one per element of its forEach. Problems in
+ *  `${each.…}` are reported once, not once per instance. */
+function declarations(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, forEach: ForEachContext, diags: Diagnostic[]): ResourceDecl[] {
+  const opts = objectOr(raw.options);
+  if (!Object.hasOwn(opts, "forEach")) return [declaration(src, name, raw, driver, diags)];
+  const instances = forEachInstances(src, opts.forEach, ["resources", name, "options", "forEach"], forEach.scope, forEach.lenient, diags) ?? [];
+  const found: Diagnostic[] = [];
+  const decls: ResourceDecl[] = [];
+  for (const each of instances) {
+    const before = found.length;
+    const decl = declaration(src, name, raw, driver, found, each);
+    // An instance whose ${each.…} failed is left out (its text would be reported again).
+    if (found.length === before) decls.push(decl);
+  }
+  const seen = new Set<string>();
+  for (const d of found) {
+    const k = `${d.line}:${d.column}:${d.summary}`;
+    if (!seen.has(k)) diags.push(d);
+    seen.add(k);
+  }
+  return decls;
+}
+
+/** The resources whose type is known, in document order (a forEach's instances in its order). */
+export function loadResources(src: SourceDocument, resourcesRaw: Record<string, unknown>, defaults: Defaults, forEach: ForEachContext, diags: Diagnostic[]): Map<string, ResourceDecl> {
   const resources = new Map<string, ResourceDecl>();
   const ownership = new ClaimIndex<string>();
   for (const [name, value] of Object.entries(resourcesRaw)) {
@@ -92,9 +131,10 @@ export function loadResources(src: SourceDocument, resourcesRaw: Record<string, 
       if (typeof raw.type === "string") diags.push(unknownType(src, name, raw.type));
       continue;
     }
-    const decl = declaration(src, name, raw, driver, diags);
-    resources.set(name, decl);
-    checkResource(src, decl, defaults, ownership, diags);
+    for (const decl of declarations(src, name, raw, driver, forEach, diags)) {
+      resources.set(decl.name, decl);
+      checkResource(src, decl, defaults, ownership, diags);
+    }
   }
   return resources;
 }

@@ -7,8 +7,11 @@ import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js"
 import { lintStack } from "./lint.js";
 import { functionDriver, suggestToken, FUNCTION_TOKENS } from "../drivers/registry.js";
 import type { OutputDecl, StackModel, VariableDecl } from "./model.js";
+import { type GivenInputs, NO_INPUTS, resolveConfig } from "./inputs.js";
 import { type Defaults, loadResources } from "./load-resources.js";
 import { collectRefs, referenceGraph } from "./references.js";
+import { loadTimeScope } from "./for-each.js";
+import { loadMoved } from "./moved.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, SourceDocument } from "./source.js";
 import { decodeUtf8 } from "./utf8.js";
@@ -23,6 +26,10 @@ export interface LoadOptions {
   strict?: boolean;
   /** "Now" for expired-condition checks (tests) */
   now?: Date;
+  /** Values given for the stack's inputs (`config:`); none when absent. */
+  inputs?: GivenInputs;
+  /** Inputs without a value are not an error (commands that use only the stack's name). */
+  inputsOptional?: boolean;
 }
 
 /** The text of a stack file, or the diagnostic that says why there is none. */
@@ -113,6 +120,23 @@ function syntaxDiagnostics(src: SourceDocument): Diagnostic[] {
   return diags;
 }
 
+/** Inputs, variables and resources share one namespace (references use bare names). */
+function sharedNames(src: SourceDocument, configRaw: Record<string, unknown>, variablesRaw: Record<string, unknown>, resourcesRaw: Record<string, unknown>, diags: Diagnostic[]): void {
+  const detail = "References use bare names, so each name must be unique.";
+  for (const name of Object.keys(configRaw)) {
+    const other = Object.hasOwn(variablesRaw, name) ? "a variable" : Object.hasOwn(resourcesRaw, name) ? "a resource" : undefined;
+    if (other) diags.push(at(src, ["config", name], `"${name}" is declared both as an input and as ${other}`, { key: true, detail }));
+  }
+  for (const name of Object.keys(variablesRaw)) {
+    if (Object.hasOwn(resourcesRaw, name)) diags.push(at(src, ["variables", name], `"${name}" is declared both as a variable and as a resource`, { key: true, detail }));
+  }
+}
+
+function dropMissingInputs(diags: Diagnostic[]): void {
+  const kept = diags.filter((d) => d.code !== "input/missing");
+  diags.splice(0, diags.length, ...kept);
+}
+
 /** Loads a stack from text. Pure: no file system or network access. */
 export function parseStack(file: string, text: string, opts: LoadOptions = {}): LoadResult {
   const src = new SourceDocument(file, text);
@@ -136,22 +160,24 @@ export function loadStackDocument(src: SourceDocument, doc: Record<string, unkno
   const providerRaw = mapOr(doc.provider);
   const defaults: Defaults = { project: providerRaw.project as string | undefined, location: providerRaw.location as string | undefined };
 
-  // Names: variables and resources share one namespace.
-  for (const name of Object.keys(variablesRaw)) {
-    if (Object.hasOwn(resourcesRaw, name)) diags.push(at(src, ["variables", name], `"${name}" is declared both as a variable and as a resource`, { key: true, detail: "References use bare names, so each name must be unique." }));
-  }
+  // Names: inputs, variables and resources share one namespace.
+  const configRaw = mapOr(doc.config);
+  sharedNames(src, configRaw, variablesRaw, resourcesRaw, diags);
+  const config = resolveConfig(src, configRaw, opts.inputs ?? NO_INPUTS, diags);
+  if (opts.inputsOptional) dropMissingInputs(diags);
   const variables = loadVariables(src, doc, variablesRaw, diags);
-  const resources = loadResources(src, resourcesRaw, defaults, diags);
+  const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true }, diags);
+  const moved = loadMoved(src, doc.moved, resources, diags);
   const outputs = new Map<string, OutputDecl>();
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
 
   // References: known roots and, for resources and invokes, known first fields.
-  const names = new Set([...Object.keys(variablesRaw), ...Object.keys(resourcesRaw)]);
+  const names = new Set([...Object.keys(configRaw), ...Object.keys(variablesRaw), ...Object.keys(resourcesRaw)]);
   const graph = referenceGraph(src, { variables, resources, outputs, names }, diags);
   const cycle = graph.findCycle();
   if (cycle) {
     const first = cycle[0]!;
-    const path = resources.has(first) ? ["resources", first] : ["variables", first];
+    const path = resources.has(first) ? ["resources", resources.get(first)!.decl] : ["variables", first];
     diags.push(at(src, path, `dependency cycle: ${cycle.join(" -> ")}`, { key: true, detail: "Break the cycle by removing a reference or a dependsOn entry." }));
   }
 
@@ -173,10 +199,12 @@ export function loadStackDocument(src: SourceDocument, doc: Record<string, unkno
       endpoint,
       ...(typeof providerRaw.seed === "string" ? { seed: resolve(dir, providerRaw.seed) } : {}),
     },
+    config,
     ...(doc.backend !== undefined ? { backend: doc.backend as StackModel["backend"] } : {}),
     variables,
     resources,
     outputs,
+    moved,
     lint: mapOr(doc.lint) as Record<string, boolean>,
     graph,
     order: graph.topoOrder(),

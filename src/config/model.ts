@@ -3,6 +3,9 @@ import type { DataSourceDriver, IamDriver } from "../drivers/types.js";
 import type { BackendConfig } from "../generated/schemas.js";
 import type { Graph } from "../graph/graph.js";
 import type { Reference } from "./expressions.js";
+import type { ConfigDecl } from "./inputs.js";
+import type { Each } from "./for-each.js";
+import type { Move } from "./moved.js";
 import type { DocPath, SourceDocument } from "./source.js";
 
 export interface LocatedReference extends Reference {
@@ -15,10 +18,17 @@ export interface ResourceOptionsModel {
   protect: boolean;
   ignoreChanges: string[];
   import?: string;
+  /** The collection as written (a list, a map or a `${…}`), when the resource has instances */
+  forEach?: unknown;
 }
 
 export interface ResourceDecl {
+  /** The address: the declaration's name, or `name["key"]` for an instance of a forEach */
   name: string;
+  /** The declaration's name under `resources:` (where its values are in the stack file) */
+  decl: string;
+  /** The element of a forEach this instance was made for */
+  each?: Each;
   type: string;
   driver: IamDriver;
   /** Raw properties as written (strings may hold ${…}) */
@@ -56,11 +66,15 @@ export interface StackModel {
   name: string;
   description?: string;
   provider: ProviderModel;
+  /** Inputs (`config:`) with their values */
+  config: Map<string, ConfigDecl>;
   /** Where the state lives (`backend:`); absent: the local file. */
   backend?: BackendConfig;
   variables: Map<string, VariableDecl>;
   resources: Map<string, ResourceDecl>;
   outputs: Map<string, OutputDecl>;
+  /** `moved:` entries, each to its final address */
+  moved: Move[];
   lint: Record<string, boolean>;
   /** Variables and resources; edges from references and dependsOn */
   graph: Graph;

@@ -55,7 +55,7 @@ export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
   for (const [object, { grants, over }] of perObject) {
     if (over === undefined) continue;
     const props = stack.resources.get(over)!.properties;
-    const at = ["resources", over, "properties", Array.isArray(props.bindings) ? "bindings" : Array.isArray(props.members) ? "members" : "member"];
+    const at = ["resources", stack.resources.get(over)!.decl, "properties", Array.isArray(props.bindings) ? "bindings" : Array.isArray(props.members) ? "members" : "member"];
     out.push(error(`${over}: the stack grants ${grants.size} principals on ${object}, more than one policy may hold`, { file: stack.source.file, ...stack.source.position(at), path: formatPath(at), address: over, detail: `${LIMIT}; split the grants (for example with groups).` }));
   }
   return out;
@@ -73,7 +73,7 @@ export function plannedPolicySizeErrors(stack: StackModel, policies: readonly Pl
     if (count <= MAX_PRINCIPALS) continue;
     const addresses = [...new Set([...p.byBinding.values()].flatMap((s) => [...s]))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
     const first = addresses.find((a) => stack.resources.has(a));
-    const where = first ? { file: stack.source.file, ...stack.source.position(["resources", first], { key: true }), address: first } : {};
+    const where = first ? { file: stack.source.file, ...stack.source.position(["resources", stack.resources.get(first)!.decl], { key: true }), address: first } : {};
     const shown = addresses.slice(0, 5).join(", ") + (addresses.length > 5 ? ` and ${addresses.length - 5} more` : "");
     out.push(
       error(`${p.name}: the planned policy would hold ${count} principals, more than the ${MAX_PRINCIPALS.toLocaleString("en-US")} Google allows`, {

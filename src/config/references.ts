@@ -2,8 +2,9 @@
 // the declared names, and turned into the dependency graph.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { Graph } from "../graph/graph.js";
-import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
+import { containsWhere, hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
+import { functionCall, staticCallProblem } from "./functions.js";
 import { suggest } from "./schema-diagnostics.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 
@@ -24,12 +25,30 @@ function someString(value: unknown, test: (s: string) => boolean): boolean {
 
 /** Whether `value` holds no `${…}` at all. */
 export function isLiteral(value: unknown): boolean {
-  return !someString(value, hasInterpolation);
+  return !someString(value, hasInterpolation) && !hasCall(value);
+}
+
+/** Whether `value` holds a function call (fn::join…) anywhere. */
+export function hasCall(value: unknown): boolean {
+  return containsWhere(value, (v) => functionCall(v) !== undefined);
+}
+
+/** Function calls with a wrong shape (unknown, fn::invoke out of place, wrong arity). */
+function checkCalls(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): void {
+  const call = functionCall(value);
+  if (call) {
+    const p = staticCallProblem(call);
+    if (p) diags.push(at(src, [...path, call.key, ...p.path], `${formatPath(path)}: ${p.message}`, { key: p.path.length === 0, ...(p.detail ? { detail: p.detail } : {}) }));
+    return checkCalls(src, call.args, [...path, call.key], diags);
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => checkCalls(src, v, [...path, i], diags));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) checkCalls(src, v, [...path, k], diags);
 }
 
 /** The references in `value` (at `path`); a malformed interpolation is a diagnostic. */
 export function collectRefs(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): LocatedReference[] {
   const refs: LocatedReference[] = [];
+  if (hasCall(value)) checkCalls(src, value, path, diags);
   // Most values have no interpolation: skip the walk that builds a path for every string.
   if (!someString(value, (s) => s.includes("${"))) return refs;
   eachString(value, path, (s, p) => {
@@ -61,15 +80,22 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
   const graph = new Graph();
   const names = [...d.names];
   for (const n of [...d.variables.keys(), ...d.resources.keys()]) graph.addNode(n);
-  const checkRefs = (from: string | undefined, refs: LocatedReference[]) => {
+  // A forEach's name stands for all its instances.
+  const instances = new Map<string, string[]>();
+  for (const r of d.resources.values()) if (r.each) instances.set(r.decl, [...(instances.get(r.decl) ?? []), r.name]);
+  const addEdges = (from: string, to: string) => {
+    if (graph.has(to)) graph.addEdge(from, to);
+    else for (const i of instances.get(to) ?? []) graph.addEdge(from, i);
+  };
+  const checkRefs = (from: string | undefined, refs: LocatedReference[], fromDecl = from) => {
     for (const r of refs) {
       if (!d.names.has(r.root)) {
         const guess = suggest(r.root, names);
         diags.push(at(src, r.at, `undefined reference "\${${r.text}}": no variable or resource is named "${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`, { offset: r.offset }));
         continue;
       }
-      if (r.root === from) {
-        diags.push(at(src, r.at, `"${from}" refers to itself in "\${${r.text}}"`, { offset: r.offset }));
+      if (r.root === fromDecl) {
+        diags.push(at(src, r.at, `"${fromDecl}" refers to itself in "\${${r.text}}"`, { offset: r.offset }));
         continue;
       }
       const first = r.path[0];
@@ -77,16 +103,16 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
       if (fields && first?.kind === "prop" && !fields.includes(first.name)) {
         diags.push(at(src, r.at, `"\${${r.text}}": ${r.root} has no field "${first.name}"`, { offset: r.offset, detail: `Fields: ${fields.join(", ")}.` }));
       }
-      if (from && graph.has(r.root)) graph.addEdge(from, r.root);
+      if (from) addEdges(from, r.root);
     }
   };
   for (const v of d.variables.values()) checkRefs(v.name, v.refs);
   for (const r of d.resources.values()) {
-    checkRefs(r.name, r.refs);
+    checkRefs(r.name, r.refs, r.decl);
     r.options.dependsOn.forEach((dep, i) => {
-      const path = ["resources", r.name, "options", "dependsOn", i];
-      if (dep === r.name) diags.push(at(src, path, `${r.name} depends on itself`, { address: r.name }));
-      else if (d.resources.has(dep) || d.variables.has(dep)) graph.addEdge(r.name, dep);
+      const path = ["resources", r.decl, "options", "dependsOn", i];
+      if (dep === r.decl) diags.push(at(src, path, `${r.decl} depends on itself`, { address: r.name }));
+      else if (d.resources.has(dep) || d.variables.has(dep) || instances.has(dep)) addEdges(r.name, dep);
       else if (!d.names.has(dep)) {
         const guess = suggest(dep, names.filter((n) => n !== r.name));
         diags.push(at(src, path, `${r.name}: dependsOn names "${dep}", which is not a resource${guess ? ` (did you mean "${guess}"?)` : ""}`, { address: r.name }));

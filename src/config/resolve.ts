@@ -1,10 +1,28 @@
 // Evaluates raw stack values: `${…}` interpolations against a scope of known (or unknown) values.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
+import { splitAddress } from "./addresses.js";
+import { containsSensitive, isSensitive, plain, sensitive } from "./sensitive.js";
+import { evaluateCall, type FunctionCall, functionCall } from "./functions.js";
 import { type DocPath, errorAt, formatPath, type SourceDocument } from "./source.js";
 
 /** Values that references can reach, by root name. `undefined` = not in scope. */
 export type Scope = (root: string) => { value: unknown } | undefined;
+
+/** The scope of a map of values by name (or address). A forEach's name, which has no value of its
+ *  own, is the map of its instances' values by key: `${viewers["sre"].etag}`. */
+export function valuesScope(values: ReadonlyMap<string, unknown>): Scope {
+  return (root) => {
+    if (values.has(root)) return { value: values.get(root) };
+    let instances: Record<string, unknown> | undefined;
+    for (const [address, value] of values) {
+      if (!address.startsWith(`${root}[`)) continue;
+      const { name, index } = splitAddress(address);
+      if (name === root && index !== undefined) (instances ??= Object.create(null) as Record<string, unknown>)[String(index)] = value;
+    }
+    return instances ? { value: instances } : undefined;
+  };
+}
 
 function scalarText(v: unknown): string | undefined {
   if (typeof v === "string") return v;
@@ -44,9 +62,12 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
       values.push(r.value);
     }
     if (t.whole) return values[0];
-    if (values.some(isUnknown)) return UNKNOWN;
+    // A string with a secret part is secret as a whole.
+    const secret = values.some(isSensitive);
+    const plainValues = values.map((v) => (isSensitive(v) ? v.value : v));
+    if (plainValues.some(isUnknown)) return UNKNOWN;
     let out = "";
-    for (const [i, v] of values.entries()) {
+    for (const [i, v] of plainValues.entries()) {
       const s = scalarText(v);
       if (s === undefined) {
         const part = t.parts[i];
@@ -56,15 +77,30 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
       }
       out += s;
     }
-    return out;
+    return secret ? sensitive(out) : out;
   }
   if (Array.isArray(raw)) return raw.map((v, i) => resolveValue(v, [...at, i], scope, src, diags));
+  const call = functionCall(raw);
+  if (call) return callValue(call, at, scope, src, diags);
   if (raw && typeof raw === "object") {
     const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
     for (const [k, v] of Object.entries(raw)) out[k] = resolveValue(v, [...at, k], scope, src, diags);
     return out;
   }
   return raw;
+}
+
+/** A function call: its arguments resolved, then evaluated (unknown while an argument is). */
+function callValue(call: FunctionCall, at: DocPath, scope: Scope, src: SourceDocument | undefined, diags: Diagnostic[]): unknown {
+  const where = [...at, call.key];
+  const args = resolveValue(call.args, where, scope, src, diags);
+  if (containsUnknown(args)) return UNKNOWN;
+  const r = evaluateCall(call.key, plain(args));
+  if (r.ok) return call.key === "fn::secret" || containsSensitive(args) ? sensitive(r.value) : r.value;
+  const path = [...where, ...r.path];
+  const text = `${formatPath(at)}: ${r.message}`;
+  diags.push(src ? errorAt(src, path, text, r.detail ? { detail: r.detail } : {}) : error(text, { path: formatPath(path) }));
+  return UNKNOWN;
 }
 
 function located(src: SourceDocument | undefined, at: DocPath, summary: string, offset: number): Diagnostic {

@@ -4,6 +4,7 @@ import { closest, distance } from "fastest-levenshtein";
 import type { ErrorObject } from "ajv";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasInterpolation } from "./expressions.js";
+import { functionCall } from "./functions.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 
 /** The closest name in `pool`, when it is close enough to be a plausible typo. */
@@ -96,6 +97,16 @@ function describe(src: SourceDocument, e: ErrorObject, path: DocPath, value: unk
 
 const DEFERRED_KEYWORDS = new Set(["type", "minLength", "pattern", "enum", "format"]);
 
+/** Whether the value at `path`, or one around it, is a function call. */
+function withinCall(root: unknown, path: DocPath): boolean {
+  let cur = root;
+  for (let i = 0; i <= path.length; i++) {
+    if (functionCall(cur)) return true;
+    if (i < path.length) cur = valueAt(cur, [path[i]!]);
+  }
+  return false;
+}
+
 /** Translates ajv errors into diagnostics; errors on interpolated values wait for resolution. */
 export function schemaDiagnostics(src: SourceDocument, root: unknown, errors: readonly ErrorObject[], base: DocPath = []): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -107,6 +118,8 @@ export function schemaDiagnostics(src: SourceDocument, root: unknown, errors: re
     const path = [...base, ...toDocPath(valueAt(root, base), e.instancePath)];
     const value = valueAt(root, path);
     if (typeof value === "string" && hasInterpolation(value) && DEFERRED_KEYWORDS.has(e.keyword) && isResolvedPath(path)) continue;
+    // A function call (fn::join…) is checked once it is evaluated, as is everything inside it.
+    if (isResolvedPath(path) && withinCall(root, path)) continue;
     // The resource type enum gets its own message with a suggestion.
     if (e.keyword === "enum" && path.length === 3 && path[0] === "resources" && path[2] === "type") continue;
     const d = describe(src, e, path, value);

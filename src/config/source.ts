@@ -1,5 +1,6 @@
 // A parsed YAML document that remembers where every value came from, so diagnostics can point
 // at file:line:column.
+import { splitAddress } from "./addresses.js";
 import { Composer, Document, LineCounter, Parser, YAMLParseError, isMap, isScalar, parseDocument, visit, type CST, type Node } from "yaml";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { parseSimpleYaml } from "./fast-yaml.js";
@@ -193,7 +194,7 @@ export function formatPath(path: DocPath): string {
 /** An error at `path` in `src`: file:line:column and the document path (see `position` for `key` and `offset`). */
 /** Where a resource is declared, for a message that names another place: "stack.yaml:12:3". */
 export function declaredAt(src: SourceDocument, resource: string): string {
-  const pos = src.position(["resources", resource], { key: true });
+  const pos = src.position(["resources", splitAddress(resource).name], { key: true });
   return `${src.file}:${pos.line}:${pos.column}`;
 }
 

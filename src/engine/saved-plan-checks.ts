@@ -5,6 +5,8 @@
 import { UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, State } from "../generated/schemas.js";
 import { planDifferences } from "../plan/plan-differences.js";
+import { sameInputs } from "../plan/redact.js";
+import type { ConfigDecl } from "../config/inputs.js";
 
 const AGAIN = "Nothing was applied. Run `converge plan --out FILE` again and review it.";
 /** Differences listed in full; the rest are counted. */
@@ -28,6 +30,16 @@ export function checkNotStale(plan: Plan, file: string, prior: State | undefined
   refuse(
     `the saved plan ${file} is stale: the state changed since it was made`,
     `The plan was made from state serial ${plan.prior_state.serial ?? "(none)"}${plan.prior_state.lineage ? ` (lineage ${plan.prior_state.lineage})` : ""}; the state is now serial ${prior?.serial ?? "(none)"}${prior ? ` (lineage ${prior.lineage})` : ""}. ${AGAIN}`,
+  );
+}
+
+/** `apply FILE` was given the inputs the plan was made with (the file holds only their hash). */
+export function checkSameInputs(saved: Plan, file: string, config: ReadonlyMap<string, ConfigDecl>): void {
+  if (!config.size && !saved.inputs_hash) return;
+  if (saved.inputs_hash && sameInputs(config, saved.inputs_hash)) return;
+  refuse(
+    `the inputs given to apply are not those the saved plan ${file} was made with`,
+    `Give apply the same --var, --var-file and CONVERGE_VAR_ values as plan (the plan holds only a hash of them, secrets included). ${AGAIN}`,
   );
 }
 

@@ -4,10 +4,12 @@
 // (./events.ts) and the values they return. The caller chooses which steps to run and holds the lock around them.
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
+import type { GivenInputs } from "../config/inputs.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan } from "../plan/planner.js";
+import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateLocation } from "../state/factory.js";
@@ -36,23 +38,25 @@ export interface OpenStackRequest {
   /** --workspace (else CONVERGE_WORKSPACE, else the selected one, else default). */
   workspace?: string;
   strict?: boolean;
+  /** Values given for the stack's inputs */
+  inputs?: GivenInputs;
 }
 
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
 export function openStack(req: OpenStackRequest): StackSession {
-  return sessionOf(loadStackFile(req.file, { strict: req.strict === true }), req);
+  return sessionOf(loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) }), req);
 }
 
 /** Loads a YAML stack or a program stack (`.ts`, `.mjs`, `.js`: src/sdk/program.ts, loaded only
  *  when a program is opened), by the file's extension. */
-export async function loadAnyStackFile(file: string, opts: { strict?: boolean; state?: string; callTimeoutMs?: number } = {}): Promise<LoadResult> {
+export async function loadAnyStackFile(file: string, opts: { strict?: boolean; state?: string; callTimeoutMs?: number; inputs?: GivenInputs; inputsOptional?: boolean } = {}): Promise<LoadResult> {
   const sdk = await import("../sdk/program.js");
   return sdk.isProgramFile(file) ? sdk.loadProgramFile(file, opts) : loadStackFile(file, opts);
 }
 
 /** openStack for a YAML stack or a program stack. */
 export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number }): Promise<StackSession> {
-  const opts = { strict: req.strict === true, ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}) };
+  const opts = { strict: req.strict === true, ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}), ...(req.inputs ? { inputs: req.inputs } : {}) };
   return sessionOf(await loadAnyStackFile(req.file, opts), req);
 }
 
@@ -89,7 +93,12 @@ export interface PlanRequest {
 /** A plan and what applying it needs: the state it was made from, the policies it read, the
  *  open cloud (the caller closes it, with `close`). */
 export interface PlannedStack {
+  /** The plan as it may be shown and saved: no secret in it (see ../plan/redact.ts). */
   plan: Plan;
+  /** The plan apply executes, with the secrets' values: never shown, never saved. */
+  real: Plan;
+  /** The secret strings `plan` was scrubbed of (for anything else shown about this plan). */
+  secrets: string[];
   /** Diagnostics of the planning (the plan's own list also has the loading warnings). */
   diagnostics: Diagnostic[];
   /** The prior state's resources as the refresh found them. */
@@ -122,7 +131,10 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
     // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
     await checkClaims(session.store, result.plan);
-    return { ...result, prior, cloud, close: () => cloud.close() };
+    if (stack.config.size) result.plan.inputs_hash = inputsHash(stack.config);
+    const secrets = secretList(result.secrets);
+    const shown = redactPlan(result.plan, secrets);
+    return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, close: () => cloud.close() };
   } catch (e) {
     await cloud.close();
     throw e;
@@ -143,16 +155,16 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
   let expect = versionOf(planned.prior);
   const meta = writeMetaOf(planned.plan);
   // Again after approval: another stack may have claimed the same grants since the plan.
-  await checkClaims(session.store, planned.plan);
+  await checkClaims(session.store, planned.real);
   const save = async (s: State) => {
     const written = await session.store.write(s, expect, meta);
     expect = versionOf(written);
     return written;
   };
   planned.cloud.route(req.emit ?? noEmit);
-  return apply(planned.plan, {
+  return apply(planned.real, {
     cloud: planned.cloud.port,
-    state: planned.prior ?? newState(planned.plan.stack.name),
+    state: planned.prior ?? newState(planned.real.stack.name),
     save,
     parallelism: req.parallelism,
     live: planned.live,

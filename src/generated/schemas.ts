@@ -108,6 +108,7 @@ export interface AllSchemas {
   "stack.schema.json#ResourceOptions"?: ResourceOptions;
   "stack.schema.json#Resource"?: StackResource;
   "stack.schema.json#Invoke"?: Invoke;
+  "stack.schema.json#ConfigInput"?: ConfigInput;
   "state.schema.json"?: State;
   "state.schema.json#StateResource"?: StateResource;
   "terraform-plan.schema.json"?: TerraformPlan;
@@ -748,6 +749,10 @@ export interface Plan {
   };
   access_changes?: AccessDelta;
   /**
+   * sha256:{salt}:{hash} of the stack's input values (config:), salted: a saved plan holds no secret, only this; `apply FILE` is given the inputs again and refuses them if they hash differently.
+   */
+  inputs_hash?: string;
+  /**
    * sha256 of the plan's canonical content: the plan without digest and signature, as JSON with object keys sorted (by UTF-16 code units) and no white space, in UTF-8 (src/plan/saved-plan.ts). apply refuses a plan file whose digest does not match.
    */
   digest?: string;
@@ -824,6 +829,10 @@ export interface ResourceChange {
    * The grant `after` holds already exists outside converge: converge adopts it, and destroy will leave it.
    */
   after_adopted?: boolean;
+  /**
+   * The address the state had for this resource before a `moved:` entry renamed it (Terraform's previous_address).
+   */
+  previous_address?: string;
   state_only?: StateOnly;
   /**
    * The configuration as written, for values known only during apply (resolved then).
@@ -915,6 +924,12 @@ export interface Stack {
   name: string;
   description?: string;
   provider?: ProviderConfig;
+  /**
+   * Inputs of the stack, set from outside: --var name=value, --var-file FILE, CONVERGE_VAR_name or the default. Referenced as ${name}.
+   */
+  config?: {
+    [k: string]: ConfigInput;
+  };
   backend?: BackendConfig;
   /**
    * Named values: literals, interpolations or fn::invoke of a function.
@@ -925,6 +940,13 @@ export interface Stack {
   resources?: {
     [k: string]: StackResource;
   };
+  /**
+   * Renames: each resource the state has under `from` is planned under `to`, with no cloud change. Instance addresses (name["key"]) are allowed; a move between two forEach names moves every instance.
+   */
+  moved?: {
+    from: string;
+    to: string;
+  }[];
   outputs?: {
     [k: string]: unknown;
   };
@@ -953,6 +975,23 @@ export interface ProviderConfig {
    */
   seed?: string;
 }
+export interface ConfigInput {
+  /**
+   * The type of the value; lists and maps are given as JSON on the command line and in the environment.
+   */
+  type: "string" | "number" | "boolean" | "list" | "map";
+  /**
+   * The value when none is given; without it the input is required.
+   */
+  default?: {
+    [k: string]: unknown;
+  };
+  description?: string;
+  /**
+   * Shown as (sensitive) in plans, JSON, Markdown, logs and outputs; kept only in the state file.
+   */
+  secret?: boolean;
+}
 /**
  * Where the stack's state lives: the local file (default: state/{name}.json beside the stack file) or a PostgreSQL database shared by a team. The PostgreSQL connection comes only from the environment (DATABASE_URL, or PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE), never from the stack file. --backend overrides the type.
  */
@@ -980,6 +1019,12 @@ export interface ResourceOptions {
    * Adopt an existing grant by import ID instead of creating it.
    */
   import?: string;
+  /**
+   * One instance of the resource per element of a list (addressed name["value"] for a string, name[index] otherwise) or of a map (name["key"]); ${each.key} and ${each.value} in the properties. A literal or a ${…} of config inputs and variables.
+   */
+  forEach?: {
+    [k: string]: unknown;
+  };
 }
 export interface Invoke {
   "fn::invoke": {
@@ -1011,6 +1056,10 @@ export interface State {
   outputs: {
     [k: string]: unknown;
   };
+  /**
+   * Outputs computed from a secret: `converge output` shows them as (sensitive value) unless --show-sensitive.
+   */
+  sensitive_outputs?: string[];
 }
 export interface StateResource {
   address: string;
@@ -1024,6 +1073,12 @@ export interface StateResource {
   };
   dependencies: string[];
   protect?: boolean;
+  /**
+   * The inputs computed from a secret (true for each): plans never show their values, old or new.
+   */
+  sensitive?: {
+    [k: string]: true;
+  };
   /**
    * The grant existed before converge managed it (a member adopted at create): destroy leaves it in place.
    */
@@ -1090,6 +1145,10 @@ export interface TfStateResource {
   mode: "managed" | "data";
   type: string;
   name: string;
+  /**
+   * The instance key of a resource with options.forEach (a string key or a list index); absent for a single resource.
+   */
+  index?: string | number;
   provider_name: string;
   schema_version: number;
   /**
@@ -1109,8 +1168,16 @@ export interface TfResourceChange {
   mode: "managed" | "data";
   type: string;
   name: string;
+  /**
+   * The instance key of a resource with options.forEach (a string key or a list index); absent for a single resource.
+   */
+  index?: string | number;
   provider_name: string;
   change: TfChange;
+  /**
+   * The address before a moved: entry renamed it.
+   */
+  previous_address?: string;
   action_reason?:
     | "replace_because_cannot_update"
     | "replace_by_request"
@@ -1118,7 +1185,7 @@ export interface TfResourceChange {
     | "read_because_dependency_pending";
 }
 /**
- * Terraform's change representation. before_sensitive and after_sensitive are false: no IAM value is sensitive.
+ * Terraform's change representation. before_sensitive and after_sensitive are false, or for a value computed from a secret (a secret input, fn::secret) true or the structure of the value with true where it is sensitive; such values show as (sensitive value).
  */
 export interface TfChange {
   /**

@@ -4,13 +4,14 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { ResourceChange, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Scope } from "../config/resolve.js";
+import { type Scope, valuesScope } from "../config/resolve.js";
 import type { NameDefaults } from "../cloud/names.js";
 import type { CloudPort } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
 import { Refresh } from "./refresh.js";
 import type { PlanOptions } from "./planner.js";
 import { ClaimIndex } from "../drivers/claims.js";
+import { secretStrings, sensitive } from "../config/sensitive.js";
 
 export interface PlanContext {
   readonly stack: StackModel;
@@ -34,11 +35,28 @@ export interface PlanContext {
   readonly declared: Set<string>;
   /** The claims of the resources planned so far (two resources may not manage the same grant). */
   readonly owners: ClaimIndex<string>;
+  /** Resources a `moved:` entry renamed in the prior state: new address → old address */
+  readonly previous: ReadonlyMap<string, string>;
+  /** The strings of secret values met while planning (never shown, never saved but in the state) */
+  readonly secrets: Set<string>;
+  /** Sensitivity masks of resources' planned values (Terraform's after_sensitive), by address */
+  readonly masks: Map<string, unknown>;
 }
 
-export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit): PlanContext {
+export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit, previous: ReadonlyMap<string, string> = new Map()): PlanContext {
   const limit = pLimit(Math.max(1, opts.parallelism));
   const values = new Map<string, unknown>();
+  const variables = Object.create(null) as Record<string, unknown>;
+  // Inputs are known before anything else; the plan records them with the variables.
+  const secrets = new Set<string>();
+  for (const c of stack.config.values()) {
+    if (c.value === undefined) continue;
+    values.set(c.name, c.secret ? sensitive(c.value) : c.value);
+    variables[c.name] = c.value;
+    if (c.secret) secretStrings(sensitive(c.value), secrets);
+  }
+  // Values the state recorded as secret: a plan shows neither the new secret nor the old one.
+  for (const r of prior?.resources ?? []) for (const k of Object.keys(r.sensitive ?? {})) secretStrings(sensitive(r.inputs[k]), secrets);
   const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
   return {
     stack,
@@ -51,12 +69,15 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     defaults: { project: stack.provider.project, location: stack.provider.location },
     refresh,
     values,
-    scope: (root) => (values.has(root) ? { value: values.get(root) } : undefined),
+    scope: valuesScope(values),
     diags: [],
     changes: [],
     drift: [],
-    variables: Object.create(null) as Record<string, unknown>,
+    variables,
     declared: new Set(),
     owners: new ClaimIndex(),
+    previous,
+    secrets,
+    masks: new Map(),
   };
 }

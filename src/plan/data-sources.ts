@@ -7,6 +7,7 @@ import type { VariableDecl } from "../config/model.js";
 import { error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown } from "../config/expressions.js";
 import { resolveValue } from "../config/resolve.js";
+import { plain, secretStrings } from "../config/sensitive.js";
 import { formatPath } from "../config/source.js";
 import { validate } from "../schemas/index.js";
 import { statusOf } from "../engine/cloud-port.js";
@@ -17,11 +18,12 @@ export async function planVariable(ctx: PlanContext, v: VariableDecl): Promise<v
   if (!v.invoke) {
     const value = resolveValue(v.value, ["variables", v.name], ctx.scope, src, ctx.diags);
     ctx.values.set(v.name, value);
-    if (!containsUnknown(value)) ctx.variables[v.name] = value;
+    secretStrings(value, ctx.secrets);
+    if (!containsUnknown(value)) ctx.variables[v.name] = plain(value);
     return;
   }
   const at = ["variables", v.name, "fn::invoke", "arguments"];
-  const args = resolveValue(v.invoke.arguments, at, ctx.scope, src, ctx.diags) as Record<string, unknown>;
+  const args = plain(resolveValue(v.invoke.arguments, at, ctx.scope, src, ctx.diags)) as Record<string, unknown>;
   if (containsUnknown(args)) return deferRead(ctx, v);
   const name = objectToRead(ctx, v, args, at);
   if (name === undefined) return void ctx.values.set(v.name, UNKNOWN);

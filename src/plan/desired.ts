@@ -7,6 +7,8 @@ import { error } from "../diagnostics/diagnostic.js";
 import { containsUnknown } from "../config/expressions.js";
 import { resolveValue } from "../config/resolve.js";
 import { lintResolved } from "../config/lint.js";
+import { hasCall } from "../config/references.js";
+import { fieldMask, plain, secretStrings } from "../config/sensitive.js";
 import { formatPath } from "../config/source.js";
 import type { IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
@@ -22,7 +24,13 @@ export interface Desired {
 /** The desired inputs, or undefined after reporting errors. */
 export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | undefined {
   const errorsBefore = ctx.diags.length;
-  const raw = resolveValue(r.properties, ["resources", r.name, "properties"], ctx.scope, ctx.stack.source, ctx.diags) as Record<string, unknown>;
+  const resolved = resolveValue(r.properties, ["resources", r.decl, "properties"], ctx.scope, ctx.stack.source, ctx.diags);
+  const mask = fieldMask(resolved);
+  if (mask !== false) {
+    ctx.masks.set(r.name, mask);
+    secretStrings(resolved, ctx.secrets);
+  }
+  const raw = plain(resolved) as Record<string, unknown>;
   const desired = containsUnknown(raw) ? partlyKnownInputs(ctx, r, raw) : knownInputs(ctx, r, raw);
   // Errors only: a lint warning on a resolved value does not stop the resource from planning.
   if (!desired || ctx.diags.slice(errorsBefore).some((d) => d.severity === "error")) return undefined;
@@ -32,7 +40,7 @@ export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | unde
 function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>): Desired | undefined {
   const src = ctx.stack.source;
   const d = r.driver;
-  const at = ["resources", r.name, "properties"];
+  const at = ["resources", r.decl, "properties"];
   const schemaErrors = validate(d.inputsSchema, raw);
   for (const e of schemaErrors) {
     const p = [...at, ...e.instancePath.split("/").filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
@@ -47,7 +55,7 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   }
   if (n.problems.length) return undefined;
   // Values from `${…}` are linted now that they are known (literal ones were at load).
-  if (r.refs.length) ctx.diags.push(...lintResolved(ctx.stack, r.name, r.properties, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  if (r.refs.length || hasCall(r.properties)) ctx.diags.push(...lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
 }
@@ -65,7 +73,7 @@ function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
         ? `resources "${other}" and "${r.name}" manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
         : conflictSummary(c, r.name, claims[0]!);
   const detail = `"${other}" is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
-  ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.name], { key: true }) }));
+  ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.decl], { key: true }) }));
 }
 
 /** A resource whose identity (the inputs whose change replaces it: the object, role, condition,

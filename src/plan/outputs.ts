@@ -3,6 +3,7 @@
 import type { Plan, ResourceChange } from "../generated/schemas.js";
 import { containsUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
 import { resolveValue } from "../config/resolve.js";
+import { containsSensitive, plain, secretStrings } from "../config/sensitive.js";
 import type { PlanContext } from "./context.js";
 import { jsonEqual } from "./compare.js";
 
@@ -11,11 +12,14 @@ export function planOutputs(ctx: PlanContext): Plan["output_changes"] {
   const out: Plan["output_changes"] = Object.create(null); // any name, __proto__ too
   if (!opts.destroy && !opts.targets.length) {
     for (const o of stack.outputs.values()) {
-      const value = resolveValue(o.value, ["outputs", o.name], ctx.scope, stack.source, ctx.diags);
+      const resolved = resolveValue(o.value, ["outputs", o.name], ctx.scope, stack.source, ctx.diags);
+      const secret = containsSensitive(resolved);
+      secretStrings(resolved, ctx.secrets);
+      const value = plain(resolved);
       const before = prior?.outputs[o.name];
       const exists = prior !== undefined && Object.hasOwn(prior.outputs, o.name);
       const actions: ResourceChange["change"]["actions"] = !exists ? ["create"] : containsUnknown(value) || !jsonEqual(before, value) ? ["update"] : ["no-op"];
-      out[o.name] = { actions, before: exists ? before : null, after: stripUnknown(value), after_unknown: unknownMask(value), before_sensitive: false, after_sensitive: false };
+      out[o.name] = { actions, before: exists ? before : null, after: stripUnknown(value), after_unknown: unknownMask(value), before_sensitive: secret && exists, after_sensitive: secret };
     }
   }
   for (const [name, before] of Object.entries(prior?.outputs ?? {})) {

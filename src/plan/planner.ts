@@ -15,6 +15,8 @@ import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
+import { applyMoves } from "./moves.js";
+import { withMask } from "../config/sensitive.js";
 import { planOrphans } from "./orphans.js";
 import { planOutputs } from "./outputs.js";
 import { planResource } from "./resource.js";
@@ -47,24 +49,28 @@ export interface PlanResult {
   refreshed: StateResource[];
   /** Policies read during refresh, keyed "{kind} {name}": apply starts its writes from them. */
   live: Map<string, Policy>;
+  /** The strings of secret values: what is shown or saved of the plan must be scrubbed of them. */
+  secrets: ReadonlySet<string>;
 }
 
 /** Longest stretch (ms) of planning without letting the event loop handle I/O. */
 const YIELD_EVERY_MS = 5;
 
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
-  const ctx = planContext(stack, prior, cloud, opts, emit);
+  const moved = applyMoves(prior, stack.moved);
+  const ctx = planContext(stack, moved.prior, cloud, opts, emit, moved.previous);
   ctx.refresh.readAhead(stack, prior, opts.destroy);
   if (!opts.destroy) await walk(ctx);
   await planOrphans(ctx);
   ctx.diags.push(...ctx.refresh.failureDiagnostics(stack));
+  markSensitive(ctx);
   const selected = selectTargets(ctx, ctx.changes);
   const outputs = planOutputs(ctx);
   const refreshed = refreshedState(ctx);
   const result = assemble(ctx, selected, outputs, refreshed);
   const live = await ctx.refresh.live();
   if (!result.errored) checkPlannedPolicies(ctx, result, live);
-  return { plan: result, diagnostics: ctx.diags, refreshed, live };
+  return { plan: result, diagnostics: ctx.diags, refreshed, live, secrets: ctx.secrets };
 }
 
 /** Variables and resources in dependency order. Planning a resource whose policy is already read
@@ -77,6 +83,9 @@ async function walk(ctx: PlanContext): Promise<void> {
     if (v) await planVariable(ctx, v);
     const r = ctx.stack.resources.get(name);
     if (r) await planResource(ctx, r);
+    // What is read from a resource computed from a secret is secret too.
+    const mask = r && ctx.masks.get(r.name);
+    if (mask) ctx.values.set(r.name, withMask(ctx.values.get(r.name), mask));
     if (Date.now() - yielded >= YIELD_EVERY_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       yielded = Date.now();
@@ -84,10 +93,20 @@ async function walk(ctx: PlanContext): Promise<void> {
   }
 }
 
+/** Terraform's before_sensitive / after_sensitive on the changes of resources computed from secrets. */
+function markSensitive(ctx: PlanContext): void {
+  for (const c of ctx.changes) {
+    const mask = c.mode === "managed" ? ctx.masks.get(c.address) : undefined;
+    if (!mask) continue;
+    if (c.change.after !== null) c.change.after_sensitive = mask;
+    if (c.change.before !== null) c.change.before_sensitive = mask;
+  }
+}
+
 function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs: Plan["output_changes"], refreshed: StateResource[]): Plan {
   const { stack, prior, opts } = ctx;
   const errored = hasErrors(ctx.diags);
-  const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0) || Object.values(outputs).some((c) => c.actions[0] !== "no-op"));
+  const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0 || c.previous_address !== undefined) || Object.values(outputs).some((c) => c.actions[0] !== "no-op"));
   return {
     format_version: "1.2",
     converge_version: TOOL_VERSION,

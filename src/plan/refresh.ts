@@ -134,7 +134,7 @@ export class Refresh {
       const shown = f.addresses.slice(0, 5).join(", ") + (f.addresses.length > 5 ? ` and ${f.addresses.length - 5} more` : "");
       const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
       const first = f.addresses[0]!;
-      const at = stack.resources.has(first) ? { file: src.file, ...src.position(["resources", first, "properties", "name"]) } : {};
+      const at = stack.resources.has(first) ? { file: src.file, ...src.position(["resources", stack.resources.get(first)!.decl, "properties", "name"]) } : {};
       return error(summary, { address: first, detail: f.error.message, ...at });
     });
   }

@@ -2,6 +2,7 @@
 // has (decide.ts), an import (options.import), or a create. Reads come from the refresh, which
 // started them early; the decisions themselves are pure.
 import type { ResourceDecl } from "../config/model.js";
+import { splitAddress } from "../config/addresses.js";
 import { kindLabel } from "../gcp/object-kinds.js";
 import { error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, containsUnknown, isUnknown } from "../config/expressions.js";
@@ -33,6 +34,7 @@ function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): Change
     type: r.type,
     name: r.name,
     dependencies: ctx.stack.graph.dependencies(r.name),
+    ...(ctx.previous.has(r.name) ? { previous_address: ctx.previous.get(r.name)! } : {}),
     ...(r.options.protect ? { protect: true } : {}),
     ...(isUnknown(desired.inputs.name) ? {} : { policy: desired.inputs.name }),
     ...(desired.known ? {} : { config: { properties: r.properties } }),
@@ -42,7 +44,7 @@ function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): Change
 /** A plan fails where apply would: a grant on an object that does not exist cannot be made. */
 function objectMissing(ctx: PlanContext, address: string, d: IamDriver, name: string): void {
   const src = ctx.stack.source;
-  ctx.diags.push(error(`${address}: ${kindLabel(d.kind)} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", address, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
+  ctx.diags.push(error(`${address}: ${kindLabel(d.kind)} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", splitAddress(address).name, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
   ctx.values.set(address, UNKNOWN);
 }
 
@@ -87,7 +89,7 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
   const d = r.driver;
   const src = ctx.stack.source;
   const importId = r.options.import!;
-  const at = { address: r.name, file: src.file, ...src.position(["resources", r.name, "options", "import"]) };
+  const at = { address: r.name, file: src.file, ...src.position(["resources", r.decl, "options", "import"]) };
   const target = d.parseImportId(importId, ctx.defaults);
   if (typeof target === "string") {
     ctx.diags.push(error(`${r.name}: ${target}`, { address: r.name }));

@@ -4,6 +4,7 @@
 // read Terraform's. Pure: the Plan alone (a saved plan prints as the plan that made it did).
 // Saved plans keep converge's own format; converge's data Terraform has no place for goes under
 // the one `converge` member.
+import { splitAddress } from "../config/addresses.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Change, ConvergeChangeExtras, Plan, ResourceChange, TerraformPlan, TerraformPlanFailure, TfChange, TfCtyType, TfResourceChange, TfState, TfStateOutput, TfStateResource, TfStateValues } from "../generated/schemas.js";
 import { TOOL_VERSION } from "../version.js";
@@ -39,7 +40,7 @@ function tfChange(c: Change): TfChange {
 
 function tfResourceChange(c: ResourceChange): TfResourceChange {
   const reason = c.action_reason === "create_because_gone" ? undefined : c.action_reason;
-  return { address: c.address, mode: c.mode, type: c.type, name: c.name, provider_name: PROVIDER_NAME, change: tfChange(c.change), ...(reason ? { action_reason: reason } : {}) };
+  return { address: c.address, mode: c.mode, type: c.type, ...nameAndIndex(c.address), provider_name: PROVIDER_NAME, change: tfChange(c.change), ...(c.previous_address ? { previous_address: c.previous_address } : {}), ...(reason ? { action_reason: reason } : {}) };
 }
 
 /** converge's data about a change: what Terraform's ResourceChange has no member for. */
@@ -56,12 +57,18 @@ function changeExtras(c: ResourceChange): ConvergeChangeExtras {
   };
 }
 
+/** Terraform's name and index of an address: `viewers["sre"]` is viewers, index "sre". */
+function nameAndIndex(address: string): { name: string; index?: string | number } {
+  const { name, index } = splitAddress(address);
+  return index === undefined ? { name } : { name, index };
+}
+
 function stateResource(r: { address: string; mode: "managed" | "data"; type: string; name: string; values: unknown; depends_on?: string[] | undefined }): TfStateResource {
   return {
     address: r.address,
     mode: r.mode,
     type: r.type,
-    name: r.name,
+    ...nameAndIndex(r.address),
     provider_name: PROVIDER_NAME,
     schema_version: 0,
     values: isObject(r.values) ? r.values : {},

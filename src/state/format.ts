@@ -20,8 +20,8 @@ export function newState(stack: string): State {
 }
 
 // Keys in schema order; anything else (only possible inside free-form objects) is sorted.
-const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs"];
-const RESOURCE_KEYS = ["address", "type", "id", "inputs", "outputs", "dependencies", "protect"];
+const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs", "sensitive_outputs"];
+const RESOURCE_KEYS = ["address", "type", "id", "inputs", "outputs", "dependencies", "protect", "sensitive"];
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return false;

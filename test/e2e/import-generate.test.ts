@@ -196,6 +196,22 @@ describe("converge import --generate: values holding $", { timeout: 90_000 }, ()
     );
     expect(afters.filter((a) => a.name === DOLLARS_EP).flatMap((a) => a.members)).toEqual(DOLLAR_MEMBERS[0]!.members);
   });
+
+  // Issue 18: --as member --group writes one resource per role with a forEach over its members;
+  // each instance imports its own member ("$" escaped too).
+  it("groups a role's members into one forEach resource with --group, planned as imports of each instance", async () => {
+    const out = join(ws.dir, "grouped.yaml");
+    const gen = await cli(["import", "--generate", EP, DOLLARS_EP, "--out", out, "--as", "member", "--group"]);
+    expectExit(gen, 0);
+    const stack = parse(await readFile(out, "utf8")) as { resources: Record<string, { options: { forEach?: unknown[] } }> };
+    expect(Object.values(stack.resources).every((r) => Array.isArray(r.options.forEach))).toBe(true);
+    const plan = await cli(["plan", "--json", "--detailed-exitcode", "-f", out]);
+    expectExit(plan, 2);
+    const changes = (JSON.parse(plan.stdout) as { resource_changes: { address: string; index?: string; change: { actions: string[]; importing?: unknown; after: Record<string, unknown> } }[] }).resource_changes;
+    expect(changes).toHaveLength(EP_BINDINGS.reduce((n, b) => n + b.members.length, 0) + 1);
+    expect(changes.every((c) => c.change.actions[0] === "no-op" && c.change.importing !== undefined && c.index === c.change.after.member)).toBe(true);
+    expect(cli(["import", "--generate", EP, "--out", join(ws.dir, "no.yaml"), "--group"]).then((r) => r.code)).resolves.toBe(1);
+  });
 });
 
 // Issue 11, item 8: --out never overwrites without --force, and the generated stack's name (which

@@ -2,7 +2,8 @@ import { type Command, Option } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { applyPlan, type PlannedStack, saveRefreshed, type StackSession, withStateLock } from "../../engine/session.js";
-import { checkNotStale, checkSameChanges, checkStackName } from "../../engine/saved-plan-checks.js";
+import { SENSITIVE_TEXT, scrub } from "../../plan/redact.js";
+import { checkNotStale, checkSameChanges, checkSameInputs, checkStackName } from "../../engine/saved-plan-checks.js";
 import { ChangeTally } from "../../engine/tally.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
@@ -36,9 +37,10 @@ async function execute(session: StackSession, planned: PlannedStack, o: ApplyCli
   const interrupts = catchInterrupts(APPLYING);
   interrupts.beforeExit(() => view.flush());
   view.applying(planned.plan);
+  // What views show of the apply holds no secret (a refused write may quote the value).
   const emit = (e: Parameters<OperationView["onEvent"]>[0]) => {
     tally.onEvent(e);
-    view.onEvent(e);
+    view.onEvent(scrub(e, planned.secrets));
   };
   let result;
   try {
@@ -47,7 +49,7 @@ async function execute(session: StackSession, planned: PlannedStack, o: ApplyCli
     interrupts.dispose();
   }
   const stopped = stoppedBy(interrupts.signal);
-  await view.applied({ result, counts: tally.counts, destroy, stopped });
+  await view.applied({ result: scrub(result, planned.secrets), counts: tally.counts, destroy, stopped });
   if (result.interrupted) return stopped === "timeout" ? EXIT.error : EXIT.interrupted;
   return result.failed.length ? EXIT.error : EXIT.ok;
 }
@@ -66,6 +68,7 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
   const saved = readSavedPlan(planFile, planKey());
   const session = await openStackOf(o);
   checkStackName(saved, planFile, session.stack.name, o.file);
+  checkSameInputs(saved, planFile, session.stack.config);
   return withStateLock(session.store, "apply", durationMs(o.lockTimeout), async () => {
     checkNotStale(saved, planFile, await session.store.read());
     const { destroy, refresh, targets, replace } = saved.options;
@@ -188,10 +191,12 @@ export function registerApply(program: Command): void {
     .option("--workspace <name>", WORKSPACE_OPTION_HELP)
     .option("--json", "print JSON")
     .option("--raw", "print a string output without quotes")
+    .option("--show-sensitive", "print the values of outputs computed from a secret")
     .action(
-      action(async (name: string | undefined, o: StateCommandOptions & { json?: boolean; raw?: boolean }) => {
+      action(async (name: string | undefined, o: StateCommandOptions & { json?: boolean; raw?: boolean; showSensitive?: boolean }) => {
         const state = await (await stateStoreOf(o)).read();
-        const outputs = state?.outputs ?? {};
+        const outputs: Record<string, unknown> = { ...(state?.outputs ?? {}) };
+        if (!o.showSensitive) for (const n of state?.sensitive_outputs ?? []) if (Object.hasOwn(outputs, n)) outputs[n] = SENSITIVE_TEXT;
         if (name !== undefined) {
           if (!Object.hasOwn(outputs, name)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
           const v = outputs[name];

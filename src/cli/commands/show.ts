@@ -2,6 +2,7 @@
 // --view access, --format markdown), or, with no file, the state: its resources and outputs with
 // their values laid out as the plan lays them out. Terraform users run `plan -out` in CI and
 // review the artifact later; this is that workflow. Reads only: no lock, no cloud call.
+import { redactState } from "../../plan/redact.js";
 import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
@@ -54,7 +55,7 @@ export function stateLines(state: State): Line[] {
 async function showState(o: ShowOptions): Promise<void> {
   // --serial: a version from the history (backends that keep one).
   const store = await stateStoreOf(o);
-  const state = o.serial !== undefined ? await stateAt(store, serialOf(o.serial)) : await store.read();
+  const state = redactState(o.serial !== undefined ? await stateAt(store, serialOf(o.serial)) : await store.read());
   if (o.json) return writeOut(jsonText(state ?? null, 2) + "\n");
   if (!state) return writeOut("No state yet: run converge apply first.\n");
   return printLines(stateLines(state), o);

@@ -62,7 +62,8 @@ async function migrate(o: MigrateOptions): Promise<number> {
   const to = o.to as BackendType;
   if (!BACKEND_TYPES.includes(to)) throw new UserError(error(`--to takes ${BACKEND_TYPES.join(" or ")}, got "${o.to}"`));
   const file = o.file ?? "stack.yaml";
-  const { stack, diagnostics } = loadStackFile(file);
+  // Only the stack's name and backend matter: inputs without a value are not an error.
+  const { stack, diagnostics } = loadStackFile(file, { inputsOptional: true });
   if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
   const base: StateLocation = { stackFile: stack.file, stackName: stack.name, ...stateChoice(stack.backend, o) };
   const fromType = backendTypeOf(base);

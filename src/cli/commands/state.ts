@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { isAddress } from "../../config/addresses.js";
+import { redactState } from "../../plan/redact.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { type StateStore, versionOf } from "../../state/index.js";
@@ -38,7 +40,7 @@ export function registerState(program: Command): void {
 
   common(state.command("list").description("List the addresses in the state")).action(
     action(async (o: StateCliOptions) => {
-      const s = await readOrFail(await stateStoreOf(o));
+      const s = redactState(await readOrFail(await stateStoreOf(o)));
       if (o.json) await writeOut(jsonText(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), 2) + "\n");
       else await writeOut(s.resources.map((r) => terminalText(r.address)).join("\n") + (s.resources.length ? "\n" : ""));
     }),
@@ -46,7 +48,7 @@ export function registerState(program: Command): void {
 
   common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
     action(async (address: string, o: StateCliOptions) => {
-      const s = await readOrFail(await stateStoreOf(o));
+      const s = redactState(await readOrFail(await stateStoreOf(o)));
       const r = s.resources.find((x) => x.address === address);
       if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
       if (o.json) await writeOut(jsonText(r, 2) + "\n");
@@ -74,7 +76,7 @@ export function registerState(program: Command): void {
   common(state.command("mv").argument("<from>").argument("<to>").description("Rename a resource in the state")).action(
     action(async (from: string, to: string, o: StateCliOptions) => {
       const store = await stateStoreOf(o);
-      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource name` });
+      if (!isAddress(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource address`, detail: 'An address is a name, or name["key"] or name[0] for an instance of a forEach.' });
       return withStateLock(store, "state mv", durationMs(o.lockTimeout), async () => {
         const s = await readOrFail(store);
         const read = versionOf(s);

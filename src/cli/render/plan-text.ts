@@ -170,11 +170,17 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
     lines.push([]);
     return;
   }
+  if (c.previous_address && !opts.drift && action === "no-op") {
+    lines.push([seg(`  # ${c.previous_address}`, "bold"), seg(" has moved to "), seg(c.address, "bold"), seg(" (state only: no cloud change)")]);
+    lines.push([]);
+    return;
+  }
   const verb = opts.drift ? (c.change.actions[0] === "delete" ? "has been deleted" : "has changed") : s.verb;
   lines.push([seg(`  # ${c.address}`, "bold"), seg(` ${verb}`)]);
   const reason = c.action_reason && !opts.drift ? REASON[c.action_reason] : "";
   if (reason) lines.push([seg(`  # ${reason}`, "dim")]);
   if (!opts.drift) for (const note of ownershipNotes(c, action)) lines.push([seg(`  # ${note}`, "dim")]);
+  if (c.previous_address && !opts.drift) lines.push([seg(`  # (moved from ${c.previous_address})`, "dim")]);
   if (c.change.importing && !opts.drift) lines.push([seg(`  # (import ID "${c.change.importing.id}")`, "dim")]);
   const sym = opts.drift ? (c.change.actions[0] === "delete" ? SYMBOL.delete : SYMBOL.update) : s;
   const kw = c.mode === "data" ? "data" : "resource";
@@ -232,7 +238,7 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
     lines.push([seg("Unless you have made equivalent changes to your stack, the actions below will undo or respond to these changes.", "dim")]);
     lines.push([]);
   }
-  const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length);
+  const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length || c.previous_address);
   const counts = planCounts(plan);
   const outputChanges = Object.entries(plan.output_changes).filter(([, c]) => c.actions[0] !== "no-op");
   if (!visible.length && !outputChanges.length) {

@@ -1,0 +1,75 @@
+// The `moved:` section: renames recorded in the stack (`- from: old` / `to: new`, instance
+// addresses allowed), applied to the state by the next plan with no cloud change. A chain
+// (a → b, b → c) moves a to c; a cycle, a target the stack does not declare, or a source it still
+// declares is an error when the stack loads.
+import { type Diagnostic } from "../diagnostics/diagnostic.js";
+import { isAddress, splitAddress } from "./addresses.js";
+import type { ResourceDecl } from "./model.js";
+import { errorAt as at, type SourceDocument } from "./source.js";
+
+export interface Move {
+  from: string;
+  /** The final address (chains followed) */
+  to: string;
+}
+
+/** Whether the stack declares `address`: a resource, an instance, or a forEach's name. */
+function declares(resources: ReadonlyMap<string, ResourceDecl>, address: string): boolean {
+  if (resources.has(address)) return true;
+  for (const r of resources.values()) if (r.decl === address && r.each) return true;
+  return false;
+}
+
+/** The entries as written, each checked for its form; undefined entries are skipped. */
+function entries(src: SourceDocument, raw: unknown, diags: Diagnostic[]): { from: string; to: string; i: number }[] {
+  if (!Array.isArray(raw)) return [];
+  const out: { from: string; to: string; i: number }[] = [];
+  raw.forEach((e, i) => {
+    const m = e && typeof e === "object" ? (e as Record<string, unknown>) : {};
+    let ok = typeof m.from === "string" && typeof m.to === "string"; // the schema said why not
+    for (const k of ["from", "to"] as const) {
+      const v = m[k];
+      if (typeof v === "string" && !isAddress(v)) {
+        diags.push(at(src, ["moved", i, k], `moved[${i}].${k}: "${v}" is not a resource address`, { detail: 'An address is a name, or name["key"] / name[0] for an instance of a forEach.' }));
+        ok = false;
+      }
+    }
+    if (ok) out.push({ from: m.from as string, to: m.to as string, i });
+  });
+  return out;
+}
+
+/** The moves of a stack, each to its final address, or none after reporting why. */
+export function loadMoved(src: SourceDocument, raw: unknown, resources: ReadonlyMap<string, ResourceDecl>, diags: Diagnostic[]): Move[] {
+  const list = entries(src, raw, diags);
+  const next = new Map<string, { to: string; i: number }>();
+  const before = diags.length;
+  for (const e of list) {
+    if (e.from === e.to) diags.push(at(src, ["moved", e.i], `moved[${e.i}]: moves ${e.from} to itself`));
+    else if (next.has(e.from)) diags.push(at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is moved twice (also by moved[${next.get(e.from)!.i}])`));
+    else next.set(e.from, { to: e.to, i: e.i });
+    if (declares(resources, e.from)) diags.push(at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is still declared in the stack`, { detail: "A moved resource must be declared only under its new address (`to`)." }));
+  }
+  const moves: Move[] = [];
+  for (const e of list) {
+    if (!next.has(e.from) || next.get(e.from)!.i !== e.i) continue;
+    const seen = [e.from];
+    let to = e.to;
+    while (next.has(to) && !seen.includes(to)) {
+      seen.push(to);
+      to = next.get(to)!.to;
+    }
+    if (seen.includes(to)) {
+      const first = Math.min(...seen.map((s) => next.get(s)!.i));
+      if (e.from === to && e.i === first) diags.push(at(src, ["moved", e.i], `moved[${e.i}]: the moves form a cycle: ${[...seen, to].join(" -> ")}`, { detail: "Each address can be moved only once, to an address that is not moved back." }));
+      continue;
+    }
+    if (!declares(resources, to)) {
+      const name = splitAddress(to).name;
+      diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${[...new Set([...resources.values()].map((r) => r.decl))].join(", ")}.` : `Declare ${name} under resources:.` }));
+      continue;
+    }
+    moves.push({ from: e.from, to });
+  }
+  return diags.length > before ? [] : moves;
+}

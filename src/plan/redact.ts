@@ -1,0 +1,78 @@
+// What is shown or saved of a plan holds no secret: every string that contains a secret value has
+// it replaced by "(sensitive value)", wherever it is (changes, policies, the access delta,
+// variables, outputs, diagnostics). The plan that apply executes keeps the values; only the state
+// stores them. Saved plans carry a salted hash of the inputs instead (checked by `apply FILE`).
+import { createHash, randomBytes } from "node:crypto";
+import type { Plan, State } from "../generated/schemas.js";
+import { secretStrings, sensitive } from "../config/sensitive.js";
+import type { ConfigDecl } from "../config/inputs.js";
+import { canonicalJson } from "./saved-plan.js";
+
+export const SENSITIVE_TEXT = "(sensitive value)";
+
+/** Secrets this short are replaced only where they are a whole string: "ab" must not garble
+ *  every word that contains it. */
+const MIN_SUBSTRING = 4;
+
+/** `s` with every secret in it replaced. */
+export function scrubText(s: string, secrets: readonly string[]): string {
+  let out = s;
+  for (const secret of secrets) {
+    if (out === secret) return SENSITIVE_TEXT;
+    if (secret.length >= MIN_SUBSTRING && out.includes(secret)) out = out.split(secret).join(SENSITIVE_TEXT);
+  }
+  return out;
+}
+
+/** A copy of `v` with every string scrubbed (map keys too). */
+export function scrub<T>(v: T, secrets: readonly string[]): T {
+  if (!secrets.length) return v;
+  const walk = (x: unknown): unknown => {
+    if (typeof x === "string") return scrubText(x, secrets);
+    if (Array.isArray(x)) return x.map(walk);
+    if (x && typeof x === "object") {
+      const out: Record<string, unknown> = Object.create(Object.getPrototypeOf(x) === null ? null : Object.prototype);
+      for (const [k, y] of Object.entries(x)) out[scrubText(k, secrets)] = walk(y);
+      return out;
+    }
+    return x;
+  };
+  return walk(v) as T;
+}
+
+/** The secrets in the order scrub wants them: longest first, so that a secret that contains
+ *  another is replaced whole. */
+export function secretList(secrets: Iterable<string>): string[] {
+  return [...new Set(secrets)].sort((a, b) => b.length - a.length);
+}
+
+/** sha256:{salt}:{hex} of the inputs' values (name → value, canonical JSON), with `salt` or a new one. */
+export function inputsHash(config: ReadonlyMap<string, ConfigDecl>, salt = randomBytes(16).toString("hex")): string {
+  const values: Record<string, unknown> = {};
+  for (const c of config.values()) values[c.name] = c.value ?? null;
+  return `sha256:${salt}:${createHash("sha256").update(`${salt}:${canonicalJson(values)}`).digest("hex")}`;
+}
+
+/** Whether the inputs hash as `hash` did (with its salt). */
+export function sameInputs(config: ReadonlyMap<string, ConfigDecl>, hash: string): boolean {
+  const salt = hash.split(":")[1] ?? "";
+  return inputsHash(config, salt) === hash;
+}
+
+/** The plan as it may be shown and saved. */
+export function redactPlan(plan: Plan, secrets: Iterable<string>): Plan {
+  return scrub(plan, secretList(secrets));
+}
+
+/** The secret strings a state holds: its resources' sensitive inputs and its sensitive outputs. */
+export function stateSecrets(state: State): string[] {
+  const found = new Set<string>();
+  for (const r of state.resources) for (const k of Object.keys(r.sensitive ?? {})) secretStrings(sensitive(r.inputs[k]), found);
+  for (const n of state.sensitive_outputs ?? []) if (Object.hasOwn(state.outputs, n)) secretStrings(sensitive(state.outputs[n]), found);
+  return secretList(found);
+}
+
+/** The state as it may be shown (`show`, `state list|show`): no secret in it. */
+export function redactState<T extends State | undefined>(state: T): T {
+  return state ? scrub(state, stateSecrets(state)) : state;
+}
