@@ -45,6 +45,8 @@ export class AdaptiveBucket {
   private tokens: number;
   private last: number;
   private pausedUntil = 0;
+  /** Until then, another refusal does not slow the bucket again. */
+  private settledAt = -Infinity;
   /** The step of recovery is 2% of this: the ceiling, or for an unlimited bucket the rate it
    *  was sending at when first throttled. */
   private target: number;
@@ -114,6 +116,11 @@ export class AdaptiveBucket {
     const now = this.clock.now();
     this.refill(now);
     this.throttles++;
+    if (retryAfterMs !== undefined && retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+    // The refusals of one burst are one signal: back off once, then again only a second (or a
+    // Retry-After) later, or ten refusals in flight would cut the rate a thousandfold.
+    if (now < this.settledAt) return;
+    this.settledAt = now + Math.max(1_000, retryAfterMs ?? 0);
     // An unlimited bucket backs off from the rate it was actually sending at.
     const from = this.ceiling === Infinity ? Math.min(this.rate, this.measured(now)) : this.rate;
     if (this.target === Infinity) this.target = from;
@@ -121,7 +128,6 @@ export class AdaptiveBucket {
       this.rate = Math.max(MIN_RATE_PER_MINUTE, from / 2);
       this.tokens = 0;
     }
-    if (retryAfterMs !== undefined && retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
   }
 
   /** A success: recover gradually, by 2% of the rate before the first throttle per success, up

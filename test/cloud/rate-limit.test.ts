@@ -44,18 +44,27 @@ describe("AdaptiveBucket", () => {
     const b = new AdaptiveBucket(600, clock);
     b.throttled();
     expect(b.perMinute).toBe(300);
+    // The refusals of one burst count once…
+    b.throttled();
+    expect(b.perMinute).toBe(300);
+    // …a second later, again.
+    clock.t += 1_000;
     b.throttled();
     expect(b.perMinute).toBe(150);
     b.succeeded();
     expect(b.perMinute).toBe(162);
     for (let i = 0; i < 100; i++) b.succeeded();
     expect(b.perMinute).toBe(600);
-    expect(b.throttles).toBe(2);
+    expect(b.throttles).toBe(3);
   });
 
   it("never backs off below the floor", () => {
-    const b = new AdaptiveBucket(10, fakeClock());
-    for (let i = 0; i < 10; i++) b.throttled();
+    const clock = fakeClock();
+    const b = new AdaptiveBucket(10, clock);
+    for (let i = 0; i < 10; i++) {
+      b.throttled();
+      clock.t += 1_000;
+    }
     expect(b.perMinute).toBe(MIN_RATE_PER_MINUTE);
   });
 

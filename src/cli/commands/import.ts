@@ -21,6 +21,7 @@ import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
 import { escapeLiteral } from "../../config/expressions.js";
+import { ratesOf } from "../rate-option.js";
 import { addStackOptions, action, callTimeoutOf, EXIT, durationMs, openStackOf, writeOut, type StackOptions } from "../common.js";
 import { commandTimeout, handlingTimeout } from "../deadline.js";
 
@@ -205,7 +206,7 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
   checkOutFile(out, name, o.force === true);
   // The embedded emulator keeps its world beside the state the generated stack will use.
   const stateDir = dirname(o.state ? resolve(o.state) : defaultStateOf(out, name));
-  const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o) });
+  const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o), rates: ratesOf(o) });
   try {
     const policies = [];
     for (const full of args) {
@@ -264,7 +265,7 @@ export function registerImport(program: Command): void {
         if (state.resources.some((r) => r.address === address)) {
           throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
         }
-        const cloud = await openCloud(loaded.stack.provider, { stateDir: loaded.stateDir, stackName: loaded.stack.name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o) });
+        const cloud = await openCloud(loaded.stack.provider, { stateDir: loaded.stateDir, stackName: loaded.stack.name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o), rates: ratesOf(o) });
         let policy: Policy | undefined;
         try {
           policy = await readUntilTimeout((signal) => cloud.port.getIamPolicy(d.kind, target.name, signal));
