@@ -14,7 +14,8 @@ export interface FaultConfig {
   retryAfterSeconds?: number;
   seed?: number;
   methods?: string[];
-  /** Requests per minute per (service, project), e.g. {"gkebackup": 600}: over it, 429 RESOURCE_EXHAUSTED. */
+  /** Requests per minute per (service, project), e.g. {"gkebackup": 600}, and of its writes
+   *  ("gkebackup.write"): over it, 429 RESOURCE_EXHAUSTED. */
   quotas?: Record<string, number>;
 }
 
@@ -106,8 +107,8 @@ export class Faults {
   }
 
   /** Charges a request to its (service, project) quota: the 429 to answer when over it. */
-  quota(service: string, project: string): ApiError | undefined {
-    return this.quotas?.charge(service, project);
+  quota(service: string, project: string, write: boolean): ApiError | undefined {
+    return this.quotas?.charge(service, project, write);
   }
 
   /** What happens to one request of `method`; draws from the PRNG in a fixed order. */

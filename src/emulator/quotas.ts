@@ -1,5 +1,6 @@
 // Request quotas as Google enforces them: `quotas: {"<service>": requestsPerMinute}` in the fault
-// configuration limits each (service, project) to that many requests a minute. A request over it
+// configuration limits each (service, project) to that many requests a minute, and
+// `"<service>.write"` its setIamPolicy calls (as Cloud IAM has a write quota besides reads). A request over it
 // gets 429 RESOURCE_EXHAUSTED with Retry-After and RetryInfo (the wait until one is allowed again)
 // and an ErrorInfo naming the quota, as Google's front end answers. The emulator's own rules: it
 // shares only the neutral object-kind table with the client.
@@ -13,9 +14,10 @@ const WINDOW_MS = 1_000;
 export function quotasProblem(value: unknown, services: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
   if (!value || typeof value !== "object" || Array.isArray(value)) return "quotas must be an object {service: requestsPerMinute}";
-  for (const [service, rate] of Object.entries(value)) {
+  for (const [key, rate] of Object.entries(value)) {
+    const service = key.endsWith(".write") ? key.slice(0, -".write".length) : key;
     if (!services.includes(service)) return `quotas: unknown service "${service}" (known: ${services.join(", ")})`;
-    if (!(typeof rate === "number" && Number.isFinite(rate) && rate >= 1 && rate <= 1_000_000)) return `quotas.${service} must be a number of requests per minute between 1 and 1000000`;
+    if (!(typeof rate === "number" && Number.isFinite(rate) && rate >= 1 && rate <= 1_000_000)) return `quotas.${key} must be a number of requests per minute between 1 and 1000000`;
   }
   return undefined;
 }
@@ -33,8 +35,13 @@ export class Quotas {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Charges one request of `service` on `project`; the 429 to answer when over the quota. */
-  charge(service: string, project: string): ApiError | undefined {
+  /** Charges one request of `service` on `project` (a write to the write quota too); the 429
+   *  to answer when over a quota. */
+  charge(service: string, project: string, write = false): ApiError | undefined {
+    return this.chargeOne(service, project) ?? (write ? this.chargeOne(`${service}.write`, project) : undefined);
+  }
+
+  private chargeOne(service: string, project: string): ApiError | undefined {
     const limit = this.limits[service];
     if (limit === undefined) return undefined;
     const perMs = limit / 60_000;
@@ -55,10 +62,10 @@ export class Quotas {
 }
 
 function exhausted(service: string, project: string, limit: number, retryAfterS: number): ApiError {
-  const host = `${service}.googleapis.com`;
+  const host = `${service.replace(/\.write$/, "")}.googleapis.com`;
   return new ApiError("RESOURCE_EXHAUSTED", `Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service '${host}' for consumer 'project_number:${project}'.`, {
     reason: "RATE_LIMIT_EXCEEDED",
-    metadata: { service: host, consumer: `projects/${project}`, quota_metric: `${host}/requests`, quota_limit: "RequestsPerMinutePerProject", quota_limit_value: String(limit) },
+    metadata: { service: host, consumer: `projects/${project}`, quota_metric: `${host}/requests`, quota_limit: service.endsWith(".write") ? "WriteRequestsPerMinutePerProject" : "RequestsPerMinutePerProject", quota_limit_value: String(limit) },
     details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfterS}s` }],
     headers: { "Retry-After": String(retryAfterS) },
   });

@@ -164,7 +164,7 @@ class EmulatorHttp {
     if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
     if (fault?.error) throw fault.error;
-    const overQuota = ctx.faults.quota(OBJECT_KINDS[route.kind].service, route.project);
+    const overQuota = ctx.faults.quota(OBJECT_KINDS[route.kind].service, route.project, route.verb === "setIamPolicy");
     if (overQuota) throw overQuota;
     return handleApi(ctx, { route, query, headers: req.headers, body });
   }

@@ -50,7 +50,7 @@ async function applyUnderQuota(variant: string, extra: string[]) {
   return exhausted;
 }
 
-describe(`a cold apply of ${P} policies under a quota of ${Q}/min on gkebackup`, () => {
+describe(`a cold apply of ${P} policies under a quota of ${Q}/min on gkebackup (its requests, or its writes)`, () => {
   it("with --rate gkebackup=Q/min: 0 failures, every policy written, few 429s, all reported", async () => {
     const exhausted = await applyUnderQuota("rated", ["--rate", `gkebackup=${Q}/min`]);
     expect(exhausted).toBeLessThanOrEqual(3);
@@ -59,5 +59,11 @@ describe(`a cold apply of ${P} policies under a quota of ${Q}/min on gkebackup`,
   it("without --rate: the adaptive back-off completes with 0 failures and a bounded number of 429s", async () => {
     const exhausted = await applyUnderQuota("adaptive", []);
     expect(exhausted).toBeLessThan(P);
+  });
+
+  it("a write quota (gkebackup.write) and --rate gkebackup.write=Q/min: reads unpaced, writes at the quota", async () => {
+    await setFaults(ws.emu, { quotas: { "gkebackup.write": Q } });
+    const exhausted = await applyUnderQuota("writes", ["--rate", `gkebackup.write=${Q}/min`]);
+    expect(exhausted).toBeLessThanOrEqual(3);
   });
 });

@@ -30,6 +30,15 @@ describe("emulator quotas", () => {
     expect(q.charge("metastore", "p")!.headers["Retry-After"]).toBe("6");
   });
 
+  it("limits a service's writes apart with service.write", () => {
+    const q = new Quotas({ "gkebackup.write": 60 }, () => 0);
+    expect(q.charge("gkebackup", "p", true)).toBeUndefined();
+    const e = q.charge("gkebackup", "p", true)!;
+    expect(e.metadata).toMatchObject({ service: "gkebackup.googleapis.com", quota_limit: "WriteRequestsPerMinutePerProject" });
+    for (let i = 0; i < 5; i++) expect(q.charge("gkebackup", "p", false)).toBeUndefined();
+    expect(faultProblem({ quotas: { "gkebackup.write": 600 } })).toBeUndefined();
+  });
+
   it("is part of the fault configuration, checked", () => {
     expect(faultProblem({ quotas: { gkebackup: 600 } })).toBeUndefined();
     expect(faultProblem({ quotas: { storage: 600 } })).toMatch(/unknown service "storage"/);
@@ -37,9 +46,9 @@ describe("emulator quotas", () => {
     expect(faultProblem({ quotas: [] })).toMatch(/must be an object/);
     const f = new Faults();
     f.set({ quotas: { aiplatform: 60 } });
-    expect(f.quota("aiplatform", "p")).toBeUndefined();
-    expect(f.quota("aiplatform", "p")).toBeDefined();
+    expect(f.quota("aiplatform", "p", false)).toBeUndefined();
+    expect(f.quota("aiplatform", "p", false)).toBeDefined();
     f.clear();
-    expect(f.quota("aiplatform", "p")).toBeUndefined();
+    expect(f.quota("aiplatform", "p", false)).toBeUndefined();
   });
 });
