@@ -1,6 +1,6 @@
 // Quota-aware pacing: one adaptive token bucket per (service, project), so that a large apply
 // runs at a project's request quota instead of bouncing off it (issue 20). A call takes a token
-// before each attempt; a RESOURCE_EXHAUSTED (429) halves the bucket's rate and pauses it for the
+// before each attempt; a RESOURCE_EXHAUSTED (429) cuts the bucket's rate by 30% and pauses it for the
 // Retry-After; each success then adds back a small step, up to the configured rate.
 //
 // A small token bucket of our own rather than `bottleneck` or `p-throttle`: bottleneck has had no
@@ -29,6 +29,14 @@ export const GOOGLE_DEFAULT_RATES: RateTable = {
   metastore: 6_000,
 };
 
+/** A refusal multiplies the rate by this (AWS's adaptive retry mode uses the same 0.7, CUBIC's
+ *  β); each success adds this share of the rate before the first refusal back. At 0.5 and 2%,
+ *  random 429s (5% of calls, unrelated to any rate) cut a 500-resource apply's speed by 3. */
+const BACKOFF = 0.7;
+const RECOVERY = 0.05;
+/** Refusals among the last 20 attempts that make an unlimited bucket slow down. */
+const REFUSALS_OF_AN_UNKNOWN_QUOTA = 4;
+
 /** The slowest an adaptive back-off goes (requests per minute). */
 export const MIN_RATE_PER_MINUTE = 6;
 
@@ -47,11 +55,13 @@ export class AdaptiveBucket {
   private pausedUntil = 0;
   /** Until then, another refusal does not slow the bucket again. */
   private settledAt = -Infinity;
-  /** The step of recovery is 2% of this: the ceiling, or for an unlimited bucket the rate it
+  /** The step of recovery is 5% of this: the ceiling, or for an unlimited bucket the rate it
    *  was sending at when first throttled. */
   private target: number;
   /** Recent grant times, to measure the rate an unlimited bucket was sending at. */
   private readonly recent: number[] = [];
+  /** Whether each of the last 20 attempts was refused. */
+  private readonly outcomes: boolean[] = [];
   throttles = 0;
 
   constructor(perMinute: number, private readonly clock: LimiterClock) {
@@ -111,7 +121,12 @@ export class AdaptiveBucket {
     return (recent.length * 60_000) / Math.max(1_000, now - recent[0]!);
   }
 
-  /** A 429 RESOURCE_EXHAUSTED: halve the rate, empty the bucket, pause for the Retry-After. */
+  private outcome(refused: boolean): void {
+    this.outcomes.push(refused);
+    if (this.outcomes.length > 20) this.outcomes.shift();
+  }
+
+  /** A 429 RESOURCE_EXHAUSTED: slow down (BACKOFF), empty the bucket, pause for the Retry-After. */
   throttled(retryAfterMs?: number): void {
     const now = this.clock.now();
     this.refill(now);
@@ -119,23 +134,28 @@ export class AdaptiveBucket {
     if (retryAfterMs !== undefined && retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
     // The refusals of one burst are one signal: back off once, then again only a second (or a
     // Retry-After) later, or ten refusals in flight would cut the rate a thousandfold.
+    this.outcome(true);
     if (now < this.settledAt) return;
+    // An unlimited bucket takes a few refusals among its recent calls as a quota, not one: random
+    // 429s of an overloaded server are retried without slowing everything down.
+    if (this.ceiling === Infinity && this.outcomes.filter(Boolean).length < REFUSALS_OF_AN_UNKNOWN_QUOTA) return;
     this.settledAt = now + Math.max(1_000, retryAfterMs ?? 0);
     // An unlimited bucket backs off from the rate it was actually sending at.
     const from = this.ceiling === Infinity ? Math.min(this.rate, this.measured(now)) : this.rate;
     if (this.target === Infinity) this.target = from;
     if (from !== Infinity) {
-      this.rate = Math.max(MIN_RATE_PER_MINUTE, from / 2);
+      this.rate = Math.max(MIN_RATE_PER_MINUTE, from * BACKOFF);
       this.tokens = 0;
     }
   }
 
-  /** A success: recover gradually, by 2% of the rate before the first throttle per success, up
+  /** A success: recover gradually, by 5% of the rate before the first throttle per success, up
    *  to the ceiling (an unlimited bucket keeps probing upward the same way). */
   succeeded(): void {
+    this.outcome(false);
     if (this.rate >= this.ceiling) return;
     this.refill(this.clock.now());
-    this.rate = Math.min(this.ceiling, this.rate + this.target * 0.02);
+    this.rate = Math.min(this.ceiling, this.rate + this.target * RECOVERY);
   }
 }
 

@@ -39,20 +39,20 @@ describe("AdaptiveBucket", () => {
     expect(at).toEqual([0, 2_000, 4_000]);
   });
 
-  it("halves its rate on a throttle, then recovers gradually to the ceiling", () => {
+  it("slows by 30% on a throttle, then recovers gradually to the ceiling", () => {
     const clock = fakeClock();
     const b = new AdaptiveBucket(600, clock);
     b.throttled();
-    expect(b.perMinute).toBe(300);
+    expect(b.perMinute).toBe(420);
     // The refusals of one burst count once…
     b.throttled();
-    expect(b.perMinute).toBe(300);
+    expect(b.perMinute).toBe(420);
     // …a second later, again.
     clock.t += 1_000;
     b.throttled();
-    expect(b.perMinute).toBe(150);
+    expect(b.perMinute).toBeCloseTo(294, 6);
     b.succeeded();
-    expect(b.perMinute).toBe(162);
+    expect(b.perMinute).toBeCloseTo(324, 6);
     for (let i = 0; i < 100; i++) b.succeeded();
     expect(b.perMinute).toBe(600);
     expect(b.throttles).toBe(3);
@@ -88,12 +88,17 @@ describe("AdaptiveBucket", () => {
       expect(b.tryTake()).toBe(0);
       clock.t += 50; // 1,200 per minute
     }
+    // One refusal among twenty is not yet a quota: it only pauses.
     b.throttled(1_000);
-    expect(b.perMinute).toBeCloseTo(600, 0);
+    expect(b.perMinute).toBe(Infinity);
+    b.throttled();
+    b.throttled();
+    b.throttled();
+    expect(b.perMinute).toBeCloseTo(840, 0);
     expect(b.tryTake(true)).toBeGreaterThan(0); // emptied: the retry waits for a token, not the pause
-    // Recovery keeps probing upward by 2% of the rate it was sending at.
+    // Recovery keeps probing upward by 5% of the rate it was sending at.
     b.succeeded();
-    expect(b.perMinute).toBeGreaterThan(600);
+    expect(b.perMinute).toBeCloseTo(900, 0);
   });
 
   it("an unlimited bucket with too few recent grants to measure only pauses", () => {
