@@ -12,6 +12,7 @@ import type { StateStore } from "../state/index.js";
 import { loadAnyStackFile, openStackFile, type StackSession } from "../engine/session.js";
 import { BACKEND_TYPES, type BackendType, bareStateFile, type OpenedState, openStateStore, type StateLocation } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
+import { rateOption } from "./rate-option.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
 
 export interface StackOptions {
@@ -24,6 +25,7 @@ export interface StackOptions {
   color: boolean;
   lockTimeout?: string;
   callTimeout?: string;
+  rate?: string[];
   timeout?: string;
   strict?: boolean;
   /** --var name=value, repeatable */
@@ -56,7 +58,7 @@ export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: bo
   if (opts.cloud !== false) cmd.option("--state <path>", STATE_OPTION_HELP).addOption(backendOption()).option("--workspace <name>", WORKSPACE_OPTION_HELP).option("--parallelism <n>", "concurrent cloud calls", "10");
   cmd.option("--no-color", "plain text output, no colours");
   if (opts.cloud !== false && opts.lock !== false) cmd.addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
-  if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m"));
+  if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m")).addOption(rateOption());
   cmd.addOption(new Option("--timeout <duration>", "stop the whole command after this long, as Ctrl-C does, and exit 1 (default: no limit)"));
   cmd.option("--strict", "treat lint warnings as errors");
   addInputOptions(cmd);

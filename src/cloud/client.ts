@@ -7,7 +7,8 @@ import { checkProxyFor, proxySecrets } from "./proxy.js";
 import { federationProblem, policyProblem } from "./wire-shape.js";
 import { apiMethod, OBJECT_KINDS, POLICY_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
 import { parseFullName, type ObjectKind } from "./names.js";
-import type { RetryOptions } from "./retry.js";
+import { defaultSleep, type RetryOptions } from "./retry.js";
+import { GOOGLE_DEFAULT_RATES, type LimiterClock, RateLimiter, type RateTable } from "./rate-limit.js";
 import { createNodeHttp, type HttpFn } from "./http.js";
 import { Transport, type CloudEvent } from "./transport.js";
 
@@ -30,6 +31,10 @@ export interface CloudClientOptions {
   tokens?: TokenProvider;
   /** Clock for elapsed times (tests). */
   now?: () => number;
+  /** Requests per minute by service (`--rate`), over the defaults (GOOGLE_DEFAULT_RATES for Google). */
+  rates?: RateTable;
+  /** The pacing's clock: real time unless a test injects one. */
+  pacingClock?: LimiterClock;
 }
 
 /**
@@ -86,6 +91,7 @@ export class CloudClient {
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       fetch: opts.fetch ?? createNodeHttp(env),
       ...(opts.now ? { now: opts.now } : {}),
+      limiter: new RateLimiter({ ...(this.endpoint.google ? GOOGLE_DEFAULT_RATES : {}), ...opts.rates }, opts.pacingClock ?? { now: Date.now, sleep: defaultSleep }),
     });
   }
 
@@ -97,11 +103,12 @@ export class CloudClient {
   /** getIamPolicy with requestedPolicyVersion=3 (conditions are returned). */
   async getIamPolicy(kind: PolicyKind, name: string, opts: CallOptions = {}): Promise<Policy> {
     const api = POLICY_APIS[kind];
-    const location = this.check(kind, name, api.getId, "getIamPolicy");
+    const { location, project } = this.check(kind, name, api.getId, "getIamPolicy");
     return this.transport.call<Policy>({
       method: api.getMethod,
       service: api.service,
       location,
+      project,
       path: `/${api.version}/${name}:getIamPolicy?options.requestedPolicyVersion=3`,
       methodId: api.getId,
       resource: name,
@@ -116,11 +123,13 @@ export class CloudClient {
    *  `auditConfigs`: the write sets the audit configs too (a policy resource's). */
   async setIamPolicy(kind: PolicyKind, name: string, policy: Policy, opts: CallOptions & { auditConfigs?: boolean } = {}): Promise<Policy> {
     const api = POLICY_APIS[kind];
-    const location = this.check(kind, name, api.setId, "setIamPolicy");
+    const { location, project } = this.check(kind, name, api.setId, "setIamPolicy");
     return this.transport.call<Policy>({
       method: "POST",
       service: api.service,
       location,
+      project,
+      write: true,
       path: `/${api.version}/${name}:setIamPolicy`,
       body: { policy, updateMask: opts.auditConfigs ? SET_WHOLE_POLICY_UPDATE_MASK : SET_IAM_POLICY_UPDATE_MASK },
       methodId: api.setId,
@@ -137,11 +146,12 @@ export class CloudClient {
 
   /** Reads a Dataproc Metastore federation. */
   async getFederation(name: string, opts: CallOptions = {}): Promise<Federation> {
-    const location = this.check("federation", name, FEDERATION_GET_ID, "getFederation");
+    const { location, project } = this.check("federation", name, FEDERATION_GET_ID, "getFederation");
     return this.transport.call<Federation>({
       method: "GET",
       service: "metastore",
       location,
+      project,
       path: `/v1alpha/${name}`,
       methodId: FEDERATION_GET_ID,
       resource: name,
@@ -152,8 +162,8 @@ export class CloudClient {
     });
   }
 
-  /** Validates a full name before anything is sent; returns its location. */
-  private check(kind: ObjectKind, name: string, methodId: string, operation: string): string {
+  /** Validates a full name before anything is sent; returns its location and project. */
+  private check(kind: ObjectKind, name: string, methodId: string, operation: string): { location: string; project: string } {
     const parsed = parseFullName(kind, name);
     if (!parsed) {
       throw new CloudError({
@@ -167,7 +177,7 @@ export class CloudClient {
         retryable: false,
       });
     }
-    return parsed.location;
+    return { location: parsed.location, project: parsed.project };
   }
 }
 

@@ -8,6 +8,7 @@ import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, in
 import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
 import { eitherAborts, formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
 import { backoffDelay, parseRetryAfter, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
+import type { AdaptiveBucket, RateLimiter } from "./rate-limit.js";
 
 /** One HTTP attempt of one call. `status` is "OK" or the canonical error code. */
 export interface AttemptEvent {
@@ -61,6 +62,8 @@ export interface TransportOptions {
   fetch?: HttpFn;
   /** Clock (ms) for elapsed times and HTTP-date Retry-After; injectable for tests. */
   now?: () => number;
+  /** Paces calls per (service, project); none: unpaced. */
+  limiter?: RateLimiter;
 }
 
 export interface CallSpec {
@@ -88,6 +91,10 @@ export interface CallSpec {
   idempotent?: boolean;
   /** Checks a successful response's shape; a problem fails the call (not retried). */
   check?: (value: unknown) => string | undefined;
+  /** The project the call's quota is charged to: paced by the limiter when set. */
+  project?: string;
+  /** A write (setIamPolicy): also takes from the service's write bucket, when it has one. */
+  write?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -108,6 +115,7 @@ export class Transport {
   private readonly fetchFn: HttpFn;
   private readonly onEvent: ((e: CloudEvent) => void) | undefined;
   private readonly now: () => number;
+  private readonly limiter: RateLimiter | undefined;
 
   constructor(opts: TransportOptions) {
     this.endpoint = opts.endpoint;
@@ -121,6 +129,7 @@ export class Transport {
     this.fetchFn = opts.fetch ?? nodeHttp;
     this.onEvent = opts.onEvent;
     this.now = opts.now ?? Date.now;
+    this.limiter = opts.limiter;
   }
 
   /** Reports an event to the hook; a throwing hook never breaks a call. */
@@ -143,13 +152,16 @@ export class Transport {
     const deadline = start + this.callTimeoutMs;
     const r = this.retry;
     let last: CloudError | undefined;
+    const buckets = this.limiter && spec.project !== undefined ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true) : [];
     for (let attempt = 1; ; attempt++) {
+      for (const b of buckets) await b.take(spec.signal, last?.status === "RESOURCE_EXHAUSTED");
       if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
       const attemptMs = Math.max(1, Math.min(this.timeoutMs, deadline - t0));
       const outcome = await this.once(spec, attemptMs);
       const ms = this.now() - t0;
+      paced(buckets, outcome);
       if (outcome.ok) {
         this.emit({ type: "attempt", methodId: spec.methodId, resource: spec.resource, attempt, maxAttempts: r.maxAttempts, status: "OK", httpStatus: outcome.httpStatus, ms, retry: false });
         return outcome.value as T;
@@ -283,4 +295,10 @@ export class Transport {
     }
     return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, { retryable: false, cause: e });
   }
+}
+
+/** Tells the call's buckets how the attempt went: a quota refusal slows them, a success lets them recover. */
+function paced(buckets: readonly AdaptiveBucket[], outcome: Outcome): void {
+  if (outcome.ok) for (const b of buckets) b.succeeded();
+  else if (outcome.error.status === "RESOURCE_EXHAUSTED" || outcome.error.httpStatus === 429) for (const b of buckets) b.throttled(outcome.retryAfterMs);
 }

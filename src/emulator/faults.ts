@@ -2,6 +2,10 @@
 // that retry behaviour can be tested and benchmarked deterministically.
 import { ApiError, isCanonicalCode, type CanonicalCode } from "./errors.js";
 import { METHOD_IDS } from "./routes.js";
+import { ALL_KINDS, OBJECT_KINDS } from "../gcp/object-kinds.js";
+import { Quotas, quotasProblem } from "./quotas.js";
+
+const SERVICES = [...new Set(ALL_KINDS.map((k) => OBJECT_KINDS[k].service))];
 
 export interface FaultConfig {
   latencyMs?: number;
@@ -10,6 +14,9 @@ export interface FaultConfig {
   retryAfterSeconds?: number;
   seed?: number;
   methods?: string[];
+  /** Requests per minute per (service, project), e.g. {"gkebackup": 600}, and of its writes
+   *  ("gkebackup.write"): over it, 429 RESOURCE_EXHAUSTED. */
+  quotas?: Record<string, number>;
 }
 
 /** mulberry32: tiny, fast and good enough to pick faults reproducibly. */
@@ -44,7 +51,7 @@ const REASONS: Partial<Record<CanonicalCode, string>> = {
 export function faultProblem(value: unknown): string | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return "expected a JSON object";
   const c = value as Record<string, unknown>;
-  const known = ["latencyMs", "latencyJitterMs", "errorRates", "retryAfterSeconds", "seed", "methods"];
+  const known = ["latencyMs", "latencyJitterMs", "errorRates", "retryAfterSeconds", "seed", "methods", "quotas"];
   for (const k of Object.keys(c)) if (!known.includes(k)) return `unknown field "${k}" (expected ${known.join(", ")})`;
   for (const k of ["latencyMs", "latencyJitterMs", "retryAfterSeconds"]) {
     const v = c[k];
@@ -61,6 +68,8 @@ export function faultProblem(value: unknown): string | undefined {
     }
     if (sum > 1 + 1e-9) return `errorRates add up to ${sum}; the total must be at most 1`;
   }
+  const quotas = quotasProblem(c.quotas, SERVICES);
+  if (quotas) return quotas;
   if (c.methods !== undefined) {
     if (!Array.isArray(c.methods)) return "methods must be a list of method IDs";
     for (const m of c.methods) if (!(METHOD_IDS as readonly unknown[]).includes(m)) return `methods: unknown method ID ${JSON.stringify(m)} (known: ${METHOD_IDS.join(", ")})`;
@@ -77,21 +86,29 @@ export class Faults {
   private config: FaultConfig | undefined;
   private rates: [CanonicalCode, number][] = [];
   private random: () => number = Math.random;
+  private quotas: Quotas | undefined;
 
   /** Sets a configuration already checked with faultProblem. */
   set(config: FaultConfig): void {
     this.config = config;
+    this.quotas = config.quotas ? new Quotas(config.quotas) : undefined;
     this.rates = Object.entries(config.errorRates ?? {}).filter(([, r]) => (r ?? 0) > 0) as [CanonicalCode, number][];
     this.random = mulberry32(config.seed ?? 1);
   }
 
   clear(): void {
     this.config = undefined;
+    this.quotas = undefined;
     this.rates = [];
   }
 
   current(): FaultConfig {
     return this.config ?? {};
+  }
+
+  /** Charges a request to its (service, project) quota: the 429 to answer when over it. */
+  quota(service: string, project: string, write: boolean): ApiError | undefined {
+    return this.quotas?.charge(service, project, write);
   }
 
   /** What happens to one request of `method`; draws from the PRNG in a fixed order. */

@@ -10,6 +10,7 @@ import type { EmulatorContext, Reply } from "./context.js";
 import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors.js";
 import { foreignRequest, type OriginPolicy } from "./origin.js";
 import { decodePath, matchApiRoute, type ApiRoute } from "./routes.js";
+import { OBJECT_KINDS } from "../gcp/object-kinds.js";
 
 /** Request bodies above this are refused without being buffered. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -163,6 +164,8 @@ class EmulatorHttp {
     if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
     if (fault?.error) throw fault.error;
+    const overQuota = ctx.faults.quota(OBJECT_KINDS[route.kind].service, route.project, route.verb === "setIamPolicy");
+    if (overQuota) throw overQuota;
     return handleApi(ctx, { route, query, headers: req.headers, body });
   }
 

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { CloudClient, type CloudEvent } from "../cloud/client.js";
 import { EndpointError, withoutCredentials } from "../cloud/endpoint.js";
 import { isCloudError } from "../cloud/errors.js";
+import type { RateTable } from "../cloud/rate-limit.js";
 import { ProxyError } from "../cloud/proxy.js";
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import { modifyPolicy } from "../cloud/policy-engine.js";
@@ -25,6 +26,8 @@ export interface OpenCloudOptions {
   emit?: Emit;
   /** Total deadline of each cloud call, retries included (ms); default 2 minutes. */
   callTimeoutMs?: number;
+  /** Requests per minute by service (--rate), over the client's defaults. */
+  rates?: RateTable;
 }
 
 export interface OpenCloud {
@@ -102,7 +105,7 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
   };
   let client: CloudClient;
   try {
-    client = new CloudClient({ endpoint, env, onEvent, ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}) });
+    client = new CloudClient({ endpoint, env, onEvent, ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}), ...(opts.rates ? { rates: opts.rates } : {}) });
   } catch (e) {
     await close();
     // A malformed CLOUDNATIVE_EMULATOR_HOST, endpoint or proxy setting: the user's to fix.

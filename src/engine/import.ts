@@ -1,6 +1,7 @@
 // `import ADDRESS ID`: adopts an existing grant into the state under a resource of the stack,
 // reading its policy and writing only the state (nothing to the cloud). The CLI and the
 // Automation API (src/sdk/automation.ts) both call it, holding the state lock around it.
+import type { RateTable } from "../cloud/rate-limit.js";
 import { checkResourceClaims } from "./claims-check.js";
 import { claimsOfValue } from "../state/claims.js";
 import { UserError } from "../diagnostics/diagnostic.js";
@@ -12,6 +13,8 @@ import type { StackSession } from "./session.js";
 
 export interface ImportRequest {
   callTimeoutMs: number;
+  /** Request rates per service (--rate). */
+  rates?: RateTable;
   emit?: Emit;
   /** Wraps the policy read (the CLI's --timeout abandons it). */
   reading?: <T>(read: (signal: AbortSignal | undefined) => Promise<T>) => Promise<T>;
@@ -38,7 +41,7 @@ export async function importResource(session: StackSession, address: string, id:
   if (state.resources.some((r) => r.address === address)) {
     throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
   }
-  const cloud = await openCloud(session.stack.provider, { stateDir: session.stateDir, stackName: session.stack.name, ...(req.emit ? { emit: req.emit } : {}), callTimeoutMs: req.callTimeoutMs });
+  const cloud = await openCloud(session.stack.provider, { stateDir: session.stateDir, stackName: session.stack.name, ...(req.emit ? { emit: req.emit } : {}), callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   let policy: Policy | undefined;
   try {
     const read = (signal: AbortSignal | undefined) => cloud.port.getIamPolicy(d.kind, target.name, signal);

@@ -16,6 +16,7 @@ import { type BackendType, openStateStore, type StateLocation } from "../state/f
 import { checkClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { type Emit, noEmit } from "./events.js";
+import type { RateTable } from "../cloud/rate-limit.js";
 
 /** A loaded stack and the store of its state. */
 export interface StackSession {
@@ -87,6 +88,8 @@ export interface PlanRequest {
   replace: string[];
   parallelism: number;
   callTimeoutMs: number;
+  /** --rate: requests per minute by service, over the defaults. */
+  rates?: RateTable;
   strict?: boolean;
 }
 
@@ -114,7 +117,7 @@ export interface PlannedStack {
 export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
   const prior = await session.store.read();
   const { stack } = session;
-  const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs });
+  const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   try {
     const result = await plan(stack, prior, cloud.port, {
       refresh: req.refresh,

@@ -20,6 +20,7 @@ import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
 import { escapeLiteral } from "../../config/expressions.js";
+import { ratesOf } from "../rate-option.js";
 import { addStackOptions, action, callTimeoutOf, EXIT, durationMs, openStackOf, writeOut, type StackOptions } from "../common.js";
 import { commandTimeout, handlingTimeout } from "../deadline.js";
 
@@ -212,7 +213,7 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
   checkOutFile(out, name, o.force === true);
   // The embedded emulator keeps its world beside the state the generated stack will use.
   const stateDir = dirname(o.state ? resolve(o.state) : defaultStateOf(out, name));
-  const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o) });
+  const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o), rates: ratesOf(o) });
   try {
     const policies = [];
     for (const full of args) {
@@ -260,7 +261,7 @@ export function registerImport(program: Command): void {
       const loaded = await openStackOf(o);
       importTarget(loaded, address, id);
       return withStateLock(loaded.store, "import", durationMs(o.lockTimeout), async () => {
-        const done = await importResource(loaded, address, id, { callTimeoutMs: callTimeoutOf(o), emit: retryPrinter(o), reading: readUntilTimeout });
+        const done = await importResource(loaded, address, id, { callTimeoutMs: callTimeoutOf(o), rates: ratesOf(o), emit: retryPrinter(o), reading: readUntilTimeout });
         if (o.json) await writeOut(jsonText({ imported: address, id: done.id, serial: done.serial }) + "\n");
         else await writeOut(`${terminalText(`${address}: Import complete [id=${done.id}]`)}\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
         return EXIT.ok;

@@ -6,6 +6,7 @@ import { UiStream } from "../ui-stream.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
+import { ratesOf } from "../rate-option.js";
 import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, openStackOf, parallelismOf, writeOut, type StackOptions } from "../common.js";
 import { planInterrupted, planning, type Stopped } from "../interrupt.js";
 import type { Emit } from "../../engine/events.js";
@@ -45,6 +46,7 @@ export function planRequestOf(o: PlanCliOptions & { destroy?: boolean }): PlanRe
     replace: o.replace ?? [],
     parallelism: parallelismOf(o),
     callTimeoutMs: callTimeoutOf(o),
+    rates: ratesOf(o),
     strict: o.strict === true,
   };
 }
