@@ -101,7 +101,11 @@ const DEFERRED_KEYWORDS = new Set(["type", "minLength", "pattern", "enum", "form
 function withinCall(root: unknown, path: DocPath): boolean {
   let cur = root;
   for (let i = 0; i <= path.length; i++) {
-    if (functionCall(cur)) return true;
+    // A variable's whole fn::invoke declares a data source, whose arguments have a schema of their
+    // own, checked now; the value functions (fn::join…) are checked once evaluated.
+    const call = functionCall(cur);
+    const declaration = call?.key === "fn::invoke" && i === 2 && path[0] === "variables";
+    if (call && !declaration) return true;
     if (i < path.length) cur = valueAt(cur, [path[i]!]);
   }
   return false;

