@@ -5,7 +5,7 @@
 import type { AuditConfig, Binding, Policy } from "../generated/schemas.js";
 import { bindingKey, canonicalCondition } from "../iam/conditions.js";
 import { memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
-import { canonicalAuditConfigs, type PolicyModification } from "../iam/policy.js";
+import { canonicalBindings, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
@@ -61,34 +61,6 @@ function observePolicy(i: IamInputs, policy: Policy): IamInputs {
     return mine && sameMemberSet(mine.members, b.members) ? { ...b, members: mine.members } : b;
   });
   return { name: i.name, bindings, auditConfigs: policy.auditConfigs ?? [] };
-}
-
-/** Bindings with members, duplicates of a (role, condition) merged as Google merges them, members
- *  normalised, conditions canonical; in a stable order (role, then condition). */
-export function canonicalBindings(bindings: readonly Binding[]): Binding[] {
-  const merged = new Map<string, Binding>();
-  for (const b of bindings) {
-    const key = bindingKey(b.role, b.condition);
-    const prior = merged.get(key);
-    const condition = canonicalCondition(b.condition);
-    merged.set(key, { role: b.role, members: [...(prior?.members ?? []), ...b.members], ...(condition ? { condition } : {}) });
-  }
-  return [...merged.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, b]) => ({ ...b, members: normalizeMembers(b.members) }))
-    .filter((b) => b.members.length > 0);
-}
-
-/** Whether two policies' bindings grant the same (members by identity, any order). */
-export function sameBindings(a: readonly Binding[], b: readonly Binding[]): boolean {
-  const x = canonicalBindings(a);
-  const y = canonicalBindings(b);
-  return x.length === y.length && x.every((bx, n) => bindingKey(bx.role, bx.condition) === bindingKey(y[n]!.role, y[n]!.condition) && sameMemberSet(bx.members, y[n]!.members));
-}
-
-/** Whether two lists of audit configs configure the same logging. */
-export function sameAuditConfigs(a: readonly AuditConfig[] | undefined, b: readonly AuditConfig[] | undefined): boolean {
-  return JSON.stringify(canonicalAuditConfigs(a ?? [])) === JSON.stringify(canonicalAuditConfigs(b ?? []));
 }
 
 function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {

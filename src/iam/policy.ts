@@ -1,7 +1,7 @@
 // Pure policy edits shared by the policy engine (client side) and the emulator (server side).
 import type { AuditConfig, Binding, Condition, Policy } from "../generated/schemas.js";
 import { bindingKey, canonicalCondition } from "./conditions.js";
-import { dedupeMembers, memberKey, sameMemberSet } from "./members.js";
+import { dedupeMembers, memberKey, normalizeMembers, sameMemberSet } from "./members.js";
 
 /** One change to one policy. Several are applied to one read and written once. */
 export type PolicyModification =
@@ -116,15 +116,36 @@ function applyEdit(index: BindingIndex, mod: BindingEdit): boolean {
 function applySetPolicy(policy: Policy, mod: Extract<PolicyModification, { kind: "setPolicy" }>): { index: BindingIndex; auditConfigs: AuditConfig[]; changed: boolean } {
   const desired = new BindingIndex([]);
   for (const b of mod.bindings) if (b.members.length) desired.merge(b.role, canonicalCondition(b.condition), dedupeMembers(b.members));
-  const live = new BindingIndex(policy.bindings ?? []);
-  const liveKept = live.kept();
-  const sameBindings = liveKept.length === desired.bindings.length && desired.bindings.every((b) => {
-    const l = live.get(b.role, b.condition);
-    return l !== undefined && sameMemberSet(l.members, b.members);
-  });
-  const auditConfigs = mod.auditConfigs;
-  const sameAudit = JSON.stringify(canonicalAuditConfigs(policy.auditConfigs ?? [])) === JSON.stringify(canonicalAuditConfigs(auditConfigs));
-  return { index: desired, auditConfigs, changed: !sameBindings || !sameAudit };
+  const changed = !sameBindings(policy.bindings ?? [], mod.bindings) || !sameAuditConfigs(policy.auditConfigs, mod.auditConfigs);
+  return { index: desired, auditConfigs: mod.auditConfigs, changed };
+}
+
+/** Bindings with members, duplicates of a (role, condition) merged as Google merges them, members
+ *  normalised, conditions canonical; in a stable order (role, then condition). */
+export function canonicalBindings(bindings: readonly Binding[]): Binding[] {
+  const merged = new Map<string, Binding>();
+  for (const b of bindings) {
+    const key = bindingKey(b.role, b.condition);
+    const prior = merged.get(key);
+    const condition = canonicalCondition(b.condition);
+    merged.set(key, { role: b.role, members: [...(prior?.members ?? []), ...b.members], ...(condition ? { condition } : {}) });
+  }
+  return [...merged.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, b]) => ({ ...b, members: normalizeMembers(b.members) }))
+    .filter((b) => b.members.length > 0);
+}
+
+/** Whether two policies' bindings grant the same (members by identity, any order). */
+export function sameBindings(a: readonly Binding[], b: readonly Binding[]): boolean {
+  const x = canonicalBindings(a);
+  const y = canonicalBindings(b);
+  return x.length === y.length && x.every((bx, n) => bindingKey(bx.role, bx.condition) === bindingKey(y[n]!.role, y[n]!.condition) && sameMemberSet(bx.members, y[n]!.members));
+}
+
+/** Whether two lists of audit configs configure the same logging. */
+export function sameAuditConfigs(a: readonly AuditConfig[] | undefined, b: readonly AuditConfig[] | undefined): boolean {
+  return JSON.stringify(canonicalAuditConfigs(a ?? [])) === JSON.stringify(canonicalAuditConfigs(b ?? []));
 }
 
 /** Audit configs in a comparable form: services and log types sorted, exemptions by identity. */

@@ -1,6 +1,6 @@
 // Comparisons of IAM inputs that know the semantics (member case, member order, conditions).
 import type { IamDriver, IamInputs, InputField } from "../drivers/types.js";
-import { sameAuditConfigs, sameBindings } from "../drivers/policy-driver.js";
+import { sameAuditConfigs, sameBindings } from "../iam/policy.js";
 import { containsUnknown, isUnknown } from "../config/expressions.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey, sameMemberSet } from "../iam/members.js";

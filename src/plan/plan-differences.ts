@@ -7,9 +7,8 @@
 // ids, positions and the order of lists are not compared. Each difference is one readable line.
 import type { AccessChange, AccessDelta, AuditConfig, Binding, Condition, Plan, ResourceChange } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
-import { canonicalBindings } from "../drivers/policy-driver.js";
 import type { InputField } from "../drivers/types.js";
-import { canonicalAuditConfigs } from "../iam/policy.js";
+import { canonicalAuditConfigs, canonicalBindings } from "../iam/policy.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import { jsonEqual } from "./compare.js";

@@ -18,12 +18,6 @@ import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 /** What a program stack exports by default. */
 export type Program = (stack: StackContext) => void | Promise<void>;
 
-const PROGRAM_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]);
-
-/** Whether `file` is a program stack (by its extension) rather than a YAML one. */
-export function isProgramFile(file: string): boolean {
-  return PROGRAM_EXTENSIONS.has(extname(file).toLowerCase());
-}
 
 export interface ProgramOptions extends LoadOptions {
   /** An explicit state file: direct invokes against the embedded emulator use the world beside it. */

@@ -12,7 +12,7 @@ import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { isPolicyKind, kindLabel, OBJECT_KINDS, POLICY_KINDS, type PolicyKind } from "../../gcp/object-kinds.js";
 import { withoutCredentials } from "../../cloud/endpoint.js";
 import { adoptingDriver } from "../../drivers/registry.js";
-import { canonicalBindings } from "../../drivers/policy-driver.js";
+import { canonicalBindings } from "../../iam/policy.js";
 import type { IamDriver, Ownership } from "../../drivers/types.js";
 import { defaultStatePath } from "../../state/index.js";
 import { validate } from "../../schemas/index.js";
