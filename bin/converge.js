@@ -8,4 +8,12 @@ if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write("converge: dist/ is missing; run `npm run build` (or `npm ci`) in the checkout first.\n");
   process.exit(1);
 }
-await import(entry.href);
+// `converge --version` alone is answered before the CLI (commander, the commands) loads, with
+// commander's output for it: the text and a newline, exit 0.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  const { versionText } = await import("../dist/version.js");
+  process.stdout.write(`${versionText()}\n`);
+} else {
+  await import(entry.href);
+}

@@ -83,13 +83,6 @@ export function inputsOf(o: { var?: string[]; varFile?: string[] }): GivenInputs
   return given;
 }
 
-/** Help text of an option: its description and, when it has one worth showing, its default as
- *  the value one would type (`10`, not `"10"`; no `[]` for repeatable options). */
-export function optionHelp(description: string, defaultValue: unknown, shown?: string): string {
-  const empty = defaultValue === undefined || defaultValue === false || (Array.isArray(defaultValue) && defaultValue.length === 0);
-  if (empty) return description;
-  return `${description} (default: ${shown ?? (typeof defaultValue === "string" ? defaultValue : JSON.stringify(defaultValue))})`;
-}
 
 /** Examples under a command's help. */
 export function withExamples(cmd: Command, examples: readonly string[]): Command {

@@ -1,18 +1,33 @@
-// Entry point: builds the commander program from one module per command group.
+// Entry point: builds the commander program from one module per command group. Only the named
+// command's module loads (with what it imports); help, an unknown command or none load them all.
 import { Command } from "commander";
 import { versionText } from "../version.js";
-import { UserError } from "../diagnostics/diagnostic.js";
-import { EXIT, optionHelp, printDiagnostics } from "./common.js";
-import { startCommandTimeout } from "./deadline.js";
-import { registerApply } from "./commands/apply.js";
-import { registerEmulator } from "./commands/emulator.js";
-import { registerGraph } from "./commands/graph.js";
-import { registerImport } from "./commands/import.js";
-import { registerShow } from "./commands/show.js";
-import { registerState } from "./commands/state.js";
-import { registerPlan } from "./commands/plan.js";
-import { registerValidate } from "./commands/validate.js";
-import { registerWorkspace } from "./commands/workspace.js";
+import { optionHelp } from "./option-help.js";
+
+type Register = (program: Command) => void;
+
+/** Each command group's module and the commands it registers, in the order of `converge --help`. */
+const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Register> }[] = [
+  { names: ["plan"], load: async () => (await import("./commands/plan.js")).registerPlan },
+  { names: ["apply", "destroy", "refresh", "output"], load: async () => (await import("./commands/apply.js")).registerApply },
+  { names: ["import"], load: async () => (await import("./commands/import.js")).registerImport },
+  { names: ["show"], load: async () => (await import("./commands/show.js")).registerShow },
+  { names: ["state", "force-unlock"], load: async () => (await import("./commands/state.js")).registerState },
+  { names: ["workspace"], load: async () => (await import("./commands/workspace.js")).registerWorkspace },
+  { names: ["validate"], load: async () => (await import("./commands/validate.js")).registerValidate },
+  { names: ["graph"], load: async () => (await import("./commands/graph.js")).registerGraph },
+  { names: ["emulator"], load: async () => (await import("./commands/emulator.js")).registerEmulator },
+];
+
+/** The command groups to register: the one the first argument names, else every one. Commander
+ *  dispatches on the first argument, so the others would not be used; a first -V or --version
+ *  prints the version before any command is looked at. */
+function commandsFor(argv: readonly string[]): typeof COMMANDS {
+  const first = argv[2];
+  if (first === "-V" || first === "--version") return [];
+  const named = COMMANDS.filter((c) => first !== undefined && c.names.includes(first));
+  return named.length ? named : COMMANDS;
+}
 
 // A closed pipe (`converge plan --json | head`) is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -44,7 +59,8 @@ Environment:
   );
 
 // --timeout (stack commands): the command's time limit starts before its action runs.
-program.hook("preAction", (_program, command) => {
+program.hook("preAction", async (_program, command) => {
+  const [{ startCommandTimeout }, { UserError }, { EXIT, printDiagnostics }] = await Promise.all([import("./deadline.js"), import("../diagnostics/diagnostic.js"), import("./common.js")]);
   try {
     startCommandTimeout((command.opts() as { timeout?: string }).timeout);
   } catch (e) {
@@ -54,14 +70,6 @@ program.hook("preAction", (_program, command) => {
   }
 });
 
-registerPlan(program);
-registerApply(program);
-registerImport(program);
-registerShow(program);
-registerState(program);
-registerWorkspace(program);
-registerValidate(program);
-registerGraph(program);
-registerEmulator(program);
+for (const register of await Promise.all(commandsFor(process.argv).map((c) => c.load()))) register(program);
 
 await program.parseAsync(process.argv);

@@ -6,8 +6,9 @@
 // header guards), which on a 2-core machine shows up as time above the network bound.
 import http from "node:http";
 import https from "node:https";
-import { HttpProxyAgent } from "http-proxy-agent";
-import { HttpsProxyAgent } from "https-proxy-agent";
+import { createRequire } from "node:module";
+import type { HttpProxyAgent } from "http-proxy-agent";
+import type { HttpsProxyAgent } from "https-proxy-agent";
 import { proxyFor } from "./proxy.js";
 
 export interface HttpRequest {
@@ -55,7 +56,12 @@ function agentFor(target: URL, env: NodeJS.ProcessEnv): http.Agent {
   const key = `${target.protocol} ${proxy.url.href}`;
   let agent = PROXY_AGENTS.get(key);
   if (!agent) {
-    agent = target.protocol === "https:" ? new HttpsProxyAgent(proxy.url, { keepAlive: true }) : new HttpProxyAgent(proxy.url, { keepAlive: true });
+    // The proxy agents (CommonJS, with agent-base and debug) are required only when a proxy is used.
+    const require = createRequire(import.meta.url);
+    agent =
+      target.protocol === "https:"
+        ? new (require("https-proxy-agent") as { HttpsProxyAgent: typeof HttpsProxyAgent }).HttpsProxyAgent(proxy.url, { keepAlive: true })
+        : new (require("http-proxy-agent") as { HttpProxyAgent: typeof HttpProxyAgent }).HttpProxyAgent(proxy.url, { keepAlive: true });
     PROXY_AGENTS.set(key, agent);
   }
   return agent;

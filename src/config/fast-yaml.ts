@@ -64,8 +64,58 @@ function flowScalar(text: string): unknown {
   return q !== undefined ? q : plain(text, true);
 }
 
-/** An inline value after "key: " or "- ": a scalar or a one-line flow collection. */
-function inline(raw: string): unknown {
+/** Where the quoted scalar opening at `i` closes ('' is a quote inside single quotes). */
+function closingQuote(body: string, i: number): number {
+  const q = body[i]!;
+  let j = body.indexOf(q, i + 1);
+  while (q === "'" && j >= 0 && body[j + 1] === "'") j = body.indexOf(q, j + 2);
+  return j < 0 ? bail() : j;
+}
+
+/** The items of a flow collection's body, split at its own commas (not those of a nested
+ *  collection or inside quotes). */
+function flowItems(body: string): string[] {
+  const items: string[] = [];
+  let level = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '"' || c === "'") i = closingQuote(body, i);
+    else if (c === "[" || c === "{") level++;
+    else if (c === "]" || c === "}") {
+      if (--level < 0) bail();
+    } else if (c === "," && level === 0) {
+      items.push(body.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  if (level !== 0) bail();
+  items.push(body.slice(start).trim());
+  return items;
+}
+
+/** A one-line flow collection (trimmed, no comment) at nesting level `depth`, or its scalar item. */
+function flow(text: string, depth: number): unknown {
+  const c = text[0];
+  if (c !== "[" && c !== "{") return flowScalar(text);
+  if (depth > MAX_DEPTH || !text.endsWith(c === "[" ? "]" : "}")) bail();
+  const body = text.slice(1, -1).trim();
+  if (c === "[") return body === "" ? [] : flowItems(body).map((item) => flow(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  if (body === "") return out;
+  for (const item of flowItems(body)) {
+    const i = item.indexOf(": ");
+    if (i < 0) bail();
+    const k = key(item.slice(0, i).trim());
+    if (Object.hasOwn(out, k)) bail();
+    out[k] = flow(item.slice(i + 2).trim(), depth + 1);
+  }
+  return out;
+}
+
+/** An inline value after "key: " or "- ": a scalar or a one-line flow collection, which may
+ *  hold flow collections (`{ role: r, members: [a, b] }`) at levels from `depth` on. */
+function inline(raw: string, depth: number): unknown {
   let text = raw.trim();
   const c = text[0];
   if (c === '"' || c === "'") {
@@ -78,24 +128,7 @@ function inline(raw: string): unknown {
   if (hash >= 0) text = text.slice(0, hash).trimEnd();
   if (c === "[" || c === "{") {
     if (text.includes("#")) bail();
-    const close = c === "[" ? "]" : "}";
-    if (!text.endsWith(close)) bail();
-    const body = text.slice(1, -1).trim();
-    if (/[[\]{}]/.test(body)) bail();
-    if (c === "[") {
-      if (body === "") return [];
-      return body.split(",").map((item) => flowScalar(item.trim()));
-    }
-    const out: Record<string, unknown> = {};
-    if (body === "") return out;
-    for (const item of body.split(",")) {
-      const i = item.indexOf(": ");
-      if (i < 0) bail();
-      const k = key(item.slice(0, i).trim());
-      if (Object.hasOwn(out, k)) bail();
-      out[k] = flowScalar(item.slice(i + 2).trim());
-    }
-    return out;
+    return flow(text, depth);
   }
   return plain(text, false);
 }
@@ -152,7 +185,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
         else if (next && next.indent === indent && isItem(next)) out[k] = seq(indent, depth + 1);
         else out[k] = null;
       } else {
-        out[k] = inline(r);
+        out[k] = inline(r, depth + 1);
         noContinuation(indent);
       }
     }
@@ -168,7 +201,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       // "- key: value" starts a compact mapping: not in the fast subset.
       if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) bail();
       i++;
-      out.push(inline(item));
+      out.push(inline(item, depth + 1));
       noContinuation(indent);
     }
     return out;

@@ -17,13 +17,19 @@ export const MAX_PRINCIPALS = 1500;
 const LIMIT = `Google refuses an allow policy with more than ${MAX_PRINCIPALS.toLocaleString("en-US")} principals`;
 const literal = (v: unknown): v is string => typeof v === "string" && !hasInterpolation(v);
 
-/** The object a resource's literal `name` designates, in full; undefined when it is interpolated or malformed. */
-function objectOf(stack: StackModel, r: ResourceDecl): string | undefined {
+/** The object a resource's literal `name` designates, in full; undefined when it is interpolated
+ *  or malformed. `known` holds the answers so far by type and name (a policy's resources share
+ *  its name: one normalization per object, not per resource). */
+function objectOf(stack: StackModel, r: ResourceDecl, known: Map<string, string | undefined>): string | undefined {
   const name = r.properties.name;
   if (!literal(name)) return undefined;
+  const key = `${r.type}\u0000${name}`;
+  if (known.has(key)) return known.get(key);
   const placeholder = { role: "roles/x", members: [], member: "user:x@x.x" };
   const n = r.driver.normalize({ ...placeholder, name }, { project: stack.provider.project, location: stack.provider.location });
-  return n.problems.length === 0 && n.inputs.name.startsWith("projects/") ? n.inputs.name : undefined;
+  const object = n.problems.length === 0 && n.inputs.name.startsWith("projects/") ? n.inputs.name : undefined;
+  known.set(key, object);
+  return object;
 }
 
 /** The (role, condition, member) grants a resource lists literally: its own, or each of its bindings'. */
@@ -42,9 +48,10 @@ function literalGrants(p: Record<string, unknown>): string[] {
  */
 export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
   const perObject = new Map<string, { grants: Set<string>; over?: string }>();
+  const known = new Map<string, string | undefined>();
   for (const r of stack.resources.values()) {
     const p = r.properties;
-    const object = objectOf(stack, r);
+    const object = objectOf(stack, r, known);
     if (!object) continue;
     let entry = perObject.get(object);
     if (!entry) perObject.set(object, (entry = { grants: new Set() }));

@@ -1,7 +1,8 @@
 // A parsed YAML document that remembers where every value came from, so diagnostics can point
 // at file:line:column.
 import { splitAddress } from "./addresses.js";
-import { Composer, Document, LineCounter, Parser, YAMLParseError, isMap, isScalar, parseDocument, visit, type CST, type Node } from "yaml";
+import type { CST, Document, LineCounter, Node } from "yaml";
+import { yaml } from "./yaml-lib.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { parseSimpleYaml } from "./fast-yaml.js";
 import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
@@ -23,6 +24,7 @@ interface Parsed {
 
 /** What parseDocument(text, options) gives, from the parser's tokens. */
 function composeDocument(tokens: readonly CST.Token[], text: string, options: { lineCounter: LineCounter; uniqueKeys: boolean; prettyErrors: false }): Document {
+  const { Composer, YAMLParseError } = yaml();
   let doc: Document | undefined;
   for (const next of new Composer(options).compose(tokens, true, text.length)) {
     if (!doc) doc = next;
@@ -81,6 +83,7 @@ export class SourceDocument {
 
   private parse(): Parsed {
     if (this.parsed) return this.parsed;
+    const { Document, LineCounter, Parser, parseDocument } = yaml();
     let lineCounter = new LineCounter();
     const tokens = [...new Parser(lineCounter.addNewLine).parse(this.text)];
     // Too deep: not composed at all (yaml's composer recurses once per level).
@@ -123,6 +126,7 @@ export class SourceDocument {
    * into an interpolation); it is applied only to plain and quoted one-line scalars.
    */
   position(path: DocPath, opts: { key?: boolean; offset?: number } = {}): Position {
+    const { isMap, isScalar } = yaml();
     if (opts.key && path.length > 0) {
       const parent = this.doc.getIn(path.slice(0, -1), true) as Node | undefined;
       if (parent && isMap(parent)) {
@@ -148,6 +152,7 @@ export class SourceDocument {
  * value). May say yes when yaml would not (NaN keys), never the other way round.
  */
 function hasDuplicateKey(doc: Document): boolean {
+  const { isScalar, visit } = yaml();
   let found = false;
   visit(doc, {
     Map(_, map) {

@@ -13,7 +13,8 @@
 // MAX_ALIAS_USES times, and the whole value is at most MAX_ALIAS_USES + 1 times the size of the
 // text. This replaces the yaml package's maxAliasCount, which fails without a position, and whose
 // count doubles with each anchor of a chain even when each is used once.
-import { CST, isAlias, isCollection, isPair, type Alias, type Document, type Node } from "yaml";
+import type { Alias, CST, Document, Node } from "yaml";
+import { yaml } from "./yaml-lib.js";
 
 export const MAX_DEPTH = 64;
 export const MAX_ALIAS_USES = 100;
@@ -30,6 +31,7 @@ const TOO_DEEP_DETAIL = `Maps and lists may nest at most ${MAX_DEPTH} levels (a 
 
 /** The offset of the first map or list (in document order) nested deeper than MAX_DEPTH, if any. */
 export function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
+  const { CST: cst } = yaml();
   const stack: { token: CST.Token; depth: number }[] = tokens.map((token) => ({ token, depth: 0 })).reverse();
   while (stack.length) {
     const { token, depth } = stack.pop()!;
@@ -37,7 +39,7 @@ export function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
       if (token.value) stack.push({ token: token.value, depth });
       continue;
     }
-    if (!CST.isCollection(token)) continue;
+    if (!cst.isCollection(token)) continue;
     if (depth + 1 > MAX_DEPTH) return token.offset;
     const children: CST.Token[] = [];
     for (const item of token.items as CST.CollectionItem[]) {
@@ -78,6 +80,7 @@ function badAlias(alias: Alias, target: Node | undefined): StructureError | unde
  * recursion, and stops at the first problem (the MAX_ALIAS_USES rule bounds the walk).
  */
 export function firstAliasError(doc: Document): StructureError | undefined {
+  const { isAlias, isCollection, isPair } = yaml();
   const anchors = new Map<string, Node>();
   const targets = new Map<Alias, Node>();
   const uses = new Map<Node, number>();

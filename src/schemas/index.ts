@@ -1,18 +1,26 @@
 // Runtime access to schemas/: one ajv instance that knows every schema, so cross-file $refs
-// resolve, and compiled validators cached per schema id.
+// resolve, and compiled validators cached per schema id. The validators a stack command needs
+// first are compiled at build time (scripts/build-validators.mjs → dist/schemas/precompiled.cjs,
+// ajv's standalone code): used while the schemas' digest matches, so start-up neither loads
+// ajv nor compiles the stack schema; anything else (or from src/ in tests) compiles here.
+import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
-
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
 
 /** schemas/ at the package root (src/schemas and dist/schemas are both two levels down). */
 export const SCHEMAS_DIR = fileURLToPath(new URL("../../schemas/", import.meta.url));
 const BASE = "https://converge.dev/schemas/";
 
+/** ajv's options, for the validators compiled here and at build time. */
+export const AJV_OPTIONS: Options = { allErrors: true, verbose: true, strict: false, allowUnionTypes: true };
+
+/** The validators compiled at build time (exported as v0, v1… in that order). */
+export const PRECOMPILED_REFS: readonly string[] = ["stack.schema.json", "stack.schema.json#/definitions/Invoke", "state.schema.json"];
+
+const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const cache = new Map<string, ValidateFunction>();
 
@@ -23,12 +31,46 @@ function walk(dir: string): string[] {
   });
 }
 
-function instance(): Ajv {
-  if (ajv) return ajv;
-  ajv = new Ajv({ allErrors: true, verbose: true, strict: false, allowUnionTypes: true });
-  addFormats(ajv);
-  for (const file of walk(SCHEMAS_DIR)) ajv.addSchema(JSON.parse(readFileSync(file, "utf8")));
-  return ajv;
+/** The schema files, in a fixed order. */
+function schemaFiles(): string[] {
+  return walk(SCHEMAS_DIR).sort();
+}
+
+/** A digest of every schema file (names and contents): the build-time validators are for it. */
+export function schemasDigest(): string {
+  const h = createHash("sha256");
+  for (const file of schemaFiles()) h.update(file.slice(SCHEMAS_DIR.length)).update("\0").update(readFileSync(file)).update("\0");
+  return h.digest("hex");
+}
+
+/** An ajv instance knowing every schema; `options` adds to AJV_OPTIONS (the build adds code.source). */
+export function newAjv(options: Options = {}): Ajv {
+  // ajv and ajv-formats are CommonJS, required here: only a compile needs them.
+  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+  const formats = require("ajv-formats") as { default: (a: Ajv) => Ajv };
+  const a = new AjvClass({ ...AJV_OPTIONS, ...options });
+  formats.default(a);
+  for (const file of schemaFiles()) a.addSchema(JSON.parse(readFileSync(file, "utf8")));
+  return a;
+}
+
+let precompiled: Record<string, ValidateFunction> | null | undefined;
+
+/** The build-time validator of `ref`, if there is one for these schemas. */
+function precompiledValidator(ref: string): ValidateFunction | undefined {
+  const i = PRECOMPILED_REFS.indexOf(ref);
+  if (i < 0) return undefined;
+  if (precompiled === undefined) {
+    const file = fileURLToPath(new URL("./precompiled.cjs", import.meta.url));
+    let mod: (Record<string, ValidateFunction> & { digest?: string }) | undefined;
+    try {
+      mod = require(file) as Record<string, ValidateFunction> & { digest?: string };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
+    }
+    precompiled = mod && mod.digest === schemasDigest() ? mod : null;
+  }
+  return precompiled?.[`v${i}`];
 }
 
 /**
@@ -36,14 +78,19 @@ function instance(): Ajv {
  * `types/get-federation.schema.json#/definitions/Federation`.
  */
 export function validator(ref: string): ValidateFunction {
-  let v = cache.get(ref);
+  let v = cache.get(ref) ?? precompiledValidator(ref);
   if (!v) {
-    const a = instance();
-    v = a.getSchema(BASE + ref);
+    ajv ??= newAjv();
+    v = ajv.getSchema(BASE + ref);
     if (!v) throw new Error(`unknown schema ${ref}`);
-    cache.set(ref, v);
   }
+  cache.set(ref, v);
   return v;
+}
+
+/** The id ajv knows a schema ref by. */
+export function schemaId(ref: string): string {
+  return BASE + ref;
 }
 
 export type { ErrorObject };

@@ -105,3 +105,24 @@ describe("YAML fast path", () => {
     );
   });
 });
+
+describe("YAML fast path: nested flow collections", () => {
+  it("reads one-line flow collections inside flow collections, as yaml does", () => {
+    const text = `name: s
+resources:
+  p:
+    properties:
+      bindings:
+        - { role: roles/a, members: [group:t@example.com, "user:a,b@example.com", 'it''s'] }
+        - { role: roles/b, members: [], condition: { title: t, expression: x } }
+      nested: [[a, [b]], {}, { k: [] }]
+`;
+    const fast = parseSimpleYaml(text);
+    expect(fast).toBeDefined();
+    expect(fast).toEqual(parse(text));
+  });
+
+  it("declines unbalanced, trailing-comma or over-deep flow collections (yaml then reads them)", () => {
+    for (const v of ["[a, [b]", "[a]]", "{ a: [b }", "[a, b,]", `${"[".repeat(70)}${"]".repeat(70)}`]) expect(parseSimpleYaml(`k: ${v}\n`), v).toBeUndefined();
+  });
+});

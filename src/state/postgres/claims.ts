@@ -1,13 +1,14 @@
 // The claims table on PostgreSQL: each (stack, workspace) state's claims, replaced inside the
 // transaction that writes the state, and the query that finds other owners of a plan's objects.
-import pg from "pg";
+import type pg from "pg";
+import { pgModule } from "./pg.js";
 import type { Claim } from "../../drivers/types.js";
 import type { State } from "../../generated/schemas.js";
 import { claimColumns, claimConflicts, type ClaimConflict, type OwnedClaim, type ResourceClaim, stateClaims } from "../claims.js";
 
 /** Replaces the claims of (stack, workspace) with those of `state` (none: undefined), in the caller's transaction. */
 export async function replaceClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, state: State | undefined): Promise<void> {
-  const q = pg.escapeIdentifier(schema);
+  const q = pgModule().escapeIdentifier(schema);
   await client.query(`DELETE FROM ${q}.claims WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
   const seen = new Set<string>();
   const rows: unknown[][] = [];
@@ -42,7 +43,7 @@ export async function conflictsWith(db: pg.Pool, schema: string, stack: string, 
   if (mine.length === 0) return [];
   const objects = [...new Set(mine.map((m) => m.claim.object))];
   const r = await db.query<ClaimRow>(
-    `SELECT stack, workspace, address, claim FROM ${pg.escapeIdentifier(schema)}.claims
+    `SELECT stack, workspace, address, claim FROM ${pgModule().escapeIdentifier(schema)}.claims
      WHERE object = ANY($1::text[]) AND NOT (stack = $2 AND workspace = $3) ORDER BY stack, workspace, address`,
     [objects, stack, workspace],
   );
@@ -51,6 +52,6 @@ export async function conflictsWith(db: pg.Pool, schema: string, stack: string, 
 
 /** Every recorded claim. */
 export async function everyClaim(db: pg.Pool, schema: string): Promise<OwnedClaim[]> {
-  const r = await db.query<ClaimRow>(`SELECT stack, workspace, address, claim FROM ${pg.escapeIdentifier(schema)}.claims ORDER BY stack, workspace, address, object, role, member_key`);
+  const r = await db.query<ClaimRow>(`SELECT stack, workspace, address, claim FROM ${pgModule().escapeIdentifier(schema)}.claims ORDER BY stack, workspace, address, object, role, member_key`);
   return r.rows.map(owned);
 }

@@ -2,7 +2,7 @@
 // PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE (node-postgres reads the PG*
 // variables itself, and ~/.pgpass). Never from the stack file, and never printed: errors name
 // the server by host, port and database only, with every secret scrubbed from the driver's text.
-import pg from "pg";
+import type pg from "pg";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 
 export interface PgTarget {

@@ -3,12 +3,13 @@
 // digest of the plan applied and its access summary. A write adds its version, so the previous
 // one stays readable here: `state history` and `show --serial` read this table.
 import { hostname as osHostname } from "node:os";
-import pg from "pg";
+import type pg from "pg";
+import { pgModule } from "./pg.js";
 import { TOOL_VERSION } from "../../version.js";
 import { currentUser } from "../lock.js";
 import type { HistoryRecord, WriteMeta } from "../store.js";
 
-const pgEscape = (schema: string): string => pg.escapeIdentifier(schema);
+const pgEscape = (schema: string): string => pgModule().escapeIdentifier(schema);
 
 /** Who is writing: CONVERGE_ACTOR when set (a CI job, a pipeline), else the OS user. */
 export function actorOf(env: NodeJS.ProcessEnv = process.env): string {

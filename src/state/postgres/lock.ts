@@ -6,7 +6,8 @@
 // connection, which breaks session locks: it is detected and refused; session pooling works.
 import { randomUUID } from "node:crypto";
 import { hostname as osHostname } from "node:os";
-import pg from "pg";
+import type pg from "pg";
+import { pgModule } from "./pg.js";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import { TOOL_VERSION } from "../../version.js";
 import { sleep } from "../fsutil.js";
@@ -56,7 +57,7 @@ const HELD_BY = `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND 
 /** The holder row of the scope's lock (undefined: none), and whether it is live. */
 export async function readHolder(client: pg.ClientBase | pg.Pool, scope: LockScope): Promise<HolderRow | undefined> {
   const [k1, k2] = advisoryKey(scope.schema, scope.stack, scope.workspace);
-  const q = pg.escapeIdentifier(scope.schema);
+  const q = pgModule().escapeIdentifier(scope.schema);
   const r = await client.query<HolderRow>(
     `SELECT l.*, ${HELD_BY.replace("%PID%", "l.backend_pid")} AS live,
        (l.backend_pid = pg_backend_pid() AND l.backend_start IS NOT DISTINCT FROM ${SESSION_START}) AS mine FROM ${q}.locks l WHERE l.stack = $3 AND l.workspace = $4`,
@@ -135,7 +136,7 @@ export async function acquirePgLock(scope: LockScope, operation: string, timeout
   const started = Date.now();
   const deadline = started + Math.max(0, timeoutMs);
   const key = advisoryKey(scope.schema, scope.stack, scope.workspace);
-  const client = new pg.Client(scope.target.config);
+  const client = new (pgModule().Client)(scope.target.config);
   let lost: string | undefined;
   client.on("error", (e) => (lost ??= e.message));
   client.on("end", () => (lost ??= "the connection closed"));

@@ -1,7 +1,8 @@
 // The PostgreSQL state backend: one row per (stack, workspace) in {schema}.states, every version
 // in {schema}.history, the lock in locks.ts. Constructing a store does no I/O: it connects on
 // its first call (and creates or checks the tables then), so choosing the backend stays cheap.
-import pg from "pg";
+import type pg from "pg";
+import { pgModule } from "./pg.js";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { State } from "../../generated/schemas.js";
 import { describeErrors } from "../../schemas/index.js";
@@ -51,7 +52,7 @@ export class PostgresStateStore implements StateStore {
   private db(): Promise<pg.Pool> {
     this.ready ??= (async () => {
       // allowExitOnIdle: an idle connection never keeps the command from exiting.
-      const pool = new pg.Pool({ ...this.scope.target.config, max: 2, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+      const pool = new (pgModule().Pool)({ ...this.scope.target.config, max: 2, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
       pool.on("error", () => undefined); // an idle client's failure surfaces on the next query
       this.pool = pool;
       const client = await pool.connect();
@@ -111,7 +112,7 @@ export class PostgresStateStore implements StateStore {
   }
 
   private get q(): string {
-    return pg.escapeIdentifier(this.scope.schema);
+    return pgModule().escapeIdentifier(this.scope.schema);
   }
 
   async read(): Promise<State | undefined> {

@@ -1,7 +1,8 @@
 // A stack's workspaces on PostgreSQL: `default`, those made with `workspace new` (a row in
 // {schema}.workspaces), and any that holds a state. Dropping one removes its state and claims in
 // one transaction; its history stays (an audit trail outlives the workspace).
-import pg from "pg";
+import type pg from "pg";
+import { pgModule } from "./pg.js";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "../workspace.js";
 import { actorOf } from "./history.js";
@@ -16,7 +17,7 @@ export class PostgresWorkspaces implements WorkspaceCatalog {
   ) {}
 
   private get q(): string {
-    return pg.escapeIdentifier(this.schema);
+    return pgModule().escapeIdentifier(this.schema);
   }
 
   describe(): string {

@@ -1,0 +1,63 @@
+// Lazy start-up (issue 20): what the CLI loads is what the command uses. `--version` loads none
+// of the heavy libraries; `validate` of a YAML stack without conditions loads no live view (ink,
+// react), no Google auth, no PostgreSQL client and no TypeScript loader. Structural, not timed:
+// the process runs under a hook that records every module it loads.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const RECORDER = fileURLToPath(new URL("../support/record-loads.mjs", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "converge-lazy-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const STACK = `name: lazy
+provider:
+  project: p1
+  location: us-central1
+resources:
+  viewers:
+    type: cloudnative:backup/v1:RestorePlanIamBinding
+    properties:
+      name: rp-1
+      role: roles/viewer
+      members: [group:team@example.com]
+`;
+
+/** The packages (by their node_modules directory) a `node bin/converge.js ...args` run loads. */
+function packagesLoaded(name: string, args: string[]): { status: number | null; stdout: string; packages: Set<string> } {
+  const log = join(dir, `${name}.log`);
+  writeFileSync(log, "");
+  const env: NodeJS.ProcessEnv = { ...process.env, CONVERGE_TEST_LOAD_LOG: log, NO_COLOR: "1" };
+  delete env.CLOUDNATIVE_EMULATOR_HOST;
+  const r = spawnSync(process.execPath, ["--import", RECORDER, join(REPO, "bin", "converge.js"), ...args], { cwd: dir, env, encoding: "utf8" });
+  const packages = new Set<string>();
+  for (const line of readFileSync(log, "utf8").split("\n")) {
+    const m = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(line.replaceAll("%40", "@"));
+    if (m) packages.add(m[1]!.replace("\\", "/"));
+  }
+  return { status: r.status, stdout: r.stdout, packages };
+}
+
+describe("lazy start-up", () => {
+  it("--version loads no command library", () => {
+    const r = packagesLoaded("version", ["--version"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^converge \S+\nprovider schema cloudnative /);
+    for (const p of ["ink", "react", "@inkjs/ui", "@bufbuild/cel", "google-auth-library", "pg", "tsx", "ajv", "yaml"]) expect(r.packages, p).not.toContain(p);
+  });
+
+  it("validate of a YAML stack without conditions loads no live view, auth, PostgreSQL client, CEL or TypeScript loader", () => {
+    writeFileSync(join(dir, "stack.yaml"), STACK);
+    const r = packagesLoaded("validate", ["validate", "-f", "stack.yaml"]);
+    expect(r.stdout).toContain("Success! The stack is valid (1 resources");
+    expect(r.status).toBe(0);
+    // The recorder works: validate loads commander and ajv's runtime (for the built validators).
+    expect(r.packages).toContain("commander");
+    expect(r.packages).toContain("ajv");
+    for (const p of ["ink", "react", "@inkjs/ui", "@bufbuild/cel", "google-auth-library", "pg", "tsx"]) expect(r.packages, p).not.toContain(p);
+  });
+});
