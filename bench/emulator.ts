@@ -16,6 +16,8 @@ export interface BenchEmulator {
   stats(): Promise<EmulatorStats>;
   /** Added latency per request (0 clears the faults). */
   setLatency(ms: number): Promise<void>;
+  /** Any fault configuration (`POST /__emulator/faults`), e.g. {quotas: {"gkebackup.write": 600}}. */
+  setFaults(config: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startBenchEmulator(bin: string, seedFile: string): Promise
     hostPort: url.replace(/^http:\/\//, ""),
     reset: async () => void (await admin("POST", "reset")),
     resetStats: async () => void (await admin("POST", "stats/reset")),
+    setFaults: async (config) => void (await admin("POST", "faults", config)),
     stats: async () => (await admin("GET", "stats")) as EmulatorStats,
     setLatency: async (ms) => void (ms > 0 ? await admin("POST", "faults", { latencyMs: ms }) : await admin("DELETE", "faults")),
     async stop() {

@@ -98,3 +98,16 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
   }
   return m;
 }
+
+/** Wall time of one command (no probe, no GNU time: start-up measured as a user sees it). */
+export async function timeCommand(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ wallMs: number; exitCode: number; stderr: string }> {
+  const t0 = process.hrtime.bigint();
+  let stderr = "";
+  const exitCode = await new Promise<number>((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  return { wallMs: Number(process.hrtime.bigint() - t0) / 1e6, exitCode, stderr: tail(stderr, 10) };
+}
