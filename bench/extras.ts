@@ -90,7 +90,7 @@ export async function runOverlap(ctx: ExtraContext, emulator: BenchEmulator, inp
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const state = join(dir, "state.json");
-  const run = (args: string[]) => runCli(ctx.bin, args, { cwd: dir, env: cliEnv(emulator), scratch: dir, useGnuTime: ctx.useGnuTime });
+  const run = (args: string[]) => runCli(ctx.bin, args, { cwd: dir, env: cliEnv(emulator), scratch: dir, useGnuTime: ctx.useGnuTime, abort: emulator.crashed });
   const common = ["-f", inputs.stack, "--no-color"];
   await emulator.reset();
   const setup = await run(["apply", "--auto-approve", ...common, "--state", state, "--parallelism", String(o.parallelism)]);
@@ -170,7 +170,7 @@ export async function runQuota(ctx: ExtraContext, emulator: BenchEmulator, input
   await emulator.setFaults({ quotas: { [quotaKey]: c.perMinute } });
   const loadAvg1 = loadavg()[0]!;
   const args = ["apply", "--auto-approve", "-f", inputs.stack, "--state", join(dir, "state.json"), "--parallelism", String(parallelism), "--no-color", ...(rate ? ["--rate", rate] : [])];
-  const m = await runCli(ctx.bin, args, { cwd: dir, env: cliEnv(emulator), scratch: dir, useGnuTime: ctx.useGnuTime });
+  const m = await runCli(ctx.bin, args, { cwd: dir, env: cliEnv(emulator), scratch: dir, useGnuTime: ctx.useGnuTime, abort: emulator.crashed });
   const stats = summarizeStats(await emulator.stats());
   await emulator.setFaults({});
   const p = inputs.shape.p;

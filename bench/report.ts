@@ -31,6 +31,13 @@ export interface BenchResults {
   startup?: StartupResult;
   overlap?: OverlapResult;
   quota?: QuotaRun[];
+  /** Parts that failed without stopping the run (the scale run) */
+  failures?: Failure[];
+}
+
+export interface Failure {
+  part: string;
+  message: string;
 }
 
 /** Issue 7's targets, checked against the results (N = 10,000, parallelism 10). */

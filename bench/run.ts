@@ -32,7 +32,7 @@ import { generate, quotaShape, type Generated } from "./generate.js";
 import { runOverlap, runQuota, runStartup, type ExtraContext, type OverlapResult, type QuotaRun, type StartupResult } from "./extras.js";
 import { ISSUE20 } from "./targets.js";
 import { gnuTimeAvailable } from "./measure.js";
-import { renderReport, updateDoc, type BenchResults, type Machine } from "./report.js";
+import { renderReport, updateDoc, type BenchResults, type Failure, type Machine } from "./report.js";
 import { runConfig, type Config, type ScenarioResult } from "./scenarios.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -74,30 +74,45 @@ interface Plan {
   log: (line: string) => void;
 }
 
-/** The N x L matrix (bench/scenarios.ts), and at --scale N = 100,000 (L = 0, batched, cold apply
- *  and no-op plan). */
+/** The N x L matrix (bench/scenarios.ts). */
 async function runMatrix(plan: Plan, ctx: ExtraContext, cpuProfDir: string | undefined): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
-  const jobs: { n: number; latencies: number[]; modes: string[]; scenarios?: Config["scenarios"] }[] = [];
-  if (plan.parts.has("matrix")) for (const n of plan.sizes) jobs.push({ n, latencies: plan.latencies, modes: plan.modes });
-  if (plan.parts.has("scale")) jobs.push({ n: ISSUE20.scale.n, latencies: [0], modes: ["batched"], scenarios: ["cold-apply", "noop-plan"] });
-  for (const job of jobs) {
-    const t0 = Date.now();
-    const inputs = generate(join(ctx.workdir, `n${job.n}`), job.n);
-    const emulator = await startBenchEmulator(BIN, inputs.seed);
-    plan.log(`  N=${job.n}: stacks generated and emulator seeded in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
-    try {
-      for (const latencyMs of job.latencies) {
-        for (const m of job.modes) {
-          const batching = m === "batched";
-          if (!batching && ((latencyMs > 0 && job.n > plan.perResourceMaxN) || !plan.perResourceLatencies.includes(latencyMs))) continue;
-          const config: Config = { n: job.n, latencyMs, batching, parallelism: plan.parallelism, repeat: batching && !job.scenarios ? plan.repeat : 1, ...(job.scenarios ? { scenarios: job.scenarios } : {}) };
-          results.push(...(await runConfig(config, { bin: BIN, emulator, inputs, workdir: ctx.workdir, useGnuTime: ctx.useGnuTime, log: plan.log, ...(cpuProfDir ? { cpuProfDir } : {}) })));
-        }
+  for (const n of plan.sizes) results.push(...(await runJob(plan, ctx, { n, latencies: plan.latencies, modes: plan.modes }, cpuProfDir)));
+  return results;
+}
+
+/** N = 100,000, L = 0, batched, cold apply and no-op plan, once. It may fail (out of memory, a
+ *  crash): recorded in `failures`, the run's other results are kept. */
+async function runScale(plan: Plan, ctx: ExtraContext, failures: Failure[]): Promise<ScenarioResult[]> {
+  try {
+    return await runJob(plan, ctx, { n: ISSUE20.scale.n, latencies: [0], modes: ["batched"], scenarios: ["cold-apply", "noop-plan"] }, undefined);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    plan.log(`  N=${ISSUE20.scale.n}: FAILED: ${message}`);
+    failures.push({ part: "scale", message: message.slice(0, 2_000) });
+    return [];
+  }
+}
+
+type Job = { n: number; latencies: number[]; modes: string[]; scenarios?: Config["scenarios"] };
+
+async function runJob(plan: Plan, ctx: ExtraContext, job: Job, cpuProfDir: string | undefined): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  const t0 = Date.now();
+  const inputs = generate(join(ctx.workdir, `n${job.n}`), job.n);
+  const emulator = await startBenchEmulator(BIN, inputs.seed);
+  plan.log(`  N=${job.n}: stacks generated and emulator seeded in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  try {
+    for (const latencyMs of job.latencies) {
+      for (const m of job.modes) {
+        const batching = m === "batched";
+        if (!batching && ((latencyMs > 0 && job.n > plan.perResourceMaxN) || !plan.perResourceLatencies.includes(latencyMs))) continue;
+        const config: Config = { n: job.n, latencyMs, batching, parallelism: plan.parallelism, repeat: batching && !job.scenarios ? plan.repeat : 1, ...(job.scenarios ? { scenarios: job.scenarios } : {}) };
+        results.push(...(await runConfig(config, { bin: BIN, emulator, inputs, workdir: ctx.workdir, useGnuTime: ctx.useGnuTime, log: plan.log, ...(cpuProfDir ? { cpuProfDir } : {}) })));
       }
-    } finally {
-      await emulator.stop();
     }
+  } finally {
+    await emulator.stop();
   }
   return results;
 }
@@ -230,14 +245,20 @@ async function main(): Promise<number> {
   const ctx: ExtraContext = { bin: BIN, workdir, useGnuTime, log };
   let results: ScenarioResult[];
   let extras: Extras;
+  const failures: Failure[] = [];
   const partMs: Record<string, number> = {};
   try {
     let t = Date.now();
-    results = await runMatrix(plan, ctx, cpuProfDir);
+    results = plan.parts.has("matrix") ? await runMatrix(plan, ctx, cpuProfDir) : [];
     partMs.matrix = Date.now() - t;
     t = Date.now();
     extras = await runExtras(plan, ctx);
     partMs.extras = Date.now() - t;
+    t = Date.now();
+    if (plan.parts.has("scale")) {
+      results.push(...(await runScale(plan, ctx, failures)));
+      partMs.scale = Date.now() - t;
+    }
   } finally {
     if (values.keep) log(`scratch directory kept: ${workdir}`);
     else rmSync(workdir, { recursive: true, force: true });
@@ -254,6 +275,7 @@ async function main(): Promise<number> {
     partMs,
     results,
     ...extras,
+    ...(failures.length ? { failures } : {}),
   };
   const file = values.out ?? join(ROOT, "bench", "results", `${plan.runMode}-${out.date.replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(file, ".."), { recursive: true });

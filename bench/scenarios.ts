@@ -141,7 +141,7 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       const prof = ctx.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", ctx.cpuProfDir, "--cpu-prof-name", `n${config.n}-l${config.latencyMs}-${config.batching ? "batched" : "per-resource"}-${scenario}-${rep + 1}.cpuprofile`] : [];
       const loadBefore = loadavg()[0]!;
       const baseline = config.batching ? [] : ["--import", PER_RESOURCE];
-      const m = await runCli(ctx.bin, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline] });
+      const m = await runCli(ctx.bin, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline], abort: ctx.emulator.crashed });
       const stats = summarizeStats(await ctx.emulator.stats());
       const want = expectedSummary(scenario, shape);
       const summary = (want.exec(m.stdoutSummary)?.[0] ?? m.stdoutTail.trim().split("\n").pop() ?? "").trim();

@@ -5,7 +5,7 @@ import type { OverlapResult, QuotaRun, StartupResult } from "../../bench/extras.
 import { quotaShape, seedYaml, stackYaml } from "../../bench/generate.js";
 import type { ScenarioResult } from "../../bench/scenarios.js";
 import { atMost, differenceOfMedians, growthExponent, growthRows, median, overall, quotaBoundMs, ratioOfMedians, roundBoundMs } from "../../bench/targets.js";
-import { growth, issue20Sections, overlapSection, quotaVerdicts, scaleSections, startupSections } from "../../bench/verdicts.js";
+import { growth, issue20Sections, overlapSection, quotaSections, quotaVerdicts, scaleSections, startupSections } from "../../bench/verdicts.js";
 import { parseStack } from "../../src/config/load.js";
 
 describe("bounds and medians", () => {
@@ -75,19 +75,26 @@ describe("verdicts", () => {
     expect(big!.verdicts.map((v) => v.met)).toEqual([true, true, false]);
     const [, notRun] = scaleSections([result(10_000, "noop-plan", 900, 150)]);
     expect(notRun!.verdicts.every((v) => v.met === undefined && v.figure === "not run")).toBe(true);
+    // A scale run that failed (a crash at 100,000) is not met, with the reason; a measured figure stays.
+    const [, failed] = scaleSections([result(100_000, "cold-apply", 29_000, 900)], "N=100000 noop-plan: exit 134\nFATAL ERROR: heap out of memory");
+    expect(failed!.verdicts.map((v) => [v.figure, v.met])).toEqual([["failed: N=100000 noop-plan: exit 134", false], ["failed: N=100000 noop-plan: exit 134", false], ["29.00 s", true]]);
   });
 
-  it("quota: a write quota against P/Q; a request quota also against 2P/Q; a failed apply is not met", () => {
+  it("quota: a write quota against P/Q; a request quota against 2P/Q (P/Q for reference); a failed apply is not met", () => {
     const run: QuotaRun = { kind: "write", quotaKey: "gkebackup.write", perMinute: 600, p: 220, rate: "gkebackup.write=600/min", calls: 220, boundMs: 22_000, wallMs: 25_000, exitCode: 0, ok: true, summary: "", reads: 220, writes: 220, exhausted: 0, notOkByStatus: {}, retriedLine: "", loadAvg1: 1 };
     expect(quotaVerdicts(run).map((v) => [v.figure, v.met])).toEqual([["1.14x", true], ["0", true]]);
     const request = { ...run, kind: "request" as const, quotaKey: "gkebackup", perMinute: 1_200, calls: 440, boundMs: 22_000 };
-    expect(quotaVerdicts(request).map((v) => [v.figure, v.met])).toEqual([["2.27x", false], ["1.14x", true], ["0", true]]);
+    expect(quotaVerdicts(request).map((v) => [v.figure, v.met])).toEqual([["1.14x", true], ["2.27x", undefined], ["0", true]]);
+    const [writeSection, requestSection] = quotaSections([run, request]);
+    expect(overall(writeSection!.verdicts)).toBe(true);
+    expect(overall(requestSection!.verdicts)).toBe(true);
+    expect(overall(quotaSections([{ ...run, wallMs: 26_000 }])[0]!.verdicts)).toBe(false);
     expect(quotaVerdicts({ ...run, ok: false, exitCode: 1 }).at(-1)!.met).toBe(false);
   });
 
   it("every section is there even when nothing was run", () => {
     const sections = issue20Sections({ results: [] });
-    expect(sections).toHaveLength(6);
+    expect(sections).toHaveLength(7);
     expect(sections.every((s) => overall(s.verdicts) === undefined)).toBe(true);
   });
 });
