@@ -16,13 +16,25 @@ export interface BenchEmulator {
   stats(): Promise<EmulatorStats>;
   /** Added latency per request (0 clears the faults). */
   setLatency(ms: number): Promise<void>;
+  /** Any fault configuration (`POST /__emulator/faults`), e.g. {quotas: {"gkebackup.write": 600}}. */
+  setFaults(config: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
+  /** Settles with why the emulator process ended if it ends before stop() (a crash): the CLI run
+   *  in flight is then stopped and the scenario fails with this text. */
+  readonly crashed: Promise<string>;
 }
 
 export async function startBenchEmulator(bin: string, seedFile: string): Promise<BenchEmulator> {
   const child: ChildProcess = spawn(process.execPath, [bin, "emulator", "start", "--port", "0", "--seed", seedFile], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
-  child.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
+  // Keep the tail only: at 100,000 resources a long run must not grow the harness's memory.
+  child.stderr!.on("data", (b: Buffer) => (stderr = (stderr + b.toString()).slice(-20_000)));
+  let stopping = false;
+  const crashed = new Promise<string>((resolve) => {
+    child.once("exit", (code, signal) => {
+      if (!stopping) resolve(`the emulator exited (code ${code}, signal ${signal}); its stderr ends: ${stderr.trim().split("\n").slice(-15).join("\n")}`);
+    });
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     const onData = (b: Buffer) => {
@@ -50,10 +62,13 @@ export async function startBenchEmulator(bin: string, seedFile: string): Promise
     hostPort: url.replace(/^http:\/\//, ""),
     reset: async () => void (await admin("POST", "reset")),
     resetStats: async () => void (await admin("POST", "stats/reset")),
+    setFaults: async (config) => void (await admin("POST", "faults", config)),
     stats: async () => (await admin("GET", "stats")) as EmulatorStats,
     setLatency: async (ms) => void (ms > 0 ? await admin("POST", "faults", { latencyMs: ms }) : await admin("DELETE", "faults")),
+    crashed,
     async stop() {
-      if (child.exitCode !== null) return;
+      stopping = true;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");
       child.kill("SIGTERM");
       await exited;

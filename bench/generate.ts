@@ -6,7 +6,8 @@
 //   4    a restore plan managed whole by one RestorePlanIamPolicy (10 bindings and an audit
 //        config) plus another with 9 RestorePlanIamMember; an endpoint managed whole by one
 //        EndpointIamPolicy (10 bindings) plus another with 9 EndpointIamBinding.
-// So P = N/10 plus two policies per fifth block (P = 1.1 N/10 when N is a multiple of 100).
+// So P = N/10 plus two policies per fifth block (P = 1.2 N/10 when N is a multiple of 100: 240
+// policies for N = 2,000).
 //
 // The "changed" variant touches one resource of every policy (so every policy gets one write):
 // a binding gets a different member list and a policy resource a different binding (updates), a
@@ -73,6 +74,14 @@ export function shapeOf(n: number): Shape {
   return { n, p, restorePlans: next.restorePlans, endpoints: next.endpoints, objects, changed: p, changedPolicies: p, changedReplaced, changedUpdated: p - changedReplaced };
 }
 
+/** The quota scenario's world: P restore plans (all on one service, gkebackup), each with one
+ *  RestorePlanIamBinding, so that a cold apply writes P policies of that service. */
+export function quotaShape(p: number): Shape {
+  if (!Number.isInteger(p) || p < 1) throw new RangeError(`P must be a positive integer, got ${p}`);
+  const objects: ManagedObject[] = Array.from({ length: p }, (_, index) => ({ collection: "restorePlans", index, own: "binding", resources: 1 }));
+  return { n: p, p, restorePlans: p, endpoints: 0, objects, changed: p, changedPolicies: p, changedReplaced: 0, changedUpdated: p };
+}
+
 const pad = (i: number) => String(i).padStart(5, "0");
 const rpId = (i: number) => `rp-${pad(i)}`;
 const epId = (i: number) => `ep-${pad(i)}`;
@@ -88,11 +97,11 @@ export function seedYaml(shape: Shape): string {
     "projects:",
     `  ${PROJECT}:`,
     `    number: "${PROJECT_NUMBER}"`,
-    "restorePlans:",
+    shape.restorePlans ? "restorePlans:" : "restorePlans: []",
   ];
   const unmanaged = ["    policy:", "      bindings:", "        - role: roles/bench.unmanaged", "          members: [user:owner@example.com]"];
   for (let i = 0; i < shape.restorePlans; i++) out.push(`  - name: ${fullName("restorePlans", rpId(i))}`, ...unmanaged);
-  out.push("endpoints:");
+  out.push(shape.endpoints ? "endpoints:" : "endpoints: []");
   for (let i = 0; i < shape.endpoints; i++) out.push(`  - name: ${fullName("endpoints", epId(i))}`, ...unmanaged);
   return out.join("\n") + "\n";
 }
@@ -144,8 +153,7 @@ export interface Generated {
 }
 
 /** Writes seed.yaml, stack.yaml and changed/stack.yaml under `dir`. */
-export function generate(dir: string, n: number): Generated {
-  const shape = shapeOf(n);
+export function generate(dir: string, n: number, shape: Shape = shapeOf(n)): Generated {
   mkdirSync(join(dir, "changed"), { recursive: true });
   const g: Generated = { shape, seed: join(dir, "seed.yaml"), stack: join(dir, "stack.yaml"), changedStack: join(dir, "changed", "stack.yaml") };
   writeFileSync(g.seed, seedYaml(shape));

@@ -50,6 +50,8 @@ export interface RunOptions {
   useGnuTime: boolean;
   /** Extra node flags (e.g. --cpu-prof) */
   nodeFlags?: string[];
+  /** When this settles, the CLI is killed and runCli throws its text (the emulator crashed) */
+  abort?: Promise<string>;
 }
 
 const tail = (text: string, lines: number) => text.split("\n").slice(-lines).join("\n");
@@ -65,11 +67,21 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
   const outFd = openSync(stdoutFile, "w");
   const errFd = openSync(stderrFile, "w");
   const t0 = process.hrtime.bigint();
+  let aborted: string | undefined;
   const exitCode = await new Promise<number>((resolve, reject) => {
     const child = spawn(cmd, cmdArgs as string[], { cwd: o.cwd, env: { ...o.env, CONVERGE_BENCH_PROBE: probeOut }, stdio: ["ignore", outFd, errFd] });
     child.once("error", reject);
     child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    void o.abort?.then((why) => {
+      aborted = why;
+      child.kill("SIGKILL");
+    });
   });
+  if (aborted) {
+    closeSync(outFd);
+    closeSync(errFd);
+    throw new Error(`${aborted}\n(the CLI, stopped: ${tail(readFileSync(stdoutFile, "utf8"), 3)})`);
+  }
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   closeSync(outFd);
   closeSync(errFd);
@@ -97,4 +109,17 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
     if ([user, sys, rss].every((x) => Number.isFinite(x))) Object.assign(m, { cpuUserMs: user! * 1000, cpuSystemMs: sys! * 1000, maxRssKB: rss!, source: "gnu-time" });
   }
   return m;
+}
+
+/** Wall time of one command (no probe, no GNU time: start-up measured as a user sees it). */
+export async function timeCommand(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ wallMs: number; exitCode: number; stderr: string }> {
+  const t0 = process.hrtime.bigint();
+  let stderr = "";
+  const exitCode = await new Promise<number>((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  return { wallMs: Number(process.hrtime.bigint() - t0) / 1e6, exitCode, stderr: tail(stderr, 10) };
 }

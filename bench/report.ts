@@ -1,6 +1,9 @@
 // Results file and tables (Markdown, printed and written into docs/BENCHMARKS.md).
 import { readFileSync, writeFileSync } from "node:fs";
+import type { OverlapResult, QuotaRun, StartupResult } from "./extras.js";
 import type { ScenarioResult } from "./scenarios.js";
+import { growthExponent, overall, type GrowthRow } from "./targets.js";
+import { growth, issue20Sections, type Section } from "./verdicts.js";
 
 export interface Machine {
   cpus: { model: string; speedMHz: number }[];
@@ -21,10 +24,23 @@ export interface BenchResults {
   machine: Machine;
   options: Record<string, unknown>;
   durationMs: number;
+  /** Wall time of each part of the run (matrix, extras), to estimate a full run */
+  partMs?: Record<string, number>;
   results: ScenarioResult[];
+  /** Issue 20's scenarios (bench/extras.ts), when run */
+  startup?: StartupResult;
+  overlap?: OverlapResult;
+  quota?: QuotaRun[];
+  /** Parts that failed without stopping the run (the scale run) */
+  failures?: Failure[];
 }
 
-/** The issue's targets, checked against the results (N = 10,000, parallelism 10). */
+export interface Failure {
+  part: string;
+  message: string;
+}
+
+/** Issue 7's targets, checked against the results (N = 10,000, parallelism 10). */
 export const TARGETS = {
   n: 10_000,
   noopPlanMs: 3_000,
@@ -41,7 +57,7 @@ const num = (n: number) => n.toLocaleString("en-US");
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map((h) => (/^(N|L|wall|CPU|peak|reads|writes|retries|bound|lower|requests|ratio|wall \/|refresh|write|value|limit)/.test(h) ? "---:" : "---"))), ...rows.map(line)].join("\n");
+  return [line(head), line(head.map((h) => (/^(N|L|wall|CPU|peak|reads|writes|retries|bound|lower|requests|ratio|wall \/|refresh|write|value|limit|median|min|max|P$|429s|failures|runs|N ×|× )/.test(h) ? "---:" : "---"))), ...rows.map(line)].join("\n");
 }
 
 export function resultsTable(results: ScenarioResult[]): string {
@@ -136,19 +152,61 @@ export function machineLine(m: Machine): string {
 }
 
 /** Other processes share the machine: the 1-minute load average seen before the runs. */
-function loadLine(results: ScenarioResult[]): string {
-  const l = results.flatMap((r) => r.runs.map((x) => x.loadAvg1)).filter((x) => typeof x === "number").sort((a, b) => a - b);
+function loadLine(r: BenchResults): string {
+  const extras = [...(r.startup?.loadAvg1 ?? []), ...(r.overlap?.loadAvg1 ?? []), ...(r.quota ?? []).map((q) => q.loadAvg1)];
+  const l = [...r.results.flatMap((q) => q.runs.map((x) => x.loadAvg1)), ...extras].filter((x) => typeof x === "number").sort((a, b) => a - b);
   if (!l.length) return "";
   return `1-minute load average before each CLI run (other processes share the 2 cores): min ${l[0]!.toFixed(2)}, median ${l[l.length >> 1]!.toFixed(2)}, max ${l[l.length - 1]!.toFixed(2)}.`;
 }
 
+const verdictText = (ok: boolean | undefined) => (ok === undefined ? "not run" : ok ? "**met**" : "**not met**");
+
+/** One target: its table, then a verdict line per figure ("met: 1.83x (target ≤ 2.00x)"). */
+export function sectionText(sec: Section): string {
+  const lines = [`#### ${sec.title}`, ""];
+  if (sec.rows.length) lines.push(table(sec.head, sec.rows), "");
+  if (sec.note) lines.push(sec.note, "");
+  for (const v of sec.verdicts) lines.push(`- ${v.met === undefined ? (v.figure === "not run" ? "not run" : "for reference") : v.met ? "**met**" : "**not met**"}: ${v.target}: ${v.figure} (target ${v.limit})`);
+  return lines.join("\n");
+}
+
+export function summaryTable(sections: Section[]): string {
+  return table(["target", "verdict"], sections.map((sec) => [sec.title.replace(/\|/g, "\\|"), verdictText(overall(sec.verdicts))]));
+}
+
+const ratioCell = (row: GrowthRow, of: "wallRatio" | "cpuRatio" | "rssRatio") => {
+  const r = row[of];
+  if (r === undefined) return "–";
+  const k = growthExponent(row, of);
+  return k === undefined ? x(r) : `${x(r)} (N^${k.toFixed(2)})`;
+};
+
+/** Growth of the batched L = 0 scenarios: each N against the previous one. */
+export function growthTable(results: ScenarioResult[]): string {
+  const rows = growth(results).map((g) => [g.scenario, num(g.n), g.nRatio ? `${g.nRatio}x` : "–", s(g.wallMs), ratioCell(g, "wallRatio"), s(g.cpuMs), ratioCell(g, "cpuRatio"), g.maxRssMB.toFixed(0), ratioCell(g, "rssRatio")]);
+  if (!rows.length) return "(one N only: no growth to show)";
+  return table(["scenario", "N", "N × previous", "wall s", "× previous wall", "CPU s", "× previous CPU", "peak RSS MB", "× previous RSS"], rows);
+}
+
 export function renderReport(r: BenchResults): string {
+  const sections = issue20Sections(r);
+  const parts = r.partMs ? ` (${Object.entries(r.partMs).map(([k, v]) => `${k} ${s(v)} s`).join(", ")})` : "";
   return [
-    `Run: \`${r.command}\` (${r.mode}), ${r.date}, ${s(r.durationMs)} s in all.`,
+    `Run: \`${r.command}\` (${r.mode}), ${r.date}, ${s(r.durationMs)} s in all${parts}.`,
     "",
     `Machine: ${machineLine(r.machine)}.`,
     "",
-    loadLine(r.results),
+    loadLine(r),
+    "",
+    "### Targets of issue 20",
+    "",
+    summaryTable(sections),
+    "",
+    sections.map(sectionText).join("\n\n"),
+    "",
+    "### Growth from 1,000 to 100,000 resources (batched, L = 0; each N against the previous one; N^k: the growth exponent, 1 = linear)",
+    "",
+    growthTable(r.results),
     "",
     "### Results",
     "",
@@ -158,7 +216,7 @@ export function renderReport(r: BenchResults): string {
     "",
     batchingTable(r.results),
     "",
-    "### Targets",
+    "### Earlier targets (issue 7: N = 10,000 within 3 s / 400 MB / 10 s; phases within 1.25x)",
     "",
     targetsTable(checkTargets(r.results)),
   ].join("\n");

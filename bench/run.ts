@@ -1,7 +1,14 @@
 // `npm run bench [-- options]`: benchmarks plan and apply against the emulator (issue 7).
 //
-//   --quick              N = 1,000, L in {0, 20} ms, batched; per-resource at L = 20 ms only; once (< 1 minute)
-//   (default: full)      N in {1,000, 10,000}, L in {0, 20} ms, batching on (3 runs, median) and off (1 run)
+//   --quick              N = 1,000, L in {0, 20} ms, batched; per-resource at L = 20 ms only; once; start-up
+//                        (5 rounds) and overlap (1 pair); no quota, no scale (< 1 minute)
+//   (default: full)      N in {1,000, 10,000}, L in {0, 20} ms, batching on (3 runs, median) and off (1 run);
+//                        start-up, overlap, quota (issue 20; bench/extras.ts)
+//   --scale              also N = 100,000, L = 0, batched, cold apply and no-op plan, once (--docs implies it)
+//   --only PARTS         run only these parts: matrix,startup,overlap,quota,scale (e.g. --only quota)
+//   --startup-rounds K   rounds of node -e 0 / --version / validate (default 15; --quick: 5)
+//   --quota-p P          policies of the quota scenario (default 220), --quota-q Q its write quota a
+//                        minute (default 600; the request quota is 2Q, the same bound)
 //   --n 1000,10000       resource counts (multiples of 20)
 //   --latency 0,20       emulator latency per request, ms
 //   --modes batched,per-resource
@@ -21,9 +28,11 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startBenchEmulator } from "./emulator.js";
-import { generate } from "./generate.js";
+import { generate, quotaShape, type Generated } from "./generate.js";
+import { runOverlap, runQuota, runStartup, type ExtraContext, type OverlapResult, type QuotaRun, type StartupResult } from "./extras.js";
+import { ISSUE20 } from "./targets.js";
 import { gnuTimeAvailable } from "./measure.js";
-import { renderReport, updateDoc, type BenchResults, type Machine } from "./report.js";
+import { renderReport, updateDoc, type BenchResults, type Failure, type Machine } from "./report.js";
 import { runConfig, type Config, type ScenarioResult } from "./scenarios.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -46,8 +55,107 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
+const PARTS = ["matrix", "startup", "overlap", "quota", "scale"] as const;
+type Part = (typeof PARTS)[number];
+
+interface Plan {
+  parts: Set<Part>;
+  sizes: number[];
+  latencies: number[];
+  modes: string[];
+  perResourceMaxN: number;
+  perResourceLatencies: number[];
+  repeat: number;
+  parallelism: number;
+  startupRounds: number;
+  overlapRepeat: number;
+  quotaP: number;
+  quotaQ: number;
+  log: (line: string) => void;
+}
+
+/** The N x L matrix (bench/scenarios.ts). */
+async function runMatrix(plan: Plan, ctx: ExtraContext, cpuProfDir: string | undefined): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const n of plan.sizes) results.push(...(await runJob(plan, ctx, { n, latencies: plan.latencies, modes: plan.modes }, cpuProfDir)));
+  return results;
+}
+
+/** N = 100,000, L = 0, batched, cold apply and no-op plan, once. It may fail (out of memory, a
+ *  crash): recorded in `failures`, the run's other results are kept. */
+async function runScale(plan: Plan, ctx: ExtraContext, failures: Failure[]): Promise<ScenarioResult[]> {
+  try {
+    return await runJob(plan, ctx, { n: ISSUE20.scale.n, latencies: [0], modes: ["batched"], scenarios: ["cold-apply", "noop-plan"] }, undefined);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    plan.log(`  N=${ISSUE20.scale.n}: FAILED: ${message}`);
+    failures.push({ part: "scale", message: message.slice(0, 2_000) });
+    return [];
+  }
+}
+
+type Job = { n: number; latencies: number[]; modes: string[]; scenarios?: Config["scenarios"] };
+
+async function runJob(plan: Plan, ctx: ExtraContext, job: Job, cpuProfDir: string | undefined): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  const t0 = Date.now();
+  const inputs = generate(join(ctx.workdir, `n${job.n}`), job.n);
+  const emulator = await startBenchEmulator(BIN, inputs.seed);
+  plan.log(`  N=${job.n}: stacks generated and emulator seeded in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  try {
+    for (const latencyMs of job.latencies) {
+      for (const m of job.modes) {
+        const batching = m === "batched";
+        if (!batching && ((latencyMs > 0 && job.n > plan.perResourceMaxN) || !plan.perResourceLatencies.includes(latencyMs))) continue;
+        const config: Config = { n: job.n, latencyMs, batching, parallelism: plan.parallelism, repeat: batching && !job.scenarios ? plan.repeat : 1, ...(job.scenarios ? { scenarios: job.scenarios } : {}) };
+        results.push(...(await runConfig(config, { bin: BIN, emulator, inputs, workdir: ctx.workdir, useGnuTime: ctx.useGnuTime, log: plan.log, ...(cpuProfDir ? { cpuProfDir } : {}) })));
+      }
+    }
+  } finally {
+    await emulator.stop();
+  }
+  return results;
+}
+
+interface Extras {
+  startup?: StartupResult;
+  overlap?: OverlapResult;
+  quota?: QuotaRun[];
+}
+
+/** Start-up and overlap (on the 2,000-resource stack), quota (on its own world). */
+async function runExtras(plan: Plan, ctx: ExtraContext): Promise<Extras> {
+  const out: Extras = {};
+  if (plan.parts.has("startup") || plan.parts.has("overlap")) {
+    const inputs = generate(join(ctx.workdir, `n${ISSUE20.overlapN}`), ISSUE20.overlapN);
+    if (plan.parts.has("startup")) out.startup = await runStartup(ctx, inputs, plan.startupRounds);
+    if (plan.parts.has("overlap")) out.overlap = await withEmulator(inputs, (emulator) => runOverlap(ctx, emulator, inputs, { latencyMs: ISSUE20.overlapLatencyMs, parallelism: plan.parallelism, repeat: plan.overlapRepeat }));
+  }
+  if (plan.parts.has("quota")) {
+    const inputs = generate(join(ctx.workdir, `quota-p${plan.quotaP}`), plan.quotaP, quotaShape(plan.quotaP));
+    out.quota = await withEmulator(inputs, async (emulator) => {
+      const runs: QuotaRun[] = [];
+      // A write quota Q, and a request quota 2Q (reads count too: 2P requests, the same bound P/Q).
+      for (const [kind, perMinute] of [["write", plan.quotaQ], ["request", 2 * plan.quotaQ]] as const) {
+        for (const withRate of [true, false]) runs.push(await runQuota(ctx, emulator, inputs, { kind, service: "gkebackup", perMinute, withRate }, plan.parallelism));
+      }
+      return runs;
+    });
+  }
+  return out;
+}
+
+async function withEmulator<T>(inputs: Generated, f: (e: Awaited<ReturnType<typeof startBenchEmulator>>) => Promise<T>): Promise<T> {
+  const emulator = await startBenchEmulator(BIN, inputs.seed);
+  try {
+    return await f(emulator);
+  } finally {
+    await emulator.stop();
+  }
+}
+
+function parseOptions() {
+  return parseArgs({
     options: {
       quick: { type: "boolean", default: false },
       n: { type: "string" },
@@ -62,35 +170,45 @@ async function main(): Promise<number> {
       table: { type: "string" },
       keep: { type: "boolean", default: false },
       "cpu-prof": { type: "string" },
+      scale: { type: "boolean", default: false },
+      only: { type: "string" },
+      "startup-rounds": { type: "string" },
+      "quota-p": { type: "string" },
+      "quota-q": { type: "string" },
     },
     strict: true,
-  });
+  }).values;
+}
 
-  if (values.table) {
-    const report = renderReport(JSON.parse(readFileSync(values.table, "utf8")) as BenchResults);
-    process.stdout.write(report + "\n");
-    if (values.docs) updateDoc(join(ROOT, "docs", "BENCHMARKS.md"), report);
-    return 0;
-  }
-
-  if (!existsSync(join(ROOT, "dist", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build` first");
-  if (newestMtime(join(ROOT, "src")) > newestMtime(join(ROOT, "dist"))) process.stderr.write("warning: src/ is newer than dist/; run `npm run build` to benchmark the current code\n");
-
+function planOf(values: ReturnType<typeof parseOptions>, log: (line: string) => void): Plan & { runMode: string } {
   const quick = values.quick;
-  const sizes = values.n ? numbers(values.n, "--n") : quick ? [1_000] : [1_000, 10_000];
+  const only = values.only ? list(values.only) : undefined;
+  for (const p of only ?? []) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: "${p}" is not one of ${PARTS.join(", ")}`);
+  const parts = new Set<Part>((only as Part[] | undefined) ?? (quick ? ["matrix", "startup", "overlap"] : ["matrix", "startup", "overlap", "quota", ...(values.scale || values.docs ? (["scale"] as const) : [])]));
   const latencies = values.latency ? numbers(values.latency, "--latency") : [0, 20];
   const modes = values.modes ? list(values.modes) : ["batched", "per-resource"];
   for (const m of modes) if (m !== "batched" && m !== "per-resource") throw new Error(`--modes: "${m}" is not batched or per-resource`);
-  const perResourceMaxN = values["per-resource-max-n"] ? Number(values["per-resource-max-n"]) : Infinity;
-  const perResourceLatencies = values["per-resource-latency"] ? numbers(values["per-resource-latency"], "--per-resource-latency") : quick ? [20] : latencies;
-  const repeat = values.repeat ? Number(values.repeat) : quick ? 1 : 3;
-  const parallelism = Number(values.parallelism);
-  const runMode = quick ? "quick" : values.n || values.latency || values.modes || values["per-resource-max-n"] || values["per-resource-latency"] ? "custom" : "full";
+  const custom = values.n || values.latency || values.modes || values["per-resource-max-n"] || values["per-resource-latency"] || values.only;
+  return {
+    runMode: quick ? "quick" : custom ? "custom" : parts.has("scale") ? "full+scale" : "full",
+    parts,
+    sizes: values.n ? numbers(values.n, "--n") : quick ? [1_000] : [1_000, 10_000],
+    latencies,
+    modes,
+    perResourceMaxN: values["per-resource-max-n"] ? Number(values["per-resource-max-n"]) : Infinity,
+    perResourceLatencies: values["per-resource-latency"] ? numbers(values["per-resource-latency"], "--per-resource-latency") : quick ? [20] : latencies,
+    repeat: values.repeat ? Number(values.repeat) : quick ? 1 : 3,
+    parallelism: Number(values.parallelism),
+    startupRounds: values["startup-rounds"] ? Number(values["startup-rounds"]) : quick ? 5 : 15,
+    overlapRepeat: values.repeat ? Number(values.repeat) : quick ? 1 : 5,
+    quotaP: values["quota-p"] ? Number(values["quota-p"]) : 220,
+    quotaQ: values["quota-q"] ? Number(values["quota-q"]) : 600,
+    log,
+  };
+}
 
-  const cpuProfDir = values["cpu-prof"] ? resolve(values["cpu-prof"]) : undefined;
-  if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
-  const useGnuTime = gnuTimeAvailable();
-  const machine: Machine = {
+function machineOf(useGnuTime: boolean): Machine {
+  return {
     cpus: cpus().map((c) => ({ model: c.model.trim(), speedMHz: c.speed })),
     cpuCount: cpus().length,
     totalMemoryMB: Math.round(totalmem() / 2 ** 20),
@@ -100,46 +218,66 @@ async function main(): Promise<number> {
     node: process.versions.node,
     gnuTime: useGnuTime,
   };
+}
+
+async function main(): Promise<number> {
+  const values = parseOptions();
+  if (values.table) {
+    const report = renderReport(JSON.parse(readFileSync(values.table, "utf8")) as BenchResults);
+    process.stdout.write(report + "\n");
+    if (values.docs) updateDoc(join(ROOT, "docs", "BENCHMARKS.md"), report);
+    return 0;
+  }
+  if (!existsSync(join(ROOT, "dist", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build` first");
+  if (newestMtime(join(ROOT, "src")) > newestMtime(join(ROOT, "dist"))) process.stderr.write("warning: src/ is newer than dist/; run `npm run build` to benchmark the current code\n");
+
+  const log = (line: string) => process.stderr.write(line + "\n");
+  const plan = planOf(values, log);
+  const cpuProfDir = values["cpu-prof"] ? resolve(values["cpu-prof"]) : undefined;
+  if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
+  const useGnuTime = gnuTimeAvailable();
   const argv = process.argv.slice(2);
   const command = process.env.npm_lifecycle_event === "bench" ? `npm run bench${argv.length ? ` -- ${argv.join(" ")}` : ""}` : `tsx bench/run.ts ${argv.join(" ")}`.trim();
-  const log = (line: string) => process.stderr.write(line + "\n");
-  log(`converge bench (${runMode}): N=${sizes.join(",")} L=${latencies.join(",")}ms modes=${modes.join(",")} (per-resource at L=${perResourceLatencies.join(",")}ms) repeat=${repeat} parallelism=${parallelism}`);
+  log(`converge bench (${plan.runMode}): parts=${[...plan.parts].join(",")} N=${plan.sizes.join(",")} L=${plan.latencies.join(",")}ms modes=${plan.modes.join(",")} (per-resource at L=${plan.perResourceLatencies.join(",")}ms) repeat=${plan.repeat} parallelism=${plan.parallelism}`);
 
   const workdir = mkdtempSync(join(tmpdir(), "converge-bench-"));
   const started = Date.now();
-  const results: ScenarioResult[] = [];
+  const ctx: ExtraContext = { bin: BIN, workdir, useGnuTime, log };
+  let results: ScenarioResult[];
+  let extras: Extras;
+  const failures: Failure[] = [];
+  const partMs: Record<string, number> = {};
   try {
-    for (const n of sizes) {
-      const inputs = generate(join(workdir, `n${n}`), n);
-      const emulator = await startBenchEmulator(BIN, inputs.seed);
-      try {
-        for (const latencyMs of latencies) {
-          for (const m of modes) {
-            const batching = m === "batched";
-            if (!batching && ((latencyMs > 0 && n > perResourceMaxN) || !perResourceLatencies.includes(latencyMs))) continue;
-            const config: Config = { n, latencyMs, batching, parallelism, repeat: batching ? repeat : 1 };
-            results.push(...(await runConfig(config, { bin: BIN, emulator, inputs, workdir, useGnuTime, log, ...(cpuProfDir ? { cpuProfDir } : {}) })));
-          }
-        }
-      } finally {
-        await emulator.stop();
-      }
+    let t = Date.now();
+    results = plan.parts.has("matrix") ? await runMatrix(plan, ctx, cpuProfDir) : [];
+    partMs.matrix = Date.now() - t;
+    t = Date.now();
+    extras = await runExtras(plan, ctx);
+    partMs.extras = Date.now() - t;
+    t = Date.now();
+    if (plan.parts.has("scale")) {
+      results.push(...(await runScale(plan, ctx, failures)));
+      partMs.scale = Date.now() - t;
     }
   } finally {
     if (values.keep) log(`scratch directory kept: ${workdir}`);
     else rmSync(workdir, { recursive: true, force: true });
   }
 
+  const { sizes, latencies, modes, repeat, perResourceLatencies, parallelism, perResourceMaxN } = plan;
   const out: BenchResults = {
-    mode: runMode,
+    mode: plan.runMode,
     date: new Date().toISOString(),
     command,
-    machine,
-    options: { sizes, latencies, modes, repeat, perResourceRepeat: 1, perResourceLatencies, parallelism, perResourceMaxN: Number.isFinite(perResourceMaxN) ? perResourceMaxN : null },
+    machine: machineOf(useGnuTime),
+    options: { parts: [...plan.parts], sizes, latencies, modes, repeat, perResourceRepeat: 1, perResourceLatencies, parallelism, perResourceMaxN: Number.isFinite(perResourceMaxN) ? perResourceMaxN : null, startupRounds: plan.startupRounds, overlapRepeat: plan.overlapRepeat, quotaP: plan.quotaP, quotaQ: plan.quotaQ },
     durationMs: Date.now() - started,
+    partMs,
     results,
+    ...extras,
+    ...(failures.length ? { failures } : {}),
   };
-  const file = values.out ?? join(ROOT, "bench", "results", `${runMode}-${out.date.replace(/[:.]/g, "-")}.json`);
+  const file = values.out ?? join(ROOT, "bench", "results", `${plan.runMode}-${out.date.replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(file, ".."), { recursive: true });
   writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
   const report = renderReport(out);

@@ -13,6 +13,7 @@ import type { BenchEmulator } from "./emulator.js";
 import { summarizeStats } from "./emulator.js";
 import { LOCATION, PROJECT, type Generated, type Shape } from "./generate.js";
 import { runCli, type Measurement } from "./measure.js";
+import { median, roundBoundMs } from "./targets.js";
 
 /** Preloaded into the CLI for the per-resource baseline (see bench/per-resource/port.mjs). */
 const PER_RESOURCE = fileURLToPath(new URL("./per-resource/register.mjs", import.meta.url));
@@ -28,6 +29,9 @@ export interface Config {
   batching: boolean;
   parallelism: number;
   repeat: number;
+  /** The scenarios to run, in SCENARIOS order (default: all); noop-plan needs cold-apply before it,
+   *  changed-apply changed-plan's world (both are the changed stack against the applied one) */
+  scenarios?: readonly Scenario[];
 }
 
 export interface Round {
@@ -77,11 +81,6 @@ export interface ScenarioResult {
   measurementSource: Measurement["source"];
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 function expectedSummary(s: Scenario, shape: Shape): RegExp {
   const { changedReplaced: replaced, changedUpdated: updated } = shape;
@@ -134,7 +133,7 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
     const state = join(dir, "state.json");
     await ctx.emulator.reset();
     await ctx.emulator.setLatency(config.latencyMs);
-    for (const scenario of SCENARIOS) {
+    for (const scenario of config.scenarios ?? SCENARIOS) {
       const stack = scenario.startsWith("changed") ? ctx.inputs.changedStack : ctx.inputs.stack;
       const verb = scenario.endsWith("apply") ? ["apply", "--auto-approve"] : ["plan"];
       const args = [...verb, "-f", stack, "--state", state, "--parallelism", String(config.parallelism), "--no-color"];
@@ -142,7 +141,7 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       const prof = ctx.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", ctx.cpuProfDir, "--cpu-prof-name", `n${config.n}-l${config.latencyMs}-${config.batching ? "batched" : "per-resource"}-${scenario}-${rep + 1}.cpuprofile`] : [];
       const loadBefore = loadavg()[0]!;
       const baseline = config.batching ? [] : ["--import", PER_RESOURCE];
-      const m = await runCli(ctx.bin, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline] });
+      const m = await runCli(ctx.bin, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline], abort: ctx.emulator.crashed });
       const stats = summarizeStats(await ctx.emulator.stats());
       const want = expectedSummary(scenario, shape);
       const summary = (want.exec(m.stdoutSummary)?.[0] ?? m.stdoutTail.trim().split("\n").pop() ?? "").trim();
@@ -160,8 +159,8 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
     if (config.batching && config.latencyMs > 0) floors.push(await floorRun(ctx, shape, config));
   }
 
-  const bound = (calls: number) => Math.ceil(calls / config.parallelism) * config.latencyMs;
-  return SCENARIOS.map((scenario) => {
+  const bound = (calls: number) => roundBoundMs(calls, config.parallelism, config.latencyMs);
+  return (config.scenarios ?? SCENARIOS).map((scenario) => {
     const e = perScenario.get(scenario)!;
     const expected = expectedCalls(scenario, shape);
     const rounds: Round[] = [{ kind: "read", calls: expected.reads, boundMs: bound(expected.reads) }];
