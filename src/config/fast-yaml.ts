@@ -1,5 +1,5 @@
 // A fast path for the common shape of stack files: block mappings and sequences of one-line
-// scalars and one-line flow collections. It returns what yaml's parseDocument(text).toJS() gives,
+// scalars and one-line flow collections (nested ones too). It returns what yaml's parseDocument(text).toJS() gives,
 // or undefined as soon as the text uses anything else (anchors, tags, block scalars, multi-line
 // scalars, escapes, numbers, duplicate keys, odd indentation…), and the caller then uses yaml.
 // yaml builds a full document with source positions, which costs seconds for a stack of
@@ -64,8 +64,64 @@ function flowScalar(text: string): unknown {
   return q !== undefined ? q : plain(text, true);
 }
 
-/** An inline value after "key: " or "- ": a scalar or a one-line flow collection. */
-function inline(raw: string): unknown {
+const FLOW_END = /[,\[\]{}]/g;
+
+/**
+ * A one-line flow collection (`[a, b]`, `{k: v}`, nested: `{role: r, members: [a, b]}`) that is
+ * all of `text`; `level` is its nesting level (the root map is level 1). No empty items, no
+ * trailing commas, keys plain and followed by ": ", scalars as in flowScalar.
+ */
+function flowCollection(text: string, level: number): unknown {
+  let pos = 0;
+  const skip = () => {
+    while (text[pos] === " ") pos++;
+  };
+  // A scalar: up to the next flow indicator (quoted scalars have no indicators inside here:
+  // one that does fails to parse and gives up).
+  const scalarUntil = (): unknown => {
+    FLOW_END.lastIndex = pos;
+    const m = FLOW_END.exec(text);
+    const end = m ? m.index : text.length;
+    const item = text.slice(pos, end).trim();
+    pos = end;
+    return flowScalar(item);
+  };
+  const value = (lvl: number): unknown => (text[pos] === "[" || text[pos] === "{" ? collection(lvl) : scalarUntil());
+  const collection = (lvl: number): unknown => {
+    if (lvl > MAX_DEPTH) bail();
+    const open = text[pos++];
+    const close = open === "[" ? "]" : "}";
+    const list: unknown[] = [];
+    const map: Record<string, unknown> = {};
+    skip();
+    if (text[pos] === close) {
+      pos++;
+      return open === "[" ? list : map;
+    }
+    for (;;) {
+      skip();
+      if (open === "[") list.push(value(lvl + 1));
+      else {
+        const colon = text.indexOf(": ", pos);
+        if (colon < 0) bail();
+        const k = key(text.slice(pos, colon).trim());
+        if (Object.hasOwn(map, k)) bail();
+        pos = colon + 2;
+        skip();
+        map[k] = value(lvl + 1);
+      }
+      skip();
+      const c = text[pos++];
+      if (c === close) return open === "[" ? list : map;
+      if (c !== ",") bail();
+    }
+  };
+  const out = collection(level);
+  return pos === text.length ? out : bail();
+}
+
+/** An inline value after "key: " or "- ": a scalar or a one-line flow collection at `level`. */
+function inline(raw: string, level: number): unknown {
   let text = raw.trim();
   const c = text[0];
   if (c === '"' || c === "'") {
@@ -78,24 +134,7 @@ function inline(raw: string): unknown {
   if (hash >= 0) text = text.slice(0, hash).trimEnd();
   if (c === "[" || c === "{") {
     if (text.includes("#")) bail();
-    const close = c === "[" ? "]" : "}";
-    if (!text.endsWith(close)) bail();
-    const body = text.slice(1, -1).trim();
-    if (/[[\]{}]/.test(body)) bail();
-    if (c === "[") {
-      if (body === "") return [];
-      return body.split(",").map((item) => flowScalar(item.trim()));
-    }
-    const out: Record<string, unknown> = {};
-    if (body === "") return out;
-    for (const item of body.split(",")) {
-      const i = item.indexOf(": ");
-      if (i < 0) bail();
-      const k = key(item.slice(0, i).trim());
-      if (Object.hasOwn(out, k)) bail();
-      out[k] = flowScalar(item.slice(i + 2).trim());
-    }
-    return out;
+    return flowCollection(text, level);
   }
   return plain(text, false);
 }
@@ -152,7 +191,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
         else if (next && next.indent === indent && isItem(next)) out[k] = seq(indent, depth + 1);
         else out[k] = null;
       } else {
-        out[k] = inline(r);
+        out[k] = inline(r, depth + 1);
         noContinuation(indent);
       }
     }
@@ -168,7 +207,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       // "- key: value" starts a compact mapping: not in the fast subset.
       if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) bail();
       i++;
-      out.push(inline(item));
+      out.push(inline(item, depth + 1));
       noContinuation(indent);
     }
     return out;
