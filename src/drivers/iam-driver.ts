@@ -46,8 +46,7 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     ],
     id,
     outputs(i, etag) {
-      const project = parseFullName(spec.kind, i.name)?.project ?? "";
-      return { ...i, etag, id: id(i), project };
+      return { ...i, etag, id: id(i), project: projectOf(spec.kind, i.name) };
     },
     observe(i, policy) {
       const binding = findBinding(policy, roleOf(i), i.condition);
@@ -81,6 +80,18 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
 }
 
 const roleOf = (i: IamInputs): string => i.role ?? "";
+
+const projects = new Map<string, string>();
+
+/** The project of an object's full name ("" when it is not one), remembered: a plan computes the
+ *  outputs of each resource several times, and a policy's resources share its name (parsing the
+ *  name was a tenth of those calls' time at 100,000 resources). */
+export function projectOf(kind: PolicyKind, name: string): string {
+  const key = `${kind} ${name}`;
+  let project = projects.get(key);
+  if (project === undefined) projects.set(key, (project = parseFullName(kind, name)?.project ?? ""));
+  return project;
+}
 
 function cond(i: IamInputs) {
   return i.condition ? { condition: i.condition } : {};

@@ -7,7 +7,8 @@ import { bindingKey, canonicalCondition } from "../iam/conditions.js";
 import { memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
 import { canonicalBindings, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
-import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
+import { completeName, type NameDefaults } from "../cloud/names.js";
+import { projectOf } from "./iam-driver.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 
@@ -37,8 +38,7 @@ export function policyDriver(spec: PolicyDriverSpec): IamDriver {
     describe: (i) => `whole IAM policy of ${i.name}`,
     id: (i) => i.name,
     outputs(i, etag) {
-      const project = parseFullName(spec.kind, i.name)?.project ?? "";
-      return { name: i.name, bindings: i.bindings ?? [], auditConfigs: i.auditConfigs ?? [], etag, id: i.name, project };
+      return { name: i.name, bindings: i.bindings ?? [], auditConfigs: i.auditConfigs ?? [], etag, id: i.name, project: projectOf(spec.kind, i.name) };
     },
     observe: (i, policy) => observePolicy(i, policy),
     modifications: (_prior, desired) => [wholePolicy(desired)],

@@ -61,7 +61,7 @@ export function isPublicMember(member: string): boolean {
  */
 export function memberKey(member: string): string {
   if (isPublicMember(member)) return member;
-  if (EXACT_PREFIXES.some((p) => member.startsWith(p))) return member;
+  if (member.startsWith("principal") && EXACT_PREFIXES.some((p) => member.startsWith(p))) return member;
   const colon = member.indexOf(":");
   if (colon < 0) return member;
   const prefix = member.slice(0, colon);
@@ -69,7 +69,10 @@ export function memberKey(member: string): string {
     const q = member.indexOf("?");
     return q < 0 ? member.toLowerCase() : member.slice(0, q).toLowerCase().replace(/^deleted:serviceaccount:/, "deleted:serviceAccount:") + member.slice(q);
   }
-  return `${prefix}:${member.slice(colon + 1).toLowerCase()}`;
+  const rest = member.slice(colon + 1);
+  const lower = rest.toLowerCase();
+  // Already lower-case (the usual case): the member itself, not a new copy of it.
+  return lower === rest ? member : `${prefix}:${lower}`;
 }
 
 /** The first spelling of each member, by key, in the order given. */

@@ -25,6 +25,16 @@ describe("terminalText", () => {
   });
 });
 
+describe("terminalText's quick test (no replace when nothing is unsafe)", () => {
+  it("gives the replace's result for every character class, again and again (the test is stateless)", () => {
+    const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+    const slow = (t: string) => t.replace(UNSAFE, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+    const texts: string[] = [];
+    for (let code = 0; code < 0x2100; code++) texts.push(`a${String.fromCharCode(code)}b`, String.fromCharCode(code), "plain", `x${String.fromCharCode(code)}`);
+    for (const t of texts) expect(terminalText(t)).toBe(slow(t));
+  });
+});
+
 describe("jsonText", () => {
   it("is JSON.stringify with C1, DEL, bidi and separators written as \\u escapes: the same data, nothing raw", () => {
     const value = { msg: "\x1b]0;pwned\x07\x1b[2J\r\nApply complete!\x9b\u202e\u2028\x7f", n: [1, "é"] };

@@ -163,6 +163,25 @@ describe("unknown values", () => {
     expect(stripUnknown(value)).toEqual({ a: "x", b: null, c: [1, null], d: { e: null, f: 2 }, g: {} });
     expect(JSON.parse(JSON.stringify(value))).toEqual(stripUnknown(value));
   });
+
+  it("stripUnknown copies as Object.fromEntries(Object.entries(…)) did: key order, index keys, __proto__ as an own key", () => {
+    const reference = (v: unknown): unknown =>
+      isUnknownValue(v) ? null : Array.isArray(v) ? v.map(reference) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, reference(x)])) : v;
+    const isUnknownValue = (v: unknown) => v === UNKNOWN;
+    const tricky = JSON.parse('{"b": 1, "10": 2, "2": 3, "__proto__": {"x": 1}, "a": [{"c": null}]}') as Record<string, unknown>;
+    tricky.u = UNKNOWN;
+    const nullProto = Object.assign(Object.create(null) as object, { z: UNKNOWN, y: [UNKNOWN] });
+    for (const v of [tricky, nullProto, [tricky, nullProto], value]) {
+      const got = stripUnknown(v);
+      const want = reference(v);
+      expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+      expect(got).toStrictEqual(want);
+    }
+    const got = stripUnknown(tricky) as Record<string, unknown>;
+    expect(Object.keys(got)).toEqual(["2", "10", "b", "__proto__", "a", "u"]);
+    expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+    expect(Object.hasOwn(got, "__proto__")).toBe(true);
+  });
 });
 
 describe("access", () => {

@@ -104,6 +104,45 @@ describe("YAML fast path", () => {
       { numRuns: 3000, seed: 7 },
     );
   });
+  it("reads nested one-line flow collections (a policy resource's bindings) as yaml does", () => {
+    const text = [
+      "resources:",
+      "  p:",
+      "    type: cloudnative:backup/v1:RestorePlanIamPolicy",
+      "    properties:",
+      "      name: rp-1",
+      "      bindings:",
+      "        - { role: roles/x.a, members: [group:t@example.com, 'user:u@example.com'] }",
+      "        - {role: roles/x.b, members: [], condition: {title: t, expression: \"request.time < timestamp('2027-01-01T00:00:00Z')\"}}",
+      "      auditConfigs: [{ service: allServices, auditLogConfigs: [{ logType: DATA_READ, exemptedMembers: [user:a@example.com] }] }]",
+      "",
+    ].join("\n");
+    const fast = parseSimpleYaml(text);
+    expect(fast).toBeDefined();
+    expect(fast).toEqual(parse(text));
+    // Declined (yaml decides): empty items, trailing commas, junk after a collection, a key without ": ".
+    for (const bad of ["[a, , b]", "[a, b,]", "[[a] b]", "{a}", "{a, b: c}", "[{a: b}, {a: b, a: c}]", "[a: b]", "[{k: [x]}]x"]) {
+      expect(parseSimpleYaml(`k: ${bad}\n`), bad).toBeUndefined();
+    }
+    // A comma inside quotes is not a separator.
+    expect(parseSimpleYaml(`k: ["a,b", 'c, d']\n`)).toEqual(parse(`k: ["a,b", 'c, d']\n`));
+  });
+
+  it("agrees with yaml on hand-mutated nested flow collections", () => {
+    const base = "a:\n  - { role: r, members: [m1, 'm2'], c: {t: x} }\n  - [[a, b], {k: v}]\nb: [{ s: allServices, l: [{ t: R, e: [u] }] }]\n";
+    const edits = fc.array(
+      fc.record({ at: fc.nat({ max: base.length }), text: fc.constantFrom(" ", ",", ":", ": ", "[", "]", "{", "}", "'", '"', "#", " #", "-", "&a ", "*a", "?", "\n", "\n  ", "k: ", "1") }),
+      { maxLength: 3 },
+    );
+    fc.assert(
+      fc.property(edits, (es) => {
+        let text = base;
+        for (const e of es) text = text.slice(0, Math.min(e.at, text.length)) + e.text + text.slice(Math.min(e.at, text.length));
+        return agrees(text);
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
 });
 
 describe("YAML fast path: nested flow collections", () => {

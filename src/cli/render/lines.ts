@@ -16,7 +16,8 @@ export type Line = Segment[];
 export const seg = (text: string, style?: Style): Segment => (style ? { text, style } : { text });
 
 export function toPlain(lines: readonly Line[]): string {
-  return lines.map((l) => l.map((s) => terminalText(s.text)).join("").replace(/\s+$/, "")).join("\n") + "\n";
+  // trimEnd removes what /\s+$/ matches (white space and line terminators), several times faster.
+  return lines.map((l) => l.map((s) => terminalText(s.text)).join("").trimEnd()).join("\n") + "\n";
 }
 
 const ANSI: Record<Style, [number, number]> = {
@@ -36,7 +37,7 @@ const ANSI: Record<Style, [number, number]> = {
 /** ANSI colours for streamed (non-ink) terminal output such as progress lines. */
 export function toAnsi(lines: readonly Line[]): string {
   const text = (s: Segment) => terminalText(s.text);
-  return lines.map((l) => l.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${text(s)}\u001b[${ANSI[s.style][1]}m` : text(s))).join("").replace(/\s+$/, "")).join("\n") + "\n";
+  return lines.map((l) => l.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${text(s)}\u001b[${ANSI[s.style][1]}m` : text(s))).join("").trimEnd()).join("\n") + "\n";
 }
 
 export const INK_COLOR: Partial<Record<Style, string>> = {

@@ -1,0 +1,22 @@
+// projectOf remembers parseFullName's project per (kind, name): the same answer every time.
+import { describe, expect, it } from "vitest";
+import { parseFullName } from "../../src/cloud/names.js";
+import { projectOf } from "../../src/drivers/iam-driver.js";
+
+describe("projectOf", () => {
+  it("is parseFullName's project ('' when not a full name of that kind), asked again and again", () => {
+    const cases: [Parameters<typeof projectOf>[0], string][] = [
+      ["restorePlan", "projects/p1/locations/us-central1/restorePlans/rp-1"],
+      ["endpoint", "projects/p1/locations/us-central1/restorePlans/rp-1"],
+      ["endpoint", "projects/p2/locations/europe-west1/endpoints/e-9"],
+      ["restorePlan", "projects/p2/locations/europe-west1/endpoints/e-9"],
+      ["restorePlan", "rp-1"],
+      ["endpoint", ""],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [kind, name] of cases) expect(projectOf(kind, name)).toBe(parseFullName(kind, name)?.project ?? "");
+    }
+    expect(projectOf("restorePlan", "projects/p1/locations/us-central1/restorePlans/rp-1")).toBe("p1");
+    expect(projectOf("endpoint", "projects/p1/locations/us-central1/restorePlans/rp-1")).toBe("");
+  });
+});
