@@ -7,6 +7,7 @@
 import http from "node:http";
 import https from "node:https";
 import { createRequire } from "node:module";
+import type { Socket } from "node:net";
 import type { HttpProxyAgent } from "http-proxy-agent";
 import type { HttpsProxyAgent } from "https-proxy-agent";
 import { proxyFor } from "./proxy.js";
@@ -40,13 +41,51 @@ export function responseTooLarge(declared?: number): Error {
   return Object.assign(new Error(`the response body is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB${what}; stopped reading it`), { code: RESPONSE_TOO_LARGE });
 }
 
+/**
+ * A pooled connection idle longer than this is closed instead of reused. Servers close idle
+ * keep-alive connections (Node's after 5 s; Google's front ends later), and while the CLI is busy
+ * (planning 100,000 resources between its reads and its writes) that close is not seen: a request
+ * sent on such a socket fails with ECONNRESET. The agent's own idle timer cannot help then (it is
+ * a timer of the same busy event loop), so the pool is pruned just before each request.
+ */
+export const MAX_IDLE_MS = 4_000;
+
 // One agent per scheme (and per proxy) for the process: connections are reused across calls and
 // clients. Idle sockets are unref'd by the agent, so they never keep the process alive.
 const AGENTS = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
+  "http:": stampingIdle(new http.Agent({ keepAlive: true })),
+  "https:": stampingIdle(new https.Agent({ keepAlive: true })),
 };
 const PROXY_AGENTS = new Map<string, http.Agent>();
+
+/** When each pooled socket went back to the pool. */
+const idleSince = new WeakMap<Socket, number>();
+
+/** `agent`, recording when a socket is returned to its pool. */
+function stampingIdle<A extends http.Agent>(agent: A): A {
+  // Node returns whether the socket was kept (its types say void).
+  const keep = agent.keepSocketAlive.bind(agent) as unknown as (socket: Socket) => boolean;
+  agent.keepSocketAlive = (socket: Socket) => {
+    const kept = keep(socket);
+    if (kept) idleSince.set(socket, Date.now());
+    return kept;
+  };
+  return agent;
+}
+
+/** Closes and removes from `agent`'s pool the sockets idle for more than `maxIdleMs`. */
+function dropIdle(agent: http.Agent, maxIdleMs: number): void {
+  const now = Date.now();
+  const pools = agent.freeSockets as Record<string, Socket[] | undefined>;
+  for (const [name, pool] of Object.entries(pools)) {
+    if (!pool) continue;
+    const fresh = pool.filter((s) => !s.destroyed && now - (idleSince.get(s) ?? now) <= maxIdleMs);
+    if (fresh.length === pool.length) continue;
+    for (const s of pool) if (!fresh.includes(s)) s.destroy();
+    if (fresh.length) pools[name] = fresh;
+    else delete pools[name];
+  }
+}
 
 /** The agent for `target`: direct, or through the proxy the environment names (./proxy.ts). An
  *  https target is tunnelled with CONNECT; an http one is sent to the proxy in absolute form. */
@@ -62,14 +101,15 @@ function agentFor(target: URL, env: NodeJS.ProcessEnv): http.Agent {
       target.protocol === "https:"
         ? new (require("https-proxy-agent") as { HttpsProxyAgent: typeof HttpsProxyAgent }).HttpsProxyAgent(proxy.url, { keepAlive: true })
         : new (require("http-proxy-agent") as { HttpProxyAgent: typeof HttpProxyAgent }).HttpProxyAgent(proxy.url, { keepAlive: true });
-    PROXY_AGENTS.set(key, agent);
+    PROXY_AGENTS.set(key, stampingIdle(agent));
   }
   return agent;
 }
 
 /** Sends one request and buffers the whole response body. Network errors reject with Node's
  *  error (its `code`: ECONNRESET, ECONNREFUSED…), as the transport expects. `env` names proxies. */
-export function createNodeHttp(env: NodeJS.ProcessEnv = process.env): HttpFn {
+export function createNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { maxIdleMs?: number } = {}): HttpFn {
+  const maxIdleMs = opts.maxIdleMs ?? MAX_IDLE_MS;
   return (url, init) =>
     new Promise<HttpResponse>((resolve, reject) => {
       const target = new URL(url);
@@ -81,6 +121,7 @@ export function createNodeHttp(env: NodeJS.ProcessEnv = process.env): HttpFn {
       } catch (e) {
         return reject(e);
       }
+      dropIdle(agent, maxIdleMs);
       const headers: Record<string, string | number> = { ...init.headers };
       if (init.body !== undefined) headers["Content-Length"] = Buffer.byteLength(init.body);
       const req = scheme.request(target, { method: init.method, headers, agent, signal: init.signal }, (res) => {

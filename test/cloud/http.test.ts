@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import type { CloudError } from "../../src/cloud/errors.js";
-import { nodeHttp } from "../../src/cloud/http.js";
+import { createNodeHttp, nodeHttp } from "../../src/cloud/http.js";
 import type { Policy } from "../../src/generated/schemas.js";
 
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
@@ -64,6 +64,33 @@ describe("node:http transport", () => {
     const srv = await serve((_req, res) => res.end(JSON.stringify(POLICY)));
     const c = client(srv.url);
     for (let i = 0; i < 5; i++) await c.getIamPolicy("restorePlan", RP);
+    expect(srv.connections()).toBe(1);
+  });
+
+  it("a pooled connection idle too long is not reused: a server may have closed it while the event loop was busy (issue 20)", async () => {
+    // Servers close idle keep-alive connections (Node's after 5 s). When the CLI is busy planning,
+    // the close is not seen yet and a request sent on that socket fails with ECONNRESET. Here the
+    // server drops the connection and the next request goes out in the same tick, before the
+    // client could see the close: only a socket that has been idle too long is at risk.
+    const srv = await serve((_req, res) => res.end(JSON.stringify(POLICY)));
+    const send = createNodeHttp({}, { maxIdleMs: 20 });
+    const get = () => send(`${srv.url}/v1/x`, { method: "GET", headers: {}, signal: new AbortController().signal });
+    expect((await get()).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 60));
+    const second = await new Promise<Promise<unknown>>((resolve) =>
+      setImmediate(() => {
+        for (const { sockets } of servers) for (const s of sockets) s.destroy();
+        resolve(get().then((r) => r.status, (e: NodeJS.ErrnoException) => e.code));
+      }),
+    );
+    expect(await second).toBe(200);
+    expect(srv.connections()).toBe(2);
+  });
+
+  it("a pooled connection used within the idle limit is reused", async () => {
+    const srv = await serve((_req, res) => res.end(JSON.stringify(POLICY)));
+    const send = createNodeHttp({}, { maxIdleMs: 60_000 });
+    for (let i = 0; i < 3; i++) expect((await send(`${srv.url}/v1/x`, { method: "GET", headers: {}, signal: new AbortController().signal })).status).toBe(200);
     expect(srv.connections()).toBe(1);
   });
 
