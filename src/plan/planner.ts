@@ -54,7 +54,7 @@ export interface PlanResult {
 }
 
 /** Longest stretch (ms) of planning without letting the event loop handle I/O. */
-const YIELD_EVERY_MS = 5;
+const YIELD_EVERY_MS = 2;
 
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
   const moved = applyMoves(prior, stack.moved);
@@ -154,7 +154,7 @@ function refreshedState(ctx: PlanContext): StateResource[] {
     const o = ctx.refresh.observed(s.address);
     const d = resourceDriver(s.type);
     if (!ctx.opts.refresh || !d || !o) out.push(s);
-    else if (o.inputs) out.push({ ...s, inputs: o.inputs as unknown as Record<string, unknown>, outputs: d.outputs(o.inputs, o.etag) });
+    else if (o.inputs) out.push({ ...s, inputs: o.inputs as unknown as Record<string, unknown>, outputs: o.outputs ?? d.outputs(o.inputs, o.etag) });
   }
   return out;
 }
