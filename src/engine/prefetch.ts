@@ -4,8 +4,8 @@
 // readAheadPolicies): the state's policies, then those the stack names literally. They run while
 // the planner sets up and evaluates the stack; the refresh takes each one over
 // (CloudPort.takeStarted) instead of reading again, so every distinct policy is still read once.
-// Every read of the plan goes through one --parallelism limit here, those the planner starts
-// later included: never more than that many at once.
+// Every read of the plan (policies and data sources) goes through one --parallelism limit here,
+// those the planner starts later included: never more than that many at once.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import pLimit from "p-limit";
 import type { Policy } from "../generated/schemas.js";
@@ -36,7 +36,7 @@ export function prefetching(cloud: CloudPort, parallelism: number, signal?: Abor
 
   const port: CloudPort = {
     getIamPolicy: (kind, name, s) => limit(() => cloud.getIamPolicy(kind, name, s)),
-    getFederation: (name, s) => cloud.getFederation(name, s),
+    getFederation: (name, s) => limit(() => cloud.getFederation(name, s)),
     modifyPolicy: (kind, name, mods, initial, s) => cloud.modifyPolicy(kind, name, mods, initial, s),
     takeStarted(kind, name) {
       const key = `${kind} ${name}`;

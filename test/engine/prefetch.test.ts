@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { prefetching } from "../../src/engine/prefetch.js";
 import type { CloudPort } from "../../src/engine/cloud-port.js";
-import type { Policy } from "../../src/generated/schemas.js";
+import type { Federation, Policy } from "../../src/generated/schemas.js";
 
 const KIND = "restorePlan" as const;
 const ref = (i: number) => ({ kind: KIND, name: `projects/p/locations/l/restorePlans/r${i}` });
@@ -15,18 +15,24 @@ function heldCloud() {
   const waiting: (() => void)[] = [];
   let inFlight = 0;
   let most = 0;
+  const held = async (name: string) => {
+    calls.push(name);
+    inFlight++;
+    most = Math.max(most, inFlight);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    inFlight--;
+  };
   const cloud: CloudPort = {
     async getIamPolicy(_kind, name, signal) {
       if (signal?.aborted) throw Object.assign(new Error("not sent"), { status: "CANCELLED" });
-      calls.push(name);
-      inFlight++;
-      most = Math.max(most, inFlight);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      inFlight--;
+      await held(name);
       if (name.endsWith("/bad")) throw Object.assign(new Error("denied"), { status: "PERMISSION_DENIED" });
       return { etag: name, bindings: [] } satisfies Policy;
     },
-    getFederation: () => Promise.reject(new Error("unused")),
+    async getFederation(name) {
+      await held(name);
+      return { name } as Federation;
+    },
     modifyPolicy: () => Promise.reject(new Error("unused")),
   };
   const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -65,15 +71,15 @@ describe("prefetching", () => {
     pf.dispose();
   });
 
-  it("never has more than `parallelism` reads at once, counting the reads asked of its port later", async () => {
+  it("never has more than `parallelism` reads at once, counting the reads asked of its port later (data sources too)", async () => {
     const c = heldCloud();
     const pf = prefetching(c.cloud, 3);
     await pf.start(Array.from({ length: 7 }, (_, i) => ref(i)));
-    const later = [pf.port.getIamPolicy(KIND, ref(20).name), pf.port.getIamPolicy(KIND, ref(21).name)];
+    const later = [pf.port.getIamPolicy(KIND, ref(20).name), pf.port.getFederation("projects/p/locations/l/federations/f"), pf.port.getIamPolicy(KIND, ref(21).name)];
     expect(c.calls).toHaveLength(3);
     await c.drain();
     await Promise.all(later);
-    expect(c.calls).toHaveLength(9);
+    expect(c.calls).toHaveLength(10);
     expect(c.most()).toBe(3);
     // The reads started ahead went first, in order.
     expect(c.calls.slice(0, 7)).toEqual(Array.from({ length: 7 }, (_, i) => ref(i).name));
