@@ -31,6 +31,8 @@ function conflictError(c: ClaimConflict, where: string) {
 
 /** Throws a `state/claim-conflict` error for each claim of `plan` another stack or workspace holds. */
 export function checkClaims(store: StateStore, plan: Plan): Promise<void> {
+  // A backend without claims (a local file) has nothing to compare them with.
+  if (!store.claimConflicts) return Promise.resolve();
   return checkResourceClaims(store, planClaims(plan));
 }
 

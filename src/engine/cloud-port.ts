@@ -24,6 +24,26 @@ export interface CloudPort {
   getFederation(name: string, signal?: AbortSignal): Promise<Federation>;
   /** One read-modify-write of one policy (etag + retry on ABORTED). */
   modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy, signal?: AbortSignal): Promise<ModifyOutcome>;
+  /**
+   * The read of this policy that was started ahead of planning (./prefetch.ts), handed over once:
+   * the caller then owns its outcome (an error is reported by whoever takes it, or by nobody).
+   * Undefined when none was started; a port without a prefetch leaves it out.
+   */
+  takeStarted?(kind: PolicyKind, name: string): StartedRead | undefined;
+}
+
+/** A policy to read: its object's kind and full name. */
+export interface PolicyRef {
+  kind: PolicyKind;
+  name: string;
+}
+
+/** A policy read under way (see CloudPort.takeStarted). */
+export interface StartedRead {
+  /** Resolves when the read's turn under the parallelism came: it is being sent. */
+  sent: Promise<void>;
+  /** What getIamPolicy would have returned. */
+  policy: Promise<Policy | undefined>;
 }
 
 /** The status of a call the signal stopped before it was sent: it changed nothing. */

@@ -9,13 +9,15 @@ import type { GivenInputs } from "../config/inputs.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
-import { plan } from "../plan/planner.js";
+import { plan, type PlanResult } from "../plan/planner.js";
+import { readAheadPolicies } from "../plan/refresh.js";
 import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateLocation } from "../state/factory.js";
 import { checkClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
+import { prefetching } from "./prefetch.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 
@@ -115,13 +117,20 @@ export interface PlannedStack {
   close(): Promise<void>;
 }
 
-/** Reads the state, opens the cloud and plans; sends no read once `signal` aborts. */
+/**
+ * Reads the state, opens the cloud and plans; sends no read once `signal` aborts. The reads the
+ * plan starts with begin as soon as the state is known to be good and the cloud is open (a corrupt
+ * state is bad input: nothing is sent, and opening an embedded cloud writes its world file), and
+ * run while the planner works (./prefetch.ts).
+ */
 export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
   const prior = await session.store.read();
   const { stack } = session;
   const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
+  const prefetch = prefetching(cloud.port, req.parallelism, signal);
   try {
-    const result = await plan(stack, prior, cloud.port, {
+    await prefetch.start(readAheadPolicies(stack, prior, req));
+    const result = await plan(stack, prior, prefetch.port, {
       refresh: req.refresh,
       destroy: req.destroy,
       targets: req.targets,
@@ -131,19 +140,27 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
       target: cloud.target,
       ...(signal ? { signal } : {}),
     }, emit);
-    // The plan records every warning found for it, those of loading included: `show PLANFILE`
-    // renders it (the access summary counts lint warnings) from the plan alone.
-    result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
-    // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
-    await checkClaims(session.store, result.plan);
-    if (stack.config.size) result.plan.inputs_hash = inputsHash(stack.config);
-    const secrets = secretList(result.secrets);
-    const shown = redactPlan(result.plan, secrets);
-    return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, close: () => cloud.close() };
+    return await finishPlan(session, result, prior, cloud);
   } catch (e) {
     await cloud.close();
     throw e;
+  } finally {
+    prefetch.dispose();
   }
+}
+
+/** The plan as shown and saved (warnings of loading, inputs' hash, secrets scrubbed), once no
+ *  other stack's claim stands in its way. */
+async function finishPlan(session: StackSession, result: PlanResult, prior: State | undefined, cloud: OpenCloud): Promise<PlannedStack> {
+  // The plan records every warning found for it, those of loading included: `show PLANFILE`
+  // renders it (the access summary counts lint warnings) from the plan alone.
+  result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
+  // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
+  await checkClaims(session.store, result.plan);
+  if (session.stack.config.size) result.plan.inputs_hash = inputsHash(session.stack.config);
+  const secrets = secretList(result.secrets);
+  const shown = redactPlan(result.plan, secrets);
+  return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, close: () => cloud.close() };
 }
 
 export interface ApplyRequest {

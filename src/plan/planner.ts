@@ -15,6 +15,7 @@ import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
+import { nameReads } from "./name-reads.js";
 import { applyMoves } from "./moves.js";
 import { withMask } from "../config/sensitive.js";
 import { planOrphans } from "./orphans.js";
@@ -54,7 +55,7 @@ export interface PlanResult {
 }
 
 /** Longest stretch (ms) of planning without letting the event loop handle I/O. */
-const YIELD_EVERY_MS = 5;
+const YIELD_EVERY_MS = 2;
 
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
   const moved = applyMoves(prior, stack.moved);
@@ -78,7 +79,9 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
  *  (and starting the next reads): it yields every few milliseconds. */
 async function walk(ctx: PlanContext): Promise<void> {
   let yielded = Date.now();
-  for (const name of ctx.stack.order) {
+  const reads = nameReads(ctx);
+  reads.planned(-1);
+  for (const [i, name] of ctx.stack.order.entries()) {
     const v = ctx.stack.variables.get(name);
     if (v) await planVariable(ctx, v);
     const r = ctx.stack.resources.get(name);
@@ -86,6 +89,7 @@ async function walk(ctx: PlanContext): Promise<void> {
     // What is read from a resource computed from a secret is secret too.
     const mask = r && ctx.masks.get(r.name);
     if (mask) ctx.values.set(r.name, withMask(ctx.values.get(r.name), mask));
+    reads.planned(i);
     if (Date.now() - yielded >= YIELD_EVERY_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       yielded = Date.now();
@@ -154,7 +158,7 @@ function refreshedState(ctx: PlanContext): StateResource[] {
     const o = ctx.refresh.observed(s.address);
     const d = resourceDriver(s.type);
     if (!ctx.opts.refresh || !d || !o) out.push(s);
-    else if (o.inputs) out.push({ ...s, inputs: o.inputs as unknown as Record<string, unknown>, outputs: d.outputs(o.inputs, o.etag) });
+    else if (o.inputs) out.push({ ...s, inputs: o.inputs as unknown as Record<string, unknown>, outputs: o.outputs ?? d.outputs(o.inputs, o.etag) });
   }
   return out;
 }

@@ -7,8 +7,9 @@ import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { hasInterpolation } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
+import { completeName } from "../cloud/names.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
-import type { CloudPort, PolicyKind } from "../engine/cloud-port.js";
+import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
 import { stateResourcesByPolicy } from "./plan-configuration.js";
 
@@ -20,11 +21,50 @@ export interface Observed {
   inputs: IamInputs | undefined;
   etag: string;
   missing?: boolean;
+  /** The outputs of `inputs` (for the refreshed state), worked out as the read returns. */
+  outputs?: Record<string, unknown>;
 }
 
 export interface RefreshOptions {
   refresh: boolean;
   signal?: AbortSignal;
+}
+
+/** The policies of the state's resources (their names are in the state: nothing to compute). */
+export function statePolicies(prior: State | undefined): PolicyRef[] {
+  const out: PolicyRef[] = [];
+  for (const r of prior?.resources ?? []) {
+    const d = resourceDriver(r.type);
+    if (d) out.push({ kind: d.kind, name: String(r.inputs.name) });
+  }
+  return out;
+}
+
+/** The policies the stack names literally (full or short names; interpolated ones wait for the
+ *  values they use), as the drivers complete them. */
+export function* stackPolicies(stack: StackModel): Generator<PolicyRef> {
+  const defaults = { project: stack.provider.project, location: stack.provider.location };
+  for (const r of stack.resources.values()) {
+    const raw = r.properties.name;
+    if (typeof raw !== "string" || hasInterpolation(raw)) continue;
+    // The drivers' normalize does this to `name` (a name it cannot complete stays as written).
+    const named = completeName(r.driver.kind, raw, defaults);
+    const n = typeof named === "string" ? raw : named.full;
+    if (n.startsWith("projects/")) yield { kind: r.driver.kind, name: n };
+  }
+}
+
+/** What a plan reads before evaluating anything, in order: with refresh, the state's policies,
+ *  then (unless destroying) the stack's literal ones. A read of one of them that fails is
+ *  reported only by a resource that needs it. */
+export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean }): Generator<PolicyRef> {
+  if (!opts.refresh) return;
+  yield* statePolicies(prior);
+  if (!opts.destroy) yield* stackPolicies(stack);
+}
+
+function observed(d: IamDriver, inputs: IamInputs | undefined, etag: string): Observed {
+  return inputs ? { inputs, etag, outputs: d.outputs(inputs, etag) } : { inputs, etag };
 }
 
 export class Refresh {
@@ -49,14 +89,18 @@ export class Refresh {
     this.stateOnPolicy = stateResourcesByPolicy(prior);
   }
 
-  /** The policy of one object, read once. */
+  /** The policy of one object, read once: a read started ahead of planning is taken over. */
   read(kind: PolicyKind, name: string): Promise<Read<Policy | undefined>> {
     const key = `${kind} ${name}`;
     let p = this.reads.get(key);
     if (!p) {
       // The state resources this read refreshes (for the events).
       const resources = this.stateOnPolicy.get(key) ?? [];
-      p = this.limit(() => this.fetch(kind, name, resources)).then((r) => {
+      const started = this.cloud.takeStarted?.(kind, name);
+      const read = started
+        ? started.sent.then(() => this.fetch(kind, name, resources, () => started.policy))
+        : this.limit(() => this.fetch(kind, name, resources, () => this.cloud.getIamPolicy(kind, name, this.opts.signal)));
+      p = read.then((r) => {
         this.settledReads.set(key, r);
         return r;
       });
@@ -70,11 +114,11 @@ export class Refresh {
     return this.settledReads.get(`${kind} ${name}`);
   }
 
-  private async fetch(kind: PolicyKind, name: string, resources: readonly { address: string; type: string }[]): Promise<Read<Policy | undefined>> {
+  private async fetch(kind: PolicyKind, name: string, resources: readonly { address: string; type: string }[], get: () => Promise<Policy | undefined>): Promise<Read<Policy | undefined>> {
     const t0 = Date.now();
     this.emit({ type: "refresh", policy: name, resources, phase: "start" });
     try {
-      const policy = await this.cloud.getIamPolicy(kind, name, this.opts.signal);
+      const policy = await get();
       this.emit({ type: "refresh", policy: name, resources, phase: "done", ms: Date.now() - t0 });
       this.made.push({ kind, name, found: policy !== undefined, ...(policy?.etag ? { etag: policy.etag } : {}) });
       return { ok: true, value: policy };
@@ -86,18 +130,7 @@ export class Refresh {
 
   /** Starts the reads of every policy the state and the stack name literally, before planning. */
   readAhead(stack: StackModel, prior: State | undefined, destroy: boolean): void {
-    if (!this.opts.refresh) return;
-    for (const r of prior?.resources ?? []) {
-      const d = resourceDriver(r.type);
-      if (d) void this.read(d.kind, String(r.inputs.name));
-    }
-    if (destroy) return;
-    const defaults = { project: stack.provider.project, location: stack.provider.location };
-    for (const r of stack.resources.values()) {
-      if (typeof r.properties.name !== "string" || hasInterpolation(r.properties.name)) continue;
-      const n = r.driver.normalize(r.properties, defaults).inputs.name;
-      if (n.startsWith("projects/")) void this.read(r.driver.kind, n);
-    }
+    for (const p of readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy })) void this.read(p.kind, p.name);
   }
 
   /** Records that `address` could not be planned because its policy could not be read. */
@@ -118,7 +151,7 @@ export class Refresh {
       this.failed(r.address, inputs.name, read.error);
       return undefined;
     }
-    const o: Observed = read.value ? { inputs: d.observe(inputs, read.value), etag: read.value.etag ?? "" } : { inputs: undefined, etag: "", missing: true };
+    const o: Observed = read.value ? observed(d, d.observe(inputs, read.value), read.value.etag ?? "") : { inputs: undefined, etag: "", missing: true };
     this.observedByAddress.set(r.address, o);
     return o;
   }
