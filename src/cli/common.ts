@@ -9,7 +9,8 @@ import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
-import { loadAnyStackFile, openStackFile, type StackSession } from "../engine/session.js";
+import { loadAnyStackFile } from "../config/load-any.js";
+import type { StackSession } from "../engine/session.js";
 import { BACKEND_TYPES, type BackendType, bareStateFile, type OpenedState, openStateStore, type StateLocation } from "../state/factory.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { rateOption } from "./rate-option.js";
@@ -164,6 +165,8 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
 export async function openStackOf(o: StackOptions): Promise<StackSession> {
+  // The engine loads with the first command that opens a session (not for validate).
+  const { openStackFile } = await import("../engine/session.js");
   const session = await openStackFile({ file: o.file, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs: inputsOf(o) });
   printDiagnostics(session.warnings);
   return session;

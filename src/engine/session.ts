@@ -2,7 +2,7 @@
 // (the CLI, tests, the Automation API in src/sdk). Each step is a function of its own; none of
 // them renders or reads a flag: what a person sees comes from the events the steps emit
 // (./events.ts) and the values they return. The caller chooses which steps to run and holds the lock around them.
-import { isProgramFile } from "../sdk/program-file.js";
+import { loadAnyStackFile } from "../config/load-any.js";
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import type { GivenInputs } from "../config/inputs.js";
@@ -51,13 +51,7 @@ export function openStack(req: OpenStackRequest): StackSession {
   return sessionOf(loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) }), req);
 }
 
-/** Loads a YAML stack or a program stack (`.ts`, `.mjs`, `.js`: src/sdk/program.ts, loaded only
- *  when a program is opened), by the file's extension. */
-export async function loadAnyStackFile(file: string, opts: { strict?: boolean; state?: string; callTimeoutMs?: number; inputs?: GivenInputs; inputsOptional?: boolean } = {}): Promise<LoadResult> {
-  if (!isProgramFile(file)) return loadStackFile(file, opts);
-  const sdk = await import("../sdk/program.js");
-  return sdk.loadProgramFile(file, opts);
-}
+export { loadAnyStackFile };
 
 /** openStack for a YAML stack or a program stack. */
 export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number }): Promise<StackSession> {

@@ -28,18 +28,19 @@ resources:
 `;
 
 /** The packages (by their node_modules directory) a `node bin/converge.js ...args` run loads. */
-function packagesLoaded(name: string, args: string[]): { status: number | null; stdout: string; packages: Set<string> } {
+function packagesLoaded(name: string, args: string[]): { status: number | null; stdout: string; packages: Set<string>; files: string[] } {
   const log = join(dir, `${name}.log`);
   writeFileSync(log, "");
   const env: NodeJS.ProcessEnv = { ...process.env, CONVERGE_TEST_LOAD_LOG: log, NO_COLOR: "1" };
   delete env.CLOUDNATIVE_EMULATOR_HOST;
   const r = spawnSync(process.execPath, ["--import", RECORDER, join(REPO, "bin", "converge.js"), ...args], { cwd: dir, env, encoding: "utf8" });
   const packages = new Set<string>();
-  for (const line of readFileSync(log, "utf8").split("\n")) {
+  const files = readFileSync(log, "utf8").split("\n").map((l) => l.replaceAll("\\", "/"));
+  for (const line of files) {
     const m = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(line.replaceAll("%40", "@"));
     if (m) packages.add(m[1]!.replace("\\", "/"));
   }
-  return { status: r.status, stdout: r.stdout, packages };
+  return { status: r.status, stdout: r.stdout, packages, files };
 }
 
 describe("lazy start-up", () => {
@@ -59,5 +60,7 @@ describe("lazy start-up", () => {
     expect(r.packages).toContain("commander");
     expect(r.packages).toContain("ajv");
     for (const p of ["ink", "react", "@inkjs/ui", "@bufbuild/cel", "google-auth-library", "pg", "tsx"]) expect(r.packages, p).not.toContain(p);
+    // Nor the engine: validate reads no state and calls no cloud.
+    expect(r.files.some((f) => f.endsWith("/dist/engine/session.js"))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { loadAnyStackFile } from "../../engine/session.js";
+import { loadAnyStackFile } from "../../config/load-any.js";
 import { hasErrors } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
