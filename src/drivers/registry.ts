@@ -29,6 +29,12 @@ const resources = new Map<string, IamDriver>(
 
 const functions = new Map<string, DataSourceDriver>([getFederation, getRestorePlanIamPolicy, getEndpointIamPolicy].map((f) => [f.token, f]));
 
+/** The schemas the drivers validate with (resource inputs, function arguments and results):
+ *  compiled at build time with the stack's (scripts/build-validators.mjs). */
+export function driverSchemaRefs(): string[] {
+  return [...[...resources.values()].map((d) => d.inputsSchema), ...[...functions.values()].flatMap((f) => [f.argsSchema, f.resultSchema])];
+}
+
 export function resourceDriver(token: string): IamDriver | undefined {
   return resources.get(token);
 }

@@ -17,8 +17,8 @@ const BASE = "https://converge.dev/schemas/";
 /** ajv's options, for the validators compiled here and at build time. */
 export const AJV_OPTIONS: Options = { allErrors: true, verbose: true, strict: false, allowUnionTypes: true };
 
-/** The validators compiled at build time (exported as v0, v1… in that order). */
-export const PRECOMPILED_REFS: readonly string[] = ["stack.schema.json", "stack.schema.json#/definitions/Invoke", "state.schema.json"];
+/** The validators compiled at build time, with the drivers' (src/drivers/registry.ts). */
+export const PRECOMPILED_REFS: readonly string[] = ["stack.schema.json", "stack.schema.json#/definitions/Invoke", "state.schema.json", "iam-policy.schema.json", "emulator-seed.schema.json", "plan.schema.json", "types/get-federation.schema.json#/definitions/Federation"];
 
 const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
@@ -54,23 +54,24 @@ export function newAjv(options: Options = {}): Ajv {
   return a;
 }
 
-let precompiled: Record<string, ValidateFunction> | null | undefined;
+/** dist/schemas/precompiled.cjs: validators v0, v1… of `refs`, compiled from schemas of `digest`. */
+type Precompiled = Record<string, ValidateFunction> & { digest?: string; refs?: string[] };
+let precompiled: Precompiled | null | undefined;
 
 /** The build-time validator of `ref`, if there is one for these schemas. */
 function precompiledValidator(ref: string): ValidateFunction | undefined {
-  const i = PRECOMPILED_REFS.indexOf(ref);
-  if (i < 0) return undefined;
   if (precompiled === undefined) {
     const file = fileURLToPath(new URL("./precompiled.cjs", import.meta.url));
-    let mod: (Record<string, ValidateFunction> & { digest?: string }) | undefined;
+    let mod: Precompiled | undefined;
     try {
-      mod = require(file) as Record<string, ValidateFunction> & { digest?: string };
+      mod = require(file) as Precompiled;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
     }
     precompiled = mod && mod.digest === schemasDigest() ? mod : null;
   }
-  return precompiled?.[`v${i}`];
+  const i = precompiled?.refs?.indexOf(ref) ?? -1;
+  return i < 0 ? undefined : precompiled?.[`v${i}`];
 }
 
 /**

@@ -12,7 +12,7 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const PRECOMPILED = join(REPO, "dist/schemas/precompiled.cjs");
 type Schemas = typeof import("../../src/schemas/index.js");
 const schemas = (await import(pathToFileURL(join(REPO, "dist/schemas/index.js")).href)) as Schemas;
-const precompiled = createRequire(import.meta.url)(PRECOMPILED) as Record<string, unknown> & { digest: string };
+const precompiled = createRequire(import.meta.url)(PRECOMPILED) as Record<string, unknown> & { digest: string; refs: string[] };
 
 /** Stack-shaped values: the invalid fixtures and the examples (and their parts). */
 function samples(): unknown[] {
@@ -28,6 +28,9 @@ function samples(): unknown[] {
         continue;
       }
       out.push(doc, doc?.resources, doc?.variables ? Object.values(doc.variables as object)[0] : undefined);
+      // Resource inputs and function arguments, for the drivers' validators.
+      for (const r of Object.values((doc?.resources ?? {}) as Record<string, { properties?: unknown }>)) out.push(r?.properties);
+      for (const v of Object.values((doc?.variables ?? {}) as Record<string, { "fn::invoke"?: { arguments?: unknown } }>)) out.push(v?.["fn::invoke"]?.arguments);
     }
   }
   return out;
@@ -38,11 +41,13 @@ describe("build-time validators", () => {
     expect(precompiled.digest).toBe(schemas.schemasDigest());
   });
 
-  it("give the errors of the validators compiled at run time", () => {
+  it("give the errors of the validators compiled at run time", async () => {
     const ajv = schemas.newAjv();
     const values = samples();
     expect(values.length).toBeGreaterThan(30);
-    for (const [i, ref] of schemas.PRECOMPILED_REFS.entries()) {
+    const registry = (await import(pathToFileURL(join(REPO, "dist/drivers/registry.js")).href)) as typeof import("../../src/drivers/registry.js");
+    expect(precompiled.refs).toEqual([...new Set([...schemas.PRECOMPILED_REFS, ...registry.driverSchemaRefs()])]);
+    for (const [i, ref] of precompiled.refs.entries()) {
       const built = schemas.validator(ref);
       expect(built, "the built CLI uses the build-time validator").toBe(precompiled[`v${i}`]);
       const compiled = ajv.getSchema(schemas.schemaId(ref))!;
