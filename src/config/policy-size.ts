@@ -10,6 +10,7 @@ import type { PlannedPolicy } from "../plan/access.js";
 import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { formatPath } from "./source.js";
+import { completeName } from "../cloud/names.js";
 
 /** Google's limit on principal entries in one allow policy. */
 export const MAX_PRINCIPALS = 1500;
@@ -26,23 +27,32 @@ const literal = (v: unknown): v is string => typeof v === "string" && !hasInterp
 function objectOf(stack: StackModel, r: ResourceDecl, known: Map<string, string | undefined>): string | undefined {
   const name = r.properties.name;
   if (!literal(name)) return undefined;
-  const key = `${r.type}\u0000${name}`;
+  const key = `${r.driver.kind}\u0000${name}`;
   if (known.has(key)) return known.get(key);
-  const placeholder = { role: "roles/x", members: [], member: "user:x@x.x" };
-  const n = r.driver.normalize({ ...placeholder, name }, { project: stack.provider.project, location: stack.provider.location });
-  const object = n.problems.length === 0 && n.inputs.name.startsWith("projects/") ? n.inputs.name : undefined;
+  // What the drivers' normalize makes of the name (the rest of a resource's inputs cannot change it).
+  const named = completeName(r.driver.kind, name, { project: stack.provider.project, location: stack.provider.location });
+  const object = typeof named === "string" ? undefined : named.full;
   known.set(key, object);
   return object;
 }
 
-/** The (role, condition, member) grants a resource lists literally: its own, or each of its bindings'. */
-function literalGrants(p: Record<string, unknown>): string[] {
-  const parts = Array.isArray(p.bindings) ? p.bindings.filter((b): b is Record<string, unknown> => typeof b === "object" && b !== null) : [p];
-  return parts.flatMap((b) => {
-    const members = [...(Array.isArray(b.members) ? b.members : []), b.member].filter(literal);
-    const binding = JSON.stringify([b.role, b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : b.condition ?? ""]);
-    return members.map((m) => `${binding}\u0000${memberKey(m)}`);
-  });
+/** Adds to `grants` the (role, condition, member) grants of `b` (a binding, member or binding
+ *  resource's properties) that it lists literally. */
+function addGrants(grants: Set<string>, b: Record<string, unknown>): void {
+  let binding: string | undefined;
+  const add = (m: unknown) => {
+    if (!literal(m)) return;
+    binding ??= JSON.stringify([b.role, b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : b.condition ?? ""]);
+    grants.add(`${binding}\u0000${memberKey(m)}`);
+  };
+  if (Array.isArray(b.members)) for (const m of b.members) add(m);
+  add(b.member);
+}
+
+/** Adds the grants a resource lists literally: its own, or each of its bindings'. */
+function addLiteralGrants(grants: Set<string>, p: Record<string, unknown>): void {
+  if (!Array.isArray(p.bindings)) return addGrants(grants, p);
+  for (const b of p.bindings) if (typeof b === "object" && b !== null) addGrants(grants, b as Record<string, unknown>);
 }
 
 /**
@@ -58,7 +68,7 @@ export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
     if (!object) continue;
     let entry = perObject.get(object);
     if (!entry) perObject.set(object, (entry = { grants: new Set() }));
-    for (const g of literalGrants(p)) entry.grants.add(g);
+    addLiteralGrants(entry.grants, p);
     if (entry.grants.size > MAX_PRINCIPALS && entry.over === undefined) entry.over = r.name;
   }
   const out: Diagnostic[] = [];
