@@ -10,7 +10,7 @@ import type { PlannedPolicy } from "../plan/access.js";
 import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { formatPath } from "./source.js";
-import { completeName } from "../cloud/names.js";
+import { completeNameOnce } from "../drivers/iam-driver.js";
 
 /** Google's limit on principal entries in one allow policy. */
 export const MAX_PRINCIPALS = 1500;
@@ -30,7 +30,7 @@ function objectOf(stack: StackModel, r: ResourceDecl, known: Map<string, string 
   const key = `${r.driver.kind}\u0000${name}`;
   if (known.has(key)) return known.get(key);
   // What the drivers' normalize makes of the name (the rest of a resource's inputs cannot change it).
-  const named = completeName(r.driver.kind, name, { project: stack.provider.project, location: stack.provider.location });
+  const named = completeNameOnce(r.driver.kind, name, { project: stack.provider.project, location: stack.provider.location });
   const object = typeof named === "string" ? undefined : named.full;
   known.set(key, object);
   return object;
