@@ -98,7 +98,8 @@ export function escapeLiteral(s: string): string {
 
 /** True when a string contains at least one interpolation (not just `$$` escapes). */
 export function hasInterpolation(s: string): boolean {
-  return /(^|[^$])(\$\$)*\$\{/.test(s);
+  // Most strings have no "${" at all: a substring search, not the pattern, answers for them.
+  return s.includes("${") && /(^|[^$])(\$\$)*\$\{/.test(s);
 }
 
 /** A value known only after apply. A single instance; carried through evaluation. */

@@ -10,11 +10,15 @@ import type { PlannedPolicy } from "../plan/access.js";
 import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { formatPath } from "./source.js";
+import { completeNameOnce } from "../drivers/iam-driver.js";
 
 /** Google's limit on principal entries in one allow policy. */
 export const MAX_PRINCIPALS = 1500;
 
-const LIMIT = `Google refuses an allow policy with more than ${MAX_PRINCIPALS.toLocaleString("en-US")} principals`;
+/** MAX_PRINCIPALS written with thousands separators ("1,500"), by hand: `toLocaleString("en-US")`
+ *  loads the ICU locale data when the module loads, about 25 ms of every command's start. */
+const MAX_TEXT = String(MAX_PRINCIPALS).replace(/\B(?=(\d{3})+$)/g, ",");
+const LIMIT = `Google refuses an allow policy with more than ${MAX_TEXT} principals`;
 const literal = (v: unknown): v is string => typeof v === "string" && !hasInterpolation(v);
 
 /** The object a resource's literal `name` designates, in full; undefined when it is interpolated
@@ -23,23 +27,32 @@ const literal = (v: unknown): v is string => typeof v === "string" && !hasInterp
 function objectOf(stack: StackModel, r: ResourceDecl, known: Map<string, string | undefined>): string | undefined {
   const name = r.properties.name;
   if (!literal(name)) return undefined;
-  const key = `${r.type}\u0000${name}`;
+  const key = `${r.driver.kind}\u0000${name}`;
   if (known.has(key)) return known.get(key);
-  const placeholder = { role: "roles/x", members: [], member: "user:x@x.x" };
-  const n = r.driver.normalize({ ...placeholder, name }, { project: stack.provider.project, location: stack.provider.location });
-  const object = n.problems.length === 0 && n.inputs.name.startsWith("projects/") ? n.inputs.name : undefined;
+  // What the drivers' normalize makes of the name (the rest of a resource's inputs cannot change it).
+  const named = completeNameOnce(r.driver.kind, name, { project: stack.provider.project, location: stack.provider.location });
+  const object = typeof named === "string" ? undefined : named.full;
   known.set(key, object);
   return object;
 }
 
-/** The (role, condition, member) grants a resource lists literally: its own, or each of its bindings'. */
-function literalGrants(p: Record<string, unknown>): string[] {
-  const parts = Array.isArray(p.bindings) ? p.bindings.filter((b): b is Record<string, unknown> => typeof b === "object" && b !== null) : [p];
-  return parts.flatMap((b) => {
-    const members = [...(Array.isArray(b.members) ? b.members : []), b.member].filter(literal);
-    const binding = JSON.stringify([b.role, b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : b.condition ?? ""]);
-    return members.map((m) => `${binding}\u0000${memberKey(m)}`);
-  });
+/** Adds to `grants` the (role, condition, member) grants of `b` (a binding, member or binding
+ *  resource's properties) that it lists literally. */
+function addGrants(grants: Set<string>, b: Record<string, unknown>): void {
+  let binding: string | undefined;
+  const add = (m: unknown) => {
+    if (!literal(m)) return;
+    binding ??= JSON.stringify([b.role, b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : b.condition ?? ""]);
+    grants.add(`${binding}\u0000${memberKey(m)}`);
+  };
+  if (Array.isArray(b.members)) for (const m of b.members) add(m);
+  add(b.member);
+}
+
+/** Adds the grants a resource lists literally: its own, or each of its bindings'. */
+function addLiteralGrants(grants: Set<string>, p: Record<string, unknown>): void {
+  if (!Array.isArray(p.bindings)) return addGrants(grants, p);
+  for (const b of p.bindings) if (typeof b === "object" && b !== null) addGrants(grants, b as Record<string, unknown>);
 }
 
 /**
@@ -55,7 +68,7 @@ export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
     if (!object) continue;
     let entry = perObject.get(object);
     if (!entry) perObject.set(object, (entry = { grants: new Set() }));
-    for (const g of literalGrants(p)) entry.grants.add(g);
+    addLiteralGrants(entry.grants, p);
     if (entry.grants.size > MAX_PRINCIPALS && entry.over === undefined) entry.over = r.name;
   }
   const out: Diagnostic[] = [];
@@ -83,7 +96,7 @@ export function plannedPolicySizeErrors(stack: StackModel, policies: readonly Pl
     const where = first ? { file: stack.source.file, ...stack.source.position(["resources", stack.resources.get(first)!.decl], { key: true }), address: first } : {};
     const shown = addresses.slice(0, 5).join(", ") + (addresses.length > 5 ? ` and ${addresses.length - 5} more` : "");
     out.push(
-      error(`${p.name}: the planned policy would hold ${count} principals, more than the ${MAX_PRINCIPALS.toLocaleString("en-US")} Google allows`, {
+      error(`${p.name}: the planned policy would hold ${count} principals, more than the ${MAX_TEXT} Google allows`, {
         ...where,
         detail: `${LIMIT}. It holds ${principalCount(p.before)} now; this plan changes it through ${shown}.`,
       }),

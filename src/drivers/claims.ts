@@ -17,7 +17,8 @@ type GrantClaim = Exclude<Claim, { scope: "policy" }>;
 
 /** The role and condition of a grant claim (conditions compare by title, description, expression). */
 function grantKey(c: GrantClaim): string {
-  return JSON.stringify([c.role, conditionKey(c.condition)]);
+  // A JSON string then the condition's key ("" or a JSON array): one reading, no array to build.
+  return JSON.stringify(c.role) + conditionKey(c.condition);
 }
 
 /** Whether two claims conflict, and how; undefined when both can hold at once. */

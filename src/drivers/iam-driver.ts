@@ -5,7 +5,7 @@ import { canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey, memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
 import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
-import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
+import { completeName, parseFullName, type NameDefaults, type ObjectName } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 
@@ -93,6 +93,24 @@ export function projectOf(kind: PolicyKind, name: string): string {
   return project;
 }
 
+/** Names completed under the last provider defaults seen, by kind and name. */
+let completed: { project: string | undefined; location: string | undefined; names: Map<string, ObjectName | string> } | undefined;
+
+/**
+ * completeName, remembered: a stack's resources share their policy's name (ten to one in the
+ * bench), and the stack's provider defaults are the same for all of them. Starts over when the
+ * defaults change, or when it holds more than 100,000 names.
+ */
+export function completeNameOnce(kind: PolicyKind, name: string, defaults: NameDefaults): ObjectName | string {
+  if (!completed || completed.project !== defaults.project || completed.location !== defaults.location || completed.names.size > 100_000) {
+    completed = { project: defaults.project, location: defaults.location, names: new Map() };
+  }
+  const key = `${kind} ${name}`;
+  let named = completed.names.get(key);
+  if (named === undefined) completed.names.set(key, (named = completeName(kind, name, defaults)));
+  return named;
+}
+
 function cond(i: IamInputs) {
   return i.condition ? { condition: i.condition } : {};
 }
@@ -102,7 +120,7 @@ function normalizeInputs(spec: IamDriverSpec, raw: Record<string, unknown>, defa
 const isBinding = spec.ownership === "binding";
   const problems: Problem[] = [];
   const inputs: IamInputs & { role: string } = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
-  const named = completeName(spec.kind, inputs.name, defaults);
+  const named = completeNameOnce(spec.kind, inputs.name, defaults);
   if (typeof named === "string") problems.push({ path: ["name"], message: named });
   else inputs.name = named.full;
   const rp = roleProblem(inputs.role);

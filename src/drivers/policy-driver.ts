@@ -8,7 +8,7 @@ import { memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.j
 import { canonicalBindings, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, type NameDefaults } from "../cloud/names.js";
-import { projectOf } from "./iam-driver.js";
+import { completeNameOnce, projectOf } from "./iam-driver.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 
@@ -66,7 +66,7 @@ function observePolicy(i: IamInputs, policy: Policy): IamInputs {
 function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
   const problems: Problem[] = [];
   const inputs: IamInputs = { name: String(raw.name ?? "") };
-  const named = completeName(kind, inputs.name, defaults);
+  const named = completeNameOnce(kind, inputs.name, defaults);
   if (typeof named === "string") problems.push({ path: ["name"], message: named });
   else inputs.name = named.full;
   // An entry that is not an object (the schema check reports it) reads as an empty binding.

@@ -142,6 +142,15 @@ describe("hasInterpolation", () => {
   ])("%s → %s", (s, want) => {
     expect(hasInterpolation(s)).toBe(want);
   });
+
+  it("answers as the pattern alone did (the substring check first is only a shortcut)", () => {
+    const old = (s: string) => /(^|[^$])(\$\$)*\$\{/.test(s);
+    const pieces = ["$", "{", "}", "a", "$$", "${", " ", "\n"];
+    // Every string of up to 4 pieces.
+    let texts = [""];
+    for (let n = 0; n < 4; n++) texts = [...texts, ...texts.flatMap((t) => pieces.map((p) => t + p))];
+    for (const t of new Set(texts)) expect(hasInterpolation(t), JSON.stringify(t)).toBe(old(t));
+  });
 });
 
 describe("unknown values", () => {

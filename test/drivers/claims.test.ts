@@ -96,3 +96,22 @@ describe("ClaimIndex", () => {
     expect(conflictSummary(p, "all", policy())).toBe(`resources "viewers" and "all" both manage ${RP}: "all" manages its whole IAM policy, so "viewers" cannot manage part of it`);
   });
 });
+
+describe("the role-and-condition key (a JSON string then the condition key, since issue 20)", () => {
+  // The earlier key was JSON.stringify([role, conditionKey]): the new one must separate exactly
+  // the same pairs, whatever quotes, separators or NULs the role and condition hold.
+  const roles = ["roles/x.y", 'roles/"a', "roles/a\u0000", "roles/a\",\"", "", "roles/a\\", '"', "roles/x.y\u0000[\"t\""];
+  const conds = [undefined, COND, { title: "", expression: "" }, { title: 'a","b', expression: "x" }, { title: "a", description: '"', expression: "\u0000" }, { title: "roles/x.y", expression: "" }];
+  const pairs = roles.flatMap((r) => conds.map((c) => [r, c] as const));
+  it("two bindings conflict exactly when their roles and conditions are equal", () => {
+    for (const [ra, ca] of pairs) {
+      for (const [rb, cb] of pairs) {
+        const same = ra === rb && JSON.stringify([ca?.title, ca?.expression, (ca as { description?: string } | undefined)?.description]) === JSON.stringify([cb?.title, cb?.expression, (cb as { description?: string } | undefined)?.description]);
+        expect(claimsConflict(binding(ra, ca as typeof COND), binding(rb, cb as typeof COND))).toBe(same ? "binding" : undefined);
+        const index = new ClaimIndex<string>();
+        index.hold([binding(ra, ca as typeof COND)], "a");
+        expect(index.conflict([binding(rb, cb as typeof COND)])?.kind).toBe(same ? "binding" : undefined);
+      }
+    }
+  });
+});

@@ -20,3 +20,19 @@ describe("projectOf", () => {
     expect(projectOf("endpoint", "projects/p1/locations/us-central1/restorePlans/rp-1")).toBe("");
   });
 });
+
+describe("completeNameOnce", () => {
+  it("is completeName's answer, whatever order kinds, names and provider defaults come in", async () => {
+    const { completeName } = await import("../../src/cloud/names.js");
+    const { completeNameOnce } = await import("../../src/drivers/iam-driver.js");
+    const names = ["a", "l/a", "x y", "projects/p/locations/l/restorePlans/a", "projects/p/locations/l/endpoints/a", "", "a/b/c", "restorePlan a"];
+    const defaults = [{ project: "p", location: "l" }, { project: "p", location: "m" }, { project: "q", location: "l" }, { project: "p" }, {}, { project: "", location: "" }];
+    for (let round = 0; round < 2; round++) {
+      for (const d of [...defaults, ...defaults.reverse()]) {
+        for (const kind of ["restorePlan", "endpoint"] as const) {
+          for (const name of names) expect(completeNameOnce(kind, name, d), `${kind} ${name} ${JSON.stringify(d)}`).toEqual(completeName(kind, name, d));
+        }
+      }
+    }
+  });
+});
