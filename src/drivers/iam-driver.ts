@@ -8,6 +8,7 @@ import { roleProblem } from "../iam/roles.js";
 import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
+import { rememberedNormalize } from "./normalize-memo.js";
 
 interface IamDriverSpec {
   token: string;
@@ -21,7 +22,7 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
   const isBinding = spec.ownership === "binding";
   const importIdForm = isBinding ? "{name} {role} [condition title]" : "{name} {role} {member} [condition title]";
 
-  const normalize: IamDriver["normalize"] = (raw, defaults) => normalizeInputs(spec, raw, defaults);
+  const normalize = rememberedNormalize((raw, defaults) => normalizeInputs(spec, raw, defaults));
 
   const id = (i: IamInputs): string =>
     [i.name, roleOf(i), ...(isBinding ? [] : [i.member ?? ""]), ...(i.condition ? [i.condition.title] : [])].join(" ");

@@ -7,17 +7,25 @@ import { memberKey, sameMemberSet } from "../iam/members.js";
 
 export type { InputField };
 
+/** The same strings in the same order (the usual no-op: no member key to compute). */
+function sameStrings(x: readonly unknown[], y: readonly unknown[]): boolean {
+  if (x === y) return true;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
 function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
   const x = a[field];
   const y = b[field];
   if (isUnknown(x) || isUnknown(y)) return false;
   switch (field) {
     case "condition":
-      return conditionKey(a.condition) === conditionKey(b.condition);
+      return x === y || conditionKey(a.condition) === conditionKey(b.condition);
     case "members":
-      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && sameMemberSet(a.members ?? [], b.members ?? []);
+      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && (sameStrings(x, y) || sameMemberSet(a.members ?? [], b.members ?? []));
     case "member":
-      return typeof x === "string" && typeof y === "string" && memberKey(x) === memberKey(y);
+      return typeof x === "string" && typeof y === "string" && (x === y || memberKey(x) === memberKey(y));
     case "bindings":
       return Array.isArray(x) && Array.isArray(y) && !containsUnknown(x) && !containsUnknown(y) && sameBindings(a.bindings ?? [], b.bindings ?? []);
     case "auditConfigs":
