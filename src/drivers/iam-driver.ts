@@ -2,7 +2,7 @@
 // object kind and ownership rule. (Whole-policy types: ./policy-driver.ts.)
 import type { Policy } from "../generated/schemas.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
-import { memberKey, memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
+import { memberKey, memberProblem, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
 import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, parseFullName, type NameDefaults } from "../cloud/names.js";
@@ -24,8 +24,10 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
 
   const normalize = rememberedNormalize((raw, defaults) => normalizeInputs(spec, raw, defaults));
 
-  const id = (i: IamInputs): string =>
-    [i.name, roleOf(i), ...(isBinding ? [] : [i.member ?? ""]), ...(i.condition ? [i.condition.title] : [])].join(" ");
+  const id = (i: IamInputs): string => {
+    const grant = isBinding ? `${i.name} ${roleOf(i)}` : `${i.name} ${roleOf(i)} ${i.member ?? ""}`;
+    return i.condition ? `${grant} ${i.condition.title}` : grant;
+  };
 
   const driver: IamDriver = {
     token: spec.token,
@@ -55,7 +57,8 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
       if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? { ...i, members: [] } : undefined;
       if (isBinding) {
         // Keep the configured spelling when the live set is the same (no permanent case diffs).
-        const members = sameMemberSet(binding.members, i.members ?? []) ? i.members ?? [] : normalizeMembers(binding.members);
+        const mine = i.members ?? [];
+        const members = sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine) ? mine : normalizeMembers(binding.members);
         return { ...i, members };
       }
       const key = memberKey(i.member ?? "");

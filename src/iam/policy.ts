@@ -1,7 +1,7 @@
 // Pure policy edits shared by the policy engine (client side) and the emulator (server side).
 import type { AuditConfig, Binding, Condition, Policy } from "../generated/schemas.js";
 import { bindingKey, canonicalCondition, conditionKey } from "./conditions.js";
-import { dedupeMembers, memberKey, normalizeMembers, sameMemberSet } from "./members.js";
+import { dedupeMembers, memberKey, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "./members.js";
 
 /** One change to one policy. Several are applied to one read and written once. */
 export type PolicyModification =
@@ -143,9 +143,8 @@ function sameAsWritten(a: readonly Binding[], b: readonly Binding[]): boolean {
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    if (x.role !== y.role || x.members.length !== y.members.length) return false;
+    if (x.role !== y.role || !sameMembersAsWritten(x.members, y.members)) return false;
     if (x.condition !== y.condition && conditionKey(x.condition) !== conditionKey(y.condition)) return false;
-    for (let j = 0; j < x.members.length; j++) if (x.members[j] !== y.members[j]) return false;
   }
   return true;
 }

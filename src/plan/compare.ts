@@ -3,17 +3,9 @@ import type { IamDriver, IamInputs, InputField } from "../drivers/types.js";
 import { sameAuditConfigs, sameBindings } from "../iam/policy.js";
 import { containsUnknown, isUnknown } from "../config/expressions.js";
 import { conditionKey } from "../iam/conditions.js";
-import { memberKey, sameMemberSet } from "../iam/members.js";
+import { memberKey, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
 
 export type { InputField };
-
-/** The same strings in the same order (the usual no-op: no member key to compute). */
-function sameStrings(x: readonly unknown[], y: readonly unknown[]): boolean {
-  if (x === y) return true;
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
 
 function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
   const x = a[field];
@@ -23,7 +15,7 @@ function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
     case "condition":
       return x === y || conditionKey(a.condition) === conditionKey(b.condition);
     case "members":
-      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && (sameStrings(x, y) || sameMemberSet(a.members ?? [], b.members ?? []));
+      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && (sameMembersAsWritten(x, y) || sameMemberSet(a.members ?? [], b.members ?? []));
     case "member":
       return typeof x === "string" && typeof y === "string" && (x === y || memberKey(x) === memberKey(y));
     case "bindings":
