@@ -2,12 +2,13 @@
 // object kind and ownership rule. (Whole-policy types: ./policy-driver.ts.)
 import type { Policy } from "../generated/schemas.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
-import { memberKey, memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
+import { memberKey, memberProblem, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
 import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, parseFullName, type NameDefaults, type ObjectName } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
+import { rememberedNormalize } from "./normalize-memo.js";
 
 interface IamDriverSpec {
   token: string;
@@ -21,10 +22,12 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
   const isBinding = spec.ownership === "binding";
   const importIdForm = isBinding ? "{name} {role} [condition title]" : "{name} {role} {member} [condition title]";
 
-  const normalize: IamDriver["normalize"] = (raw, defaults) => normalizeInputs(spec, raw, defaults);
+  const normalize = rememberedNormalize((raw, defaults) => normalizeInputs(spec, raw, defaults));
 
-  const id = (i: IamInputs): string =>
-    [i.name, roleOf(i), ...(isBinding ? [] : [i.member ?? ""]), ...(i.condition ? [i.condition.title] : [])].join(" ");
+  const id = (i: IamInputs): string => {
+    const grant = isBinding ? `${i.name} ${roleOf(i)}` : `${i.name} ${roleOf(i)} ${i.member ?? ""}`;
+    return i.condition ? `${grant} ${i.condition.title}` : grant;
+  };
 
   const driver: IamDriver = {
     token: spec.token,
@@ -54,7 +57,8 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
       if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? { ...i, members: [] } : undefined;
       if (isBinding) {
         // Keep the configured spelling when the live set is the same (no permanent case diffs).
-        const members = sameMemberSet(binding.members, i.members ?? []) ? i.members ?? [] : normalizeMembers(binding.members);
+        const mine = i.members ?? [];
+        const members = sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine) ? mine : normalizeMembers(binding.members);
         return { ...i, members };
       }
       const key = memberKey(i.member ?? "");

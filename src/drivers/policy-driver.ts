@@ -11,6 +11,7 @@ import { completeName, type NameDefaults } from "../cloud/names.js";
 import { completeNameOnce, projectOf } from "./iam-driver.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
+import { rememberedNormalize } from "./normalize-memo.js";
 
 interface PolicyDriverSpec {
   token: string;
@@ -22,6 +23,7 @@ interface PolicyDriverSpec {
 const IMPORT_ID_FORM = "{name}";
 
 export function policyDriver(spec: PolicyDriverSpec): IamDriver {
+  const normalize = rememberedNormalize((raw, defaults) => normalizePolicyInputs(spec.kind, raw, defaults));
   return {
     token: spec.token,
     kind: spec.kind,
@@ -32,7 +34,7 @@ export function policyDriver(spec: PolicyDriverSpec): IamDriver {
     outputNames: ["name", "bindings", "auditConfigs", "etag", "id", "project"],
     replaceOn: ["name"],
     importIdForm: IMPORT_ID_FORM,
-    normalize: (raw, defaults) => normalizePolicyInputs(spec.kind, raw, defaults),
+    normalize,
     policyName: (i) => i.name,
     claims: (i) => [{ scope: "policy", kind: spec.kind, object: i.name }],
     describe: (i) => `whole IAM policy of ${i.name}`,

@@ -92,7 +92,28 @@ export function dedupeMembers(members: readonly string[]): string[] {
 
 /** Members deduplicated by key, keeping the first spelling, in a stable sorted order. */
 export function normalizeMembers(members: readonly string[]): string[] {
+  // Usually written sorted and without duplicates already: then the list is its own normal form.
+  let previous: string | undefined;
+  let sorted = true;
+  for (const m of members) {
+    const k = memberKey(m);
+    if (previous !== undefined && !(previous < k)) {
+      sorted = false;
+      break;
+    }
+    previous = k;
+  }
+  if (sorted) return [...members];
   return [...firstByKey(members).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
+}
+
+/** The same members in the same order and spelling: the same set, without computing a member key
+ *  (the usual no-op). */
+export function sameMembersAsWritten(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** True when the two lists hold the same members (by key), whatever their order and case. */

@@ -1,7 +1,7 @@
 // Pure policy edits shared by the policy engine (client side) and the emulator (server side).
 import type { AuditConfig, Binding, Condition, Policy } from "../generated/schemas.js";
-import { bindingKey, canonicalCondition } from "./conditions.js";
-import { dedupeMembers, memberKey, normalizeMembers, sameMemberSet } from "./members.js";
+import { bindingKey, canonicalCondition, conditionKey } from "./conditions.js";
+import { dedupeMembers, memberKey, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "./members.js";
 
 /** One change to one policy. Several are applied to one read and written once. */
 export type PolicyModification =
@@ -136,8 +136,22 @@ export function canonicalBindings(bindings: readonly Binding[]): Binding[] {
     .filter((b) => b.members.length > 0);
 }
 
+/** The same bindings in the same order and spelling (the usual no-op: nothing to canonicalise). */
+function sameAsWritten(a: readonly Binding[], b: readonly Binding[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.role !== y.role || !sameMembersAsWritten(x.members, y.members)) return false;
+    if (x.condition !== y.condition && conditionKey(x.condition) !== conditionKey(y.condition)) return false;
+  }
+  return true;
+}
+
 /** Whether two policies' bindings grant the same (members by identity, any order). */
 export function sameBindings(a: readonly Binding[], b: readonly Binding[]): boolean {
+  if (sameAsWritten(a, b)) return true;
   const x = canonicalBindings(a);
   const y = canonicalBindings(b);
   return x.length === y.length && x.every((bx, n) => bindingKey(bx.role, bx.condition) === bindingKey(y[n]!.role, y[n]!.condition) && sameMemberSet(bx.members, y[n]!.members));

@@ -39,7 +39,8 @@ export const EVERY_BINDING = "*";
 function plannedEdits(changes: readonly ResourceChange[]) {
   const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
-  const held = HeldGrants.of(changes);
+  // What the plan's resources hold, worked out at the first edit (a no-op plan makes none).
+  let held: HeldGrants | undefined;
   for (const c of changes) {
     if (c.mode !== "managed") continue;
     const d = resourceDriver(c.type);
@@ -56,7 +57,7 @@ function plannedEdits(changes: readonly ResourceChange[]) {
       // An adopted grant predates converge: revoking the resource leaves it in place.
       if (revoke && c.before_adopted) continue;
       const object = (revoke ? prior : desired)!.name;
-      const m = held.guard(d.kind, object, [planned])[0];
+      const m = (held ??= HeldGrants.of(changes)).guard(d.kind, object, [planned])[0];
       if (!m) continue;
       const key = `${d.kind} ${object}`;
       let entry = perPolicy.get(key);

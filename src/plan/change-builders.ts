@@ -7,12 +7,14 @@ export type ChangeBase = Omit<ResourceChange, "change">;
 type Actions = ResourceChange["change"]["actions"];
 
 export function change(base: ChangeBase, actions: Actions, before: unknown, after: unknown, extra: Partial<ResourceChange["change"]> = {}): ResourceChange {
+  const strippedBefore = before === null ? null : stripUnknown(before);
   return {
     ...base,
     change: {
       actions,
-      before: before === null ? null : stripUnknown(before),
-      after: after === null ? null : stripUnknown(after),
+      before: strippedBefore,
+      // A no-op's after is its before: one copy serves both (values in a plan are not mutated).
+      after: after === before ? strippedBefore : after === null ? null : stripUnknown(after),
       after_unknown: after === null ? {} : unknownMask(after),
       before_sensitive: false,
       after_sensitive: false,

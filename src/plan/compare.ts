@@ -3,7 +3,7 @@ import type { IamDriver, IamInputs, InputField } from "../drivers/types.js";
 import { sameAuditConfigs, sameBindings } from "../iam/policy.js";
 import { containsUnknown, isUnknown } from "../config/expressions.js";
 import { conditionKey } from "../iam/conditions.js";
-import { memberKey, sameMemberSet } from "../iam/members.js";
+import { memberKey, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
 
 export type { InputField };
 
@@ -13,11 +13,11 @@ function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
   if (isUnknown(x) || isUnknown(y)) return false;
   switch (field) {
     case "condition":
-      return conditionKey(a.condition) === conditionKey(b.condition);
+      return x === y || conditionKey(a.condition) === conditionKey(b.condition);
     case "members":
-      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && sameMemberSet(a.members ?? [], b.members ?? []);
+      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && (sameMembersAsWritten(x, y) || sameMemberSet(a.members ?? [], b.members ?? []));
     case "member":
-      return typeof x === "string" && typeof y === "string" && memberKey(x) === memberKey(y);
+      return typeof x === "string" && typeof y === "string" && (x === y || memberKey(x) === memberKey(y));
     case "bindings":
       return Array.isArray(x) && Array.isArray(y) && !containsUnknown(x) && !containsUnknown(y) && sameBindings(a.bindings ?? [], b.bindings ?? []);
     case "auditConfigs":

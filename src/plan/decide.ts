@@ -41,7 +41,7 @@ export function decideExisting(i: ExistingInput): Decision {
   const { driver: d, observed: o, state } = i;
   const base: ChangeBase = { ...i.base, ...(state.adopted ? { before_adopted: true } : {}) };
   const priorInputs = state.inputs as unknown as IamInputs;
-  const before = o.inputs ? d.outputs(o.inputs, o.etag) : null;
+  const before = o.inputs ? (o.outputs ?? d.outputs(o.inputs, o.etag)) : null;
   const drift = !o.inputs || !sameInputs(d, priorInputs, o.inputs) ? driftChange(base, state, before) : undefined;
   const withDrift = <T extends object>(x: T) => (drift ? { ...x, drift } : x);
   if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name)) return withDrift({ kind: "missing" as const });

@@ -23,6 +23,9 @@ export interface Desired {
 
 /** The desired inputs, or undefined after reporting errors. */
 export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | undefined {
+  // The usual resource is all literals: nothing to resolve, no secret, no unknown; the stack
+  // schema checked it at load (a forEach instance's values are substituted after that check).
+  if (r.refs.length === 0 && writtenLiteral(r.properties)) return knownInputs(ctx, r, r.properties, { checked: !r.each, literal: true });
   const errorsBefore = ctx.diags.length;
   const resolved = resolveValue(r.properties, ["resources", r.decl, "properties"], ctx.scope, ctx.stack.source, ctx.diags);
   const mask = fieldMask(resolved);
@@ -31,17 +34,31 @@ export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | unde
     secretStrings(resolved, ctx.secrets);
   }
   const raw = plain(resolved) as Record<string, unknown>;
-  const desired = containsUnknown(raw) ? partlyKnownInputs(ctx, r, raw) : knownInputs(ctx, r, raw);
+  const desired = containsUnknown(raw) ? partlyKnownInputs(ctx, r, raw) : knownInputs(ctx, r, raw, { checked: false, literal: false });
   // Errors only: a lint warning on a resolved value does not stop the resource from planning.
   if (!desired || ctx.diags.slice(errorsBefore).some((d) => d.severity === "error")) return undefined;
   return desired;
 }
 
-function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>): Desired | undefined {
+/** Whether a value as written holds neither a `$` (an interpolation, or a `$$` to unescape) nor
+ *  a function call: what resolving would return as is. */
+function writtenLiteral(v: unknown): boolean {
+  if (typeof v === "string") return !v.includes("$");
+  if (Array.isArray(v)) return v.every(writtenLiteral);
+  if (v && typeof v === "object") {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== null && proto !== Object.prototype) return false;
+    for (const k in v) if (k.startsWith("fn::") || !writtenLiteral((v as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** `checked`: the stack schema already validated `raw`; `literal`: nothing in it was resolved. */
+function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>, how: { checked: boolean; literal: boolean }): Desired | undefined {
   const src = ctx.stack.source;
   const d = r.driver;
   const at = ["resources", r.decl, "properties"];
-  const schemaErrors = validate(d.inputsSchema, raw);
+  const schemaErrors = how.checked ? [] : validate(d.inputsSchema, raw);
   for (const e of schemaErrors) {
     const p = [...at, ...e.instancePath.split("/").filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
     const pos = src.position(p);
@@ -55,7 +72,7 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   }
   if (n.problems.length) return undefined;
   // Values from `${…}` are linted now that they are known (literal ones were at load).
-  if (r.refs.length || hasCall(r.properties)) ctx.diags.push(...lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  if (!how.literal && (r.refs.length || hasCall(r.properties))) ctx.diags.push(...lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isEmail, memberProblem } from "../../src/iam/members.js";
+import { isEmail, memberKey, memberProblem, normalizeMembers } from "../../src/iam/members.js";
 
 // The pattern isEmail replaces (it backtracked on long domains): both must agree on every string.
 const EMAIL_PATTERN = /^[^@\s:]+@[^@\s:]+\.[^@\s:]+$/;
@@ -22,5 +22,29 @@ describe("isEmail", () => {
   it("answers for a 200,000-character domain without a dot (the pattern would backtrack for hours)", () => {
     expect(memberProblem(`user:a@${"x".repeat(200_000)}`)).toMatch(/is not an email address/);
     expect(memberProblem(`user:a@${"x".repeat(200_000)}.com`)).toBeUndefined();
+  });
+});
+
+describe("normalizeMembers", () => {
+  // The definition: the first spelling of each key, sorted by key.
+  const byDefinition = (ms: string[]) => {
+    const first = new Map<string, string>();
+    for (const m of ms) if (!first.has(memberKey(m))) first.set(memberKey(m), m);
+    return [...first.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
+  };
+
+  it("equals its definition on lists sorted or not, with duplicates and case variants", () => {
+    const member = fc.constantFrom("user:a@x.com", "user:A@x.com", "user:b@x.com", "group:g@x.com", "allUsers", "domain:X.com", "serviceAccount:s@p.iam.gserviceaccount.com");
+    fc.assert(
+      fc.property(fc.array(member, { maxLength: 6 }), (ms) => {
+        expect(normalizeMembers(ms)).toEqual(byDefinition(ms));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("returns a new list, not the one given", () => {
+    const ms = ["group:g@x.com", "user:a@x.com"];
+    expect(normalizeMembers(ms)).not.toBe(ms);
   });
 });
