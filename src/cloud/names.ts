@@ -28,3 +28,44 @@ export function completeName(kind: ObjectKind, name: string, defaults: NameDefau
   if (!location) return `"${name}" is a short name but provider.location is not set; use ${expected}`;
   return { kind, project: defaults.project, location, id, full: formatName(kind, defaults.project, location, id) };
 }
+
+/** Answers remembered per key, started over past `limit` entries (a long-lived process, such as
+ *  the Automation API's, plans many stacks). */
+function boundedMemo<V>(limit = 100_000): { get(key: string, compute: () => V): V; clear(): void } {
+  let entries = new Map<string, V>();
+  return {
+    get(key, compute) {
+      if (entries.has(key)) return entries.get(key) as V;
+      if (entries.size >= limit) entries = new Map();
+      const v = compute();
+      entries.set(key, v);
+      return v;
+    },
+    clear: () => void (entries = new Map()),
+  };
+}
+
+const projects = boundedMemo<string>();
+
+/** The project of an object's full name ("" when it is not one), remembered: a plan computes the
+ *  outputs of each resource several times, and a policy's resources share its name (parsing the
+ *  name was a tenth of those calls' time at 100,000 resources). */
+export function projectOf(kind: ObjectKind, name: string): string {
+  return projects.get(`${kind} ${name}`, () => parseFullName(kind, name)?.project ?? "");
+}
+
+const completed = boundedMemo<ObjectName | string>();
+let completedUnder: NameDefaults | undefined;
+
+/**
+ * completeName, remembered: a stack's resources share their policy's name (ten to one in the
+ * bench), and the stack's provider defaults are the same for all of them. Starts over when the
+ * defaults change.
+ */
+export function completeNameOnce(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
+  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location) {
+    completed.clear();
+    completedUnder = { project: defaults.project, location: defaults.location };
+  }
+  return completed.get(`${kind} ${name}`, () => completeName(kind, name, defaults));
+}

@@ -10,7 +10,7 @@ import type { PlannedPolicy } from "../plan/access.js";
 import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { formatPath } from "./source.js";
-import { completeNameOnce } from "../drivers/iam-driver.js";
+import { completeNameOnce } from "../cloud/names.js";
 
 /** Google's limit on principal entries in one allow policy. */
 export const MAX_PRINCIPALS = 1500;

@@ -5,7 +5,7 @@ import { canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey, memberProblem, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
 import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
-import { completeName, parseFullName, type NameDefaults, type ObjectName } from "../cloud/names.js";
+import { completeName, completeNameOnce, projectOf, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 import { rememberedNormalize } from "./normalize-memo.js";
@@ -84,36 +84,6 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
 }
 
 const roleOf = (i: IamInputs): string => i.role ?? "";
-
-const projects = new Map<string, string>();
-
-/** The project of an object's full name ("" when it is not one), remembered: a plan computes the
- *  outputs of each resource several times, and a policy's resources share its name (parsing the
- *  name was a tenth of those calls' time at 100,000 resources). */
-export function projectOf(kind: PolicyKind, name: string): string {
-  const key = `${kind} ${name}`;
-  let project = projects.get(key);
-  if (project === undefined) projects.set(key, (project = parseFullName(kind, name)?.project ?? ""));
-  return project;
-}
-
-/** Names completed under the last provider defaults seen, by kind and name. */
-let completed: { project: string | undefined; location: string | undefined; names: Map<string, ObjectName | string> } | undefined;
-
-/**
- * completeName, remembered: a stack's resources share their policy's name (ten to one in the
- * bench), and the stack's provider defaults are the same for all of them. Starts over when the
- * defaults change, or when it holds more than 100,000 names.
- */
-export function completeNameOnce(kind: PolicyKind, name: string, defaults: NameDefaults): ObjectName | string {
-  if (!completed || completed.project !== defaults.project || completed.location !== defaults.location || completed.names.size > 100_000) {
-    completed = { project: defaults.project, location: defaults.location, names: new Map() };
-  }
-  const key = `${kind} ${name}`;
-  let named = completed.names.get(key);
-  if (named === undefined) completed.names.set(key, (named = completeName(kind, name, defaults)));
-  return named;
-}
 
 function cond(i: IamInputs) {
   return i.condition ? { condition: i.condition } : {};

@@ -1,7 +1,7 @@
 // projectOf remembers parseFullName's project per (kind, name): the same answer every time.
 import { describe, expect, it } from "vitest";
 import { parseFullName } from "../../src/cloud/names.js";
-import { projectOf } from "../../src/drivers/iam-driver.js";
+import { projectOf } from "../../src/cloud/names.js";
 
 describe("projectOf", () => {
   it("is parseFullName's project ('' when not a full name of that kind), asked again and again", () => {
@@ -24,7 +24,7 @@ describe("projectOf", () => {
 describe("completeNameOnce", () => {
   it("is completeName's answer, whatever order kinds, names and provider defaults come in", async () => {
     const { completeName } = await import("../../src/cloud/names.js");
-    const { completeNameOnce } = await import("../../src/drivers/iam-driver.js");
+    const { completeNameOnce } = await import("../../src/cloud/names.js");
     const names = ["a", "l/a", "x y", "projects/p/locations/l/restorePlans/a", "projects/p/locations/l/endpoints/a", "", "a/b/c", "restorePlan a"];
     const defaults = [{ project: "p", location: "l" }, { project: "p", location: "m" }, { project: "q", location: "l" }, { project: "p" }, {}, { project: "", location: "" }];
     for (let round = 0; round < 2; round++) {
