@@ -70,6 +70,9 @@ async function backupCurrent(path: string): Promise<void> {
     await rm(tmp, { force: true });
     throw e;
   }
+  // When the backup already was this same file (a writer killed after its backup, before its
+  // state rename), rename(2) between two links of one file succeeds and leaves `tmp` in place.
+  await rm(tmp, { force: true });
 }
 
 export interface StateStoreOptions {
