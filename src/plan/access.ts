@@ -45,7 +45,8 @@ export const EVERY_BINDING = "*";
 function plannedEdits(changes: readonly ResourceChange[]) {
   const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
-  // What the plan's resources hold, worked out at the first edit (a no-op plan makes none).
+  // What the plan's resources hold, worked out at the first revoke: only a revoke is guarded (a
+  // no-op plan makes no edit, a cold apply only grants).
   let held: HeldGrants | undefined;
   for (const c of changes) {
     if (c.mode !== "managed") continue;
@@ -63,7 +64,7 @@ function plannedEdits(changes: readonly ResourceChange[]) {
       // An adopted grant predates converge: revoking the resource leaves it in place.
       if (revoke && c.before_adopted) continue;
       const object = (revoke ? prior : desired)!.name;
-      const m = (held ??= HeldGrants.of(changes)).guard(d.kind, object, [planned])[0];
+      const m = isRevoke(planned) ? (held ??= HeldGrants.of(changes)).guard(d.kind, object, [planned])[0] : planned;
       if (!m) continue;
       const key = `${d.kind} ${object}`;
       let entry = perPolicy.get(key);
@@ -80,6 +81,11 @@ function plannedEdits(changes: readonly ResourceChange[]) {
     }
   }
   return { perPolicy, incomplete };
+}
+
+/** The modifications HeldGrants.guard may drop or narrow; it passes every other one unchanged. */
+function isRevoke(m: PolicyModification): boolean {
+  return m.kind === "removeBinding" || m.kind === "removeMember";
 }
 
 /** A change's modifications, each with whether it revokes (it lands on the prior object). A change
