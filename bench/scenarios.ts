@@ -17,6 +17,9 @@ import { median, roundBoundMs } from "./targets.js";
 
 /** Preloaded into the CLI for the per-resource baseline (see bench/per-resource/port.mjs). */
 const PER_RESOURCE = fileURLToPath(new URL("./per-resource/register.mjs", import.meta.url));
+/** The unbundled CLI: the per-resource wrapper hooks dist/engine/cloud.js, which the bundled CLI
+ *  that bin/converge.js runs (dist/bundle/) holds inside one of its files. */
+const UNBUNDLED_CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
 export const SCENARIOS = ["cold-plan", "cold-apply", "noop-plan", "changed-plan", "changed-apply"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -141,7 +144,7 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       const prof = ctx.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", ctx.cpuProfDir, "--cpu-prof-name", `n${config.n}-l${config.latencyMs}-${config.batching ? "batched" : "per-resource"}-${scenario}-${rep + 1}.cpuprofile`] : [];
       const loadBefore = loadavg()[0]!;
       const baseline = config.batching ? [] : ["--import", PER_RESOURCE];
-      const m = await runCli(ctx.bin, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline], abort: ctx.emulator.crashed });
+      const m = await runCli(config.batching ? ctx.bin : UNBUNDLED_CLI, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline], abort: ctx.emulator.crashed });
       const stats = summarizeStats(await ctx.emulator.stats());
       const want = expectedSummary(scenario, shape);
       const summary = (want.exec(m.stdoutSummary)?.[0] ?? m.stdoutTail.trim().split("\n").pop() ?? "").trim();

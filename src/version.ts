@@ -1,7 +1,19 @@
 // The tool's version and the provider schema version it implements (seed section 9).
 import { readFileSync } from "node:fs";
 
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+/** The package's own package.json: the nearest above this module, which runs from dist/ or, in
+ *  the bundled CLI, from dist/bundle/ (neither holds a package.json). */
+function ownPackage(): { version: string } {
+  for (let dir = new URL("./", import.meta.url); ; dir = new URL("../", dir)) {
+    try {
+      return JSON.parse(readFileSync(new URL("package.json", dir), "utf8")) as { version: string };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT" || dir.pathname === "/") throw e;
+    }
+  }
+}
+
+const pkg = ownPackage();
 
 export const TOOL_VERSION: string = pkg.version;
 export const PROVIDER_SCHEMA_VERSION = "0.32.0";

@@ -9,6 +9,7 @@ import { completeName, completeNameOnce, projectOf, type NameDefaults } from "..
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 import { rememberedNormalize } from "./normalize-memo.js";
+import { extended } from "../extended.js";
 
 interface IamDriverSpec {
   token: string;
@@ -49,17 +50,17 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     ],
     id,
     outputs(i, etag) {
-      return { ...i, etag, id: id(i), project: projectOf(spec.kind, i.name) };
+      return extended(i as unknown as Record<string, unknown>, { etag, id: id(i), project: projectOf(spec.kind, i.name) });
     },
     observe(i, policy) {
       const binding = findBinding(policy, roleOf(i), i.condition);
       // A binding of no members is what `members: []` asks for: it holds, it is not gone.
-      if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? { ...i, members: [] } : undefined;
+      if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
       if (isBinding) {
         // Keep the configured spelling when the live set is the same (no permanent case diffs).
         const mine = i.members ?? [];
         const members = sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine) ? mine : normalizeMembers(binding.members);
-        return { ...i, members };
+        return extended(i, { members });
       }
       const key = memberKey(i.member ?? "");
       return binding.members.some((m) => memberKey(m) === key) ? i : undefined;

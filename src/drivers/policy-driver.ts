@@ -10,6 +10,7 @@ import { roleProblem } from "../iam/roles.js";
 import { completeName, completeNameOnce, projectOf, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
+import { extended } from "../extended.js";
 import { rememberedNormalize } from "./normalize-memo.js";
 
 interface PolicyDriverSpec {
@@ -59,7 +60,7 @@ function observePolicy(i: IamInputs, policy: Policy): IamInputs {
   const configured = new Map((i.bindings ?? []).map((b) => [bindingKey(b.role, b.condition), b]));
   const bindings = canonicalBindings(policy.bindings ?? []).map((b) => {
     const mine = configured.get(bindingKey(b.role, b.condition));
-    return mine && sameMemberSet(mine.members, b.members) ? { ...b, members: mine.members } : b;
+    return mine && sameMemberSet(mine.members, b.members) ? extended(b, { members: mine.members }) : b;
   });
   return { name: i.name, bindings, auditConfigs: policy.auditConfigs ?? [] };
 }

@@ -11,13 +11,19 @@ import { memberKey } from "../iam/members.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 
-function grants(p: Policy): Map<string, { principal: string; role: string; condition?: Condition }> {
-  const out = new Map<string, { principal: string; role: string; condition?: Condition }>();
+interface Grant {
+  principal: string;
+  role: string;
+  condition?: Condition;
+}
+
+function grants(p: Policy): Map<string, Grant> {
+  const out = new Map<string, Grant>();
   for (const b of p.bindings ?? []) {
     // Per binding, not per member.
     const c = canonicalCondition(b.condition);
     const bk = bindingKey(b.role, b.condition);
-    for (const m of b.members) out.set(`${bk}\u0000${memberKey(m)}`, { principal: m, role: b.role, ...(c ? { condition: c } : {}) });
+    for (const m of b.members) out.set(`${bk}\u0000${memberKey(m)}`, c ? { principal: m, role: b.role, condition: c } : { principal: m, role: b.role });
   }
   return out;
 }
@@ -39,7 +45,8 @@ export const EVERY_BINDING = "*";
 function plannedEdits(changes: readonly ResourceChange[]) {
   const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
-  // What the plan's resources hold, worked out at the first edit (a no-op plan makes none).
+  // What the plan's resources hold, worked out at the first revoke: only a revoke is guarded (a
+  // no-op plan makes no edit, a cold apply only grants).
   let held: HeldGrants | undefined;
   for (const c of changes) {
     if (c.mode !== "managed") continue;
@@ -57,7 +64,7 @@ function plannedEdits(changes: readonly ResourceChange[]) {
       // An adopted grant predates converge: revoking the resource leaves it in place.
       if (revoke && c.before_adopted) continue;
       const object = (revoke ? prior : desired)!.name;
-      const m = (held ??= HeldGrants.of(changes)).guard(d.kind, object, [planned])[0];
+      const m = isRevoke(planned) ? (held ??= HeldGrants.of(changes)).guard(d.kind, object, [planned])[0] : planned;
       if (!m) continue;
       const key = `${d.kind} ${object}`;
       let entry = perPolicy.get(key);
@@ -74,6 +81,11 @@ function plannedEdits(changes: readonly ResourceChange[]) {
     }
   }
   return { perPolicy, incomplete };
+}
+
+/** The modifications HeldGrants.guard may drop or narrow; it passes every other one unchanged. */
+function isRevoke(m: PolicyModification): boolean {
+  return m.kind === "removeBinding" || m.kind === "removeMember";
 }
 
 /** A change's modifications, each with whether it revokes (it lands on the prior object). A change
@@ -111,11 +123,31 @@ export function accessDelta({ policies, incomplete }: { policies: readonly Plann
   for (const p of policies) {
     const g0 = grants(p.before);
     const g1 = grants(p.after);
-    const addresses = (role: string, condition?: Condition) => [...new Set([...(p.byBinding.get(bindingKey(role, condition)) ?? []), ...(p.byBinding.get(EVERY_BINDING) ?? [])])].sort();
-    for (const [k, g] of g1) if (!g0.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "grant", addresses: addresses(g.role, g.condition) });
-    for (const [k, g] of g0) if (!g1.has(k)) out.push({ object: p.name, kind: p.kind, ...g, action: "revoke", addresses: addresses(g.role, g.condition) });
+    const addresses = bindingAddresses(p);
+    for (const [k, g] of g1) if (!g0.has(k)) out.push(accessChange(p, g, "grant", addresses(g.role, g.condition)));
+    for (const [k, g] of g0) if (!g1.has(k)) out.push(accessChange(p, g, "revoke", addresses(g.role, g.condition)));
   }
   return { changes: sortChanges(out), incomplete };
+}
+
+/** The addresses that change a binding of `p` (its own and those of a whole-policy resource),
+ *  worked out once per binding: its members share them. */
+function bindingAddresses(p: PlannedPolicy): (role: string, condition?: Condition) => string[] {
+  const memo = new Map<string, string[]>();
+  return (role, condition) => {
+    const bk = bindingKey(role, condition);
+    let list = memo.get(bk);
+    if (!list) memo.set(bk, (list = [...new Set([...(p.byBinding.get(bk) ?? []), ...(p.byBinding.get(EVERY_BINDING) ?? [])])].sort()));
+    return list;
+  };
+}
+
+/** { object, kind, ...grant, action, addresses } as literals: a spread followed by more keys is
+ *  slow in V8 (see ../extended.ts), and a large apply makes one of these per member. */
+function accessChange(p: PlannedPolicy, g: Grant, action: AccessChange["action"], addresses: string[]): AccessChange {
+  return g.condition
+    ? { object: p.name, kind: p.kind, principal: g.principal, role: g.role, condition: g.condition, action, addresses }
+    : { object: p.name, kind: p.kind, principal: g.principal, role: g.role, action, addresses };
 }
 
 /** By object, role, principal, condition, then revoke before grant: a total order (the same plan

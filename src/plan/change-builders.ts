@@ -2,14 +2,14 @@
 import type { ResourceChange, StateResource } from "../generated/schemas.js";
 import { UNKNOWN, containsUnknown, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
+import { extended } from "../extended.js";
 
 export type ChangeBase = Omit<ResourceChange, "change">;
 type Actions = ResourceChange["change"]["actions"];
 
 export function change(base: ChangeBase, actions: Actions, before: unknown, after: unknown, extra: Partial<ResourceChange["change"]> = {}): ResourceChange {
   const strippedBefore = before === null ? null : stripUnknown(before);
-  return {
-    ...base,
+  return extended(base, {
     change: {
       actions,
       before: strippedBefore,
@@ -20,7 +20,7 @@ export function change(base: ChangeBase, actions: Actions, before: unknown, afte
       after_sensitive: false,
       ...extra,
     },
-  };
+  });
 }
 
 /** A resource's values after apply as far as they are known now (the etag never is). */

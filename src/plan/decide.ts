@@ -7,6 +7,7 @@ import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { changedFields, sameInputs } from "./compare.js";
 import { type ChangeBase, change, driftChange, plannedValue } from "./change-builders.js";
 import type { Observed } from "./refresh.js";
+import { extended } from "../extended.js";
 
 export interface ExistingInput {
   base: ChangeBase;
@@ -39,11 +40,11 @@ export function withIgnored(desired: IamInputs, live: IamInputs, ignore: readonl
 
 export function decideExisting(i: ExistingInput): Decision {
   const { driver: d, observed: o, state } = i;
-  const base: ChangeBase = { ...i.base, ...(state.adopted ? { before_adopted: true } : {}) };
+  const base: ChangeBase = state.adopted ? extended(i.base, { before_adopted: true }) : i.base;
   const priorInputs = state.inputs as unknown as IamInputs;
   const before = o.inputs ? (o.outputs ?? d.outputs(o.inputs, o.etag)) : null;
   const drift = !o.inputs || !sameInputs(d, priorInputs, o.inputs) ? driftChange(base, state, before) : undefined;
-  const withDrift = <T extends object>(x: T) => (drift ? { ...x, drift } : x);
+  const withDrift = <T extends object>(x: T) => (drift ? extended(x, { drift }) : x);
   if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name)) return withDrift({ kind: "missing" as const });
   if (!o.inputs) {
     const after = plannedValue(d, i.desired, UNKNOWN);
@@ -54,7 +55,7 @@ export function decideExisting(i: ExistingInput): Decision {
   const fields = changedFields(d, o.inputs, target);
   const replaceFields = fields.filter((f) => d.replaceOn.includes(f));
   if (replaceFields.length || i.replaceRequested) return withDrift(replacement(i, base, before, target, replaceFields));
-  const kept: ChangeBase = { ...base, ...(state.adopted ? { after_adopted: true } : {}) };
+  const kept: ChangeBase = state.adopted ? extended(base, { after_adopted: true }) : base;
   if (fields.length) {
     const after = plannedValue(d, target, UNKNOWN);
     return withDrift({ kind: "change" as const, change: change(kept, ["update"], before, after), value: after });

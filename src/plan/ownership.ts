@@ -51,7 +51,8 @@ export class HeldGrants {
    * holds: a binding revoke keeps the members that member resources hold, and is dropped when a
    * binding resource takes the role over (its authoritative set decides); a member revoke is
    * dropped when that member is held; every revoke is dropped when a resource holds the whole
-   * policy (it decides every binding). Grants pass unchanged.
+   * policy (it decides every binding). Grants pass unchanged (../plan/access.ts relies on it:
+   * it asks only about removeBinding and removeMember).
    */
   guard(kind: Claim["kind"], object: string, mods: readonly PolicyModification[]): PolicyModification[] {
     const wholePolicy = this.policies.has(`${kind} ${object}`);

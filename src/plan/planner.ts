@@ -23,6 +23,7 @@ import { planOutputs } from "./outputs.js";
 import { planResource } from "./resource.js";
 import { selectTargets } from "./targeting.js";
 import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
+import { extended } from "../extended.js";
 
 export { displayAction, planCounts, type DisplayAction } from "./actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
@@ -158,7 +159,7 @@ function refreshedState(ctx: PlanContext): StateResource[] {
     const o = ctx.refresh.observed(s.address);
     const d = resourceDriver(s.type);
     if (!ctx.opts.refresh || !d || !o) out.push(s);
-    else if (o.inputs) out.push({ ...s, inputs: o.inputs as unknown as Record<string, unknown>, outputs: o.outputs ?? d.outputs(o.inputs, o.etag) });
+    else if (o.inputs) out.push(extended(s, { inputs: o.inputs as unknown as Record<string, unknown>, outputs: o.outputs ?? d.outputs(o.inputs, o.etag) }));
   }
   return out;
 }

@@ -13,6 +13,7 @@ import { type ChangeBase, change, deleteChange, plannedValue } from "./change-bu
 import { decideExisting, withIgnored } from "./decide.js";
 import { changedFields } from "./compare.js";
 import { type Desired, desiredInputs } from "./desired.js";
+import { extended } from "../extended.js";
 
 export async function planResource(ctx: PlanContext, r: ResourceDecl): Promise<void> {
   ctx.declared.add(r.name);
@@ -130,6 +131,7 @@ async function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
     if (!read.value) return objectMissing(ctx, r.name, d, desired.name);
   }
   const after = plannedValue(d, desired, UNKNOWN);
-  ctx.changes.push({ ...change(base, ["create"], null, after), ...(liveHas(ctx, d)(desired) ? { after_adopted: true } : {}) });
+  const created = change(base, ["create"], null, after);
+  ctx.changes.push(liveHas(ctx, d)(desired) ? extended(created, { after_adopted: true }) : created);
   ctx.values.set(r.name, after);
 }

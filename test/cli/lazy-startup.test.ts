@@ -40,7 +40,19 @@ function packagesLoaded(name: string, args: string[]): { status: number | null; 
     const m = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(line.replaceAll("%40", "@"));
     if (m) packages.add(m[1]!.replace("\\", "/"));
   }
-  return { status: r.status, stdout: r.stdout, packages, files };
+  return { status: r.status, stdout: r.stdout, packages, files: files.flatMap(modulesOf) };
+}
+
+/** The bundle's own map of which compiled modules each of its files holds (scripts/bundle-cli.mjs). */
+const BUNDLE = JSON.parse(readFileSync(join(REPO, "dist", "bundle", "metafile.json"), "utf8")) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+
+/** A loaded file as the modules it holds: a file of the bundled CLI stands for the dist/ modules bundled in it. */
+function modulesOf(loaded: string): string[] {
+  const m = /\/(dist\/bundle\/[^/]+\.js)$/.exec(loaded);
+  if (!m) return [loaded];
+  const out = BUNDLE.outputs[m[1]!];
+  if (!out) throw new Error(`${loaded} is not in the bundle's metafile: rebuild`);
+  return Object.keys(out.inputs).map((f) => `${REPO.replaceAll("\\", "/")}${f}`);
 }
 
 describe("lazy start-up", () => {
@@ -60,6 +72,9 @@ describe("lazy start-up", () => {
     expect(r.packages).toContain("commander");
     expect(r.packages).toContain("ajv");
     for (const p of ["ink", "react", "@inkjs/ui", "@bufbuild/cel", "google-auth-library", "pg", "tsx"]) expect(r.packages, p).not.toContain(p);
+    // The bundled CLI ran, and the recorder sees the modules in what it loaded.
+    expect(r.files.some((f) => f.endsWith("/dist/cli/commands/validate.js"))).toBe(true);
+    expect(r.files.some((f) => f.endsWith("/dist/config/load.js"))).toBe(true);
     // Nor the engine: validate reads no state and calls no cloud.
     expect(r.files.some((f) => f.endsWith("/dist/engine/session.js"))).toBe(false);
   });

@@ -45,13 +45,17 @@ interface AttrCtx {
   lines: Line[];
 }
 
-const mark = (kind: "add" | "remove" | "change" | "same"): [string, Style | undefined] =>
-  kind === "add" ? ["+", "add"] : kind === "remove" ? ["-", "remove"] : kind === "change" ? ["~", "change"] : [" ", undefined];
+const MARKS: Record<"add" | "remove" | "change" | "same", readonly [string, Style | undefined]> = { add: ["+", "add"], remove: ["-", "remove"], change: ["~", "change"], same: [" ", undefined] };
+const mark = (kind: "add" | "remove" | "change" | "same"): readonly [string, Style | undefined] => MARKS[kind];
+/** No "# forces replacement" note (one array for every attribute without it). */
+const NO_FORCES: Line = Object.freeze([]) as unknown as Line;
+/** A line and its "# forces replacement" note, if any. */
+const withForces = (line: Line, forces: Line): Line => (forces.length ? line.concat(forces) : line);
 
 /** Renders one attribute; returns false when it is unchanged (and was hidden). */
 function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, after: unknown, afterUnknown: unknown, mode: "create" | "delete" | "diff"): boolean {
   const unknown = afterUnknown === true;
-  const forces = ctx.replacePaths.includes(key) ? [seg(" # forces replacement", "replace")] : [];
+  const forces = ctx.replacePaths.length && ctx.replacePaths.includes(key) ? [seg(" # forces replacement", "replace")] : NO_FORCES;
   const name = key.padEnd(pad);
   const { indent, lines } = ctx;
   if (mode === "diff" && !unknown && jsonEqual(before ?? null, after ?? null)) return false;
@@ -64,19 +68,20 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
     return true;
   }
   if (Array.isArray(value) || (kind === "change" && (Array.isArray(before) || Array.isArray(after)) && !unknown)) {
-    lines.push([seg(`${indent}${m} `, style), seg(`${name} = [`), ...forces]);
+    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = [`)], forces));
     const b = (Array.isArray(before) ? before : []).map(String);
     const a = (Array.isArray(after) ? after : []).map(String);
     const parts = kind === "add" ? [{ added: true, value: a }] : kind === "remove" ? [{ removed: true, value: b }] : diffArrays(b, a, { comparator: (x: string, y: string) => memberKey(x) === memberKey(y) });
     for (const p of parts) {
       const pm = "added" in p && p.added ? mark("add") : "removed" in p && p.removed ? mark("remove") : mark("same");
-      for (const item of p.value) lines.push([seg(`${indent}    ${pm[0]} `, pm[1]), seg(`${JSON.stringify(item)},`)]);
+      const lead = `${indent}    ${pm[0]} `;
+      for (const item of p.value) lines.push([seg(lead, pm[1]), seg(`${JSON.stringify(item)},`)]);
     }
     lines.push([seg(`${indent}  ]`)]);
     return true;
   }
   if (isObj(value) || (kind === "change" && (isObj(before) || isObj(after)))) {
-    lines.push([seg(`${indent}${m} `, style), seg(`${name} = {`), ...forces]);
+    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = {`)], forces));
     const bo = isObj(before) ? before : {};
     const ao = isObj(after) ? after : {};
     const keys = [...new Set([...Object.keys(bo), ...Object.keys(ao)])].sort();
@@ -88,11 +93,11 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
     return true;
   }
   if (kind === "change") {
-    lines.push([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> ${fmtScalar(after, unknown)}`), ...forces]);
+    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> ${fmtScalar(after, unknown)}`)], forces));
   } else if (kind === "remove") {
-    lines.push([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> null`), ...forces]);
+    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> null`)], forces));
   } else {
-    lines.push([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(after, unknown)}`), ...forces]);
+    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(after, unknown)}`)], forces));
   }
   return true;
 }
@@ -119,7 +124,7 @@ const IDENTITY = ["role", "condition", "service", "logType"];
 function objectListAttribute(ctx: AttrCtx, head: string, forces: Line, kind: "add" | "remove" | "change", before: unknown[], after: unknown[]): void {
   const { indent, lines } = ctx;
   const [m, style] = mark(kind);
-  lines.push([seg(`${indent}${m} `, style), seg(head), ...forces]);
+  lines.push(withForces([seg(`${indent}${m} `, style), seg(head)], forces));
   const was = new Map(before.map((v) => [elementKey(v), v]));
   const now = new Map(after.map((v) => [elementKey(v), v]));
   const keys = [...new Set([...was.keys(), ...now.keys()])];

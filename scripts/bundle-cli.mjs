@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Bundles the compiled CLI (dist/cli/main.js, from tsc) into dist/bundle/ with esbuild: start-up
+// time is dominated by resolving and loading ~200 small ES modules, and one file per lazily loaded
+// part costs far less (issue 20). tsc stays the compiler; esbuild only joins its output. Every
+// dynamic import() stays a split point, so what a command loads is still what it uses; packages
+// stay external (resolved from node_modules as before). The bundle sits two levels under the
+// package root, like dist/cli/main.js, so paths a module finds from its own URL (../../schemas/)
+// hold in both; the built validators are copied beside it for the same reason.
+// bin/converge.js runs dist/bundle/main.js; dist/cli/main.js remains the unbundled CLI (the
+// package's SDK entry, dist/index.js, is not bundled).
+import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
+const OUT = join(ROOT, "dist", "bundle");
+
+rmSync(OUT, { recursive: true, force: true });
+const { metafile } = await build({
+  entryPoints: { main: join(ROOT, "dist", "cli", "main.js") },
+  outdir: OUT,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  packages: "external",
+  // No keepNames: its wrappers cost per closure created on hot paths, and nothing reads a
+  // function's name (error classes set theirs explicitly).
+  chunkNames: "chunk-[hash]",
+  logLevel: "warning",
+  // Which modules each output file holds: what a run loads can be told module by module
+  // (test/cli/lazy-startup.test.ts).
+  metafile: true,
+});
+writeFileSync(join(OUT, "metafile.json"), JSON.stringify(metafile));
+copyFileSync(join(ROOT, "dist", "schemas", "precompiled.cjs"), join(OUT, "precompiled.cjs"));
