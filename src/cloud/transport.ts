@@ -6,7 +6,8 @@ import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
 import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
 import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
-import { eitherAborts, formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
+import { formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
+import { attemptSignal } from "./attempt-signal.js";
 import { backoffDelay, parseRetryAfter, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
 import type { AdaptiveBucket, RateLimiter } from "./rate-limit.js";
 
@@ -219,9 +220,8 @@ export class Transport {
       return fail("INVALID_ARGUMENT", 0, e instanceof Error ? e.message : String(e), { retryable: false });
     }
 
-    const timeout = AbortSignal.timeout(attemptMs);
     const abandon = spec.abandon && spec.signal ? spec.signal : undefined;
-    const signal = abandon ? eitherAborts(timeout, abandon) : { signal: timeout, dispose: () => {} };
+    const signal = attemptSignal(attemptMs, abandon);
     let res: HttpResponse;
     let text: string;
     try {
@@ -234,7 +234,7 @@ export class Transport {
       if (text.length > MAX_RESPONSE_BYTES) throw responseTooLarge();
     } catch (e) {
       if (abandon?.aborted) return { ok: false, error: interruptedError(spec, "abandoned in flight", e) };
-      return this.transportFailure(e, timeout, attemptMs, fail);
+      return this.transportFailure(e, signal.timedOut(), attemptMs, fail);
     } finally {
       signal.dispose();
     }
@@ -246,7 +246,9 @@ export class Transport {
     const headers: Record<string, string> = { "User-Agent": USER_AGENT, Accept: "application/json" };
     let token: string | undefined;
     try {
-      token = await untilAborted(this.tokens.getToken(), signal);
+      // A token that never changes is there at once: no need to race it against the attempt.
+      if (signal.aborted) throw signal.reason;
+      token = await (this.tokens.fixed ? this.tokens.getToken() : untilAborted(this.tokens.getToken(), signal));
     } catch (e) {
       if (signal.aborted) throw e;
       const msg = e instanceof AuthError ? e.message : `could not get an access token: ${e instanceof Error ? e.message : String(e)}`;
@@ -280,8 +282,8 @@ export class Transport {
     return { ...fail(status, res.status, message, { details: parsed.details, retryable }), retryAfterMs };
   }
 
-  private transportFailure(e: unknown, signal: AbortSignal, attemptMs: number, fail: Fail): Failure {
-    if (signal.aborted || isTimeout(e)) {
+  private transportFailure(e: unknown, timedOut: boolean, attemptMs: number, fail: Fail): Failure {
+    if (timedOut || isTimeout(e)) {
       const which = attemptMs < this.timeoutMs ? "" : " (per-attempt timeout)";
       return fail("DEADLINE_EXCEEDED", 0, `no complete response within ${formatMs(attemptMs)}${which}`, { retryable: true });
     }
