@@ -171,6 +171,9 @@ export function createNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { max
   const agents = new WeakMap<URL, http.Agent>();
   return (url, init) =>
     new Promise<HttpResponse>((settle, fail) => {
+      const { signal } = init;
+      // Already aborted: nothing is sent.
+      if (signal.aborted) return fail(abortError(signal.reason));
       const { target, options } = targets.resolve(url);
       const scheme = target.protocol === "https:" ? https : target.protocol === "http:" ? http : undefined;
       if (!scheme) return fail(new TypeError(`unsupported URL scheme "${target.protocol}" in ${url}`));
@@ -186,7 +189,6 @@ export function createNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { max
       dropIdle(agent, maxIdleMs);
       const headers: Record<string, string | number> = { ...init.headers };
       if (init.body !== undefined) headers["Content-Length"] = Buffer.byteLength(init.body);
-      const { signal } = init;
       // The signal is watched here, not by http.request's `signal` option (which adds an
       // end-of-stream watcher and its listeners to every request): one listener, removed at the end.
       const onAbort = () => req.destroy(abortError(signal.reason));
@@ -198,8 +200,7 @@ export function createNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { max
       options.agent = agent;
       const req = scheme.request(options, (res) => readResponse(req, res, signal, resolve, reject));
       req.on("error", reject);
-      if (signal.aborted) process.nextTick(onAbort);
-      else signal.addEventListener("abort", onAbort, { once: true });
+      signal.addEventListener("abort", onAbort, { once: true });
       req.end(init.body);
     });
 }

@@ -155,7 +155,8 @@ export class Transport {
     let last: CloudError | undefined;
     const buckets = this.limiter && spec.project !== undefined ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true) : [];
     for (let attempt = 1; ; attempt++) {
-      for (const b of buckets) await b.take(spec.signal, last?.status === "RESOURCE_EXHAUSTED");
+      const waiting = takeTokens(buckets, spec.signal, last?.status === "RESOURCE_EXHAUSTED");
+      if (waiting) await waiting;
       if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
@@ -225,7 +226,8 @@ export class Transport {
     let res: HttpResponse;
     let text: string;
     try {
-      const prepared = await this.headers(spec, signal.signal, fail);
+      const known = this.fixedToken;
+      const prepared = known ? { headers: requestHeaders(spec, known.token) } : await this.headers(spec, signal.signal, fail);
       if ("error" in prepared) return prepared;
       const headers = prepared.headers;
       const body = spec.method === "POST" && spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
@@ -241,9 +243,11 @@ export class Transport {
     return this.outcome(spec, res, text, fail);
   }
 
+  /** The token of a provider whose token never changes, once it was read (headers then need no wait). */
+  private fixedToken: { token: string | undefined } | undefined;
+
   /** The request headers, with the access token (waited for no longer than the attempt). */
   private async headers(spec: CallSpec, signal: AbortSignal, fail: Fail): Promise<{ headers: Record<string, string> } | Failure> {
-    const headers: Record<string, string> = { "User-Agent": USER_AGENT, Accept: "application/json" };
     let token: string | undefined;
     try {
       // A token that never changes is there at once: no need to race it against the attempt.
@@ -254,9 +258,8 @@ export class Transport {
       const msg = e instanceof AuthError ? e.message : `could not get an access token: ${e instanceof Error ? e.message : String(e)}`;
       return fail("UNAUTHENTICATED", 0, msg, { retryable: false });
     }
-    if (token) headers.Authorization = `Bearer ${token}`;
-    if (spec.method === "POST") headers["Content-Type"] = "application/json";
-    return { headers };
+    if (this.tokens.fixed) this.fixedToken = { token };
+    return { headers: requestHeaders(spec, token) };
   }
 
   /** A response as the call's outcome: the parsed body of a 2xx (shape checked), else the error. */
@@ -297,6 +300,27 @@ export class Transport {
     }
     return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, { retryable: false, cause: e });
   }
+}
+
+function requestHeaders(spec: CallSpec, token: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { "User-Agent": USER_AGENT, Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (spec.method === "POST") headers["Content-Type"] = "application/json";
+  return headers;
+}
+
+/** Takes a token from each of the call's buckets; a promise only when one has to be waited for
+ *  (most calls are not paced: they cost no promise). */
+function takeTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | undefined, retrying: boolean): Promise<void> | undefined {
+  for (let i = 0; i < buckets.length; i++) {
+    if (!signal?.aborted && buckets[i]!.tryTake(retrying) === 0) continue;
+    return waitForTokens(buckets.slice(i), signal, retrying);
+  }
+  return undefined;
+}
+
+async function waitForTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | undefined, retrying: boolean): Promise<void> {
+  for (const b of buckets) await b.take(signal, retrying);
 }
 
 /** Tells the call's buckets how the attempt went: a quota refusal slows them, a success lets them recover. */
