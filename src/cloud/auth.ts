@@ -12,6 +12,8 @@ export interface TokenProvider {
   readonly source: "env:CLOUDNATIVE_ACCESS_TOKEN" | "env:GOOGLE_OAUTH_ACCESS_TOKEN" | "adc" | "none";
   /** Tokens handed out so far, so that error text can be scrubbed of them. */
   secrets(): readonly string[];
+  /** True when getToken resolves at once, always to the same value (a token from the environment, or none). */
+  readonly fixed?: boolean;
 }
 
 /** The part of google-auth-library's GoogleAuth we use; injectable for tests. */
@@ -42,10 +44,10 @@ export function createTokenProvider(opts: TokenProviderOptions): TokenProvider {
   for (const name of TOKEN_ENV_VARS) {
     const token = env[name]?.trim();
     if (token) {
-      return { source: `env:${name}`, getToken: async () => token, secrets: () => [token] };
+      return { source: `env:${name}`, getToken: async () => token, secrets: () => [token], fixed: true };
     }
   }
-  if (!opts.google) return { source: "none", getToken: async () => undefined, secrets: () => [] };
+  if (!opts.google) return { source: "none", getToken: async () => undefined, secrets: () => [], fixed: true };
 
   const create = opts.createAdc ?? defaultAdc;
   let adc: Promise<AccessTokenSource> | undefined;

@@ -11,6 +11,7 @@ import type { Socket } from "node:net";
 import type { HttpProxyAgent } from "http-proxy-agent";
 import type { HttpsProxyAgent } from "https-proxy-agent";
 import { proxyFor } from "./proxy.js";
+import { TargetCache } from "./request-target.js";
 
 export interface HttpRequest {
   method: string;
@@ -73,18 +74,29 @@ function stampingIdle<A extends http.Agent>(agent: A): A {
   return agent;
 }
 
-/** Closes and removes from `agent`'s pool the sockets idle for more than `maxIdleMs`. */
+/** Closes and removes from `agent`'s pool the sockets idle for more than `maxIdleMs`. Runs before
+ *  every request: it allocates nothing unless a socket is to go. */
 function dropIdle(agent: http.Agent, maxIdleMs: number): void {
   const now = Date.now();
   const pools = agent.freeSockets as Record<string, Socket[] | undefined>;
-  for (const [name, pool] of Object.entries(pools)) {
+  for (const name in pools) {
+    const pool = pools[name];
     if (!pool) continue;
-    const fresh = pool.filter((s) => !s.destroyed && now - (idleSince.get(s) ?? now) <= maxIdleMs);
-    if (fresh.length === pool.length) continue;
-    for (const s of pool) if (!fresh.includes(s)) s.destroy();
+    let stale = 0;
+    for (const s of pool) if (isStale(s, now, maxIdleMs)) stale++;
+    if (stale === 0) continue;
+    const fresh: Socket[] = [];
+    for (const s of pool) {
+      if (isStale(s, now, maxIdleMs)) s.destroy();
+      else fresh.push(s);
+    }
     if (fresh.length) pools[name] = fresh;
     else delete pools[name];
   }
+}
+
+function isStale(s: Socket, now: number, maxIdleMs: number): boolean {
+  return s.destroyed || now - (idleSince.get(s) ?? now) > maxIdleMs;
 }
 
 /** The agent for `target`: direct, or through the proxy the environment names (./proxy.ts). An
@@ -106,60 +118,89 @@ function agentFor(target: URL, env: NodeJS.ProcessEnv): http.Agent {
   return agent;
 }
 
+/** The error of an attempt its signal aborted: Node's own (what `http.request`'s `signal` option gives). */
+function abortError(reason: unknown): Error {
+  return Object.assign(new Error("The operation was aborted", { cause: reason }), { name: "AbortError", code: "ABORT_ERR" });
+}
+
+/** The response as the transport reads it, once its body is complete. */
+function buffered(res: http.IncomingMessage, body: string): HttpResponse {
+  return {
+    status: res.statusCode ?? 0,
+    statusText: res.statusMessage ?? "",
+    headers: {
+      get(name) {
+        const v = res.headers[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+      },
+    },
+    text: async () => body,
+  };
+}
+
+/** Reads `res` whole into `resolve`, or rejects: too large, cut, aborted. */
+function readResponse(req: http.ClientRequest, res: http.IncomingMessage, signal: AbortSignal, resolve: (r: HttpResponse) => void, reject: (e: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Too large: stop reading and destroy the socket (never returned to the pool).
+  const refuse = (declared?: number) => {
+    reject(responseTooLarge(declared));
+    req.destroy();
+  };
+  const declared = Number(res.headers["content-length"]);
+  if (declared > MAX_RESPONSE_BYTES) return refuse(declared);
+  res.on("data", (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_RESPONSE_BYTES) refuse();
+    else chunks.push(c);
+  });
+  res.on("error", reject);
+  // A connection cut in the middle of the body ends without 'end': not a response.
+  res.on("close", () => {
+    if (!res.complete) reject(signal.aborted ? signal.reason : Object.assign(new Error("the connection closed before the response was complete"), { code: "ECONNRESET" }));
+  });
+  res.on("end", () => resolve(buffered(res, chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))));
+}
+
 /** Sends one request and buffers the whole response body. Network errors reject with Node's
- *  error (its `code`: ECONNRESET, ECONNREFUSED…), as the transport expects. `env` names proxies. */
+ *  error (its `code`: ECONNRESET, ECONNREFUSED…), as the transport expects. `env` names proxies:
+ *  it is read once per origin (scheme, host and port) for the life of the function. */
 export function createNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { maxIdleMs?: number } = {}): HttpFn {
   const maxIdleMs = opts.maxIdleMs ?? MAX_IDLE_MS;
+  const targets = new TargetCache();
+  const agents = new WeakMap<URL, http.Agent>();
   return (url, init) =>
-    new Promise<HttpResponse>((resolve, reject) => {
-      const target = new URL(url);
+    new Promise<HttpResponse>((settle, fail) => {
+      const { signal } = init;
+      // Already aborted: nothing is sent.
+      if (signal.aborted) return fail(abortError(signal.reason));
+      const { target, options } = targets.resolve(url);
       const scheme = target.protocol === "https:" ? https : target.protocol === "http:" ? http : undefined;
-      if (!scheme) return reject(new TypeError(`unsupported URL scheme "${target.protocol}" in ${url}`));
-      let agent: http.Agent;
-      try {
-        agent = agentFor(target, env);
-      } catch (e) {
-        return reject(e);
+      if (!scheme) return fail(new TypeError(`unsupported URL scheme "${target.protocol}" in ${url}`));
+      let agent = agents.get(target);
+      if (!agent) {
+        try {
+          agent = agentFor(target, env);
+        } catch (e) {
+          return fail(e);
+        }
+        agents.set(target, agent);
       }
       dropIdle(agent, maxIdleMs);
       const headers: Record<string, string | number> = { ...init.headers };
       if (init.body !== undefined) headers["Content-Length"] = Buffer.byteLength(init.body);
-      const req = scheme.request(target, { method: init.method, headers, agent, signal: init.signal }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        // Too large: stop reading and destroy the socket (never returned to the pool).
-        const refuse = (declared?: number) => {
-          reject(responseTooLarge(declared));
-          req.destroy();
-        };
-        const declared = Number(res.headers["content-length"]);
-        if (declared > MAX_RESPONSE_BYTES) return refuse(declared);
-        res.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) refuse();
-          else chunks.push(c);
-        });
-        res.on("error", reject);
-        // A connection cut in the middle of the body ends without 'end': not a response.
-        res.on("close", () => {
-          if (!res.complete) reject(init.signal.aborted ? init.signal.reason : Object.assign(new Error("the connection closed before the response was complete"), { code: "ECONNRESET" }));
-        });
-        res.on("end", () => {
-          const body = Buffer.concat(chunks).toString("utf8");
-          resolve({
-            status: res.statusCode ?? 0,
-            statusText: res.statusMessage ?? "",
-            headers: {
-              get(name) {
-                const v = res.headers[name.toLowerCase()];
-                return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
-              },
-            },
-            text: async () => body,
-          });
-        });
-      });
+      // The signal is watched here, not by http.request's `signal` option (which adds an
+      // end-of-stream watcher and its listeners to every request): one listener, removed at the end.
+      const onAbort = () => req.destroy(abortError(signal.reason));
+      const done = () => signal.removeEventListener("abort", onAbort);
+      const resolve = (r: HttpResponse) => (done(), settle(r));
+      const reject = (e: unknown) => (done(), fail(e));
+      options.method = init.method;
+      options.headers = headers;
+      options.agent = agent;
+      const req = scheme.request(options, (res) => readResponse(req, res, signal, resolve, reject));
       req.on("error", reject);
+      signal.addEventListener("abort", onAbort, { once: true });
       req.end(init.body);
     });
 }

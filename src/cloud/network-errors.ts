@@ -19,22 +19,6 @@ export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_CLOSED",
 ]);
 
-/** A signal that aborts when either does; `dispose` stops listening to them. */
-export function eitherAborts(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose: () => void } {
-  const c = new AbortController();
-  const abort = () => c.abort();
-  if (a.aborted || b.aborted) abort();
-  a.addEventListener("abort", abort, { once: true });
-  b.addEventListener("abort", abort, { once: true });
-  return {
-    signal: c.signal,
-    dispose: () => {
-      a.removeEventListener("abort", abort);
-      b.removeEventListener("abort", abort);
-    },
-  };
-}
-
 /** `p`, or a rejection with the signal's reason as soon as it aborts (`p` is left to settle). */
 export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);

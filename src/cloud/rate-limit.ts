@@ -162,11 +162,20 @@ export class AdaptiveBucket {
 /** The buckets of one client: created on first use, per (rate key, project). */
 export class RateLimiter {
   private readonly buckets = new Map<string, AdaptiveBucket>();
+  /** bucketsFor's answers: the buckets of a (service, project, write) never change. */
+  private readonly lists = new Map<string, readonly AdaptiveBucket[]>();
 
   constructor(private readonly rates: RateTable, private readonly clock: LimiterClock) {}
 
   /** The buckets a call of `service` on `project` takes from: the service's, and its writes'. */
-  bucketsFor(service: Service, project: string, write: boolean): AdaptiveBucket[] {
+  bucketsFor(service: Service, project: string, write: boolean): readonly AdaptiveBucket[] {
+    const id = `${write ? "w" : "r"} ${service} ${project}`;
+    let list = this.lists.get(id);
+    if (!list) this.lists.set(id, (list = this.bucketList(service, project, write)));
+    return list;
+  }
+
+  private bucketList(service: Service, project: string, write: boolean): AdaptiveBucket[] {
     const keys = write ? [service, `${service}.write`] : [service];
     return keys.filter((k) => k === service || this.rates[k] !== undefined).map((k) => this.bucket(k, project));
   }

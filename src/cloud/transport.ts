@@ -6,7 +6,8 @@ import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
 import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
 import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
-import { eitherAborts, formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
+import { formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
+import { attemptSignal } from "./attempt-signal.js";
 import { backoffDelay, parseRetryAfter, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
 import type { AdaptiveBucket, RateLimiter } from "./rate-limit.js";
 
@@ -154,7 +155,8 @@ export class Transport {
     let last: CloudError | undefined;
     const buckets = this.limiter && spec.project !== undefined ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true) : [];
     for (let attempt = 1; ; attempt++) {
-      for (const b of buckets) await b.take(spec.signal, last?.status === "RESOURCE_EXHAUSTED");
+      const waiting = takeTokens(buckets, spec.signal, last?.status === "RESOURCE_EXHAUSTED");
+      if (waiting) await waiting;
       if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
@@ -219,13 +221,13 @@ export class Transport {
       return fail("INVALID_ARGUMENT", 0, e instanceof Error ? e.message : String(e), { retryable: false });
     }
 
-    const timeout = AbortSignal.timeout(attemptMs);
     const abandon = spec.abandon && spec.signal ? spec.signal : undefined;
-    const signal = abandon ? eitherAborts(timeout, abandon) : { signal: timeout, dispose: () => {} };
+    const signal = attemptSignal(attemptMs, abandon);
     let res: HttpResponse;
     let text: string;
     try {
-      const prepared = await this.headers(spec, signal.signal, fail);
+      const known = this.fixedToken;
+      const prepared = known ? { headers: requestHeaders(spec, known.token) } : await this.headers(spec, signal.signal, fail);
       if ("error" in prepared) return prepared;
       const headers = prepared.headers;
       const body = spec.method === "POST" && spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
@@ -234,27 +236,30 @@ export class Transport {
       if (text.length > MAX_RESPONSE_BYTES) throw responseTooLarge();
     } catch (e) {
       if (abandon?.aborted) return { ok: false, error: interruptedError(spec, "abandoned in flight", e) };
-      return this.transportFailure(e, timeout, attemptMs, fail);
+      return this.transportFailure(e, signal.timedOut(), attemptMs, fail);
     } finally {
       signal.dispose();
     }
     return this.outcome(spec, res, text, fail);
   }
 
+  /** The token of a provider whose token never changes, once it was read (headers then need no wait). */
+  private fixedToken: { token: string | undefined } | undefined;
+
   /** The request headers, with the access token (waited for no longer than the attempt). */
   private async headers(spec: CallSpec, signal: AbortSignal, fail: Fail): Promise<{ headers: Record<string, string> } | Failure> {
-    const headers: Record<string, string> = { "User-Agent": USER_AGENT, Accept: "application/json" };
     let token: string | undefined;
     try {
-      token = await untilAborted(this.tokens.getToken(), signal);
+      // A token that never changes is there at once: no need to race it against the attempt.
+      if (signal.aborted) throw signal.reason;
+      token = await (this.tokens.fixed ? this.tokens.getToken() : untilAborted(this.tokens.getToken(), signal));
     } catch (e) {
       if (signal.aborted) throw e;
       const msg = e instanceof AuthError ? e.message : `could not get an access token: ${e instanceof Error ? e.message : String(e)}`;
       return fail("UNAUTHENTICATED", 0, msg, { retryable: false });
     }
-    if (token) headers.Authorization = `Bearer ${token}`;
-    if (spec.method === "POST") headers["Content-Type"] = "application/json";
-    return { headers };
+    if (this.tokens.fixed) this.fixedToken = { token };
+    return { headers: requestHeaders(spec, token) };
   }
 
   /** A response as the call's outcome: the parsed body of a 2xx (shape checked), else the error. */
@@ -280,8 +285,8 @@ export class Transport {
     return { ...fail(status, res.status, message, { details: parsed.details, retryable }), retryAfterMs };
   }
 
-  private transportFailure(e: unknown, signal: AbortSignal, attemptMs: number, fail: Fail): Failure {
-    if (signal.aborted || isTimeout(e)) {
+  private transportFailure(e: unknown, timedOut: boolean, attemptMs: number, fail: Fail): Failure {
+    if (timedOut || isTimeout(e)) {
       const which = attemptMs < this.timeoutMs ? "" : " (per-attempt timeout)";
       return fail("DEADLINE_EXCEEDED", 0, `no complete response within ${formatMs(attemptMs)}${which}`, { retryable: true });
     }
@@ -295,6 +300,27 @@ export class Transport {
     }
     return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, { retryable: false, cause: e });
   }
+}
+
+function requestHeaders(spec: CallSpec, token: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { "User-Agent": USER_AGENT, Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (spec.method === "POST") headers["Content-Type"] = "application/json";
+  return headers;
+}
+
+/** Takes a token from each of the call's buckets; a promise only when one has to be waited for
+ *  (most calls are not paced: they cost no promise). */
+function takeTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | undefined, retrying: boolean): Promise<void> | undefined {
+  for (let i = 0; i < buckets.length; i++) {
+    if (!signal?.aborted && buckets[i]!.tryTake(retrying) === 0) continue;
+    return waitForTokens(buckets.slice(i), signal, retrying);
+  }
+  return undefined;
+}
+
+async function waitForTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | undefined, retrying: boolean): Promise<void> {
+  for (const b of buckets) await b.take(signal, retrying);
 }
 
 /** Tells the call's buckets how the attempt went: a quota refusal slows them, a success lets them recover. */

@@ -78,6 +78,8 @@ class EmulatorHttp {
   drained: (() => void) | undefined;
   /** Connections of refused foreign requests: closed after the 403, whatever follows on them. */
   readonly refused = new WeakSet<Socket>();
+  /** The Host and Origin each connection was last admitted with (see foreign). */
+  private readonly admitted = new WeakMap<Socket, { host: string | undefined; origin: string | undefined }>();
   /** Cancels injected latency on shutdown, so no timer outlives close(). */
   readonly stopping = new AbortController();
 
@@ -115,7 +117,7 @@ class EmulatorHttp {
     let route: ApiRoute | undefined;
     try {
       // Before anything is read, counted or changed: no web page may drive the emulator.
-      const foreign = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, this.origin);
+      const foreign = this.foreign(req);
       if (foreign) {
         // Its body is not read: the connection closes after the answer (see clientError).
         this.refused.add(req.socket);
@@ -154,6 +156,18 @@ class EmulatorHttp {
     // can read the answer and the connection stays usable.
     if (b === TOO_LARGE) throw invalidArgument(`Request payload size exceeds the limit: ${MAX_BODY_BYTES} bytes.`);
     return b;
+  }
+
+  /** Why `req` is refused (foreignRequest), or undefined. A connection that was served keeps its
+   *  verdict while it sends the same Host and Origin: the answer depends only on them, the
+   *  connection's local address and port, and the server's policy. */
+  private foreign(req: IncomingMessage): string | undefined {
+    const { host, origin } = req.headers;
+    const known = this.admitted.get(req.socket);
+    if (known && known.host === host && known.origin === origin) return undefined;
+    const why = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, this.origin);
+    if (!why) this.admitted.set(req.socket, { host, origin });
+    return why;
   }
 
   /** The answer of an API route (with injected faults) or of the admin API. */

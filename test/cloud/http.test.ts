@@ -176,6 +176,24 @@ describe("node:http transport", () => {
     });
   });
 
+  it("an abort stops the attempt in flight with an AbortError, and an already aborted signal sends nothing", async () => {
+    let requests = 0;
+    const { url, connections } = await serve(() => {
+      requests++; // never answers
+    });
+    const send = createNodeHttp({});
+    const c = new AbortController();
+    const pending = send(`${url}/v1/x`, { method: "GET", headers: {}, signal: c.signal }).catch((e: unknown) => e as Error);
+    await vi.waitFor(() => expect(requests).toBe(1));
+    c.abort();
+    expect(await pending).toMatchObject({ name: "AbortError" });
+    const early = (await send(`${url}/v1/y`, { method: "GET", headers: {}, signal: c.signal }).catch((e: unknown) => e)) as Error;
+    expect(early).toMatchObject({ name: "AbortError" });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(requests).toBe(1);
+    expect(connections()).toBe(1);
+  });
+
   it("refuses a URL scheme it does not speak", async () => {
     await expect(nodeHttp("ftp://127.0.0.1/x", { method: "GET", headers: {}, signal: new AbortController().signal })).rejects.toThrow(/unsupported URL scheme "ftp:"/);
   });

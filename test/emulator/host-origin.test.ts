@@ -129,3 +129,34 @@ describe("Origin header", () => {
     expect(local.status).toBe(200);
   });
 });
+
+/** Sends `requests` one after the other on one connection, each once the previous answer is in;
+ *  resolves with the status lines received when the connection closes (or all are answered). */
+function oneConnection(emu: RunningEmulator, requests: string[]): Promise<string[]> {
+  return new Promise((resolve) => {
+    const statuses: string[] = [];
+    let out = "";
+    const s = connect(emu.port, "127.0.0.1", () => s.write(requests.shift()!));
+    s.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      // Every answer here is JSON with a Content-Length: one ends with its closing brace.
+      const done = out.match(/HTTP\/1\.1 \d{3}[\s\S]*?\r\n\r\n\{[\s\S]*\}\s*$/);
+      if (!done) return;
+      statuses.push(/HTTP\/1\.1 \d{3}/.exec(out)![0]);
+      out = "";
+      if (requests.length) s.write(requests.shift()!);
+      else s.end();
+    });
+    s.on("close", () => resolve(statuses));
+    s.on("error", () => resolve(statuses));
+  });
+}
+
+describe("one keep-alive connection", () => {
+  it("a connection served once is still checked on each request: a later foreign Host or Origin is refused", async () => {
+    const get = (host: string, extra = "") => `GET ${GET_POLICY} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer admin-token\r\n${extra}\r\n`;
+    expect(await oneConnection(emu, [get(emu.hostPort), get(emu.hostPort), get(emu.hostPort, "Origin: http://attacker.example\r\n")])).toEqual(["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 403"]);
+    expect(await oneConnection(emu, [get(emu.hostPort), get(`attacker.example:${emu.port}`)])).toEqual(["HTTP/1.1 200", "HTTP/1.1 403"]);
+    expect(await oneConnection(emu, [get(emu.hostPort, `Origin: http://${emu.hostPort}\r\n`), get(emu.hostPort)])).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
+  });
+});
