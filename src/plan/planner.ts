@@ -89,7 +89,8 @@ async function walk(ctx: PlanContext): Promise<void> {
     const v = ctx.stack.variables.get(name);
     if (v) await planVariable(ctx, v);
     const r = ctx.stack.resources.get(name);
-    if (r) await planResource(ctx, r);
+    const planning = r && planResource(ctx, r);
+    if (planning) await planning;
     // What is read from a resource computed from a secret is secret too.
     const mask = r && ctx.masks.get(r.name);
     if (mask) ctx.values.set(r.name, withMask(ctx.values.get(r.name), mask));

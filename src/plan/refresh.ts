@@ -147,13 +147,19 @@ export class Refresh {
     else this.failures.set(name, { addresses: [address], error: e });
   }
 
-  /** What live says about a state resource; undefined when its policy could not be read. */
-  async observe(r: StateResource, d: IamDriver): Promise<Observed | undefined> {
+  /** What live says about a state resource; undefined when its policy could not be read. Without
+   *  waiting (no promise) once its policy's read has completed: the walk plans most resources so. */
+  observe(r: StateResource, d: IamDriver): Observed | undefined | Promise<Observed | undefined> {
     const inputs = r.inputs as unknown as IamInputs;
     if (!this.opts.refresh) return { inputs, etag: String(r.outputs.etag ?? "") };
     const cached = this.observedByAddress.get(r.address);
     if (cached) return cached;
-    const read = await this.read(d.kind, inputs.name);
+    const settled = this.settled(d.kind, inputs.name);
+    if (settled) return this.observeRead(r, d, inputs, settled);
+    return this.read(d.kind, inputs.name).then((read) => this.observeRead(r, d, inputs, read));
+  }
+
+  private observeRead(r: StateResource, d: IamDriver, inputs: IamInputs, read: Read<Policy | undefined>): Observed | undefined {
     if (!read.ok) {
       this.failed(r.address, inputs.name, read.error);
       return undefined;
