@@ -18,6 +18,7 @@ import { type BackendType, openStateStore, type StateLocation } from "../state/f
 import { checkClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
+import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 
@@ -123,7 +124,8 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
   const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   const prefetch = prefetching(cloud.port, req.parallelism, signal);
   try {
-    await prefetch.start(readAheadPolicies(stack, prior, req));
+    const ahead: PolicyRef[] = [];
+    await prefetch.start(recorded(readAheadPolicies(stack, prior, req), ahead));
     const result = await plan(stack, prior, prefetch.port, {
       refresh: req.refresh,
       destroy: req.destroy,
@@ -132,6 +134,7 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
       parallelism: req.parallelism,
       strict: req.strict === true,
       target: cloud.target,
+      readAhead: ahead,
       ...(signal ? { signal } : {}),
     }, emit);
     return await finishPlan(session, result, prior, cloud);
@@ -140,6 +143,14 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     throw e;
   } finally {
     prefetch.dispose();
+  }
+}
+
+/** The items of `items`, each also pushed to `into` as it is taken. */
+function* recorded<T>(items: Iterable<T>, into: T[]): Generator<T> {
+  for (const x of items) {
+    into.push(x);
+    yield x;
   }
 }
 

@@ -6,7 +6,7 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, hasErrors } from "../diagnostics/diagnostic.js";
 import { resourceDriver } from "../drivers/registry.js";
-import type { CloudPort } from "../engine/cloud-port.js";
+import type { CloudPort, PolicyRef } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
@@ -42,6 +42,9 @@ export interface PlanOptions {
   target?: string;
   /** Ctrl-C: once aborted, no read is sent (the plan that comes back is then incomplete). */
   signal?: AbortSignal;
+  /** readAheadPolicies(stack, prior, these options) as the caller already worked it out (the
+   *  session's prefetch, ../engine/prefetch.ts): 100,000 resources take a second to go over. */
+  readAhead?: readonly PolicyRef[];
 }
 
 export interface PlanResult {
@@ -61,7 +64,7 @@ const YIELD_EVERY_MS = 2;
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
   const moved = applyMoves(prior, stack.moved);
   const ctx = planContext(stack, moved.prior, cloud, opts, emit, moved.previous);
-  ctx.refresh.readAhead(stack, prior, opts.destroy);
+  ctx.refresh.readAhead(stack, prior, opts.destroy, opts.readAhead);
   if (!opts.destroy) await walk(ctx);
   await planOrphans(ctx);
   ctx.diags.push(...ctx.refresh.failureDiagnostics(stack));
@@ -86,7 +89,8 @@ async function walk(ctx: PlanContext): Promise<void> {
     const v = ctx.stack.variables.get(name);
     if (v) await planVariable(ctx, v);
     const r = ctx.stack.resources.get(name);
-    if (r) await planResource(ctx, r);
+    const planning = r && planResource(ctx, r);
+    if (planning) await planning;
     // What is read from a resource computed from a secret is secret too.
     const mask = r && ctx.masks.get(r.name);
     if (mask) ctx.values.set(r.name, withMask(ctx.values.get(r.name), mask));

@@ -7,7 +7,7 @@ import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { hasInterpolation } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
-import { completeName } from "../cloud/names.js";
+import { completeNameOnce } from "../cloud/names.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
@@ -47,20 +47,26 @@ export function* stackPolicies(stack: StackModel): Generator<PolicyRef> {
   for (const r of stack.resources.values()) {
     const raw = r.properties.name;
     if (typeof raw !== "string" || hasInterpolation(raw)) continue;
-    // The drivers' normalize does this to `name` (a name it cannot complete stays as written).
-    const named = completeName(r.driver.kind, raw, defaults);
+    // The drivers' normalize does this to `name` (a name it cannot complete stays as written);
+    // a policy's resources share its name (remembered: ten to one in the bench).
+    const named = completeNameOnce(r.driver.kind, raw, defaults);
     const n = typeof named === "string" ? raw : named.full;
     if (n.startsWith("projects/")) yield { kind: r.driver.kind, name: n };
   }
 }
 
-/** What a plan reads before evaluating anything, in order: with refresh, the state's policies,
- *  then (unless destroying) the stack's literal ones. A read of one of them that fails is
- *  reported only by a resource that needs it. */
+/** What a plan reads before evaluating anything, in order, each policy once: with refresh, the
+ *  state's policies, then (unless destroying) the stack's literal ones. A read of one of them that
+ *  fails is reported only by a resource that needs it. */
 export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean }): Generator<PolicyRef> {
   if (!opts.refresh) return;
-  yield* statePolicies(prior);
-  if (!opts.destroy) yield* stackPolicies(stack);
+  const seen = new Set<string>();
+  for (const p of opts.destroy ? statePolicies(prior) : [...statePolicies(prior), ...stackPolicies(stack)]) {
+    const key = `${p.kind} ${p.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    yield p;
+  }
 }
 
 function observed(d: IamDriver, inputs: IamInputs | undefined, etag: string): Observed {
@@ -128,9 +134,10 @@ export class Refresh {
     }
   }
 
-  /** Starts the reads of every policy the state and the stack name literally, before planning. */
-  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean): void {
-    for (const p of readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy })) void this.read(p.kind, p.name);
+  /** Starts the reads of every policy the state and the stack name literally, before planning;
+   *  `ahead`: that list as the session's prefetch already worked it out. */
+  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean, ahead?: readonly PolicyRef[]): void {
+    for (const p of ahead ?? readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy })) void this.read(p.kind, p.name);
   }
 
   /** Records that `address` could not be planned because its policy could not be read. */
@@ -140,13 +147,19 @@ export class Refresh {
     else this.failures.set(name, { addresses: [address], error: e });
   }
 
-  /** What live says about a state resource; undefined when its policy could not be read. */
-  async observe(r: StateResource, d: IamDriver): Promise<Observed | undefined> {
+  /** What live says about a state resource; undefined when its policy could not be read. Without
+   *  waiting (no promise) once its policy's read has completed: the walk plans most resources so. */
+  observe(r: StateResource, d: IamDriver): Observed | undefined | Promise<Observed | undefined> {
     const inputs = r.inputs as unknown as IamInputs;
     if (!this.opts.refresh) return { inputs, etag: String(r.outputs.etag ?? "") };
     const cached = this.observedByAddress.get(r.address);
     if (cached) return cached;
-    const read = await this.read(d.kind, inputs.name);
+    const settled = this.settled(d.kind, inputs.name);
+    if (settled) return this.observeRead(r, d, inputs, settled);
+    return this.read(d.kind, inputs.name).then((read) => this.observeRead(r, d, inputs, read));
+  }
+
+  private observeRead(r: StateResource, d: IamDriver, inputs: IamInputs, read: Read<Policy | undefined>): Observed | undefined {
     if (!read.ok) {
       this.failed(r.address, inputs.name, read.error);
       return undefined;

@@ -13,9 +13,12 @@ import { type ChangeBase, change, deleteChange, plannedValue } from "./change-bu
 import { decideExisting, withIgnored } from "./decide.js";
 import { changedFields } from "./compare.js";
 import { type Desired, desiredInputs } from "./desired.js";
+import type { Observed, Read } from "./refresh.js";
+import type { Policy } from "../generated/schemas.js";
 import { extended } from "../extended.js";
 
-export async function planResource(ctx: PlanContext, r: ResourceDecl): Promise<void> {
+/** Plans `r`; without a promise when nothing has to be waited for (its policy already read). */
+export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<void> {
   ctx.declared.add(r.name);
   const desired = desiredInputs(ctx, r);
   if (!desired) return void ctx.values.set(r.name, UNKNOWN);
@@ -59,16 +62,28 @@ function liveHas(ctx: PlanContext, d: IamDriver): (inputs: IamInputs) => boolean
   };
 }
 
-/** Waits for the read of the object a member would be granted on (for adoption). */
-async function readForAdoption(ctx: PlanContext, d: IamDriver, inputs: IamInputs): Promise<void> {
-  if (d.ownership === "member" && ctx.opts.refresh && !isUnknown(inputs.name)) await ctx.refresh.read(d.kind, inputs.name);
+/** The read of the object a member would be granted on (for adoption), when it is still to come. */
+function readForAdoption(ctx: PlanContext, d: IamDriver, inputs: IamInputs): Promise<unknown> | undefined {
+  if (d.ownership !== "member" || !ctx.opts.refresh || isUnknown(inputs.name) || ctx.refresh.settled(d.kind, inputs.name)) return undefined;
+  return ctx.refresh.read(d.kind, inputs.name);
 }
 
-async function planExisting(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
+function planExisting(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): void | Promise<void> {
   const state = ctx.priorByAddress.get(r.name)!;
-  const observed = await ctx.refresh.observe(state, r.driver);
+  const observed = ctx.refresh.observe(state, r.driver);
+  if (observed instanceof Promise) return observed.then((o) => planObserved(ctx, r, desired, base, o));
+  return planObserved(ctx, r, desired, base, observed);
+}
+
+function planObserved(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase, observed: Observed | undefined): void | Promise<void> {
   if (!observed) return void ctx.values.set(r.name, UNKNOWN);
-  await readForAdoption(ctx, r.driver, desired);
+  const adoption = readForAdoption(ctx, r.driver, desired);
+  if (adoption) return adoption.then(() => decideAndRecord(ctx, r, desired, base, observed));
+  decideAndRecord(ctx, r, desired, base, observed);
+}
+
+function decideAndRecord(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase, observed: Observed): void {
+  const state = ctx.priorByAddress.get(r.name)!;
   const decision = decideExisting({
     base,
     driver: r.driver,
@@ -119,17 +134,26 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
   ctx.values.set(r.name, after);
 }
 
-async function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): Promise<void> {
+function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): void | Promise<void> {
   const d = r.driver;
   // The policy was read in advance; a create must not hide that it cannot be read or written.
-  if (ctx.opts.refresh && !isUnknown(desired.name)) {
-    const read = await ctx.refresh.read(d.kind, desired.name);
-    if (!read.ok) {
-      ctx.refresh.failed(r.name, desired.name, read.error);
-      return void ctx.values.set(r.name, UNKNOWN);
-    }
-    if (!read.value) return objectMissing(ctx, r.name, d, desired.name);
+  if (!ctx.opts.refresh || isUnknown(desired.name)) return created(ctx, r, desired, base);
+  const settled = ctx.refresh.settled(d.kind, desired.name);
+  if (settled) return createRead(ctx, r, desired, base, settled);
+  return ctx.refresh.read(d.kind, desired.name).then((read) => createRead(ctx, r, desired, base, read));
+}
+
+function createRead(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase, read: Read<Policy | undefined>): void {
+  if (!read.ok) {
+    ctx.refresh.failed(r.name, desired.name, read.error);
+    return void ctx.values.set(r.name, UNKNOWN);
   }
+  if (!read.value) return objectMissing(ctx, r.name, r.driver, desired.name);
+  created(ctx, r, desired, base);
+}
+
+function created(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): void {
+  const d = r.driver;
   const after = plannedValue(d, desired, UNKNOWN);
   const created = change(base, ["create"], null, after);
   ctx.changes.push(liveHas(ctx, d)(desired) ? extended(created, { after_adopted: true }) : created);
