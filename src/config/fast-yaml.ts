@@ -25,20 +25,29 @@ const KEY = /^[A-Za-z_][A-Za-z0-9_./:-]*$/;
 const NULL_WORDS = new Set(["~", "null", "Null", "NULL"]);
 const TRUE_WORDS = new Set(["true", "True", "TRUE"]);
 const FALSE_WORDS = new Set(["false", "False", "FALSE"]);
+/** Whether `text` is one of those words (each starts with one of "~nNtTfF"). */
+function isWord(text: string): boolean {
+  const c = text.charCodeAt(0);
+  // ~ N T F n t f
+  if (c !== 126 && c !== 78 && c !== 84 && c !== 70 && c !== 110 && c !== 116 && c !== 102) return false;
+  return NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text);
+}
 // A plain scalar may not start with an indicator; digits, + and . may start a number.
 const PLAIN_FIRST_BAD = new Set([..."-?:,[]{}#&*!|>'\"%@`~+.0123456789 "]);
 
 function key(text: string): string {
   // (yaml limits implicit keys to 1024 characters)
-  if (text.length > 1000 || !KEY.test(text) || text.endsWith(":") || text === "__proto__" || NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text)) bail();
+  if (text.length > 1000 || !KEY.test(text) || text.endsWith(":") || text === "__proto__" || isWord(text)) bail();
   return text;
 }
 
 /** A one-line plain scalar (already trimmed, comment removed) in block or flow context. */
 function plain(text: string, flow: boolean): unknown {
   if (text === "" || PLAIN_FIRST_BAD.has(text[0]!)) bail();
-  if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
-  if (NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text)) bail();
+  if (isWord(text)) {
+    if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
+    bail();
+  }
   if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) bail();
   if (flow && /[[\]{},#]/.test(text)) bail();
   return text;
@@ -124,7 +133,7 @@ function inline(raw: string, depth: number): unknown {
     if (!m) bail();
     return quoted(m[1]!);
   }
-  const hash = text.search(/\s#/);
+  const hash = text.includes("#") ? text.search(/\s#/) : -1;
   if (hash >= 0) text = text.slice(0, hash).trimEnd();
   if (c === "[" || c === "{") {
     if (text.includes("#")) bail();
