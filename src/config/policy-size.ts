@@ -66,15 +66,41 @@ function addLiteralGrants(grants: ObjectGrants, p: Record<string, unknown>): voi
   for (const b of p.bindings) if (typeof b === "object" && b !== null) addGrants(grants, b as Record<string, unknown>);
 }
 
+/** How many grants a binding (or binding or member resource) lists at most: its members and member. */
+function bindingBound(b: Record<string, unknown>): number {
+  return (Array.isArray(b.members) ? b.members.length : 0) + (b.member !== undefined ? 1 : 0);
+}
+
+/** The objects whose resources list more than 1,500 members and member in all: the only ones
+ *  whose distinct literal grants can be over the limit (the rest need no set of member keys). */
+function grantBounds(stack: StackModel): Set<string> {
+  const bound = new Map<string, number>();
+  const over = new Set<string>();
+  for (const r of stack.resources.values()) {
+    const object = objectOf(stack, r);
+    if (!object) continue;
+    const p = r.properties;
+    let n = 0;
+    if (!Array.isArray(p.bindings)) n = bindingBound(p);
+    else for (const b of p.bindings) if (typeof b === "object" && b !== null) n += bindingBound(b as Record<string, unknown>);
+    const total = (bound.get(object) ?? 0) + n;
+    bound.set(object, total);
+    if (total > MAX_PRINCIPALS) over.add(object);
+  }
+  return over;
+}
+
 /**
  * Objects the stack alone grants more than 1,500 principals on (literal members only, each
  * (role, condition, member) once): one error per object, at the resource that goes over.
  */
 export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
+  const bounds = grantBounds(stack);
   const perObject = new Map<string, ObjectGrants>();
+  if (bounds.size === 0) return [];
   for (const r of stack.resources.values()) {
     const object = objectOf(stack, r);
-    if (!object) continue;
+    if (!object || !bounds.has(object)) continue;
     let entry = perObject.get(object);
     if (!entry) perObject.set(object, (entry = { byBinding: new Map(), size: 0 }));
     addLiteralGrants(entry, r.properties);
