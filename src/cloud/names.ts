@@ -54,7 +54,10 @@ export function projectOf(kind: ObjectKind, name: string): string {
   return projects.get(`${kind} ${name}`, () => parseFullName(kind, name)?.project ?? "");
 }
 
-const completed = boundedMemo<ObjectName | string>();
+/** completeName's answers by kind then name (no key string to build and hash per call), started
+ *  over past 100,000 entries like boundedMemo. */
+let completed = new Map<ObjectKind, Map<string, ObjectName | string>>();
+let completedCount = 0;
 let completedUnder: NameDefaults | undefined;
 
 /**
@@ -63,9 +66,18 @@ let completedUnder: NameDefaults | undefined;
  * defaults change.
  */
 export function completeNameOnce(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
-  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location) {
-    completed.clear();
+  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location || completedCount >= 100_000) {
+    completed = new Map();
+    completedCount = 0;
     completedUnder = { project: defaults.project, location: defaults.location };
   }
-  return completed.get(`${kind} ${name}`, () => completeName(kind, name, defaults));
+  let byName = completed.get(kind);
+  if (!byName) completed.set(kind, (byName = new Map()));
+  let answer = byName.get(name);
+  if (answer === undefined) {
+    answer = completeName(kind, name, defaults);
+    byName.set(name, answer);
+    completedCount++;
+  }
+  return answer;
 }

@@ -8,9 +8,31 @@
 // yaml-limits.ts checks every document this path does not read.
 import { MAX_DEPTH } from "./yaml-limits.js";
 
-interface Line {
-  indent: number;
-  text: string;
+/** The lines that hold content (not blank, not only a comment), in parallel arrays: each one's
+ *  indentation, its text without the indentation and trailing space, and whether it starts a
+ *  sequence item ("-" or "- …"). */
+interface Lines {
+  indents: number[];
+  texts: string[];
+  items: boolean[];
+}
+
+/** The content lines of `text`; undefined when one is a document marker or directive. */
+function contentLines(text: string): Lines | undefined {
+  const indents: number[] = [];
+  const texts: string[] = [];
+  const items: boolean[] = [];
+  for (const raw of text.split("\n")) {
+    const t = raw.trimStart();
+    if (t === "" || t[0] === "#") continue;
+    const indent = raw.length - t.length;
+    if (indent === 0 && (t.startsWith("---") || t.startsWith("...") || t[0] === "%")) return undefined;
+    const line = t.trimEnd();
+    indents.push(indent);
+    texts.push(line);
+    items.push(line === "-" || line.startsWith("- "));
+  }
+  return { indents, texts, items };
 }
 
 /** Thrown to give up on the fast path. */
@@ -25,20 +47,29 @@ const KEY = /^[A-Za-z_][A-Za-z0-9_./:-]*$/;
 const NULL_WORDS = new Set(["~", "null", "Null", "NULL"]);
 const TRUE_WORDS = new Set(["true", "True", "TRUE"]);
 const FALSE_WORDS = new Set(["false", "False", "FALSE"]);
+/** Whether `text` is one of those words (each starts with one of "~nNtTfF"). */
+function isWord(text: string): boolean {
+  const c = text.charCodeAt(0);
+  // ~ N T F n t f
+  if (c !== 126 && c !== 78 && c !== 84 && c !== 70 && c !== 110 && c !== 116 && c !== 102) return false;
+  return NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text);
+}
 // A plain scalar may not start with an indicator; digits, + and . may start a number.
 const PLAIN_FIRST_BAD = new Set([..."-?:,[]{}#&*!|>'\"%@`~+.0123456789 "]);
 
 function key(text: string): string {
   // (yaml limits implicit keys to 1024 characters)
-  if (text.length > 1000 || !KEY.test(text) || text.endsWith(":") || text === "__proto__" || NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text)) bail();
+  if (text.length > 1000 || !KEY.test(text) || text.endsWith(":") || text === "__proto__" || isWord(text)) bail();
   return text;
 }
 
 /** A one-line plain scalar (already trimmed, comment removed) in block or flow context. */
 function plain(text: string, flow: boolean): unknown {
   if (text === "" || PLAIN_FIRST_BAD.has(text[0]!)) bail();
-  if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
-  if (NULL_WORDS.has(text) || TRUE_WORDS.has(text) || FALSE_WORDS.has(text)) bail();
+  if (isWord(text)) {
+    if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
+    bail();
+  }
   if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) bail();
   if (flow && /[[\]{},#]/.test(text)) bail();
   return text;
@@ -124,7 +155,7 @@ function inline(raw: string, depth: number): unknown {
     if (!m) bail();
     return quoted(m[1]!);
   }
-  const hash = text.search(/\s#/);
+  const hash = text.includes("#") ? text.search(/\s#/) : -1;
   if (hash >= 0) text = text.slice(0, hash).trimEnd();
   if (c === "[" || c === "{") {
     if (text.includes("#")) bail();
@@ -141,33 +172,27 @@ function inline(raw: string, depth: number): unknown {
 export function parseSimpleYaml(text: string): Record<string, unknown> | undefined {
   // Tabs, CR, BOM, control and non-ASCII line-break characters: leave them to yaml.
   if (/[\t\r\uFEFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F\x85\u2028\u2029]/.test(text)) return undefined;
-  const lines: Line[] = [];
-  for (const raw of text.split("\n")) {
-    const t = raw.trimStart();
-    if (t === "" || t[0] === "#") continue;
-    const indent = raw.length - t.length;
-    if (indent === 0 && (t.startsWith("---") || t.startsWith("...") || t[0] === "%")) return undefined;
-    lines.push({ indent, text: t.trimEnd() });
-  }
-  if (lines.length === 0 || lines[0]!.indent !== 0) return undefined;
+  const lines = contentLines(text);
+  if (!lines) return undefined;
+  const { indents, texts, items } = lines;
+  const n = texts.length;
+  if (n === 0 || indents[0] !== 0) return undefined;
   let i = 0;
 
-  const isItem = (l: Line) => l.text === "-" || l.text.startsWith("- ");
-
   // `depth`: the level of the map or list about to be read (the root map is level 1).
-  const node = (indent: number, depth: number): unknown => (isItem(lines[i]!) ? seq(indent, depth) : map(indent, depth));
+  const node = (indent: number, depth: number): unknown => (items[i] ? seq(indent, depth) : map(indent, depth));
 
   // After an inline value, a more indented line would continue it (or be an error).
   const noContinuation = (indent: number) => {
-    if (i < lines.length && lines[i]!.indent > indent) bail();
+    if (i < n && indents[i]! > indent) bail();
   };
 
   const map = (indent: number, depth: number): Record<string, unknown> => {
     // One more level for an inline flow collection: past the limit, yaml reports where.
     if (depth + 1 > MAX_DEPTH) bail();
     const out: Record<string, unknown> = {};
-    while (i < lines.length && lines[i]!.indent === indent && !isItem(lines[i]!)) {
-      const { text: t } = lines[i]!;
+    while (i < n && indents[i] === indent && !items[i]) {
+      const t = texts[i]!;
       let sep = t.indexOf(": ");
       let rest: string;
       if (sep >= 0) rest = t.slice(sep + 2);
@@ -180,9 +205,8 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       i++;
       const r = rest.trim();
       if (r === "" || r[0] === "#") {
-        const next = lines[i];
-        if (next && next.indent > indent) out[k] = node(next.indent, depth + 1);
-        else if (next && next.indent === indent && isItem(next)) out[k] = seq(indent, depth + 1);
+        if (i < n && indents[i]! > indent) out[k] = node(indents[i]!, depth + 1);
+        else if (i < n && indents[i] === indent && items[i]) out[k] = seq(indent, depth + 1);
         else out[k] = null;
       } else {
         out[k] = inline(r, depth + 1);
@@ -195,8 +219,8 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
   const seq = (indent: number, depth: number): unknown[] => {
     if (depth + 1 > MAX_DEPTH) bail();
     const out: unknown[] = [];
-    while (i < lines.length && lines[i]!.indent === indent && isItem(lines[i]!)) {
-      const item = lines[i]!.text.slice(1).trim();
+    while (i < n && indents[i] === indent && items[i]) {
+      const item = texts[i]!.slice(1).trim();
       if (item === "" || item[0] === "#") bail();
       // "- key: value" starts a compact mapping: not in the fast subset.
       if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) bail();
@@ -208,9 +232,9 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
   };
 
   try {
-    if (isItem(lines[0]!)) return undefined;
+    if (items[0]) return undefined;
     const value = map(0, 1);
-    return i === lines.length ? value : undefined;
+    return i === n ? value : undefined;
   } catch (e) {
     if (e === BAIL) return undefined;
     throw e;

@@ -2,7 +2,7 @@
 // the declared names, and turned into the dependency graph.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { Graph } from "../graph/graph.js";
-import { containsWhere, hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
+import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
 import { functionCall, staticCallProblem } from "./functions.js";
 import { suggest } from "./schema-diagnostics.js";
@@ -15,22 +15,52 @@ function eachString(value: unknown, path: DocPath, fn: (s: string, path: DocPath
   else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) eachString(v, [...path, k], fn);
 }
 
-/** Whether some string in `value` satisfies `test` (eachString without building paths). */
-function someString(value: unknown, test: (s: string) => boolean): boolean {
-  if (typeof value === "string") return test(value);
-  if (Array.isArray(value)) return value.some((v) => someString(v, test));
-  if (value && typeof value === "object") for (const v of Object.values(value)) if (someString(v, test)) return true;
-  return false;
+// What a value holds, found in one walk that allocates nothing (the loader asks for every
+// resource whether its properties hold a call, a "${" and an interpolation).
+const CALL = 1;
+const DOLLAR_BRACE = 2;
+const INTERPOLATION = 4;
+
+/** Whether `v` is a function call: a map whose only own enumerable key starts with "fn::"
+ *  (functionCall's test, without building the list of keys). */
+function isCallMap(v: object): boolean {
+  let only: string | undefined;
+  let count = 0;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (++count > 1) return false;
+    only = k;
+  }
+  return count === 1 && only!.startsWith("fn::");
+}
+
+function stringFlags(s: string): number {
+  if (!s.includes("${")) return 0;
+  return hasInterpolation(s) ? DOLLAR_BRACE | INTERPOLATION : DOLLAR_BRACE;
+}
+
+/** The CALL, DOLLAR_BRACE and INTERPOLATION flags of a value and everything in it. */
+function scan(value: unknown): number {
+  if (typeof value === "string") return stringFlags(value);
+  if (value === null || typeof value !== "object") return 0;
+  let flags = 0;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (i in value) flags |= scan(value[i]);
+  } else {
+    if (isCallMap(value)) flags |= CALL;
+    for (const k in value) if (Object.hasOwn(value, k)) flags |= scan((value as Record<string, unknown>)[k]);
+  }
+  return flags;
 }
 
 /** Whether `value` holds no `${…}` at all. */
 export function isLiteral(value: unknown): boolean {
-  return !someString(value, hasInterpolation) && !hasCall(value);
+  return (scan(value) & (INTERPOLATION | CALL)) === 0;
 }
 
 /** Whether `value` holds a function call (fn::join…) anywhere. */
 export function hasCall(value: unknown): boolean {
-  return containsWhere(value, (v) => functionCall(v) !== undefined);
+  return (scan(value) & CALL) !== 0;
 }
 
 /** Function calls with a wrong shape (unknown, fn::invoke out of place, wrong arity). */
@@ -48,9 +78,10 @@ function checkCalls(src: SourceDocument, value: unknown, path: DocPath, diags: D
 /** The references in `value` (at `path`); a malformed interpolation is a diagnostic. */
 export function collectRefs(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): LocatedReference[] {
   const refs: LocatedReference[] = [];
-  if (hasCall(value)) checkCalls(src, value, path, diags);
+  const flags = scan(value);
+  if (flags & CALL) checkCalls(src, value, path, diags);
   // Most values have no interpolation: skip the walk that builds a path for every string.
-  if (!someString(value, (s) => s.includes("${"))) return refs;
+  if (!(flags & DOLLAR_BRACE)) return refs;
   eachString(value, path, (s, p) => {
     if (!s.includes("${")) return;
     const t = parseTemplate(s);

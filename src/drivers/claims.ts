@@ -47,7 +47,9 @@ interface Entry<T> {
 interface ObjectClaims<T> {
   first: Entry<T>;
   policy?: Entry<T>;
-  grants: Map<string, { binding?: Entry<T>; members: Map<string, Entry<T>> }>;
+  /** By role and condition: the binding claim and the member claims (by member key; made with
+   *  the first member claim, most grants have none). */
+  grants: Map<string, { binding?: Entry<T>; members?: Map<string, Entry<T>> }>;
 }
 
 /**
@@ -80,9 +82,13 @@ export class ClaimIndex<T> {
       }
       const key = grantKey(claim);
       let g = o.grants.get(key);
-      if (!g) o.grants.set(key, (g = { members: new Map() }));
+      if (!g) o.grants.set(key, (g = {}));
       if (claim.scope === "binding") g.binding ??= entry;
-      else if (!g.members.has(memberKey(claim.member))) g.members.set(memberKey(claim.member), entry);
+      else {
+        const members = (g.members ??= new Map());
+        const k = memberKey(claim.member);
+        if (!members.has(k)) members.set(k, entry);
+      }
     }
   }
 
@@ -95,10 +101,10 @@ export class ClaimIndex<T> {
     const g = o.grants.get(grantKey(c));
     if (g?.binding) out.push(g.binding);
     if (c.scope === "binding") {
-      const anyMember = g?.members.values().next().value;
+      const anyMember = g?.members?.values().next().value;
       if (anyMember) out.push(anyMember);
     } else {
-      const same = g?.members.get(memberKey(c.member));
+      const same = g?.members?.get(memberKey(c.member));
       if (same) out.push(same);
     }
     return out;

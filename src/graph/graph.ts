@@ -3,6 +3,9 @@
 
 export class Graph {
   private readonly nodes = new Map<string, Set<string>>(); // node -> dependencies
+  /** Whether any edge was added (a stack without references has none: then the order is the
+   *  insertion order and there is no cycle, without a walk). */
+  private edges = false;
 
   addNode(id: string): void {
     if (!this.nodes.has(id)) this.nodes.set(id, new Set());
@@ -13,6 +16,7 @@ export class Graph {
     this.addNode(from);
     this.addNode(to);
     this.nodes.get(from)!.add(to);
+    this.edges = true;
   }
 
   has(id: string): boolean {
@@ -46,6 +50,7 @@ export class Graph {
 
   /** One cycle as a closed path [a, b, …, a], or undefined when the graph is acyclic. */
   findCycle(): string[] | undefined {
+    if (!this.edges) return undefined;
     const state = new Map<string, 1 | 2>(); // 1 visiting, 2 done
     const path: string[] = [];
     const visit = (n: string): string[] | undefined => {
@@ -77,6 +82,7 @@ export class Graph {
     // Kahn's algorithm in rounds: a round is every node whose dependencies all came in earlier
     // rounds, in insertion order. Linear in the edges (rescanning every node per round was
     // quadratic: seconds for a 10,000-node chain).
+    if (!this.edges) return [...this.nodes.keys()];
     const index = new Map<string, number>();
     const waiting = new Map<string, number>(); // node -> dependencies not yet ordered
     const dependents = new Map<string, string[]>();

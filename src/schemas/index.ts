@@ -1,9 +1,9 @@
 // Runtime access to schemas/: one ajv instance that knows every schema, so cross-file $refs
 // resolve, and compiled validators cached per schema id. The validators a stack command needs
 // first are compiled at build time (scripts/build-validators.mjs → dist/schemas/precompiled.cjs,
-// ajv's standalone code): used while the schemas' digest matches, so start-up neither loads
-// ajv nor compiles the stack schema; anything else (or from src/ in tests) compiles here.
-import { createHash } from "node:crypto";
+// ajv's standalone code, one module per validator, loaded on first use): used while the schemas'
+// digest matches, so start-up neither loads ajv nor compiles the stack schema; anything else (or
+// from src/ in tests) compiles here.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -38,9 +38,28 @@ function schemaFiles(): string[] {
 
 /** A digest of every schema file (names and contents): the build-time validators are for it. */
 export function schemasDigest(): string {
+  // node:crypto is loaded only here: a run whose schema files are as built never hashes them.
+  const { createHash } = require("node:crypto") as typeof import("node:crypto");
   const h = createHash("sha256");
   for (const file of schemaFiles()) h.update(file.slice(SCHEMAS_DIR.length)).update("\0").update(readFileSync(file)).update("\0");
   return h.digest("hex");
+}
+
+/** Each schema file's name, size and modification time ("name size mtimeMs", in order). */
+export function schemaFileStats(): string[] {
+  return schemaFiles().map((file) => {
+    const st = statSync(file);
+    return `${file.slice(SCHEMAS_DIR.length)} ${st.size} ${st.mtimeMs}`;
+  });
+}
+
+/** Whether the schemas are those `built` was compiled from: every file's size and modification
+ *  time as at the build (then the files were not touched since: no need to read them), or else
+ *  the digest of their contents. */
+function sameSchemas(built: Precompiled): boolean {
+  const stats = schemaFileStats();
+  if (built.stats && stats.length === built.stats.length && stats.every((s, i) => s === built.stats![i])) return true;
+  return built.digest === schemasDigest();
 }
 
 /** An ajv instance knowing every schema; `options` adds to AJV_OPTIONS (the build adds code.source). */
@@ -54,8 +73,9 @@ export function newAjv(options: Options = {}): Ajv {
   return a;
 }
 
-/** dist/schemas/precompiled.cjs: validators v0, v1… of `refs`, compiled from schemas of `digest`. */
-type Precompiled = Record<string, ValidateFunction> & { digest?: string; refs?: string[] };
+/** dist/schemas/precompiled.cjs: validators v0, v1… of `refs`, compiled from schemas of `digest`
+ *  (whose files had `stats`, see schemaFileStats). */
+type Precompiled = Record<string, ValidateFunction> & { digest?: string; refs?: string[]; stats?: string[] };
 let precompiled: Precompiled | null | undefined;
 
 /** The build-time validator of `ref`, if there is one for these schemas. */
@@ -68,7 +88,7 @@ function precompiledValidator(ref: string): ValidateFunction | undefined {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
     }
-    precompiled = mod && mod.digest === schemasDigest() ? mod : null;
+    precompiled = mod && sameSchemas(mod) ? mod : null;
   }
   const i = precompiled?.refs?.indexOf(ref) ?? -1;
   return i < 0 ? undefined : precompiled?.[`v${i}`];
