@@ -51,10 +51,10 @@ function serializeWhole(state: State): string {
   return JSON.stringify(top, null, 2) + "\n";
 }
 
-// Resources sealed by their owner (deeply frozen, never to change), whose text can be cached:
-// apply saves the state after steps, and re-serialising 10,000 unchanged resources each time
-// was a hot spot.
-const sealed = new WeakSet<object>();
+// Resources sealed by their owner: a sealed resource is the state's resource as read back from
+// its text (JSON.parse of it), deeply frozen, never to change, its text kept. Apply saves the
+// state after steps, and re-serialising, re-checking and re-parsing 100,000 unchanged resources
+// at each save (or holding several copies of each) was most of its time and memory.
 const sealedText = new WeakMap<object, string>();
 
 function deepFreeze(v: unknown): void {
@@ -63,43 +63,47 @@ function deepFreeze(v: unknown): void {
   for (const x of Object.values(v)) deepFreeze(x);
 }
 
-/** Freezes a state resource (deeply) and lets serializeState cache its text. Returns it. */
-export function sealResource<T extends StateResource>(r: T): T {
-  deepFreeze(r);
-  sealed.add(r);
-  return r;
+/**
+ * The sealed copy of a state resource: `JSON.parse` of its text in the state file, deeply
+ * frozen, with that text cached for serializeState (re-serialising it gives the same text).
+ * A resource already sealed is its own copy. Not an object once serialised: returned as it is.
+ */
+export function sealedCopy<T extends StateResource>(r: T): T {
+  if (isSealed(r)) return r;
+  const text = resourceText(r);
+  const value = JSON.parse(text) as unknown;
+  if (value === null || typeof value !== "object") return r;
+  deepFreeze(value);
+  sealedText.set(value, text);
+  return value as T;
 }
 
 /** A resource's text as an element of the top-level "resources" array (indented by 4). */
 function resourceText(r: unknown): string {
-  const cache = isSealed(r);
-  const hit = cache ? sealedText.get(r as object) : undefined;
+  const hit = isSealed(r) ? sealedText.get(r as object) : undefined;
   if (hit !== undefined) return hit;
   const value = isPlainObject(r) ? ordered(r, RESOURCE_KEYS, (_k, x) => sortDeep(x)) : sortDeep(r);
   // JSON strings hold no raw newline, so every newline starts a line to indent.
-  const text = (JSON.stringify(value, null, 2) ?? "null").replace(/\n/g, "\n    ");
-  if (cache) sealedText.set(r as object, text);
-  return text;
+  return (JSON.stringify(value, null, 2) ?? "null").replace(/\n/g, "\n    ");
 }
 
 function isSealed(r: unknown): boolean {
-  return r !== null && typeof r === "object" && sealed.has(r);
+  return r !== null && typeof r === "object" && sealedText.has(r);
 }
 
-/** Whether serializeState can reuse the text of some of the state's resources (sealResource). */
+/** Whether serializeState can reuse the text of some of the state's resources (sealedCopy). */
 export function hasSealedResources(state: State): boolean {
   const resources = (state as unknown as Record<string, unknown>).resources;
   return Array.isArray(resources) && resources.some(isSealed);
 }
 
 const sealedValid = new WeakSet<object>();
-const sealedParsed = new WeakMap<object, unknown>();
 
 /**
  * The problems of a state as written: `validate("state.schema.json", JSON.parse(serializeState(state)))`,
- * but checking the rest of the state and each resource on its own, and a sealed resource only
- * once (the resources are independent items of the schema). When something is wrong, the whole
- * state is checked as before, so the errors are the same.
+ * but checking the rest of the state and each resource on its own, and a sealed resource (which
+ * is its own parsed text) once (the resources are independent items of the schema). When
+ * something is wrong, the whole state is checked as before, so the errors are the same.
  */
 export function stateProblems(state: State): ErrorObject[] {
   const resources = (state as unknown as Record<string, unknown>).resources;
@@ -108,16 +112,17 @@ export function stateProblems(state: State): ErrorObject[] {
   if (validate("state.schema.json", JSON.parse(serializeWhole({ ...state, resources: [] })) as unknown).length) return whole();
   for (let i = 0; i < resources.length; i++) {
     const r: unknown = resources[i];
-    if (isSealed(r) && sealedValid.has(r as object)) continue;
-    if (validate("state.schema.json#/definitions/StateResource", JSON.parse(resourceText(r)) as unknown).length) return whole();
-    if (isSealed(r)) sealedValid.add(r as object);
+    const sealed = isSealed(r);
+    if (sealed && sealedValid.has(r as object)) continue;
+    if (validate("state.schema.json#/definitions/StateResource", sealed ? r : JSON.parse(resourceText(r))).length) return whole();
+    if (sealed) sealedValid.add(r as object);
   }
   return [];
 }
 
 /**
  * JSON.parse(serializeState(state)): the state as read back from its text. The resources that
- * are sealed come back as frozen values shared between calls.
+ * are sealed come back as themselves (frozen, shared between calls).
  */
 export function parsedState(state: State): State {
   const resources = (state as unknown as Record<string, unknown>).resources;
@@ -126,17 +131,7 @@ export function parsedState(state: State): State {
   const items: unknown[] = [];
   for (let i = 0; i < resources.length; i++) {
     const r: unknown = resources[i];
-    if (!isSealed(r)) {
-      items.push(JSON.parse(resourceText(r)) as unknown);
-      continue;
-    }
-    let v = sealedParsed.get(r as object);
-    if (v === undefined) {
-      v = JSON.parse(resourceText(r)) as unknown;
-      deepFreeze(v);
-      sealedParsed.set(r as object, v);
-    }
-    items.push(v);
+    items.push(isSealed(r) ? r : (JSON.parse(resourceText(r)) as unknown));
   }
   out.resources = items;
   return out as unknown as State;
