@@ -29,15 +29,49 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** The keys of `obj` (`own`, its Object.keys) in the order written: `first`, then the rest sorted. */
+function orderedKeys(obj: Record<string, unknown>, own: string[], first: readonly string[]): string[] {
+  const rest = first.length ? own.filter((k) => !first.includes(k)) : own;
+  let sorted = true;
+  for (let i = 1; i < rest.length && sorted; i++) sorted = rest[i - 1]! < rest[i]!;
+  const tail = sorted ? rest : [...rest].sort();
+  return first.length ? [...first.filter((k) => Object.hasOwn(obj, k)), ...tail] : tail;
+}
+
+/**
+ * For JSON.stringify: `obj` with its keys in the order written and `inner` applied to each value.
+ * `obj` itself when that changes nothing (its keys already in that order, `inner` giving back
+ * every value, no own toJSON): copying what already is in order was most of a save's garbage.
+ * Otherwise a copy, which holds any key (__proto__ too).
+ */
 function ordered(obj: Record<string, unknown>, first: readonly string[], inner: (key: string, v: unknown) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
-  for (const k of first) if (Object.hasOwn(obj, k)) out[k] = inner(k, obj[k]);
-  for (const k of Object.keys(obj).sort()) if (!first.includes(k)) out[k] = inner(k, obj[k]);
+  const own = Object.keys(obj);
+  const keys = orderedKeys(obj, own, first);
+  const values: unknown[] = [];
+  let same = keys.length === own.length && !Object.hasOwn(obj, "toJSON");
+  for (let i = 0; i < keys.length; i++) {
+    const v = obj[keys[i]!];
+    const x = inner(keys[i]!, v);
+    values.push(x);
+    if (same && (keys[i] !== own[i] || !Object.is(x, v))) same = false;
+  }
+  if (same) return obj;
+  const out: Record<string, unknown> = Object.create(null);
+  for (let i = 0; i < keys.length; i++) out[keys[i]!] = values[i];
   return out;
 }
 
+/** For JSON.stringify: `v` with every plain object's keys sorted; `v` itself where nothing changes. */
 function sortDeep(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortDeep);
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined = Object.hasOwn(v, "toJSON") ? [] : undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = sortDeep(v[i]);
+      if (!out && !Object.is(x, v[i])) out = v.slice(0, i);
+      out?.push(x);
+    }
+    return out ?? v;
+  }
   if (isPlainObject(v)) return ordered(v, [], (_k, x) => sortDeep(x));
   return v;
 }

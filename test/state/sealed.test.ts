@@ -45,6 +45,50 @@ function withResources(resources: StateResource[]): State {
   return { ...newState("dev"), lineage: "00000000-0000-4000-8000-000000000000", serial: 4, resources, outputs: { z: 1, a: [1, { y: 2, b: 3 }] } };
 }
 
+/** serializeState as it was defined before it reused objects already in order: always a copy. */
+function referenceText(state: State): string {
+  const first = (top: boolean, level: number) => (level === 0 ? STATE_KEYS : top && level === 2 ? RESOURCE_KEYS : []);
+  const copy = (v: unknown, level: number, inResources: boolean): unknown => {
+    if (Array.isArray(v)) return v.map((x) => copy(x, level + 1, inResources));
+    const proto = v !== null && typeof v === "object" ? (Object.getPrototypeOf(v) as unknown) : undefined;
+    if (proto !== Object.prototype && proto !== null) return v;
+    const obj = v as Record<string, unknown>;
+    const keys = first(inResources, level);
+    const out: Record<string, unknown> = Object.create(null);
+    for (const k of keys) if (Object.hasOwn(obj, k)) out[k] = copy(obj[k], level + 1, level === 0 ? k === "resources" : inResources);
+    for (const k of Object.keys(obj).sort()) if (!keys.includes(k)) out[k] = copy(obj[k], level + 1, level === 0 ? k === "resources" : inResources);
+    return out;
+  };
+  return JSON.stringify(copy(state, 0, false), null, 2) + "\n";
+}
+const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs", "sensitive_outputs"];
+const RESOURCE_KEYS = ["address", "type", "id", "inputs", "outputs", "dependencies", "protect", "sensitive"];
+
+/** Values JSON.stringify treats specially: holes, NaN, own toJSON, non-enumerable keys, getters, null prototypes, class instances. */
+function oddValue(r: () => number): unknown {
+  const arrayWithToJSON = Object.assign([1, 2], { toJSON: () => "array toJSON" });
+  const hidden = Object.defineProperty({ a: 1 }, "b", { value: 2, enumerable: false });
+  const hiddenToJSON = Object.defineProperty({ a: 1 }, "toJSON", { value: () => "hidden toJSON", enumerable: false });
+  const getter = Object.defineProperty({}, "g", { get: () => ({ y: 1, x: 2 }), enumerable: true });
+  const nullProto = Object.assign(Object.create(null) as object, { b: 1, a: { d: 1, c: 2 } });
+  // eslint-disable-next-line no-sparse-arrays
+  const odd = [[1, , 3], NaN, [NaN, { b: NaN, a: 1 }], arrayWithToJSON, hidden, hiddenToJSON, getter, nullProto, new Date(0), { 2: "x", 1: "y", b: "z", a: "w" }, { a: undefined, b: 1 }, [undefined, () => 1]];
+  return odd[Math.floor(r() * odd.length)];
+}
+
+describe("state text", () => {
+  it("is what the copying definition gave, for random states and odd values", () => {
+    const r = rng(7);
+    for (let round = 0; round < 200; round++) {
+      const resources = Array.from({ length: Math.floor(r() * 4) }, (_, i) => randomResource(r, i));
+      if (resources.length && r() < 0.5) resources[0] = { ...resources[0]!, inputs: { odd: oddValue(r), keep: resources[0]!.inputs } };
+      const outputs = r() < 0.5 ? { z: oddValue(r), a: randomValue(r, 1) } : { a: 1, b: [1, 2] };
+      const state = { ...withResources(resources), outputs } as State;
+      expect(serializeState(state)).toBe(referenceText(state));
+    }
+  });
+});
+
 describe("sealed state resources", () => {
   it("serialise, check and parse as the plain resources do (random resources, some sealed)", () => {
     const r = rng(20);
