@@ -112,13 +112,18 @@ export function sealedCopy<T extends StateResource>(r: T): T {
   return value as T;
 }
 
+const NESTED_HEAD = "[\n  [\n    ";
+const NESTED_TAIL = "\n  ]\n]";
+
 /** A resource's text as an element of the top-level "resources" array (indented by 4). */
 function resourceText(r: unknown): string {
   const hit = isSealed(r) ? sealedText.get(r as object) : undefined;
   if (hit !== undefined) return hit;
   const value = isPlainObject(r) ? ordered(r, RESOURCE_KEYS, (_k, x) => sortDeep(x)) : sortDeep(r);
-  // JSON strings hold no raw newline, so every newline starts a line to indent.
-  return (JSON.stringify(value, null, 2) ?? "null").replace(/\n/g, "\n    ");
+  // Written two arrays deep, the value is indented by 4 as it is in the state (an undefined
+  // value is written null), with no second pass over the text to indent it.
+  const text = JSON.stringify([[value]], null, 2);
+  return text.slice(NESTED_HEAD.length, text.length - NESTED_TAIL.length);
 }
 
 function isSealed(r: unknown): boolean {

@@ -85,6 +85,9 @@ describe("state text", () => {
       const outputs = r() < 0.5 ? { z: oddValue(r), a: randomValue(r, 1) } : { a: 1, b: [1, 2] };
       const state = { ...withResources(resources), outputs } as State;
       expect(serializeState(state)).toBe(referenceText(state));
+      // With a sealed resource, each other resource is written on its own (resourceText).
+      const mixed = { ...state, resources: [sealedCopy(resource("sealed")), ...resources] };
+      expect(serializeState(mixed)).toBe(referenceText(mixed));
     }
   });
 });
