@@ -6,7 +6,7 @@
 import type { State, StateResource } from "../generated/schemas.js";
 import type { Emit } from "../engine/events.js";
 import { jsonEqual } from "../plan/compare.js";
-import { parsedState, sealResource, serializeState, stateProblems } from "../state/format.js";
+import { parsedState, sealedCopy, serializeState, stateProblems } from "../state/format.js";
 
 /** A save slower than this (ms) delays the next one by SAVE_PAUSE_FACTOR times its duration. */
 const SLOW_SAVE_MS = 20;
@@ -21,10 +21,6 @@ export class StateRecorder {
   private saving: Promise<void> | undefined;
   private last = { ms: 0, end: 0 };
   private hurry: (() => void) | undefined;
-  /** Sealed deep copies of resources: resources are replaced, never changed in place, so each is
-   *  copied once (cloning 10,000 resources on every save was a hot spot). */
-  private readonly copies = new WeakMap<StateResource, StateResource>();
-
   constructor(
     initial: State,
     private readonly persist: (state: State) => Promise<State>,
@@ -79,21 +75,19 @@ export class StateRecorder {
     this.version++;
   }
 
-  private copyOf(r: StateResource): StateResource {
-    let c = this.copies.get(r);
-    if (!c) {
-      // Sealed (frozen): never changed, so the store can reuse its serialisation across saves.
-      c = sealResource(structuredClone(r));
-      this.copies.set(r, c);
-    }
-    return c;
-  }
-
-  /** A deep copy of the state, as structuredClone would make, reusing resource copies. */
+  /** A deep copy of the state, as structuredClone would make. Each resource is sealed (frozen,
+   *  its text kept: resources are replaced, never changed in place, so each is copied, checked and
+   *  serialised once) and the state keeps the sealed copy, not a second one. */
   snapshot(): State {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(this.state)) out[k] = k === "resources" && Array.isArray(v) ? (v as StateResource[]).map((r) => this.copyOf(r)) : structuredClone(v);
+    for (const [k, v] of Object.entries(this.state)) out[k] = k === "resources" && Array.isArray(v) ? this.sealResources() : structuredClone(v);
     return out as unknown as State;
+  }
+
+  private sealResources(): StateResource[] {
+    const resources = this.state.resources;
+    for (let i = 0; i < resources.length; i++) resources[i] = sealedCopy(resources[i]!);
+    return resources.slice();
   }
 
   /** Before the first cloud call: copy, serialise and check what the first save will hold (with a

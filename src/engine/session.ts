@@ -203,8 +203,12 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
 /** What a backend with history records of an apply: the plan's digest and access summary. */
 function writeMetaOf(plan: Plan): WriteMeta {
   const changes = plan.access_changes?.changes ?? [];
+  let digest = plan.digest;
   return {
-    planDigest: plan.digest ?? sealPlan(plan, undefined).digest!,
+    // Computed when a backend records it: sealing a large plan takes seconds, and the local file never does.
+    get planDigest() {
+      return (digest ??= sealPlan(plan, undefined).digest!);
+    },
     access: { granted: changes.filter((c) => c.action === "grant").length, revoked: changes.filter((c) => c.action === "revoke").length },
   };
 }

@@ -29,15 +29,49 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** The keys of `obj` (`own`, its Object.keys) in the order written: `first`, then the rest sorted. */
+function orderedKeys(obj: Record<string, unknown>, own: string[], first: readonly string[]): string[] {
+  const rest = first.length ? own.filter((k) => !first.includes(k)) : own;
+  let sorted = true;
+  for (let i = 1; i < rest.length && sorted; i++) sorted = rest[i - 1]! < rest[i]!;
+  const tail = sorted ? rest : [...rest].sort();
+  return first.length ? [...first.filter((k) => Object.hasOwn(obj, k)), ...tail] : tail;
+}
+
+/**
+ * For JSON.stringify: `obj` with its keys in the order written and `inner` applied to each value.
+ * `obj` itself when that changes nothing (its keys already in that order, `inner` giving back
+ * every value, no own toJSON): copying what already is in order was most of a save's garbage.
+ * Otherwise a copy, which holds any key (__proto__ too).
+ */
 function ordered(obj: Record<string, unknown>, first: readonly string[], inner: (key: string, v: unknown) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
-  for (const k of first) if (Object.hasOwn(obj, k)) out[k] = inner(k, obj[k]);
-  for (const k of Object.keys(obj).sort()) if (!first.includes(k)) out[k] = inner(k, obj[k]);
+  const own = Object.keys(obj);
+  const keys = orderedKeys(obj, own, first);
+  const values: unknown[] = [];
+  let same = keys.length === own.length && !Object.hasOwn(obj, "toJSON");
+  for (let i = 0; i < keys.length; i++) {
+    const v = obj[keys[i]!];
+    const x = inner(keys[i]!, v);
+    values.push(x);
+    if (same && (keys[i] !== own[i] || !Object.is(x, v))) same = false;
+  }
+  if (same) return obj;
+  const out: Record<string, unknown> = Object.create(null);
+  for (let i = 0; i < keys.length; i++) out[keys[i]!] = values[i];
   return out;
 }
 
+/** For JSON.stringify: `v` with every plain object's keys sorted; `v` itself where nothing changes. */
 function sortDeep(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortDeep);
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined = Object.hasOwn(v, "toJSON") ? [] : undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = sortDeep(v[i]);
+      if (!out && !Object.is(x, v[i])) out = v.slice(0, i);
+      out?.push(x);
+    }
+    return out ?? v;
+  }
   if (isPlainObject(v)) return ordered(v, [], (_k, x) => sortDeep(x));
   return v;
 }
@@ -51,10 +85,10 @@ function serializeWhole(state: State): string {
   return JSON.stringify(top, null, 2) + "\n";
 }
 
-// Resources sealed by their owner (deeply frozen, never to change), whose text can be cached:
-// apply saves the state after steps, and re-serialising 10,000 unchanged resources each time
-// was a hot spot.
-const sealed = new WeakSet<object>();
+// Resources sealed by their owner: a sealed resource is the state's resource as read back from
+// its text (JSON.parse of it), deeply frozen, never to change, its text kept. Apply saves the
+// state after steps, and re-serialising, re-checking and re-parsing 100,000 unchanged resources
+// at each save (or holding several copies of each) was most of its time and memory.
 const sealedText = new WeakMap<object, string>();
 
 function deepFreeze(v: unknown): void {
@@ -63,43 +97,52 @@ function deepFreeze(v: unknown): void {
   for (const x of Object.values(v)) deepFreeze(x);
 }
 
-/** Freezes a state resource (deeply) and lets serializeState cache its text. Returns it. */
-export function sealResource<T extends StateResource>(r: T): T {
-  deepFreeze(r);
-  sealed.add(r);
-  return r;
+/**
+ * The sealed copy of a state resource: `JSON.parse` of its text in the state file, deeply
+ * frozen, with that text cached for serializeState (re-serialising it gives the same text).
+ * A resource already sealed is its own copy. Not an object once serialised: returned as it is.
+ */
+export function sealedCopy<T extends StateResource>(r: T): T {
+  if (isSealed(r)) return r;
+  const text = resourceText(r);
+  const value = JSON.parse(text) as unknown;
+  if (value === null || typeof value !== "object") return r;
+  deepFreeze(value);
+  sealedText.set(value, text);
+  return value as T;
 }
+
+const NESTED_HEAD = "[\n  [\n    ";
+const NESTED_TAIL = "\n  ]\n]";
 
 /** A resource's text as an element of the top-level "resources" array (indented by 4). */
 function resourceText(r: unknown): string {
-  const cache = isSealed(r);
-  const hit = cache ? sealedText.get(r as object) : undefined;
+  const hit = isSealed(r) ? sealedText.get(r as object) : undefined;
   if (hit !== undefined) return hit;
   const value = isPlainObject(r) ? ordered(r, RESOURCE_KEYS, (_k, x) => sortDeep(x)) : sortDeep(r);
-  // JSON strings hold no raw newline, so every newline starts a line to indent.
-  const text = (JSON.stringify(value, null, 2) ?? "null").replace(/\n/g, "\n    ");
-  if (cache) sealedText.set(r as object, text);
-  return text;
+  // Written two arrays deep, the value is indented by 4 as it is in the state (an undefined
+  // value is written null), with no second pass over the text to indent it.
+  const text = JSON.stringify([[value]], null, 2);
+  return text.slice(NESTED_HEAD.length, text.length - NESTED_TAIL.length);
 }
 
 function isSealed(r: unknown): boolean {
-  return r !== null && typeof r === "object" && sealed.has(r);
+  return r !== null && typeof r === "object" && sealedText.has(r);
 }
 
-/** Whether serializeState can reuse the text of some of the state's resources (sealResource). */
+/** Whether serializeState can reuse the text of some of the state's resources (sealedCopy). */
 export function hasSealedResources(state: State): boolean {
   const resources = (state as unknown as Record<string, unknown>).resources;
   return Array.isArray(resources) && resources.some(isSealed);
 }
 
 const sealedValid = new WeakSet<object>();
-const sealedParsed = new WeakMap<object, unknown>();
 
 /**
  * The problems of a state as written: `validate("state.schema.json", JSON.parse(serializeState(state)))`,
- * but checking the rest of the state and each resource on its own, and a sealed resource only
- * once (the resources are independent items of the schema). When something is wrong, the whole
- * state is checked as before, so the errors are the same.
+ * but checking the rest of the state and each resource on its own, and a sealed resource (which
+ * is its own parsed text) once (the resources are independent items of the schema). When
+ * something is wrong, the whole state is checked as before, so the errors are the same.
  */
 export function stateProblems(state: State): ErrorObject[] {
   const resources = (state as unknown as Record<string, unknown>).resources;
@@ -108,16 +151,17 @@ export function stateProblems(state: State): ErrorObject[] {
   if (validate("state.schema.json", JSON.parse(serializeWhole({ ...state, resources: [] })) as unknown).length) return whole();
   for (let i = 0; i < resources.length; i++) {
     const r: unknown = resources[i];
-    if (isSealed(r) && sealedValid.has(r as object)) continue;
-    if (validate("state.schema.json#/definitions/StateResource", JSON.parse(resourceText(r)) as unknown).length) return whole();
-    if (isSealed(r)) sealedValid.add(r as object);
+    const sealed = isSealed(r);
+    if (sealed && sealedValid.has(r as object)) continue;
+    if (validate("state.schema.json#/definitions/StateResource", sealed ? r : JSON.parse(resourceText(r))).length) return whole();
+    if (sealed) sealedValid.add(r as object);
   }
   return [];
 }
 
 /**
  * JSON.parse(serializeState(state)): the state as read back from its text. The resources that
- * are sealed come back as frozen values shared between calls.
+ * are sealed come back as themselves (frozen, shared between calls).
  */
 export function parsedState(state: State): State {
   const resources = (state as unknown as Record<string, unknown>).resources;
@@ -126,17 +170,7 @@ export function parsedState(state: State): State {
   const items: unknown[] = [];
   for (let i = 0; i < resources.length; i++) {
     const r: unknown = resources[i];
-    if (!isSealed(r)) {
-      items.push(JSON.parse(resourceText(r)) as unknown);
-      continue;
-    }
-    let v = sealedParsed.get(r as object);
-    if (v === undefined) {
-      v = JSON.parse(resourceText(r)) as unknown;
-      deepFreeze(v);
-      sealedParsed.set(r as object, v);
-    }
-    items.push(v);
+    items.push(isSealed(r) ? r : (JSON.parse(resourceText(r)) as unknown));
   }
   out.resources = items;
   return out as unknown as State;

@@ -1,0 +1,62 @@
+// The recorder keeps each resource once, as its sealed copy: the saves must hold exactly what a
+// plain copy of the state serialises to, and recording an equal resource again saves nothing.
+import { describe, expect, it } from "vitest";
+import { StateRecorder } from "../../src/apply/state-recorder.js";
+import type { State, StateResource } from "../../src/generated/schemas.js";
+import { newState, serializeState } from "../../src/state/index.js";
+
+function res(address: string, inputs: Record<string, unknown>, dependencies: string[] = []): StateResource {
+  // Keys out of schema order, as the executor's records are not sorted.
+  return { outputs: { etag: `e-${address}` }, inputs, dependencies, type: "cloudnative:backup/v1:RestorePlanIamBinding", id: `id-${address}`, address };
+}
+
+function recorder(initial: State): { rec: StateRecorder; saved: string[] } {
+  const saved: string[] = [];
+  let serial = initial.serial;
+  const rec = new StateRecorder(initial, async (s) => {
+    saved.push(serializeState(s));
+    return { ...s, serial: ++serial };
+  }, () => {});
+  return { rec, saved };
+}
+
+/** What a save of the recorder's state must hold: its plain deep copy, serialised. */
+function expected(rec: StateRecorder, serial: number): string {
+  return serializeState({ ...JSON.parse(JSON.stringify(rec.state)), serial } as State);
+}
+
+describe("state recorder", () => {
+  it("saves what a plain copy of its state serialises to, through sets, renames, removals and outputs", async () => {
+    const prior: State = { ...newState("dev"), serial: 3, resources: [res("a", { z: 1, role: "r" }), res("b", { members: ["m2", "m1"] }, ["a"])] };
+    const { rec, saved } = recorder(prior);
+    rec.warm();
+    rec.set(res("c", { role: "x", member: "user:c" }, ["b"]));
+    await rec.save();
+    expect(saved.at(-1)).toBe(expected(rec, 3));
+    rec.rename("a", "a2");
+    rec.set(res("b", { members: ["m3"] }, ["a2"]));
+    rec.remove("c", "cloudnative:backup/v1:RestorePlanIamBinding");
+    rec.setOutputs({ o: { y: 1, b: [2] } });
+    await rec.flush();
+    expect(saved.at(-1)).toBe(expected(rec, 4));
+    expect(rec.state.resources.map((r) => r.address)).toEqual(["a2", "b"]);
+    // The prior state given to the recorder is not changed.
+    expect(prior.resources.map((r) => r.address)).toEqual(["a", "b"]);
+    expect(Object.isFrozen(prior.resources[0])).toBe(false);
+  });
+
+  it("keeps the sealed copy in its state, and an equal resource recorded again is no change", async () => {
+    const { rec, saved } = recorder(newState("dev"));
+    rec.set(res("a", { role: "r", b: { y: 1, x: 2 } }));
+    await rec.save();
+    expect(saved).toHaveLength(1);
+    expect(Object.isFrozen(rec.state.resources[0])).toBe(true);
+    rec.set(res("a", { b: { x: 2, y: 1 }, role: "r" }));
+    await rec.flush();
+    expect(saved).toHaveLength(1);
+    rec.set(res("a", { role: "other" }));
+    await rec.flush();
+    expect(saved).toHaveLength(2);
+    expect(saved[1]).toBe(expected(rec, 1));
+  });
+});
