@@ -4,11 +4,11 @@
 // part costs far less (issue 20). tsc stays the compiler; esbuild only joins its output. Every
 // dynamic import() stays a split point, so what a command loads is still what it uses; packages
 // stay external (resolved from node_modules as before). The bundle sits two levels under the
-// package root, like dist/cli/main.js, so paths a module finds from its own URL (../../schemas/)
-// hold in both; the built validators are copied beside it for the same reason.
+// package root, like dist/cli/main.js, so paths a module finds from its own URL (../../schemas/,
+// ../schemas/precompiled.cjs) hold in both.
 // bin/converge.js runs dist/bundle/main.js; dist/cli/main.js remains the unbundled CLI (the
 // package's SDK entry, dist/index.js, is not bundled).
-import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -35,4 +35,3 @@ const { metafile } = await build({
   metafile: true,
 });
 writeFileSync(join(OUT, "metafile.json"), JSON.stringify(metafile));
-copyFileSync(join(ROOT, "dist", "schemas", "precompiled.cjs"), join(OUT, "precompiled.cjs"));

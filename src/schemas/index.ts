@@ -81,7 +81,8 @@ let precompiled: Precompiled | null | undefined;
 /** The build-time validator of `ref`, if there is one for these schemas. */
 function precompiledValidator(ref: string): ValidateFunction | undefined {
   if (precompiled === undefined) {
-    const file = fileURLToPath(new URL("./precompiled.cjs", import.meta.url));
+    // ../schemas/: from dist/schemas/ and from the bundled CLI's dist/bundle/ alike.
+    const file = fileURLToPath(new URL("../schemas/precompiled.cjs", import.meta.url));
     let mod: Precompiled | undefined;
     try {
       mod = require(file) as Precompiled;

@@ -75,6 +75,8 @@ describe("lazy start-up", () => {
     // The bundled CLI ran, and the recorder sees the modules in what it loaded.
     expect(r.files.some((f) => f.endsWith("/dist/cli/commands/validate.js"))).toBe(true);
     expect(r.files.some((f) => f.endsWith("/dist/config/load.js"))).toBe(true);
+    // The validators built with the package (dist/schemas/precompiled.cjs) are used: ajv's compiler is not loaded.
+    expect(r.files.filter((f) => /node_modules\/ajv\/dist\/compile\//.test(f))).toEqual([]);
     // Nor the engine: validate reads no state and calls no cloud.
     expect(r.files.some((f) => f.endsWith("/dist/engine/session.js"))).toBe(false);
   });
