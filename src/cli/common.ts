@@ -160,6 +160,16 @@ export function batchedStdout(): { line: (text: string) => void; flush: () => vo
   };
 }
 
+/**
+ * Ends the process (with process.exitCode) once stdout and stderr have taken everything written,
+ * without the wait node makes at a natural exit for V8's background work (optimising compiles,
+ * GC) that no one needs any more: about 20 ms of a `validate`. Only for a command that leaves
+ * nothing running and nothing buffered elsewhere.
+ */
+export function exitWhenFlushed(): Promise<never> {
+  return new Promise<never>(() => process.stdout.write("", () => process.stderr.write("", () => process.exit())));
+}
+
 export function writeOut(text: string): Promise<void> {
   return new Promise((res) => (process.stdout.write(text) ? res() : process.stdout.once("drain", () => res())));
 }
