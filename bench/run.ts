@@ -4,7 +4,7 @@
 //                        (5 rounds) and overlap (1 pair); no quota, no scale (< 1 minute)
 //   (default: full)      N in {1,000, 10,000}, L in {0, 20} ms, batching on (3 runs, median) and off (1 run);
 //                        start-up, overlap, quota (issue 20; bench/extras.ts)
-//   --scale              also N = 100,000, L = 0, batched, cold apply and no-op plan, once (--docs implies it)
+//   --scale              also N = 100,000, L = 0, batched, a cold apply, then 3 no-op plans (--docs implies it)
 //   --only PARTS         run only these parts: matrix,startup,overlap,quota,scale (e.g. --only quota)
 //   --startup-rounds K   rounds of node -e 0 / --version / validate (default 15; --quick: 5)
 //   --quota-p P          policies of the quota scenario (default 220), --quota-q Q its write quota a
@@ -81,11 +81,12 @@ async function runMatrix(plan: Plan, ctx: ExtraContext, cpuProfDir: string | und
   return results;
 }
 
-/** N = 100,000, L = 0, batched, cold apply and no-op plan, once. It may fail (out of memory, a
+/** N = 100,000, L = 0, batched: a cold apply (once: each one needs a fresh world), then the no-op
+ *  plan three times (median wall, like every other batched figure). It may fail (out of memory, a
  *  crash): recorded in `failures`, the run's other results are kept. */
 async function runScale(plan: Plan, ctx: ExtraContext, failures: Failure[]): Promise<ScenarioResult[]> {
   try {
-    return await runJob(plan, ctx, { n: ISSUE20.scale.n, latencies: [0], modes: ["batched"], scenarios: ["cold-apply", "noop-plan"] }, undefined);
+    return await runJob(plan, ctx, { n: ISSUE20.scale.n, latencies: [0], modes: ["batched"], scenarios: ["cold-apply", ...Array<"noop-plan">(ISSUE20.scale.noopPlanRuns).fill("noop-plan")] }, undefined);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     plan.log(`  N=${ISSUE20.scale.n}: FAILED: ${message}`);

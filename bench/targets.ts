@@ -16,7 +16,7 @@ export const ISSUE20 = {
   /** N = 10,000, L = 0: no-op plan ≤ 1.0 s and ≤ 200 MB */
   mid: { n: 10_000, noopPlanMs: 1_000, noopPlanRssMB: 200 },
   /** N = 100,000, L = 0: no-op plan ≤ 10 s and ≤ 1 GB; cold apply ≤ 30 s */
-  scale: { n: 100_000, noopPlanMs: 10_000, noopPlanRssMB: 1_024, coldApplyMs: 30_000 },
+  scale: { n: 100_000, noopPlanMs: 10_000, noopPlanRssMB: 1_024, coldApplyMs: 30_000, noopPlanRuns: 3 },
   /** Under a quota Q a minute on the written service: cold apply of P policies ≤ 1.15x P/Q, 0 failures */
   quotaRatio: 1.15,
 } as const;

@@ -78,7 +78,8 @@ export class Refresh {
   private readonly failures = new Map<string, { addresses: string[]; error: Error }>();
   private readonly observedByAddress = new Map<string, Observed>();
   /** Reads that have completed, by key: what pure decisions may look at without waiting. */
-  private readonly settledReads = new Map<string, Read<Policy | undefined>>();
+  /** By kind, then name: asked once or twice per resource, so without building a key. */
+  private readonly settledReads = new Map<PolicyKind, Map<string, Read<Policy | undefined>>>();
   /** Every read made, for the plan's `policies` list. */
   readonly made: Plan["policies"] = [];
 
@@ -107,7 +108,9 @@ export class Refresh {
         ? started.sent.then(() => this.fetch(kind, name, resources, () => started.policy))
         : this.limit(() => this.fetch(kind, name, resources, () => this.cloud.getIamPolicy(kind, name, this.opts.signal)));
       p = read.then((r) => {
-        this.settledReads.set(key, r);
+        let byName = this.settledReads.get(kind);
+        if (!byName) this.settledReads.set(kind, (byName = new Map()));
+        byName.set(name, r);
         return r;
       });
       this.reads.set(key, p);
@@ -117,7 +120,7 @@ export class Refresh {
 
   /** A completed read of the policy, without waiting; undefined if none yet. */
   settled(kind: PolicyKind, name: string): Read<Policy | undefined> | undefined {
-    return this.settledReads.get(`${kind} ${name}`);
+    return this.settledReads.get(kind)?.get(name);
   }
 
   private async fetch(kind: PolicyKind, name: string, resources: readonly { address: string; type: string }[], get: () => Promise<Policy | undefined>): Promise<Read<Policy | undefined>> {
