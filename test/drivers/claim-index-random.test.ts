@@ -4,16 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { ClaimIndex, claimsConflict } from "../../src/drivers/claims.js";
 import type { Claim } from "../../src/drivers/types.js";
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
+import { seededRandom } from "../support/seeded-random.js";
 
 describe("ClaimIndex on random claims", () => {
   it("agrees with comparing every held claim", () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
       const index = new ClaimIndex<number>();
       const held: { owner: number; claim: Claim }[] = [];

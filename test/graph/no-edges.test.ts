@@ -3,6 +3,7 @@
 // edges (self-loops, duplicate edges, nodes added by addEdge only).
 import { describe, expect, it } from "vitest";
 import { Graph } from "../../src/graph/graph.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 /** Kahn's algorithm in rounds, ties in insertion order (topoOrder's definition). */
 function kahn(g: Graph): string[] | undefined {
@@ -24,15 +25,10 @@ function kahn(g: Graph): string[] | undefined {
   return order.length === ids.length ? order : undefined;
 }
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
-
 describe("Graph without edges", () => {
   it("orders and finds cycles as the walk does, on random graphs", () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       const g = new Graph();
       const n = Math.floor(r() * 30);
       const edges = seed % 3 === 0 ? 0 : Math.floor(r() * n * 1.2);
