@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { validate } from "../../src/schemas/index.js";
 import { localStateStore, parseState, type State } from "../../src/state/index.js";
-import { deadPid, mode, overwrite, tempDir } from "./helpers.js";
+import { deadPid, mode, overwrite, tempDir, waitForLine } from "./helpers.js";
 
 const DIST = fileURLToPath(new URL("../../dist/state/index.js", import.meta.url));
 
@@ -16,21 +16,6 @@ function child(script: string, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ["--input-type=module", "-e", script], {
     env: { ...process.env, DIST_URL: pathToFileURL(DIST).href, ...env },
     stdio: ["pipe", "pipe", "pipe"],
-  });
-}
-
-/** Resolves with the first stdout line matching `re` (rejects if the child exits first). */
-function waitForLine(proc: ChildProcess, re: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    proc.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-    proc.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const line = out.split("\n").find((l) => re.test(l));
-      if (line !== undefined) resolve(line);
-    });
-    proc.on("exit", (code, signal) => reject(new Error(`child exited (${code ?? signal}) before printing ${re}: ${out}${err}`)));
   });
 }
 

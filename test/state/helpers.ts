@@ -1,5 +1,5 @@
 // Shared helpers for the state tests (not a test file itself).
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,26 @@ export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<v
 }
 
 /** The pid of a process that has exited (so `process.kill(pid, 0)` throws ESRCH). */
+/**
+ * Resolves with the first stdout line of `proc` matching `re`; rejects if the child's output ends
+ * without one. It waits for "close" (the child has exited and its stdio streams have ended), not
+ * "exit": node may emit "exit" before the last data the child wrote has been read from its pipe,
+ * and a child that prints its line and exits at once then looked as if it had printed nothing.
+ */
+export function waitForLine(proc: Pick<ChildProcess, "stdout" | "stderr" | "on">, re: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    proc.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    proc.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const line = out.split("\n").find((l) => re.test(l));
+      if (line !== undefined) resolve(line);
+    });
+    proc.on("close", (code: number | null, signal: NodeJS.Signals | null) => reject(new Error(`child exited (${code ?? signal}) before printing ${re}: ${out}${err}`)));
+  });
+}
+
 export async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
   const pid = child.pid;
