@@ -15,8 +15,11 @@ export function extended<T extends object, U extends object>(base: T, extra: U):
 }
 
 function copyInto(out: Record<string, unknown>, from: Record<string, unknown>): void {
-  for (const k of Object.keys(from)) {
-    if (k === "__proto__") Object.defineProperty(out, k, { value: from[k], enumerable: true, writable: true, configurable: true });
-    else out[k] = from[k];
-  }
+  for (const k of Object.keys(from)) setOwn(out, k, from[k]);
+}
+
+/** out[k] = v as an own enumerable key, "__proto__" included (an assignment would set the prototype). */
+export function setOwn(out: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[k] = v;
 }

@@ -11,7 +11,8 @@ import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
 import { loadAnyStackFile } from "../config/load-any.js";
 import type { StackSession } from "../engine/session.js";
-import type { BackendType, OpenedState, StateLocation } from "../state/factory.js";
+import type { OpenedState, StateLocation } from "../state/factory.js";
+import { BACKEND_TYPES, type BackendType } from "../state/backend-types.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { rateOption } from "./rate-option.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
@@ -47,10 +48,9 @@ export const STATE_OPTION_HELP = "state file (default: state/{stack name}.json i
 /** The help of every --workspace option. */
 export const WORKSPACE_OPTION_HELP = "the workspace whose state to use (default: CONVERGE_WORKSPACE, else the one `converge workspace select` chose, else default)";
 
-/** The state backends: state/factory.ts's BACKEND_TYPES (test/cli/backend-choices.test.ts), not
- *  imported from there: that module loads every backend, and commands that read no state
- *  (validate) load it only when they open one (about 50 ms of a validate's start-up). */
-export const BACKEND_CHOICES: readonly BackendType[] = ["local", "postgres"];
+/** --backend's choices: the state backends, from the module that names them without loading them
+ *  (state/factory.ts loads every backend; validate, which opens no state, must not). */
+export const BACKEND_CHOICES: readonly BackendType[] = BACKEND_TYPES;
 
 /** --backend: the state backend, overriding the stack's `backend.type`. */
 export function backendOption(): Option {
@@ -166,7 +166,7 @@ export function batchedStdout(): { line: (text: string) => void; flush: () => vo
  * GC) that no one needs any more: about 20 ms of a `validate`. Only for a command that leaves
  * nothing running and nothing buffered elsewhere.
  */
-export function exitWhenFlushed(): Promise<never> {
+function exitWhenFlushed(): Promise<never> {
   return new Promise<never>(() => process.stdout.write("", () => process.stderr.write("", () => process.exit())));
 }
 
@@ -222,9 +222,10 @@ export function stateChoice(backend: StateLocation["backend"], o: { state?: stri
 
 /**
  * Runs a command action: user errors print as diagnostics (exit 1, no stack trace); anything
- * else is a bug and prints with its stack.
+ * else is a bug and prints with its stack. `exitWhenDone`: the process ends once the output is
+ * written (exitWhenFlushed), for a command that leaves nothing running.
  */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>, opts: { exitWhenDone?: boolean } = {}): (...args: A) => Promise<void> {
   return async (...args: A) => {
     let code: number;
     try {
@@ -244,5 +245,6 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
       }
     }
     process.exitCode = code;
+    if (opts.exitWhenDone) await exitWhenFlushed();
   };
 }

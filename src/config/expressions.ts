@@ -1,5 +1,6 @@
 // `${…}` interpolation: parsing templates and evaluating them against known and unknown values.
 import { isSensitive, sensitive } from "./sensitive.js";
+import { setOwn } from "../extended.js";
 
 export type Accessor = { kind: "prop"; name: string } | { kind: "index"; index: number };
 
@@ -153,9 +154,7 @@ export function stripUnknown(v: unknown): unknown {
     // resources strips 200,000 values): the same keys in the same order, "__proto__" an own key.
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v)) {
-      const x = stripUnknown((v as Record<string, unknown>)[k]);
-      if (k === "__proto__") Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
-      else out[k] = x;
+      setOwn(out, k, stripUnknown((v as Record<string, unknown>)[k]));
     }
     return out;
   }

@@ -11,8 +11,9 @@ import { PostgresWorkspaces } from "./postgres/workspaces.js";
 import type { StateStore } from "./store.js";
 import { chosenWorkspace, DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
 
-export type BackendType = "local" | "postgres";
-export const BACKEND_TYPES: readonly BackendType[] = ["local", "postgres"];
+import { BACKEND_TYPES, type BackendType } from "./backend-types.js";
+
+export { BACKEND_TYPES, type BackendType };
 
 export interface StateLocation {
   /** The stack file: the default state sits beside it. */

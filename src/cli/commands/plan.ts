@@ -7,7 +7,7 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
 import { ratesOf } from "../rate-option.js";
-import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, exitWhenFlushed, openStackOf, parallelismOf, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, openStackOf, parallelismOf, writeOut, type StackOptions } from "../common.js";
 import { planInterrupted, planning, type Stopped } from "../interrupt.js";
 import type { Emit } from "../../engine/events.js";
 import type { OperationView } from "../views/view.js";
@@ -124,11 +124,6 @@ export function registerPlan(program: Command): void {
   const cmd = program.command("plan").description("Show the changes that apply would make");
   addStackOptions(cmd, { lock: false });
   withExamples(cmd, ["converge plan", "converge plan -f teams/data/stack.yaml --out plan.json", "converge plan --view access", "converge plan --format markdown > plan.md", "converge plan --detailed-exitcode   # 0 no changes, 1 error, 2 changes", "converge plan --json > plan.json   # Terraform's plan JSON, for conftest, checkov…"]);
-  const run = action((o: PlanCommandOptions) => {
-    const ui = o.jsonStream ? new UiStream() : undefined;
-    ui?.version();
-    return reportingFailure(o, ui, () => runPlan(o, ui));
-  });
   addPlanOptions(cmd)
     .option("--out <file>", "save the plan (as data) for `converge apply FILE`")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
@@ -136,10 +131,16 @@ export function registerPlan(program: Command): void {
     .option("--view <view>", "what to show: changes, or access (who gains or loses which role)", "changes")
     .option("--format <format>", "text, or markdown (for pull-request comments)", "text")
     .option("--json-stream", "stream the plan's progress and changes as JSON lines (Terraform's machine-readable UI)")
-    .action(async (o: PlanCommandOptions) => {
-      await run(o);
+    .action(
       // Everything plan opened is closed and awaited (the cloud, an embedded world's file, the
       // state store; it takes no lock): no need to wait for V8's background work at exit.
-      await exitWhenFlushed();
-    });
+      action(
+        (o: PlanCommandOptions) => {
+          const ui = o.jsonStream ? new UiStream() : undefined;
+          ui?.version();
+          return reportingFailure(o, ui, () => runPlan(o, ui));
+        },
+        { exitWhenDone: true },
+      ),
+    );
 }

@@ -4,7 +4,7 @@ import { hasErrors } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
 import type { ValidateOutput } from "../../generated/schemas.js";
-import { action, addInputOptions, EXIT, exitWhenFlushed, inputsOf, printDiagnostics, writeOut } from "../common.js";
+import { action, addInputOptions, EXIT, inputsOf, printDiagnostics, writeOut } from "../common.js";
 
 export function registerValidate(program: Command): void {
   const cmd = program
@@ -14,6 +14,7 @@ export function registerValidate(program: Command): void {
     .option("--json", "print Terraform's validate JSON on stdout (diagnostics also on stderr)")
     .option("--no-color", "plain text output")
     .option("--strict", "treat lint warnings as errors");
+  // validate reads files and prints; nothing of it runs on (a program stack's too has finished).
   const run = action(async (o: { file: string; json?: boolean; strict?: boolean; var?: string[]; varFile?: string[] }) => {
     const { stack, diagnostics } = await loadAnyStackFile(o.file, { strict: o.strict === true, inputs: inputsOf(o) });
     const valid = stack !== undefined && !hasErrors(diagnostics);
@@ -28,10 +29,6 @@ export function registerValidate(program: Command): void {
       if (valid) await writeOut(`Success! The stack is valid (${stack!.resources.size} resources, ${stack!.variables.size} variables, ${stack!.outputs.size} outputs).\n`);
     }
     return valid ? EXIT.ok : EXIT.error;
-  });
-  // validate reads files and prints; nothing of it runs on (a program stack's too has finished).
-  addInputOptions(cmd).action(async (o: Parameters<typeof run>[0]) => {
-    await run(o);
-    await exitWhenFlushed();
-  });
+  }, { exitWhenDone: true });
+  addInputOptions(cmd).action(run);
 }
