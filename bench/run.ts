@@ -20,8 +20,9 @@
 //   --docs               also write the tables into docs/BENCHMARKS.md
 //   --table FILE         print the tables of an earlier results file and exit
 //   --keep               keep the scratch directory (generated stacks, states, outputs)
-//   --cpu-prof DIR       write a V8 CPU profile of every CLI run to DIR (summarise one with
-//                        `tsx bench/profile-summary.ts FILE`); timings then include the profiler
+//   --cpu-prof DIR       write V8 CPU profiles of every CLI run to DIR, a folder per run with a
+//                        file per thread (summarise one with `tsx bench/profile-summary.ts FILE`);
+//                        timings then include the profiler
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
 import { cpus, totalmem, platform, release, arch, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";

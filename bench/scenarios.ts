@@ -141,7 +141,9 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       const verb = scenario.endsWith("apply") ? ["apply", "--auto-approve"] : ["plan"];
       const args = [...verb, "-f", stack, "--state", state, "--parallelism", String(config.parallelism), "--no-color"];
       await ctx.emulator.resetStats();
-      const prof = ctx.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", ctx.cpuProfDir, "--cpu-prof-name", `n${config.n}-l${config.latencyMs}-${config.batching ? "batched" : "per-resource"}-${scenario}-${rep + 1}.cpuprofile`] : [];
+      // A folder per run: the CLI's HTTP worker thread writes a profile of its own, and Node names
+      // each thread's file (CPU.{date}.{pid}.{thread}.{n}.cpuprofile: thread 0 is the main one).
+      const prof = ctx.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", join(ctx.cpuProfDir, `n${config.n}-l${config.latencyMs}-${config.batching ? "batched" : "per-resource"}-${scenario}-${rep + 1}`)] : [];
       const loadBefore = loadavg()[0]!;
       const baseline = config.batching ? [] : ["--import", PER_RESOURCE];
       const m = await runCli(config.batching ? ctx.bin : UNBUNDLED_CLI, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline], abort: ctx.emulator.crashed });

@@ -18,7 +18,9 @@ const OUT = join(ROOT, "dist", "bundle");
 
 rmSync(OUT, { recursive: true, force: true });
 const { metafile } = await build({
-  entryPoints: { main: join(ROOT, "dist", "cli", "main.js") },
+  // The HTTP worker (dist/cloud/worker-http.js starts ./http-worker.js beside the module that
+  // holds it: in the bundle, beside the chunks).
+  entryPoints: { main: join(ROOT, "dist", "cli", "main.js"), "http-worker": join(ROOT, "dist", "cloud", "http-worker.js") },
   outdir: OUT,
   bundle: true,
   splitting: true,

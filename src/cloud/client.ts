@@ -9,7 +9,8 @@ import { apiMethod, OBJECT_KINDS, POLICY_KINDS, policyMethodId, type PolicyKind 
 import { parseFullName, type ObjectKind } from "./names.js";
 import { defaultSleep, type RetryOptions } from "./retry.js";
 import { GOOGLE_DEFAULT_RATES, type LimiterClock, RateLimiter, type RateTable } from "./rate-limit.js";
-import { createNodeHttp, type HttpFn } from "./http.js";
+import type { HttpFn } from "./http.js";
+import { createWorkerHttp } from "./worker-http.js";
 import { Transport, type CloudEvent } from "./transport.js";
 
 export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./transport.js";
@@ -89,7 +90,7 @@ export class CloudClient {
       ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
-      fetch: opts.fetch ?? createNodeHttp(env),
+      fetch: opts.fetch ?? createWorkerHttp({ env }),
       ...(opts.now ? { now: opts.now } : {}),
       limiter: new RateLimiter({ ...(this.endpoint.google ? GOOGLE_DEFAULT_RATES : {}), ...opts.rates }, opts.pacingClock ?? { now: Date.now, sleep: defaultSleep }),
     });

@@ -4,7 +4,7 @@
 // Why not the global fetch: on 1,000 getIamPolicy calls at parallelism 10 against the emulator it
 // spent 2.7x the CPU of node:http (1.25 s vs 0.45 s: Request/Response objects, web streams,
 // header guards), which on a 2-core machine shows up as time above the network bound.
-import http from "node:http";
+import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import { createRequire } from "node:module";
 import type { Socket } from "node:net";
@@ -30,6 +30,17 @@ export interface HttpResponse {
 }
 
 export type HttpFn = (url: string, init: HttpRequest) => Promise<HttpResponse>;
+
+/** A whole response as plain data: what the HTTP worker (./worker-http.ts) sends back. */
+export interface RawResponse {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** An HttpFn that answers with plain data. */
+export type RawHttpFn = (url: string, init: HttpRequest) => Promise<RawResponse>;
 
 /** Response bodies above this are not read: the socket is destroyed (a policy of 1,500
  *  principals is well under 1 MiB). */
@@ -119,18 +130,19 @@ function agentFor(target: URL, env: NodeJS.ProcessEnv): http.Agent {
 }
 
 /** The error of an attempt its signal aborted: Node's own (what `http.request`'s `signal` option gives). */
-function abortError(reason: unknown): Error {
+export function abortError(reason: unknown): Error {
   return Object.assign(new Error("The operation was aborted", { cause: reason }), { name: "AbortError", code: "ABORT_ERR" });
 }
 
-/** The response as the transport reads it, once its body is complete. */
-function buffered(res: http.IncomingMessage, body: string): HttpResponse {
+/** The response as the transport reads it, from its plain data. */
+export function responseOf(raw: RawResponse): HttpResponse {
+  const { headers, body } = raw;
   return {
-    status: res.statusCode ?? 0,
-    statusText: res.statusMessage ?? "",
+    status: raw.status,
+    statusText: raw.statusText,
     headers: {
       get(name) {
-        const v = res.headers[name.toLowerCase()];
+        const v = headers[name.toLowerCase()];
         return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
       },
     },
@@ -139,7 +151,7 @@ function buffered(res: http.IncomingMessage, body: string): HttpResponse {
 }
 
 /** Reads `res` whole into `resolve`, or rejects: too large, cut, aborted. */
-function readResponse(req: http.ClientRequest, res: http.IncomingMessage, signal: AbortSignal, resolve: (r: HttpResponse) => void, reject: (e: unknown) => void): void {
+function readResponse(req: http.ClientRequest, res: http.IncomingMessage, signal: AbortSignal, resolve: (r: RawResponse) => void, reject: (e: unknown) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   // Too large: stop reading and destroy the socket (never returned to the pool).
@@ -159,18 +171,24 @@ function readResponse(req: http.ClientRequest, res: http.IncomingMessage, signal
   res.on("close", () => {
     if (!res.complete) reject(signal.aborted ? signal.reason : Object.assign(new Error("the connection closed before the response was complete"), { code: "ECONNRESET" }));
   });
-  res.on("end", () => resolve(buffered(res, chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))));
+  res.on("end", () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", headers: res.headers, body: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8") }));
 }
 
 /** Sends one request and buffers the whole response body. Network errors reject with Node's
  *  error (its `code`: ECONNRESET, ECONNREFUSED…), as the transport expects. `env` names proxies:
  *  it is read once per origin (scheme, host and port) for the life of the function. */
 export function createNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { maxIdleMs?: number } = {}): HttpFn {
+  const raw = createRawNodeHttp(env, opts);
+  return (url, init) => raw(url, init).then(responseOf);
+}
+
+/** createNodeHttp, answering with plain data (the HTTP worker's side, ./http-worker.ts). */
+export function createRawNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { maxIdleMs?: number } = {}): RawHttpFn {
   const maxIdleMs = opts.maxIdleMs ?? MAX_IDLE_MS;
   const targets = new TargetCache();
   const agents = new WeakMap<URL, http.Agent>();
   return (url, init) =>
-    new Promise<HttpResponse>((settle, fail) => {
+    new Promise<RawResponse>((settle, fail) => {
       const { signal } = init;
       // Already aborted: nothing is sent.
       if (signal.aborted) return fail(abortError(signal.reason));
@@ -193,7 +211,7 @@ export function createNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { max
       // end-of-stream watcher and its listeners to every request): one listener, removed at the end.
       const onAbort = () => req.destroy(abortError(signal.reason));
       const done = () => signal.removeEventListener("abort", onAbort);
-      const resolve = (r: HttpResponse) => (done(), settle(r));
+      const resolve = (r: RawResponse) => (done(), settle(r));
       const reject = (e: unknown) => (done(), fail(e));
       options.method = init.method;
       options.headers = headers;

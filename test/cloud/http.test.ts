@@ -1,11 +1,14 @@
 // The real HTTP layer (node:http keep-alive) under the real transport, against loopback servers
 // that misbehave on purpose: what the fakes in transport.test.ts assume, checked on real sockets.
+// Every case runs twice: requests sent directly, and sent by the HTTP worker thread
+// (src/cloud/worker-http.ts), which must behave exactly alike.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import type { CloudError } from "../../src/cloud/errors.js";
-import { createNodeHttp, nodeHttp } from "../../src/cloud/http.js";
+import { createNodeHttp, type HttpFn } from "../../src/cloud/http.js";
+import { createWorkerHttp, type WorkerHttp } from "../../src/cloud/worker-http.js";
 import type { Policy } from "../../src/generated/schemas.js";
 
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
@@ -33,17 +36,40 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
 }
 
+const workers: WorkerHttp[] = [];
+/** The worker started from its TypeScript source (the tests run the sources). */
+const TS_WORKER = new URL("../support/ts-http-worker.mjs", import.meta.url);
+
+type MakeHttp = (env: NodeJS.ProcessEnv, opts?: { maxIdleMs?: number }) => Promise<HttpFn>;
+const WAYS: [string, MakeHttp][] = [
+  ["sent directly", async (env, opts = {}) => createNodeHttp(env, opts)],
+  [
+    "sent by the HTTP worker",
+    async (env, opts = {}) => {
+      const http = createWorkerHttp({ env, ...opts, directFirst: 0, workerUrl: TS_WORKER });
+      workers.push(http);
+      expect(await http.ready()).toBe(true);
+      return http;
+    },
+  ],
+];
+
 afterEach(async () => {
+  for (const w of workers.splice(0)) {
+    // Every request of the test went through the worker.
+    expect(w.counts().direct).toBe(0);
+    await w.close();
+  }
   for (const { server, sockets } of servers.splice(0)) {
     for (const s of sockets) s.destroy();
     await new Promise((r) => server.close(r));
   }
 });
 
-const client = (url: string, o: { timeoutMs?: number; maxAttempts?: number } = {}) =>
-  new CloudClient({ endpoint: url, env: {}, retry: { sleep: async () => {}, maxAttempts: o.maxAttempts ?? 3 }, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
+describe.each(WAYS)("node:http transport, %s", (_way, makeHttp) => {
+  const client = async (url: string, o: { timeoutMs?: number; maxAttempts?: number } = {}) =>
+    new CloudClient({ endpoint: url, env: {}, fetch: await makeHttp({}), retry: { sleep: async () => {}, maxAttempts: o.maxAttempts ?? 3 }, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
 
-describe("node:http transport", () => {
   it("sends GET and POST bodies intact (UTF-8, Content-Length) and parses the answer", async () => {
     const seen: { method: string; url: string; length?: string; type?: string; body: string }[] = [];
     const { url } = await serve((req, res, body) => {
@@ -51,7 +77,7 @@ describe("node:http transport", () => {
       res.setHeader("Content-Type", "application/json");
       res.end(JSON.stringify(POLICY));
     });
-    const c = client(url);
+    const c = await client(url);
     expect(await c.getIamPolicy("restorePlan", RP)).toEqual(POLICY);
     expect(await c.setIamPolicy("endpoint", EP, POLICY)).toEqual(POLICY);
     expect(seen[0]).toMatchObject({ method: "GET", url: `/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=3`, body: "" });
@@ -62,7 +88,7 @@ describe("node:http transport", () => {
 
   it("reuses one connection for sequential calls (keep-alive)", async () => {
     const srv = await serve((_req, res) => res.end(JSON.stringify(POLICY)));
-    const c = client(srv.url);
+    const c = await client(srv.url);
     for (let i = 0; i < 5; i++) await c.getIamPolicy("restorePlan", RP);
     expect(srv.connections()).toBe(1);
   });
@@ -73,7 +99,7 @@ describe("node:http transport", () => {
     // server drops the connection and the next request goes out in the same tick, before the
     // client could see the close: only a socket that has been idle too long is at risk.
     const srv = await serve((_req, res) => res.end(JSON.stringify(POLICY)));
-    const send = createNodeHttp({}, { maxIdleMs: 20 });
+    const send = await makeHttp({}, { maxIdleMs: 20 });
     const get = () => send(`${srv.url}/v1/x`, { method: "GET", headers: {}, signal: new AbortController().signal });
     expect((await get()).status).toBe(200);
     await new Promise((r) => setTimeout(r, 60));
@@ -89,7 +115,7 @@ describe("node:http transport", () => {
 
   it("a pooled connection used within the idle limit is reused", async () => {
     const srv = await serve((_req, res) => res.end(JSON.stringify(POLICY)));
-    const send = createNodeHttp({}, { maxIdleMs: 60_000 });
+    const send = await makeHttp({}, { maxIdleMs: 60_000 });
     for (let i = 0; i < 3; i++) expect((await send(`${srv.url}/v1/x`, { method: "GET", headers: {}, signal: new AbortController().signal })).status).toBe(200);
     expect(srv.connections()).toBe(1);
   });
@@ -103,14 +129,14 @@ describe("node:http transport", () => {
       }
       res.end(JSON.stringify(POLICY));
     });
-    await expect(client(url).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
+    await expect((await client(url)).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
     expect(n).toBe(2);
   });
 
   it("a refused connection is UNAVAILABLE and retried, naming the address", async () => {
     const { url } = await serve(() => {});
     await new Promise((r) => servers.pop()!.server.close(r));
-    const err = (await client(url).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
+    const err = (await (await client(url)).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err).toMatchObject({ status: "UNAVAILABLE", attempts: 3, retryable: true });
     expect(err.message).toMatch(/network error ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
   });
@@ -121,9 +147,9 @@ describe("node:http transport", () => {
       if (++n === 1) return; // hang
       res.end(JSON.stringify(POLICY));
     });
-    await expect(client(url, { timeoutMs: 50 }).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
+    await expect((await client(url, { timeoutMs: 50 })).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
     const hanging = await serve(() => {});
-    const err = (await client(hanging.url, { timeoutMs: 30, maxAttempts: 2 }).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
+    const err = (await (await client(hanging.url, { timeoutMs: 30, maxAttempts: 2 })).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err).toMatchObject({ status: "DEADLINE_EXCEEDED", attempts: 2 });
   });
 
@@ -138,7 +164,7 @@ describe("node:http transport", () => {
       }
       res.end(JSON.stringify(POLICY));
     });
-    await expect(client(url).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
+    await expect((await client(url)).getIamPolicy("restorePlan", RP)).resolves.toEqual(POLICY);
     expect(n).toBe(2);
   });
 
@@ -166,7 +192,7 @@ describe("node:http transport", () => {
     ])("%s, the connection is closed, not retried", async (_what, declared, message) => {
       const { start, state } = huge(declared);
       const { url, connections } = await start;
-      const err = (await client(url).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
+      const err = (await (await client(url)).getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
       expect(err).toMatchObject({ status: "UNKNOWN", attempts: 1, retryable: false });
       expect(err.message).toMatch(new RegExp(`^getIamPolicy ${RP}: UNKNOWN: `));
       expect(err.message).toMatch(message);
@@ -181,7 +207,7 @@ describe("node:http transport", () => {
     const { url, connections } = await serve(() => {
       requests++; // never answers
     });
-    const send = createNodeHttp({});
+    const send = await makeHttp({});
     const c = new AbortController();
     const pending = send(`${url}/v1/x`, { method: "GET", headers: {}, signal: c.signal }).catch((e: unknown) => e as Error);
     await vi.waitFor(() => expect(requests).toBe(1));
@@ -195,6 +221,7 @@ describe("node:http transport", () => {
   });
 
   it("refuses a URL scheme it does not speak", async () => {
-    await expect(nodeHttp("ftp://127.0.0.1/x", { method: "GET", headers: {}, signal: new AbortController().signal })).rejects.toThrow(/unsupported URL scheme "ftp:"/);
+    const send = await makeHttp({});
+    await expect(send("ftp://127.0.0.1/x", { method: "GET", headers: {}, signal: new AbortController().signal })).rejects.toThrow(/unsupported URL scheme "ftp:"/);
   });
 });
