@@ -12,6 +12,7 @@ import type { BenchEmulator } from "./emulator.js";
 import { summarizeStats } from "./emulator.js";
 import type { Generated } from "./generate.js";
 import { runCli, timeCommand } from "./measure.js";
+import { floorSpan } from "./scenarios.js";
 import { quotaBoundMs, roundBoundMs } from "./targets.js";
 
 export interface ExtraContext {
@@ -81,6 +82,9 @@ export interface OverlapResult {
   /** Reads of the last plan, per the emulator (P expected) */
   reads: number;
   loadAvg1: number[];
+  /** Calibration, once per pair: the span of the same P reads from a bare HTTP loop in a fresh
+   *  process (bench/floor.mjs), what this machine and emulator allow the refresh at best */
+  floorMs?: number[];
 }
 
 /** Applies the stack at L = 0 (set-up, unmeasured), then at L = latencyMs runs `repeat` pairs of
@@ -96,7 +100,7 @@ export async function runOverlap(ctx: ExtraContext, emulator: BenchEmulator, inp
   const setup = await run(["apply", "--auto-approve", ...common, "--state", state, "--parallelism", String(o.parallelism)]);
   if (setup.exitCode !== 0) throw new Error(`overlap set-up apply: exit ${setup.exitCode}: ${setup.stdoutTail}\n${setup.stderrTail}`);
   await emulator.setLatency(o.latencyMs);
-  const r: OverlapResult = { n: inputs.shape.n, p: inputs.shape.p, latencyMs: o.latencyMs, parallelism: o.parallelism, boundMs: roundBoundMs(inputs.shape.p, o.parallelism, o.latencyMs), planMs: [], validateMs: [], refreshSpanMs: [], reads: 0, loadAvg1: [] };
+  const r: OverlapResult = { n: inputs.shape.n, p: inputs.shape.p, latencyMs: o.latencyMs, parallelism: o.parallelism, boundMs: roundBoundMs(inputs.shape.p, o.parallelism, o.latencyMs), planMs: [], validateMs: [], refreshSpanMs: [], reads: 0, loadAvg1: [], floorMs: [] };
   for (let i = 0; i < o.repeat; i++) {
     r.loadAvg1.push(loadavg()[0]!);
     const pair = [
@@ -116,7 +120,8 @@ export async function runOverlap(ctx: ExtraContext, emulator: BenchEmulator, inp
       },
     ];
     for (const step of i % 2 ? [...pair].reverse() : pair) await step();
-    ctx.log(`  overlap N=${r.n} P=${r.p} L=${o.latencyMs}ms: plan ${sec(r.planMs[i]!)}s validate ${sec(r.validateMs[i]!)}s (bound ${sec(r.boundMs)}s)`);
+    r.floorMs!.push(await floorSpan(emulator.hostPort, r.p, o.parallelism));
+    ctx.log(`  overlap N=${r.n} P=${r.p} L=${o.latencyMs}ms: plan ${sec(r.planMs[i]!)}s validate ${sec(r.validateMs[i]!)}s (bound ${sec(r.boundMs)}s, bare loop ${sec(r.floorMs![i]!)}s)`);
   }
   await emulator.setLatency(0);
   return r;

@@ -208,13 +208,19 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
 
 /** One calibration run of bench/floor.mjs (P reads, same parallelism, same latency). */
 async function floorRun(ctx: RunContext, shape: Shape, config: Config): Promise<number> {
+  const spanMs = await floorSpan(ctx.emulator.hostPort, shape.p, config.parallelism);
+  ctx.log(`  N=${config.n} L=${config.latencyMs}ms floor (bare HTTP loop, ${shape.p} reads): ${(spanMs / 1000).toFixed(2)}s`);
+  return spanMs;
+}
+
+/** The span of `p` reads at `parallelism` from a bare HTTP loop in a fresh process (bench/floor.mjs). */
+export async function floorSpan(hostPort: string, p: number, parallelism: number): Promise<number> {
   const script = fileURLToPath(new URL("./floor.mjs", import.meta.url));
-  const args = [script, ctx.emulator.hostPort, PROJECT, LOCATION, String(shape.p), String(config.parallelism)];
+  const args = [script, hostPort, PROJECT, LOCATION, String(p), String(parallelism)];
   const out = await new Promise<string>((resolve, reject) => {
     execFile(process.execPath, args, { encoding: "utf8" }, (e, stdout) => (e ? reject(e) : resolve(stdout)));
   });
   const r = JSON.parse(out) as { spanMs: number; failed: number };
   if (r.failed) throw new Error(`floor run: ${r.failed} calls failed`);
-  ctx.log(`  N=${config.n} L=${config.latencyMs}ms floor (bare HTTP loop, ${shape.p} reads): ${(r.spanMs / 1000).toFixed(2)}s`);
   return r.spanMs;
 }
