@@ -99,8 +99,10 @@ async function runChild(script: string): Promise<{ code: number | null; out: str
   const child = spawn(process.execPath, [join(dir, "child.mjs")], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  // A process the worker kept alive would never exit: the test's own timeout would end it.
+  // A process the worker kept alive would never exit: it is killed after 10 s (code null).
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  clearTimeout(timer);
   return { code, out };
 }
 
