@@ -23,6 +23,29 @@ export function change(base: ChangeBase, actions: Actions, before: unknown, afte
   });
 }
 
+/** change(base, ["no-op"], value, value), with `value` itself as before and after where its
+ *  stripped copy would be the same JSON data (plain objects and arrays, nothing unknown): at
+ *  100,000 resources those copies were a fifth of what a no-op plan held. */
+export function noOpChange(base: ChangeBase, value: unknown): ResourceChange {
+  if (value === null || !plainKnown(value)) return change(base, ["no-op"], value, value);
+  const actions: Actions = ["no-op"];
+  return extended(base, { change: { actions, before: value, after: value, after_unknown: unknownMask(value), before_sensitive: false, after_sensitive: false } });
+}
+
+/** Whether `v` is made of primitives, arrays and Object.prototype objects only, nothing unknown:
+ *  stripUnknown would give a copy of it equal key by key (no allocation to tell). */
+function plainKnown(v: unknown): boolean {
+  if (v === null || typeof v !== "object") return true;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return false;
+    for (let i = 0; i < v.length; i++) if (!plainKnown(v[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  for (const k in v) if (!plainKnown((v as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
 /** A resource's values after apply as far as they are known now (the etag never is). */
 export function plannedValue(d: IamDriver, inputs: IamInputs, etag: unknown): Record<string, unknown> {
   if (containsUnknown(inputs)) {
