@@ -27,23 +27,38 @@ export function change(base: ChangeBase, actions: Actions, before: unknown, afte
  *  stripped copy would be the same JSON data (plain objects and arrays, nothing unknown): at
  *  100,000 resources those copies were a fifth of what a no-op plan held. */
 export function noOpChange(base: ChangeBase, value: unknown): ResourceChange {
-  if (value === null || !plainKnown(value)) return change(base, ["no-op"], value, value);
+  const mask = value === null ? NOT_PLAIN : knownMask(value);
+  if (mask === NOT_PLAIN) return change(base, ["no-op"], value, value);
   const actions: Actions = ["no-op"];
-  return extended(base, { change: { actions, before: value, after: value, after_unknown: unknownMask(value), before_sensitive: false, after_sensitive: false } });
+  return extended(base, { change: { actions, before: value, after: value, after_unknown: mask, before_sensitive: false, after_sensitive: false } });
 }
 
-/** Whether `v` is made of primitives, arrays and Object.prototype objects only, nothing unknown:
- *  stripUnknown would give a copy of it equal key by key (no allocation to tell). */
-function plainKnown(v: unknown): boolean {
-  if (v === null || typeof v !== "object") return true;
+const NOT_PLAIN = Symbol("not plain data");
+
+/** unknownMask(v) of `v` made of primitives, arrays (without holes) and Object.prototype objects
+ *  only, nothing unknown, where stripUnknown would give a copy equal key by key; NOT_PLAIN for
+ *  anything else. One walk, and no [key, value] pair per key (unknownMask's Object.entries). */
+function knownMask(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return false;
   if (Array.isArray(v)) {
-    if (Object.getPrototypeOf(v) !== Array.prototype) return false;
-    for (let i = 0; i < v.length; i++) if (!plainKnown(v[i])) return false;
-    return true;
+    if (Object.getPrototypeOf(v) !== Array.prototype) return NOT_PLAIN;
+    const out: unknown[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const m = i in v ? knownMask(v[i]) : NOT_PLAIN;
+      if (m === NOT_PLAIN) return NOT_PLAIN;
+      out.push(m);
+    }
+    return out;
   }
-  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
-  for (const k in v) if (!plainKnown((v as Record<string, unknown>)[k])) return false;
-  return true;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return NOT_PLAIN;
+  const out: Record<string, unknown> = Object.create(null);
+  for (const k of Object.keys(v)) {
+    const m = knownMask((v as Record<string, unknown>)[k]);
+    if (m === NOT_PLAIN) return NOT_PLAIN;
+    // As unknownMask: a part with nothing unknown (false, or an empty map) is left out.
+    if (m !== false && !(typeof m === "object" && m !== null && !Array.isArray(m) && Object.keys(m).length === 0)) out[k] = m;
+  }
+  return out;
 }
 
 /** A resource's values after apply as far as they are known now (the etag never is). */

@@ -8,7 +8,8 @@ import type { StateResource } from "../../src/generated/schemas.js";
 import { changedFields, sameInputs } from "../../src/plan/compare.js";
 import { decideExisting, type ExistingInput } from "../../src/plan/decide.js";
 import type { Observed } from "../../src/plan/refresh.js";
-import type { ChangeBase } from "../../src/plan/change-builders.js";
+import { type ChangeBase, change, noOpChange } from "../../src/plan/change-builders.js";
+import { UNKNOWN } from "../../src/config/expressions.js";
 import { seededRandom } from "../support/seeded-random.js";
 import * as before from "./reference/plan-hot-path-before.js";
 import { type Rand, inputs, known, outcome, pick, shape, some } from "./reference/random-iam.js";
@@ -67,5 +68,26 @@ describe("a resource's decision, new against old", () => {
     }
     // Every way a decision goes was met, each many times (a no-op with drift: ~25 in 20,000).
     for (const k of ["no-op", "no-op drift", "no-op protect", "update", "update drift", "create drift", "create+delete", "missing", "threw"]) expect(seen.get(k) ?? 0).toBeGreaterThan(20);
+  });
+
+  it("noOpChange is change(base, [\"no-op\"], v, v) on random values, awkward ones included", () => {
+    const r = seededRandom(25);
+    const base: ChangeBase = { address: "r", mode: "managed", type: "t", name: "r", dependencies: [] };
+    const value = (depth: number): unknown => {
+      const k = r();
+      if (depth > 3 || k < 0.3) return pick(r, [null, 0, -0, "", "s", true, false, undefined, UNKNOWN, () => 1]);
+      if (k < 0.55) return Array.from({ length: Math.floor(r() * 4) }, () => value(depth + 1));
+      if (k < 0.6) return [1, , 2]; // eslint-disable-line no-sparse-arrays
+      const o: Record<string, unknown> = r() < 0.1 ? Object.create(null) : r() < 0.05 ? new Date(0) : {};
+      for (let n = Math.floor(r() * 4); n > 0; n--) {
+        const key = pick(r, ["a", "b", "members", "__proto__", "0", "10"]);
+        Object.defineProperty(o, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+      return o;
+    };
+    for (let n = 0; n < 20000; n++) {
+      const v = value(0);
+      expect(outcome(() => noOpChange(base, v))).toEqual(outcome(() => change(base, ["no-op"], v, v)));
+    }
   });
 });
