@@ -7,7 +7,8 @@ import { memberKey, sameMemberSet, sameMembersAsWritten } from "../iam/members.j
 
 export type { InputField };
 
-function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
+/** Whether two inputs agree on one field (unknown counts as different). */
+export function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
   const x = a[field];
   const y = b[field];
   if (isUnknown(x) || isUnknown(y)) return false;

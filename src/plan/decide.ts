@@ -70,7 +70,8 @@ function withDrift<T extends object>(x: T, drift: ResourceChange | undefined): T
   return drift ? extended(x, { drift }) : x;
 }
 
-function replacement(i: ExistingInput, base: ChangeBase, before: unknown, target: IamInputs, replaceFields: string[]): Decision {
+/** The decision to replace (a field that cannot be updated changed, or --replace). */
+export function replacement(i: ExistingInput, base: ChangeBase, before: unknown, target: IamInputs, replaceFields: string[]): Decision {
   const d = i.driver;
   const after = plannedValue(d, target, UNKNOWN);
   // A new grant that already exists live is adopted; a forced replacement keeps the adoption.
