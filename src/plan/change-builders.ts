@@ -23,6 +23,44 @@ export function change(base: ChangeBase, actions: Actions, before: unknown, afte
   });
 }
 
+/** change(base, ["no-op"], value, value), with `value` itself as before and after where its
+ *  stripped copy would be the same JSON data (plain objects and arrays, nothing unknown): at
+ *  100,000 resources those copies were a fifth of what a no-op plan held. */
+export function noOpChange(base: ChangeBase, value: unknown): ResourceChange {
+  const mask = value === null ? NOT_PLAIN : knownMask(value);
+  if (mask === NOT_PLAIN) return change(base, ["no-op"], value, value);
+  const actions: Actions = ["no-op"];
+  return extended(base, { change: { actions, before: value, after: value, after_unknown: mask, before_sensitive: false, after_sensitive: false } });
+}
+
+const NOT_PLAIN = Symbol("not plain data");
+
+/** unknownMask(v) of `v` made of primitives, arrays (without holes) and Object.prototype objects
+ *  only, nothing unknown, where stripUnknown would give a copy equal key by key; NOT_PLAIN for
+ *  anything else. One walk, and no [key, value] pair per key (unknownMask's Object.entries). */
+function knownMask(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return false;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return NOT_PLAIN;
+    const out: unknown[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const m = i in v ? knownMask(v[i]) : NOT_PLAIN;
+      if (m === NOT_PLAIN) return NOT_PLAIN;
+      out.push(m);
+    }
+    return out;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return NOT_PLAIN;
+  const out: Record<string, unknown> = Object.create(null);
+  for (const k of Object.keys(v)) {
+    const m = knownMask((v as Record<string, unknown>)[k]);
+    if (m === NOT_PLAIN) return NOT_PLAIN;
+    // As unknownMask: a part with nothing unknown (false, or an empty map) is left out.
+    if (m !== false && !(typeof m === "object" && m !== null && !Array.isArray(m) && Object.keys(m).length === 0)) out[k] = m;
+  }
+  return out;
+}
+
 /** A resource's values after apply as far as they are known now (the etag never is). */
 export function plannedValue(d: IamDriver, inputs: IamInputs, etag: unknown): Record<string, unknown> {
   if (containsUnknown(inputs)) {

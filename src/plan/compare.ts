@@ -7,7 +7,8 @@ import { memberKey, sameMemberSet, sameMembersAsWritten } from "../iam/members.j
 
 export type { InputField };
 
-function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
+/** Whether two inputs agree on one field (unknown counts as different). */
+export function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
   const x = a[field];
   const y = b[field];
   if (isUnknown(x) || isUnknown(y)) return false;
@@ -27,13 +28,20 @@ function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boolean {
   }
 }
 
-/** Fields whose values differ (unknown counts as different). */
+/** Fields whose values differ (unknown counts as different). A loop, not a filter with a
+ *  closure: it runs twice for each resource a plan compares. */
 export function changedFields(driver: IamDriver, a: IamInputs, b: IamInputs): InputField[] {
-  return driver.inputFields.filter((f) => !fieldEqual(f, a, b));
+  const out: InputField[] = [];
+  const fields = driver.inputFields;
+  for (let i = 0; i < fields.length; i++) if (!fieldEqual(fields[i]!, a, b)) out.push(fields[i]!);
+  return out;
 }
 
+/** changedFields(...).length === 0, stopping at the first difference (fieldEqual is pure). */
 export function sameInputs(driver: IamDriver, a: IamInputs, b: IamInputs): boolean {
-  return changedFields(driver, a, b).length === 0;
+  const fields = driver.inputFields;
+  for (let i = 0; i < fields.length; i++) if (!fieldEqual(fields[i]!, a, b)) return false;
+  return true;
 }
 
 /** Structural equality for JSON-like values. */

@@ -56,12 +56,12 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     if (c.secret) secretStrings(sensitive(c.value), secrets);
   }
   // Values the state recorded as secret: a plan shows neither the new secret nor the old one.
-  for (const r of prior?.resources ?? []) for (const k of Object.keys(r.sensitive ?? {})) secretStrings(sensitive(r.inputs[k]), secrets);
+  for (const r of prior?.resources ?? []) if (r.sensitive) for (const k of Object.keys(r.sensitive)) secretStrings(sensitive(r.inputs[k]), secrets);
   const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
   return {
     stack,
     prior,
-    priorByAddress: new Map((prior?.resources ?? []).map((r) => [r.address, r])),
+    priorByAddress: byAddress(prior),
     cloud,
     opts,
     emit,
@@ -80,4 +80,11 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     secrets,
     masks: new Map(),
   };
+}
+
+/** The state's resources by address (the last of an address wins), without a pair per resource. */
+function byAddress(prior: State | undefined): Map<string, StateResource> {
+  const out = new Map<string, StateResource>();
+  for (const r of prior?.resources ?? []) out.set(r.address, r);
+  return out;
 }

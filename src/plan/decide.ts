@@ -5,7 +5,7 @@ import type { ResourceChange, StateResource } from "../generated/schemas.js";
 import { UNKNOWN, isUnknown } from "../config/expressions.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { changedFields, sameInputs } from "./compare.js";
-import { type ChangeBase, change, driftChange, plannedValue } from "./change-builders.js";
+import { type ChangeBase, change, driftChange, noOpChange, plannedValue } from "./change-builders.js";
 import type { Observed } from "./refresh.js";
 import { extended } from "../extended.js";
 
@@ -44,27 +44,34 @@ export function decideExisting(i: ExistingInput): Decision {
   const priorInputs = state.inputs as unknown as IamInputs;
   const before = o.inputs ? (o.outputs ?? d.outputs(o.inputs, o.etag)) : null;
   const drift = !o.inputs || !sameInputs(d, priorInputs, o.inputs) ? driftChange(base, state, before) : undefined;
-  const withDrift = <T extends object>(x: T) => (drift ? extended(x, { drift }) : x);
-  if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name)) return withDrift({ kind: "missing" as const });
+  if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name)) return withDrift({ kind: "missing" as const }, drift);
   if (!o.inputs) {
     const after = plannedValue(d, i.desired, UNKNOWN);
     const { before_adopted: _, ...gone } = base;
-    return withDrift({ kind: "change" as const, change: { ...change(gone, ["create"], null, after), action_reason: "create_because_gone" as const }, value: after });
+    return withDrift({ kind: "change" as const, change: { ...change(gone, ["create"], null, after), action_reason: "create_because_gone" as const }, value: after }, drift);
   }
   const target = withIgnored(i.desired, o.inputs, i.ignoreChanges);
   const fields = changedFields(d, o.inputs, target);
-  const replaceFields = fields.filter((f) => d.replaceOn.includes(f));
-  if (replaceFields.length || i.replaceRequested) return withDrift(replacement(i, base, before, target, replaceFields));
+  const replaceFields = fields.length ? fields.filter((f) => d.replaceOn.includes(f)) : fields;
+  if (replaceFields.length || i.replaceRequested) return withDrift(replacement(i, base, before, target, replaceFields), drift);
   const kept: ChangeBase = state.adopted ? extended(base, { after_adopted: true }) : base;
   if (fields.length) {
     const after = plannedValue(d, target, UNKNOWN);
-    return withDrift({ kind: "change" as const, change: change(kept, ["update"], before, after), value: after });
+    return withDrift({ kind: "change" as const, change: change(kept, ["update"], before, after), value: after }, drift);
   }
-  const stateOnly = (state.protect === true) !== i.protect ? { state_only: ["protect" as const] } : {};
-  return withDrift({ kind: "change" as const, change: { ...change(kept, ["no-op"], before, before), ...stateOnly }, value: before });
+  // A new object: a copy of it (`{ ...c }`) would only be more garbage.
+  const noOp = noOpChange(kept, before);
+  const protectChanged = (state.protect === true) !== i.protect;
+  return withDrift({ kind: "change" as const, change: protectChanged ? extended(noOp, { state_only: ["protect" as const] }) : noOp, value: before }, drift);
 }
 
-function replacement(i: ExistingInput, base: ChangeBase, before: unknown, target: IamInputs, replaceFields: string[]): Decision {
+/** `x` with the drift the refresh found, when it found some. */
+function withDrift<T extends object>(x: T, drift: ResourceChange | undefined): T {
+  return drift ? extended(x, { drift }) : x;
+}
+
+/** The decision to replace (a field that cannot be updated changed, or --replace). */
+export function replacement(i: ExistingInput, base: ChangeBase, before: unknown, target: IamInputs, replaceFields: string[]): Decision {
   const d = i.driver;
   const after = plannedValue(d, target, UNKNOWN);
   // A new grant that already exists live is adopted; a forced replacement keeps the adoption.

@@ -26,10 +26,12 @@ function createsReading(ctx: PlanContext, r: ResourceDecl): boolean {
 export function nameReads(ctx: PlanContext): NameReads {
   const ready = new Map<number, ResourceDecl[]>();
   if (ctx.opts.refresh && !ctx.opts.destroy) {
-    const index = new Map(ctx.stack.order.map((n, i) => [n, i]));
+    // Made for the first interpolated name: most stacks have none.
+    let index: Map<string, number> | undefined;
     for (const r of ctx.stack.resources.values()) {
       const raw = r.properties.name;
       if (typeof raw !== "string" || !hasInterpolation(raw) || !createsReading(ctx, r)) continue;
+      index ??= new Map(ctx.stack.order.map((n, i) => [n, i]));
       // After the last of what it depends on is planned (a conservative superset of what its name uses).
       let at = -1;
       for (const d of ctx.stack.graph.dependencies(r.name)) at = Math.max(at, index.get(d) ?? -1);
@@ -40,7 +42,8 @@ export function nameReads(ctx: PlanContext): NameReads {
   }
   return {
     planned(i) {
-      for (const r of ready.get(i) ?? []) startRead(ctx, r);
+      const list = ready.size ? ready.get(i) : undefined;
+      if (list) for (const r of list) startRead(ctx, r);
     },
   };
 }

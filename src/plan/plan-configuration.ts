@@ -31,14 +31,22 @@ export function priorStateRecord(prior: State | undefined, refreshed: readonly S
  *  policy refreshes (for the refresh events). */
 export function stateResourcesByPolicy(prior: State | undefined): Map<string, { address: string; type: string }[]> {
   const out = new Map<string, { address: string; type: string }[]>();
+  // The list of the resource before, when this one is on the same policy (mostly so: a policy's
+  // resources are side by side): no key to build nor look up.
+  let last: { kind: string; name: string; list: { address: string; type: string }[] } | undefined;
   for (const r of prior?.resources ?? []) {
     const d = resourceDriver(r.type);
     if (!d) continue;
-    const key = `${d.kind} ${String(r.inputs.name)}`;
-    const list = out.get(key);
+    const name = String(r.inputs.name);
+    if (last !== undefined && name === last.name && d.kind === last.kind) {
+      last.list.push({ address: r.address, type: r.type });
+      continue;
+    }
+    const key = `${d.kind} ${name}`;
+    let list = out.get(key);
     if (list) list.push({ address: r.address, type: r.type });
-    else out.set(key, [{ address: r.address, type: r.type }]);
+    else out.set(key, (list = [{ address: r.address, type: r.type }]));
+    last = { kind: d.kind, name, list };
   }
   return out;
 }
-

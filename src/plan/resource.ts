@@ -14,7 +14,7 @@ import { decideExisting, withIgnored } from "./decide.js";
 import { changedFields } from "./compare.js";
 import { type Desired, desiredInputs } from "./desired.js";
 import type { Observed, Read } from "./refresh.js";
-import type { Policy } from "../generated/schemas.js";
+import type { Policy, StateResource } from "../generated/schemas.js";
 import { extended } from "../extended.js";
 
 /** Plans `r`; without a promise when nothing has to be waited for (its policy already read). */
@@ -24,25 +24,22 @@ export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<
   if (!desired) return void ctx.values.set(r.name, UNKNOWN);
   const base = changeBase(ctx, r, desired);
   const state = ctx.priorByAddress.get(r.name);
-  if (state && state.type === r.type && resourceDriver(state.type)) return planExisting(ctx, r, desired.inputs, base);
+  if (state && state.type === r.type && resourceDriver(state.type)) return planExisting(ctx, r, state, desired.inputs, base);
   // Same address, another type: destroy the old one (after the new one exists).
   if (state) ctx.changes.push(deleteChange(state, "replace_because_cannot_update"));
   if (r.options.import !== undefined && !state) return planImport(ctx, r, desired.inputs, base);
   return planCreate(ctx, r, desired.inputs, base);
 }
 
+/** The keys in the order the plan writes them, each optional one set only when it applies (an
+ *  object literal spreading `{}`s makes V8 add keys to a spread copy: slow, see ../extended.ts). */
 function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): ChangeBase {
-  return {
-    address: r.name,
-    mode: "managed",
-    type: r.type,
-    name: r.name,
-    dependencies: ctx.stack.graph.dependencies(r.name),
-    ...(ctx.previous.has(r.name) ? { previous_address: ctx.previous.get(r.name)! } : {}),
-    ...(r.options.protect ? { protect: true } : {}),
-    ...(isUnknown(desired.inputs.name) ? {} : { policy: desired.inputs.name }),
-    ...(desired.known ? {} : { config: { properties: r.properties } }),
-  };
+  const base: ChangeBase = { address: r.name, mode: "managed", type: r.type, name: r.name, dependencies: ctx.stack.graph.dependencies(r.name) };
+  if (ctx.previous.has(r.name)) base.previous_address = ctx.previous.get(r.name)!;
+  if (r.options.protect) base.protect = true;
+  if (!isUnknown(desired.inputs.name)) base.policy = desired.inputs.name;
+  if (!desired.known) base.config = { properties: r.properties };
+  return base;
 }
 
 /** A plan fails where apply would: a grant on an object that does not exist cannot be made. */
@@ -68,22 +65,20 @@ function readForAdoption(ctx: PlanContext, d: IamDriver, inputs: IamInputs): Pro
   return ctx.refresh.read(d.kind, inputs.name);
 }
 
-function planExisting(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): void | Promise<void> {
-  const state = ctx.priorByAddress.get(r.name)!;
+function planExisting(ctx: PlanContext, r: ResourceDecl, state: StateResource, desired: IamInputs, base: ChangeBase): void | Promise<void> {
   const observed = ctx.refresh.observe(state, r.driver);
-  if (observed instanceof Promise) return observed.then((o) => planObserved(ctx, r, desired, base, o));
-  return planObserved(ctx, r, desired, base, observed);
+  if (observed instanceof Promise) return observed.then((o) => planObserved(ctx, r, state, desired, base, o));
+  return planObserved(ctx, r, state, desired, base, observed);
 }
 
-function planObserved(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase, observed: Observed | undefined): void | Promise<void> {
+function planObserved(ctx: PlanContext, r: ResourceDecl, state: StateResource, desired: IamInputs, base: ChangeBase, observed: Observed | undefined): void | Promise<void> {
   if (!observed) return void ctx.values.set(r.name, UNKNOWN);
   const adoption = readForAdoption(ctx, r.driver, desired);
-  if (adoption) return adoption.then(() => decideAndRecord(ctx, r, desired, base, observed));
-  decideAndRecord(ctx, r, desired, base, observed);
+  if (adoption) return adoption.then(() => decideAndRecord(ctx, r, state, desired, base, observed));
+  decideAndRecord(ctx, r, state, desired, base, observed);
 }
 
-function decideAndRecord(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase, observed: Observed): void {
-  const state = ctx.priorByAddress.get(r.name)!;
+function decideAndRecord(ctx: PlanContext, r: ResourceDecl, state: StateResource, desired: IamInputs, base: ChangeBase, observed: Observed): void {
   const decision = decideExisting({
     base,
     driver: r.driver,
