@@ -6,7 +6,6 @@ import { UserError, error, type Diagnostic } from "../diagnostics/diagnostic.js"
 import type { State, StateResource } from "../generated/schemas.js";
 import { describeErrors, validate, type ErrorObject } from "../schemas/index.js";
 import { TOOL_VERSION } from "../version.js";
-import { certainlyValidState } from "./state-check.js";
 
 export const STATE_FORMAT_VERSION = 1;
 
@@ -251,8 +250,7 @@ export function parseState(text: string, file: string): State {
       `state file ${file} has format version ${value.version}; converge ${TOOL_VERSION} understands version ${STATE_FORMAT_VERSION} — upgrade converge`,
     );
   }
-  // ajv only for a state the plain check does not accept (its errors are the diagnostics).
-  const errors = certainlyValidState(value) ? [] : validate("state.schema.json", value);
+  const errors = validate("state.schema.json", value);
   if (errors.length > 0) {
     throw corrupt(file, `state file ${file} is not a valid converge state: ${describeErrors(errors)}`);
   }
