@@ -231,7 +231,7 @@ export function mayHaveLiteralFindings(p: Record<string, unknown>): boolean {
 }
 
 /** Whether a rule could find something in a resource's literal values (see mayHaveLiteralFindings). */
-function mayHaveFindings(p: Record<string, unknown>): boolean {
+export function mayHaveFindings(p: Record<string, unknown>): boolean {
   if (!Array.isArray(p.bindings)) return mayHaveLiteralFindings(p);
   const bindings: unknown[] = p.bindings;
   // (A hole in the list is left to the views, as before.)
@@ -239,14 +239,22 @@ function mayHaveFindings(p: Record<string, unknown>): boolean {
   return false;
 }
 
+/** The rules' findings in a resource's literal values (views built whatever they hold). */
+export function literalFindings(r: ResourceDecl, now: Date): Finding[] {
+  const out: Finding[] = [];
+  for (const view of literalViews(r, r.properties)) {
+    const found = resourceFindings(view, now, always);
+    if (found.length) out.push(...found);
+  }
+  return out;
+}
+
 function findings(stack: StackModel, now: Date): Finding[] {
   const out: Finding[] = [];
   for (const r of stack.resources.values()) {
     if (!mayHaveFindings(r.properties)) continue;
-    for (const view of literalViews(r, r.properties)) {
-      const found = resourceFindings(view, now, always);
-      if (found.length) out.push(...found);
-    }
+    const found = literalFindings(r, now);
+    if (found.length) out.push(...found);
   }
   return out;
 }

@@ -1,22 +1,16 @@
 // parseSimpleYaml reads lines as offsets into the text (no string per line): it must accept and
 // decline exactly the texts the definition it replaced did (test/config/reference/), with the same
 // values, on the repository's YAML files, the bench stacks and many seeded awkward mutations.
-import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
+import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
 import { parseSimpleYaml as reference } from "./reference/fast-yaml-4615a91.js";
 import { seededRandom } from "../support/seeded-random.js";
+import { yamlFiles } from "../support/yaml-files.js";
 
 const root = join(import.meta.dirname, "../..");
 
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    if (f === "node_modules" || f.startsWith(".")) return [];
-    return statSync(p).isDirectory() ? yamlFiles(p) : /\.ya?ml$/.test(f) ? [p] : [];
-  });
-}
 
 function same(text: string): void {
   const want = reference(text);
