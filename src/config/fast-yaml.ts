@@ -9,31 +9,66 @@
 import { MAX_DEPTH } from "./yaml-limits.js";
 
 /** The lines that hold content (not blank, not only a comment), in parallel arrays: each one's
- *  indentation, its text without the indentation and trailing space, and whether it starts a
- *  sequence item ("-" or "- …"). */
+ *  indentation, where its text starts and ends in the document (without the indentation and
+ *  trailing space), and whether it starts a sequence item ("-" or "- …"). Offsets, not strings: a
+ *  stack of 100,000 resources has 600,000 lines, and the strings were most of the parse's garbage. */
 interface Lines {
-  indents: number[];
-  texts: string[];
-  items: boolean[];
+  count: number;
+  indents: Int32Array;
+  starts: Int32Array;
+  ends: Int32Array;
+  items: Uint8Array;
+}
+
+/** Whether the character code is one String.prototype.trim removes (white space and line terminators). */
+function isTrimmed(c: number): boolean {
+  if (c === 32) return true;
+  if (c < 128) return c >= 9 && c <= 13;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** The content lines of `text`; undefined when one is a document marker or directive. */
 function contentLines(text: string): Lines | undefined {
-  const indents: number[] = [];
-  const texts: string[] = [];
-  const items: boolean[] = [];
-  for (const raw of text.split("\n")) {
-    const t = raw.trimStart();
-    if (t === "" || t[0] === "#") continue;
-    const indent = raw.length - t.length;
-    if (indent === 0 && (t.startsWith("---") || t.startsWith("...") || t[0] === "%")) return undefined;
-    const line = t.trimEnd();
-    indents.push(indent);
-    texts.push(line);
-    items.push(line === "-" || line.startsWith("- "));
+  const len = text.length;
+  // At most one content line per line of text: arrays of that length, filled from the start.
+  let most = 1;
+  for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", nl + 1)) most++;
+  const lines: Lines = { count: 0, indents: new Int32Array(most), starts: new Int32Array(most), ends: new Int32Array(most), items: new Uint8Array(most) };
+  for (let pos = 0; pos <= len; ) {
+    let eol = text.indexOf("\n", pos);
+    if (eol < 0) eol = len;
+    let s = pos;
+    while (s < eol && isTrimmed(text.charCodeAt(s))) s++;
+    const indent = s - pos;
+    pos = eol + 1;
+    if (s === eol || text.charCodeAt(s) === 35 /* # */) continue;
+    if (indent === 0 && (text.startsWith("---", s) || text.startsWith("...", s) || text.charCodeAt(s) === 37 /* % */)) return undefined;
+    let e = eol;
+    while (isTrimmed(text.charCodeAt(e - 1))) e--;
+    const at = lines.count++;
+    lines.indents[at] = indent;
+    lines.starts[at] = s;
+    lines.ends[at] = e;
+    // "-" alone, or "- " then more (the line ends in a character that is not white space)
+    lines.items[at] = text.charCodeAt(s) === 45 && (e - s === 1 || text.charCodeAt(s + 1) === 32) ? 1 : 0;
   }
-  return { indents, texts, items };
+  return lines;
 }
+
+/** Where ": " first occurs in text[from, to), or -1. */
+function colonSpace(text: string, from: number, to: number): number {
+  for (let j = from; j < to - 1; j++) if (text.charCodeAt(j) === 58 && text.charCodeAt(j + 1) === 32) return j;
+  return -1;
+}
+
+/** The first index in [from, to) of a character trim would keep, or `to`. */
+function skipSpace(text: string, from: number, to: number): number {
+  while (from < to && isTrimmed(text.charCodeAt(from))) from++;
+  return from;
+}
+
+/** Maps with more keys than this find a duplicate key by counting their keys once. */
+const LARGE_MAP = 16;
 
 /** Thrown to give up on the fast path. */
 const BAIL = Symbol("bail");
@@ -174,8 +209,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
   if (/[\t\r\uFEFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F\x85\u2028\u2029]/.test(text)) return undefined;
   const lines = contentLines(text);
   if (!lines) return undefined;
-  const { indents, texts, items } = lines;
-  const n = texts.length;
+  const { count: n, indents, starts, ends, items } = lines;
   if (n === 0 || indents[0] !== 0) return undefined;
   let i = 0;
 
@@ -191,28 +225,33 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
     // One more level for an inline flow collection: past the limit, yaml reports where.
     if (depth + 1 > MAX_DEPTH) bail();
     const out: Record<string, unknown> = {};
+    let keys = 0;
     while (i < n && indents[i] === indent && !items[i]) {
-      const t = texts[i]!;
-      let sep = t.indexOf(": ");
-      let rest: string;
-      if (sep >= 0) rest = t.slice(sep + 2);
-      else if (t.endsWith(":")) {
-        sep = t.length - 1;
-        rest = "";
+      const s = starts[i]!;
+      const e = ends[i]!;
+      let sep = colonSpace(text, s, e);
+      let rest: number;
+      if (sep >= 0) rest = sep + 2;
+      else if (text.charCodeAt(e - 1) === 58 /* : */) {
+        sep = e - 1;
+        rest = e;
       } else bail();
-      const k = key(t.slice(0, sep));
-      if (Object.hasOwn(out, k)) bail();
+      const k = key(text.slice(s, sep));
+      // A duplicate key: asked of each key of a small map; a large one (the resources) counts its
+      // keys at the end instead (each key is an own property, never __proto__ or an index).
+      if (keys++ < LARGE_MAP && Object.hasOwn(out, k)) bail();
       i++;
-      const r = rest.trim();
-      if (r === "" || r[0] === "#") {
+      rest = skipSpace(text, rest, e);
+      if (rest === e || text.charCodeAt(rest) === 35 /* # */) {
         if (i < n && indents[i]! > indent) out[k] = node(indents[i]!, depth + 1);
         else if (i < n && indents[i] === indent && items[i]) out[k] = seq(indent, depth + 1);
         else out[k] = null;
       } else {
-        out[k] = inline(r, depth + 1);
+        out[k] = inline(text.slice(rest, e), depth + 1);
         noContinuation(indent);
       }
     }
+    if (keys > LARGE_MAP && Object.keys(out).length !== keys) bail();
     return out;
   };
 
@@ -220,7 +259,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
     if (depth + 1 > MAX_DEPTH) bail();
     const out: unknown[] = [];
     while (i < n && indents[i] === indent && items[i]) {
-      const item = texts[i]!.slice(1).trim();
+      const item = text.slice(skipSpace(text, starts[i]! + 1, ends[i]!), ends[i]!);
       if (item === "" || item[0] === "#") bail();
       // "- key: value" starts a compact mapping: not in the fast subset.
       if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) bail();

@@ -203,13 +203,58 @@ function resolvedView(name: string, raw: Record<string, unknown>, resolved: Reco
 
 const always = () => true;
 
+/** Whether two of the strings are the same member (by key). */
+function hasDuplicateMember(strings: readonly string[]): boolean {
+  if (strings.length < 2) return false;
+  if (strings.length === 2) return memberKey(strings[0]!) === memberKey(strings[1]!);
+  return new Set(strings.map(memberKey)).size < strings.length;
+}
+
+/**
+ * Whether a rule could find something in a binding's or member resource's literal values: false
+ * only when resourceFindings would find nothing (every string counts, literal or not, so the
+ * answer errs towards yes). Most resources have no finding: they then need no view, no value
+ * objects and no paths.
+ */
+export function mayHaveLiteralFindings(p: Record<string, unknown>): boolean {
+  if (p.condition && typeof p.condition === "object") return true;
+  if (typeof p.role === "string" && isBasicRole(p.role)) return true;
+  const strings: string[] = [];
+  const list = p.members;
+  if (Array.isArray(list)) {
+    if (list.length === 0) return true;
+    for (const m of list) if (typeof m === "string") strings.push(m);
+  }
+  if (typeof p.member === "string") strings.push(p.member);
+  for (const m of strings) if (isPublicMember(m) || m.startsWith("deleted:")) return true;
+  return hasDuplicateMember(strings);
+}
+
+/** Whether a rule could find something in a resource's literal values (see mayHaveLiteralFindings). */
+export function mayHaveFindings(p: Record<string, unknown>): boolean {
+  if (!Array.isArray(p.bindings)) return mayHaveLiteralFindings(p);
+  const bindings: unknown[] = p.bindings;
+  // (A hole in the list is left to the views, as before.)
+  for (let i = 0; i < bindings.length; i++) if (!(i in bindings) || mayHaveLiteralFindings(asObject(bindings[i]))) return true;
+  return false;
+}
+
+/** The rules' findings in a resource's literal values (views built whatever they hold). */
+export function literalFindings(r: ResourceDecl, now: Date): Finding[] {
+  const out: Finding[] = [];
+  for (const view of literalViews(r, r.properties)) {
+    const found = resourceFindings(view, now, always);
+    if (found.length) out.push(...found);
+  }
+  return out;
+}
+
 function findings(stack: StackModel, now: Date): Finding[] {
   const out: Finding[] = [];
   for (const r of stack.resources.values()) {
-    for (const view of literalViews(r, r.properties)) {
-      const found = resourceFindings(view, now, always);
-      if (found.length) out.push(...found);
-    }
+    if (!mayHaveFindings(r.properties)) continue;
+    const found = literalFindings(r, now);
+    if (found.length) out.push(...found);
   }
   return out;
 }

@@ -2,12 +2,12 @@
 // checks that need no network (literal values, duplicate grants, ignoreChanges, import IDs).
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { functionDriver, resourceDriver, suggestToken, RESOURCE_TOKENS } from "../drivers/registry.js";
-import type { IamDriver } from "../drivers/types.js";
+import type { Claim, IamDriver, IamInputs } from "../drivers/types.js";
 import type { ResourceDecl } from "./model.js";
 import { collectRefs, isLiteral } from "./references.js";
 import { valueAt } from "./schema-diagnostics.js";
 import { declaredAt, errorAt as at, type SourceDocument } from "./source.js";
-import { ClaimIndex, conflictSummary } from "../drivers/claims.js";
+import { ClaimIndex, type Conflict, conflictSummary } from "../drivers/claims.js";
 import { type Each, forEachInstances, instanceAddress, substituteEach } from "./for-each.js";
 import type { Scope } from "./resolve.js";
 
@@ -26,35 +26,53 @@ function unknownType(src: SourceDocument, name: string, type: string): Diagnosti
   });
 }
 
+/** Options that are not a map read as none (one object for all of them: only read). */
+const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
+const optionsOf = (raw: Record<string, unknown>): Readonly<Record<string, unknown>> => {
+  const o = raw.options;
+  return o && typeof o === "object" ? (o as Record<string, unknown>) : NO_OPTIONS;
+};
+
+/** A declaration's options, keys in the order they always had (no spread: one object built once). */
+function resourceOptions(opts: Readonly<Record<string, unknown>>, importId: unknown): ResourceDecl["options"] {
+  const options: ResourceDecl["options"] = {
+    dependsOn: Array.isArray(opts.dependsOn) ? opts.dependsOn.map(String) : [],
+    protect: opts.protect === true,
+    ignoreChanges: Array.isArray(opts.ignoreChanges) ? opts.ignoreChanges.map(String) : [],
+  };
+  if (typeof importId === "string") options.import = importId;
+  if (opts.forEach !== undefined) options.forEach = opts.forEach;
+  return options;
+}
+
 function declaration(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, diags: Diagnostic[], each?: Each): ResourceDecl {
   const written = objectOr(raw.properties);
-  const opts = objectOr(raw.options);
-  const path = ["resources", name];
-  const properties = each ? (substituteEach(written, each, [...path, "properties"], src, diags) as Record<string, unknown>) : written;
+  const opts = optionsOf(raw);
+  const properties = each ? (substituteEach(written, each, ["resources", name, "properties"], src, diags) as Record<string, unknown>) : written;
   // In a forEach, the import ID is a template like the properties ($$ for a literal "$").
-  const importId = each && typeof opts.import === "string" ? String(substituteEach(opts.import, each, [...path, "options", "import"], src, diags)).replace(/\$\$/g, "$") : opts.import;
-  return {
-    name: each ? instanceAddress(name, each.key) : name,
-    decl: name,
-    ...(each ? { each } : {}),
-    type: String(raw.type),
-    driver,
-    properties,
-    options: {
-      dependsOn: Array.isArray(opts.dependsOn) ? opts.dependsOn.map(String) : [],
-      protect: opts.protect === true,
-      ignoreChanges: Array.isArray(opts.ignoreChanges) ? opts.ignoreChanges.map(String) : [],
-      ...(typeof importId === "string" ? { import: importId } : {}),
-      ...(opts.forEach !== undefined ? { forEach: opts.forEach } : {}),
-    },
-    refs: collectRefs(src, properties, [...path, "properties"], diags),
-  };
+  const importId = each && typeof opts.import === "string" ? String(substituteEach(opts.import, each, ["resources", name, "options", "import"], src, diags)).replace(/\$\$/g, "$") : opts.import;
+  const type = String(raw.type);
+  const options = resourceOptions(opts, importId);
+  const refs = collectRefs(src, properties, ["resources", name, "properties"], diags);
+  return each ? { name: instanceAddress(name, each.key), decl: name, each, type, driver, properties, options, refs } : { name, decl: name, type, driver, properties, options, refs };
+}
+
+/** The diagnostic of two resources claiming the same grant (`c`). */
+function conflictDiagnostic(src: SourceDocument, decl: ResourceDecl, inputs: IamInputs, claims: readonly Claim[], c: Conflict<string>): Diagnostic {
+  const { name } = decl;
+  const other = c.owner;
+  const [summary, detail] =
+    c.kind === "binding"
+      ? [`resources "${other}" and "${name}" both manage role ${inputs.role}${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`, "Only one binding resource can be used per role (and condition); merge their members."]
+      : c.kind === "member"
+        ? [`resources "${other}" and "${name}" both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
+        : [conflictSummary(c, name, claims[0]!), "Remove one of them, or move the grant into the resource that manages the whole binding or policy."];
+  return at(src, ["resources", decl.decl], summary, { key: true, address: name, detail: `"${other}" is declared at ${declaredAt(src, other)}. ${detail}` });
 }
 
 /** The checks of one resource that need only its own literal values; `ownership` finds duplicates. */
 function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaults, ownership: ClaimIndex<string>, diags: Diagnostic[]): void {
   const { name, driver, properties } = decl;
-  const path = ["resources", decl.decl];
   // Literal values are checked now, before any network call; interpolated ones after resolution.
   const { inputs, problems } = driver.normalize(properties, defaults);
   for (const p of problems) {
@@ -62,30 +80,23 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
     if (v === undefined || !isLiteral(v)) continue;
     // A value of the wrong type (a map where a member belongs…) was reported by the schema check.
     if (typeof valueAt(properties, p.path) !== "string") continue;
-    diags.push(at(src, [...path, "properties", ...p.path], `${name}: ${p.message}`, { address: name }));
+    diags.push(at(src, ["resources", decl.decl, "properties", ...p.path], `${name}: ${p.message}`, { address: name }));
   }
-  if (isLiteral(properties) && problems.length === 0) {
+  if (problems.length === 0 && isLiteral(properties)) {
     const claims = driver.claims(inputs);
     const c = ownership.conflict(claims);
     if (!c) ownership.hold(claims, name);
-    else {
-      const other = c.owner;
-      const [summary, detail] =
-        c.kind === "binding"
-          ? [`resources "${other}" and "${name}" both manage role ${inputs.role}${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`, "Only one binding resource can be used per role (and condition); merge their members."]
-          : c.kind === "member"
-            ? [`resources "${other}" and "${name}" both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
-            : [conflictSummary(c, name, claims[0]!), "Remove one of them, or move the grant into the resource that manages the whole binding or policy."];
-      diags.push(at(src, path, summary, { key: true, address: name, detail: `"${other}" is declared at ${declaredAt(src, other)}. ${detail}` }));
-    }
+    else diags.push(conflictDiagnostic(src, decl, inputs, claims, c));
   }
-  decl.options.ignoreChanges.forEach((p, i) => {
+  const { ignoreChanges } = decl.options;
+  for (let i = 0; i < ignoreChanges.length; i++) {
+    const p = ignoreChanges[i]!;
     const inputNames: readonly string[] = driver.inputFields;
-    if (!inputNames.includes(p)) diags.push(at(src, [...path, "options", "ignoreChanges", i], `${name}: ignoreChanges names "${p}", which is not an input of ${decl.type}`, { address: name, detail: `Inputs: ${inputNames.join(", ")}.` }));
-  });
+    if (!inputNames.includes(p)) diags.push(at(src, ["resources", decl.decl, "options", "ignoreChanges", i], `${name}: ignoreChanges names "${p}", which is not an input of ${decl.type}`, { address: name, detail: `Inputs: ${inputNames.join(", ")}.` }));
+  }
   if (decl.options.import !== undefined) {
     const t = driver.parseImportId(decl.options.import, defaults);
-    if (typeof t === "string") diags.push(at(src, [...path, "options", "import"], `${name}: ${t}`, { address: name }));
+    if (typeof t === "string") diags.push(at(src, ["resources", decl.decl, "options", "import"], `${name}: ${t}`, { address: name }));
   }
 }
 
@@ -96,11 +107,10 @@ export interface ForEachContext {
   lenient: boolean;
 }
 
-/** The declarations of one resource: itself, or one per element of its forEach. Problems in
- *  `${each.…}` are reported once, not once per instance. */
-function declarations(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, forEach: ForEachContext, diags: Diagnostic[]): ResourceDecl[] {
-  const opts = objectOr(raw.options);
-  if (!Object.hasOwn(opts, "forEach")) return [declaration(src, name, raw, driver, diags)];
+/** The declarations of a resource with a forEach: one per element. Problems in `${each.…}` are
+ *  reported once, not once per instance. */
+function eachDeclarations(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, forEach: ForEachContext, diags: Diagnostic[]): ResourceDecl[] {
+  const opts = optionsOf(raw);
   const instances = forEachInstances(src, opts.forEach, ["resources", name, "options", "forEach"], forEach.scope, forEach.lenient, diags) ?? [];
   const found: Diagnostic[] = [];
   const decls: ResourceDecl[] = [];
@@ -123,7 +133,9 @@ function declarations(src: SourceDocument, name: string, raw: Record<string, unk
 export function loadResources(src: SourceDocument, resourcesRaw: Record<string, unknown>, defaults: Defaults, forEach: ForEachContext, diags: Diagnostic[]): Map<string, ResourceDecl> {
   const resources = new Map<string, ResourceDecl>();
   const ownership = new ClaimIndex<string>();
-  for (const [name, value] of Object.entries(resourcesRaw)) {
+  // Keys then a look-up each: no [name, value] array per resource.
+  for (const name of Object.keys(resourcesRaw)) {
+    const value = resourcesRaw[name];
     if (!value || typeof value !== "object") continue;
     const raw = value as Record<string, unknown>;
     const driver = resourceDriver(String(raw.type ?? ""));
@@ -131,7 +143,13 @@ export function loadResources(src: SourceDocument, resourcesRaw: Record<string, 
       if (typeof raw.type === "string") diags.push(unknownType(src, name, raw.type));
       continue;
     }
-    for (const decl of declarations(src, name, raw, driver, forEach, diags)) {
+    if (!Object.hasOwn(optionsOf(raw), "forEach")) {
+      const decl = declaration(src, name, raw, driver, diags);
+      resources.set(decl.name, decl);
+      checkResource(src, decl, defaults, ownership, diags);
+      continue;
+    }
+    for (const decl of eachDeclarations(src, name, raw, driver, forEach, diags)) {
       resources.set(decl.name, decl);
       checkResource(src, decl, defaults, ownership, diags);
     }

@@ -9,7 +9,7 @@ import { functionDriver, suggestToken, FUNCTION_TOKENS } from "../drivers/regist
 import type { OutputDecl, StackModel, VariableDecl } from "./model.js";
 import { type GivenInputs, NO_INPUTS, resolveConfig } from "./inputs.js";
 import { type Defaults, loadResources } from "./load-resources.js";
-import { collectRefs, referenceGraph } from "./references.js";
+import { collectRefs, type DeclaredNames, referenceGraph } from "./references.js";
 import { loadTimeScope } from "./for-each.js";
 import { loadMoved } from "./moved.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
@@ -132,6 +132,17 @@ function sharedNames(src: SourceDocument, configRaw: Record<string, unknown>, va
   }
 }
 
+const isOwnKey = (o: object, k: string): boolean => Object.prototype.propertyIsEnumerable.call(o, k);
+
+/** The names written in these sections (their own keys, what Object.keys lists), without a Set of
+ *  100,000 resource names built for a few look-ups. */
+export function declaredNames(sections: readonly Record<string, unknown>[]): DeclaredNames {
+  return {
+    has: (name) => sections.some((s) => isOwnKey(s, name)),
+    list: () => [...new Set(sections.flatMap((s) => Object.keys(s)))],
+  };
+}
+
 function dropMissingInputs(diags: Diagnostic[]): void {
   const kept = diags.filter((d) => d.code !== "input/missing");
   diags.splice(0, diags.length, ...kept);
@@ -172,7 +183,7 @@ export function loadStackDocument(src: SourceDocument, doc: Record<string, unkno
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
 
   // References: known roots and, for resources and invokes, known first fields.
-  const names = new Set([...Object.keys(configRaw), ...Object.keys(variablesRaw), ...Object.keys(resourcesRaw)]);
+  const names = declaredNames([configRaw, variablesRaw, resourcesRaw]);
   const graph = referenceGraph(src, { variables, resources, outputs, names }, diags);
   const cycle = graph.findCycle();
   if (cycle) {

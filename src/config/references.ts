@@ -94,12 +94,19 @@ export function collectRefs(src: SourceDocument, value: unknown, path: DocPath, 
   return refs;
 }
 
+/** The names written in a stack: asked one by one, listed only for a suggestion. */
+export interface DeclaredNames {
+  has(name: string): boolean;
+  /** In order, each once */
+  list(): string[];
+}
+
 export interface Declared {
   variables: Map<string, VariableDecl>;
   resources: Map<string, ResourceDecl>;
   outputs: Map<string, OutputDecl>;
-  /** Every variable and resource name written in the stack, loaded or not (own keys only) */
-  names: ReadonlySet<string>;
+  /** Every input, variable and resource name written in the stack, loaded or not (own keys only) */
+  names: DeclaredNames;
 }
 
 /**
@@ -109,8 +116,11 @@ export interface Declared {
  */
 export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnostic[]): Graph {
   const graph = new Graph();
-  const names = [...d.names];
-  for (const n of [...d.variables.keys(), ...d.resources.keys()]) graph.addNode(n);
+  // Listed only when a name is not found (for a suggestion).
+  let listed: string[] | undefined;
+  const allNames = () => (listed ??= d.names.list());
+  for (const n of d.variables.keys()) graph.addNode(n);
+  for (const n of d.resources.keys()) graph.addNode(n);
   // A forEach's name stands for all its instances.
   const instances = new Map<string, string[]>();
   for (const r of d.resources.values()) if (r.each) instances.set(r.decl, [...(instances.get(r.decl) ?? []), r.name]);
@@ -121,7 +131,7 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
   const checkRefs = (from: string | undefined, refs: LocatedReference[], fromDecl = from) => {
     for (const r of refs) {
       if (!d.names.has(r.root)) {
-        const guess = suggest(r.root, names);
+        const guess = suggest(r.root, allNames());
         diags.push(at(src, r.at, `undefined reference "\${${r.text}}": no variable or resource is named "${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`, { offset: r.offset }));
         continue;
       }
@@ -145,7 +155,7 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
       if (dep === r.decl) diags.push(at(src, path, `${r.decl} depends on itself`, { address: r.name }));
       else if (d.resources.has(dep) || d.variables.has(dep) || instances.has(dep)) addEdges(r.name, dep);
       else if (!d.names.has(dep)) {
-        const guess = suggest(dep, names.filter((n) => n !== r.name));
+        const guess = suggest(dep, allNames().filter((n) => n !== r.name));
         diags.push(at(src, path, `${r.name}: dependsOn names "${dep}", which is not a resource${guess ? ` (did you mean "${guess}"?)` : ""}`, { address: r.name }));
       }
     });

@@ -2,7 +2,7 @@
 // object kind and ownership rule. (Whole-policy types: ./policy-driver.ts.)
 import type { Policy } from "../generated/schemas.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
-import { memberKey, memberProblem, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
+import { memberKey, memberProblem, normalizeMembers, normalizeOwnMembers, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
 import type { PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, completeNameOnce, type NameDefaults } from "../cloud/names.js";
@@ -94,9 +94,23 @@ function cond(i: IamInputs) {
   return i.condition ? { condition: i.condition } : {};
 }
 
+/** The members of a binding resource as strings (a new list), with a problem for each bad one. */
+function bindingMembers(raw: Record<string, unknown>, problems: Problem[]): string[] {
+  if (!Array.isArray(raw.members)) return [];
+  const written = raw.members as unknown[];
+  const members = new Array<string>(written.length);
+  for (let i = 0; i < written.length; i++) {
+    // A hole stays a hole (as map and forEach left it).
+    if (!(i in written)) continue;
+    const m = (members[i] = String(written[i]));
+    const p = memberProblem(m);
+    if (p) problems.push({ path: ["members", i], message: p });
+  }
+  return members;
+}
+
 /** Completes short names and canonicalises; reports problems with member/role/name forms. */
 function normalizeInputs(spec: IamDriverSpec, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
-const isBinding = spec.ownership === "binding";
   const problems: Problem[] = [];
   const inputs: IamInputs & { role: string } = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
   const named = completeNameOnce(spec.kind, inputs.name, defaults);
@@ -104,14 +118,8 @@ const isBinding = spec.ownership === "binding";
   else inputs.name = named.full;
   const rp = roleProblem(inputs.role);
   if (rp) problems.push({ path: ["role"], message: rp });
-  if (isBinding) {
-    const members = Array.isArray(raw.members) ? (raw.members as unknown[]).map(String) : [];
-    members.forEach((m, i) => {
-      const p = memberProblem(m);
-      if (p) problems.push({ path: ["members", i], message: p });
-    });
-    inputs.members = normalizeMembers(members);
-  } else {
+  if (spec.ownership === "binding") inputs.members = normalizeOwnMembers(bindingMembers(raw, problems));
+  else {
     inputs.member = String(raw.member ?? "");
     const p = memberProblem(inputs.member);
     if (p) problems.push({ path: ["member"], message: p });

@@ -90,21 +90,32 @@ export function dedupeMembers(members: readonly string[]): string[] {
   return [...firstByKey(members).values()];
 }
 
+/** Whether the members' keys are strictly increasing (no duplicates, already in normal order). */
+function sortedByKey(members: readonly string[]): boolean {
+  let previous: string | undefined;
+  for (const m of members) {
+    const k = memberKey(m);
+    if (previous !== undefined && !(previous < k)) return false;
+    previous = k;
+  }
+  return true;
+}
+
+/** Members deduplicated by key, keeping the first spelling, sorted by key. */
+function sortByKey(members: readonly string[]): string[] {
+  return [...firstByKey(members).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
+}
+
 /** Members deduplicated by key, keeping the first spelling, in a stable sorted order. */
 export function normalizeMembers(members: readonly string[]): string[] {
   // Usually written sorted and without duplicates already: then the list is its own normal form.
-  let previous: string | undefined;
-  let sorted = true;
-  for (const m of members) {
-    const k = memberKey(m);
-    if (previous !== undefined && !(previous < k)) {
-      sorted = false;
-      break;
-    }
-    previous = k;
-  }
-  if (sorted) return [...members];
-  return [...firstByKey(members).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
+  return sortedByKey(members) ? [...members] : sortByKey(members);
+}
+
+/** normalizeMembers for a list the caller has just made and owns: the list itself when it is
+ *  already in normal form (no copy). */
+export function normalizeOwnMembers(members: string[]): string[] {
+  return sortedByKey(members) ? members : sortByKey(members);
 }
 
 /** The same members in the same order and spelling: the same set, without computing a member key

@@ -1,21 +1,15 @@
 // The fast path must never disagree with the yaml library: wherever parseSimpleYaml accepts a
 // text, its value equals yaml's; otherwise it declines (undefined) and yaml is used.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
+import { yamlFiles } from "../support/yaml-files.js";
 
 const root = join(import.meta.dirname, "../..");
 
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    if (f === "node_modules" || f.startsWith(".")) return [];
-    return statSync(p).isDirectory() ? yamlFiles(p) : /\.ya?ml$/.test(f) ? [p] : [];
-  });
-}
 
 function agrees(text: string): boolean {
   let expected: unknown;
