@@ -1,14 +1,15 @@
 // HTTP from a worker thread (issue 20). On this 2-core machine each request costs the calling
 // thread about 0.3–0.4 ms of node:http work (the socket writes, the parser, the agent), which is
-// most of a no-op plan's time at 10,000 policies: the planner waits behind it. Here the requests
+// much of a no-op plan's time at 10,000 policies: the planner waits behind it. Here the requests
 // are sent by a worker thread (./http-worker.ts, with the same node:http client, ./http.ts) while
 // the calling thread plans: it only posts each request and receives each whole response, in
 // batches, for about a fifth of the cost (1,000 reads: 300–400 ms of the calling thread's time
 // direct, 50–90 ms through the worker).
 //
-// A worker costs a few tens of milliseconds to start, so the first requests are sent directly and
-// the worker is started only once a run has made `directFirst` requests; until it is ready,
-// requests go on being sent directly. Small runs never start it. Where the worker's module is not
+// A worker costs memory and start-up, and competes for the same 2 cores with the GC's threads, so
+// the first requests are sent directly and the worker is started only once a run has made
+// `directFirst` requests (DIRECT_FIRST); until it is ready, requests go on being sent directly.
+// Small runs never start it. Where the worker's module is not
 // there (the sources run by a TypeScript loader) every request is sent directly.
 // Both ways behave alike: the same client sends the request, errors keep their class, name,
 // message, code and causes, and an aborted signal rejects at once with an AbortError.
@@ -19,8 +20,11 @@ import { abortError, createNodeHttp, type HttpFn, type HttpRequest, type HttpRes
 import { type WireAnswer, type WireOut, WORKER_READY, errorFromWire } from "./http-wire.js";
 import type { HttpWorkerData } from "./http-worker.js";
 
-/** Requests sent directly before the worker is started. */
-export const DIRECT_FIRST = 64;
+/** Requests sent directly before the worker is started. Measured on this 2-core machine against
+ *  the emulator (paired runs): with the worker from the 65th request, a no-op plan of 1,200
+ *  policies took 1.05x as long (and 20 MB more memory), one of 12,000 policies 0.89x; by those
+ *  two points, the worker pays for itself from about 2,300 requests on. */
+export const DIRECT_FIRST = 2_000;
 
 export interface WorkerHttpOptions {
   /** Names proxies (see ./proxy.ts); default process.env. */

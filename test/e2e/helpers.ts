@@ -35,6 +35,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** The child's umask (e.g. "000"): it then runs through /bin/sh. */
   umask?: string;
+  /** Node options before the CLI's script (e.g. ["--import", file]); worker threads inherit them. */
+  nodeFlags?: string[];
 }
 
 /** Runs `node bin/converge.js ...args` and collects its output and exit code. */
@@ -45,7 +47,8 @@ export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
   else if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
   else if (o.env?.CLOUDNATIVE_EMULATOR_HOST === undefined) delete env.CLOUDNATIVE_EMULATOR_HOST;
   return new Promise((resolve, reject) => {
-    const [cmd, argv]: [string, string[]] = o.umask ? ["/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
+    const node = [...(o.nodeFlags ?? []), BIN, ...args];
+    const [cmd, argv]: [string, string[]] = o.umask ? ["/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, ...node]] : [process.execPath, node];
     const child = spawn(cmd, argv, { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
