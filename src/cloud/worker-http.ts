@@ -152,9 +152,8 @@ class WorkerLink {
     return w;
   }
 
-  /** Requests made in one turn of the event loop leave together, in one message at its end: a
-   *  message costs the calling thread about as much as the node:http work it saves (the
-   *  structured clone and the wake-up of the worker), so one per request would save nothing. */
+  /** Requests made in one turn of the event loop leave together, in one message at its end: each
+   *  message costs a structured clone and a wake-up of the worker. */
   private post(m: WireOut): void {
     if (this.outbox.push(m) > 1) return;
     setImmediate(() => {

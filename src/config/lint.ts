@@ -81,7 +81,9 @@ const fromNote = (vals: (Val | undefined)[]) => {
 };
 
 /** The rules on one resource. `report` says whether a finding over these values is news (at plan
- *  time only those involving a resolved value are: the literal ones were reported at load). */
+ *  time only those involving a resolved value are: the literal ones were reported at load).
+ *  A new rule must also be known to mayHaveLiteralFindings below, which lets load skip the
+ *  resources none of these rules could flag (test/config/lint-quick-check.test.ts). */
 function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | undefined)[]) => boolean): Finding[] {
   const out: Finding[] = [];
   const add = (vals: (Val | undefined)[], f: Finding) => {

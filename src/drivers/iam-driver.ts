@@ -3,13 +3,12 @@
 import type { Policy } from "../generated/schemas.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey, memberProblem, normalizeMembers, normalizeOwnMembers, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
-import type { PolicyModification } from "../iam/policy.js";
+import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
-import { completeName, completeNameOnce, type NameDefaults } from "../cloud/names.js";
+import { completeName, completeNameOnce, projectOf, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 import { rememberedNormalize } from "./normalize-memo.js";
-import { lastProjectOf, policyBinding } from "./observe-memo.js";
 import { extended } from "../extended.js";
 
 interface IamDriverSpec {
@@ -26,7 +25,6 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
 
   const normalize = rememberedNormalize((raw, defaults) => normalizeInputs(spec, raw, defaults));
 
-  const projectOf = lastProjectOf(spec.kind);
   const id = (i: IamInputs): string => {
     const grant = isBinding ? `${i.name} ${roleOf(i)}` : `${i.name} ${roleOf(i)} ${i.member ?? ""}`;
     return i.condition ? `${grant} ${i.condition.title}` : grant;
@@ -52,10 +50,10 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     ],
     id,
     outputs(i, etag) {
-      return extended(i as unknown as Record<string, unknown>, { etag, id: id(i), project: projectOf(i.name) });
+      return extended(i as unknown as Record<string, unknown>, { etag, id: id(i), project: projectOf(spec.kind, i.name) });
     },
     observe(i, policy) {
-      const binding = policyBinding(policy, roleOf(i), i.condition);
+      const binding = findBinding(policy, roleOf(i), i.condition);
       // A binding of no members is what `members: []` asks for: it holds, it is not gone.
       if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
       if (isBinding) {

@@ -7,12 +7,11 @@ import { bindingKey, canonicalCondition } from "../iam/conditions.js";
 import { memberProblem, normalizeMembers, sameMemberSet } from "../iam/members.js";
 import { canonicalBindings, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
-import { completeName, completeNameOnce, type NameDefaults } from "../cloud/names.js";
+import { completeName, completeNameOnce, projectOf, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 import { extended } from "../extended.js";
 import { rememberedNormalize } from "./normalize-memo.js";
-import { lastProjectOf } from "./observe-memo.js";
 
 interface PolicyDriverSpec {
   token: string;
@@ -25,7 +24,6 @@ const IMPORT_ID_FORM = "{name}";
 
 export function policyDriver(spec: PolicyDriverSpec): IamDriver {
   const normalize = rememberedNormalize((raw, defaults) => normalizePolicyInputs(spec.kind, raw, defaults));
-  const projectOf = lastProjectOf(spec.kind);
   return {
     token: spec.token,
     kind: spec.kind,
@@ -42,7 +40,7 @@ export function policyDriver(spec: PolicyDriverSpec): IamDriver {
     describe: (i) => `whole IAM policy of ${i.name}`,
     id: (i) => i.name,
     outputs(i, etag) {
-      return { name: i.name, bindings: i.bindings ?? [], auditConfigs: i.auditConfigs ?? [], etag, id: i.name, project: projectOf(i.name) };
+      return { name: i.name, bindings: i.bindings ?? [], auditConfigs: i.auditConfigs ?? [], etag, id: i.name, project: projectOf(spec.kind, i.name) };
     },
     observe: (i, policy) => observePolicy(i, policy),
     modifications: (_prior, desired) => [wholePolicy(desired)],

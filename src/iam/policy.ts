@@ -25,7 +25,43 @@ const ORDER: Record<PolicyModification["kind"], number> = {
   addMember: 2,
 };
 
+/** A policy's bindings by bindingKey, the first of each key (as Array.find meets them); none
+ *  when indexing them would throw (findBinding then throws, or not, as it always did). */
+interface BindingsByKey {
+  bindings: unknown;
+  length: number;
+  byKey: Map<string, Binding> | undefined;
+}
+
+const indexes = new WeakMap<Policy, BindingsByKey>();
+
+function indexBindings(policy: Policy): BindingsByKey {
+  const bindings = policy.bindings;
+  const length = bindings?.length ?? 0;
+  const byKey = new Map<string, Binding>();
+  if (bindings !== undefined && bindings !== null && !Array.isArray(bindings)) return { bindings, length, byKey: undefined };
+  try {
+    for (const b of bindings ?? []) {
+      const key = bindingKey(b.role, b.condition);
+      if (!byKey.has(key)) byKey.set(key, b);
+    }
+  } catch {
+    return { bindings, length, byKey: undefined };
+  }
+  return { bindings, length, byKey };
+}
+
+/** The binding of (role, condition) in `policy`: the first, as Array.find meets them. A plan asks
+ *  this for each of a policy's resources (ten to one in the bench), so the bindings are indexed
+ *  once per policy (again if its bindings are replaced): a key per binding, not one per binding
+ *  per resource. */
 export function findBinding(policy: Policy, role: string, condition?: Condition | null): Binding | undefined {
+  let index = indexes.get(policy);
+  if (index === undefined || index.bindings !== policy.bindings || index.length !== (policy.bindings?.length ?? 0)) {
+    index = indexBindings(policy);
+    indexes.set(policy, index);
+  }
+  if (index.byKey) return index.byKey.get(bindingKey(role, condition));
   const key = bindingKey(role, condition);
   return (policy.bindings ?? []).find((b) => bindingKey(b.role, b.condition) === key);
 }

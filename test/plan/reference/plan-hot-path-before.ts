@@ -6,7 +6,7 @@ import { UNKNOWN, isUnknown } from "../../../src/config/expressions.js";
 import type { IamDriver, IamInputs, InputField } from "../../../src/drivers/types.js";
 import { resourceDriver } from "../../../src/drivers/registry.js";
 import type { PolicyRef } from "../../../src/engine/cloud-port.js";
-import { findBinding } from "../../../src/iam/policy.js";
+import { bindingKey } from "../../../src/iam/conditions.js";
 import { memberKey, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "../../../src/iam/members.js";
 import { type ChangeBase, change, driftChange, plannedValue } from "../../../src/plan/change-builders.js";
 // fieldEqual and replacement are as they were: the old definitions below use them.
@@ -14,6 +14,12 @@ import { fieldEqual } from "../../../src/plan/compare.js";
 import { replacement, withIgnored, type Decision, type ExistingInput } from "../../../src/plan/decide.js";
 import { stackPolicies, statePolicies } from "../../../src/plan/refresh.js";
 import { extended } from "../../../src/extended.js";
+
+/** findBinding as it was: a scan of the bindings per call. */
+function findBinding(policy: Policy, role: string, condition?: Binding["condition"] | null): Binding | undefined {
+  const key = bindingKey(role, condition);
+  return (policy.bindings ?? []).find((b) => bindingKey(b.role, b.condition) === key);
+}
 
 export function changedFields(driver: IamDriver, a: IamInputs, b: IamInputs): InputField[] {
   return driver.inputFields.filter((f) => !fieldEqual(f, a, b));
