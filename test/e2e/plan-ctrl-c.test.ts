@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
-import { expectExit, resetStats, runCli, startCli, stats, useStackWorkspace } from "./helpers.js";
+import { type EmulatorStats, expectExit, resetStats, runCli, startCli, stats, useStackWorkspace } from "./helpers.js";
 import { bindingYaml, clearFaults, count, M, responses, rp, setFaults, stackHead } from "./apply-helpers.js";
 
 const N = 100;
@@ -19,6 +19,8 @@ const SEED: EmulatorWorld = {
 const ws = useStackWorkspace(SEED, "converge-plan-ctrl-c-", STACK, "plan-ctrl-c.json");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** getIamPolicy reads the emulator has taken and not yet answered (with any status). */
+const unanswered = (s: EmulatorStats) => count(s, M.rpGet) - Object.values(s.responses?.[M.rpGet] ?? {}).reduce((a, b) => a + b, 0);
 
 /** The state file and its backup as bytes (undefined when absent). */
 async function stateFiles(): Promise<(string | undefined)[]> {
@@ -35,6 +37,11 @@ describe("Ctrl-C while planning", () => {
       expectExit(first, 0);
     }
     const before = await stateFiles();
+    // The reads an earlier case's interrupted command left in flight are answered (and counted)
+    // when their delay ends, even after it exited: counted after the reset, they looked like this
+    // command's two answers and the signal came before it listened for one (it died of SIGINT
+    // with no output). Reset once every read the emulator took has been answered.
+    while (unanswered(await stats(ws.emu)) > 0) await sleep(50);
     await resetStats(ws.emu);
     // Slow reads at --parallelism 2: refreshing 100 policies takes 20 s.
     await setFaults(ws.emu, { latencyMs: 400, methods: [M.rpGet] });
