@@ -4,7 +4,7 @@
 // step lives in its own file; this one puts them in order and assembles the result.
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
-import { type Diagnostic, hasErrors } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { CloudPort, PolicyRef } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
@@ -65,9 +65,12 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   const moved = applyMoves(prior, stack.moved);
   const ctx = planContext(stack, moved.prior, cloud, opts, emit, moved.previous);
   ctx.refresh.readAhead(stack, prior, opts.destroy, opts.readAhead);
-  if (!opts.destroy) await walk(ctx);
-  await planOrphans(ctx);
-  ctx.diags.push(...ctx.refresh.failureDiagnostics(stack));
+  const walked = opts.destroy ? 0 : await walk(ctx);
+  if (opts.signal?.aborted) ctx.diags.push(interruptedError(walked, stack.order.length));
+  else {
+    await planOrphans(ctx);
+    ctx.diags.push(...ctx.refresh.failureDiagnostics(stack));
+  }
   markSensitive(ctx);
   const selected = selectTargets(ctx, ctx.changes);
   const outputs = planOutputs(ctx);
@@ -80,12 +83,15 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
 
 /** Variables and resources in dependency order. Planning a resource whose policy is already read
  *  awaits nothing, so a long walk would keep the event loop from handling the refresh responses
- *  (and starting the next reads): it yields every few milliseconds. */
-async function walk(ctx: PlanContext): Promise<void> {
+ *  (and starting the next reads): it yields every few milliseconds. Once the plan's signal aborts
+ *  it stops; it returns how many of the stack's variables and resources it went over. */
+async function walk(ctx: PlanContext): Promise<number> {
   let yielded = Date.now();
   const reads = nameReads(ctx);
   reads.planned(-1);
+  const { signal } = ctx.opts;
   for (const [i, name] of ctx.stack.order.entries()) {
+    if (signal?.aborted) return i;
     const v = ctx.stack.variables.get(name);
     if (v) await planVariable(ctx, v);
     const r = ctx.stack.resources.get(name);
@@ -100,6 +106,19 @@ async function walk(ctx: PlanContext): Promise<void> {
       yielded = Date.now();
     }
   }
+  return ctx.stack.order.length;
+}
+
+/**
+ * The one error of a plan whose signal aborted (Ctrl-C, --timeout, an automation caller's signal):
+ * instead of an error for each policy whose read was cancelled (at 100,000 resources, positioning
+ * those kept the process busy for most of a minute after Ctrl-C), and of the orphans' reads.
+ */
+function interruptedError(walked: number, total: number): Diagnostic {
+  return error("the plan was interrupted before it was complete", {
+    code: "plan/interrupted",
+    detail: `Planning stopped after ${walked} of the stack's ${total} variables and resources. Nothing was changed; an incomplete plan cannot be applied.`,
+  });
 }
 
 /** Terraform's before_sensitive / after_sensitive on the changes of resources computed from secrets. */
