@@ -1,7 +1,7 @@
 // A parsed YAML document that remembers where every value came from, so diagnostics can point
 // at file:line:column.
 import { splitAddress } from "./addresses.js";
-import type { CST, Document, LineCounter, Node } from "yaml";
+import type { CST, Document, LineCounter, Node, Pair, YAMLMap } from "yaml";
 import { yaml } from "./yaml-lib.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { parseSimpleYaml } from "./fast-yaml.js";
@@ -114,10 +114,42 @@ export class SourceDocument {
   /** The node at `path`, or its nearest existing ancestor. */
   private nearest(path: DocPath): { node: Node | undefined; depth: number } {
     for (let depth = path.length; depth >= 0; depth--) {
-      const node = depth === 0 ? (this.doc.contents as Node | null) ?? undefined : (this.doc.getIn(path.slice(0, depth), true) as Node | undefined);
+      const node = depth === 0 ? (this.doc.contents as Node | null) ?? undefined : this.nodeAt(path, depth);
       if (node && (node as Node).range) return { node, depth };
     }
     return { node: undefined, depth: 0 };
+  }
+
+  /** What yaml's `doc.getIn(path.slice(0, depth), true)` finds, with each map's pairs looked up
+   *  by key (pairOf) instead of scanned: a position for each of N resources would otherwise visit
+   *  N²/2 pairs of the resources map (minutes at 100,000). */
+  private nodeAt(path: DocPath, depth = path.length): Node | undefined {
+    const { isCollection, isMap } = yaml();
+    let node: unknown = this.doc.contents;
+    for (let i = 0; i < depth; i++) {
+      if (!isCollection(node)) return undefined;
+      node = isMap(node) ? this.pairOf(node, path[i]!)?.value ?? undefined : node.get(path[i], true);
+    }
+    return node as Node | undefined;
+  }
+
+  /** Each map's pairs by key, made on the map's first lookup (the document is never changed). */
+  private readonly pairs = new WeakMap<YAMLMap, Map<unknown, Pair>>();
+
+  /** The pair yaml's YAMLMap.get(key) finds: the first whose key is `key` or a scalar of that value. */
+  private pairOf(map: YAMLMap, key: PathSegment): Pair | undefined {
+    let byKey = this.pairs.get(map);
+    if (!byKey) {
+      const { isPair, isScalar } = yaml();
+      byKey = new Map();
+      for (const item of map.items) {
+        if (!isPair(item)) continue;
+        const k = isScalar(item.key) ? item.key.value : item.key;
+        if (!byKey.has(k)) byKey.set(k, item);
+      }
+      this.pairs.set(map, byKey);
+    }
+    return byKey.get(key);
   }
 
   /**
@@ -128,11 +160,11 @@ export class SourceDocument {
   position(path: DocPath, opts: { key?: boolean; offset?: number } = {}): Position {
     const { isMap, isScalar } = yaml();
     if (opts.key && path.length > 0) {
-      const parent = this.doc.getIn(path.slice(0, -1), true) as Node | undefined;
+      const parent = this.nodeAt(path, path.length - 1);
       if (parent && isMap(parent)) {
-        const last = path[path.length - 1];
-        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === last);
-        const keyNode = pair?.key as Node | undefined;
+        // A composed document's keys are all nodes: the first pair of that key has a scalar key.
+        const pair = this.pairOf(parent, path[path.length - 1]!);
+        const keyNode = pair && isScalar(pair.key) ? (pair.key as Node) : undefined;
         if (keyNode?.range) return this.toPos(keyNode.range[0]);
       }
     }
