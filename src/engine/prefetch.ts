@@ -10,6 +10,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import pLimit from "p-limit";
 import type { Policy } from "../generated/schemas.js";
 import type { CloudPort, PolicyRef, StartedRead } from "./cloud-port.js";
+import { sharedSignal } from "./shared-signal.js";
 
 export interface Prefetch {
   /** The port to plan with: reads started here are handed over once; every read is paced. */
@@ -27,10 +28,8 @@ const YIELD_EVERY_MS = 2;
 /** A prefetch over `cloud`; its reads stop (none is sent) once `signal` aborts or on dispose. */
 export function prefetching(cloud: CloudPort, parallelism: number, signal?: AbortSignal): Prefetch {
   const limit = pLimit(Math.max(1, parallelism));
-  const stop = new AbortController();
-  const onAbort = () => stop.abort(signal?.reason);
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
+  // Every read waits on it: up to all of them at once.
+  const stop = sharedSignal(signal);
   const started = new Map<string, StartedRead>();
   const seen = new Set<string>();
 
@@ -80,7 +79,7 @@ export function prefetching(cloud: CloudPort, parallelism: number, signal?: Abor
       }
     },
     dispose() {
-      signal?.removeEventListener("abort", onAbort);
+      stop.dispose();
       stop.abort();
       started.clear();
     },

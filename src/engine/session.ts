@@ -18,6 +18,7 @@ import { type BackendType, openStateStore, type StateLocation } from "../state/f
 import { checkClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
+import { sharedSignal } from "./shared-signal.js";
 import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
@@ -118,10 +119,12 @@ export interface PlannedStack {
  * state is bad input: nothing is sent, and opening an embedded cloud writes its world file), and
  * run while the planner works (./prefetch.ts).
  */
-export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
+export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, callerSignal?: AbortSignal): Promise<PlannedStack> {
   const prior = await session.store.read();
   const { stack } = session;
   const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
+  const shared = callerSignal ? sharedSignal(callerSignal) : undefined;
+  const signal = shared?.signal;
   const prefetch = prefetching(cloud.port, req.parallelism, signal);
   try {
     const ahead: PolicyRef[] = [];
@@ -143,6 +146,7 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     throw e;
   } finally {
     prefetch.dispose();
+    shared?.dispose();
   }
 }
 
@@ -189,15 +193,20 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
     return written;
   };
   planned.cloud.route(req.emit ?? noEmit);
-  return apply(planned.real, {
-    cloud: planned.cloud.port,
-    state: planned.prior ?? newState(planned.real.stack.name),
-    save,
-    parallelism: req.parallelism,
-    live: planned.live,
-    ...(req.emit ? { emit: req.emit } : {}),
-    ...(req.signal ? { signal: req.signal } : {}),
-  });
+  const shared = req.signal ? sharedSignal(req.signal) : undefined;
+  try {
+    return await apply(planned.real, {
+      cloud: planned.cloud.port,
+      state: planned.prior ?? newState(planned.real.stack.name),
+      save,
+      parallelism: req.parallelism,
+      live: planned.live,
+      ...(req.emit ? { emit: req.emit } : {}),
+      ...(shared ? { signal: shared.signal } : {}),
+    });
+  } finally {
+    shared?.dispose();
+  }
 }
 
 /** What a backend with history records of an apply: the plan's digest and access summary. */
