@@ -4,6 +4,7 @@ import { TOOL_VERSION } from "../version.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
+import { Reachability, UNREACHABLE_CALLS } from "./reachability.js";
 import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
 import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
 import { formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
@@ -154,16 +155,20 @@ export class Transport {
     const r = this.retry;
     let last: CloudError | undefined;
     const buckets = this.limiter && spec.project !== undefined ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true) : [];
+    const origin = this.originOf(spec);
     for (let attempt = 1; ; attempt++) {
       const waiting = takeTokens(buckets, spec.signal, last?.status === "RESOURCE_EXHAUSTED");
       if (waiting) await waiting;
       if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
+      const gone = origin !== undefined ? this.reachability.down(origin) : undefined;
+      if (gone) throw this.unreachable(spec, origin!, gone, attempt, last, this.now() - start);
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
       const attemptMs = Math.max(1, Math.min(this.timeoutMs, deadline - t0));
       const outcome = await this.once(spec, attemptMs);
       const ms = this.now() - t0;
       paced(buckets, outcome);
+      if (origin !== undefined && (outcome.ok || outcome.error.httpStatus > 0)) this.reachability.responded(origin);
       if (outcome.ok) {
         this.emit({ type: "attempt", methodId: spec.methodId, resource: spec.resource, attempt, maxAttempts: r.maxAttempts, status: "OK", httpStatus: outcome.httpStatus, ms, retry: false });
         return outcome.value as T;
@@ -183,9 +188,41 @@ export class Transport {
         retry,
         ...(retry ? { delayMs: next.delayMs } : {}),
       });
-      if (!retry) throw attempt > 1 || next.note ? err.withAttempts(attempt, this.now() - start, next.note) : err;
+      if (!retry) {
+        const final = attempt > 1 || next.note ? err.withAttempts(attempt, this.now() - start, next.note) : err;
+        if (origin !== undefined) this.reachability.ended(origin, final);
+        throw final;
+      }
       await waitUnlessAborted(r.sleep, next.delayMs!, spec.signal);
     }
+  }
+
+  /** Origins no connection could be made to (./reachability.ts). */
+  private readonly reachability = new Reachability();
+
+  /** Where the call goes ("https://gkebackup.googleapis.com"); undefined when that cannot be worked out (the attempt then says why). */
+  private originOf(spec: CallSpec): string | undefined {
+    try {
+      return this.endpoint.baseUrl(spec.service, spec.location);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The error of a call to an origin found unreachable: not sent, or (a retry) not retried. */
+  private unreachable(spec: CallSpec, origin: string, gone: CloudError, attempt: number, last: CloudError | undefined, elapsedMs: number): CloudError {
+    const why = `${origin} could not be reached by the last ${UNREACHABLE_CALLS} calls to it`;
+    if (last) return last.withAttempts(attempt - 1, elapsedMs, `not retried: ${redact(why, this.secrets)}`);
+    return new CloudError({
+      status: "UNAVAILABLE",
+      httpStatus: 0,
+      methodId: spec.methodId,
+      resource: spec.resource,
+      operation: spec.operation,
+      serverMessage: redact(`not sent: ${why} (${gone.serverMessage})`, [...this.tokens.secrets(), ...this.secrets]),
+      attempts: 0,
+      retryable: false,
+    });
   }
 
   /** The wait before the next attempt, or none (with the reason when it is the call's deadline). */

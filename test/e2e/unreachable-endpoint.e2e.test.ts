@@ -1,0 +1,46 @@
+// A plan against an endpoint nothing listens on (a wrong CLOUDNATIVE_EMULATOR_HOST, an offline
+// laptop): once a few calls have found it unreachable, the remaining reads fail at once, unsent,
+// each reported. Before, every one of the 120 reads retried for its whole call timeout.
+import { createServer } from "node:net";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers.js";
+
+const POLICIES = 120;
+let dir: string;
+let refused: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "converge-unreachable-"));
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  refused = `127.0.0.1:${port}`;
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("an unreachable endpoint", () => {
+  it("a plan reports every policy it could not read, but stops sending once the endpoint is found unreachable", async () => {
+    const file = join(dir, "stack.yaml");
+    await writeFile(
+      file,
+      `name: unreachable\nprovider:\n  project: p1\n  location: us-central1\nresources:\n` +
+        Array.from({ length: POLICIES }, (_, i) => `  r${i}:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: rp${i}\n      role: roles/gkebackup.viewer\n      members: [user:u${i}@example.com]\n`).join(""),
+    );
+    const r = await runCli(["plan", "-f", file, "--state", join(dir, "state.json"), "--call-timeout", "3s"], { emulatorHost: refused, timeoutMs: 120_000 });
+    expect(r.code).toBe(1);
+    const errors = r.stderr.match(/Error: (r\d+: )?cannot read the IAM policy of/g) ?? [];
+    expect(errors).toHaveLength(POLICIES);
+    const unsent = r.stderr.match(new RegExp(`UNAVAILABLE: not sent: http://${refused.replace(/\./g, "\\.")} could not be reached by the last 3 calls to it`, "g")) ?? [];
+    // Sent: the first 10 (as many as run at once), and the 2 that took the slots of the first two
+    // to end before the third did; the rest were not sent.
+    expect(unsent.length).toBeGreaterThanOrEqual(POLICIES - 12);
+    const retries = (r.stdout + r.stderr).match(/retrying in/g) ?? [];
+    expect(retries.length).toBeLessThanOrEqual(12 * 9);
+  }, 150_000);
+});
