@@ -1,6 +1,7 @@
 // Shared helpers for end-to-end tests: run the built CLI (bin/converge.js → dist/) as a child
 // process, start seeded emulators on 127.0.0.1 port 0, read their admin API, temp dirs.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -264,4 +265,13 @@ export function useStackWorkspace(
       return join(ws.dir, "state", stateFile);
     },
   };
+}
+
+/** "127.0.0.1:PORT" of a port nothing listens on (bound, then closed): connections are refused. */
+export async function refusedHostPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `127.0.0.1:${port}`;
 }

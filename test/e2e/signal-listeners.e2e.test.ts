@@ -2,14 +2,13 @@
 // an automation caller's). With more than ten calls waiting on it at once (ten in flight and one
 // sleeping before a retry is enough), Node warned "MaxListenersExceededWarning: Possible
 // EventTarget memory leak detected" on the user's terminal, and in an automation caller's process.
-import { createServer } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Stack } from "../../src/sdk/automation.js";
 import { RestorePlanIamBinding } from "../../src/sdk/resources.js";
-import { runCli } from "./helpers.js";
+import { refusedHostPort, runCli } from "./helpers.js";
 
 const POLICIES = 30;
 let dir: string;
@@ -18,11 +17,7 @@ let refused: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "converge-listeners-"));
   // A port nothing listens on: every call fails with ECONNREFUSED and is retried.
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  refused = `127.0.0.1:${port}`;
+  refused = await refusedHostPort();
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -1,12 +1,11 @@
 // A plan against an endpoint nothing listens on (a wrong CLOUDNATIVE_EMULATOR_HOST, an offline
 // laptop): once a few calls have found it unreachable, the remaining reads fail at once, unsent,
 // each reported. Before, every one of the 120 reads retried for its whole call timeout.
-import { createServer } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "./helpers.js";
+import { refusedHostPort, runCli } from "./helpers.js";
 
 const POLICIES = 120;
 let dir: string;
@@ -14,11 +13,8 @@ let refused: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "converge-unreachable-"));
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  refused = `127.0.0.1:${port}`;
+  // A port nothing listens on: every call fails with ECONNREFUSED and is retried.
+  refused = await refusedHostPort();
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
