@@ -6,7 +6,7 @@ import isInCi from "is-in-ci";
 import type { GivenInputs } from "../config/inputs.js";
 import { readInputs } from "../config/var-files.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
-import { terminalText } from "../diagnostics/terminal-text.js";
+import { jsonChunks, terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
 import { loadAnyStackFile } from "../config/load-any.js";
@@ -172,6 +172,23 @@ function exitWhenFlushed(): Promise<never> {
 
 export function writeOut(text: string): Promise<void> {
   return new Promise((res) => (process.stdout.write(text) ? res() : process.stdout.once("drain", () => res())));
+}
+
+/** Largest piece of JSON handed to stdout at once by writeJsonOut. */
+const JSON_PIECE = 1 << 20;
+
+/** jsonText(value, 2) and a newline on stdout, written in pieces as they are made (jsonChunks):
+ *  the whole text of a large plan is never in memory at once. */
+export async function writeJsonOut(value: unknown): Promise<void> {
+  let piece = "";
+  for (const chunk of jsonChunks(value, 2)) {
+    piece += chunk;
+    if (piece.length >= JSON_PIECE) {
+      await writeOut(piece);
+      piece = "";
+    }
+  }
+  await writeOut(piece + "\n");
 }
 
 export function printDiagnostics(diags: readonly Diagnostic[]): void {

@@ -39,5 +39,72 @@ const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u
  */
 export function jsonText(value: unknown, space?: number): string {
   const text = JSON.stringify(value, null, space) as string | undefined; // undefined for undefined
-  return (text ?? "null").replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return unsafeEscaped(text ?? "null");
+}
+
+function unsafeEscaped(text: string): string {
+  return text.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Arrays at least this long are written element by element by jsonChunks (each element whole);
+ *  shorter ones whole. */
+const SPLIT_LENGTH = 64;
+/** Plain objects this deep or deeper are written whole by jsonChunks (a plan's long arrays, its
+ *  resources and changes, are at most 4 levels down). */
+const OBJECT_DEPTH = 5;
+
+/**
+ * jsonText(value, space) in pieces, whose concatenation is exactly that text: a plan of 100,000
+ * resources is 400 MB of JSON, which as one string (and its bytes for stdout) took gigabytes.
+ * Plain objects near the top are taken apart key by key and long arrays element by element; each
+ * element, and anything else, is stringified whole at the indentation of where it sits.
+ */
+export function* jsonChunks(value: unknown, space: number): Generator<string> {
+  if (!(space > 0)) return yield jsonText(value, space);
+  yield* chunksAt(value, space, 0);
+}
+
+/** An object JSON.stringify writes key by key: plain, without a toJSON. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
+
+function* chunksAt(value: unknown, space: number, depth: number): Generator<string> {
+  const inner = "\n" + " ".repeat((depth + 1) * space);
+  if (Array.isArray(value) && value.length >= SPLIT_LENGTH) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      yield (i === 0 ? "[" : ",") + inner + indentedText(omitted(v) ? null : v, space, depth + 1);
+    }
+    return yield "\n" + " ".repeat(depth * space) + "]";
+  }
+  if (depth >= OBJECT_DEPTH || !isPlainObject(value)) return yield indentedText(value, space, depth);
+  let first = true;
+  for (const k in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+    const v = value[k];
+    if (omitted(v)) continue;
+    yield (first ? "{" : ",") + inner + unsafeEscaped(JSON.stringify(k)) + ": ";
+    first = false;
+    yield* chunksAt(v, space, depth + 1);
+  }
+  yield first ? "{}" : "\n" + " ".repeat(depth * space) + "}";
+}
+
+/** jsonText(value, space) as it is written `depth` levels deep: stringified inside `depth` arrays
+ *  (so that JSON.stringify indents it), which are then cut off. */
+function indentedText(value: unknown, space: number, depth: number): string {
+  let wrapped: unknown = value === undefined ? null : value;
+  for (let i = 0; i < depth; i++) wrapped = [wrapped];
+  const text = JSON.stringify(wrapped, null, space) as string | undefined;
+  if (text === undefined) return "null";
+  let open = 0;
+  for (let i = 1; i <= depth; i++) open += 2 + i * space;
+  let close = 0;
+  for (let i = 0; i < depth; i++) close += 2 + i * space;
+  return unsafeEscaped(text.slice(open, text.length - close));
 }

@@ -5,12 +5,11 @@
 import { redactState } from "../../plan/redact.js";
 import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { jsonText } from "../../diagnostics/terminal-text.js";
 import type { Plan, State } from "../../generated/schemas.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { toTerraformPlanJson } from "../../plan/terraform-json.js";
 import type { BackendType } from "../../state/factory.js";
-import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
+import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, WORKSPACE_OPTION_HELP, writeJsonOut, writeOut } from "../common.js";
 import { serialOf, stateAt } from "./state-team.js";
 import { accessLines } from "../render/access-text.js";
 import { type Line, seg } from "../render/lines.js";
@@ -34,7 +33,7 @@ interface ShowOptions {
 
 /** The plan's own rendering: the same functions `plan` calls, on the saved data alone. */
 async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
-  if (o.json) return writeOut(jsonText(toTerraformPlanJson(plan), 2) + "\n");
+  if (o.json) return writeJsonOut(toTerraformPlanJson(plan));
   const lint = lintOf(plan.diagnostics);
   if (o.format === "markdown") return writeOut(planMarkdown(plan, lint));
   if (o.view === "access") return printLines(accessLines(plan.access_changes), o);
@@ -56,7 +55,7 @@ async function showState(o: ShowOptions): Promise<void> {
   // --serial: a version from the history (backends that keep one).
   const store = await stateStoreOf(o);
   const state = redactState(o.serial !== undefined ? await stateAt(store, serialOf(o.serial)) : await store.read());
-  if (o.json) return writeOut(jsonText(state ?? null, 2) + "\n");
+  if (o.json) return writeJsonOut(state ?? null);
   if (!state) return writeOut("No state yet: run converge apply first.\n");
   return printLines(stateLines(state), o);
 }

@@ -3,13 +3,12 @@
 // JsonPlanView: `plan --json`, one document, Terraform's plan JSON (nothing while planning).
 import type { ApplyResult } from "../../apply/executor.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { jsonText } from "../../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../../engine/events.js";
 import type { PlannedStack } from "../../engine/session.js";
 import { noChanges } from "../../engine/tally.js";
 import { newState } from "../../state/index.js";
 import { toTerraformPlanJson } from "../../plan/terraform-json.js";
-import { printDiagnostics, writeOut } from "../common.js";
+import { printDiagnostics, writeJsonOut, writeOut } from "../common.js";
 import { RetryTally } from "../render/retry-text.js";
 import type { UiStream } from "../ui-stream.js";
 import type { ApplyReport, OperationView } from "./view.js";
@@ -75,7 +74,7 @@ export class JsonPlanView implements OperationView {
   /** The plan as one document (the caller seals it first); a plan with errors too. */
   async planned(planned: PlannedStack): Promise<void> {
     printDiagnostics(planned.diagnostics);
-    await writeOut(jsonText(toTerraformPlanJson(planned.plan), 2) + "\n");
+    await writeJsonOut(toTerraformPlanJson(planned.plan));
   }
 
   replanned(): Promise<void> {
