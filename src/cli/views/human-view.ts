@@ -52,8 +52,12 @@ export class HumanView implements OperationView {
     if (e.type === "retry") process.stdout.write(retryText(e) + "\n");
   }
 
+  /** Changes reported not started (interrupted): the first NOT_STARTED_SHOWN are listed. */
+  private notStarted = 0;
+
   /** Progress while applying; a failure carries the server's message, escaped. */
   protected applyEvent(e: EngineEvent): void {
+    if (e.type === "step" && e.phase === "interrupted" && ++this.notStarted > NOT_STARTED_SHOWN) return;
     const text = progressLine(e);
     if (text !== undefined) this.out.line(terminalText(text));
   }
@@ -112,12 +116,14 @@ export class HumanView implements OperationView {
     if (result.failed.length) printDiagnostics(result.failed.map((f) => f.diagnostic));
     const before = `${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed`;
     if (result.interrupted) {
+      const unlisted = this.notStarted - NOT_STARTED_SHOWN;
+      if (unlisted > 0) process.stdout.write(`… and ${unlisted} more not started (interrupted).\n`);
       process.stderr.write(`${stoppedWords(stopped, "Apply")}: ${before} before the interrupt; ${result.skipped.length} not started. State saved.\n`);
       return;
     }
     if (result.failed.length) {
       const lines: Line[] = [[], [seg("Apply failed.", "error"), seg(` ${result.failed.length} failed: ${result.failed.map((f) => f.address).join(", ")}.`)]];
-      if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${result.skipped.join(", ")}.`)]);
+      if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${listed(result.skipped, SKIPPED_NAMED)}.`)]);
       lines.push([seg(`Applied before the failure: ${before}. State saved; fix the problem and apply again.`)], ...this.retries.lines());
       process.stderr.write(toPlain(lines));
       return;
@@ -134,6 +140,17 @@ export class HumanView implements OperationView {
   async close(): Promise<void> {
     this.flush();
   }
+}
+
+/** An interrupted apply lists this many of the changes it did not start, then counts the rest
+ *  (one of 100,000 resources printed 11,907 lines). */
+const NOT_STARTED_SHOWN = 10;
+/** The resources skipped after a failure are named up to this many, then counted. */
+const SKIPPED_NAMED = 20;
+
+/** "a, b, c" or, past `max`, "a, b and 5 more". */
+function listed(names: readonly string[], max: number): string {
+  return names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")} and ${names.length - max} more`;
 }
 
 /** Terraform-style progress: a line when a resource starts, finishes, fails or is skipped. */
