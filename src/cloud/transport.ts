@@ -165,7 +165,7 @@ export class Transport {
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
       const attemptMs = Math.max(1, Math.min(this.timeoutMs, deadline - t0));
-      const outcome = await this.once(spec, attemptMs);
+      const outcome = await this.once(spec, attemptMs, origin);
       const ms = this.now() - t0;
       paced(buckets, outcome);
       if (origin !== undefined && (outcome.ok || outcome.error.httpStatus > 0)) this.reachability.responded(origin);
@@ -237,7 +237,8 @@ export class Transport {
     return { delayMs };
   }
 
-  private async once(spec: CallSpec, attemptMs: number): Promise<Outcome> {
+  /** One attempt; `origin` is the call's (originOf), worked out again here only when it could not be. */
+  private async once(spec: CallSpec, attemptMs: number, origin: string | undefined): Promise<Outcome> {
     const fail: Fail = (status, httpStatus, message, extra = {}) => ({
       ok: false,
       error: new CloudError({
@@ -253,7 +254,7 @@ export class Transport {
 
     let url: string;
     try {
-      url = this.endpoint.baseUrl(spec.service, spec.location) + spec.path;
+      url = (origin ?? this.endpoint.baseUrl(spec.service, spec.location)) + spec.path;
     } catch (e) {
       return fail("INVALID_ARGUMENT", 0, e instanceof Error ? e.message : String(e), { retryable: false });
     }

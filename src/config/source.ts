@@ -123,7 +123,7 @@ export class SourceDocument {
   /** What yaml's `doc.getIn(path.slice(0, depth), true)` finds, with each map's pairs looked up
    *  by key (pairOf) instead of scanned: a position for each of N resources would otherwise visit
    *  N²/2 pairs of the resources map (minutes at 100,000). */
-  private nodeAt(path: DocPath, depth = path.length): Node | undefined {
+  private nodeAt(path: DocPath, depth: number): Node | undefined {
     const { isCollection, isMap } = yaml();
     let node: unknown = this.doc.contents;
     for (let i = 0; i < depth; i++) {

@@ -2,6 +2,7 @@
 // state contents, paths) must not drive the terminal it is printed on: set the window title, clear
 // the screen, move the cursor, fake a line such as "Apply complete!", or reverse what a reviewer
 // reads. Every renderer passes such text through terminalText; JSON output through jsonText.
+import { isPlainObject } from "../plain-object.js";
 
 /**
  * C0 controls but tab (newline and carriage return included: a line of output is one line), DEL,
@@ -65,10 +66,8 @@ export function* jsonChunks(value: unknown, space: number): Generator<string> {
 }
 
 /** An object JSON.stringify writes key by key: plain, without a toJSON. */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+function writtenByKey(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && typeof value.toJSON !== "function";
 }
 
 const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
@@ -82,7 +81,7 @@ function* chunksAt(value: unknown, space: number, depth: number): Generator<stri
     }
     return yield "\n" + " ".repeat(depth * space) + "]";
   }
-  if (depth >= OBJECT_DEPTH || !isPlainObject(value)) return yield indentedText(value, space, depth);
+  if (depth >= OBJECT_DEPTH || !writtenByKey(value)) return yield indentedText(value, space, depth);
   let first = true;
   for (const k in value) {
     if (!Object.prototype.hasOwnProperty.call(value, k)) continue;

@@ -18,6 +18,9 @@ export interface Prefetch {
   /** Starts the read of each policy not started yet, in order; resolves once all are started
    *  (it lets the first ones go out while it works out the rest). */
   start(policies: Iterable<PolicyRef>): Promise<void>;
+  /** Aborts with the caller's signal (and on dispose), with no listener limit: every read of the
+   *  plan can wait on it (./shared-signal.ts). */
+  signal: AbortSignal;
   /** Planning is over: reads nobody took and not yet sent are not sent (call it in `finally`). */
   dispose(): void;
 }
@@ -65,6 +68,7 @@ export function prefetching(cloud: CloudPort, parallelism: number, signal?: Abor
 
   return {
     port,
+    signal: stop.signal,
     async start(policies) {
       // Once the first `parallelism` reads are started, and then every few milliseconds.
       let first = parallelism;

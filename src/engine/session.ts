@@ -119,13 +119,13 @@ export interface PlannedStack {
  * state is bad input: nothing is sent, and opening an embedded cloud writes its world file), and
  * run while the planner works (./prefetch.ts).
  */
-export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, callerSignal?: AbortSignal): Promise<PlannedStack> {
+export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
   const prior = await session.store.read();
   const { stack } = session;
   const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
-  const shared = callerSignal ? sharedSignal(callerSignal) : undefined;
-  const signal = shared?.signal;
   const prefetch = prefetching(cloud.port, req.parallelism, signal);
+  // The planner's own reads wait on the prefetch's signal too: one signal for all of them.
+  const planSignal = signal ? prefetch.signal : undefined;
   try {
     const ahead: PolicyRef[] = [];
     await prefetch.start(recorded(readAheadPolicies(stack, prior, req), ahead));
@@ -138,7 +138,7 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
       strict: req.strict === true,
       target: cloud.target,
       readAhead: ahead,
-      ...(signal ? { signal } : {}),
+      ...(planSignal ? { signal: planSignal } : {}),
     }, emit);
     return await finishPlan(session, result, prior, cloud);
   } catch (e) {
@@ -146,7 +146,6 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     throw e;
   } finally {
     prefetch.dispose();
-    shared?.dispose();
   }
 }
 

@@ -6,6 +6,7 @@ import { UserError, error, type Diagnostic } from "../diagnostics/diagnostic.js"
 import type { State, StateResource } from "../generated/schemas.js";
 import { describeErrors, validate, type ErrorObject } from "../schemas/index.js";
 import { TOOL_VERSION } from "../version.js";
+import { isPlainObject } from "../plain-object.js";
 
 export const STATE_FORMAT_VERSION = 1;
 
@@ -23,11 +24,6 @@ export function newState(stack: string): State {
 const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs", "sensitive_outputs"];
 const RESOURCE_KEYS = ["address", "type", "id", "inputs", "outputs", "dependencies", "protect", "sensitive"];
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 /** The keys of `obj` (`own`, its Object.keys) in the order written: `first`, then the rest sorted. */
 function orderedKeys(obj: Record<string, unknown>, own: string[], first: readonly string[]): string[] {
