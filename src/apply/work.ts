@@ -25,7 +25,14 @@ export interface Work {
   policy: string;
   mods: PolicyModification[];
   /** After this work: what to record */
-  finish: (p: Policy | undefined) => void;
+  finish: (p: Policy | undefined, seen?: WriteBase) => void;
+}
+
+/** The policies a write started from: the plan's copy, and the one its last round used (the
+ *  same, or read again after another writer's change). */
+export interface WriteBase {
+  planned: Policy | undefined;
+  base: Policy | undefined;
 }
 
 
@@ -100,7 +107,15 @@ function desiredNow(w: WorkContext, n: Node, d: IamDriver): IamInputs | undefine
   return norm.inputs;
 }
 
-function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs: IamInputs, p: Policy | undefined): void {
+/** Whether a member's grant was made by another writer after the plan, before this write: it
+ *  was not in the plan's copy of the policy and was in the one the write started from. Such a
+ *  grant is adopted like one found at plan time: destroying the resource leaves it. */
+function grantedMeanwhile(d: IamDriver, inputs: IamInputs, seen: WriteBase | undefined): boolean {
+  if (d.ownership !== "member" || !seen?.planned || !seen.base || seen.base === seen.planned) return false;
+  return d.observe(inputs, seen.base) !== undefined && d.observe(inputs, seen.planned) === undefined;
+}
+
+function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs: IamInputs, p: Policy | undefined, adopted = c.after_adopted === true): void {
   w.recorder.set({
     address: c.address,
     type: c.type,
@@ -110,14 +125,14 @@ function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs:
     dependencies: c.dependencies ?? [],
     ...(c.protect ? { protect: true } : {}),
     ...(c.change.after_sensitive && typeof c.change.after_sensitive === "object" ? { sensitive: c.change.after_sensitive as Record<string, true> } : {}),
-    ...(c.after_adopted ? { adopted: true } : {}),
+    ...(adopted ? { adopted: true } : {}),
   });
 }
 
 function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs | undefined): Work[] {
   const c = n.change;
   const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
-  const record = (inputs: IamInputs, p: Policy | undefined) => recordResource(w, c, d, inputs, p);
+  const record = (inputs: IamInputs, p: Policy | undefined, seen?: WriteBase) => recordResource(w, c, d, inputs, p, c.after_adopted === true || grantedMeanwhile(d, inputs, seen));
   // What revoking the prior grant takes away: nothing of a grant converge adopted (it was there
   // before converge), nothing another resource of this plan holds.
   const revoke = (from: IamInputs) => (c.before_adopted ? [] : w.held.guard(d.kind, from.name, d.modifications(from, undefined)));
@@ -144,13 +159,14 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     // refused revoke), the next plan sees the old grant and replaces again; recording the new
     // one first would forget a grant that is still live.
     let granted: Policy | undefined;
+    let grantSeen: WriteBase | undefined;
     return [
-      { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => void (granted = p) },
-      { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => (record(target, granted)) },
+      { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p, seen) => void ((granted = p), (grantSeen = seen)) },
+      { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => record(target, granted, grantSeen) },
     ];
   }
   // A replacement on one object revokes the old grant and makes the new one in one write.
   const grant = d.modifications(n.action === "create" || n.action === "replace" ? undefined : prior, target);
   const mods = n.action === "replace" && prior ? [...revoke(prior), ...grant] : w.held.guard(d.kind, target.name, grant);
-  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => (record(target, p)) }];
+  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p, seen) => record(target, p, seen) }];
 }

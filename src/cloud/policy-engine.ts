@@ -5,6 +5,7 @@
 // written stays unwritten (the call rejects with a CANCELLED CloudError and changed nothing).
 import type { Policy } from "../generated/schemas.js";
 import { applyModifications, editsAuditConfigs, type PolicyModification } from "../iam/index.js";
+import { unplannedEffects } from "../iam/policy-effect.js";
 import { policyMethodId, type CloudClient, type PolicyKind } from "./client.js";
 import { CloudError, interruptedError, isCloudError } from "./errors.js";
 import { backoffDelay, defaultSleep, waitUnlessAborted } from "./retry.js";
@@ -12,6 +13,9 @@ import { backoffDelay, defaultSleep, waitUnlessAborted } from "./retry.js";
 export interface ModifyResult {
   /** The policy as it is now on the server: the one setIamPolicy returned, or the one read when nothing changed. */
   policy: Policy;
+  /** The policy the last round started from: the plan's copy, or the one read again after a
+   *  conflict (a grant found there, not in the plan's copy, was made by someone else). */
+  base: Policy;
   /** True when this call's last round wrote the policy. */
   written: boolean;
   /** Read-modify-write rounds made (1 when there was no conflict). */
@@ -35,6 +39,9 @@ export interface ModifyOptions {
    * An already-read policy to try first: saves one read when it is still current (its etag is
    * checked by the server). On ABORTED the engine re-reads. When the modifications make no change
    * to it, the engine re-reads once to confirm, so a stale copy never hides a needed write.
+   * It is also the plan's copy: when the policy read again would make the modifications grant or
+   * revoke anything they do not on this copy, nothing is written and the call fails
+   * (FAILED_PRECONDITION): the plan the reviewer approved did not show that change.
    */
   initial?: Policy;
   /** Once aborted, nothing more is sent (a read or write in flight finishes). */
@@ -82,6 +89,7 @@ export async function modifyPolicy(
       fresh = true;
     }
     const { policy: next, changed } = applyModifications(current, mods);
+    if (changed && fresh && opts.initial) refuseUnplanned(kind, name, opts.initial, current, mods);
     if (!changed) {
       if (!fresh) {
         // The caller's copy says there is nothing to do; confirm against the server.
@@ -90,7 +98,7 @@ export async function modifyPolicy(
         continue;
       }
       client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "unchanged" });
-      return { policy: current, written: false, attempts: round, reads, writes };
+      return { policy: current, base: current, written: false, attempts: round, reads, writes };
     }
     const body: Policy = { ...next };
     if (current.etag !== undefined) body.etag = current.etag;
@@ -99,7 +107,7 @@ export async function modifyPolicy(
       writes++;
       const written = await client.setIamPolicy(kind, name, body, { ...call, auditConfigs: editsAuditConfigs(mods) });
       client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "written" });
-      return { policy: written, written: true, attempts: round, reads, writes };
+      return { policy: written, base: current, written: true, attempts: round, reads, writes };
     } catch (e) {
       if (!isCloudError(e, "ABORTED")) throw e;
       lastAbort = e;
@@ -112,6 +120,27 @@ export async function modifyPolicy(
   }
 
   throw gaveUp(name, lastAbort!, maxAttempts, started, reads, writes);
+}
+
+/** Changes shown in full in the refusal; the rest are counted. */
+const SHOWN_UNPLANNED = 5;
+
+/** Throws when writing `mods` on `current` would do what they do not do on the plan's copy. */
+function refuseUnplanned(kind: PolicyKind, name: string, planned: Policy, current: Policy, mods: readonly PolicyModification[]): void {
+  const extra = unplannedEffects(planned, current, mods);
+  if (!extra.length) return;
+  const listed = extra.slice(0, SHOWN_UNPLANNED).join(", ") + (extra.length > SHOWN_UNPLANNED ? ` and ${extra.length - SHOWN_UNPLANNED} more` : "");
+  throw new CloudError({
+    status: "FAILED_PRECONDITION",
+    httpStatus: 0,
+    methodId: policyMethodId(kind, "setIamPolicy"),
+    resource: name,
+    operation: "setIamPolicy",
+    retryable: false,
+    serverMessage:
+      `another writer changed this policy after the plan was made: writing the plan's changes now would also ${listed}, ` +
+      "which is not in the plan. Nothing was written to this policy. Run `converge plan` again and review it.",
+  });
 }
 
 /** Every write of every round was refused because another writer changed the policy. */

@@ -10,6 +10,8 @@ export interface ModifyOutcome {
   policy: Policy;
   written: boolean;
   attempts: number;
+  /** The policy the last round started from (the `initial` copy, or the one read again). */
+  base?: Policy;
 }
 
 /**

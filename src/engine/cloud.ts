@@ -124,7 +124,7 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     getFederation: (name, signal) => client.getFederation(name, signal ? { signal } : {}),
     async modifyPolicy(kind, name, mods, initial, signal) {
       const r = await modifyPolicy(client, kind, name, mods, { ...(initial ? { initial } : {}), ...(signal ? { signal } : {}) });
-      return { policy: r.policy, written: r.written, attempts: r.attempts };
+      return { policy: r.policy, written: r.written, attempts: r.attempts, base: r.base };
     },
   };
   return { port, client, target, route: (next) => (emit = next), close };

@@ -6,27 +6,10 @@ import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { HeldGrants } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
-import { bindingKey, canonicalCondition, conditionKey } from "../iam/conditions.js";
-import { memberKey } from "../iam/members.js";
+import { bindingKey, conditionKey } from "../iam/conditions.js";
+import { type Grant, grantsOf as grants } from "../iam/policy-effect.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
-
-interface Grant {
-  principal: string;
-  role: string;
-  condition?: Condition;
-}
-
-function grants(p: Policy): Map<string, Grant> {
-  const out = new Map<string, Grant>();
-  for (const b of p.bindings ?? []) {
-    // Per binding, not per member.
-    const c = canonicalCondition(b.condition);
-    const bk = bindingKey(b.role, b.condition);
-    for (const m of b.members) out.set(`${bk}\u0000${memberKey(m)}`, c ? { principal: m, role: b.role, condition: c } : { principal: m, role: b.role });
-  }
-  return out;
-}
 
 /** One policy as this plan leaves it: the live policy before, with the plan's modifications applied after. */
 export interface PlannedPolicy {

@@ -181,8 +181,11 @@ describe("modifyPolicy", () => {
     server.put(RP, { bindings: [{ role: ROLE, members: ["user:a@example.com"] }] });
     const stale = structuredClone(server.policies.get(RP)!);
     server.mutate(RP, (p) => (p.bindings = []));
-    const r = await modifyPolicy(client, "restorePlan", RP, [{ kind: "addMember", role: ROLE, member: "user:a@example.com" }], { initial: stale });
-    expect(r).toMatchObject({ written: true, reads: 1, writes: 1, attempts: 1 });
-    expect(server.policies.get(RP)!.bindings).toEqual([{ role: ROLE, members: ["user:a@example.com"] }]);
+    // The stale copy (the plan's) showed no change; the policy as it is now needs a grant the
+    // plan did not show: refused, not written (policy-engine-approved.test.ts has the rest).
+    const e = await modifyPolicy(client, "restorePlan", RP, [{ kind: "addMember", role: ROLE, member: "user:a@example.com" }], { initial: stale }).then(() => undefined, (x: unknown) => x);
+    expect(e).toMatchObject({ status: "FAILED_PRECONDITION" });
+    expect(server.sets).toBe(0);
+    expect(server.policies.get(RP)!.bindings).toEqual([]);
   });
 });
