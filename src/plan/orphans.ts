@@ -2,6 +2,7 @@
 // protected. protect is read from the stack as written when the stack still has the resource (so
 // setting or clearing it needs no apply), else from the state.
 import { error } from "../diagnostics/diagnostic.js";
+import { refuseDestroy } from "./protect.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { IamInputs } from "../drivers/types.js";
 import type { PlanContext } from "./context.js";
@@ -23,7 +24,7 @@ export async function planOrphans(ctx: PlanContext): Promise<void> {
     const declared = ctx.stack.resources.get(s.address);
     if (declared ? declared.options.protect === true : s.protect === true) {
       const detail = ctx.opts.destroy ? "Set options.protect: false on it and apply, then destroy." : "It is no longer in the stack. Put it back with protect: false and apply first, or forget it with `converge state rm`.";
-      ctx.diags.push(error(`${s.address} has protect: true and cannot be destroyed`, { address: s.address, detail }));
+      refuseDestroy(ctx, s.address, "destroyed", detail);
       continue;
     }
     ctx.changes.push(deleteChange(s, ctx.opts.destroy ? undefined : "delete_because_no_resource_config"));

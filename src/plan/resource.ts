@@ -16,6 +16,7 @@ import { type Desired, desiredInputs } from "./desired.js";
 import type { Observed, Read } from "./refresh.js";
 import type { Policy, StateResource } from "../generated/schemas.js";
 import { extended } from "../extended.js";
+import { refuseReplace } from "./protect.js";
 
 /** Plans `r`; without a promise when nothing has to be waited for (its policy already read). */
 export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<void> {
@@ -26,6 +27,10 @@ export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<
   const state = ctx.priorByAddress.get(r.name);
   if (state && state.type === r.type && resourceDriver(state.type)) return planExisting(ctx, r, state, desired.inputs, base);
   // Same address, another type: destroy the old one (after the new one exists).
+  if (state && r.options.protect) {
+    refuseReplace(ctx, r, "type");
+    return void ctx.values.set(r.name, UNKNOWN);
+  }
   if (state) ctx.changes.push(deleteChange(state, "replace_because_cannot_update"));
   if (r.options.import !== undefined && !state) return planImport(ctx, r, desired.inputs, base);
   return planCreate(ctx, r, desired.inputs, base);
@@ -92,6 +97,11 @@ function decideAndRecord(ctx: PlanContext, r: ResourceDecl, state: StateResource
   });
   if (decision.drift) ctx.drift.push(decision.drift);
   if (decision.kind === "missing") return objectMissing(ctx, r.name, r.driver, String(state.inputs.name));
+  // A replacement destroys the old grant: protect refuses it as it refuses a destroy.
+  if (r.options.protect && decision.change.change.actions.includes("delete")) {
+    refuseReplace(ctx, r, decision.change);
+    return void ctx.values.set(r.name, UNKNOWN);
+  }
   ctx.changes.push(decision.change);
   ctx.values.set(r.name, decision.value);
 }

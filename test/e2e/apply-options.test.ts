@@ -16,6 +16,7 @@ const SEED: EmulatorWorld = {
   restorePlans: [
     { name: rp("guarded"), policy: { bindings: [] } },
     { name: rp("emptied"), policy: { bindings: [{ role: VIEWER, members: [CAROL] }] } },
+    { name: rp("pinned"), policy: { bindings: [] } },
   ],
 };
 
@@ -67,6 +68,36 @@ describe("protect", () => {
     await writeFile(stackFile, KEEP(false));
     expectExit(await cli("destroy", "--auto-approve"), 0);
     expect(membersOf(policyIn(await world(ws.emu), rp("guarded")), VIEWER)).toEqual([]);
+  });
+
+  it("refuses a change that replaces a protected resource, and --replace of it: exit 1, at its protect option, nothing written", async () => {
+    const { stackFile, statePath, cli } = workspace("pinned");
+    const pinned = (member: string) =>
+      stackHead("pinned") + `  m:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: pinned\n      role: ${VIEWER}\n      member: ${member}\n    options:\n      protect: true\n`;
+    await writeFile(stackFile, pinned("user:zed@example.com"));
+    expectExit(await cli("apply", "--auto-approve"), 0);
+    const stateBefore = await readFile(statePath);
+    const worldBefore = policyIn(await world(ws.emu), rp("pinned"));
+    expect(membersOf(worldBefore, VIEWER)).toEqual(["user:zed@example.com"]);
+    await resetStats(ws.emu);
+
+    // A new member replaces the resource: the old grant would be revoked.
+    await writeFile(stackFile, pinned("user:amy@example.com"));
+    const refused = await cli("apply", "--auto-approve");
+    expectExit(refused, 1);
+    expect(refused.stderr).toMatch(/pinned\.yaml:13:\d+: .*m has protect: true and cannot be replaced/);
+    expect(refused.stderr).toMatch(/changing member replaces it/);
+    expect(refused.stdout).not.toMatch(/loses roles\/gkebackup\.viewer/);
+
+    // --replace is refused the same way.
+    await writeFile(stackFile, pinned("user:zed@example.com"));
+    const forced = await cli("apply", "--auto-approve", "--replace", "m");
+    expectExit(forced, 1);
+    expect(forced.stderr).toMatch(/m has protect: true and cannot be replaced/);
+
+    expect(setCalls(await stats(ws.emu))).toBe(0);
+    expect((await readFile(statePath)).equals(stateBefore)).toBe(true);
+    expect(policyIn(await world(ws.emu), rp("pinned"))).toEqual(worldBefore);
   });
 });
 

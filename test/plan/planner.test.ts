@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Plan, Policy, ResourceChange, State } from "../../src/generated/schemas.js";
 import { displayAction, plan, planCounts, type PlanOptions } from "../../src/plan/planner.js";
 import { validate } from "../../src/schemas/index.js";
-import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, rpName, STACK_HEAD, stackOf, type FakeWorld } from "../fixtures/builders.js";
+import { BINDING, EP, FED, epName, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, rpName, STACK_HEAD, stackOf, type FakeWorld } from "../fixtures/builders.js";
 
 const VIEWERS = `  viewers:
     type: ${BINDING}
@@ -232,6 +232,83 @@ describe("delete", () => {
       ["invoker", ["delete"]],
     ]);
     expect(calls.getFederation).toEqual([]);
+  });
+});
+
+describe("protect and replacement", () => {
+  // A replacement destroys the old grant: protect refuses it as it refuses a destroy.
+  const PROTECTED = `${STACK_HEAD}resources:\n${VIEWERS}    options: { protect: true }\n${INVOKER}    options: { protect: true }\n`;
+  const refusal = async (text: string, o: Partial<PlanOptions> = {}, w: FakeWorld = liveInSync()) => {
+    const { plan: p, diagnostics } = await run(text, stateInSync(), w, o);
+    const errors = diagnostics.filter((d) => d.severity === "error");
+    expect(errors, JSON.stringify(diagnostics)).toHaveLength(1);
+    expect(p.errored).toBe(true);
+    expect(p.applyable).toBe(false);
+    expect(p.resource_changes.filter((c) => c.change.actions.includes("delete"))).toEqual([]);
+    return errors[0]!;
+  };
+
+  it("refuses to replace a protected member resource whose member changed: an error at its protect option", async () => {
+    const text = PROTECTED.replace("member: user:dana@example.com", "member: user:erin@example.com");
+    const e = await refusal(text);
+    expect(e.summary).toBe("invoker has protect: true and cannot be replaced");
+    expect(e.address).toBe("invoker");
+    expect(e.detail).toContain("changing member replaces it");
+    expect(e.detail).toContain("protect: false");
+    expect(e.file).toBeDefined();
+    // The invoker's protect option: the last line of the stack.
+    expect(e.line).toBe(text.trimEnd().split("\n").length);
+    expect(e.column).toBeGreaterThan(0);
+  });
+
+  it("refuses to replace a protected member resource whose object (name) changed", async () => {
+    const w = liveInSync();
+    w.policies![epName("other")] = policy([], "AAAAAAAAAAQ=");
+    const e = await refusal(PROTECTED.replace("name: churn", "name: other"), {}, w);
+    expect(e.summary).toBe("invoker has protect: true and cannot be replaced");
+    expect(e.detail).toContain("changing name replaces it");
+  });
+
+  it("refuses to replace a protected binding whose role or condition changed", async () => {
+    const role = await refusal(PROTECTED.replace("role: roles/gkebackup.viewer", "role: roles/gkebackup.admin"));
+    expect(role.summary).toBe("viewers has protect: true and cannot be replaced");
+    expect(role.detail).toContain("changing role replaces it");
+    const conditioned = PROTECTED.replace(
+      "      members: [user:bob@example.com, user:alice@example.com]\n",
+      "      members: [user:bob@example.com, user:alice@example.com]\n      condition: { title: until-2027, expression: 'request.time < timestamp(\"2027-01-01T00:00:00Z\")' }\n",
+    );
+    const condition = await refusal(conditioned);
+    expect(condition.summary).toBe("viewers has protect: true and cannot be replaced");
+    expect(condition.detail).toContain("changing condition replaces it");
+  });
+
+  it("refuses to replace a protected resource whose type changed (the old one would be destroyed)", async () => {
+    const text = PROTECTED.replace(`    type: ${BINDING}\n    properties:\n      name: nightly\n      role: roles/gkebackup.viewer\n      members: [user:bob@example.com, user:alice@example.com]`, "    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: nightly\n      role: roles/gkebackup.viewer\n      member: user:bob@example.com");
+    expect(text).toContain("RestorePlanIamMember");
+    const e = await refusal(text);
+    expect(e.summary).toBe("viewers has protect: true and cannot be replaced");
+    expect(e.detail).toContain("changing type replaces it");
+  });
+
+  it("refuses --replace of a protected resource", async () => {
+    const e = await refusal(PROTECTED, { replace: ["viewers"] });
+    expect(e.summary).toBe("viewers has protect: true and cannot be replaced");
+    expect(e.detail).toContain("--replace");
+  });
+
+  it("still updates a protected binding in place (members shrink): an update destroys no resource", async () => {
+    const text = PROTECTED.replace("members: [user:bob@example.com, user:alice@example.com]", "members: [user:alice@example.com]");
+    const { plan: p, diagnostics } = await run(text, stateInSync(), liveInSync());
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(byAddress(p, "viewers").change.actions).toEqual(["update"]);
+    expect(p.applyable).toBe(true);
+  });
+
+  it("replaces an unprotected resource as before when protect: false is set with the change", async () => {
+    const text = PROTECTED.replace("member: user:dana@example.com\n    options: { protect: true }", "member: user:erin@example.com\n    options: { protect: false }");
+    const { plan: p, diagnostics } = await run(text, stateInSync(), liveInSync());
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(byAddress(p, "invoker").change.actions).toEqual(["create", "delete"]);
   });
 });
 
