@@ -14,6 +14,7 @@ import { HeldGrants } from "../plan/ownership.js";
 import { changeGraph, type Node } from "./graph.js";
 import { Scheduler } from "./scheduler.js";
 import { StateRecorder } from "./state-recorder.js";
+import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
 
 export interface ApplyContext {
@@ -70,6 +71,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     emit,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.live ? { live: ctx.live } : {}),
+    planned: stateView(ctx.state),
     prepare: (n, started) => prepareNode(work, n, started),
     fail,
     afterWrite: () => void recorder.save().catch(() => {}),

@@ -22,6 +22,8 @@ export interface SchedulerContext {
   signal?: AbortSignal;
   /** Policies already read ("{kind} {name}"): writes start from them, and learn the new ones. */
   live?: Map<string, Policy>;
+  /** The policy as the plan saw it without reading it (the state's view; ./state-view.ts). */
+  planned: (kind: PolicyKind, name: string) => Policy | undefined;
   prepare: (n: Node, started: number) => Promise<Work[]>;
   fail: (n: Node, summary: string, detail?: string) => void;
   /** After each group of writes (the state is saved). */
@@ -194,12 +196,14 @@ export class Scheduler {
     emit({ type: "policy-write", policy, phase: "start" });
     try {
       const initial = this.x.live?.get(`${kind} ${policy}`);
+      // Not read by the plan (made without refresh): the plan saw the state's view of it.
+      const planned = initial ? undefined : this.x.planned(kind, policy);
       // Queued behind the parallelism limit: after an abort, it does not start at all.
-      const out = await this.x.limit(() => (signal?.aborted ? undefined : this.x.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, signal)));
+      const out = await this.x.limit(() => (signal?.aborted ? undefined : this.x.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, signal, planned)));
       if (!out) return this.notStarted(policy, t0);
       this.x.live?.set(`${kind} ${policy}`, out.policy);
       emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
-      const seen = { planned: initial, base: out.base };
+      const seen = { planned: initial ?? planned, base: out.base };
       for (const w of group) this.complete(w, out.policy, seen);
     } catch (e) {
       await this.groupFailed(kind, policy, group, e, t0);

@@ -46,6 +46,12 @@ export interface ModifyOptions {
   initial?: Policy;
   /** Once aborted, nothing more is sent (a read or write in flight finishes). */
   signal?: AbortSignal;
+  /**
+   * Without `initial`: the policy as the plan saw it without reading it (a plan made without
+   * refresh sees the state's view). The policy read is then held to the same rule as one read
+   * again after a conflict: no grant, revocation or audit log change beyond the plan's.
+   */
+  planned?: Policy;
 }
 
 export const MODIFY_DEFAULTS = { maxAttempts: 12, baseDelayMs: 20, maxDelayMs: 2_000 } as const;
@@ -89,7 +95,8 @@ export async function modifyPolicy(
       fresh = true;
     }
     const { policy: next, changed } = applyModifications(current, mods);
-    if (changed && fresh && opts.initial) refuseUnplanned(kind, name, opts.initial, current, mods);
+    const expected = opts.initial ?? opts.planned;
+    if (changed && fresh && expected) refuseUnplanned(kind, name, expected, current, mods);
     if (!changed) {
       if (!fresh) {
         // The caller's copy says there is nothing to do; confirm against the server.

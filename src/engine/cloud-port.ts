@@ -25,7 +25,8 @@ export interface CloudPort {
   getIamPolicy(kind: PolicyKind, name: string, signal?: AbortSignal): Promise<Policy | undefined>;
   getFederation(name: string, signal?: AbortSignal): Promise<Federation>;
   /** One read-modify-write of one policy (etag + retry on ABORTED). */
-  modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy, signal?: AbortSignal): Promise<ModifyOutcome>;
+  /** `planned`: without `initial`, the policy as the plan saw it (see ModifyOptions.planned). */
+  modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy, signal?: AbortSignal, planned?: Policy): Promise<ModifyOutcome>;
   /**
    * The read of this policy that was started ahead of planning (./prefetch.ts), handed over once:
    * the caller then owns its outcome (an error is reported by whoever takes it, or by nobody).

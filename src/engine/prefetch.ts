@@ -39,7 +39,7 @@ export function prefetching(cloud: CloudPort, parallelism: number, signal?: Abor
   const port: CloudPort = {
     getIamPolicy: (kind, name, s) => limit(() => cloud.getIamPolicy(kind, name, s)),
     getFederation: (name, s) => limit(() => cloud.getFederation(name, s)),
-    modifyPolicy: (kind, name, mods, initial, s) => cloud.modifyPolicy(kind, name, mods, initial, s),
+    modifyPolicy: (kind, name, mods, initial, s, planned) => cloud.modifyPolicy(kind, name, mods, initial, s, planned),
     takeStarted(kind, name) {
       const key = `${kind} ${name}`;
       const read = started.get(key);

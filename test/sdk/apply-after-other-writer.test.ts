@@ -93,4 +93,20 @@ describe("apply after another writer changed the policy since the plan", () => {
     expect(gone.failed).toEqual([]);
     expect(membersOf(await livePolicy(ep("churn")), USER)).toContain("user:erin@example.com");
   });
+
+  it("a plan made without refresh revokes nothing it did not show: a member added live since the state is kept", async () => {
+    const viewers = (members: string[]) => (s: Parameters<Parameters<typeof Stack.inline>[1]>[0]) => {
+      s.provider = provider();
+      new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.restoreAdmin", members });
+    };
+    const first = await Stack.inline("no-refresh", viewers(["user:alice@example.com"]), { dir });
+    expect((await first.apply(await first.plan())).failed).toEqual([]);
+    await otherWriterAdds(rp("nightly"), "roles/gkebackup.restoreAdmin", "user:bob@example.com");
+    const second = await Stack.inline("no-refresh", viewers(["user:alice@example.com", "user:alice2@example.com"]), { dir });
+    const plan = await second.plan({ refresh: false });
+    const result = await second.apply(plan);
+    expect(result.failed.map((f) => f.address)).toEqual(["viewers"]);
+    expect(`${result.failed[0]!.diagnostic.summary} ${result.failed[0]!.diagnostic.detail}`).toContain("revoke user:bob@example.com from roles/gkebackup.restoreAdmin");
+    expect(membersOf(await livePolicy(rp("nightly")), "roles/gkebackup.restoreAdmin")).toEqual(["user:alice@example.com", "user:bob@example.com"]);
+  });
 });
