@@ -16,10 +16,15 @@ const EXACT_PREFIXES = ["principal://", "principalSet://"];
 const PUBLIC = ["allUsers", "allAuthenticatedUsers"] as const;
 
 export const MEMBER_FORMS =
-  "user:{email}, serviceAccount:{email}, group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n})";
+  "user:{email}, serviceAccount:{email}, group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n}, deleted:principal://…)";
 
 /** A lone UTF-16 surrogate: text that is not valid Unicode (Google refuses it). */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether `member` is `prefix` followed by a non-empty identifier without white space. */
+function isExactIdentifier(member: string, prefix: string): boolean {
+  return member.startsWith(prefix) && member.length > prefix.length && /^[^\s]+$/.test(member.slice(prefix.length));
+}
 
 /** Returns why `member` is not an accepted IAM member, or undefined when it is. */
 export function memberProblem(member: string): string | undefined {
@@ -29,9 +34,7 @@ export function memberProblem(member: string): string | undefined {
   if (isPublicMember(member)) return undefined;
   for (const p of EXACT_PREFIXES) {
     if (member.startsWith(p)) {
-      return /^[^\s]+$/.test(member.slice(p.length)) && member.length > p.length
-        ? undefined
-        : `member "${member}" is not a valid ${p.slice(0, -3)} identifier`;
+      return isExactIdentifier(member, p) ? undefined : `member "${member}" is not a valid ${p.slice(0, -3)} identifier`;
     }
   }
   const colon = member.indexOf(":");
@@ -39,8 +42,10 @@ export function memberProblem(member: string): string | undefined {
   const prefix = member.slice(0, colon);
   const rest = member.slice(colon + 1);
   if (prefix === "deleted") {
+    // A deleted federated identity (Google's Binding.members reference): deleted:principal://….
+    if (isExactIdentifier(rest, "principal://")) return undefined;
     const m = /^(user|serviceAccount|group):([^?]+)\?uid=\d+$/.exec(rest);
-    return m && isEmail(m[2]!) ? undefined : `member "${member}" is not a valid deleted principal (deleted:{type}:{email}?uid={n})`;
+    return m && isEmail(m[2]!) ? undefined : `member "${member}" is not a valid deleted principal (deleted:{type}:{email}?uid={n} or deleted:principal://…)`;
   }
   if ((EMAIL_PREFIXES as readonly string[]).includes(prefix)) {
     return isEmail(rest) ? undefined : `member "${member}": "${rest}" is not an email address`;
@@ -57,7 +62,8 @@ export function isPublicMember(member: string): boolean {
 
 /**
  * The comparison key of a member: the identifier after the type prefix is case-insensitive for
- * email and domain forms (Google stores them lower-cased), exact for everything else.
+ * email and domain forms (Google stores them lower-cased), exact for everything else. A deleted
+ * email form keeps that rule for its email (its ?uid= exact); a deleted principal:// is exact.
  */
 export function memberKey(member: string): string {
   if (isPublicMember(member)) return member;
@@ -66,6 +72,7 @@ export function memberKey(member: string): string {
   if (colon < 0) return member;
   const prefix = member.slice(0, colon);
   if (prefix === "deleted") {
+    if (member.startsWith("deleted:principal://")) return member;
     const q = member.indexOf("?");
     return q < 0 ? member.toLowerCase() : member.slice(0, q).toLowerCase().replace(/^deleted:serviceaccount:/, "deleted:serviceAccount:") + member.slice(q);
   }

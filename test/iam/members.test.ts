@@ -48,3 +48,33 @@ describe("normalizeMembers", () => {
     expect(normalizeMembers(ms)).not.toBe(ms);
   });
 });
+
+// Google's Binding.members reference lists deleted:principal://…/subject/{value} beside the deleted
+// user, group and service account forms. A federated identifier compares exactly (SPEC), deleted or not.
+describe("deleted federated principals", () => {
+  const POOL = "principal://iam.googleapis.com/locations/global/workforcePools/pool";
+  const UPPER = `deleted:${POOL}/subject/Alice`;
+  const LOWER = `deleted:${POOL}/subject/alice`;
+
+  it("are accepted members", () => {
+    expect(memberProblem(UPPER)).toBeUndefined();
+    expect(memberProblem(LOWER)).toBeUndefined();
+  });
+
+  it("are still rejected when the identifier is empty or holds white space", () => {
+    expect(memberProblem("deleted:principal://")).toMatch(/not a valid deleted principal/);
+    expect(memberProblem(`deleted:${POOL}/subject/a b`)).toMatch(/not a valid deleted principal/);
+  });
+
+  it("compare case-sensitively: two spellings are two members", () => {
+    expect(memberKey(UPPER)).toBe(UPPER);
+    expect(memberKey(LOWER)).toBe(LOWER);
+    expect(normalizeMembers([UPPER, LOWER])).toHaveLength(2);
+  });
+
+  it("deleted:{type}:{email}?uid={n} keeps its rule: the email case-insensitive, the uid exact", () => {
+    expect(memberKey("deleted:user:Alice@Example.com?uid=123")).toBe("deleted:user:alice@example.com?uid=123");
+    expect(memberKey("deleted:serviceAccount:SA@p.iam.gserviceaccount.com?uid=9")).toBe("deleted:serviceAccount:sa@p.iam.gserviceaccount.com?uid=9");
+    expect(memberKey("deleted:user:a@x.com?uid=1")).not.toBe(memberKey("deleted:user:a@x.com?uid=2"));
+  });
+});
