@@ -11,6 +11,7 @@ import type { Emit } from "../engine/events.js";
 import { Refresh } from "./refresh.js";
 import type { PlanOptions } from "./planner.js";
 import { ClaimIndex } from "../drivers/claims.js";
+import { OwnGrants } from "./ownership.js";
 import { secretStrings, sensitive } from "../config/sensitive.js";
 
 export interface PlanContext {
@@ -35,6 +36,8 @@ export interface PlanContext {
   readonly declared: Set<string>;
   /** The claims of the resources planned so far (two resources may not manage the same grant). */
   readonly owners: ClaimIndex<string>;
+  /** The grants the prior state's resources hold that converge did not adopt (never adopted again) */
+  readonly ownGrants: OwnGrants;
   /** Resources a `moved:` entry renamed in the prior state: new address → old address */
   readonly previous: ReadonlyMap<string, string>;
   /** The strings of secret values met while planning (never shown, never saved but in the state) */
@@ -76,6 +79,7 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     variables,
     declared: new Set(),
     owners: new ClaimIndex(),
+    ownGrants: new OwnGrants(prior?.resources ?? []),
     previous,
     secrets,
     masks: new Map(),

@@ -1,11 +1,12 @@
 // Which grants the plan's surviving resources hold once it is applied. A revoke (a delete, or the
 // old half of a replacement) must leave them alone: otherwise a grant that another change of the
-// same plan creates or keeps vanishes, in whatever order the writes happen to run.
-import type { Condition, ResourceChange } from "../generated/schemas.js";
+// same plan creates or keeps vanishes, in whatever order the writes happen to run. And which
+// grants converge itself made, as the prior state records them (OwnGrants): those are not adopted.
+import type { Condition, Policy, ResourceChange, StateResource } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
-import type { Claim } from "../drivers/types.js";
-import type { PolicyModification } from "../iam/policy.js";
+import type { Claim, IamDriver, IamInputs } from "../drivers/types.js";
+import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 
@@ -76,4 +77,39 @@ function heldKey(kind: string, object: string, role: string, condition: Conditio
 
 function isDelete(c: ResourceChange): boolean {
   return c.change.actions.length === 1 && c.change.actions[0] === "delete";
+}
+
+/**
+ * The grants the resources of the prior state hold that converge did not adopt (it made them, or
+ * an import or a binding or policy resource took them over): a grant that moves to another
+ * resource of the stack in one apply stays converge's, so the new resource does not adopt it. A
+ * grant only adopted members held stays adopted. Worked out on the first question, once per plan.
+ */
+export class OwnGrants {
+  private byObject: Map<string, Policy> | undefined;
+
+  constructor(private readonly prior: readonly StateResource[]) {}
+
+  /** Whether such a resource holds the grant of member inputs `inputs` of `d`. */
+  holds(d: IamDriver, inputs: IamInputs): boolean {
+    const policy = (this.byObject ??= this.policies()).get(`${d.kind} ${d.policyName(inputs)}`);
+    return policy !== undefined && d.observe(inputs, policy) !== undefined;
+  }
+
+  /** Each object's policy as the prior state's own grants alone would make it. */
+  private policies(): Map<string, Policy> {
+    const mods = new Map<string, PolicyModification[]>();
+    for (const s of this.prior) {
+      const d = s.adopted ? undefined : resourceDriver(s.type);
+      if (!d) continue;
+      const inputs = s.inputs as unknown as IamInputs;
+      const key = `${d.kind} ${d.policyName(inputs)}`;
+      let m = mods.get(key);
+      if (!m) mods.set(key, (m = []));
+      m.push(...d.modifications(undefined, inputs));
+    }
+    const out = new Map<string, Policy>();
+    for (const [key, m] of mods) out.set(key, applyModifications({ bindings: [] }, m).policy);
+    return out;
+  }
 }

@@ -54,13 +54,15 @@ function objectMissing(ctx: PlanContext, address: string, d: IamDriver, name: st
   ctx.values.set(address, UNKNOWN);
 }
 
-/** Whether a member's grant already exists live, from reads already made. A binding is
- *  authoritative (it owns whatever its role holds), so it adopts nothing. */
+/** Whether a member's grant already exists live, from reads already made, granted outside
+ *  converge: not a grant a resource of the prior state holds that converge did not adopt (one
+ *  moving to this resource in this apply stays converge's own). A binding is authoritative (it
+ *  owns whatever its role holds), so it adopts nothing. */
 function liveHas(ctx: PlanContext, d: IamDriver): (inputs: IamInputs) => boolean {
   return (inputs) => {
     if (d.ownership !== "member" || !ctx.opts.refresh || containsUnknown(inputs)) return false;
     const read = ctx.refresh.settled(d.kind, inputs.name);
-    return read !== undefined && read.ok && read.value !== undefined && d.observe(inputs, read.value) !== undefined;
+    return read !== undefined && read.ok && read.value !== undefined && d.observe(inputs, read.value) !== undefined && !ctx.ownGrants.holds(d, inputs);
   };
 }
 
