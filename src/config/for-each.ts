@@ -8,6 +8,7 @@ import { UNKNOWN, access, containsUnknown, escapeLiteral, isTemplateError, parse
 import type { VariableDecl } from "./model.js";
 import type { ConfigDecl } from "./inputs.js";
 import { type Scope, resolveValue } from "./resolve.js";
+import { plain, secretStrings, sensitive } from "./sensitive.js";
 export { instanceAddress, splitAddress } from "./addresses.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 
@@ -17,12 +18,13 @@ export interface Each {
 }
 
 /** What a forEach expression may read when the stack loads: inputs and variables built from
- *  them (not resources, not data sources: those are known only while planning). */
+ *  them (not resources, not data sources: those are known only while planning). A secret
+ *  input is sensitive here as while planning, so that what is computed from it is known secret. */
 export function loadTimeScope(src: SourceDocument, config: ReadonlyMap<string, ConfigDecl>, variables: ReadonlyMap<string, VariableDecl>): Scope {
   const visiting = new Set<string>();
   const scope: Scope = (root) => {
     const c = config.get(root);
-    if (c) return { value: c.value === undefined ? UNKNOWN : c.value };
+    if (c) return { value: c.value === undefined ? UNKNOWN : c.secret ? sensitive(c.value) : c.value };
     const v = variables.get(root);
     if (!v || v.invoke || visiting.has(root)) return undefined;
     visiting.add(root);
@@ -36,16 +38,19 @@ export function loadTimeScope(src: SourceDocument, config: ReadonlyMap<string, C
 /**
  * The instances of a resource with `options.forEach` (at `path`), or undefined after reporting
  * why there are none. `lenient`: a collection that waits on an input without a value makes no
- * instances and no error (commands that use only the stack's name).
+ * instances and no error (commands that use only the stack's name). The strings of a collection
+ * computed from a secret (its keys, its instances' addresses) are added to `secrets`.
  */
-export function forEachInstances(src: SourceDocument, raw: unknown, path: DocPath, scope: Scope, lenient: boolean, diags: Diagnostic[]): Each[] | undefined {
+export function forEachInstances(src: SourceDocument, raw: unknown, path: DocPath, scope: Scope, lenient: boolean, diags: Diagnostic[], secrets: Set<string>): Each[] | undefined {
   const found: Diagnostic[] = [];
-  const value = resolveValue(raw, path, (root) => scope(root) ?? { value: UNKNOWN }, src, found);
+  const resolved = resolveValue(raw, path, (root) => scope(root) ?? { value: UNKNOWN }, src, found);
   if (found.length) return void diags.push(...found);
-  if (containsUnknown(value)) {
+  if (containsUnknown(resolved)) {
     if (!lenient) diags.push(at(src, path, `${formatPath(path)}: must be known when the stack loads`, { detail: "forEach may use literals, config inputs and variables built from them; not resource outputs or data sources (fn::invoke)." }));
     return undefined;
   }
+  secretStrings(resolved, secrets);
+  const value = plain(resolved);
   if (Array.isArray(value)) {
     const seen = new Set<string>();
     const out: Each[] = [];

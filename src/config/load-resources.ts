@@ -105,13 +105,15 @@ export interface ForEachContext {
   scope: Scope;
   /** No error for a collection that waits on an input without a value */
   lenient: boolean;
+  /** Where the strings of collections computed from a secret go (the stack's secrets) */
+  secrets: Set<string>;
 }
 
 /** The declarations of a resource with a forEach: one per element. Problems in `${each.…}` are
  *  reported once, not once per instance. */
 function eachDeclarations(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, forEach: ForEachContext, diags: Diagnostic[]): ResourceDecl[] {
   const opts = optionsOf(raw);
-  const instances = forEachInstances(src, opts.forEach, ["resources", name, "options", "forEach"], forEach.scope, forEach.lenient, diags) ?? [];
+  const instances = forEachInstances(src, opts.forEach, ["resources", name, "options", "forEach"], forEach.scope, forEach.lenient, diags, forEach.secrets) ?? [];
   const found: Diagnostic[] = [];
   const decls: ResourceDecl[] = [];
   for (const each of instances) {

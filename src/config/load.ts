@@ -14,6 +14,8 @@ import { loadTimeScope } from "./for-each.js";
 import { loadMoved } from "./moved.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, SourceDocument } from "./source.js";
+import { secretStrings, sensitive } from "./sensitive.js";
+import { scrub, secretList } from "../plan/redact.js";
 import { decodeUtf8 } from "./utf8.js";
 
 export interface LoadResult {
@@ -161,8 +163,16 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
 }
 
 /** Loads a stack from its document (what a YAML stack parses to, or what a program stack built),
- *  with `src` saying where each part of it was written. Pure: no file system or network access. */
+ *  with `src` saying where each part of it was written. Pure: no file system or network access.
+ *  Its diagnostics quote no secret met while loading: "(sensitive value)" instead, as in plans. */
 export function loadStackDocument(src: SourceDocument, doc: Record<string, unknown>, opts: LoadOptions = {}): LoadResult {
+  const secrets = new Set<string>();
+  const result = loadDocument(src, doc, opts, secrets);
+  return { ...result, diagnostics: scrub(result.diagnostics, secretList(secrets)) };
+}
+
+/** loadStackDocument, adding to `secrets` the strings of the secret values it meets. */
+function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: LoadOptions, secrets: Set<string>): LoadResult {
   const file = src.file;
   const diags = schemaDiagnostics(src, doc, validate("stack.schema.json", doc));
 
@@ -175,9 +185,10 @@ export function loadStackDocument(src: SourceDocument, doc: Record<string, unkno
   const configRaw = mapOr(doc.config);
   sharedNames(src, configRaw, variablesRaw, resourcesRaw, diags);
   const config = resolveConfig(src, configRaw, opts.inputs ?? NO_INPUTS, diags);
+  for (const c of config.values()) if (c.secret && c.value !== undefined) secretStrings(sensitive(c.value), secrets);
   if (opts.inputsOptional) dropMissingInputs(diags);
   const variables = loadVariables(src, doc, variablesRaw, diags);
-  const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true }, diags);
+  const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true, secrets }, diags);
   const moved = loadMoved(src, doc.moved, resources, diags);
   const outputs = new Map<string, OutputDecl>();
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
@@ -211,6 +222,7 @@ export function loadStackDocument(src: SourceDocument, doc: Record<string, unkno
       ...(typeof providerRaw.seed === "string" ? { seed: resolve(dir, providerRaw.seed) } : {}),
     },
     config,
+    secrets: [...secrets],
     ...(doc.backend !== undefined ? { backend: doc.backend as StackModel["backend"] } : {}),
     variables,
     resources,

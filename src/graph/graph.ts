@@ -113,8 +113,9 @@ export class Graph {
     return order;
   }
 
-  toDot(label: (id: string) => { label: string; shape?: string } = (id) => ({ label: id })): string {
-    const q = (s: string) => JSON.stringify(s);
+  /** DOT text; `shown` is what each id and label is printed as (before quoting). */
+  toDot(label: (id: string) => { label: string; shape?: string } = (id) => ({ label: id }), shown: (text: string) => string = (text) => text): string {
+    const q = (s: string) => JSON.stringify(shown(s));
     const lines = ["digraph converge {", "  rankdir = \"BT\";", "  node [shape = box];"];
     for (const n of this.nodes.keys()) {
       const l = label(n);

@@ -48,10 +48,10 @@ export function memberProblem(member: string): string | undefined {
     return m && isEmail(m[2]!) ? undefined : `member "${member}" is not a valid deleted principal (deleted:{type}:{email}?uid={n} or deleted:principal://…)`;
   }
   if ((EMAIL_PREFIXES as readonly string[]).includes(prefix)) {
-    return isEmail(rest) ? undefined : `member "${member}": "${rest}" is not an email address`;
+    return isEmail(rest) ? undefined : `member "${member}": what follows "${prefix}:" is not an email address`;
   }
   if (prefix === "domain") {
-    return DOMAIN.test(rest) ? undefined : `member "${member}": "${rest}" is not a domain name`;
+    return DOMAIN.test(rest) ? undefined : `member "${member}": what follows "${prefix}:" is not a domain name`;
   }
   return `member "${member}" has unknown type "${prefix}:"; expected one of ${MEMBER_FORMS}`;
 }

@@ -51,12 +51,12 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
   const values = new Map<string, unknown>();
   const variables = Object.create(null) as Record<string, unknown>;
   // Inputs are known before anything else; the plan records them with the variables.
-  const secrets = new Set<string>();
+  // The secrets met while loading (the secret inputs' strings among them) are the plan's too.
+  const secrets = new Set<string>(stack.secrets);
   for (const c of stack.config.values()) {
     if (c.value === undefined) continue;
     values.set(c.name, c.secret ? sensitive(c.value) : c.value);
     variables[c.name] = c.value;
-    if (c.secret) secretStrings(sensitive(c.value), secrets);
   }
   // Values the state recorded as secret: a plan shows neither the new secret nor the old one.
   for (const r of prior?.resources ?? []) if (r.sensitive) for (const k of Object.keys(r.sensitive)) secretStrings(sensitive(r.inputs[k]), secrets);

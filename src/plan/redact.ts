@@ -41,9 +41,12 @@ export function scrub<T>(v: T, secrets: readonly string[]): T {
 }
 
 /** The secrets in the order scrub wants them: longest first, so that a secret that contains
- *  another is replaced whole. */
+ *  another is replaced whole. Each also as JSON escapes it, where that differs (a forEach key
+ *  with a quote or a backslash in an address: `name["a\\"b"]`). */
 export function secretList(secrets: Iterable<string>): string[] {
-  return [...new Set(secrets)].sort((a, b) => b.length - a.length);
+  const all = new Set<string>();
+  for (const s of secrets) all.add(s).add(JSON.stringify(s).slice(1, -1));
+  return [...all].sort((a, b) => b.length - a.length);
 }
 
 /** sha256:{salt}:{hex} of the inputs' values (name → value, canonical JSON), with `salt` or a new one. */

@@ -5,7 +5,7 @@
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import type { EmulatorWorld, ValidateOutput } from "../../src/generated/schemas.js";
 import { type CliResult, expectExit, runCli, useEmulatorWorkspace, world } from "./helpers.js";
 import { MEMBER_T, ep, membersOf, policyIn } from "./apply-helpers.js";
 
@@ -109,5 +109,84 @@ describe("secret inputs", () => {
     // Only --show-sensitive prints it.
     const shown = await cli(["output", "who", "--show-sensitive", "--raw"]);
     expect(shown.stdout).toBe(`user:${SECRET}@example.com\n`);
+  });
+});
+
+// A forEach over a secret list, a member interpolated from a secret scalar: what loading says
+// (graph, validate and its JSON, load errors of plan) quotes no secret, and an address built
+// from one is shown as plan shows it.
+const FOR_EACH_STACK = `name: secret-keys
+provider: { project: my-project, location: us-central1 }
+config:
+  tok: { type: string, secret: true }
+  who: { type: list, secret: true, default: ["user:hidden1@example.com", "user:hidden2@example.com"] }
+variables:
+  fe: ["user:\${tok}@example.com"]
+resources:
+  a:
+    type: ${MEMBER_T}
+    properties: { name: churn, role: roles/aiplatform.viewer, member: "user:\${tok}@example.com" }
+  each:
+    type: ${MEMBER_T}
+    options: { forEach: "\${who}" }
+    properties: { name: churn, role: roles/aiplatform.user, member: "\${each.value}" }
+  tk:
+    type: ${MEMBER_T}
+    options: { forEach: "\${fe}" }
+    properties: { name: churn, role: roles/aiplatform.admin, member: "\${each.value}" }
+outputs:
+  o: "\${tok}"
+`;
+
+describe("secrets met while loading", () => {
+  const TOK = "t0k-s3cret";
+  const HIDDEN = ["hidden1", "hidden2", "dup@example.com", "DUP@example.com", "secretmember", "x@example.com", TOK, "s3cr et"];
+  const setUp = async () => {
+    const dir = join(ws.dir, `keys-${Math.random().toString(36).slice(2)}`);
+    await mkdir(dir);
+    await writeFile(join(dir, "stack.yaml"), FOR_EACH_STACK);
+    return (args: string[]) => runCli([...args, "-f", join(dir, "stack.yaml")], { cwd: dir, emulator: ws.emu });
+  };
+  const expectNoSecret = (r: CliResult) => {
+    for (const s of HIDDEN) expect(r.stdout + r.stderr, s).not.toContain(s);
+  };
+
+  it("graph shows an address built from a secret as plan does: (sensitive value)", async () => {
+    const cli = await setUp();
+    const graph = await cli(["graph", "--var", `tok=${TOK}`]);
+    expectExit(graph, 0);
+    expectNoSecret(graph);
+    expect(graph.stdout).toContain('"each[\\"(sensitive value)\\"]" [label = "each[\\"(sensitive value)\\"]\\ncloudnative:aiplatform/v1beta1:EndpointIamMember"];');
+    expect(graph.stdout).toContain('"tk[\\"(sensitive value)\\"]"');
+    const plan = await cli(["plan", "--json", "--var", `tok=${TOK}`]);
+    expectExit(plan, 0);
+    expectNoSecret(plan);
+    const addresses = (JSON.parse(plan.stdout) as { resource_changes: { address: string }[] }).resource_changes.map((c) => c.address);
+    expect(addresses.sort()).toEqual(["a", 'each["(sensitive value)"]', 'each["(sensitive value)"]', 'tk["(sensitive value)"]']);
+  });
+
+  it("validate, its JSON and plan quote no secret in their diagnostics, at the same positions", async () => {
+    const cli = await setUp();
+    const cases: [string[], string][] = [
+      [["--var", 'who=["user:dup@example.com","user:DUP@example.com"]'], 'stack.yaml:12:3: Error: resources "each["(sensitive value)"]" and "each["(sensitive value)"]" both grant (sensitive value) role roles/aiplatform.user'],
+      [["--var", 'who=["bad:secretmember"]'], 'stack.yaml:15:69: Error: each["(sensitive value)"]: member "(sensitive value)" has unknown type'],
+      [["--var", 'who=["user:x@example.com","user:x@example.com"]'], 'stack.yaml:14:25: Error: resources.each.options.forEach: "(sensitive value)" is in the list twice'],
+      [["--var", "tok=s3cr et"], 'stack.yaml:19:70: Error: tk["(sensitive value)"]: member "(sensitive value)": what follows "user:" is not an email address'],
+    ];
+    for (const [vars, expected] of cases) {
+      const args = vars[1]!.startsWith("tok=") ? vars : [...vars, "--var", `tok=${TOK}`];
+      for (const command of [["validate"], ["plan"]]) {
+        const r = await cli([...command, ...args]);
+        expectExit(r, 1);
+        expectNoSecret(r);
+        expect(r.stderr).toContain(expected);
+      }
+      const json = await cli(["validate", "--json", ...args]);
+      expectExit(json, 1);
+      expectNoSecret(json);
+      const doc = JSON.parse(json.stdout) as ValidateOutput;
+      expect(doc.diagnostics[0]!.summary).toContain("(sensitive value)");
+      expect(doc.diagnostics[0]!.range!.start.line).toBe(Number(expected.split(":")[1]));
+    }
   });
 });

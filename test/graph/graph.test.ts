@@ -125,6 +125,14 @@ describe("toDot", () => {
     expect(dot).toContain('"we\\"ird" -> "lake";');
   });
 
+  it("prints every id and label as `shown` gives it, before quoting (a secret with a quote is still found)", () => {
+    const g = graph(['x-we"ird', "y"], [['x-we"ird', "y"]]);
+    const dot = g.toDot((id) => ({ label: `${id}\ntype` }), (s) => s.split('we"ird').join("(sensitive value)"));
+    expect(dot).not.toContain("ird");
+    expect(dot).toContain('"x-(sensitive value)" [label = "x-(sensitive value)\\ntype"];');
+    expect(dot).toContain('"x-(sensitive value)" -> "y";');
+  });
+
   it("prints an empty graph", () => {
     expect(new Graph().toDot()).toBe('digraph converge {\n  rankdir = "BT";\n  node [shape = box];\n}\n');
   });
