@@ -6,6 +6,7 @@ import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import type { ConfigInput } from "../generated/schemas.js";
 import { suggest } from "./schema-diagnostics.js";
 import { errorAt, type SourceDocument } from "./source.js";
+import { jsonNestsTooDeep, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
 
 export type InputType = ConfigInput["type"];
 
@@ -120,6 +121,11 @@ export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>,
       continue;
     }
     tried.add(v.name);
+    if (v.text && typeof v.value === "string" && (decl.type === "list" || decl.type === "map") && jsonNestsTooDeep(v.value)) {
+      // As deep as a --var-file may not be (yaml-limits.ts): refused before it is parsed.
+      diags.push(atSource(v.source, `input "${v.name}": ${TOO_DEEP}`, TOO_DEEP_DETAIL, "input/depth"));
+      continue;
+    }
     const t = typedValue(decl.type, v.value, v.text);
     if ("problem" in t) {
       // A secret's value is never quoted back, not even a wrong one.

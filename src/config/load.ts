@@ -1,6 +1,5 @@
 // Stack loading: YAML with positions → schema validation → static semantic checks. Every problem
 // becomes a diagnostic with file:line:column and the document path; nothing touches the network.
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { validate } from "../schemas/index.js";
 import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
@@ -17,6 +16,7 @@ import { errorAt as at, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
 import { scrub, secretList } from "../plan/redact.js";
 import { decodeUtf8 } from "./utf8.js";
+import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 
 export interface LoadResult {
   stack?: StackModel;
@@ -38,8 +38,9 @@ export interface LoadOptions {
 function readStackText(path: string, file: string): string | Diagnostic {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readInputFile(file, "stack file", MAX_SOURCE_BYTES);
   } catch (e) {
+    if (e instanceof InputFileError) return error(`stack file ${path} ${e.problem}`, { file: path, detail: e.detail });
     const code = (e as NodeJS.ErrnoException).code;
     return error(code === "ENOENT" ? `stack file ${path} does not exist` : `cannot read stack file ${path}: ${(e as Error).message}`, {
       file: path,
@@ -70,9 +71,10 @@ export function checkSeedFile(result: LoadResult): LoadResult {
   const seed = result.stack?.provider.seed;
   if (result.stack && seed) {
     try {
-      readFileSync(seed);
-    } catch {
-      result.diagnostics.push(at(result.stack.source, ["provider", "seed"], `seed file ${seed} does not exist`, { detail: "provider.seed is resolved relative to the stack file." }));
+      readInputFile(seed, "seed file", MAX_SOURCE_BYTES);
+    } catch (e) {
+      if (e instanceof InputFileError) result.diagnostics.push(at(result.stack.source, ["provider", "seed"], e.message, { detail: e.detail }));
+      else result.diagnostics.push(at(result.stack.source, ["provider", "seed"], `seed file ${seed} does not exist`, { detail: "provider.seed is resolved relative to the stack file." }));
       delete result.stack;
     }
   }

@@ -1,11 +1,11 @@
 // The values given for a stack's inputs from outside: `--var name=value` arguments, `--var-file`
 // files (YAML or JSON, read with positions) and CONVERGE_VAR_ environment variables. The I/O of
 // inputs lives here; checking them against the stack is ./inputs.ts.
-import { readFileSync } from "node:fs";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { ENV_PREFIX, type GivenInputs, type InputValue } from "./inputs.js";
 import { SourceDocument } from "./source.js";
 import { decodeUtf8 } from "./utf8.js";
+import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 
 export interface InputArgs {
   /** --var name=value, in command-line order */
@@ -35,8 +35,12 @@ function varArgs(args: readonly string[], diags: Diagnostic[]): InputValue[] {
 function varFile(path: string, diags: Diagnostic[]): InputValue[] {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readInputFile(path, "--var-file", MAX_SOURCE_BYTES);
   } catch (e) {
+    if (e instanceof InputFileError) {
+      diags.push(error(e.message, { code: "input/file", file: path, detail: e.detail }));
+      return [];
+    }
     diags.push(error(`cannot read --var-file ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "it does not exist" : (e as Error).message}`, { code: "input/file" }));
     return [];
   }

@@ -26,8 +26,8 @@ export interface StructureError {
   detail: string;
 }
 
-const TOO_DEEP = `nested more than ${MAX_DEPTH} levels deep`;
-const TOO_DEEP_DETAIL = `Maps and lists may nest at most ${MAX_DEPTH} levels (a stack needs about six); deeper input is refused so that it cannot exhaust the parser.`;
+export const TOO_DEEP = `nested more than ${MAX_DEPTH} levels deep`;
+export const TOO_DEEP_DETAIL = `Maps and lists may nest at most ${MAX_DEPTH} levels (a stack needs about six); deeper input is refused so that it cannot exhaust the parser.`;
 
 /** The offset of the first map or list (in document order) nested deeper than MAX_DEPTH, if any. */
 export function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
@@ -49,6 +49,25 @@ export function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
     for (let i = children.length - 1; i >= 0; i--) stack.push({ token: children[i]!, depth: depth + 1 });
   }
   return undefined;
+}
+
+/** Whether JSON text (a list or map given on the command line or in the environment) opens more
+ *  than MAX_DEPTH lists and maps inside each other; brackets inside strings do not count. A scan
+ *  of the text, so that nothing deeper is ever parsed or walked. */
+export function jsonNestsTooDeep(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // \ escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 export function tooDeepError(offset: number): StructureError {

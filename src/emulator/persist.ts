@@ -2,15 +2,22 @@
 // change made while it runs is picked up by the next one. A change is acknowledged only once a
 // write that includes it has been renamed into place, and a crash at any moment leaves either the
 // old or the new complete file (temp file + fsync + rename + directory fsync).
-import { existsSync, readFileSync } from "node:fs";
 import type { EmulatorWorld } from "../generated/schemas.js";
 import { writeFileAtomic } from "../fs/atomic-file.js";
+import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../fs/input-file.js";
+import { errnoCode } from "../state/fsutil.js";
 import { checkWorld, WorldError } from "./seed.js";
 
 /** Loads a data file if it exists: undefined when absent, a clear Error when broken. */
 export function loadDataFile(file: string): EmulatorWorld | undefined {
-  if (!existsSync(file)) return undefined;
-  const text = readFileSync(file, "utf8");
+  let text: string;
+  try {
+    text = readInputFile(file, "emulator data file", MAX_DATA_BYTES).toString("utf8");
+  } catch (e) {
+    if (errnoCode(e) === "ENOENT") return undefined;
+    if (e instanceof InputFileError) throw new WorldError(e.message, { file }, e.message);
+    throw e;
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

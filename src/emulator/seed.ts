@@ -1,11 +1,11 @@
 // Seed files (YAML) and data files (JSON) share one shape: schemas/emulator-seed.schema.json.
 // Checking is done once here, with messages that name the file and the offending path, so the
 // store can trust what it loads.
-import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument, type Document } from "yaml";
 import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
 import { ALL_KINDS, OBJECT_KINDS, parseFullName, POLICY_KINDS, type ObjectKind } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
+import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 import { ApiError } from "./errors.js";
 import { mergeBindings, policySize, sizeProblem } from "./bindings.js";
 import { checkPolicyRules } from "./policy.js";
@@ -39,8 +39,9 @@ export class WorldError extends Error {
 export function loadSeedFile(path: string): EmulatorWorld {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readInputFile(path, "seed file", MAX_SOURCE_BYTES).toString("utf8");
   } catch (e) {
+    if (e instanceof InputFileError) throw new WorldError(e.message, { file: path }, e.message);
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "no such file" : (e as Error).message;
     throw new WorldError(`seed file ${path}: ${why}`, { file: path }, `emulator seed: ${why}`);

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { checkSeedFile, type LoadOptions, type LoadResult, loadStackDocument } from "../config/load.js";
 import { ProgramSource } from "../config/program-source.js";
 import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
+import { checkInputFile, InputFileError, MAX_SOURCE_BYTES } from "../fs/input-file.js";
 import { functionDriver } from "../drivers/registry.js";
 import { validate } from "../schemas/index.js";
 import { statePathOf } from "../state/factory.js";
@@ -41,6 +42,12 @@ async function registerTypeScript(): Promise<void> {
 
 /** The program a stack file exports by default. */
 async function importProgram(file: string): Promise<Program | Diagnostic> {
+  try {
+    checkInputFile(file, "stack file", MAX_SOURCE_BYTES);
+  } catch (e) {
+    if (e instanceof InputFileError) return error(e.message, { file, detail: e.detail });
+    // A missing or unreadable file: import() below says so.
+  }
   const url = pathToFileURL(file).href;
   let mod: { default?: unknown };
   try {

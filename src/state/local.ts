@@ -10,6 +10,7 @@ import { describeErrors, validate } from "../schemas/index.js";
 import { hasSealedResources, parsedState, parseState, serializeState, stateProblems, withSerial } from "./format.js";
 import { errnoCode, fsError } from "./fsutil.js";
 import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../fs/atomic-file.js";
+import { checkInputStats, InputFileError, MAX_DATA_BYTES } from "../fs/input-file.js";
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
 import { type StateStore, type StateVersion, type StoreLock, stateConflict, versionOf } from "./store.js";
 import { withWriteGuard } from "./write-guard.js";
@@ -122,8 +123,10 @@ export class LocalStateStore implements StateStore {
     if (!fh) return undefined;
     let text: string;
     try {
+      checkInputStats(await fh.stat(), this.path, STATE_FILE.what, MAX_DATA_BYTES);
       text = await fh.readFile("utf8");
     } catch (e) {
+      if (e instanceof InputFileError) throw e.userError();
       throw fsError(e, "read state file", this.path);
     } finally {
       await fh.close();

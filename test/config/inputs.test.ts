@@ -108,6 +108,36 @@ describe("config inputs", () => {
     expect(read.diagnostics[2]).toMatchObject({ file: broken, line: 2 });
   });
 
+  it("refuse a --var or CONVERGE_VAR_ list or map nested deeper than a --var-file may be, naming where it came from", () => {
+    const list = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    const map = (depth: number) => '{"a":'.repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
+    const deep = load({ vars: ["env=dev", `members=${list(65)}`], env: { CONVERGE_VAR_labels: map(65) } });
+    expect(deep.diagnostics.map((d) => [d.code, d.summary, d.detail])).toEqual([
+      ["input/depth", 'input "labels": nested more than 64 levels deep (from CONVERGE_VAR_labels)', expect.stringContaining("at most 64 levels")],
+      ["input/depth", 'input "members": nested more than 64 levels deep (from --var members=…)', expect.stringContaining("at most 64 levels")],
+    ]);
+    // The same limit as a --var-file's: 64 levels are fine there and here.
+    const f = file("deep.yaml", `members: ${list(65)}\n`);
+    expect(readInputs({ varFiles: [f] }).diagnostics.map((d) => d.summary)).toEqual([`--var-file ${f}: nested more than 64 levels deep`]);
+    const ok = load({ vars: ["env=dev", `members=${list(64)}`], env: { CONVERGE_VAR_labels: map(64) } });
+    expect(ok.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    // Brackets inside strings are text, not nesting.
+    const quoted = load({ vars: ["env=dev", `members=["${"[{".repeat(100)}\\"${"]}".repeat(100)}"]`] });
+    expect(quoted.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect((valueOf(quoted, "members") as string[])[0]).toHaveLength(401);
+  });
+
+  it("refuse values nested thousands of levels deep without exhausting the stack, secrets too", () => {
+    const stack = STACK.replace("type: list\n    default:", "type: list\n    secret: true\n    default:");
+    for (const depth of [5_000, 200_000]) {
+      const text = "[".repeat(depth) + "]".repeat(depth);
+      const r = load({ vars: ["env=dev"], env: { CONVERGE_VAR_members: text } }, stack);
+      expect(r.diagnostics.map((d) => d.summary)).toEqual(['input "members": nested more than 64 levels deep (from CONVERGE_VAR_members)']);
+      const v = load({ vars: ["env=dev", `labels=${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`] });
+      expect(v.diagnostics.map((d) => d.summary)).toEqual(['input "labels": nested more than 64 levels deep (from --var labels=…)']);
+    }
+  });
+
   it("check a default against the type, and never quote a secret's wrong value", () => {
     const stack = STACK.replace("default: 2", "default: two").replace("type: string\n    description: the environment", "type: number\n    secret: true");
     const r = load({ vars: ["env=hunter2"] }, stack);

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
-import { expectExit, runCli, useEmulatorWorkspace, world } from "./helpers.js";
+import { expectExit, runCli, stats, totalRequests, useEmulatorWorkspace, world } from "./helpers.js";
 import { BINDING_T, membersOf, policyIn, rp } from "./apply-helpers.js";
 
 const SEED: EmulatorWorld = {
@@ -104,5 +104,41 @@ describe("one stack, two environments", () => {
     const env = await runCli(["validate", "-f", stack, "--var", "env=dev"], { cwd: ws.dir, env: { CONVERGE_VAR_viewers: "alice" } });
     expectExit(env, 1);
     expect(env.stderr).toContain('input "viewers": "alice" is not JSON; a list is given as JSON, e.g. ["a","b"] (from CONVERGE_VAR_viewers)');
+  });
+});
+
+describe("inputs nested too deep", () => {
+  const DEEP = "name: deep\nconfig:\n  l: { type: list }\noutputs:\n  o: \"${l}\"\n";
+  const list = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+
+  it("are refused from --var and CONVERGE_VAR_ as from a --var-file: the same limit and message, naming the source", async () => {
+    const stack = join(ws.dir, "deep.yaml");
+    await writeFile(stack, DEEP);
+    await writeFile(join(ws.dir, "deep-vars.yaml"), `l: ${list(100)}\n`);
+    const fromFile = await runCli(["validate", "-f", stack, "--var-file", "deep-vars.yaml"], { cwd: ws.dir });
+    expectExit(fromFile, 1);
+    expect(fromFile.stderr).toContain("deep-vars.yaml:1:67: Error: --var-file deep-vars.yaml: nested more than 64 levels deep");
+    const fromFlag = await runCli(["validate", "-f", stack, "--var", `l=${list(100)}`], { cwd: ws.dir });
+    expectExit(fromFlag, 1);
+    expect(fromFlag.stderr).toContain('Error: input "l": nested more than 64 levels deep (from --var l=…)');
+    const fromEnv = await runCli(["validate", "-f", stack], { cwd: ws.dir, env: { CONVERGE_VAR_l: list(100) } });
+    expectExit(fromEnv, 1);
+    expect(fromEnv.stderr).toContain('Error: input "l": nested more than 64 levels deep (from CONVERGE_VAR_l)');
+    expectExit(await runCli(["validate", "-f", stack, "--var", `l=${list(64)}`], { cwd: ws.dir }), 0);
+  });
+
+  it("thousands of levels deep: plan and validate exit 1 with the message, no internal error, no cloud call", async () => {
+    const stack = join(ws.dir, "deep.yaml");
+    await writeFile(stack, DEEP);
+    const before = totalRequests(await stats(ws.emu));
+    for (const [command, depth] of [["plan", 5_000], ["validate", 60_000]] as const) {
+      const state = command === "plan" ? ["--state", join(ws.dir, "deep.state.json")] : [];
+      const r = await runCli([command, "-f", stack, ...state], { cwd: ws.dir, emulator: ws.emu, env: { CONVERGE_VAR_l: list(depth) } });
+      expectExit(r, 1);
+      expect(r.stderr).toContain('Error: input "l": nested more than 64 levels deep (from CONVERGE_VAR_l)');
+      expect(r.stderr).not.toContain("internal error");
+    }
+    expect(totalRequests(await stats(ws.emu))).toBe(before);
+    expect(existsSync(join(ws.dir, "deep.state.json"))).toBe(false);
   });
 });

@@ -2,8 +2,8 @@
 // converge plan, and its digest (and with CONVERGE_PLAN_KEY its signature) matches. Each failure
 // is a user error that says nothing was applied; none of them prints the key. The checks against
 // the stack, the state and a fresh plan follow in ../../engine/saved-plan-checks.ts.
-import { readFileSync } from "node:fs";
 import { UserError, warning } from "../../diagnostics/diagnostic.js";
+import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../../fs/input-file.js";
 import type { Plan } from "../../generated/schemas.js";
 import { PLAN_KEY_ENV, verifySeal } from "../../plan/saved-plan.js";
 import { describeErrors, validate } from "../../schemas/index.js";
@@ -19,8 +19,9 @@ function refuse(summary: string, detail: string): never {
 export function readSavedPlan(file: string, key: string | undefined): Plan {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, "utf8"));
+    data = JSON.parse(readInputFile(file, "the saved plan", MAX_DATA_BYTES).toString("utf8"));
   } catch (e) {
+    if (e instanceof InputFileError) throw e.userError({ detail: `${e.detail} Nothing was applied.` });
     refuse(`cannot read the saved plan ${file}: ${(e as Error).message}`, "Nothing was applied.");
   }
   const errors = validate("plan.schema.json", data);

@@ -1,7 +1,7 @@
 // The state commands of team state (issue 17): `state history`, `state pull`, `state push` and
 // `state claims`. History and claims are optional capabilities of a backend: the local file
 // keeps neither, and says so.
-import { readFile } from "node:fs/promises";
+import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../../fs/input-file.js";
 import type { Command } from "commander";
 import { error, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
@@ -86,8 +86,9 @@ async function push(file: string, o: TeamOptions): Promise<number> {
   const { store } = opened;
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = readInputFile(file, "state file", MAX_DATA_BYTES).toString("utf8");
   } catch (e) {
+    if (e instanceof InputFileError) throw e.userError({ code: "state/push", detail: `${e.detail} Nothing was written.` });
     throw new UserError(error(`cannot read ${file}: ${(e as Error).message}`, { code: "state/push", file }));
   }
   return withStateLock(store, "state push", durationMs(o.lockTimeout), async () => {
