@@ -20,11 +20,18 @@ interface Lines {
   items: Uint8Array;
 }
 
-/** Whether the character code is one String.prototype.trim removes (white space and line terminators). */
-function isTrimmed(c: number): boolean {
-  if (c === 32) return true;
-  if (c < 128) return c >= 9 && c <= 13;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+// YAML's white space is space and tab, its line breaks LF and CR; the texts read here have no tab
+// or CR (parseSimpleYaml declines them), so space is the only white space. U+00A0, U+2000–U+200A,
+// U+3000 and the others String.prototype.trim and \s know are content to YAML, never trimmed.
+const SPACE = 32;
+
+/** `s` without the spaces at its ends (only U+0020: see SPACE). */
+function trimSpaces(s: string): string {
+  let from = 0;
+  let to = s.length;
+  while (from < to && s.charCodeAt(from) === SPACE) from++;
+  while (to > from && s.charCodeAt(to - 1) === SPACE) to--;
+  return from === 0 && to === s.length ? s : s.slice(from, to);
 }
 
 /** The content lines of `text`; undefined when one is a document marker or directive. */
@@ -38,13 +45,13 @@ function contentLines(text: string): Lines | undefined {
     let eol = text.indexOf("\n", pos);
     if (eol < 0) eol = len;
     let s = pos;
-    while (s < eol && isTrimmed(text.charCodeAt(s))) s++;
+    while (s < eol && text.charCodeAt(s) === SPACE) s++;
     const indent = s - pos;
     pos = eol + 1;
     if (s === eol || text.charCodeAt(s) === 35 /* # */) continue;
     if (indent === 0 && (text.startsWith("---", s) || text.startsWith("...", s) || text.charCodeAt(s) === 37 /* % */)) return undefined;
     let e = eol;
-    while (isTrimmed(text.charCodeAt(e - 1))) e--;
+    while (e > s && text.charCodeAt(e - 1) === SPACE) e--;
     const at = lines.count++;
     lines.indents[at] = indent;
     lines.starts[at] = s;
@@ -61,9 +68,9 @@ function colonSpace(text: string, from: number, to: number): number {
   return -1;
 }
 
-/** The first index in [from, to) of a character trim would keep, or `to`. */
+/** The first index in [from, to) that is not a space, or `to`. */
 function skipSpace(text: string, from: number, to: number): number {
-  while (from < to && isTrimmed(text.charCodeAt(from))) from++;
+  while (from < to && text.charCodeAt(from) === SPACE) from++;
   return from;
 }
 
@@ -151,12 +158,12 @@ function flowItems(body: string): string[] {
     else if (c === "]" || c === "}") {
       if (--level < 0) bail();
     } else if (c === "," && level === 0) {
-      items.push(body.slice(start, i).trim());
+      items.push(trimSpaces(body.slice(start, i)));
       start = i + 1;
     }
   }
   if (level !== 0) bail();
-  items.push(body.slice(start).trim());
+  items.push(trimSpaces(body.slice(start)));
   return items;
 }
 
@@ -165,16 +172,16 @@ function flow(text: string, depth: number): unknown {
   const c = text[0];
   if (c !== "[" && c !== "{") return flowScalar(text);
   if (depth > MAX_DEPTH || !text.endsWith(c === "[" ? "]" : "}")) bail();
-  const body = text.slice(1, -1).trim();
+  const body = trimSpaces(text.slice(1, -1));
   if (c === "[") return body === "" ? [] : flowItems(body).map((item) => flow(item, depth + 1));
   const out: Record<string, unknown> = {};
   if (body === "") return out;
   for (const item of flowItems(body)) {
     const i = item.indexOf(": ");
     if (i < 0) bail();
-    const k = key(item.slice(0, i).trim());
+    const k = key(trimSpaces(item.slice(0, i)));
     if (Object.hasOwn(out, k)) bail();
-    out[k] = flow(item.slice(i + 2).trim(), depth + 1);
+    out[k] = flow(trimSpaces(item.slice(i + 2)), depth + 1);
   }
   return out;
 }
@@ -182,16 +189,16 @@ function flow(text: string, depth: number): unknown {
 /** An inline value after "key: " or "- ": a scalar or a one-line flow collection, which may
  *  hold flow collections (`{ role: r, members: [a, b] }`) at levels from `depth` on. */
 function inline(raw: string, depth: number): unknown {
-  let text = raw.trim();
+  let text = trimSpaces(raw);
   const c = text[0];
   if (c === '"' || c === "'") {
     // A quoted scalar, optionally followed by a comment.
-    const m = c === '"' ? /^("[^"\\]*")(?:\s+#.*)?$/.exec(text) : /^('(?:[^']|'')*')(?:\s+#.*)?$/.exec(text);
+    const m = c === '"' ? /^("[^"\\]*")(?: +#.*)?$/.exec(text) : /^('(?:[^']|'')*')(?: +#.*)?$/.exec(text);
     if (!m) bail();
     return quoted(m[1]!);
   }
-  const hash = text.includes("#") ? text.search(/\s#/) : -1;
-  if (hash >= 0) text = text.slice(0, hash).trimEnd();
+  const hash = text.includes("#") ? text.indexOf(" #") : -1;
+  if (hash >= 0) text = trimSpaces(text.slice(0, hash));
   if (c === "[" || c === "{") {
     if (text.includes("#")) bail();
     return flow(text, depth);

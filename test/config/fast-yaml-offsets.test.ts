@@ -3,6 +3,7 @@
 // values, on the repository's YAML files, the bench stacks and many seeded awkward mutations.
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
 import { parseSimpleYaml as reference } from "./reference/fast-yaml-4615a91.js";
@@ -12,7 +13,17 @@ import { yamlFiles } from "../support/yaml-files.js";
 const root = join(import.meta.dirname, "../..");
 
 
+// The definition it replaced trimmed the non-ASCII white space String.prototype.trim knows
+// (U+00A0, U+2000–U+200A, U+3000…) as if it were YAML's; to YAML it is content. A text with one of
+// them is compared with yaml instead: the fast path declines it or gives yaml's value.
+const TRIM_ONLY_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
+
 function same(text: string): void {
+  if (TRIM_ONLY_SPACE.test(text)) {
+    const got = parseSimpleYaml(text);
+    if (got !== undefined) expect(got, JSON.stringify(text)).toStrictEqual(parse(text));
+    return;
+  }
   const want = reference(text);
   const got = parseSimpleYaml(text);
   if (want === undefined) expect(got, JSON.stringify(text)).toBeUndefined();

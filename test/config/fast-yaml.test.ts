@@ -10,6 +10,11 @@ import { yamlFiles } from "../support/yaml-files.js";
 
 const root = join(import.meta.dirname, "../..");
 
+// Characters String.prototype.trim and \s treat as white space but YAML does not (YAML's white
+// space is only space and tab, its line breaks LF and CR): to yaml they are content.
+const UNICODE_SPACES = ["\u00a0", "\u1680", "\u2000", "\u2003", "\u200a", "\u202f", "\u205f", "\u3000", "\u000b", "\u000c"];
+const UNICODE_SPACED = UNICODE_SPACES.flatMap((c) => [c, `${c}x`, `x${c}`, `a${c}#b`, `${c}- x`]);
+
 
 function agrees(text: string): boolean {
   let expected: unknown;
@@ -26,7 +31,7 @@ function agrees(text: string): boolean {
 }
 
 const scalar = fc.oneof(
-  fc.constantFrom("true", "false", "null", "yes", "no", "on", "off", "~", "0", "1.5", "-1", "0x1F", "1e3", ".inf", "NaN", "", " ", "a: b", "a #b", "#c", "- x", "'q'", '"d"', "${x.y}", "$$", "user:a@example.com", "roles/x.y", "request.time < timestamp(\"2027-01-01T00:00:00Z\")", "é", "a\tb", "a\nb"),
+  fc.constantFrom("true", "false", "null", "yes", "no", "on", "off", "~", "0", "1.5", "-1", "0x1F", "1e3", ".inf", "NaN", "", " ", "a: b", "a #b", "#c", "- x", "'q'", '"d"', "${x.y}", "$$", "user:a@example.com", "roles/x.y", "request.time < timestamp(\"2027-01-01T00:00:00Z\")", "é", "a\tb", "a\nb", ...UNICODE_SPACED),
   fc.string({ maxLength: 12 }),
   fc.integer(),
   fc.boolean(),
@@ -82,7 +87,7 @@ describe("YAML fast path", () => {
   it("agrees with yaml on hand-mutated texts (comments, quotes, indentation, odd tokens)", () => {
     const base = readFileSync(join(root, "examples/quickstart/stack.yaml"), "utf8").split("\n");
     const edits = fc.array(
-      fc.record({ line: fc.nat({ max: base.length - 1 }), at: fc.nat({ max: 60 }), text: fc.constantFrom(" ", "  ", "#", " # c", ":", ": ", "-", "'", '"', "{", "}", "[", "]", ",", "&a ", "*a", "!!str ", "|", ">", "\t", "\\", "?", "%", "@", "`") }),
+      fc.record({ line: fc.nat({ max: base.length - 1 }), at: fc.nat({ max: 60 }), text: fc.constantFrom(" ", "  ", "#", " # c", ":", ": ", "-", "'", '"', "{", "}", "[", "]", ",", "&a ", "*a", "!!str ", "|", ">", "\t", "\\", "?", "%", "@", "`", ...UNICODE_SPACES) }),
       { maxLength: 4 },
     );
     fc.assert(
@@ -98,6 +103,23 @@ describe("YAML fast path", () => {
       { numRuns: 3000, seed: 7 },
     );
   });
+  it("treats only space as indentation and trailing space: U+00A0, U+2000–U+200A, U+3000… are content", () => {
+    for (const c of UNICODE_SPACES) {
+      const texts = [
+        `a:\n  b: x\n${c}${c}c: y\n`,
+        `a:\n${c} b: x\n`,
+        `a:\n  - x${c}\n  - ${c}y\n`,
+        `a: x${c}\nb: [${c}y, z${c}]\nc: {k: ${c}v}\n`,
+        `a: x${c}# not a comment\n`,
+        `a: 'x'${c}# c\n`,
+        `a:${c}x\n`,
+        `a: x\n${c}\nb: y\n`,
+        `${c}a: x\n`,
+      ];
+      for (const text of texts) expect(agrees(text), JSON.stringify(text)).toBe(true);
+    }
+  });
+
   it("reads nested one-line flow collections (a policy resource's bindings) as yaml does", () => {
     const text = [
       "resources:",
@@ -125,7 +147,7 @@ describe("YAML fast path", () => {
   it("agrees with yaml on hand-mutated nested flow collections", () => {
     const base = "a:\n  - { role: r, members: [m1, 'm2'], c: {t: x} }\n  - [[a, b], {k: v}]\nb: [{ s: allServices, l: [{ t: R, e: [u] }] }]\n";
     const edits = fc.array(
-      fc.record({ at: fc.nat({ max: base.length }), text: fc.constantFrom(" ", ",", ":", ": ", "[", "]", "{", "}", "'", '"', "#", " #", "-", "&a ", "*a", "?", "\n", "\n  ", "k: ", "1") }),
+      fc.record({ at: fc.nat({ max: base.length }), text: fc.constantFrom(" ", ",", ":", ": ", "[", "]", "{", "}", "'", '"', "#", " #", "-", "&a ", "*a", "?", "\n", "\n  ", "k: ", "1", ...UNICODE_SPACES) }),
       { maxLength: 3 },
     );
     fc.assert(
