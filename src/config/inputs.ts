@@ -60,17 +60,32 @@ function atSource(s: InputSource, summary: string, detail: string | undefined, c
 
 const typeName = (v: unknown): string => (Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "a map" : `a ${typeof v}`);
 
+/** Whether every number in `value` (a parsed JSON value) is finite. */
+function allFinite(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "number" && !Number.isFinite(v)) return false;
+    if (v !== null && typeof v === "object") stack.push(...Object.values(v));
+  }
+  return true;
+}
+
 /** The value as the declared type, or a message saying why it is not one. */
 export function typedValue(type: InputType, value: unknown, text: boolean): { value: unknown } | { problem: string } {
   if (text && typeof value === "string") {
     if (type === "string") return { value };
     if (type === "number") {
       const n = Number(value);
-      return value.trim() !== "" && Number.isFinite(n) ? { value: n } : { problem: `"${value}" is not a number` };
+      if (value.trim() === "" || Number.isNaN(n) || /inf/i.test(value)) return { problem: `"${value}" is not a number` };
+      return Number.isFinite(n) ? { value: n } : { problem: `"${value}" is a number out of range` };
     }
     if (type === "boolean") return value === "true" ? { value: true } : value === "false" ? { value: false } : { problem: `"${value}" is not a boolean (true or false)` };
     try {
-      return typedValue(type, JSON.parse(value), false);
+      const parsed: unknown = JSON.parse(value);
+      // JSON has no Infinity, but a literal too large for a double parses to it (1e400).
+      if (!allFinite(parsed)) return { problem: `"${value}" holds a number out of range` };
+      return typedValue(type, parsed, false);
     } catch {
       return { problem: `"${value}" is not JSON; a ${type} is given as JSON, e.g. ${type === "list" ? '["a","b"]' : '{"k":"v"}'}` };
     }

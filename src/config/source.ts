@@ -6,6 +6,7 @@ import { yaml } from "./yaml-lib.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { parseSimpleYaml } from "./fast-yaml.js";
 import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
+import { valueErrors } from "./yaml-values.js";
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];
@@ -18,7 +19,7 @@ export interface Position {
 interface Parsed {
   doc: Document;
   lineCounter: LineCounter;
-  /** Problems with the document's structure (see yaml-limits.ts) */
+  /** Problems with the document's structure (see yaml-limits.ts) and values (yaml-values.ts) */
   structure: StructureError[];
 }
 
@@ -102,7 +103,7 @@ export class SourceDocument {
       doc = parseDocument(this.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
     }
     const bad = firstAliasError(doc);
-    this.parsed = { doc, lineCounter, structure: bad ? [bad] : [] };
+    this.parsed = { doc, lineCounter, structure: [...(bad ? [bad] : []), ...valueErrors(doc, this.text)] };
     return this.parsed;
   }
 
