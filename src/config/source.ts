@@ -103,7 +103,7 @@ export class SourceDocument {
       doc = parseDocument(this.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
     }
     const bad = firstAliasError(doc);
-    this.parsed = { doc, lineCounter, structure: [...(bad ? [bad] : []), ...valueErrors(doc, this.text)] };
+    this.parsed = { doc, lineCounter, structure: [...(bad ? [bad] : []), ...valueErrors(doc, tokens, this.text)] };
     return this.parsed;
   }
 
