@@ -114,12 +114,13 @@ function loadVariables(src: SourceDocument, doc: Record<string, unknown>, variab
 function syntaxDiagnostics(src: SourceDocument): Diagnostic[] {
   const diags: Diagnostic[] = [];
   for (const e of src.errors) {
-    const lp = e.linePos?.[0] ?? src.lineCounter.linePos(e.pos[0]);
-    diags.push(error(`YAML syntax error: ${e.message.split("\n")[0]}`, { file: src.file, line: lp.line, column: lp.col, detail: e.code }));
+    const { line, column } = src.positionAt(e.pos[0]);
+    const summary = e.code === "MULTIPLE_DOCS" ? `a stack file holds one YAML document; found a second at ${line}:${column}` : `YAML syntax error: ${e.message.split("\n")[0]}`;
+    diags.push(error(summary, { file: src.file, line, column, detail: e.code === "MULTIPLE_DOCS" ? "Remove the second document (from its --- on), or put it in a stack file of its own." : e.code }));
   }
   for (const p of src.structureErrors) {
-    const lp = src.lineCounter.linePos(p.offset);
-    diags.push(error(p.summary, { file: src.file, line: lp.line, column: lp.col, detail: p.detail }));
+    const { line, column } = src.positionAt(p.offset);
+    diags.push(error(p.summary, { file: src.file, line, column, detail: p.detail }));
   }
   return diags;
 }

@@ -82,7 +82,7 @@ function describe(src: SourceDocument, e: ErrorObject, path: DocPath, value: unk
       return at(src, path, `${where}: must not be empty`);
     case "pattern": {
       const desc = (e.parentSchema as { description?: string } | undefined)?.description;
-      return at(src, path, `${where}: ${shown(value)} is not of the expected form`, { detail: desc ?? `Expected to match ${(e.params as { pattern: string }).pattern}.` });
+      return at(src, path, `${where}: ${shown(value)} is not of the expected form: it must match ${(e.params as { pattern: string }).pattern}`, desc ? { detail: desc } : {});
     }
     case "propertyNames": {
       const name = (e.params as { propertyName: string }).propertyName;

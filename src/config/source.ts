@@ -7,6 +7,7 @@ import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { parseSimpleYaml } from "./fast-yaml.js";
 import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
 import { valueErrors } from "./yaml-values.js";
+import { columnAt } from "./utf8.js";
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];
@@ -107,9 +108,15 @@ export class SourceDocument {
     return this.parsed;
   }
 
+  /** The line and column of `offset` (the column in characters: see columnAt). */
+  positionAt(offset: number): Position {
+    const lc = this.lineCounter;
+    const { line } = lc.linePos(offset);
+    return { line, column: columnAt(this.text, lc.lineStarts[line - 1] ?? 0, offset) };
+  }
+
   private toPos(offset: number): Position {
-    const { line, col } = this.lineCounter.linePos(offset);
-    return { line, column: col };
+    return this.positionAt(offset);
   }
 
   /** The node at `path`, or its nearest existing ancestor. */

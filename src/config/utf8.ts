@@ -6,12 +6,44 @@ export interface InvalidUtf8 {
   offset: number;
   /** That byte */
   byte: number;
-  /** 1-based, counted in characters of the (valid) text before it, as yaml counts columns */
+  /** 1-based; the column counts characters (code points) of the (valid) text before it, as
+   *  editors do (see columnAt) */
   line: number;
   column: number;
 }
 
 export type Decoded = { ok: true; text: string } | { ok: false; invalid: InvalidUtf8 };
+
+/** Where `text` starts counting columns on the line that starts at `lineStart`: after a byte order
+ *  mark at the start of the text, which is not a character an editor shows. */
+const columnsFrom = (text: string, lineStart: number) => (lineStart === 0 && text.charCodeAt(0) === 0xfeff ? 1 : lineStart);
+
+const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/** The offset after the character (code point) at `i`. */
+function nextCharacter(text: string, i: number): number {
+  return isHigh(text.charCodeAt(i)) && isLow(text.charCodeAt(i + 1)) ? i + 2 : i + 1;
+}
+
+/**
+ * The 1-based column of `offset` on the line of `text` that starts at `lineStart`, counted as
+ * editors count it: in characters (Unicode code points, so a character outside the BMP is one
+ * column, not two UTF-16 units), and without a byte order mark at the start of the text. Every
+ * diagnostic's column is one of these, in text output and in validate --json alike.
+ */
+export function columnAt(text: string, lineStart: number, offset: number): number {
+  let column = 1;
+  for (let i = columnsFrom(text, lineStart); i < offset; i = nextCharacter(text, i)) column++;
+  return column;
+}
+
+/** The offset of 1-based `column` (as columnAt counts) on the line [lineStart, lineEnd) of `text`; the line's end when it is shorter. */
+export function offsetOfColumn(text: string, lineStart: number, lineEnd: number, column: number): number {
+  let i = columnsFrom(text, lineStart);
+  for (let c = 1; c < column && i < lineEnd; c++) i = nextCharacter(text, i);
+  return Math.min(i, lineEnd);
+}
 
 const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -54,6 +86,6 @@ export function decodeUtf8(bytes: Uint8Array): Decoded {
     const lineStart = before.lastIndexOf("\n") + 1;
     let line = 1;
     for (let i = before.indexOf("\n"); i >= 0; i = before.indexOf("\n", i + 1)) line++;
-    return { ok: false, invalid: { offset, byte: bytes[offset]!, line, column: before.length - lineStart + 1 } };
+    return { ok: false, invalid: { offset, byte: bytes[offset]!, line, column: columnAt(before, lineStart, before.length) } };
   }
 }

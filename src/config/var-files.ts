@@ -52,9 +52,9 @@ function varFile(path: string, diags: Diagnostic[]): InputValue[] {
   const src = new SourceDocument(path, decoded.text);
   const bad = src.errors[0] ?? src.structureErrors[0];
   if (bad) {
-    const offset = "pos" in bad ? bad.pos[0] : bad.offset;
-    const lp = src.lineCounter.linePos(offset);
-    diags.push(error(`--var-file ${path}: ${"message" in bad ? bad.message.split("\n")[0] : bad.summary}`, { code: "input/file", file: path, line: lp.line, column: lp.col }));
+    const { line, column } = src.positionAt("pos" in bad ? bad.pos[0] : bad.offset);
+    const what = !("message" in bad) ? bad.summary : bad.code === "MULTIPLE_DOCS" ? `a var file holds one YAML document; found a second at ${line}:${column}` : bad.message.split("\n")[0];
+    diags.push(error(`--var-file ${path}: ${what}`, { code: "input/file", file: path, line, column }));
     return [];
   }
   const root = src.toJS();

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import type { TfDiagnostic, TfPos, TfRange } from "../generated/schemas.js";
 import type { Diagnostic } from "./diagnostic.js";
-import { decodeUtf8 } from "../config/utf8.js";
+import { columnAt, decodeUtf8, offsetOfColumn } from "../config/utf8.js";
 
 /** A file's text by name, read once (undefined when it cannot be read). `exact` is false when
  *  the file is not UTF-8: its text is then decoded with U+FFFD for what is not (the diagnostic
@@ -33,15 +33,13 @@ export function fileTexts(): SourceTexts {
   };
 }
 
-const codePoints = (s: string) => [...s].length;
-
 function pos(text: string, lineStart: number, line: number, offset: number): TfPos {
-  return { line, column: codePoints(text.slice(lineStart, offset)) + 1, byte: Buffer.byteLength(text.slice(0, offset), "utf8") };
+  return { line, column: columnAt(text, lineStart, offset), byte: Buffer.byteLength(text.slice(0, offset), "utf8") };
 }
 
 /**
- * The range of a position given as line and column (the column in UTF-16 code units, as the
- * YAML parser counts): to the end of the line without trailing blanks (or, `toLineEnd` false,
+ * The range of a position given as line and column (the column in characters, as every
+ * diagnostic counts it: see columnAt): to the end of the line without trailing blanks (or, `toLineEnd` false,
  * the position alone); undefined when the file has no such line.
  */
 export function rangeAt(filename: string, text: string, line: number, column: number, toLineEnd = true): TfRange | undefined {
@@ -53,7 +51,7 @@ export function rangeAt(filename: string, text: string, line: number, column: nu
   }
   const nl = text.indexOf("\n", lineStart);
   const lineEnd = nl < 0 ? text.length : nl;
-  const start = Math.min(lineStart + Math.max(column, 1) - 1, lineEnd);
+  const start = offsetOfColumn(text, lineStart, lineEnd, column);
   const end = toLineEnd ? Math.max(start, lineStart + text.slice(lineStart, lineEnd).trimEnd().length) : start;
   return { filename, start: pos(text, lineStart, line, start), end: pos(text, lineStart, line, end) };
 }

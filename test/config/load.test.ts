@@ -265,9 +265,9 @@ describe("loadStackFile", () => {
 // Issue 12, class 1: only values that are resolved may defer their checks to plan time.
 describe("${…} where nothing is resolved", () => {
   it.each([
-    ["the stack name", 'name: "x-${y}"\n', "1:7", 'name: "x-${y}" is not of the expected form'],
-    ["a stack name with a NUL", 'name: "t${y}\\0"\n', "1:7", 'name: "t${y}\\u0000" is not of the expected form'],
-    ["provider.endpoint", 'name: t\nprovider:\n  endpoint: "${where}"\n', "3:13", 'provider.endpoint: "${where}" is not of the expected form'],
+    ["the stack name", 'name: "x-${y}"\n', "1:7", 'name: "x-${y}" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$'],
+    ["a stack name with a NUL", 'name: "t${y}\\0"\n', "1:7", 'name: "t${y}\\u0000" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$'],
+    ["provider.endpoint", 'name: t\nprovider:\n  endpoint: "${where}"\n', "3:13", 'provider.endpoint: "${where}" is not of the expected form: it must match ^(google|embedded|https?://.+)$'],
   ])("%s is checked as written", (_, text, at, summary) => {
     expect(errorsOf(text).map((d) => `${d.line}:${d.column} ${d.summary}`)).toEqual([`${at} ${summary}`]);
   });

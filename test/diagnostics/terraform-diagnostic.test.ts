@@ -9,10 +9,10 @@ import { decode, Diagnostic } from "../support/terraform-json-decoder.js";
 
 describe("rangeAt", () => {
   it("counts bytes in UTF-8 and columns in characters; ends at the line's last non-blank", () => {
-    // "é" is 2 bytes, "😀" 4 bytes and 2 UTF-16 units: the YAML column of "x" on line 2 is 7, its
-    // column in characters 6.
+    // "é" is 2 bytes, "😀" 4 bytes and 2 UTF-16 units: the column of "x" on line 2 is 6 (a
+    // diagnostic's column counts characters too).
     const text = "a: 1\nb: é😀x  \nc: 3\n";
-    expect(rangeAt("s.yaml", text, 2, 7)).toEqual({ filename: "s.yaml", start: { line: 2, column: 6, byte: 5 + 3 + 2 + 4 }, end: { line: 2, column: 7, byte: 5 + 3 + 2 + 4 + 1 } });
+    expect(rangeAt("s.yaml", text, 2, 6)).toEqual({ filename: "s.yaml", start: { line: 2, column: 6, byte: 5 + 3 + 2 + 4 }, end: { line: 2, column: 7, byte: 5 + 3 + 2 + 4 + 1 } });
   });
 
   it("a byte order mark and CRLF line ends are bytes of the file too", () => {
