@@ -7,6 +7,7 @@ import type { Plan, State } from "../generated/schemas.js";
 import { planDifferences } from "../plan/plan-differences.js";
 import { sameInputs } from "../plan/redact.js";
 import type { ConfigDecl } from "../config/inputs.js";
+import { describeIdentity, type StateIdentity } from "../state/factory.js";
 
 const AGAIN = "Nothing was applied. Run `converge plan --out FILE` again and review it.";
 /** Differences listed in full; the rest are counted. */
@@ -21,6 +22,21 @@ export function checkStackName(plan: Plan, file: string, stackName: string, stac
   if (plan.stack.name !== stackName) {
     refuse(`the saved plan ${file} is for stack "${plan.stack.name}", but ${stackFile} defines stack "${stackName}"`, `Apply it with the stack it was made for (-f), or make a plan of this stack. Nothing was applied.`);
   }
+}
+
+/** The plan was made from the state that apply would use: the same backend, workspace and state
+ *  file (or schema). A plan that does not say (saved by an earlier version) is refused too: the
+ *  staleness check alone cannot tell two states without a state apart. */
+export function checkSameState(plan: Plan, file: string, current: StateIdentity): void {
+  const made = plan.backend;
+  if (!made) {
+    refuse(`the saved plan ${file} does not say which state it was made from: it was made by an older converge`, `converge applies a saved plan only to the state (backend, workspace and state file) it was made from, which this plan does not record. ${AGAIN}`);
+  }
+  if (made.type === current.type && made.workspace === current.workspace && made.path === current.path && made.schema === current.schema) return;
+  refuse(
+    `the saved plan ${file} was made for workspace "${made.workspace}" (${describeIdentity(made)}), but apply would use workspace "${current.workspace}" (${describeIdentity(current)})`,
+    `Apply it with the state it was made for (--workspace, CONVERGE_WORKSPACE or \`converge workspace select\`; --state; --backend), or make a plan for this one. Nothing was applied.`,
+  );
 }
 
 /** The state has not changed since the plan was made (lineage and serial). */

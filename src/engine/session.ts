@@ -14,7 +14,7 @@ import { readAheadPolicies } from "../plan/refresh.js";
 import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
-import { type BackendType, openStateStore, type StateLocation } from "../state/factory.js";
+import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
 import { checkClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
@@ -33,6 +33,8 @@ export interface StackSession {
   stateDir: string;
   /** The workspace whose state `store` holds. */
   workspace: string;
+  /** Which state `store` holds (backend, workspace, file or schema): a saved plan records it. */
+  stateIdentity: StateIdentity;
 }
 
 export interface OpenStackRequest {
@@ -72,8 +74,8 @@ export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStac
     ...(req.backend !== undefined ? { backendType: req.backend } : {}),
     ...(req.workspace !== undefined ? { workspace: req.workspace } : {}),
   };
-  const { store, dir, workspace } = openStateStore(location);
-  return { stack, warnings: diagnostics, store, stateDir: dir, workspace };
+  const { store, dir, workspace, identity } = openStateStore(location);
+  return { stack, warnings: diagnostics, store, stateDir: dir, workspace, stateIdentity: identity };
 }
 
 /** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
@@ -166,6 +168,8 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
   // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
   await checkClaims(session.store, result.plan);
   if (session.stack.config.size) result.plan.inputs_hash = inputsHash(session.stack.config);
+  // Which state the plan was made from: `apply FILE` refuses it for any other.
+  result.plan.backend = session.stateIdentity;
   const secrets = secretList(result.secrets);
   const shown = redactPlan(result.plan, secrets);
   return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, close: () => cloud.close() };

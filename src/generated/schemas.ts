@@ -710,6 +710,7 @@ export interface Plan {
   timestamp: string;
   stack: PlanStack;
   prior_state: PlanPriorState;
+  backend?: PlanBackend;
   /**
    * Where the plan's calls went, for the reader: "Google APIs (project my-project)", "emulator at 127.0.0.1:8085 (from CLOUDNATIVE_EMULATOR_HOST)" or "embedded emulator".
    */
@@ -789,6 +790,21 @@ export interface PriorResource {
     [k: string]: unknown;
   };
   dependencies: string[];
+}
+/**
+ * Which state the plan was made from, inside the sealed content: `apply FILE` refuses the plan for any other state (another backend, workspace or state file), before any cloud call. Local: the state file, relative to the stack file's directory. PostgreSQL: the schema (the connection, which comes from the environment and may hold credentials, is not recorded; the stack name is in `stack`). Absent in plans saved by earlier versions, which `apply` refuses.
+ */
+export interface PlanBackend {
+  type: "local" | "postgres";
+  workspace: string;
+  /**
+   * Local backend: the workspace's state file, relative to the stack file's directory, with / as separator (e.g. state/app.dev.json).
+   */
+  path?: string;
+  /**
+   * PostgreSQL backend: the schema of converge's tables.
+   */
+  schema?: string;
 }
 export interface PlanProvider {
   project?: string;

@@ -1,8 +1,9 @@
 // Where a stack's state lives, chosen in one place: every command that reads or writes a state
 // gets its store here. The stack's `backend:` (or --backend) picks the local file (the default)
 // or PostgreSQL, whose connection comes only from the environment.
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, relative, resolve, sep } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
+import type { PlanBackend } from "../generated/schemas.js";
 import { defaultStatePath } from "./format.js";
 import { localStateStore } from "./local.js";
 import { LocalWorkspaces, workspaceStatePath } from "./local-workspaces.js";
@@ -53,10 +54,23 @@ export interface OpenedState {
 }
 
 /**
- * The store of a stack's state in its chosen workspace, the directory it keeps files in, and
- * the stack's workspace catalog. Does no I/O but reading the selected workspace's name.
+ * Which state of a stack a store holds, as a saved plan records it (no credential, no absolute
+ * path): the backend type and workspace, and the state file relative to the stack file's
+ * directory (local) or the schema (PostgreSQL; its connection comes from the environment).
  */
-export function openStateStore(location: StateLocation): OpenedState {
+export type StateIdentity = PlanBackend;
+
+/** "local state file state/app.dev.json", "PostgreSQL schema converge": for messages. */
+export function describeIdentity(identity: StateIdentity): string {
+  return identity.type === "local" ? `local state file ${identity.path ?? "(unknown)"}` : `PostgreSQL schema ${identity.schema ?? "(unknown)"}`;
+}
+
+/**
+ * The store of a stack's state in its chosen workspace, the directory it keeps files in, the
+ * stack's workspace catalog and the state's identity. Does no I/O but reading the selected
+ * workspace's name.
+ */
+export function openStateStore(location: StateLocation): OpenedState & { identity: StateIdentity } {
   const path = statePathOf(location);
   const dir = dirname(path);
   const workspace = chosenWorkspace(location.workspace, dir, location.stackName);
@@ -64,7 +78,9 @@ export function openStateStore(location: StateLocation): OpenedState {
   if (backendTypeOf(location) === "local") {
     const workspaces = new LocalWorkspaces(path, stack);
     const check = workspace === DEFAULT_WORKSPACE ? {} : { workspace: { name: workspace, exists: () => workspaces.exists(workspace) } };
-    return { store: localStateStore(workspaceStatePath(path, workspace), { stack, ...check }), dir, workspace, workspaces, stack, type: "local" };
+    const file = workspaceStatePath(path, workspace);
+    const identity: StateIdentity = { type: "local", workspace, path: relative(dirname(resolve(location.stackFile)), file).split(sep).join("/") };
+    return { store: localStateStore(file, { stack, ...check }), dir, workspace, workspaces, stack, type: "local", identity };
   }
   if (location.state !== undefined) {
     throw new UserError(
@@ -76,7 +92,7 @@ export function openStateStore(location: StateLocation): OpenedState {
   }
   const schema = (location.backend?.type === "postgres" ? location.backend.schema : undefined) ?? DEFAULT_PG_SCHEMA;
   const workspaces = new PostgresWorkspaces(postgresStateStore({ stack, schema }), stack, schema);
-  return { store: postgresStateStore({ stack, schema, workspace }), dir, workspace, workspaces, stack, type: "postgres" };
+  return { store: postgresStateStore({ stack, schema, workspace }), dir, workspace, workspaces, stack, type: "postgres", identity: { type: "postgres", workspace, schema } };
 }
 
 /** A state file opened for no stack in particular (only `--state` without a stack file): the default workspace only. */

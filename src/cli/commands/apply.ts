@@ -3,7 +3,7 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { applyPlan, type PlannedStack, saveRefreshed, type StackSession, withStateLock } from "../../engine/session.js";
 import { SENSITIVE_TEXT, scrub } from "../../plan/redact.js";
-import { checkNotStale, checkSameChanges, checkSameInputs, checkStackName } from "../../engine/saved-plan-checks.js";
+import { checkNotStale, checkSameChanges, checkSameInputs, checkSameState, checkStackName } from "../../engine/saved-plan-checks.js";
 import { ChangeTally } from "../../engine/tally.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
@@ -68,6 +68,7 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
   const saved = readSavedPlan(planFile, planKey());
   const session = await openStackOf(o);
   checkStackName(saved, planFile, session.stack.name, o.file);
+  checkSameState(saved, planFile, session.stateIdentity);
   checkSameInputs(saved, planFile, session.stack.config);
   return withStateLock(session.store, "apply", durationMs(o.lockTimeout), async () => {
     checkNotStale(saved, planFile, await session.store.read());
