@@ -15,6 +15,7 @@ import type { OpenedState, StateLocation } from "../state/factory.js";
 import { BACKEND_TYPES, type BackendType } from "../state/backend-types.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { rateOption } from "./rate-option.js";
+import { catchCommandSignals } from "./interrupt.js";
 import { type Line, toAnsi, toPlain } from "./render/lines.js";
 
 export interface StackOptions {
@@ -240,10 +241,12 @@ export function stateChoice(backend: StateLocation["backend"], o: { state?: stri
 /**
  * Runs a command action: user errors print as diagnostics (exit 1, no stack trace); anything
  * else is a bug and prints with its stack. `exitWhenDone`: the process ends once the output is
- * written (exitWhenFlushed), for a command that leaves nothing running.
+ * written (exitWhenFlushed), for a command that leaves nothing running. From its start to the
+ * process's end, SIGINT and SIGTERM stop the command, releasing its state locks (./interrupt.ts).
  */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>, opts: { exitWhenDone?: boolean } = {}): (...args: A) => Promise<void> {
   return async (...args: A) => {
+    catchCommandSignals();
     let code: number;
     try {
       code = (await fn(...args)) ?? EXIT.ok;

@@ -1,17 +1,82 @@
-// Ctrl-C (SIGINT) and SIGTERM while a command talks to the cloud. The first signal aborts
-// `signal`: the engine starts no new cloud call (calls in flight finish), saves what completed,
-// the lock is released and the command exits 130. A second signal exits at once. The command's
-// --timeout (./deadline.ts) aborts `signal` the same way; the command then exits 1.
+// Ctrl-C (SIGINT) and SIGTERM. One listener for each, for the whole command (`action` starts it
+// with catchCommandSignals), hands a signal to the phase that handles it, if one runs:
+//  - while a command talks to the cloud (catchInterrupts): the first signal aborts `signal`: the
+//    engine starts no new cloud call (calls in flight finish), saves what completed, the lock is
+//    released and the command exits 130. A second signal exits at once. The command's --timeout
+//    (./deadline.ts) aborts `signal` the same way; the command then exits 1.
+//  - while the plain approval prompt waits (views/approval.tsx): a refusal.
+// Anywhere else (loading, between the phases while the state lock is held, while a plan or a
+// summary is printed, after the apply) a signal stops the command at once: the state locks it
+// holds are released, one line goes to stderr, and it exits 130 (for SIGTERM too, as the phases).
 import { setMaxListeners } from "node:events";
+import { releaseHeldLocks } from "../state/held-locks.js";
 import { EXIT } from "./common.js";
 import { abortedByTimeout, commandTimeout, handleTimeout } from "./deadline.js";
+
+type SignalHandler = (signal: NodeJS.Signals) => void;
+
+const SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+/** Longest wait for the locks' release before exiting anyway (a database that does not answer:
+ *  its session ends with the process, and with it the lock). */
+const RELEASE_WAIT_MS = 3_000;
+
+/** The handlers of the phases running now, innermost last: the last one gets a signal. */
+const phases: SignalHandler[] = [];
+let commandWide = false;
+let listening = false;
+let exiting = false;
+
+function dispatch(signal: NodeJS.Signals): void {
+  if (exiting) process.exit(EXIT.interrupted); // again while the locks are released: at once
+  const phase = phases.at(-1);
+  if (phase) phase(signal);
+  else void exitInterrupted((released) => `Interrupted (${signal}): stopped${released ? "; the state lock was released" : ""}.`);
+}
+
+function listen(on: boolean): void {
+  if (on === listening) return;
+  listening = on;
+  for (const s of SIGNALS) {
+    if (on) process.on(s, dispatch);
+    else process.off(s, dispatch);
+  }
+}
+
+/** From now until the process ends, SIGINT and SIGTERM no longer kill it: outside a phase that
+ *  handles them, they stop the command (see above). */
+export function catchCommandSignals(): void {
+  commandWide = true;
+  listen(true);
+}
+
+/** `handler` gets SIGINT and SIGTERM until the returned function is called. */
+export function takeSignals(handler: SignalHandler): () => void {
+  phases.push(handler);
+  listen(true);
+  return () => {
+    const i = phases.lastIndexOf(handler);
+    if (i >= 0) phases.splice(i, 1);
+    if (!phases.length && !commandWide) listen(false);
+  };
+}
+
+/** Releases the state locks this process holds (waiting RELEASE_WAIT_MS at most), writes `line`
+ *  to stderr and exits 130. A further signal meanwhile exits at once. */
+export async function exitInterrupted(line: string | ((released: number) => string)): Promise<never> {
+  exiting = true;
+  let timer: NodeJS.Timeout | undefined;
+  const released = await Promise.race([releaseHeldLocks(), new Promise<number>((r) => (timer = setTimeout(() => r(0), RELEASE_WAIT_MS)))]);
+  clearTimeout(timer);
+  process.stderr.write(`${typeof line === "string" ? line : line(released)}\n`);
+  process.exit(EXIT.interrupted);
+}
 
 export interface Interrupts {
   /** Aborted by the first signal, or by --timeout (with a TimeoutError reason: see abortedByTimeout). */
   readonly signal: AbortSignal;
   /** Runs before a second signal exits at once (e.g. to flush buffered progress lines). */
   beforeExit(fn: () => void): void;
-  /** Stops listening; the default handling (the process dies) applies again. */
+  /** Stops listening; the command's handling (see above) applies again. */
   dispose(): void;
 }
 
@@ -47,18 +112,15 @@ export function catchInterrupts(messages: InterruptMessages): Interrupts {
       return;
     }
     flush();
-    process.stderr.write(`${messages.second}\n`);
-    process.exit(EXIT.interrupted);
+    void exitInterrupted(messages.second);
   };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
+  const untake = takeSignals(handler);
   const unlink = followTimeout(controller);
   return {
     signal: controller.signal,
     beforeExit: (fn) => (flush = fn),
     dispose: () => {
-      process.off("SIGINT", handler);
-      process.off("SIGTERM", handler);
+      untake();
       unlink();
     },
   };

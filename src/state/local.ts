@@ -14,6 +14,7 @@ import { checkInputStats, InputFileError, MAX_DATA_BYTES } from "../fs/input-fil
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
 import { type StateStore, type StateVersion, type StoreLock, stateConflict, versionOf } from "./store.js";
 import { withWriteGuard } from "./write-guard.js";
+import { holding } from "./held-locks.js";
 import { missingWorkspace } from "./workspace.js";
 
 export type { StateStore } from "./store.js";
@@ -252,13 +253,19 @@ export async function withLock<T>(
   fn: (lock: StoreLock) => Promise<T> | T,
 ): Promise<T> {
   const lock = await store.lock(operation, opts);
-  let result: T;
+  // Recorded while held: a command stopped by a signal releases it before it exits (./held-locks.ts).
+  const forget = holding(lock);
   try {
-    result = await fn(lock);
-  } catch (e) {
-    await lock.release().catch(() => undefined); // keep fn's error, not a release failure
-    throw e;
+    let result: T;
+    try {
+      result = await fn(lock);
+    } catch (e) {
+      await lock.release().catch(() => undefined); // keep fn's error, not a release failure
+      throw e;
+    }
+    await lock.release();
+    return result;
+  } finally {
+    forget();
   }
-  await lock.release();
-  return result;
 }

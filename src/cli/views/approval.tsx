@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from "react";
 import { Box, Text, render, useApp, useInput } from "ink";
 import { type Line, toPlain } from "../render/lines.js";
 import { LinesView } from "./lines-view.js";
+import { takeSignals } from "../interrupt.js";
 
 export type Answer = "yes" | "no" | "details";
 
@@ -86,17 +87,16 @@ export interface PromptIo {
 export async function askPlain(question: string, io: PromptIo, summary: readonly Line[] = []): Promise<Answer> {
   io.output.write(`\n${question}\n${EXPLAIN.join("\n")}\n\n${summary.length ? toPlain(summary) + "\n" : ""}`);
   const rl = createInterface({ input: io.input, output: io.output, terminal: false });
-  let onSigint = () => {};
+  let untake = () => {};
   try {
-    // End of input (Ctrl-D) and Ctrl-C are refusals, never approvals; Ctrl-C still releases the lock.
+    // End of input (Ctrl-D) and Ctrl-C (or SIGTERM) are refusals, never approvals; the lock is still released.
     const refused = new Promise<string>((r) => {
       rl.once("close", () => r(""));
-      onSigint = () => r("");
-      process.once("SIGINT", onSigint);
+      untake = takeSignals(() => r(""));
     });
     return toAnswer(await Promise.race([rl.question(ASK), refused]));
   } finally {
-    process.off("SIGINT", onSigint);
+    untake();
     rl.close();
   }
 }
