@@ -213,6 +213,71 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line, column: offset - before.lastIndexOf("\n") };
 }
 
+/** The index of the string's closing quote, given the index of its opening one. */
+function stringEnd(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+  return i;
+}
+
+/**
+ * The offsets in `text` (a state's JSON, already parsed without error) where the elements of its
+ * top-level "resources" array start (the last such key's, as JSON.parse keeps the last).
+ */
+function resourceOffsets(text: string): number[] {
+  const open: string[] = [];
+  let key: string | undefined; // the last string read in the top-level object: before "[", its key
+  let inResources = false;
+  let atElement = false;
+  let offsets: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === " " || c === "\n" || c === "\r" || c === "\t") continue;
+    if (atElement && c !== "]") offsets.push(i);
+    atElement = false;
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (open.length === 1) key = text.slice(i, end + 1);
+      i = end;
+    } else if (c === "{" || c === "[") {
+      if (c === "[" && open.length === 1 && key === '"resources"') [inResources, atElement, offsets] = [true, true, []];
+      open.push(c);
+    } else if (c === "}" || c === "]") {
+      open.pop();
+      if (open.length === 1) inResources = false;
+    } else if (c === "," && inResources && open.length === 2) atElement = true;
+  }
+  return offsets;
+}
+
+/**
+ * An address names one resource: a state that has two entries for it would be planned from one and
+ * shown from the other. The error names the first address that repeats and where each copy is
+ * (its index and, from `text`, its line and column).
+ */
+function duplicateAddress(state: State, text: string, file: string): UserError | undefined {
+  const seen = new Map<string, number>();
+  let dup: string | undefined;
+  for (let i = 0; i < state.resources.length && dup === undefined; i++) {
+    const a = state.resources[i]!.address;
+    if (seen.has(a)) dup = a;
+    else seen.set(a, i);
+  }
+  if (dup === undefined) return undefined;
+  const offsets = resourceOffsets(text);
+  const copies = state.resources.flatMap((r, i) => (r.address === dup ? [i] : []));
+  const at = (i: number) => (offsets.length === state.resources.length ? lineColumn(text, offsets[i]!) : undefined);
+  const places = copies.map((i) => {
+    const p = at(i);
+    return `resources[${i}]${p ? ` (line ${p.line}, column ${p.column})` : ""}`;
+  });
+  return corrupt(
+    file,
+    `state file ${file} is not a valid converge state: resource address ${JSON.stringify(dup)} appears ${copies.length} times, at ${places.join(", ")}; an address names one resource`,
+    at(copies[1]!) ?? {},
+  );
+}
+
 function corrupt(file: string, summary: string, where: Partial<Diagnostic> = {}): UserError {
   const backup = `${file}.backup`;
   const detail = file.endsWith(".backup")
@@ -225,8 +290,8 @@ function corrupt(file: string, summary: string, where: Partial<Diagnostic> = {})
 }
 
 /**
- * Parses and validates the text of a state file. Anything wrong is a UserError naming the file
- * (and the .backup file when there is one).
+ * Parses and validates the text of a state file (its schema, and each resource address once).
+ * Anything wrong is a UserError naming the file (and the .backup file when there is one).
  */
 export function parseState(text: string, file: string): State {
   if (text.trim() === "") throw corrupt(file, `state file ${file} is empty`);
@@ -250,5 +315,7 @@ export function parseState(text: string, file: string): State {
   if (errors.length > 0) {
     throw corrupt(file, `state file ${file} is not a valid converge state: ${describeErrors(errors)}`);
   }
+  const dup = duplicateAddress(value as State, text, file);
+  if (dup) throw dup;
   return value as State;
 }

@@ -7,7 +7,8 @@ import { cpSync, existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
+import { serializeState } from "../../src/state/index.js";
 import { DANA_INVOKER, ep, NIGHTLY_VIEWERS, rp, stackHead } from "./apply-helpers.js";
 import { expectExit, REPO, resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
 
@@ -95,6 +96,43 @@ describe("state identity", { timeout: 120_000 }, () => {
     const bare = await runCli(["state", "list", "--state", join(sub, "state", "quickstart.json")], { cwd: join(sub, "state") });
     expectExit(bare, 0);
     expect(bare.stdout).toBe(list.stdout);
+  });
+
+  it("refuses a state with a duplicated resource address (every command, state push too): exit 1, the address and both places, nothing written, no cloud call", async () => {
+    const stack = await writeStack("dups", "dups");
+    const dir = join(ws.dir, "dups");
+    const statePath = join(dir, "state", "dups.json");
+    expectExit(await runCli(["apply", "--auto-approve", "-f", stack, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
+    const applied = JSON.parse(await readFile(statePath, "utf8")) as State;
+    const i = applied.resources.findIndex((r) => r.address === "invoker");
+    expect(i).toBeGreaterThanOrEqual(0);
+    // A second invoker entry for someone else's grant: revoking it is not converge's to do.
+    const theirs = JSON.parse(JSON.stringify(applied.resources[i]).replaceAll("user:dana@example.com", "user:mallory@example.com")) as State["resources"][number];
+    const dup: State = { ...applied, resources: [...applied.resources, theirs] };
+    const dupText = serializeState(dup);
+    const where = new RegExp(`resource address "invoker" .*resources\\[${i}\\] \\(line \\d+, column 5\\).*resources\\[${dup.resources.length - 1}\\] \\(line \\d+, column 5\\)`);
+    await writeFile(join(dir, "dup.json"), dupText);
+    const good = await readFile(statePath);
+    const files = await readdir(join(dir, "state"));
+
+    await resetStats(ws.emu);
+    const push = await runCli(["state", "push", join(dir, "dup.json"), "-f", stack, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    expect(push.code, `${push.stdout}\n${push.stderr}`).toBe(1);
+    expect(push.stderr).toMatch(where);
+    expect((await readFile(statePath)).equals(good)).toBe(true);
+
+    await writeFile(statePath, dupText, { mode: 0o600 });
+    for (const args of [...STATE_COMMANDS, ["state", "push", join(dir, "dup.json")]]) {
+      const r = await runCli([...args, "-f", stack, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+      const what = args.join(" ");
+      expect(r.code, `${what}\n${r.stdout}\n${r.stderr}`).toBe(1);
+      expect(r.stderr, what).toContain(`state file ${statePath} is not a valid converge state`);
+      expect(r.stderr, what).toMatch(where);
+      expect(stackTraceLines(r.stderr), what).toEqual([]);
+      expect(await readFile(statePath, "utf8"), what).toBe(dupText);
+    }
+    expect(totalRequests(await stats(ws.emu))).toBe(0);
+    expect(await readdir(join(dir, "state"))).toEqual(files); // no lock, temp or backup left
   });
 
   it("refuses a state whose serial is not a safe whole number, writing nothing and calling nothing", async () => {

@@ -4,13 +4,15 @@
 // handle to the same state, as a second process would.
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
-import { newState, type State, type StateStore, versionOf } from "../../src/state/index.js";
+import { newState, serializeState, type State, type StateStore, versionOf } from "../../src/state/index.js";
 
 export interface StoreFixture {
   store: StateStore;
   /** Another handle on the same state (another process, another engineer). */
   second: () => StateStore;
   cleanup: () => Promise<void>;
+  /** Replaces the stored state's text behind the store's back (a hand edit, a restore from elsewhere); a state was written first. */
+  plant: (text: string) => Promise<void>;
 }
 
 async function conflict(p: Promise<unknown>): Promise<UserError> {
@@ -79,6 +81,21 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
         const e = await conflict(store.write(foreign, versionOf(v1)));
         expect(e.diagnostics[0]!.summary).toContain(v1.lineage);
         expect(await store.read()).toEqual(v1);
+      }));
+
+    it("a stored state with a duplicated resource address is refused when read, naming the address", () =>
+      use(async ({ store, second, plant }) => {
+        const v1 = await store.write(withResource(withResource(newState("conformance"), "a"), "b"), undefined);
+        const dup: State = { ...v1, resources: [...v1.resources, { ...v1.resources[0]!, id: "someone-else" }] };
+        await plant(serializeState(dup));
+        for (const s of [store, second()]) {
+          const e = await s.read().then(
+            () => undefined,
+            (x: unknown) => x,
+          );
+          expect(e, "the read must be refused").toBeInstanceOf(UserError);
+          expect((e as UserError).diagnostics[0]!.summary).toMatch(/resource address "a" .*resources\[0\].*resources\[2\]/);
+        }
       }));
 
     it("two writers racing from the same version: exactly one wins", () =>

@@ -103,6 +103,31 @@ describe("state format", () => {
     expect(parseState(max, file).serial).toBe(Number.MAX_SAFE_INTEGER);
   });
 
+  it("a duplicated resource address is a UserError naming the address and where each copy is", () => {
+    const file = join(dir, "dev.json");
+    const s = { ...newState("dev"), resources: [resource("a"), resource("b"), { ...resource("a"), id: "another" }] };
+    const text = serializeState(s);
+    let err: unknown;
+    try {
+      parseState(text, file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    const d = (err as UserError).diagnostics[0]!;
+    expect(d.summary).toContain(file);
+    expect(d.summary).toContain('resource address "a"');
+    const lines = text.split("\n");
+    const at = lines.map((l, i) => (l === "    {" ? i + 1 : 0)).filter((n) => n > 0);
+    expect(at).toHaveLength(3);
+    expect(d.summary).toContain(`resources[0] (line ${at[0]}, column 5)`);
+    expect(d.summary).toContain(`resources[2] (line ${at[2]}, column 5)`);
+    expect(d.summary).not.toContain("resources[1]");
+    expect(d.line).toBe(at[2]);
+    // On one line (as a database may give it back), the index still says which copy is which.
+    expect(() => parseState(JSON.stringify(s), file)).toThrow(/resource address "a".*resources\[0\].*resources\[2\]/);
+  });
+
   it("a state from a newer format version asks for an upgrade", () => {
     const s = { ...newState("dev"), version: 2 };
     expect(() => parseState(JSON.stringify(s), "s.json")).toThrow(/format version 2.*upgrade converge/);

@@ -1,5 +1,6 @@
 // The PostgreSQL backend passes the state-store conformance suite, on a real server (one
 // database for this file, a fresh schema per test).
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { type PostgresStateStore, postgresStateStore } from "../../src/state/postgres/store.js";
 import { freshDatabase, freshSchema, type TestDatabase } from "../postgres/helpers.js";
@@ -28,6 +29,9 @@ stateStoreConformance(
       second: open,
       cleanup: async () => {
         for (const s of stores) await s.close();
+      },
+      plant: async (text) => {
+        await db.admin.query(`UPDATE ${pg.escapeIdentifier(schema)}.states SET state = $2::json WHERE stack = $1 AND workspace = 'default'`, [stack, text]);
       },
     };
   },
