@@ -31,8 +31,12 @@ export interface WorkspaceCatalog {
   /** Every workspace, `default` first, the rest sorted. */
   list(): Promise<string[]>;
   exists(name: string): Promise<boolean>;
-  /** Creates an empty workspace (no state until the first write); an existing one is an error. */
-  create(name: string): Promise<void>;
+  /**
+   * Creates an empty workspace (no state until the first write); an existing one is an error.
+   * Returns a note for the user when it changed something else (the local backend moves a deleted
+   * workspace's last state aside, so that the new one's writes never replace it).
+   */
+  create(name: string): Promise<string | void>;
   /**
    * Removes the workspace's state (and, but for `default`, the workspace). The caller holds its
    * lock and has checked it may go. A backend with history keeps it.

@@ -1,6 +1,7 @@
 // The local backend's workspaces: state/{stack}.json for default, state/{stack}.{workspace}.json
 // otherwise, the list in state/{stack}.workspaces, and which one `select` chose.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openStateStore } from "../../src/state/factory.js";
@@ -24,6 +25,26 @@ describe("local workspaces on disk", () => {
       await open().store.write(newState("app"), undefined);
       expect(existsSync(join(dir, "state", "app.dev.json"))).toBe(true);
       expect(existsSync(join(dir, "state", "app.json"))).toBe(true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("new of a deleted workspace's name moves its .backup aside, never over another file, under a file-name-safe name", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { workspaces } = openStateStore({ stackFile: join(dir, "stack.yaml"), stackName: "app" });
+      const file = join(dir, "state", "app.dev.json");
+      await mkdir(join(dir, "state"), { recursive: true });
+      const hostile = JSON.stringify({ lineage: "../../escape", serial: 3 });
+      await writeFile(`${file}.backup`, hostile);
+      await writeFile(`${file}.deleted-unknown-3.backup`, "taken");
+      const note = await workspaces.create("dev");
+      expect(note).toContain(`${file}.deleted-unknown-3-2.backup`);
+      expect(await readFile(`${file}.deleted-unknown-3-2.backup`, "utf8")).toBe(hostile);
+      expect(await readFile(`${file}.deleted-unknown-3.backup`, "utf8")).toBe("taken");
+      expect(existsSync(`${file}.backup`)).toBe(false);
+      expect(readdirSync(join(dir, "state")).filter((f) => f.includes("escape"))).toEqual([]);
     } finally {
       await cleanup();
     }

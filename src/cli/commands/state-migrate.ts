@@ -45,15 +45,16 @@ async function checkTargetEmpty(target: StateLocation, workspaces: string[]): Pr
 async function migrateWorkspace(source: StateLocation, target: StateLocation, ws: string, timeoutMs: number | undefined): Promise<string> {
   const from = openStateStore({ ...source, workspace: ws });
   const to = openStateStore({ ...target, workspace: ws });
-  if (!(await to.workspaces.exists(ws))) await to.workspaces.create(ws);
+  const note = (await to.workspaces.exists(ws)) ? undefined : await to.workspaces.create(ws);
+  const noted = (line: string) => (note ? `${line}\n  ${note}` : line);
   return withStateLock(from.store, "state migrate", timeoutMs, () =>
     withStateLock(to.store, "state migrate", timeoutMs, async () => {
       const state = await from.store.read();
-      if (!state) return `workspace "${ws}": no state yet (the workspace was created)`;
+      if (!state) return noted(`workspace "${ws}": no state yet (the workspace was created)`);
       if (await to.store.read()) throw new UserError(error(`a state of workspace "${ws}" appeared in ${to.store.describe()} while migrating; nothing more was migrated`, { code: "state/migrate" }));
       const written = await to.store.write(state, undefined, { operation: "state migrate" });
       await from.workspaces.drop(ws);
-      return `workspace "${ws}": ${state.resources.length} resources, serial ${written.serial} in ${to.store.describe()}`;
+      return noted(`workspace "${ws}": ${state.resources.length} resources, serial ${written.serial} in ${to.store.describe()}`);
     }),
   );
 }

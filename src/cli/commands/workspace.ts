@@ -38,9 +38,9 @@ async function list(o: WorkspaceOptions): Promise<number> {
 async function create(name: string, o: WorkspaceOptions): Promise<number> {
   checkWorkspaceName(name);
   const s = await opened(o);
-  await s.workspaces.create(name);
+  const note = await s.workspaces.create(name);
   await selectWorkspace(s.dir, s.stack, name);
-  await writeOut(`Created and switched to workspace "${name}" (${s.workspaces.describe()}).\nIt has no state yet: the next apply writes its first.\n`);
+  await writeOut(`${note ? `${note}\n` : ""}Created and switched to workspace "${name}" (${s.workspaces.describe()}).\nIt has no state yet: the next apply writes its first.\n`);
   return EXIT.ok;
 }
 
