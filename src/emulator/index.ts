@@ -1,6 +1,5 @@
 // The local cloud emulator: a wire-faithful stand-in for the five Google REST methods converge
 // calls (see SPEC section 3). Used by the quickstart, the end-to-end tests and the benchmarks.
-import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import type { EmulatorWorld } from "../generated/schemas.js";
@@ -8,6 +7,7 @@ import type { EmulatorContext } from "./context.js";
 import { Faults } from "./faults.js";
 import { loadDataFile, Persister } from "./persist.js";
 import { removeTempLeftovers } from "../fs/atomic-file.js";
+import { makeDirs } from "../state/regular-files.js";
 import { checkWorld, coerceSeed, loadSeedFile, WorldError } from "./seed.js";
 import { createEmulatorServer } from "./server.js";
 import { Stats } from "./stats.js";
@@ -55,7 +55,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
 
   let initial: EmulatorWorld | undefined;
   if (opts.dataFile) {
-    mkdirSync(dirname(opts.dataFile), { recursive: true });
+    await makeDirs(dirname(opts.dataFile)); // 0700: the world holds grants
     // Temp files of a writer killed mid-write (dead pids only).
     await removeTempLeftovers(opts.dataFile);
     initial = loadDataFile(opts.dataFile);

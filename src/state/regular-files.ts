@@ -2,7 +2,7 @@
 // Whatever else sits at their path is refused before it is opened: a FIFO would block the open or
 // the read for ever, /dev/zero never ends, a device must not be replaced or chmodded. Symlinks are
 // followed to the file they lead to.
-import { constants, type Stats } from "node:fs";
+import { chmodSync, constants, mkdirSync, type Stats } from "node:fs";
 import { chmod, lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
@@ -106,15 +106,26 @@ export async function openRegular(path: string, role: FileRole): Promise<FileHan
   }
 }
 
+/** The directories `mkdir -p dir` created: `dir` and its parents up to `first` (what mkdir returned). */
+function created(dir: string, first: string | undefined): string[] {
+  const out: string[] = [];
+  for (let d = resolve(dir); first !== undefined; d = dirname(d)) {
+    out.push(d);
+    if (d === resolve(first) || dirname(d) === d) break;
+  }
+  return out;
+}
+
 /**
- * `mkdir -p dir`, the directories it creates mode 0700 whatever the umask (the state names who has
- * access to what). Directories that exist already keep their mode: they are the user's.
+ * `mkdir -p dir`, the directories it creates mode 0700 whatever the umask (the state, a saved plan,
+ * an emulator's world name who has access to what). Directories that exist already keep their
+ * mode: they are the user's. Every directory converge creates for the user is made here.
  */
 export async function makeDirs(dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true, mode: 0o700 });
-  if (first === undefined) return;
-  for (let d = resolve(dir); ; d = dirname(d)) {
-    await chmod(d, 0o700);
-    if (d === resolve(first) || dirname(d) === d) return;
-  }
+  for (const d of created(dir, await mkdir(dir, { recursive: true, mode: 0o700 }))) await chmod(d, 0o700);
+}
+
+/** `makeDirs` for synchronous callers (a saved plan, written once before exit). */
+export function makeDirsSync(dir: string): void {
+  for (const d of created(dir, mkdirSync(dir, { recursive: true, mode: 0o700 }))) chmodSync(d, 0o700);
 }

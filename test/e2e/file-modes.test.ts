@@ -1,14 +1,16 @@
 // Issue 12 (files): whatever the umask, the state directory converge creates is 0700 and every
 // file it writes there is 0600: the state, its .backup, the lock (seen while an apply holds it),
 // the embedded emulator's world file, and the CONVERGE_LOG_PATH debug log. Modes are checked, not
-// EACCES, so the test means the same as root.
+// EACCES, so the test means the same as root. So are the directories `plan --out` and
+// `emulator start --data` create (0700) and what they write there (0600).
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT, RP } from "../fixtures/builders.js";
 import { bindingYaml, clearFaults, setFaults } from "./apply-helpers.js";
-import { expectExit, runCli, type CliResult, useEmulatorWorkspace } from "./helpers.js";
+import { BIN, expectExit, runCli, type CliResult, useEmulatorWorkspace } from "./helpers.js";
 
 const SEED = { projects: { [PROJECT]: { number: "123456789012" } }, restorePlans: [{ name: RP, policy: { bindings: [] } }] };
 const ws = useEmulatorWorkspace(SEED, "converge-modes-");
@@ -29,7 +31,7 @@ async function modeWhileRunning(run: Promise<CliResult>, file: string): Promise<
 }
 
 describe("file modes whatever the umask", { timeout: 60_000 }, () => {
-  for (const umask of ["000", "077"]) {
+  for (const umask of ["000", "022", "077"]) {
     it(`umask ${umask}: state directory 0700; state, backup, lock and debug log 0600`, async () => {
       const dir = join(ws.dir, `remote-${umask}`);
       await mkdir(dir);
@@ -62,6 +64,39 @@ describe("file modes whatever the umask", { timeout: 60_000 }, () => {
       expect(modeOf(join(dir, "state"))).toBe("700");
       expect(readdirSync(join(dir, "state"))).toEqual(["embedded.emulator.json"]);
       expect(modeOf(join(dir, "state", "embedded.emulator.json"))).toBe("600");
+    });
+
+    it(`umask ${umask}: the directories plan --out creates are 0700, the plan 0600`, async () => {
+      const dir = join(ws.dir, `plan-out-${umask}`);
+      await mkdir(dir);
+      await writeFile(join(dir, "stack.yaml"), stack("planout"));
+      const r = await runCli(["plan", "--out", join("plans", "a", "b.plan")], { cwd: dir, emulator: ws.emu, umask });
+      expectExit(r, 0);
+      for (const d of ["plans", join("plans", "a")]) expect(modeOf(join(dir, d)), d).toBe("700");
+      expect(modeOf(join(dir, "plans", "a", "b.plan"))).toBe("600");
+    });
+
+    it(`umask ${umask}: the directories emulator start --data creates are 0700, the world file 0600`, async () => {
+      const dir = join(ws.dir, `emulator-data-${umask}`);
+      await mkdir(dir);
+      const data = join(dir, "worlds", "x", "world.json");
+      const child = spawn("/bin/sh", ["-c", `umask ${umask} && exec "$0" "$@"`, process.execPath, BIN, "emulator", "start", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      let ended = false;
+      child.on("close", () => (ended = true));
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      try {
+        // The world file is written once the emulator has started; the modes are looked at while it runs.
+        while (!(out.includes("listening on") && existsSync(data))) {
+          if (ended) throw new Error(`the emulator ended before writing its world:\n${out}`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      } finally {
+        child.kill("SIGKILL");
+      }
+      for (const d of ["worlds", join("worlds", "x")]) expect(modeOf(join(dir, d)), d).toBe("700");
+      expect(modeOf(data)).toBe("600");
     });
   }
 });
