@@ -7,7 +7,7 @@ import { conditionKey } from "../../iam/conditions.js";
 import { displayAction, planCounts, type DisplayAction } from "../../plan/planner.js";
 import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "./lines.js";
-import { attributeLines } from "./values.js";
+import { attributeLines, keyPad, keyText } from "./values.js";
 import { accessSummaryLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
 
@@ -43,7 +43,15 @@ interface AttrCtx {
   indent: string;
   replacePaths: string[];
   lines: Line[];
+  /** Whether two elements of a list are the same element: a resource's members compare by
+   *  memberKey (Google stores emails lower-cased), an output's values exactly. */
+  sameElement: (a: unknown, b: unknown) => boolean;
 }
+
+/** A resource's list elements: members by memberKey, anything else by its JSON. */
+const sameMember = (a: unknown, b: unknown): boolean => (typeof a === "string" && typeof b === "string" ? memberKey(a) === memberKey(b) : jsonEqual(a, b));
+/** An output's list elements: by their JSON. */
+const sameValue = (a: unknown, b: unknown): boolean => jsonEqual(a, b);
 
 const MARKS: Record<"add" | "remove" | "change" | "same", readonly [string, Style | undefined]> = { add: ["+", "add"], remove: ["-", "remove"], change: ["~", "change"], same: [" ", undefined] };
 const mark = (kind: "add" | "remove" | "change" | "same"): readonly [string, Style | undefined] => MARKS[kind];
@@ -52,32 +60,33 @@ const NO_FORCES: Line = Object.freeze([]) as unknown as Line;
 /** A line and its "# forces replacement" note, if any. */
 const withForces = (line: Line, forces: Line): Line => (forces.length ? line.concat(forces) : line);
 
+/** What a value is, for a change: a list, a map, or a scalar (null included). */
+const shapeOf = (v: unknown): "list" | "map" | "scalar" => (Array.isArray(v) ? "list" : isObj(v) ? "map" : "scalar");
+
 /** Renders one attribute; returns false when it is unchanged (and was hidden). */
 function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, after: unknown, afterUnknown: unknown, mode: "create" | "delete" | "diff"): boolean {
   const unknown = afterUnknown === true;
   const forces = ctx.replacePaths.length && ctx.replacePaths.includes(key) ? [seg(" # forces replacement", "replace")] : NO_FORCES;
-  const name = key.padEnd(pad);
+  const name = keyText(key).padEnd(pad);
   const { indent, lines } = ctx;
   if (mode === "diff" && !unknown && jsonEqual(before ?? null, after ?? null)) return false;
   const kind = mode === "create" || (before === undefined || before === null) ? "add" : mode === "delete" || (after === undefined || after === null) && !unknown ? "remove" : "change";
   const [m, style] = mark(kind);
   const value = kind === "remove" ? before : after;
 
-  if (!unknown && (hasObjects(before) || hasObjects(after))) {
-    objectListAttribute(ctx, `${name} = [`, forces, kind, Array.isArray(before) ? before : [], Array.isArray(after) ? after : []);
+  // A list or map that becomes something else (or a value not known yet): the old value as
+  // removed, then the new one as added.
+  if (kind === "change" && (unknown ? shapeOf(before) !== "scalar" : shapeOf(before) !== shapeOf(after))) {
+    valueLines(ctx, `${name} = `, before, "remove", "", NO_FORCES, undefined, false);
+    valueLines(ctx, `${name} = `, after, "add", "", forces, afterUnknown);
     return true;
   }
-  if (Array.isArray(value) || (kind === "change" && (Array.isArray(before) || Array.isArray(after)) && !unknown)) {
-    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = [`)], forces));
-    const b = (Array.isArray(before) ? before : []).map(String);
-    const a = (Array.isArray(after) ? after : []).map(String);
-    const parts = kind === "add" ? [{ added: true, value: a }] : kind === "remove" ? [{ removed: true, value: b }] : diffArrays(b, a, { comparator: (x: string, y: string) => memberKey(x) === memberKey(y) });
-    for (const p of parts) {
-      const pm = "added" in p && p.added ? mark("add") : "removed" in p && p.removed ? mark("remove") : mark("same");
-      const lead = `${indent}    ${pm[0]} `;
-      for (const item of p.value) lines.push([seg(lead, pm[1]), seg(`${JSON.stringify(item)},`)]);
-    }
-    lines.push([seg(`${indent}  ]`)]);
+  if (!unknown && (Array.isArray(before) || Array.isArray(after))) {
+    listAttribute(ctx, `${name} = `, forces, kind, Array.isArray(before) ? before : [], Array.isArray(after) ? after : [], afterUnknown);
+    return true;
+  }
+  if (kind !== "change" && shapeOf(value) !== "scalar") {
+    valueLines(ctx, `${name} = `, value, kind, "", forces, kind === "add" ? afterUnknown : undefined);
     return true;
   }
   if (isObj(value) || (kind === "change" && (isObj(before) || isObj(after)))) {
@@ -85,10 +94,10 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
     const bo = isObj(before) ? before : {};
     const ao = isObj(after) ? after : {};
     const keys = [...new Set([...Object.keys(bo), ...Object.keys(ao)])].sort();
-    const inner = Math.max(0, ...keys.map((k) => k.length));
+    const inner = keyPad(keys);
     const sub: AttrCtx = { ...ctx, indent: indent + "    ", replacePaths: [] };
     const um = isObj(afterUnknown) ? afterUnknown : {};
-    for (const k of keys) attribute(sub, k, inner, kind === "add" ? undefined : bo[k], kind === "remove" ? undefined : ao[k], um[k], kind === "add" ? "create" : kind === "remove" ? "delete" : "diff");
+    for (const k of keys) attribute(sub, k, inner, bo[k], ao[k], um[k], "diff");
     lines.push([seg(`${indent}  }`)]);
     return true;
   }
@@ -102,31 +111,102 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
   return true;
 }
 
+/**
+ * A whole value added, removed or kept, every line marked so, Terraform's way: a scalar (or an
+ * empty list or map) after `head` on one line, otherwise each element of a list and each entry of
+ * a map on lines of their own, however deeply nested, then the closing bracket and `tail`. A
+ * removed map entry reads `key = value -> null` (unless `toNull` is false: it becomes another value).
+ * `unknownMask` marks what is known only after apply.
+ */
+function valueLines(ctx: AttrCtx, head: string, value: unknown, kind: "add" | "remove" | "same", tail: string, forces: Line, unknownMask?: unknown, toNull = true): void {
+  const [m, style] = mark(kind);
+  const { indent, lines } = ctx;
+  const lead = seg(`${indent}${m} `, style);
+  const sub: AttrCtx = { ...ctx, indent: indent + "    " };
+  if (unknownMask !== true && Array.isArray(value) && value.length) {
+    lines.push(withForces([lead, seg(`${head}[`)], forces));
+    const masks = Array.isArray(unknownMask) ? unknownMask : [];
+    value.forEach((v, i) => valueLines(sub, "", v, kind, ",", NO_FORCES, masks[i]));
+    lines.push([seg(`${indent}  ]${tail}`)]);
+  } else if (unknownMask !== true && isObj(value) && Object.keys(value).length) {
+    lines.push(withForces([lead, seg(`${head}{`)], forces));
+    const keys = Object.keys(value).sort();
+    const pad = keyPad(keys);
+    const masks = isObj(unknownMask) ? unknownMask : {};
+    for (const k of keys) valueLines(sub, `${keyText(k).padEnd(pad)} = `, value[k], kind, "", NO_FORCES, masks[k]);
+    lines.push([seg(`${indent}  }${tail}`)]);
+  } else {
+    const text = unknownMask === true ? "(known after apply)" : Array.isArray(value) ? "[]" : isObj(value) ? "{}" : fmtScalar(value, false);
+    const gone = kind === "remove" && toNull && head && !Array.isArray(value) && !isObj(value) ? " -> null" : "";
+    lines.push(withForces([lead, seg(`${head}${text}${gone}${tail}`)], forces));
+  }
+}
+
+/**
+ * A list attribute. Created or destroyed: every element as it is. Changed: a list of maps with
+ * an identity each (a policy's bindings, its audit configs) element by element (see
+ * objectListAttribute); any other list diffed element by element, each element shown whole as
+ * removed (-), added (+) or kept.
+ */
+function listAttribute(ctx: AttrCtx, head: string, forces: Line, kind: "add" | "remove" | "change", before: unknown[], after: unknown[], afterUnknown: unknown): void {
+  if (kind !== "change") {
+    valueLines(ctx, head, kind === "add" ? after : before, kind, "", forces, kind === "add" ? afterUnknown : undefined);
+    return;
+  }
+  if (identifiedMaps(before) && identifiedMaps(after)) {
+    objectListAttribute(ctx, `${head}[`, forces, before, after);
+    return;
+  }
+  const { indent, lines } = ctx;
+  const [m, style] = mark("change");
+  lines.push(withForces([seg(`${indent}${m} `, style), seg(`${head}[`)], forces));
+  const sub: AttrCtx = { ...ctx, indent: indent + "    " };
+  const masks = Array.isArray(afterUnknown) ? afterUnknown : [];
+  let at = 0; // the index in `after` of the next added or kept element
+  for (const part of diffArrays(before, after, { comparator: ctx.sameElement })) {
+    const kind = part.added ? "add" : part.removed ? "remove" : "same";
+    for (const v of part.value) valueLines(sub, "", v, kind, ",", NO_FORCES, kind === "remove" ? undefined : masks[at++]);
+  }
+  lines.push([seg(`${indent}  ]`)]);
+}
+
 const hasObjects = (v: unknown) => Array.isArray(v) && v.some(isObj);
 
 /** What identifies an element of a list of objects across the change: a binding by its role and
- *  condition, an audit config by its service, a log config by its type. */
-function elementKey(v: unknown): string {
+ *  condition, an audit config by its service, a log config by its type; nothing otherwise. */
+function elementKey(v: unknown): string | undefined {
   if (isObj(v) && typeof v.role === "string") return `role\u0000${v.role}\u0000${conditionKey(v.condition as Condition | undefined)}`;
   if (isObj(v) && typeof v.service === "string") return `service\u0000${v.service}`;
   if (isObj(v) && typeof v.logType === "string") return `log\u0000${v.logType}`;
-  return JSON.stringify(v);
+  return undefined;
+}
+
+/** Whether every element has an identity (elementKey) and no two the same: a set of bindings,
+ *  audit configs or log configs, whose order does not matter. */
+function identifiedMaps(list: readonly unknown[]): boolean {
+  const keys = new Set<string>();
+  for (const v of list) {
+    const k = elementKey(v);
+    if (k === undefined || keys.has(k)) return false;
+    keys.add(k);
+  }
+  return true;
 }
 
 /** The identifying attributes, shown unchanged inside a changed element for context. */
 const IDENTITY = ["role", "condition", "service", "logType"];
 
 /**
- * A list of objects (a policy's bindings, its audit configs): each element added (+), removed
- * (-) or changed (~, its attributes diffed inside, its identity shown); unchanged ones hidden
- * and counted.
+ * A changed list of identified objects (a policy's bindings, its audit configs): each element
+ * added (+), removed (-) or changed (~, its attributes diffed inside, its identity shown);
+ * unchanged ones hidden and counted.
  */
-function objectListAttribute(ctx: AttrCtx, head: string, forces: Line, kind: "add" | "remove" | "change", before: unknown[], after: unknown[]): void {
+function objectListAttribute(ctx: AttrCtx, head: string, forces: Line, before: unknown[], after: unknown[]): void {
   const { indent, lines } = ctx;
-  const [m, style] = mark(kind);
+  const [m, style] = mark("change");
   lines.push(withForces([seg(`${indent}${m} `, style), seg(head)], forces));
-  const was = new Map(before.map((v) => [elementKey(v), v]));
-  const now = new Map(after.map((v) => [elementKey(v), v]));
+  const was = new Map(before.map((v) => [elementKey(v)!, v]));
+  const now = new Map(after.map((v) => [elementKey(v)!, v]));
   const keys = [...new Set([...was.keys(), ...now.keys()])];
   const sub: AttrCtx = { ...ctx, indent: indent + "    ", replacePaths: [] };
   let hidden = 0;
@@ -150,11 +230,11 @@ function elementBlock(ctx: AttrCtx, before: unknown, after: unknown): void {
   const bo = isObj(before) ? before : {};
   const ao = isObj(after) ? after : {};
   const keys = [...new Set([...Object.keys(bo), ...Object.keys(ao)])].sort();
-  const pad = Math.max(0, ...keys.map((k) => k.length));
+  const pad = keyPad(keys);
   const inner: AttrCtx = { ...ctx, indent: ctx.indent + "    " };
   for (const k of keys) {
     const shown = attribute(inner, k, pad, kind === "add" ? undefined : bo[k], kind === "remove" ? undefined : ao[k], undefined, kind === "add" ? "create" : kind === "remove" ? "delete" : "diff");
-    if (!shown && IDENTITY.includes(k)) ctx.lines.push([seg(`${inner.indent}  ${k.padEnd(pad)} = ${JSON.stringify(ao[k])}`)]);
+    if (!shown && IDENTITY.includes(k)) ctx.lines.push([seg(`${inner.indent}  ${keyText(k).padEnd(pad)} = ${JSON.stringify(ao[k])}`)]);
   }
   ctx.lines.push([seg(`${ctx.indent}  },`)]);
 }
@@ -193,12 +273,12 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
   const before = isObj(c.change.before) ? c.change.before : {};
   const after = isObj(c.change.after) ? c.change.after : {};
   const unknown = isObj(c.change.after_unknown) ? c.change.after_unknown : {};
-  const ctx: AttrCtx = { indent: "      ", replacePaths: (c.change.replace_paths ?? []).map((p) => String(p[0])), lines };
+  const ctx: AttrCtx = { indent: "      ", replacePaths: (c.change.replace_paths ?? []).map((p) => String(p[0])), lines, sameElement: sameMember };
   if (c.mode === "data" && c.change.after_unknown === true) {
     lines.push([seg("      # (all attributes known after apply)", "dim")]);
   } else {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-    const pad = Math.max(0, ...keys.map((k) => k.length));
+    const pad = keyPad(keys);
     const mode = action === "create" ? "create" : action === "delete" && !opts.drift ? "delete" : "diff";
     let hidden = 0;
     for (const k of keys) {
@@ -268,8 +348,8 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
   if (outputChanges.length) {
     lines.push([]);
     lines.push([seg("Changes to Outputs:")]);
-    const pad = Math.max(...outputChanges.map(([k]) => k.length));
-    const ctx: AttrCtx = { indent: "  ", replacePaths: [], lines };
+    const pad = keyPad(outputChanges.map(([k]) => k));
+    const ctx: AttrCtx = { indent: "  ", replacePaths: [], lines, sameElement: sameValue };
     for (const [name, c] of outputChanges) {
       const mode = c.actions[0] === "create" ? "create" : c.actions[0] === "delete" ? "delete" : "diff";
       attribute(ctx, name, pad, mode === "create" ? undefined : c.before, mode === "delete" ? undefined : c.after, c.after_unknown, mode);

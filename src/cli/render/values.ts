@@ -1,5 +1,6 @@
 // Values as the plan renders them, without change markers: scalars inline, lists and maps over
-// several lines. Used by `converge show` (the state) and `converge state show`. Pure.
+// several lines, each element or entry on lines of its own however deep it is nested. Used by
+// `converge show` (the state) and `converge state show`. Pure.
 import { type Line, seg } from "./lines.js";
 
 type Obj = Record<string, unknown>;
@@ -10,30 +11,40 @@ function scalar(v: unknown): string {
   return typeof v === "string" ? JSON.stringify(v) : String(v);
 }
 
+/** A map key as shown: bare when it is a name, quoted as a JSON string otherwise (an empty key,
+ *  one with spaces, `=`, quotes…), as Terraform quotes map keys: the text reads back as the key. */
+export function keyText(key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? key : JSON.stringify(key);
+}
+
+/** The width of the widest of `keys` as shown. */
+export function keyPad(keys: readonly string[]): number {
+  return Math.max(0, ...keys.map((k) => keyText(k).length));
+}
+
 /** One attribute `key = value`, keys padded to `pad`, nested values indented below it. */
 export function attributeLines(key: string, pad: number, value: unknown, indent: string): Line[] {
-  const name = key.padEnd(pad);
-  if (Array.isArray(value)) {
-    if (!value.length) return [[seg(`${indent}${name} = []`)]];
-    const items = value.flatMap((v): Line[] => (isObj(v) || Array.isArray(v) ? blockLines(v, `${indent}    `, ",") : [[seg(`${indent}    ${scalar(v)},`)]]));
-    return [[seg(`${indent}${name} = [`)], ...items, [seg(`${indent}]`)]];
+  return valueLines(`${indent}${keyText(key).padEnd(pad)} = `, value, indent, "");
+}
+
+/** `value` after `head` on its first line: a scalar or an empty list or map on that line, else
+ *  its elements or entries below it, each however nested, and the closing bracket then `after`. */
+function valueLines(head: string, value: unknown, indent: string, after: string): Line[] {
+  const inner = `${indent}    `;
+  if (Array.isArray(value) && value.length) {
+    return [[seg(`${head}[`)], ...value.flatMap((v) => valueLines(inner, v, inner, ",")), [seg(`${indent}]${after}`)]];
   }
-  if (isObj(value)) return [[seg(`${indent}${name} = {`)], ...objectLines(value, `${indent}    `), [seg(`${indent}}`)]];
-  return [[seg(`${indent}${name} = ${scalar(value)}`)]];
-}
-
-function objectLines(o: Obj, indent: string): Line[] {
-  const keys = Object.keys(o).sort();
-  const pad = Math.max(0, ...keys.map((k) => k.length));
-  return keys.flatMap((k) => attributeLines(k, pad, o[k], indent));
-}
-
-function blockLines(v: Obj | unknown[], indent: string, after: string): Line[] {
-  if (Array.isArray(v)) return [[seg(`${indent}[`)], ...v.map((x): Line => [seg(`${indent}    ${scalar(x)},`)]), [seg(`${indent}]${after}`)]];
-  return [[seg(`${indent}{`)], ...objectLines(v, `${indent}    `), [seg(`${indent}}${after}`)]];
+  if (isObj(value) && Object.keys(value).length) {
+    const keys = Object.keys(value).sort();
+    const pad = keyPad(keys);
+    return [[seg(`${head}{`)], ...keys.flatMap((k) => attributeLines(k, pad, value[k], inner)), [seg(`${indent}}${after}`)]];
+  }
+  return [[seg(`${head}${Array.isArray(value) ? "[]" : isObj(value) ? "{}" : scalar(value)}${after}`)]];
 }
 
 /** A resource as `terraform show` prints one: a comment with its address, then its attributes. */
 export function resourceLines(address: string, type: string, values: Obj, mode: "managed" | "data" = "managed"): Line[] {
-  return [[seg(`# ${address}:`, "bold")], [seg(`${mode === "data" ? "data" : "resource"} "${type}" "${address}" {`)], ...objectLines(values, "    "), [seg("}")]];
+  const keys = Object.keys(values).sort();
+  const pad = keyPad(keys);
+  return [[seg(`# ${address}:`, "bold")], [seg(`${mode === "data" ? "data" : "resource"} "${type}" "${address}" {`)], ...keys.flatMap((k) => attributeLines(k, pad, values[k], "    ")), [seg("}")]];
 }
