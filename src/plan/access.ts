@@ -8,6 +8,7 @@ import { HeldGrants } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey, conditionKey } from "../iam/conditions.js";
 import { type Grant, grantsOf as grants } from "../iam/policy-effect.js";
+import { memberKey } from "../iam/members.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 
@@ -17,16 +18,23 @@ export interface PlannedPolicy {
   name: string;
   before: Policy;
   after: Policy;
-  /** The addresses of the resources that change each binding, by bindingKey (EVERY_BINDING: all of them). */
+  /** The addresses of the binding and policy resources, which change a whole binding, by
+   *  bindingKey (EVERY_BINDING: a policy resource, which changes all of them). */
   byBinding: Map<string, Set<string>>;
+  /** The addresses of the member resources, which change one member of a binding, by
+   *  grantKey: a member resource causes only its own member's grant or revocation. */
+  byMember: Map<string, Set<string>>;
 }
+
+/** The key of one member of one binding (as `grants` keys them). */
+const grantKey = (bk: string, member: string) => `${bk}\u0000${memberKey(member)}`;
 
 /** The byBinding key of a policy resource: it changes every binding of its object. */
 export const EVERY_BINDING = "*";
 
 /** The modifications the managed changes make, grouped by policy; policies whose edits are not known yet are `incomplete`. */
 function plannedEdits(changes: readonly ResourceChange[]) {
-  const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>> }>();
+  const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>>; byMember: Map<string, Set<string>> }>();
   const incomplete = new Set<string>();
   // What the plan's resources hold, worked out at the first revoke: only a revoke is guarded (a
   // no-op plan makes no edit, a cold apply only grants).
@@ -52,18 +60,24 @@ function plannedEdits(changes: readonly ResourceChange[]) {
       const key = `${d.kind} ${object}`;
       let entry = perPolicy.get(key);
       if (!entry) {
-        entry = { kind: d.kind, name: key.slice(key.indexOf(" ") + 1), mods: [], byBinding: new Map() };
+        entry = { kind: d.kind, name: key.slice(key.indexOf(" ") + 1), mods: [], byBinding: new Map(), byMember: new Map() };
         perPolicy.set(key, entry);
       }
       entry.mods.push(m);
-      // A whole-policy edit changes every binding of the object.
-      const bk = m.kind === "setPolicy" ? EVERY_BINDING : bindingKey(m.role, m.condition);
-      const owners = entry.byBinding.get(bk);
-      if (owners) owners.add(c.address);
-      else entry.byBinding.set(bk, new Set([c.address]));
+      attribute(entry, m, c.address);
     }
   }
   return { perPolicy, incomplete };
+}
+
+/** Records `address` as a cause of what `m` changes: a whole-policy edit every binding of the
+ *  object, a binding edit its binding, a member edit that member of its binding only. */
+function attribute(entry: { byBinding: Map<string, Set<string>>; byMember: Map<string, Set<string>> }, m: PolicyModification, address: string): void {
+  const [map, key] =
+    m.kind === "setPolicy" ? [entry.byBinding, EVERY_BINDING] : m.kind === "addMember" || m.kind === "removeMember" ? [entry.byMember, grantKey(bindingKey(m.role, m.condition), m.member)] : [entry.byBinding, bindingKey(m.role, m.condition)];
+  const owners = map.get(key);
+  if (owners) owners.add(address);
+  else map.set(key, new Set([address]));
 }
 
 /** The modifications HeldGrants.guard may drop or narrow; it passes every other one unchanged. */
@@ -95,7 +109,7 @@ export function plannedPolicies(changes: readonly ResourceChange[], live: Readon
       continue;
     }
     const base: Policy = before ?? { bindings: [] };
-    policies.push({ kind: entry.kind, name: entry.name, before: base, after: applyModifications(base, entry.mods).policy, byBinding: entry.byBinding });
+    policies.push({ kind: entry.kind, name: entry.name, before: base, after: applyModifications(base, entry.mods).policy, byBinding: entry.byBinding, byMember: entry.byMember });
   }
   return { policies, incomplete: [...incomplete].sort() };
 }
@@ -106,22 +120,26 @@ export function accessDelta({ policies, incomplete }: { policies: readonly Plann
   for (const p of policies) {
     const g0 = grants(p.before);
     const g1 = grants(p.after);
-    const addresses = bindingAddresses(p);
-    for (const [k, g] of g1) if (!g0.has(k)) out.push(accessChange(p, g, "grant", addresses(g.role, g.condition)));
-    for (const [k, g] of g0) if (!g1.has(k)) out.push(accessChange(p, g, "revoke", addresses(g.role, g.condition)));
+    const addresses = grantAddresses(p);
+    for (const [k, g] of g1) if (!g0.has(k)) out.push(accessChange(p, g, "grant", addresses(g, k)));
+    for (const [k, g] of g0) if (!g1.has(k)) out.push(accessChange(p, g, "revoke", addresses(g, k)));
   }
   return { changes: sortChanges(out), incomplete };
 }
 
-/** The addresses that change a binding of `p` (its own and those of a whole-policy resource),
- *  worked out once per binding: its members share them. */
-function bindingAddresses(p: PlannedPolicy): (role: string, condition?: Condition) => string[] {
+/** The addresses that cause a grant or revocation `g` (keyed `key` as `grants` keys it) of `p`:
+ *  the member resources of that very member, the binding resources of its binding and the
+ *  policy resources of the object. The binding's and policy's part is worked out once per
+ *  binding (its members share it); a grant no member resource changes shares that list. */
+function grantAddresses(p: PlannedPolicy): (g: Grant, key: string) => string[] {
   const memo = new Map<string, string[]>();
-  return (role, condition) => {
-    const bk = bindingKey(role, condition);
+  const everyBinding = p.byBinding.get(EVERY_BINDING) ?? [];
+  return (g, key) => {
+    const bk = bindingKey(g.role, g.condition);
     let list = memo.get(bk);
-    if (!list) memo.set(bk, (list = [...new Set([...(p.byBinding.get(bk) ?? []), ...(p.byBinding.get(EVERY_BINDING) ?? [])])].sort()));
-    return list;
+    if (!list) memo.set(bk, (list = [...new Set([...(p.byBinding.get(bk) ?? []), ...everyBinding])].sort()));
+    const own = p.byMember.get(key);
+    return own ? [...new Set([...own, ...list])].sort() : list;
   };
 }
 
