@@ -99,6 +99,7 @@ export interface AllSchemas {
   "plan.schema.json#PlanDiagnostic"?: PlanDiagnostic;
   "plan.schema.json#AccessDelta"?: AccessDelta;
   "plan.schema.json#AccessChange"?: AccessChange;
+  "plan.schema.json#AuditChange"?: AuditChange;
   "plan.schema.json#PriorResource"?: PriorResource;
   "plan.schema.json#ConfiguredVariable"?: ConfiguredVariable;
   "plan.schema.json#ConfiguredResource"?: ConfiguredResource;
@@ -929,6 +930,19 @@ export interface AccessDelta {
    * Objects whose delta could not be computed at plan time (values known only after apply, or --refresh=false).
    */
   incomplete: string[];
+  /**
+   * Audit logging turned on or off on each object (a whole-policy resource's auditConfigs against the live policy): one entry per service and log type with its exemptions; a change of exemptions is the old entry removed and the new one added.
+   */
+  audit_changes?: AuditChange[];
+}
+export interface AuditChange {
+  object: string;
+  kind: "restorePlan" | "endpoint";
+  service: string;
+  log_type: string;
+  exempted_members: string[];
+  action: "add" | "remove";
+  addresses: string[];
 }
 /**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.

@@ -1,7 +1,8 @@
 // The access delta: who gains or loses which role on which object, computed from the effective
 // policy before (live) and after (the planned modifications applied to it). It includes members a
 // binding removes, which a resource-level diff does not show.
-import type { AccessChange, AccessDelta, Condition, Policy, ResourceChange } from "../generated/schemas.js";
+import type { AccessChange, AccessDelta, AuditChange, Condition, Policy, ResourceChange } from "../generated/schemas.js";
+import { auditChanges } from "./audit-changes.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { HeldGrants } from "./ownership.js";
@@ -117,14 +118,18 @@ export function plannedPolicies(changes: readonly ResourceChange[], live: Readon
 /** Who gains or loses which role on which object, from `plannedPolicies`. */
 export function accessDelta({ policies, incomplete }: { policies: readonly PlannedPolicy[]; incomplete: string[] }): AccessDelta {
   const out: AccessChange[] = [];
+  const audit: AuditChange[] = [];
   for (const p of policies) {
     const g0 = grants(p.before);
     const g1 = grants(p.after);
     const addresses = grantAddresses(p);
     for (const [k, g] of g1) if (!g0.has(k)) out.push(accessChange(p, g, "grant", addresses(g, k)));
     for (const [k, g] of g0) if (!g1.has(k)) out.push(accessChange(p, g, "revoke", addresses(g, k)));
+    // Only a whole-policy resource edits audit configs.
+    const owners = p.byBinding.get(EVERY_BINDING);
+    if (owners) audit.push(...auditChanges(p, [...owners].sort()));
   }
-  return { changes: sortChanges(out), incomplete };
+  return { changes: sortChanges(out), incomplete, ...(audit.length ? { audit_changes: audit } : {}) };
 }
 
 /** The addresses that cause a grant or revocation `g` (keyed `key` as `grants` keys it) of `p`:

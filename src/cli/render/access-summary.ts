@@ -2,11 +2,12 @@
 // and above the approval prompt, and, inside a resource's block, the grants it revokes that its
 // own diff does not list (members of its role granted outside converge, the old object of a
 // replacement). Pure: plan data → lines.
-import type { AccessChange, Plan, ResourceChange } from "../../generated/schemas.js";
+import type { AccessChange, AuditConfig, Plan, ResourceChange } from "../../generated/schemas.js";
 import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
 import { isBasicRole } from "../../iam/roles.js";
 import { type Line, seg } from "./lines.js";
+import { auditKey, auditText, entries as auditEntries } from "../../plan/audit-changes.js";
 
 const where = (c: AccessChange) => `${c.role}${c.condition ? ` if "${c.condition.title}"` : ""} on ${c.object}`;
 const by = (c: AccessChange) => (c.addresses.length ? ` (${c.addresses.join(", ")})` : "");
@@ -26,10 +27,34 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
     if (isPublicMember(g.principal)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} (public) gains ${where(g)}`), seg(by(g), "dim")]);
     if (isBasicRole(g.role)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} gains the basic role ${where(g)}`), seg(by(g), "dim")]);
   }
+  lines.push(...auditSummaryLines(plan));
   const incomplete = plan.access_changes?.incomplete ?? [];
   if (incomplete.length) lines.push([seg("  ? ", "warning"), seg(`known only after apply for: ${incomplete.join(", ")}`)]);
   if (lintWarnings) lines.push([seg("  ! ", "warning"), seg(`${lintWarnings} lint warning${lintWarnings === 1 ? "" : "s"} (see above)`)]);
   return lines;
+}
+
+/** `Audit logging: N turned on, M turned off`, then each, when the plan changes any. */
+function auditSummaryLines(plan: Plan): Line[] {
+  const audit = plan.access_changes?.audit_changes ?? [];
+  if (!audit.length) return [];
+  const off = audit.filter((a) => a.action === "remove");
+  const on = audit.filter((a) => a.action === "add");
+  const lines: Line[] = [[seg("Audit logging: ", "bold"), seg(`${on.length} turned on, ${off.length} turned off`, "bold")]];
+  for (const a of off) lines.push([seg("  - ", "remove"), seg(`${auditText(a)} is turned off on ${a.object}`), seg(a.addresses.length ? ` (${a.addresses.join(", ")})` : "", "dim")]);
+  for (const a of on) lines.push([seg("  + ", "add"), seg(`${auditText(a)} is turned on for ${a.object}`), seg(a.addresses.length ? ` (${a.addresses.join(", ")})` : "", "dim")]);
+  return lines;
+}
+
+/** Lines inside a whole-policy resource's block for the audit logging it turns off that its
+ *  diff does not show: configured on the object outside converge (not in its before). */
+export function auditRemovalLines(c: ResourceChange, plan: Plan): Line[] {
+  const mine = (plan.access_changes?.audit_changes ?? []).filter((a) => a.action === "remove" && a.addresses.includes(c.address));
+  if (!mine.length) return [];
+  const before = isObj(c.change.before) && Array.isArray(c.change.before.auditConfigs) ? auditEntries(c.change.before.auditConfigs as AuditConfig[]) : new Map();
+  return mine
+    .filter((a) => !before.has(auditKey(a)))
+    .map((a): Line => [seg("      - ", "remove"), seg(`auditConfigs: ${a.service} ${a.log_type}${a.exempted_members.length ? ` (exempting ${a.exempted_members.join(", ")})` : ""}`), seg("  # configured outside converge, will be removed", "remove")]);
 }
 
 /** The revocations of each address, from the plan's access delta. */

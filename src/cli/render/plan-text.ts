@@ -8,7 +8,7 @@ import { displayAction, planCounts, type DisplayAction } from "../../plan/planne
 import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "./lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
-import { accessSummaryLines, revocationLines, revocationsByAddress } from "./access-summary.js";
+import { accessSummaryLines, auditRemovalLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
 
 const SYMBOL: Record<DisplayAction, { sym: string; style: Style; verb: string }> = {
@@ -248,7 +248,7 @@ function ownershipNotes(c: ResourceChange, action: DisplayAction): string[] {
   return notes;
 }
 
-function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean; revokes?: readonly AccessChange[] } = {}): void {
+function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean; revokes?: readonly AccessChange[]; audit?: readonly Line[] } = {}): void {
   const s = SYMBOL[action];
   if (action === "no-op" && c.state_only?.includes("protect") && !opts.drift) {
     lines.push([seg(`  # ${c.address}`, "bold"), seg(` will be ${c.protect ? "protected" : "unprotected"} (state only: no cloud change)`)]);
@@ -290,7 +290,7 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
       }
       if (!attribute(ctx, k, pad, mode === "create" ? undefined : before[k], mode === "delete" ? undefined : after[k], unknown[k], mode)) hidden++;
     }
-    if (!opts.drift) lines.push(...revocationLines(c, opts.revokes));
+    if (!opts.drift) lines.push(...revocationLines(c, opts.revokes), ...(opts.audit ?? []));
     if (hidden) lines.push([seg(`        # (${hidden} unchanged attribute${hidden === 1 ? "" : "s"} hidden)`, "dim")]);
   }
   lines.push([seg("    }")]);
@@ -342,7 +342,7 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
     }
     lines.push([]);
     const revokes = revocationsByAddress(plan);
-    for (const c of visible) resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address) });
+    for (const c of visible) resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address), audit: auditRemovalLines(c, plan) });
   }
   lines.push([seg("Plan: ", "bold"), seg(`${counts.import} to import, ${counts.add} to add, ${counts.change} to change, ${counts.destroy} to destroy.`, "bold")]);
   if (outputChanges.length) {
