@@ -13,7 +13,8 @@ import { functionDriver } from "../drivers/registry.js";
 import { validate } from "../schemas/index.js";
 import { statePathOf } from "../state/factory.js";
 import { openCloud, type OpenCloud } from "../engine/cloud.js";
-import { type CallSite, framesOf } from "./call-site.js";
+import type { CallSite } from "./call-site.js";
+import { guarded, thrownBy } from "./program-guard.js";
 import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 
 /** What a program stack exports by default. */
@@ -49,31 +50,42 @@ async function importProgram(file: string): Promise<Program | Diagnostic> {
     // A missing or unreadable file: import() below says so.
   }
   const url = pathToFileURL(file).href;
-  let mod: { default?: unknown };
-  try {
-    if (/\.[mc]?ts$/i.test(file)) await registerTypeScript();
-    mod = (await import(url)) as { default?: unknown };
-  } catch (e) {
+  // Its top-level code runs guarded (src/sdk/program-guard.ts); import()'s own failure is a value.
+  const loaded = await guarded(file, "load", async () => {
+    try {
+      if (/\.[mc]?ts$/i.test(file)) await registerTypeScript();
+      return { mod: (await import(url)) as { default?: unknown } };
+    } catch (e) {
+      return { thrown: e };
+    }
+  });
+  if ("failure" in loaded) return loaded.failure;
+  if ("thrown" in loaded.value) {
+    const e = loaded.value.thrown;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes(file)) return error(`stack file ${file} does not exist`, { file, detail: "Pass the stack with -f FILE." });
     return thrownBy(file, e);
   }
+  const mod = loaded.value.mod;
   const fn = typeof mod.default === "function" ? mod.default : (mod.default as { default?: unknown } | undefined)?.default;
   if (typeof fn !== "function") return error(`${basename(file)} has no default export declaring the stack`, { file, line: 1, column: 1, detail: "Write `export default (stack) => { … }` and declare the resources in it." });
   return fn as Program;
 }
 
-/** An exception of the program (not of converge) as a diagnostic at its innermost program frame. */
-function thrownBy(file: string, e: unknown): Diagnostic {
-  if (e instanceof UserError && e.diagnostics[0]) return e.diagnostics[0];
-  const site = framesOf(e instanceof Error ? (e.stack ?? "") : "").find((f) => f.file === file);
-  return error(`the program failed: ${e instanceof Error ? e.message : String(e)}`, { file, ...(site ? { line: site.line, column: site.column } : {}) });
-}
-
-/** Reads functions at once for the direct form, through the cloud the stack declares (opened on
- *  the first read, closed when the program is done). */
+/** Reads functions at once for the direct form, through the cloud the stack declares. The cloud
+ *  is opened by a read and closed once no read follows at once (the next one opens it again): an
+ *  idle program holds none of converge's handles, so the event loop empties when it is stuck
+ *  (src/sdk/program-guard.ts). */
 function directReader(builder: () => ProgramBuilder, file: string, opts: ProgramOptions) {
   let cloud: Promise<OpenCloud> | undefined;
+  let closing: Promise<void> = Promise.resolve();
+  let inFlight = 0;
+  const closeCloud = () => {
+    const open = cloud;
+    cloud = undefined;
+    if (open) closing = closing.then(async () => (await open.catch(() => undefined))?.close()).catch(() => undefined);
+    return closing;
+  };
   const read = async (token: string, args: Record<string, unknown>, site: CallSite | undefined) => {
     const b = builder();
     const driver = functionDriver(token)!;
@@ -86,14 +98,19 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
     const stackName = b.stack.name;
     const stateDir = dirname(statePathOf({ stackFile: file, stackName, ...(opts.state !== undefined ? { state: opts.state } : {}) }));
     const dir = dirname(file);
-    cloud ??= openCloud({ endpoint: p.endpoint ?? "google", ...(p.seed ? { seed: resolve(dir, p.seed) } : {}), ...(p.project ? { project: p.project } : {}) }, { stateDir, stackName, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) });
+    const after = closing;
+    cloud ??= after.then(() => openCloud({ endpoint: p.endpoint ?? "google", ...(p.seed ? { seed: resolve(dir, p.seed) } : {}), ...(p.project ? { project: p.project } : {}) }, { stateDir, stackName, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) }));
+    inFlight++;
     try {
       return await driver.read((await cloud).port, named.name);
     } catch (e) {
       throw fail(`${token}: cannot read ${named.name}`, (e as Error).message);
+    } finally {
+      inFlight--;
+      setImmediate(() => void (inFlight === 0 && closeCloud()));
     }
   };
-  return { read, close: async () => void (cloud && (await (await cloud).close())) };
+  return { read, close: closeCloud };
 }
 
 /** Runs `program` and loads the stack it declares; `file` is where its positions are taken from. */
@@ -102,13 +119,13 @@ export async function loadProgram(program: Program, file: string, name: string, 
   const reader = directReader(() => builder!, file, opts);
   builder = new ProgramBuilder(file, name, reader.read);
   const b = builder;
+  let ran: Awaited<ReturnType<typeof guarded>>;
   try {
-    await runInProgram(b, () => program(b.stack));
-  } catch (e) {
-    return { diagnostics: [...b.diagnostics, thrownBy(file, e)] };
+    ran = await guarded(file, "run", () => runInProgram(b, async () => program(b.stack)));
   } finally {
     await reader.close();
   }
+  if ("failure" in ran) return { diagnostics: b.diagnostics.includes(ran.failure) ? b.diagnostics : [...b.diagnostics, ran.failure] };
   if (b.diagnostics.length) return { diagnostics: b.diagnostics };
   return checkSeedFile(loadStackDocument(new ProgramSource(file, b.positions), b.document(), opts));
 }

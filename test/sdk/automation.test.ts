@@ -93,6 +93,25 @@ describe("Stack.inline: plan, apply, destroy with events", () => {
   });
 });
 
+describe("a program that calls process.exit", () => {
+  it("does not end the caller's process: Stack.inline throws a UserError at the call", async () => {
+    const err = (await Stack.inline(
+      "sdk-exit",
+      (s) => {
+        s.provider = provider();
+        process.exit(0);
+      },
+      { dir },
+    ).catch((e: unknown) => e)) as UserError;
+    expect(err).toBeInstanceOf(UserError);
+    const lines = readFileSync(new URL(import.meta.url), "utf8").split("\n");
+    const line = lines.findIndex((l) => l.includes("process.exit(0);")) + 1;
+    expect(err.diagnostics).toEqual([expect.objectContaining({ summary: "the program called process.exit(0)", file: new URL(import.meta.url).pathname, line, column: lines[line - 1]!.indexOf("exit") + 1 })]);
+    // The process's own exit is back once the program has run.
+    expect(process.exit.name).not.toBe("interceptedExit");
+  });
+});
+
 describe("invokes", () => {
   it("the direct form reads at once, while the program runs", async () => {
     let seen: string | undefined;

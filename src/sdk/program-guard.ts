@@ -1,0 +1,124 @@
+// A program stack runs in converge's own process, so while it loads and while its default export
+// runs it is kept from breaking the CLI's contract:
+// - process.exit from the program (not from converge: --timeout, Ctrl-C, a closed pipe) is not
+//   taken: the run fails with "the program called process.exit(N)" at the call, and the call
+//   throws to stop the program's code where it is;
+// - what it writes to stdout goes to stderr, as it is: stdout holds only converge's output
+//   (`plan --json` stays JSON);
+// - an exception thrown in one of its callbacks (a timer) is the program's failure, not a crash;
+// - a program that never finishes: when the event loop empties ('beforeExit') while the program is
+//   still pending, nothing can settle it any more (no timer, socket or other work is left), so the
+//   run fails with "did not finish". This is exact, unlike a timeout: a slow program is waited
+//   for, a stuck one is told at once. (Work still pending elsewhere in the process, e.g. an
+//   Automation API user's own server, keeps the loop alive: then it waits, as any await would.)
+// Nothing of this outlives the run: a timer the program leaves behind runs unguarded.
+import { fileURLToPath } from "node:url";
+import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
+import { type CallSite, framesOf } from "./call-site.js";
+
+export type Phase = "load" | "run";
+
+/** The package's own code (the CLI, the engine, the SDK): process.exit from there is converge's. */
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const OWN = [`${ROOT}dist/`, `${ROOT}src/`];
+
+/** Thrown by the intercepted process.exit, to stop the program's code at the call. */
+class ProgramExit extends Error {
+  constructor(readonly code: unknown) {
+    super(`process.exit(${code === undefined ? "" : String(code)}) called by the program`);
+    this.name = "ProgramExit";
+  }
+}
+
+/** An exception of the program (not of converge) as a diagnostic at its innermost program frame. */
+export function thrownBy(file: string, e: unknown): Diagnostic {
+  if (e instanceof UserError && e.diagnostics[0]) return e.diagnostics[0];
+  const site = framesOf(e instanceof Error ? (e.stack ?? "") : "").find((f) => f.file === file);
+  return error(`the program failed: ${e instanceof Error ? e.message : String(e)}`, { file, ...(site ? { line: site.line, column: site.column } : {}) });
+}
+
+interface Run {
+  file: string;
+  phase: Phase;
+  fail(d: Diagnostic): void;
+}
+
+/** The runs under way (Automation API users may load several programs at once). */
+const runs = new Set<Run>();
+let saved: { exit: typeof process.exit; write: typeof process.stdout.write; ownWrite: boolean } | undefined;
+
+function at(file: string, site: CallSite | undefined): Pick<Diagnostic, "file" | "line" | "column"> {
+  return { file: site?.file ?? file, ...(site ? { line: site.line, column: site.column } : {}) };
+}
+
+function interceptedExit(this: unknown, code?: unknown): never {
+  // The frames below this one (callerFrames would add its own, in the SDK's directory).
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 64;
+  const frames = framesOf(new Error().stack ?? "").slice(1).filter((f) => !f.file.startsWith("node:"));
+  Error.stackTraceLimit = limit;
+  if (!saved || (frames[0] && OWN.some((dir) => frames[0]!.file.startsWith(dir)))) return (saved?.exit ?? process.exit).call(process, code as number);
+  const run = [...runs].find((r) => frames.some((f) => f.file === r.file)) ?? [...runs][0]!;
+  const site = frames.find((f) => f.file === run.file) ?? frames[0];
+  run.fail(error(`the program called process.exit(${code === undefined ? "" : String(code)})`, { ...at(run.file, site), detail: "converge ends the run itself: throw an Error to stop the program." }));
+  throw new ProgramExit(code);
+}
+
+function onUncaught(e: unknown): void {
+  if (e instanceof ProgramExit) return;
+  const run = [...runs][0];
+  if (!run) throw e;
+  run.fail(thrownBy(run.file, e));
+}
+
+function onEmpty(): void {
+  for (const run of [...runs]) {
+    run.fail(error(run.phase === "load" ? "the program did not finish loading: its top-level await never settled" : "the program did not finish: its default export returned a promise that never settled", { file: run.file, detail: "Nothing was left to run that could settle it (no timer, no I/O): a promise nothing resolves, or an await on one." }));
+  }
+}
+
+function install(): void {
+  const out = process.stdout;
+  saved = { exit: process.exit, write: out.write, ownWrite: Object.hasOwn(out, "write") };
+  process.exit = interceptedExit as typeof process.exit;
+  out.write = ((...args: Parameters<typeof out.write>) => process.stderr.write(...(args as [string]))) as typeof out.write;
+  process.on("beforeExit", onEmpty);
+  process.off("uncaughtException", onUncaught);
+  process.on("uncaughtException", onUncaught);
+}
+
+function uninstall(): void {
+  if (!saved) return;
+  process.exit = saved.exit;
+  if (saved.ownWrite) process.stdout.write = saved.write;
+  else delete (process.stdout as Partial<typeof process.stdout>).write;
+  saved = undefined;
+  process.off("beforeExit", onEmpty);
+  // An exit intercepted in a callback is still to be thrown out of it: the listener stays a turn.
+  setImmediate(() => {
+    if (!saved) process.off("uncaughtException", onUncaught);
+  });
+}
+
+/** Runs `fn` (loading a program, or running its default export) guarded as said above: its
+ *  value, or the diagnostic of how the program failed. */
+export function guarded<T>(file: string, phase: Phase, fn: () => Promise<T>): Promise<{ value: T } | { failure: Diagnostic }> {
+  return new Promise((resolve) => {
+    const run: Run = {
+      file,
+      phase,
+      fail: (d) => finish({ failure: d }),
+    };
+    const finish = (r: { value: T } | { failure: Diagnostic }) => {
+      if (!runs.delete(run)) return;
+      if (!runs.size) uninstall();
+      resolve(r);
+    };
+    if (!runs.size) install();
+    runs.add(run);
+    (async () => fn())().then(
+      (value) => finish({ value }),
+      (e: unknown) => (e instanceof ProgramExit ? undefined : run.fail(thrownBy(file, e))),
+    );
+  });
+}

@@ -1,0 +1,100 @@
+// Program stacks that break the CLI's contract on their own (found by a hostile tester): a default
+// export that never settles, process.exit, writes to stdout, several mistakes at once, a thrown
+// non-Error, and a direct invoke under validate/graph. Each is still an error of the CLI: a
+// diagnostic (with its position where known), exit 1, and on --json only JSON on stdout.
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO, expectExit, runCli, useTempDir } from "./helpers.js";
+
+const ws = useTempDir("converge-program-contract-");
+const SEED = join(REPO, "examples", "quickstart", "cloud.seed.yaml");
+const IMPORTS = `import { EndpointIamMember, getFederation, type StackContext } from "converge";\n`;
+const PROVIDER = `stack.provider = { project: "my-project", location: "us-central1", endpoint: "embedded", seed: ${JSON.stringify(SEED)} };`;
+
+/** A directory outside the repository whose node_modules/converge is the package, with `stack.ts`. */
+async function program(name: string, body: string, file = "stack.ts"): Promise<string> {
+  const dir = join(ws.dir, name);
+  await mkdir(join(dir, "node_modules"), { recursive: true });
+  await symlink(REPO, join(dir, "node_modules", "converge"), "dir");
+  await writeFile(join(dir, file), file.endsWith(".ts") ? IMPORTS + body : body);
+  return dir;
+}
+
+const cli = (dir: string, ...args: string[]) => runCli([...args, "-f", "stack.ts", ...(args[0] === "validate" ? [] : ["--state", join(dir, "state.json")])], { cwd: dir, timeoutMs: 60_000 });
+
+/** plan --json's output when the stack does not load: errored, with the diagnostics. */
+function failure(stdout: string): { errored: boolean; converge: { diagnostics: { summary: string; line?: number; column?: number }[] } } {
+  return JSON.parse(stdout) as ReturnType<typeof failure>;
+}
+
+describe("a default export that never settles", () => {
+  it("is an error once nothing is left to run (exit 1, JSON on --json), not Node's exit 13", async () => {
+    const dir = await program("never", `export default (stack: StackContext) => {\n  stack.name = "never";\n  return new Promise<void>(() => {});\n};\n`);
+    const r = await cli(dir, "plan", "--json");
+    expectExit(r, 1);
+    const out = failure(r.stdout);
+    expect(out.errored).toBe(true);
+    expect(out.converge.diagnostics.map((d) => d.summary)).toEqual(["the program did not finish: its default export returned a promise that never settled"]);
+    expect(r.stderr).toMatch(/^stack\.ts: Error: the program did not finish: its default export returned a promise that never settled\n/);
+    const v = await cli(dir, "validate");
+    expectExit(v, 1);
+    expect(v.stderr).toContain("never settled");
+  });
+
+  it("also when the module's top-level await never settles", async () => {
+    // (.mjs: a .ts file outside a "type": "module" package is CommonJS, where top-level await is a syntax error.)
+    const dir = await program("never-tla", `await new Promise(() => {});\nexport default (stack) => {\n  stack.name = "x";\n};\n`, "stack.mjs");
+    const r = await runCli(["validate", "--json", "-f", "stack.mjs"], { cwd: dir });
+    expectExit(r, 1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ valid: false, errored: true, diagnostics: [{ summary: "the program did not finish loading: its top-level await never settled" }] });
+  });
+});
+
+describe("a default export that never settles after a direct read", () => {
+  it("is still told: the cloud opened for the read does not keep the process alive", async () => {
+    const dir = await program("never-after-read", `export default async (stack: StackContext) => {\n  stack.name = "n";\n  ${PROVIDER}\n  await getFederation({ federationId: "lake", location: "us-central1" });\n  await new Promise<void>(() => {});\n};\n`);
+    const r = await cli(dir, "plan", "--json");
+    expectExit(r, 1);
+    expect(failure(r.stdout).converge.diagnostics.map((d) => d.summary)).toEqual(["the program did not finish: its default export returned a promise that never settled"]);
+  });
+});
+
+describe("process.exit in a program", () => {
+  it("is reported at its call site, exit 1, not taken as success", async () => {
+    const dir = await program("exit", `export default (stack: StackContext) => {\n  stack.name = "exiter";\n  process.exit(0);\n};\n`);
+    for (const args of [["validate"], ["plan", "--detailed-exitcode"]]) {
+      const r = await cli(dir, ...args);
+      expectExit(r, 1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe("stack.ts:4:11: Error: the program called process.exit(0)\n  converge ends the run itself: throw an Error to stop the program.\n");
+    }
+  });
+
+  it("also from a timer while the program's promise is pending, and while its module loads", async () => {
+    const timer = await program("exit-timer", `export default (stack: StackContext) => {\n  stack.name = "exiter";\n  setTimeout(() => process.exit(3), 10);\n  return new Promise<void>(() => {});\n};\n`);
+    const r = await cli(timer, "plan", "--json");
+    expectExit(r, 1);
+    expect(failure(r.stdout).converge.diagnostics).toMatchObject([{ summary: "the program called process.exit(3)", line: 4, column: 28 }]);
+    const loading = await program("exit-load", `process.exit(0);\nexport default (stack: StackContext) => {\n  stack.name = "x";\n};\n`);
+    const v = await cli(loading, "validate");
+    expectExit(v, 1);
+    expect(v.stderr).toMatch(/^stack\.ts:2:9: Error: the program called process\.exit\(0\)\n/);
+  });
+});
+
+describe("a program writing to stdout", () => {
+  it("goes to stderr: stdout holds only converge's JSON", async () => {
+    const dir = await program(
+      "stdout",
+      `console.log("PROGRAM PRINTS TO STDOUT");\nexport default (stack: StackContext) => {\n  stack.name = "stdoutp";\n  ${PROVIDER}\n  console.log('{"not": "the plan"}');\n  process.stdout.write("raw write\\n");\n  new EndpointIamMember("a", { name: "churn", role: "roles/aiplatform.viewer", member: "user:a@example.com" });\n};\n`,
+    );
+    const plan = await cli(dir, "plan", "--json");
+    expectExit(plan, 0);
+    expect((JSON.parse(plan.stdout) as { resource_changes: unknown[] }).resource_changes).toHaveLength(1);
+    expect(plan.stderr).toBe('PROGRAM PRINTS TO STDOUT\n{"not": "the plan"}\nraw write\n');
+    const valid = await cli(dir, "validate", "--json");
+    expectExit(valid, 0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true });
+  });
+});
