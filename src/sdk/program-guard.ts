@@ -13,7 +13,9 @@
 //   Automation API user's own server, keeps the loop alive: then it waits, as any await would.)
 // Nothing of this outlives the run: a timer the program leaves behind runs unguarded.
 import { fileURLToPath } from "node:url";
+import { inspect } from "node:util";
 import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
+import { terminalText } from "../diagnostics/terminal-text.js";
 import { type CallSite, framesOf } from "./call-site.js";
 
 export type Phase = "load" | "run";
@@ -25,16 +27,41 @@ const OWN = [`${ROOT}dist/`, `${ROOT}src/`];
 /** Thrown by the intercepted process.exit, to stop the program's code at the call. */
 class ProgramExit extends Error {
   constructor(readonly code: unknown) {
-    super(`process.exit(${code === undefined ? "" : String(code)}) called by the program`);
+    super(`process.exit(${shown(code, "")}) called by the program`);
     this.name = "ProgramExit";
   }
+}
+
+const MAX_SHOWN = 300;
+
+/** A thrown value (or an exit code) as one bounded line of text, for a diagnostic. */
+export function shown(v: unknown, none = "undefined"): string {
+  let text: string;
+  if (v === undefined) return none;
+  if (typeof v === "string") text = v;
+  else {
+    try {
+      text = inspect(v, { depth: 2, breakLength: Infinity, maxArrayLength: 10, maxStringLength: 100, customInspect: false, showProxy: true, getters: false });
+    } catch {
+      text = "a value that cannot be shown";
+    }
+  }
+  text = terminalText(text);
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
+}
+
+function isErrorLike(e: unknown): e is Error {
+  return e instanceof Error || (typeof e === "object" && e !== null && typeof (e as Error).message === "string" && typeof (e as Error).stack === "string");
 }
 
 /** An exception of the program (not of converge) as a diagnostic at its innermost program frame. */
 export function thrownBy(file: string, e: unknown): Diagnostic {
   if (e instanceof UserError && e.diagnostics[0]) return e.diagnostics[0];
-  const site = framesOf(e instanceof Error ? (e.stack ?? "") : "").find((f) => f.file === file);
-  return error(`the program failed: ${e instanceof Error ? e.message : String(e)}`, { file, ...(site ? { line: site.line, column: site.column } : {}) });
+  if (!isErrorLike(e)) {
+    return error(`the program failed: it threw ${shown(e)}`, { file, detail: "A thrown value that is not an Error has no stack trace, so where it was thrown is not known: throw an Error to get its line." });
+  }
+  const site = framesOf(e.stack ?? "").find((f) => f.file === file);
+  return error(`the program failed: ${e.message || e.name}`, { file, ...(site ? { line: site.line, column: site.column } : {}) });
 }
 
 interface Run {
@@ -60,7 +87,7 @@ function interceptedExit(this: unknown, code?: unknown): never {
   if (!saved || (frames[0] && OWN.some((dir) => frames[0]!.file.startsWith(dir)))) return (saved?.exit ?? process.exit).call(process, code as number);
   const run = [...runs].find((r) => frames.some((f) => f.file === r.file)) ?? [...runs][0]!;
   const site = frames.find((f) => f.file === run.file) ?? frames[0];
-  run.fail(error(`the program called process.exit(${code === undefined ? "" : String(code)})`, { ...at(run.file, site), detail: "converge ends the run itself: throw an Error to stop the program." }));
+  run.fail(error(`the program called process.exit(${shown(code, "")})`, { ...at(run.file, site), detail: "converge ends the run itself: throw an Error to stop the program." }));
   throw new ProgramExit(code);
 }
 

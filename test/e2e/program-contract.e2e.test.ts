@@ -5,7 +5,7 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO, expectExit, runCli, useTempDir } from "./helpers.js";
+import { REPO, expectExit, runCli, stackTraceLines, useTempDir } from "./helpers.js";
 
 const ws = useTempDir("converge-program-contract-");
 const SEED = join(REPO, "examples", "quickstart", "cloud.seed.yaml");
@@ -96,5 +96,26 @@ describe("a program writing to stdout", () => {
     const valid = await cli(dir, "validate", "--json");
     expectExit(valid, 0);
     expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true });
+  });
+});
+
+describe("a program throwing a value that is not an Error", () => {
+  it("shows the value, bounded and readable", async () => {
+    const dir = await program("throw-object", `export default async (stack: StackContext) => {\n  stack.name = "t";\n  await Promise.resolve();\n  throw { weird: "object", nested: { deep: { deeper: { deepest: 1 } } }, long: "x".repeat(5000), esc: "\\u001b[31m" };\n};\n`);
+    const r = await cli(dir, "plan");
+    expectExit(r, 1);
+    const first = r.stderr.split("\n")[0]!;
+    expect(first).toMatch(/^stack\.ts: Error: the program failed: it threw \{ weird: 'object', nested: \{ deep: \{ deeper: \[Object\] \} \}, long: 'x+/);
+    expect(first.length).toBeLessThan(400);
+    expect(r.stderr).not.toContain("\u001b");
+    expect(r.stderr).toContain("throw an Error");
+    expect(stackTraceLines(r.stderr)).toEqual([]);
+  });
+
+  it("shows a thrown string as it is", async () => {
+    const dir = await program("throw-string", `export default (stack: StackContext) => {\n  stack.name = "t";\n  throw "plain words";\n};\n`);
+    const r = await cli(dir, "plan");
+    expectExit(r, 1);
+    expect(r.stderr.split("\n")[0]).toBe("stack.ts: Error: the program failed: it threw plain words");
   });
 });
