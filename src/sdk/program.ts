@@ -126,8 +126,21 @@ export async function loadProgram(program: Program, file: string, name: string, 
     await reader.close();
   }
   if ("failure" in ran) return { diagnostics: b.diagnostics.includes(ran.failure) ? b.diagnostics : [...b.diagnostics, ran.failure] };
-  if (b.diagnostics.length) return { diagnostics: b.diagnostics };
-  return checkSeedFile(loadStackDocument(new ProgramSource(file, b.positions), b.document(), opts));
+  const loaded = loadStackDocument(new ProgramSource(file, b.positions), b.document(), opts);
+  // The program's own mistakes (a duplicate name) and the stack's, together, as a YAML stack's.
+  if (b.diagnostics.length) return { diagnostics: byPosition([...b.diagnostics, ...loaded.diagnostics]) };
+  return checkSeedFile(loaded);
+}
+
+/** Diagnostics in the order of their positions (those with none last; stable). */
+function byPosition(diags: Diagnostic[]): Diagnostic[] {
+  const far = Number.MAX_SAFE_INTEGER;
+  const key = (d: Diagnostic) => [d.file ?? "\uffff", d.line ?? far, d.column ?? far] as const;
+  return [...diags].sort((a, b) => {
+    const [fa, la, ca] = key(a);
+    const [fb, lb, cb] = key(b);
+    return fa < fb ? -1 : fa > fb ? 1 : la - lb || ca - cb;
+  });
 }
 
 /** Loads a program stack file: runs its default export and loads the stack it declares. */

@@ -99,6 +99,28 @@ describe("a program writing to stdout", () => {
   });
 });
 
+describe("several mistakes in a program", () => {
+  it("are all reported, as in a YAML stack, not only the duplicate name", async () => {
+    const dir = await program(
+      "dup",
+      `export default (stack: StackContext) => {\n  stack.name = "dup";\n  ${PROVIDER}\n` +
+        `  new EndpointIamMember("a", { name: "churn", role: "roles/aiplatform.viewer", member: "user:a@example.com" });\n` +
+        `  new EndpointIamMember("a", { name: "churn", role: "roles/aiplatform.viewer", member: "user:b@example.com" });\n` +
+        `  new EndpointIamMember("b", { name: "churn", role: "roles/aiplatform.viewer", member: "bogus" });\n` +
+        `  new EndpointIamMember("bad name!", { name: "churn", role: "roles/aiplatform.viewer", member: "user:c@example.com" });\n};\n`,
+    );
+    const r = await cli(dir, "validate", "--json");
+    expectExit(r, 1);
+    const out = JSON.parse(r.stdout) as { error_count: number; diagnostics: { summary: string; range?: { start: { line: number } } }[] };
+    const lines = out.diagnostics.map((d) => [d.range?.start.line, d.summary]);
+    expect(lines).toEqual([
+      [6, expect.stringMatching(/^duplicate name "a"/)],
+      [7, expect.stringMatching(/bogus/)],
+      [8, expect.stringMatching(/bad name!/)],
+    ]);
+  });
+});
+
 describe("a program throwing a value that is not an Error", () => {
   it("shows the value, bounded and readable", async () => {
     const dir = await program("throw-object", `export default async (stack: StackContext) => {\n  stack.name = "t";\n  await Promise.resolve();\n  throw { weird: "object", nested: { deep: { deeper: { deepest: 1 } } }, long: "x".repeat(5000), esc: "\\u001b[31m" };\n};\n`);
