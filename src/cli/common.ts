@@ -197,10 +197,10 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 }
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
-export async function openStackOf(o: StackOptions): Promise<StackSession> {
+export async function openStackOf(o: StackOptions, how: { offline?: string } = {}): Promise<StackSession> {
   // The engine loads with the first command that opens a session (not for validate).
   const { openStackFile } = await import("../engine/session.js");
-  const session = await openStackFile({ file: o.file, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs: inputsOf(o) });
+  const session = await openStackFile({ file: o.file, ...how, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs: inputsOf(o) });
   printDiagnostics(session.warnings);
   return session;
 }

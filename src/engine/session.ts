@@ -58,8 +58,8 @@ export function openStack(req: OpenStackRequest): StackSession {
 export { loadAnyStackFile };
 
 /** openStack for a YAML stack or a program stack. */
-export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number }): Promise<StackSession> {
-  const opts = { strict: req.strict === true, ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}), ...(req.inputs ? { inputs: req.inputs } : {}) };
+export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number; offline?: string }): Promise<StackSession> {
+  const opts = { strict: req.strict === true, ...(req.offline !== undefined ? { offline: req.offline } : {}), ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}), ...(req.inputs ? { inputs: req.inputs } : {}) };
   return sessionOf(await loadAnyStackFile(req.file, opts), req);
 }
 

@@ -25,6 +25,9 @@ export interface ProgramOptions extends LoadOptions {
   /** An explicit state file: direct invokes against the embedded emulator use the world beside it. */
   state?: string;
   callTimeoutMs?: number;
+  /** The command that must not call the cloud (validate, graph): a direct invoke is then an error
+   *  at its call instead of a read. */
+  offline?: string;
 }
 
 const TSX_REGISTERED = Symbol.for("converge.sdk.tsx-registered");
@@ -75,7 +78,7 @@ async function importProgram(file: string): Promise<Program | Diagnostic> {
 /** Reads functions at once for the direct form, through the cloud the stack declares. The cloud
  *  is opened by a read and closed once no read follows at once (the next one opens it again): an
  *  idle program holds none of converge's handles, so the event loop empties when it is stuck
- *  (src/sdk/program-guard.ts). */
+ *  (src/sdk/program-guard.ts). Under an `offline` command a direct read is an error. */
 function directReader(builder: () => ProgramBuilder, file: string, opts: ProgramOptions) {
   let cloud: Promise<OpenCloud> | undefined;
   let closing: Promise<void> = Promise.resolve();
@@ -90,6 +93,12 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
     const b = builder();
     const driver = functionDriver(token)!;
     const fail = (summary: string, detail?: string) => new UserError(b.errorAt(site, summary, detail));
+    if (opts.offline !== undefined) {
+      const fn = token.slice(token.lastIndexOf(":") + 1);
+      const d = b.errorAt(site, `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`, `Use ${fn}Output (read at plan time), or run plan.`);
+      b.diagnostics.push(d);
+      throw new UserError(d);
+    }
     const problems = validate(driver.argsSchema, args);
     if (problems.length) throw fail(`${token}: argument ${problems[0]!.instancePath.slice(1) || "arguments"} ${problems[0]!.message}`);
     const p = b.stack.provider;

@@ -4,8 +4,9 @@
 // diagnostic (with its position where known), exit 1, and on --json only JSON on stdout.
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { REPO, expectExit, runCli, stackTraceLines, useTempDir } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
+import { REPO, expectExit, runCli, stackTraceLines, stats, totalRequests, useTempDir } from "./helpers.js";
 
 const ws = useTempDir("converge-program-contract-");
 const SEED = join(REPO, "examples", "quickstart", "cloud.seed.yaml");
@@ -139,5 +140,36 @@ describe("a program throwing a value that is not an Error", () => {
     const r = await cli(dir, "plan");
     expectExit(r, 1);
     expect(r.stderr.split("\n")[0]).toBe("stack.ts: Error: the program failed: it threw plain words");
+  });
+});
+
+describe("a direct invoke under validate and graph", () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ seedFile: SEED });
+  });
+  afterAll(async () => {
+    await emu.close();
+  });
+
+  it("is an error at its call, with no call to the cloud; plan still reads it", async () => {
+    const dir = await program(
+      "direct",
+      `export default async (stack: StackContext) => {\n  stack.name = "direct";\n  stack.provider = { project: "my-project", location: "us-central1" };\n` +
+        `  const lake = await getFederation({ federationId: "lake", location: "us-central1" });\n` +
+        `  new EndpointIamMember("a", { name: "churn", role: "roles/aiplatform.viewer", member: \`serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com\` });\n};\n`,
+    );
+    const run = (...args: string[]) => runCli([...args, "-f", "stack.ts", ...(args[0] === "plan" ? ["--state", join(dir, "state.json")] : [])], { cwd: dir, emulator: emu, timeoutMs: 60_000 });
+    for (const command of ["validate", "graph"]) {
+      const before = totalRequests(await stats(emu));
+      const r = await run(command);
+      expectExit(r, 1);
+      expect(r.stderr).toBe(`stack.ts:5:22: Error: getFederation reads the cloud at once; ${command} does not call the cloud\n  Use getFederationOutput (read at plan time), or run plan.\n`);
+      expect(totalRequests(await stats(emu))).toBe(before);
+    }
+    const before = totalRequests(await stats(emu));
+    const plan = await run("plan", "--json");
+    expectExit(plan, 0);
+    expect(totalRequests(await stats(emu))).toBeGreaterThan(before);
   });
 });

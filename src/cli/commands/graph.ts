@@ -6,7 +6,8 @@ export function registerGraph(program: Command): void {
   const cmd = program.command("graph").description("Print the dependency graph in DOT format (dot -Tsvg to draw it)");
   addStackOptions(cmd, { json: false, cloud: false }).action(
     action(async (o: StackOptions) => {
-      const { stack } = await openStackOf(o);
+      // A program's direct invoke is an error here: graph does not call the cloud.
+      const { stack } = await openStackOf(o, { offline: "graph" });
       // An address built from a secret (a forEach key) is shown as plan shows it.
       const secrets = secretList(stack.secrets);
       const dot = stack.graph.toDot((id) => {

@@ -16,7 +16,7 @@ export function registerValidate(program: Command): void {
     .option("--strict", "treat lint warnings as errors");
   // validate reads files and prints; nothing of it runs on (a program stack's too has finished).
   const run = action(async (o: { file: string; json?: boolean; strict?: boolean; var?: string[]; varFile?: string[] }) => {
-    const { stack, diagnostics } = await loadAnyStackFile(o.file, { strict: o.strict === true, inputs: inputsOf(o) });
+    const { stack, diagnostics } = await loadAnyStackFile(o.file, { strict: o.strict === true, inputs: inputsOf(o), offline: "validate" });
     const valid = stack !== undefined && !hasErrors(diagnostics);
     printDiagnostics(diagnostics);
     if (o.json) {
