@@ -330,6 +330,8 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
     const d = toDiagnostic(stack, f, opts.strict);
     if (d) diags.push(d);
   }
+  // Values resolved from inputs when the stack loaded, linted as the plan lints resolved values.
+  for (const r of stack.resources.values()) if (r.loadTimeProperties) diags.push(...lintResolved(stack, r, r.loadTimeProperties, opts));
   // Not a lint rule (it cannot be turned off): Google refuses such a policy.
   diags.push(...stackPolicySizeErrors(stack));
   return diags;

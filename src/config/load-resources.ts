@@ -5,11 +5,14 @@ import { functionDriver, resourceDriver, suggestToken, RESOURCE_TOKENS } from ".
 import type { Claim, IamDriver, IamInputs } from "../drivers/types.js";
 import type { ResourceDecl } from "./model.js";
 import { collectRefs, isLiteral } from "./references.js";
-import { valueAt } from "./schema-diagnostics.js";
-import { declaredAt, errorAt as at, type SourceDocument } from "./source.js";
+import { propertySchemaDiagnostic, valueAt } from "./schema-diagnostics.js";
+import { declaredAt, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 import { ClaimIndex, type Conflict, conflictSummary } from "../drivers/claims.js";
 import { type Each, forEachInstances, instanceAddress, substituteEach } from "./for-each.js";
-import type { Scope } from "./resolve.js";
+import { type Scope, resolveValue } from "./resolve.js";
+import { UNKNOWN, containsUnknown } from "./expressions.js";
+import { plain } from "./sensitive.js";
+import { validate } from "../schemas/index.js";
 
 export interface Defaults {
   project?: string;
@@ -70,24 +73,76 @@ function conflictDiagnostic(src: SourceDocument, decl: ResourceDecl, inputs: Iam
   return at(src, ["resources", decl.decl], summary, { key: true, address: name, detail: `"${other}" is declared at ${declaredAt(src, other)}. ${detail}` });
 }
 
-/** The checks of one resource that need only its own literal values; `ownership` finds duplicates. */
-function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaults, ownership: ClaimIndex<string>, diags: Diagnostic[]): void {
-  const { name, driver, properties } = decl;
-  // Literal values are checked now, before any network call; interpolated ones after resolution.
+/**
+ * A resource's properties with what is known when the stack loads resolved: inputs, variables
+ * built from them, functions of those (forEach keys and values were substituted already). What
+ * waits on a resource output or a function result (fn::invoke) stays UNKNOWN. Undefined when
+ * nothing in them is interpolated or called (they are then as written). A problem resolving them
+ * is reported here, unless one was reported in them already (a malformed `${`, a function of the
+ * wrong shape: the loader's own messages say it better, and once is enough for a forEach).
+ */
+function loadTimeProperties(src: SourceDocument, decl: ResourceDecl, scope: Scope, diags: Diagnostic[]): Record<string, unknown> | undefined {
+  if (isLiteral(decl.properties)) return undefined;
+  const found: Diagnostic[] = [];
+  const resolved = resolveValue(decl.properties, ["resources", decl.decl, "properties"], (root) => scope(root) ?? { value: UNKNOWN }, src, found);
+  const at = formatPath(["resources", decl.decl, "properties"]);
+  if (found.length && !diags.some((d) => d.path === at || d.path?.startsWith(`${at}.`) || d.path?.startsWith(`${at}[`))) diags.push(...found);
+  return plain(resolved) as Record<string, unknown>;
+}
+
+/** The top-level properties that the stack schema did not check (they were interpolated) and
+ *  are known now, checked against the type's schema; returns the names of those it refuses. */
+function checkResolvedSchema(src: SourceDocument, decl: ResourceDecl, known: Record<string, unknown>, diags: Diagnostic[]): Set<string> {
+  const checked: Record<string, unknown> = {};
+  for (const k of Object.keys(known)) if (!isLiteral(decl.properties[k]) && !containsUnknown(known[k])) checked[k] = known[k];
+  const refused = new Set<string>();
+  if (Object.keys(checked).length === 0) return refused;
+  for (const e of validate(decl.driver.inputsSchema, checked)) {
+    const first = e.instancePath.split("/")[1];
+    // Missing properties and the object's own shape were the stack schema's to check.
+    if (first === undefined || !Object.hasOwn(checked, first)) continue;
+    refused.add(first);
+    diags.push(propertySchemaDiagnostic(src, decl.name, decl.decl, e));
+  }
+  return refused;
+}
+
+/** What the driver may normalise of a resource's properties: those written as literals (the stack
+ *  schema checked them) and those resolved now that are known and fit the type's schema; the
+ *  others are left out (unknown, or already reported). */
+function checkable(written: Record<string, unknown>, resolved: Record<string, unknown>, refused: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(written)) {
+    if (isLiteral(written[k])) out[k] = written[k];
+    else if (!refused.has(k) && !containsUnknown(resolved[k])) out[k] = resolved[k];
+  }
+  return out;
+}
+
+/** The checks of one resource that need only what is known when the stack loads (its literal
+ *  values, and those resolved from inputs: `scope`); `ownership` finds duplicates. */
+function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaults, ownership: ClaimIndex<string>, scope: Scope, diags: Diagnostic[]): void {
+  const { name, driver } = decl;
+  const resolved = loadTimeProperties(src, decl, scope, diags);
+  const refused = resolved ? checkResolvedSchema(src, decl, resolved, diags) : new Set<string>();
+  const properties = resolved ? checkable(decl.properties, resolved, refused) : decl.properties;
+  // Known values are checked now, before any network call; the others after resolution.
   const { inputs, problems } = driver.normalize(properties, defaults);
   for (const p of problems) {
     const v = valueAt(properties, p.path.slice(0, 1));
-    if (v === undefined || !isLiteral(v)) continue;
+    if (v === undefined) continue;
     // A value of the wrong type (a map where a member belongs…) was reported by the schema check.
     if (typeof valueAt(properties, p.path) !== "string") continue;
     diags.push(at(src, ["resources", decl.decl, "properties", ...p.path], `${name}: ${p.message}`, { address: name }));
   }
-  if (problems.length === 0 && isLiteral(properties)) {
+  const known = Object.keys(properties).length === Object.keys(decl.properties).length;
+  if (problems.length === 0 && known) {
     const claims = driver.claims(inputs);
     const c = ownership.conflict(claims);
     if (!c) ownership.hold(claims, name);
     else diags.push(conflictDiagnostic(src, decl, inputs, claims, c));
   }
+  if (resolved && problems.length === 0 && known) decl.loadTimeProperties = resolved;
   const { ignoreChanges } = decl.options;
   for (let i = 0; i < ignoreChanges.length; i++) {
     const p = ignoreChanges[i]!;
@@ -148,12 +203,12 @@ export function loadResources(src: SourceDocument, resourcesRaw: Record<string, 
     if (!Object.hasOwn(optionsOf(raw), "forEach")) {
       const decl = declaration(src, name, raw, driver, diags);
       resources.set(decl.name, decl);
-      checkResource(src, decl, defaults, ownership, diags);
+      checkResource(src, decl, defaults, ownership, forEach.scope, diags);
       continue;
     }
     for (const decl of eachDeclarations(src, name, raw, driver, forEach, diags)) {
       resources.set(decl.name, decl);
-      checkResource(src, decl, defaults, ownership, diags);
+      checkResource(src, decl, defaults, ownership, forEach.scope, diags);
     }
   }
   return resources;

@@ -35,6 +35,10 @@ export interface ResourceDecl {
   properties: Record<string, unknown>;
   options: ResourceOptionsModel;
   refs: LocatedReference[];
+  /** Its properties resolved when the stack loaded, when some were interpolated and all were
+   *  known then (inputs, variables built from them, functions of those): checked and linted
+   *  then, so the plan does not lint them again. */
+  loadTimeProperties?: Record<string, unknown>;
 }
 
 export interface VariableDecl {

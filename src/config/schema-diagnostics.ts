@@ -135,3 +135,10 @@ export function schemaDiagnostics(src: SourceDocument, root: unknown, errors: re
   }
   return out;
 }
+
+/** The error of a resource's resolved property that its type's schema refuses (`e`, found in the
+ *  properties at `["resources", decl, "properties"]`): one form for the loader and the plan. */
+export function propertySchemaDiagnostic(src: SourceDocument, address: string, decl: string, e: ErrorObject): Diagnostic {
+  const p: DocPath = ["resources", decl, "properties", ...e.instancePath.split("/").filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+  return at(src, p, `${address}: ${formatPath(p.slice(2))} ${e.message}`, { address });
+}

@@ -12,6 +12,7 @@ import { fieldMask, plain, secretStrings } from "../config/sensitive.js";
 import { formatPath } from "../config/source.js";
 import type { IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
+import { propertySchemaDiagnostic } from "../config/schema-diagnostics.js";
 import type { PlanContext } from "./context.js";
 import { conflictSummary } from "../drivers/claims.js";
 
@@ -59,11 +60,7 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   const d = r.driver;
   const at = ["resources", r.decl, "properties"];
   const schemaErrors = how.checked ? [] : validate(d.inputsSchema, raw);
-  for (const e of schemaErrors) {
-    const p = [...at, ...e.instancePath.split("/").filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
-    const pos = src.position(p);
-    ctx.diags.push(error(`${r.name}: ${formatPath(p.slice(2))} ${e.message}`, { file: src.file, line: pos.line, column: pos.column, path: formatPath(p), address: r.name }));
-  }
+  for (const e of schemaErrors) ctx.diags.push(propertySchemaDiagnostic(src, r.name, r.decl, e));
   if (schemaErrors.length) return undefined;
   const n = d.normalize(raw, ctx.defaults);
   for (const p of n.problems) {
@@ -72,7 +69,8 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   }
   if (n.problems.length) return undefined;
   // Values from `${…}` are linted now that they are known (literal ones were at load).
-  if (!how.literal && (r.refs.length || hasCall(r.properties))) ctx.diags.push(...lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  // (Those known when the stack loaded were linted then: r.loadTimeProperties.)
+  if (!how.literal && !r.loadTimeProperties && (r.refs.length || hasCall(r.properties))) ctx.diags.push(...lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
 }

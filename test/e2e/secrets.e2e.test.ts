@@ -186,7 +186,8 @@ describe("secrets met while loading", () => {
       expectNoSecret(json);
       const doc = JSON.parse(json.stdout) as ValidateOutput;
       expect(doc.diagnostics[0]!.summary).toContain("(sensitive value)");
-      expect(doc.diagnostics[0]!.range!.start.line).toBe(Number(expected.split(":")[1]));
+      // (With tok="s3cr et", resource a's member from the same input is refused at load too.)
+      expect(doc.diagnostics.map((d) => d.range!.start.line)).toContain(Number(expected.split(":")[1]));
     }
   });
 });
