@@ -162,13 +162,24 @@ export interface ForEachContext {
   lenient: boolean;
   /** Where the strings of collections computed from a secret go (the stack's secrets) */
   secrets: Set<string>;
+  /** Filled in: the instance keys of each forEach whose collection is known (none when not) */
+  instances: Map<string, ForEachInstances>;
+}
+
+/** The instances of one forEach, for checking references to them. */
+export interface ForEachInstances {
+  keys: readonly (string | number)[];
+  /** The fields an instance has (its type's outputs) */
+  fields: readonly string[];
 }
 
 /** The declarations of a resource with a forEach: one per element. Problems in `${each.…}` are
  *  reported once, not once per instance. */
 function eachDeclarations(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, forEach: ForEachContext, diags: Diagnostic[]): ResourceDecl[] {
   const opts = optionsOf(raw);
-  const instances = forEachInstances(src, opts.forEach, ["resources", name, "options", "forEach"], forEach.scope, forEach.lenient, diags, forEach.secrets) ?? [];
+  const evaluated = forEachInstances(src, opts.forEach, ["resources", name, "options", "forEach"], forEach.scope, forEach.lenient, diags, forEach.secrets);
+  if (evaluated) forEach.instances.set(name, { keys: evaluated.map((e) => e.key), fields: driver.outputNames });
+  const instances = evaluated ?? [];
   const found: Diagnostic[] = [];
   const decls: ResourceDecl[] = [];
   for (const each of instances) {

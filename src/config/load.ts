@@ -7,7 +7,7 @@ import { lintStack } from "./lint.js";
 import { functionDriver, suggestToken, FUNCTION_TOKENS } from "../drivers/registry.js";
 import type { OutputDecl, StackModel, VariableDecl } from "./model.js";
 import { type GivenInputs, NO_INPUTS, resolveConfig } from "./inputs.js";
-import { type Defaults, loadResources } from "./load-resources.js";
+import { type Defaults, type ForEachInstances, loadResources } from "./load-resources.js";
 import { collectRefs, type DeclaredNames, referenceGraph } from "./references.js";
 import { loadTimeScope } from "./for-each.js";
 import { loadMoved } from "./moved.js";
@@ -191,14 +191,15 @@ function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: L
   for (const c of config.values()) if (c.secret && c.value !== undefined) secretStrings(sensitive(c.value), secrets);
   if (opts.inputsOptional) dropMissingInputs(diags);
   const variables = loadVariables(src, doc, variablesRaw, diags);
-  const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true, secrets }, diags);
+  const instances = new Map<string, ForEachInstances>();
+  const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true, secrets, instances }, diags);
   const moved = loadMoved(src, doc.moved, resources, diags);
   const outputs = new Map<string, OutputDecl>();
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
 
   // References: known roots and, for resources and invokes, known first fields.
   const names = declaredNames([configRaw, variablesRaw, resourcesRaw]);
-  const graph = referenceGraph(src, { variables, resources, outputs, names }, diags);
+  const graph = referenceGraph(src, { variables, resources, outputs, names, instances }, diags);
   const cycle = graph.findCycle();
   if (cycle) {
     const first = cycle[0]!;

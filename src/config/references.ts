@@ -2,7 +2,9 @@
 // the declared names, and turned into the dependency graph.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { Graph } from "../graph/graph.js";
-import { hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
+import { type Accessor, hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
+import { instanceAddress } from "./addresses.js";
+import type { ForEachInstances } from "./load-resources.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
 import { functionCall, staticCallProblem } from "./functions.js";
 import { suggest } from "./schema-diagnostics.js";
@@ -107,6 +109,29 @@ export interface Declared {
   outputs: Map<string, OutputDecl>;
   /** Every input, variable and resource name written in the stack, loaded or not (own keys only) */
   names: DeclaredNames;
+  /** The instances of each forEach whose collection is known when the stack loads */
+  instances?: ReadonlyMap<string, ForEachInstances>;
+}
+
+const keyText = (k: string | number): string => (typeof k === "number" ? String(k) : JSON.stringify(k));
+
+/** What is wrong with `${root…}` where root is a forEach with these instances; undefined: nothing.
+ *  (While planning, a forEach's name is the map of its instances' values by key: see valuesScope.) */
+export function instanceProblem(root: string, f: ForEachInstances, path: readonly Accessor[]): string | undefined {
+  const [first, field] = path;
+  if (!first) return undefined;
+  const shown = f.keys.slice(0, 12).map(keyText).join(", ") + (f.keys.length > 12 ? ", …" : "");
+  const listed = f.keys.length ? `its instances are ${shown}` : "it has no instances";
+  if (first.kind === "index") {
+    if (f.keys.includes(first.index)) return `instances are named by key in quotes: write ${root}["${first.index}"]`;
+    return `${root} has no instance ${first.index}; ${listed}`;
+  }
+  if (!f.keys.some((k) => String(k) === first.name)) {
+    if (f.fields.includes(first.name)) return f.keys.length ? `${root} is a forEach resource: name one instance, e.g. ${instanceAddress(root, f.keys[0]!)}` : `${root} is a forEach resource with no instances: it has no field "${first.name}"`;
+    return `${root} has no instance "${first.name}"; ${listed}`;
+  }
+  if (field?.kind === "prop" && !f.fields.includes(field.name)) return `${root}[${keyText(first.name)}] has no field "${field.name}"`;
+  return undefined;
 }
 
 /**
@@ -137,6 +162,12 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
       }
       if (r.root === fromDecl) {
         diags.push(at(src, r.at, `"${fromDecl}" refers to itself in "\${${r.text}}"`, { offset: r.offset }));
+        continue;
+      }
+      const forEach = d.instances?.get(r.root);
+      const wrong = forEach && instanceProblem(r.root, forEach, r.path);
+      if (wrong) {
+        diags.push(at(src, r.at, `"\${${r.text}}": ${wrong}`, { offset: r.offset, ...(forEach.fields.length ? { detail: `Fields of an instance: ${forEach.fields.join(", ")}.` } : {}) }));
         continue;
       }
       const first = r.path[0];

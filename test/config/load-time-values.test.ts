@@ -131,3 +131,62 @@ resources:
     expect(JSON.stringify(r.diagnostics)).not.toContain("hush-hush");
   });
 });
+
+const REFS = `${STACK_HEAD}config:
+  empty: { type: list, default: [] }
+  later: { type: list }
+resources:
+  none:
+    type: ${MEMBER}
+    options: { forEach: "\${empty}" }
+    properties: { name: churn, role: roles/aiplatform.viewer, member: "user:\${each.value}" }
+  mixed:
+    type: ${MEMBER}
+    options: { forEach: ["a", "b"] }
+    properties: { name: churn, role: roles/aiplatform.user, member: "user:m\${each.key}@example.com" }
+  waiting:
+    type: ${MEMBER}
+    options: { forEach: "\${later}" }
+    properties: { name: churn, role: roles/aiplatform.user, member: "user:\${each.value}" }
+  ok:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.x0, member: 'user:\${mixed["a"].etag}@example.com' }
+`;
+
+const ref = (n: number, text: string) => `  r${n}:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.x${n}, member: 'user:\${${text}}@example.com' }
+`;
+
+describe("references to forEach instances are checked when the stack loads", () => {
+  it("an instance that does not exist, an index, a forEach's own field: errors at the reference", () => {
+    const stack = REFS + ref(1, 'mixed["zzz"].etag') + ref(2, 'none["q"].etag') + ref(3, "mixed[5].etag") + ref(4, "mixed.etag");
+    const r = load(stack, ['later=["x@example.com"]']);
+    expect(errors(r)).toEqual([
+      `26:73: "\${mixed["zzz"].etag}": mixed has no instance "zzz"; its instances are "a", "b"`,
+      `29:73: "\${none["q"].etag}": none has no instance "q"; it has no instances`,
+      `32:73: "\${mixed[5].etag}": mixed has no instance 5; its instances are "a", "b"`,
+      `35:73: "\${mixed.etag}": mixed is a forEach resource: name one instance, e.g. mixed["a"]`,
+    ]);
+  });
+
+  it("an existing instance, the whole forEach, and one whose collection is not known yet are fine", () => {
+    const stack = `${REFS}${ref(1, 'waiting["zzz"].etag')}outputs:\n  all: "\${mixed}"\n  one: '\${mixed["b"]}'\n`;
+    expect(errors(load(stack, ['later=["x@example.com"]'])).map((e) => e.slice(e.indexOf(" ") + 1))).toEqual([`"\${waiting["zzz"].etag}": waiting has no instance "zzz"; its instances are "x@example.com"`]);
+    expect(errors(load(stack, [], { inputsOptional: true }))).toEqual([]);
+    expect(errors(load(REFS, ['later=["x@example.com"]']))).toEqual([]);
+  });
+
+  it("a list of non-strings is keyed by index, read in quotes as planning reads it; an instance's fields are its type's", () => {
+    const stack = `${STACK_HEAD}resources:
+  nums:
+    type: ${MEMBER}
+    options: { forEach: [1, 2] }
+    properties: { name: churn, role: "roles/aiplatform.x\${each.value}", member: user:n@example.com }
+${ref(1, 'nums["0"].etag')}${ref(2, "nums[1].etag")}${ref(3, 'nums["1"].etagg')}`;
+    expect(errors(load(stack))).toEqual([
+      `15:73: "\${nums[1].etag}": instances are named by key in quotes: write nums["1"]`,
+      `18:73: "\${nums["1"].etagg}": nums["1"] has no field "etagg"`,
+    ]);
+  });
+});

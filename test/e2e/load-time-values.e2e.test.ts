@@ -35,6 +35,36 @@ resources:
     properties: { name: nightly, role: "roles/\${who}", members: ["\${who}"] }
 `;
 
+// The hostile tester's r2/stack.yaml.
+const REFS_STACK = `name: refs2
+provider: { project: my-project, location: us-central1 }
+config:
+  empty: { type: list, default: [] }
+resources:
+  none:
+    type: ${MEMBER}
+    options: { forEach: "\${empty}" }
+    properties: { name: churn, role: roles/aiplatform.viewer, member: "user:\${each.value}" }
+  mixed:
+    type: ${MEMBER}
+    options: { forEach: ["a", "b"] }
+    properties: { name: churn, role: roles/aiplatform.user, member: "user:m\${each.key}@example.com" }
+  r1:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.x1, member: "user:\${mixed[\\"zzz\\"].etag}@example.com" }
+  r2:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.x2, member: "user:\${none[\\"q\\"].etag}@example.com" }
+  r4:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.x4, member: "user:\${mixed[5].etag}@example.com" }
+  r5:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.x5, member: "user:\${mixed.etag}@example.com" }
+outputs:
+  o: "\${mixed}"
+`;
+
 const NO_PREFIX = 'member "nobody" has no type prefix';
 
 async function stackIn(name: string, text: string): Promise<string> {
@@ -104,4 +134,18 @@ resources:
     expect(existsSync(join(dir, "state"))).toBe(false);
     expect(readdirSync(dir).sort()).toEqual(["cloud.seed.json", "stack.yaml"]);
   });
+});
+
+describe("a reference to a forEach instance that does not exist is an error when the stack loads", () => {
+  for (const command of ["validate", "plan"]) {
+    it(`${command}: each bad reference at its position, with no request`, async () => {
+      const dir = await stackIn(`refs-${command}`, REFS_STACK);
+      const err = await refused(dir, [command]);
+      expect(err).toContain(`stack.yaml:16:73: Error: "\${mixed["zzz"].etag}": mixed has no instance "zzz"; its instances are "a", "b"`);
+      expect(err).toContain(`stack.yaml:19:73: Error: "\${none["q"].etag}": none has no instance "q"; it has no instances`);
+      expect(err).toContain(`stack.yaml:22:73: Error: "\${mixed[5].etag}": mixed has no instance 5; its instances are "a", "b"`);
+      expect(err).toContain(`stack.yaml:25:73: Error: "\${mixed.etag}": mixed is a forEach resource: name one instance, e.g. mixed["a"]`);
+      expect(err).toContain("4 error(s), 0 warning(s).");
+    });
+  }
 });
