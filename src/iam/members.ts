@@ -1,15 +1,9 @@
 // Member (principal) forms, validation and the comparison key that prevents permanent diffs.
 
-/** {local}@{domain}: one "@", no white space or ":", and a dot inside the domain. Checked by hand
- *  because the equivalent pattern (/^[^@\s:]+@[^@\s:]+\.[^@\s:]+$/) backtracks on long domains. */
-export function isEmail(s: string): boolean {
-  const at = s.indexOf("@");
-  if (at <= 0 || /[\s:]/.test(s) || s.indexOf("@", at + 1) >= 0) return false;
-  const domain = s.slice(at + 1);
-  const dot = domain.indexOf(".", 1);
-  return dot > 0 && dot < domain.length - 1;
-}
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+import { domainProblem, emailProblem, federatedProblem } from "./member-rules.js";
+
+export { isEmail } from "./member-rules.js";
+
 const EMAIL_PREFIXES = ["user", "serviceAccount", "group"] as const;
 /** Principals whose identifiers are compared exactly (they are not email addresses). */
 const EXACT_PREFIXES = ["principal://", "principalSet://"];
@@ -21,9 +15,20 @@ export const MEMBER_FORMS =
 /** A lone UTF-16 surrogate: text that is not valid Unicode (Google refuses it). */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Whether `member` is `prefix` followed by a non-empty identifier without white space. */
-function isExactIdentifier(member: string, prefix: string): boolean {
-  return member.startsWith(prefix) && member.length > prefix.length && /^[^\s]+$/.test(member.slice(prefix.length));
+const FEDERATED_EXPECTED = "{scheme}://{host}/{path}, e.g. principal://iam.googleapis.com/locations/global/workforcePools/{pool}/subject/{value} or principalSet://…/group/{id}";
+
+/** Why a deleted member (deleted:{type}:{email}?uid={n} or deleted:principal://…) is refused, or undefined. */
+function deletedProblem(member: string, rest: string): string | undefined {
+  const what = `member "${member}" is not a valid deleted principal`;
+  const expected = "expected deleted:{user|serviceAccount|group}:{email}?uid={n} or deleted:principal://…";
+  if (rest.startsWith("principal://")) {
+    const p = federatedProblem(rest);
+    return p ? `${what}: ${p}; ${expected}` : undefined;
+  }
+  const m = /^(user|serviceAccount|group):([^?]*)\?uid=[0-9]+$/.exec(rest);
+  if (!m) return `${what}; ${expected}`;
+  const p = emailProblem(m[2]!);
+  return p ? `${what}: the email: ${p}; ${expected}` : undefined;
 }
 
 /** Returns why `member` is not an accepted IAM member, or undefined when it is. */
@@ -34,24 +39,22 @@ export function memberProblem(member: string): string | undefined {
   if (isPublicMember(member)) return undefined;
   for (const p of EXACT_PREFIXES) {
     if (member.startsWith(p)) {
-      return isExactIdentifier(member, p) ? undefined : `member "${member}" is not a valid ${p.slice(0, -3)} identifier`;
+      const why = federatedProblem(member);
+      return why ? `member "${member}" is not a valid ${p.slice(0, -3)} identifier: ${why}; expected ${FEDERATED_EXPECTED}` : undefined;
     }
   }
   const colon = member.indexOf(":");
   if (colon < 0) return `member "${member}" has no type prefix; expected one of ${MEMBER_FORMS}`;
   const prefix = member.slice(0, colon);
   const rest = member.slice(colon + 1);
-  if (prefix === "deleted") {
-    // A deleted federated identity (Google's Binding.members reference): deleted:principal://….
-    if (isExactIdentifier(rest, "principal://")) return undefined;
-    const m = /^(user|serviceAccount|group):([^?]+)\?uid=\d+$/.exec(rest);
-    return m && isEmail(m[2]!) ? undefined : `member "${member}" is not a valid deleted principal (deleted:{type}:{email}?uid={n} or deleted:principal://…)`;
-  }
+  if (prefix === "deleted") return deletedProblem(member, rest);
   if ((EMAIL_PREFIXES as readonly string[]).includes(prefix)) {
-    return isEmail(rest) ? undefined : `member "${member}": what follows "${prefix}:" is not an email address`;
+    const why = emailProblem(rest);
+    return why ? `member "${member}": what follows "${prefix}:" is not an email address: ${why}; expected ${prefix}:{name}@{domain}` : undefined;
   }
   if (prefix === "domain") {
-    return DOMAIN.test(rest) ? undefined : `member "${member}": what follows "${prefix}:" is not a domain name`;
+    const why = domainProblem(rest);
+    return why ? `member "${member}": what follows "${prefix}:" is not a domain name: ${why}; expected domain:{domain}` : undefined;
   }
   return `member "${member}" has unknown type "${prefix}:"; expected one of ${MEMBER_FORMS}`;
 }

@@ -63,11 +63,11 @@ describe("secrets met while loading", () => {
     expect(r.diagnostics).toHaveLength(1);
     expect(everything(r)).not.toContain("s3cr");
     expect(r.diagnostics[0]).toMatchObject({ severity: "error", file: FILE, line: 20, column: 70, address: 'tk["(sensitive value)"]' });
-    expect(r.diagnostics[0]!.summary).toBe('tk["(sensitive value)"]: member "(sensitive value)": what follows "user:" is not an email address');
+    expect(r.diagnostics[0]!.summary).toBe('tk["(sensitive value)"]: member "(sensitive value)": what follows "user:" is not an email address: it contains white space (U+0020); expected user:{name}@{domain}');
     // A whole secret member: the part after its type is not quoted either.
     const whole = load({ who: '["user:bad secret@example.com"]' });
     expect(JSON.stringify(whole.diagnostics)).not.toContain("bad secret");
-    expect(whole.diagnostics[0]!.summary).toBe('each["(sensitive value)"]: member "(sensitive value)": what follows "user:" is not an email address');
+    expect(whole.diagnostics[0]!.summary).toBe('each["(sensitive value)"]: member "(sensitive value)": what follows "user:" is not an email address: it contains white space (U+0020); expected user:{name}@{domain}');
   });
 
   it("are not quoted in an address or a message that escapes them (a secret with a quote or a backslash)", () => {
