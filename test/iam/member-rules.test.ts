@@ -152,3 +152,24 @@ describe("memberProblem: members Google accepts", () => {
     expect(memberProblem(member)).toBeUndefined();
   });
 });
+
+describe("the common-case shortcut of the email check", () => {
+  it("accepts only what the full check accepts (random near-emails)", async () => {
+    const { emailProblem, emailProblemInFull } = await import("../../src/iam/member-rules.js");
+    let seed = 12345;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const alphabet = ["a", "Z", "0", "9", "-", ".", "_", "+", "@", "'", "é", " ", "\u0000", "..", "-.", ".-", "x".repeat(63), "y".repeat(64), "1"];
+    let agreed = 0;
+    for (let i = 0; i < 50_000; i++) {
+      let s = "";
+      const parts = 1 + rnd(12);
+      for (let j = 0; j < parts; j++) s += alphabet[rnd(alphabet.length)];
+      if (rnd(2)) s += "@" + ["example.com", "a.b", "x-.com", "-x.com", "a..b", "1.2", "a.12", "b.c3", "z".repeat(64) + ".com"][rnd(9)];
+      const fast = emailProblem(s) === undefined;
+      const full = emailProblemInFull(s) === undefined;
+      if (fast) expect(full, s).toBe(true);
+      if (fast === full) agreed++;
+    }
+    expect(agreed).toBe(50_000);
+  });
+});
