@@ -2,7 +2,7 @@
 // which audit logging is turned on or off. The access summary of a plan is made from it, and so
 // is apply's check that a write re-applied after another writer's change still does only what
 // the plan showed (../cloud/policy-engine.ts).
-import type { Condition, Policy } from "../generated/schemas.js";
+import type { AuditConfig, Condition, Policy } from "../generated/schemas.js";
 import { applyModifications, type PolicyModification } from "./policy.js";
 import { bindingKey, canonicalCondition } from "./conditions.js";
 import { memberKey } from "./members.js";
@@ -13,14 +13,19 @@ export interface Grant {
   condition?: Condition;
 }
 
-/** A policy's grants by key (binding key + member identity): one per member of each binding. */
+/** The key of one member's grant in one binding (binding key + member identity). */
+export function grantKey(bindingKey: string, member: string): string {
+  return `${bindingKey}\u0000${memberKey(member)}`;
+}
+
+/** A policy's grants by grantKey: one per member of each binding. */
 export function grantsOf(p: Policy): Map<string, Grant> {
   const out = new Map<string, Grant>();
   for (const b of p.bindings ?? []) {
     // Per binding, not per member.
     const c = canonicalCondition(b.condition);
     const bk = bindingKey(b.role, b.condition);
-    for (const m of b.members) out.set(`${bk}\u0000${memberKey(m)}`, c ? { principal: m, role: b.role, condition: c } : { principal: m, role: b.role });
+    for (const m of b.members) out.set(grantKey(bk, m), c ? { principal: m, role: b.role, condition: c } : { principal: m, role: b.role });
   }
   return out;
 }
@@ -31,6 +36,35 @@ interface Item {
   revoke: string;
 }
 
+/** One audit log setting of a policy: a service's log type with its exemptions. */
+export interface AuditSetting {
+  service: string;
+  log_type: string;
+  exempted_members: string[];
+}
+
+/** The key of a setting: service, log type and exemptions (by identity). */
+export function auditKey(c: AuditSetting): string {
+  return JSON.stringify([c.service, c.log_type, c.exempted_members.map(memberKey).sort()]);
+}
+
+/** Each audit log setting of `configs`, by auditKey. */
+export function auditSettings(configs: readonly AuditConfig[] | undefined): Map<string, AuditSetting> {
+  const out = new Map<string, AuditSetting>();
+  for (const c of configs ?? []) {
+    for (const l of c.auditLogConfigs ?? []) {
+      const e: AuditSetting = { service: c.service ?? "", log_type: l.logType ?? "LOG_TYPE_UNSPECIFIED", exempted_members: [...(l.exemptedMembers ?? [])].sort() };
+      out.set(auditKey(e), e);
+    }
+  }
+  return out;
+}
+
+/** "DATA_READ audit logging of allServices (exempting user:x@example.com)" */
+export function auditText(c: AuditSetting): string {
+  return `${c.log_type} audit logging of ${c.service}${c.exempted_members.length ? ` (exempting ${c.exempted_members.join(", ")})` : ""}`;
+}
+
 /** Each grant and each audit log setting of a policy, keyed. */
 function effectItems(p: Policy): Map<string, Item> {
   const out = new Map<string, Item>();
@@ -38,15 +72,7 @@ function effectItems(p: Policy): Map<string, Item> {
     const role = `${g.role}${g.condition ? ` if "${g.condition.title}"` : ""}`;
     out.set(k, { grant: `grant ${g.principal} ${role}`, revoke: `revoke ${g.principal} from ${role}` });
   }
-  for (const a of p.auditConfigs ?? []) {
-    for (const l of a.auditLogConfigs ?? []) {
-      const log = `${l.logType ?? "LOG_TYPE_UNSPECIFIED"} audit logging of ${a.service ?? ""}`;
-      out.set(`\u0001${a.service}\u0000${l.logType}`, { grant: `turn on ${log}`, revoke: `turn off ${log}` });
-      for (const m of l.exemptedMembers ?? []) {
-        out.set(`\u0001${a.service}\u0000${l.logType}\u0000${memberKey(m)}`, { grant: `exempt ${m} from ${log}`, revoke: `end the exemption of ${m} from ${log}` });
-      }
-    }
-  }
+  for (const [k, e] of auditSettings(p.auditConfigs)) out.set(`\u0001${k}`, { grant: `turn on ${auditText(e)}`, revoke: `turn off ${auditText(e)}` });
   return out;
 }
 

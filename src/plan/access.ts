@@ -8,8 +8,7 @@ import { inputsOf } from "../drivers/inputs.js";
 import { HeldGrants } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey, conditionKey } from "../iam/conditions.js";
-import { type Grant, grantsOf as grants } from "../iam/policy-effect.js";
-import { memberKey } from "../iam/members.js";
+import { type Grant, grantKey, grantsOf as grants } from "../iam/policy-effect.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 
@@ -28,7 +27,6 @@ export interface PlannedPolicy {
 }
 
 /** The key of one member of one binding (as `grants` keys them). */
-const grantKey = (bk: string, member: string) => `${bk}\u0000${memberKey(member)}`;
 
 /** The byBinding key of a policy resource: it changes every binding of its object. */
 export const EVERY_BINDING = "*";

@@ -7,7 +7,7 @@ import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
 import { isBasicRole } from "../../iam/roles.js";
 import { type Line, seg } from "./lines.js";
-import { auditKey, auditText, entries as auditEntries } from "../../plan/audit-changes.js";
+import { auditKey, auditSettings, auditText } from "../../iam/policy-effect.js";
 
 const where = (c: AccessChange) => `${c.role}${c.condition ? ` if "${c.condition.title}"` : ""} on ${c.object}`;
 const by = (c: AccessChange) => (c.addresses.length ? ` (${c.addresses.join(", ")})` : "");
@@ -51,7 +51,7 @@ function auditSummaryLines(plan: Plan): Line[] {
 export function auditRemovalLines(c: ResourceChange, plan: Plan): Line[] {
   const mine = (plan.access_changes?.audit_changes ?? []).filter((a) => a.action === "remove" && a.addresses.includes(c.address));
   if (!mine.length) return [];
-  const before = isObj(c.change.before) && Array.isArray(c.change.before.auditConfigs) ? auditEntries(c.change.before.auditConfigs as AuditConfig[]) : new Map();
+  const before = isObj(c.change.before) && Array.isArray(c.change.before.auditConfigs) ? auditSettings(c.change.before.auditConfigs as AuditConfig[]) : new Map();
   return mine
     .filter((a) => !before.has(auditKey(a)))
     .map((a): Line => [seg("      - ", "remove"), seg(`auditConfigs: ${a.service} ${a.log_type}${a.exempted_members.length ? ` (exempting ${a.exempted_members.join(", ")})` : ""}`), seg("  # configured outside converge, will be removed", "remove")]);
