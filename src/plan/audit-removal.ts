@@ -4,20 +4,13 @@
 import type { AuditConfig, ResourceChange } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, warning } from "../diagnostics/diagnostic.js";
-import { canonicalAuditConfigs } from "../iam/policy.js";
+import { auditSettings, auditText } from "../iam/policy-effect.js";
 import { EVERY_BINDING, type PlannedPolicy } from "./access.js";
 
-/** "service: LOG_TYPE (exempting …)" for each audit log config. */
-function describe(configs: readonly AuditConfig[]): string[] {
-  return configs.flatMap((c) => (c.auditLogConfigs ?? []).map((l) => `${c.service ?? ""}: ${l.logType ?? ""}${l.exemptedMembers?.length ? ` (exempting ${l.exemptedMembers.join(", ")})` : ""}`));
-}
-
-/** The audit log configs of `before` that `after` does not keep. */
-function removed(before: readonly AuditConfig[], after: readonly AuditConfig[]): AuditConfig[] {
-  const kept = new Set(canonicalAuditConfigs(after).flatMap((c) => (c.auditLogConfigs ?? []).map((l) => JSON.stringify([c.service, l]))));
-  return canonicalAuditConfigs(before)
-    .map((c) => ({ service: c.service, auditLogConfigs: (c.auditLogConfigs ?? []).filter((l) => !kept.has(JSON.stringify([c.service, l]))) }))
-    .filter((c) => c.auditLogConfigs.length > 0);
+/** The audit log settings of `before` that `after` does not keep, as text. */
+function removed(before: readonly AuditConfig[], after: readonly AuditConfig[]): string[] {
+  const kept = auditSettings(after);
+  return [...auditSettings(before)].filter(([k]) => !kept.has(k)).map(([, e]) => auditText(e));
 }
 
 export function auditRemovalWarnings(stack: StackModel, changes: readonly ResourceChange[], policies: readonly PlannedPolicy[]): Diagnostic[] {
@@ -32,7 +25,7 @@ export function auditRemovalWarnings(stack: StackModel, changes: readonly Resour
       if (!c || (before && before.name === p.name)) continue;
       const where = stack.resources.has(address) ? { file: stack.source.file, ...stack.source.position(["resources", address], { key: true }) } : {};
       out.push(
-        warning(`${address} removes the audit logging configured on ${p.name}: ${describe(gone).join("; ")}`, {
+        warning(`${address} removes the audit logging configured on ${p.name}: ${gone.join("; ")}`, {
           ...where,
           address,
           detail: "A whole-policy resource leaves exactly its own auditConfigs on the object; declare these in its auditConfigs to keep them.",

@@ -158,9 +158,9 @@ describe.each([RESTORE_PLAN, ENDPOINT])("the whole-policy type of a $label", { t
     const create = await s.planChanges();
     expect(create.stdout).toContain("# pol will be created");
     // Its diff starts from nothing, so the plan warns at the resource, naming the logging removed.
-    expect(create.stderr).toContain(`${basename(s.file())}:6:3: Warning: pol removes the audit logging configured on ${k.full("c1")}: allServices: DATA_READ`);
+    expect(create.stderr).toContain(`${basename(s.file())}:6:3: Warning: pol removes the audit logging configured on ${k.full("c1")}: DATA_READ audit logging of allServices`);
     const json = JSON.parse((await s.planChanges("--json")).stdout) as { converge: { diagnostics: { severity: string; summary: string; address?: string; line?: number }[] } };
-    expect(json.converge.diagnostics).toEqual([expect.objectContaining({ severity: "warning", address: "pol", line: 6, summary: expect.stringContaining("allServices: DATA_READ") })]);
+    expect(json.converge.diagnostics).toEqual([expect.objectContaining({ severity: "warning", address: "pol", line: 6, summary: expect.stringContaining("DATA_READ audit logging of allServices") })]);
     // Declaring the live logging keeps it: no warning.
     await s.write({ pol: policy(k, "c1", [{ role: k.r1, members: [CAROL] }], FOREIGN_AUDIT) });
     const kept = await s.planChanges();
