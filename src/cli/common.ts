@@ -83,11 +83,10 @@ export function addInputOptions(cmd: Command): Command {
 }
 
 /** The values given for the stack's inputs: --var, --var-file and CONVERGE_VAR_ variables. A
- *  problem reading them (a missing file, a --var without "=") stops the command. */
+ *  problem reading them (a missing file, a --var without "=") is in `problems`: the loader reports
+ *  it with the stack's own diagnostics, and the stack does not load. */
 export function inputsOf(o: { var?: string[]; varFile?: string[] }): GivenInputs {
-  const { given, diagnostics } = readInputs({ vars: o.var ?? [], varFiles: o.varFile ?? [], env: process.env });
-  if (diagnostics.length) throw new UserError(diagnostics);
-  return given;
+  return readInputs({ vars: o.var ?? [], varFiles: o.varFile ?? [], env: process.env }).given;
 }
 
 

@@ -27,6 +27,9 @@ export interface GivenInputs {
   vars: InputValue[];
   files: InputValue[];
   env: InputValue[];
+  /** The problems of reading them (a --var without "=", a --var-file that does not parse or does
+   *  not exist): the loader reports them with the stack's own diagnostics, in one run. */
+  problems?: readonly Diagnostic[];
 }
 
 export const NO_INPUTS: GivenInputs = { vars: [], files: [], env: [] };

@@ -62,8 +62,20 @@ function readStackText(path: string, file: string): string | Diagnostic {
 export function loadStackFile(path: string, opts: LoadOptions = {}): LoadResult {
   const file = resolve(path);
   const text = readStackText(path, file);
-  if (typeof text !== "string") return { diagnostics: [text] };
-  return checkSeedFile(parseStack(file, text, opts));
+  if (typeof text !== "string") return withInputProblems({ diagnostics: [text] }, opts.inputs);
+  return withInputProblems(checkSeedFile(parseStack(file, text, opts)), opts.inputs);
+}
+
+/**
+ * A stack file's load result with the problems of reading its inputs (`inputs.problems`) before
+ * its own diagnostics: a bad --var or --var-file hides none of the stack's errors, nor they its.
+ * The stack does not load while one of those problems is an error.
+ */
+export function withInputProblems(result: LoadResult, inputs: GivenInputs | undefined): LoadResult {
+  const problems = inputs?.problems ?? [];
+  if (!problems.length) return result;
+  const diagnostics = [...problems, ...result.diagnostics];
+  return hasErrors(problems) ? { diagnostics } : { ...result, diagnostics };
 }
 
 /** A loaded stack whose `provider.seed` names no file does not load (the I/O after loading). */

@@ -79,13 +79,15 @@ function envValues(env: NodeJS.ProcessEnv): InputValue[] {
   return out;
 }
 
-/** Every value given for inputs, and the diagnostics of reading them. */
+/** Every value given for inputs, and the diagnostics of reading them (also `given.problems`, for
+ *  the loader to report with the stack's). */
 export function readInputs(args: InputArgs): { given: GivenInputs; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const given: GivenInputs = {
     vars: varArgs(args.vars ?? [], diagnostics),
     files: (args.varFiles ?? []).flatMap((f) => varFile(f, diagnostics)),
     env: envValues(args.env ?? {}),
+    problems: diagnostics,
   };
   return { given, diagnostics };
 }

@@ -5,9 +5,9 @@
 // from its API when the first .ts stack is loaded: no build step, no loader flag.
 import { basename, dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { checkSeedFile, type LoadOptions, type LoadResult, loadStackDocument } from "../config/load.js";
+import { checkSeedFile, type LoadOptions, type LoadResult, loadStackDocument, withInputProblems } from "../config/load.js";
 import { ProgramSource } from "../config/program-source.js";
-import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, error, hasErrors, UserError } from "../diagnostics/diagnostic.js";
 import { checkInputFile, InputFileError, MAX_SOURCE_BYTES } from "../fs/input-file.js";
 import { functionDriver } from "../drivers/registry.js";
 import { validate } from "../schemas/index.js";
@@ -75,6 +75,15 @@ async function importProgram(file: string): Promise<Program | Diagnostic> {
   return fn as Program;
 }
 
+/** Why a direct read may not call the cloud: the command does not (validate, graph), or the inputs
+ *  given have errors (the run fails, with them reported, and a bad input makes no call). */
+function readRefusal(token: string, opts: ProgramOptions): { summary: string; detail: string } | undefined {
+  const fn = token.slice(token.lastIndexOf(":") + 1);
+  if (opts.offline !== undefined) return { summary: `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`, detail: `Use ${fn}Output (read at plan time), or run plan.` };
+  if (hasErrors(opts.inputs?.problems ?? [])) return { summary: `${fn} reads the cloud at once; it does not while the --var and --var-file errors stand`, detail: "Fix those errors and run the command again." };
+  return undefined;
+}
+
 /** Reads functions at once for the direct form, through the cloud the stack declares. The cloud
  *  is opened by a read and closed once no read follows at once (the next one opens it again): an
  *  idle program holds none of converge's handles, so the event loop empties when it is stuck
@@ -93,9 +102,9 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
     const b = builder();
     const driver = functionDriver(token)!;
     const fail = (summary: string, detail?: string) => new UserError(b.errorAt(site, summary, detail));
-    if (opts.offline !== undefined) {
-      const fn = token.slice(token.lastIndexOf(":") + 1);
-      const d = b.errorAt(site, `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`, `Use ${fn}Output (read at plan time), or run plan.`);
+    const refused = readRefusal(token, opts);
+    if (refused) {
+      const d = b.errorAt(site, refused.summary, refused.detail);
       b.diagnostics.push(d);
       throw new UserError(d);
     }
@@ -156,6 +165,6 @@ function byPosition(diags: Diagnostic[]): Diagnostic[] {
 export async function loadProgramFile(path: string, opts: ProgramOptions = {}): Promise<LoadResult> {
   const file = resolve(path);
   const program = await importProgram(file);
-  if (typeof program !== "function") return { diagnostics: [program] };
-  return loadProgram(program, file, basename(file, extname(file)), opts);
+  if (typeof program !== "function") return withInputProblems({ diagnostics: [program] }, opts.inputs);
+  return withInputProblems(await loadProgram(program, file, basename(file, extname(file)), opts), opts.inputs);
 }

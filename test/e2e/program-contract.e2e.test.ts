@@ -171,5 +171,12 @@ describe("a direct invoke under validate and graph", () => {
     const plan = await run("plan", "--json");
     expectExit(plan, 0);
     expect(totalRequests(await stats(emu))).toBeGreaterThan(before);
+    // A --var that cannot be read fails the run: reported with the program's errors, and no call.
+    const beforeBad = totalRequests(await stats(emu));
+    const bad = await run("plan", "--var", "nope");
+    expectExit(bad, 1);
+    expect(bad.stderr).toContain('Error: --var "nope" is not name=value');
+    expect(bad.stderr).toContain("stack.ts:5:22: Error: getFederation reads the cloud at once; it does not while the --var and --var-file errors stand");
+    expect(totalRequests(await stats(emu))).toBe(beforeBad);
   });
 });
