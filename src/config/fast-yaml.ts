@@ -84,6 +84,7 @@ function bail(): never {
 }
 
 // Plain keys: a letter or _ first, then letters, digits and _ . / : - (never a trailing ":").
+// So never `<<`, a merge key: yaml's path refuses it at its position (yaml-values.ts).
 const KEY = /^[A-Za-z_][A-Za-z0-9_./:-]*$/;
 // Words the core schema resolves to null or booleans (any other plain word is a string here).
 const NULL_WORDS = new Set(["~", "null", "Null", "NULL"]);

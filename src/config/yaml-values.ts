@@ -8,6 +8,10 @@
 // empty; a core tag that does not fit (!!float 1) leaves a string.
 // Numbers must be finite: 1e400 overflows to Infinity and .inf / .nan are not numbers JSON, the
 // state or the cloud APIs can hold, so a plan would show them as a change after every apply.
+// Merge keys (`<<: *anchor`, YAML 1.1, dropped by YAML 1.2, which yaml follows) are refused at the
+// key: read as YAML 1.2 reads them, `<<` is an ordinary key and nothing is merged, so a stack would
+// get schema errors about what is missing, or a variable a map with a "<<" key, silently. Merging
+// them instead would give merged values the anchor's position, not the place that uses them.
 import type { CST, Document } from "yaml";
 import { yaml } from "./yaml-lib.js";
 import type { StructureError } from "./yaml-limits.js";
@@ -64,14 +68,22 @@ function tagErrors(doc: Document, tokens: readonly CST.Token[]): StructureError[
 
 /** The tags and numbers of `doc` (parsed from `tokens` of `text`) a stack cannot hold. */
 export function valueErrors(doc: Document, tokens: readonly CST.Token[], text: string): StructureError[] {
-  return [...tagErrors(doc, tokens), ...numberErrors(doc, text)].sort((a, b) => a.offset - b.offset);
+  return [...tagErrors(doc, tokens), ...nodeErrors(doc, text)].sort((a, b) => a.offset - b.offset);
 }
 
-/** The values of `doc` that are numbers but not finite (an anchor's value once, not once per alias). */
-function numberErrors(doc: Document, text: string): StructureError[] {
-  const { visit } = yaml();
+const MERGE_DETAIL =
+  'A stack is read as YAML 1.2, which has no merge keys: `<<` would be an ordinary key and nothing merged. Write the keys out in full; for many resources alike, use forEach; for a value used in several places, a variable and ${name}. Quote it ("<<") for a key named <<.';
+
+/** The values of `doc` that are numbers but not finite (an anchor's value once, not once per
+ *  alias), and its merge keys (a plain `<<` key: a quoted one is an ordinary key). */
+function nodeErrors(doc: Document, text: string): StructureError[] {
+  const { isScalar, visit } = yaml();
   const out: StructureError[] = [];
   visit(doc, {
+    Pair(_, pair) {
+      const k = pair.key;
+      if (isScalar(k) && k.type === "PLAIN" && k.value === "<<" && k.range) out.push({ offset: k.range[0], summary: "YAML merge keys (<<) are not supported", detail: MERGE_DETAIL });
+    },
     Scalar(_, node) {
       if (typeof node.value !== "number" || Number.isFinite(node.value) || !node.range) return;
       const [from, to] = node.range;

@@ -72,3 +72,16 @@ describe("input errors are reported with the stack's errors", () => {
     });
   }
 });
+
+describe("a YAML merge key", () => {
+  it("is one error at the << key, in validate and plan alike", async () => {
+    const stack = STACK.replace("    properties:\n", "    properties: &p\n").replace("      extra: 1\n", "") + `  b:\n    type: ${BINDING_T}\n    properties:\n      <<: *p\n      name: rp-2\n`;
+    await writeFile(join(ws.dir, "merge.yaml"), stack.replace("[bogus-member]", "[user:a@example.com]"));
+    for (const command of ["validate", "plan"]) {
+      const r = await runCli([command, "-f", "merge.yaml", "--var", "team=t", "--var", "count=1"], { cwd: ws.dir, emulator: ws.emu });
+      expectExit(r, 1);
+      expect(r.stderr).toBe("merge.yaml:20:7: Error: YAML merge keys (<<) are not supported\n" + r.stderr.slice(r.stderr.indexOf("\n") + 1));
+      expect(r.stderr.match(/Error:/g)).toHaveLength(1);
+    }
+  });
+});
