@@ -106,6 +106,37 @@ export function domainProblem(s: string): string | undefined {
   return badCharacter(s) ?? hostProblem(s, DOMAIN);
 }
 
+// A Kubernetes service account (Workload Identity Federation for GKE):
+// {project}.svc.id.goog[{namespace}/{name}], the project's workload identity pool, a Kubernetes
+// namespace (an RFC 1123 DNS label) and a service account name (an RFC 1123 DNS subdomain), as
+// Kubernetes names them: lower case. The project ID is Google's: 6–30 lower-case letters, digits
+// and hyphens, starting with a letter, not ending with a hyphen. A domain-scoped project
+// (example.com:my-proj) is not accepted: Google documents no pool name for one.
+const KUBERNETES_SA = /^([^[\]]*)\.svc\.id\.goog\[([^/[\]]*)\/([^/[\]]*)\]$/;
+const PROJECT_ID = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
+const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Whether a serviceAccount: member's value is meant as a Kubernetes service account (it has a
+ *  "[" and no "@"), to be checked by kubernetesServiceAccountProblem rather than as an email. */
+export function isKubernetesServiceAccountForm(s: string): boolean {
+  return s.includes("[") && !s.includes("@");
+}
+
+/** Why `s` is not {project}.svc.id.goog[{namespace}/{name}] as Google accepts it, or undefined. */
+export function kubernetesServiceAccountProblem(s: string): string | undefined {
+  const bad = badCharacter(s);
+  if (bad) return bad;
+  const m = KUBERNETES_SA.exec(s);
+  if (!m) return "it is not {project}.svc.id.goog[{namespace}/{name}]";
+  const [, project, namespace, name] = m as unknown as [string, string, string, string];
+  if (!PROJECT_ID.test(project)) return "the project is not a project ID (6 to 30 lower-case letters, digits and hyphens, starting with a letter, not ending with a hyphen)";
+  if (!DNS_LABEL.test(namespace)) return "the namespace is not a DNS label (1 to 63 lower-case letters, digits and inner hyphens)";
+  if (name.length > 253 || !name.split(".").every((l) => DNS_LABEL.test(l))) {
+    return "the name is not a DNS subdomain (dot-separated labels of lower-case letters, digits and inner hyphens, 253 characters at most)";
+  }
+  return undefined;
+}
+
 const HOST: HostRule = { what: "the host", dotted: false, international: false };
 
 // On iam.googleapis.com: a workforce pool (global) or a workload pool (per project number), the

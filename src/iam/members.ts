@@ -1,6 +1,6 @@
 // Member (principal) forms, validation and the comparison key that prevents permanent diffs.
 
-import { domainProblem, emailProblem, federatedProblem } from "./member-rules.js";
+import { domainProblem, emailProblem, federatedProblem, isKubernetesServiceAccountForm, kubernetesServiceAccountProblem } from "./member-rules.js";
 
 export { isEmail } from "./member-rules.js";
 
@@ -10,10 +10,12 @@ const EXACT_PREFIXES = ["principal://", "principalSet://"];
 const PUBLIC = ["allUsers", "allAuthenticatedUsers"] as const;
 
 export const MEMBER_FORMS =
-  "user:{email}, serviceAccount:{email}, group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n}, deleted:principal://…)";
+  "user:{email}, serviceAccount:{email}, serviceAccount:{project}.svc.id.goog[{namespace}/{name}], group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n}, deleted:principal://…)";
 
 /** A lone UTF-16 surrogate: text that is not valid Unicode (Google refuses it). */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const KUBERNETES_EXPECTED = "serviceAccount:{project}.svc.id.goog[{namespace}/{name}], e.g. serviceAccount:my-proj.svc.id.goog[default/my-ksa]";
 
 const FEDERATED_EXPECTED = "{scheme}://{host}/{path}, e.g. principal://iam.googleapis.com/locations/global/workforcePools/{pool}/subject/{value} or principalSet://…/group/{id}";
 
@@ -48,6 +50,10 @@ export function memberProblem(member: string): string | undefined {
   const prefix = member.slice(0, colon);
   const rest = member.slice(colon + 1);
   if (prefix === "deleted") return deletedProblem(member, rest);
+  if (prefix === "serviceAccount" && isKubernetesServiceAccountForm(rest)) {
+    const why = kubernetesServiceAccountProblem(rest);
+    return why ? `member "${member}": what follows "serviceAccount:" is not a Kubernetes service account: ${why}; expected ${KUBERNETES_EXPECTED}` : undefined;
+  }
   if ((EMAIL_PREFIXES as readonly string[]).includes(prefix)) {
     const why = emailProblem(rest);
     return why ? `member "${member}": what follows "${prefix}:" is not an email address: ${why}; expected ${prefix}:{name}@{domain}` : undefined;

@@ -44,7 +44,15 @@ const prefix = fc.constantFrom(
 
 /** Near-valid members: a valid form with pieces mutated, to reach deep into each rule. */
 const email = fc.tuple(text(4), fc.constantFrom("@", "@@", ""), text(4), fc.constantFrom(".", "..", ""), text(3), fc.constantFrom("", ".", "?uid=1", "?uid=")).map((p) => p.join(""));
+/** Near-valid Kubernetes service accounts: serviceAccount:{project}.svc.id.goog[{namespace}/{name}]. */
+const kubernetesWord = fc.constantFrom("my-proj", "abcdef", "a1-b2-c3", "default", "kube-system", "ksa", "a.b", "-", ".", "..", "Ab", "x".repeat(30), "y".repeat(63));
+const kubernetesPart = fc.oneof({ weight: 4, arbitrary: kubernetesWord }, { weight: 1, arbitrary: text(2) }, { weight: 1, arbitrary: fc.array(kubernetesWord, { maxLength: 3 }).map((ws) => ws.join("")) });
+const kubernetesSa = fc
+  .tuple(fc.constantFrom("serviceAccount:", "deleted:serviceAccount:", "user:"), kubernetesPart, fc.constantFrom(".svc.id.goog", ".svc.id.goog.", ".svc.goog", ""), fc.constantFrom("[", "", "[["), kubernetesPart, fc.constantFrom("/", "", "//"), kubernetesPart, fc.constantFrom("]", "", "]]", "]?uid=1"))
+  .map((p) => p.join(""));
+
 const member = fc.oneof(
+  kubernetesSa,
   fc.tuple(prefix, text(8)).map(([p, t]) => p + t),
   fc.tuple(prefix, email).map(([p, e]) => p + e),
   fc.tuple(fc.constantFrom("user:", "group:", "serviceAccount:", "domain:", "deleted:user:"), text(3), fc.constantFrom("@", ""), text(3), fc.constantFrom(".", "-"), text(2), fc.constantFrom("", "?uid=7")).map((p) => p.join("")),
@@ -71,6 +79,10 @@ describe("client member rule vs the emulator's (the client never accepts what th
       "user:a\u0085@example.com",
       "user:a@b.com/x",
       "user:a@[b].com",
+      "serviceAccount:my-proj.svc.id.goog[default/my-ksa]",
+      "serviceAccount:example.com:my-proj.svc.id.goog[default/my-ksa]",
+      "serviceAccount:my-proj.svc.id.goog[default/a..b]",
+      "serviceAccount:my-proj.svc.id.goog[de.fault/ksa]",
       "domain:a..b.com",
       "deleted:user:a@b..com?uid=1",
       "principal://iam.googleapis.com/x",
@@ -95,10 +107,10 @@ describe("client member rule vs the emulator's (the client never accepts what th
     const accepted = new Set<string>();
     fc.assert(
       fc.property(member, (m) => {
-        if (memberProblem(m) === undefined) accepted.add(m.startsWith("deleted:") ? m.slice(0, 10) : m.split(":")[0]!);
+        if (memberProblem(m) === undefined) accepted.add(m.startsWith("deleted:") ? m.slice(0, 10) : m.startsWith("serviceAccount:") && m.endsWith("]") ? "kubernetes" : m.split(":")[0]!);
       }),
       { numRuns: 200_000, seed: 1 },
     );
-    expect([...accepted].sort()).toEqual(expect.arrayContaining(["deleted:pr", "deleted:us", "domain", "group", "principal", "principalSet", "serviceAccount", "user"]));
+    expect([...accepted].sort()).toEqual(expect.arrayContaining(["deleted:pr", "deleted:us", "domain", "group", "kubernetes", "principal", "principalSet", "serviceAccount", "user"]));
   });
 });
