@@ -33,6 +33,7 @@ export function principalProblem(member: unknown): string | undefined {
   if (typeof member !== "string" || member === "") return "a principal must be a non-empty string";
   if (/\p{Cs}/u.test(member)) return `${JSON.stringify(member)} is not valid Unicode`;
   if (/[\s\p{Cc}]/u.test(member)) return `"${member}" contains white space or a control character`;
+  if (/\p{Cf}/u.test(member)) return `"${member}" contains an invisible format character`;
   if (PUBLIC.has(member)) return undefined;
   if (member.startsWith("principal://") || member.startsWith("principalSet://")) return federatedProblem(member);
   if (member.startsWith("deleted:")) return deletedProblem(member);
@@ -41,19 +42,57 @@ export function principalProblem(member: unknown): string | undefined {
   const type = member.slice(0, colon);
   const value = member.slice(colon + 1);
   if (type === "serviceAccount" && KUBERNETES_SA.test(value)) return undefined;
-  if (EMAIL_TYPES.has(type)) return isEmailAddress(value) ? undefined : `"${member}": "${value}" is not an email address`;
+  if (EMAIL_TYPES.has(type)) {
+    const why = emailAddressProblem(value);
+    return why ? `"${member}": "${value}" is not an email address: ${why}` : undefined;
+  }
   if (type === "domain") return isDomainName(value) ? undefined : `"${member}": "${value}" is not a domain name`;
   return `"${member}" has an unknown principal type "${type}:"; expected one of ${PRINCIPAL_FORMS}`;
 }
 
-/** {local part}@{domain}: exactly one "@", a non-empty local part without ":", a dotted domain. */
-function isEmailAddress(s: string): boolean {
-  const parts = s.split("@");
-  if (parts.length !== 2) return false;
-  const [local, domain] = parts as [string, string];
-  if (local === "" || local.includes(":")) return false;
+// An email address as Google's IAM takes it: RFC 5321's mailbox, {local part}@{domain}, with
+// RFC 6531's letters, marks and digits beyond ASCII in either part. Lengths count UTF-16 units.
+//   local part  a dot-atom (RFC 5322): atoms of atext, or of letters, marks and digits beyond
+//               ASCII, joined by single dots; 1 to 64 characters; no quoted strings, no comments
+//   domain      at least two labels, each 1 to 63 letters, marks, digits and hyphens, no hyphen
+//               first or last; 253 characters at most; the last label not all digits (not an
+//               address literal, not an IPv4 address)
+const ATEXT_ASCII = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~-";
+const WORD_CHARACTER = /^[\p{L}\p{M}\p{N}]$/u;
+
+/** A character of an atom: ASCII atext, or a letter, mark or digit beyond ASCII. */
+function isAtomCharacter(c: string): boolean {
+  return c.charCodeAt(0) < 0x80 ? ATEXT_ASCII.includes(c) : WORD_CHARACTER.test(c);
+}
+
+function localPartProblem(local: string): string | undefined {
+  if (local.length === 0) return "the local part is empty";
+  if (local.length > 64) return "the local part is over 64 characters";
+  for (const atom of local.split(".")) {
+    if (atom === "") return "the local part has a dot at its start or end, or two dots together";
+    for (const c of atom) if (!isAtomCharacter(c)) return "the local part has a character outside RFC 5322's atext";
+  }
+  return undefined;
+}
+
+function emailDomainProblem(domain: string): string | undefined {
+  if (domain.length > 253) return "the domain is over 253 characters";
   const labels = domain.split(".");
-  return labels.length >= 2 && labels.every((l) => l !== "" && !/[:/[\]]/.test(l));
+  if (labels.length < 2) return "the domain has a single label";
+  for (const label of labels) {
+    if (label === "") return "the domain has an empty label";
+    if (label.length > 63) return "a label of the domain is over 63 characters";
+    if (label.startsWith("-") || label.endsWith("-")) return "a label of the domain begins or ends with a hyphen";
+    for (const c of label) if (c !== "-" && !WORD_CHARACTER.test(c)) return "a label of the domain has a character other than a letter, digit or hyphen";
+  }
+  return /^[0-9]+$/.test(labels[labels.length - 1]!) ? "the top-level label of the domain is all digits" : undefined;
+}
+
+/** Why `s` is not an email address (see above); undefined when it is. */
+function emailAddressProblem(s: string): string | undefined {
+  const at = s.lastIndexOf("@");
+  if (at < 0) return 'there is no "@"';
+  return localPartProblem(s.slice(0, at)) ?? emailDomainProblem(s.slice(at + 1));
 }
 
 /** A fully qualified host name with an alphabetic top-level label, at most 253 characters. */
@@ -80,7 +119,7 @@ function deletedProblem(member: string): string | undefined {
   const rest = member.slice("deleted:".length);
   if (rest.startsWith("principal://")) return federatedProblem(rest);
   const m = /^(user|group|serviceAccount):([^?]*)\?uid=([0-9]+)$/.exec(rest);
-  if (m && isEmailAddress(m[2]!)) return undefined;
+  if (m && !emailAddressProblem(m[2]!)) return undefined;
   return `"${member}" is not a deleted principal (deleted:{user|group|serviceAccount}:{email}?uid={id} or deleted:principal://…)`;
 }
 

@@ -2,7 +2,7 @@
 // any network call: a member Google refuses must fail `validate`, never `apply` halfway (SPEC
 // section 1). Written from Google's "Principal identifiers" reference and RFC 5321/1123 for emails
 // and host names; the emulator has rules of its own (the differential test checks that this one
-// never accepts what the emulator refuses). Each reason describes what is wrong without quoting a
+// never accepts what the emulator refuses, and that the two agree both ways on emails and domains). Each reason describes what is wrong without quoting a
 // part of the member: a member computed from a secret is shown redacted, as a whole.
 
 /** White space, control characters (C0, DEL, C1) and invisible format characters (zero-width

@@ -77,6 +77,52 @@ describe("principal identifiers", () => {
     expect(principalProblem("")).toBeDefined();
   });
 
+  // RFC 5321/5322 addresses as Google takes them (with RFC 6531's letters and digits beyond
+  // ASCII): a dot-atom of at most 64 characters before "@", a host name of dot-separated labels
+  // after it. The emulator once took any "{x}@{y}.{z}" without ":", "/" or brackets.
+  it("accepts ordinary and internationalised email addresses", () => {
+    for (const e of ["a@b.c", "o'brien@example.com", "first_last-1@sub-domain.example.co.uk", "a+tag@x.io", "!#$%&'*+/=?^_`{|}~-@example.com", "zoë@exämple.com", "пользователь@пример.рф", `${"a".repeat(64)}@${"x".repeat(63)}.com`, `a@${["x".repeat(63), "x".repeat(63), "x".repeat(63), "x".repeat(61)].join(".")}`]) {
+      for (const type of ["user", "group", "serviceAccount"]) expect(principalProblem(`${type}:${e}`), `${type}:${e}`).toBeUndefined();
+      // ("?" ends the email of a deleted principal, where ?uid= follows it.)
+      if (!e.includes("?")) expect(principalProblem(`deleted:user:${e}?uid=1`), e).toBeUndefined();
+    }
+  });
+
+  it.each([
+    ["a@b..com", /empty label/],
+    ["a@.b.com", /empty label/],
+    ["a@-b.com", /hyphen/],
+    ["a@b-.com", /hyphen/],
+    ["a@b_c.com", /label/],
+    ["a@b!.com", /label/],
+    ["a@[10.0.0.1]", /label/],
+    ["a@example.123", /all digits/],
+    [`a@${"x".repeat(64)}.com`, /63/],
+    [`a@${["x".repeat(63), "x".repeat(63), "x".repeat(63), "x".repeat(62)].join(".")}`, /253/],
+    ["@example.com", /empty/],
+    [".a@example.com", /dot/],
+    ["a.@example.com", /dot/],
+    ["a..b@example.com", /dot/],
+    ["a(b)@example.com", /character/],
+    ['"a"@example.com', /character/],
+    ["a<b>@example.com", /character/],
+    ["a,b@example.com", /character/],
+    ["a;b@example.com", /character/],
+    ["a\\b@example.com", /character/],
+    ["a:b@example.com", /character/],
+    ["a\u00b7b@example.com", /character/],
+    [`${"a".repeat(65)}@example.com`, /64/],
+    ["a@b.com?x", /label/],
+    ["a@b.com#", /label/],
+    ["a\u200bb@example.com", /format character/],
+    ["a\u202eb@example.com", /format character/],
+    ["a\u0007b@example.com", /control character/],
+    ["a\u0085b@example.com", /control character/],
+  ])("refuses the email %j for user:, group:, serviceAccount: and deleted:", (e, why) => {
+    for (const m of [`user:${e}`, `group:${e}`, `serviceAccount:${e}`]) expect(principalProblem(m), JSON.stringify(m)).toMatch(why);
+    expect(principalProblem(`deleted:user:${e}?uid=1`), e).toBeDefined();
+  });
+
   it("names one principal by emails in any case, federated identities only exactly", () => {
     expect(principalIdentity("user:Alice@Example.com")).toBe(principalIdentity("user:alice@example.com"));
     expect(principalIdentity("domain:Example.COM")).toBe(principalIdentity("domain:example.com"));
