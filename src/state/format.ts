@@ -255,7 +255,7 @@ function resourceOffsets(text: string): number[] {
  * shown from the other. The error names the first address that repeats and where each copy is
  * (its index and, from `text`, its line and column).
  */
-function duplicateAddress(state: State, text: string, file: string): UserError | undefined {
+function duplicateAddress(state: State, text: string, file: string, input?: StateInput): UserError | undefined {
   const seen = new Map<string, number>();
   let dup: string | undefined;
   for (let i = 0; i < state.resources.length && dup === undefined; i++) {
@@ -273,28 +273,43 @@ function duplicateAddress(state: State, text: string, file: string): UserError |
   });
   return corrupt(
     file,
-    `state file ${file} is not a valid converge state: resource address ${JSON.stringify(dup)} appears ${copies.length} times, at ${places.join(", ")}; an address names one resource`,
+    `${input?.label ?? "state file"} ${file} is not a valid converge state: resource address ${JSON.stringify(dup)} appears ${copies.length} times, at ${places.join(", ")}; an address names one resource`,
     at(copies[1]!) ?? {},
+    input,
   );
 }
 
-function corrupt(file: string, summary: string, where: Partial<Diagnostic> = {}): UserError {
+/** Where the previous version of a damaged state file is, for the refusal's detail. */
+function backupAdvice(file: string): string | undefined {
+  if (file.endsWith(".backup")) return undefined;
   const backup = `${file}.backup`;
-  const detail = file.endsWith(".backup")
-    ? undefined
-    : existsSync(backup)
-      ? `The previous version of the state is kept in ${backup}. If ${file} cannot be repaired, ` +
+  return existsSync(backup)
+    ? `The previous version of the state is kept in ${backup}. If ${file} cannot be repaired, ` +
         `inspect the backup and copy it over ${file} (it may be one write behind the cloud; run plan afterwards).`
-      : `No backup (${backup}) exists.`;
+    : `No backup (${backup}) exists.`;
+}
+
+function corrupt(file: string, summary: string, where: Partial<Diagnostic> = {}, input?: StateInput): UserError {
+  const detail = input ? input.advice : backupAdvice(file);
   return new UserError(error(summary, { file, ...where, ...(detail ? { detail } : {}) }));
+}
+
+/** A state text that is an input (state push FILE), not the stored state: a refusal calls it
+ *  `label` and gives `advice` instead of pointing to a .backup file (FILE has none; the stored
+ *  state is not the one at fault). */
+export interface StateInput {
+  label: string;
+  advice: string;
 }
 
 /**
  * Parses and validates the text of a state file (its schema, and each resource address once).
- * Anything wrong is a UserError naming the file (and the .backup file when there is one).
+ * Anything wrong is a UserError naming the file (and the .backup file when there is one), or, for
+ * an input, with the input's label and advice.
  */
-export function parseState(text: string, file: string): State {
-  if (text.trim() === "") throw corrupt(file, `state file ${file} is empty`);
+export function parseState(text: string, file: string, input?: StateInput): State {
+  const label = input?.label ?? "state file";
+  if (text.trim() === "") throw corrupt(file, `${label} ${file} is empty`, {}, input);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -303,19 +318,21 @@ export function parseState(text: string, file: string): State {
     const pos = /at position (\d+)/.exec(msg);
     const where = pos ? lineColumn(text, Number(pos[1])) : undefined;
     const at = where ? ` (line ${where.line}, column ${where.column})` : "";
-    throw corrupt(file, `state file ${file} is not valid JSON${at}: ${msg}`, where ?? {});
+    throw corrupt(file, `${label} ${file} is not valid JSON${at}: ${msg}`, where ?? {}, input);
   }
   if (isPlainObject(value) && typeof value.version === "number" && value.version > STATE_FORMAT_VERSION) {
     throw corrupt(
       file,
-      `state file ${file} has format version ${value.version}; converge ${TOOL_VERSION} understands version ${STATE_FORMAT_VERSION} — upgrade converge`,
+      `${label} ${file} has format version ${value.version}; converge ${TOOL_VERSION} understands version ${STATE_FORMAT_VERSION} — upgrade converge`,
+      {},
+      input,
     );
   }
   const errors = validate("state.schema.json", value);
   if (errors.length > 0) {
-    throw corrupt(file, `state file ${file} is not a valid converge state: ${describeErrors(errors)}`);
+    throw corrupt(file, `${label} ${file} is not a valid converge state: ${describeErrors(errors)}`, {}, input);
   }
-  const dup = duplicateAddress(value as State, text, file);
+  const dup = duplicateAddress(value as State, text, file, input);
   if (dup) throw dup;
   return value as State;
 }

@@ -68,8 +68,11 @@ async function history(o: TeamOptions): Promise<number> {
 }
 
 /** The pushed state as the store will take it; refuses another stack, and without --force another lineage or an older serial. */
-function pushed(file: string, text: string, stack: string | undefined, current: State | undefined, force: boolean): State {
-  const next = parseState(text, file);
+function pushed(file: string, text: string, stack: string | undefined, current: State | undefined, force: boolean, target: string): State {
+  const next = parseState(text, file, {
+    label: "the file to push",
+    advice: `Nothing was written: the current state (${target}) is unchanged. Correct ${file}, or push another state file (converge state pull writes one).`,
+  });
   if (stack !== undefined && next.stack !== stack) throw new UserError(error(`${file} is a state of stack "${next.stack}", not of stack "${stack}"`, { code: "state/push", file }));
   if (!current) return next;
   if (next.lineage !== current.lineage && !force) {
@@ -93,7 +96,7 @@ async function push(file: string, o: TeamOptions): Promise<number> {
   }
   return withStateLock(store, "state push", durationMs(o.lockTimeout), async () => {
     const current = await store.read();
-    const next = pushed(file, text, opened.stack, current, o.force === true);
+    const next = pushed(file, text, opened.stack, current, o.force === true, store.describe());
     const written = await store.write(next, versionOf(current), { operation: o.force ? "state push --force" : "state push" });
     await writeOut(`Pushed ${file} to ${store.describe()}: it is now serial ${written.serial}.\n`);
     return EXIT.ok;
