@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UserError, error, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { jsonSyntaxMessage } from "../diagnostics/json-syntax.js";
 import type { State, StateResource } from "../generated/schemas.js";
 import { describeErrors, validate, type ErrorObject } from "../schemas/index.js";
 import { TOOL_VERSION } from "../version.js";
@@ -314,11 +315,9 @@ export function parseState(text: string, file: string, input?: StateInput): Stat
   try {
     value = JSON.parse(text);
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    const pos = /at position (\d+)/.exec(msg);
+    const pos = /at position (\d+)/.exec(e instanceof Error ? e.message : "");
     const where = pos ? lineColumn(text, Number(pos[1])) : undefined;
-    const at = where ? ` (line ${where.line}, column ${where.column})` : "";
-    throw corrupt(file, `${label} ${file} is not valid JSON${at}: ${msg}`, where ?? {}, input);
+    throw corrupt(file, `${label} ${file} is not valid JSON: ${jsonSyntaxMessage(e, text)}`, where ?? {}, input);
   }
   if (isPlainObject(value) && typeof value.version === "number" && value.version > STATE_FORMAT_VERSION) {
     throw corrupt(

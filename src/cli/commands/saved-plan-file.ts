@@ -3,6 +3,7 @@
 // is a user error that says nothing was applied; none of them prints the key. The checks against
 // the stack, the state and a fresh plan follow in ../../engine/saved-plan-checks.ts.
 import { UserError, warning } from "../../diagnostics/diagnostic.js";
+import { jsonSyntaxMessage } from "../../diagnostics/json-syntax.js";
 import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../../fs/input-file.js";
 import type { Plan } from "../../generated/schemas.js";
 import { PLAN_KEY_ENV, verifySeal } from "../../plan/saved-plan.js";
@@ -15,14 +16,28 @@ function refuse(summary: string, detail: string): never {
   throw new UserError({ severity: "error", summary, detail });
 }
 
-/** Reads and checks the plan file itself: JSON, the plan schema, the seal, no errors. */
-export function readSavedPlan(file: string, key: string | undefined): Plan {
-  let data: unknown;
+/** The saved plan's text, without a leading byte order mark: an editor may add one, and the seal
+ *  covers the plan's canonical content, not the file's bytes (../../plan/saved-plan.ts), so a BOM
+ *  changes nothing that is checked. */
+function planText(file: string): string {
+  let text: string;
   try {
-    data = JSON.parse(readInputFile(file, "the saved plan", MAX_DATA_BYTES).toString("utf8"));
+    text = readInputFile(file, "the saved plan", MAX_DATA_BYTES).toString("utf8");
   } catch (e) {
     if (e instanceof InputFileError) throw e.userError({ detail: `${e.detail} Nothing was applied.` });
     refuse(`cannot read the saved plan ${file}: ${(e as Error).message}`, "Nothing was applied.");
+  }
+  return text.startsWith("\ufeff") ? text.slice(1) : text;
+}
+
+/** Reads and checks the plan file itself: JSON, the plan schema, the seal, no errors. */
+export function readSavedPlan(file: string, key: string | undefined): Plan {
+  const text = planText(file);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    refuse(`the saved plan ${file} is not valid JSON: ${jsonSyntaxMessage(e, text)}`, "Nothing was applied.");
   }
   const errors = validate("plan.schema.json", data);
   if (errors.length) throw new UserError({ severity: "error", summary: `${file} is not a converge plan`, detail: describeErrors(errors.slice(0, 5)) });
