@@ -145,7 +145,7 @@ function tally(f: typeof figures.stacks, o: StackOutcome, what: string): void {
 // --- 2. saved plans ----------------------------------------------------------------------------
 
 const REFUSALS: [string, RegExp][] = [
-  ["unreadable", /cannot read the saved plan/],
+  ["unreadable", /cannot read the saved plan|is not valid JSON/],
   ["not a plan", /is not a converge plan/],
   ["digest", /digest/],
   ["signature", /signature|is not signed/],
