@@ -2,8 +2,10 @@
 //
 // Who may delete a lock file:
 //  - its owner (LockHandle.release), only while the id in the file is still its own;
-//  - anyone who finds it stale (holder process dead on this host, or unreadable for longer than a
-//    writer could take to fill it), and the user through force-unlock with the matching id.
+//  - anyone who finds it stale (taken on this host by a process certainly gone: its PID unused,
+//    or used by a process that started at another time, see process-identity.ts; or unreadable
+//    for longer than a writer could take to fill it), and the user through force-unlock with the
+//    matching id. When converge cannot tell, the lock stands.
 // The last two are "compare and delete" operations on a file someone else may be replacing at the
 // same moment. They run while holding an exclusive marker file named after the lock being
 // removed ({lock}.takeover-{hash of its id}), and re-read the lock inside it: only one process at
@@ -16,6 +18,7 @@ import { basename, dirname, join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { TOOL_VERSION } from "../version.js";
 import { errnoCode, fsError, pidAlive, sleep } from "./fsutil.js";
+import { isProcessIdentity, processIdentity, processState, type ProcessIdentity } from "./process-identity.js";
 import { finalPath, makeDirs, openRegular, type FileRole } from "./regular-files.js";
 
 export interface LockInfo {
@@ -33,6 +36,9 @@ export interface LockInfo {
   version: string;
   /** The state file the lock guards. */
   path: string;
+  /** Which process `pid` was, when known (Linux): tells the holder from a later process given the
+   *  same PID. Absent in locks of older versions and on other systems. */
+  process?: ProcessIdentity;
 }
 
 export interface LockHandle {
@@ -130,13 +136,23 @@ function describeHolder(info: LockInfo): string {
   return `${holder} (${info.operation || "unknown operation"}, pid ${info.pid}, since ${info.time || "unknown time"})`;
 }
 
+/** What is known of the holder process, for the lock error. */
+function holderProcessText(info: LockInfo): string {
+  if (info.hostname !== osHostname()) return `The lock was taken on host ${info.hostname}; converge cannot check from here whether that process is still running.`;
+  return holderState(info) === "running"
+    ? `The holder process ${info.pid} is still running on this host.`
+    : `The lock is held by process ${info.pid}, which may be another process now: a process ID is reused once its process has exited, and converge cannot tell whether this one is the holder.`;
+}
+
+/** The holder's state, on this host (see processState). */
+function holderState(info: LockInfo): "running" | "gone" | "unknown" {
+  return processState(info.pid, isProcessIdentity(info.process) ? info.process : undefined, pidAlive);
+}
+
 function lockedError(info: LockInfo, lockPath: string, waitedMs: number): UserError {
-  const sameHost = info.hostname === osHostname();
   const details = [
     waitedMs > 0 ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.",
-    sameHost
-      ? `The holder process ${info.pid} is still running on this host.`
-      : `The lock was taken on host ${info.hostname}; converge cannot check from here whether that process is still running.`,
+    holderProcessText(info),
     `Lock file: ${lockPath}${info.version ? ` (written by converge ${info.version})` : ""}.`,
   ];
   return new UserError(
@@ -246,8 +262,9 @@ async function removeLockIf(lockPath: string, key: string): Promise<"removed" | 
   return result;
 }
 
+/** Stale: taken on this host by a process that is certainly gone (never when unsure). */
 function isStale(info: LockInfo): boolean {
-  return info.hostname === osHostname() && !pidAlive(info.pid);
+  return info.hostname === osHostname() && holderState(info) === "gone";
 }
 
 /** Takes the lock at `lockPath` for the state file `statePath`. */
@@ -270,6 +287,8 @@ export async function acquireLock(statePath: string, lockPath: string, operation
     version: TOOL_VERSION,
     path: statePath,
   };
+  const self = processIdentity(process.pid);
+  if (self) info.process = self;
   let unreadable: { key: string; since: number } | undefined;
   for (;;) {
     info.time = new Date().toISOString();

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -123,6 +123,56 @@ describe("state lock", () => {
   it("a lock held by a live process on this host blocks", async () => {
     await plantLock(lockInfo({ pid: process.ppid, hostname: hostname() }));
     await expect(localStateStore(file).lock("apply")).rejects.toThrow(/state is locked by/);
+  });
+
+  // A PID is reused once its process is gone: the lock's PID alive on this host does not mean the
+  // holder is. The lock records the holder's start time (Linux: /proc/PID/stat), the boot and the
+  // PID namespace; converge once said "still running" of whatever process had the PID now.
+  describe.runIf(process.platform === "linux")("a lock whose PID another process has now", () => {
+    const procStart = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").slice(readFileSync(`/proc/${pid}/stat`, "utf8").lastIndexOf(")") + 2).split(" ")[19]!;
+    const boot = () => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    const pidns = () => readlinkSync("/proc/self/ns/pid");
+
+    it("records the holder's start time, boot and PID namespace", async () => {
+      const lock = await localStateStore(file).lock("apply");
+      const onDisk = JSON.parse(readFileSync(lockFile, "utf8")) as LockInfo;
+      expect(onDisk.process).toEqual({ start: procStart(process.pid), boot: boot(), pidNamespace: pidns() });
+      await lock.release();
+    });
+
+    it("is taken over when the process with that PID started at another time (same boot, same namespace)", async () => {
+      const start = String(Number(procStart(process.ppid)) + 1);
+      await plantLock(lockInfo({ pid: process.ppid, hostname: hostname(), process: { start, boot: boot(), pidNamespace: pidns() } }));
+      const lock = await localStateStore(file).lock("apply");
+      expect(JSON.parse(readFileSync(lockFile, "utf8")).id).toBe(lock.info.id);
+      await lock.release();
+    });
+
+    it("is taken over after a reboot (another boot ID)", async () => {
+      await plantLock(lockInfo({ pid: process.ppid, hostname: hostname(), process: { start: procStart(process.ppid), boot: "00000000-0000-4000-8000-000000000000", pidNamespace: pidns() } }));
+      const lock = await localStateStore(file).lock("apply");
+      await lock.release();
+    });
+
+    it("blocks, saying the PID may be another process now, when converge cannot tell (no start time recorded, or another PID namespace)", async () => {
+      for (const process_ of [undefined, { start: "1", boot: boot(), pidNamespace: "pid:[1]" }]) {
+        const info = lockInfo({ pid: process.ppid, hostname: hostname(), ...(process_ ? { process: process_ } : {}) });
+        await plantLock(info);
+        const err = await userError(() => localStateStore(file).lock("apply"));
+        const d = err.diagnostics[0]!;
+        expect(d.summary).toContain(`converge force-unlock ${info.id}`);
+        expect(d.detail).toContain(`held by process ${process.ppid}, which may be another process now`);
+        expect(d.detail).not.toContain("still running");
+        expect(JSON.parse(readFileSync(lockFile, "utf8"))).toEqual(info);
+      }
+    });
+
+    it("says 'still running' only of the holder itself (same PID, start time, boot and namespace)", async () => {
+      const first = await localStateStore(file).lock("apply");
+      const err = await userError(() => localStateStore(file).lock("import"));
+      expect(err.diagnostics[0]!.detail).toContain(`The holder process ${process.pid} is still running on this host`);
+      await first.release();
+    });
   });
 
   it("two takeovers of the same stale lock never both win (in-process race)", async () => {
