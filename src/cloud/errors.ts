@@ -235,16 +235,72 @@ export function retryDelayFromDetails(details: readonly unknown[]): number | und
   return undefined;
 }
 
+/** A slice of a secret this long or longer is redacted wherever it appears (a server may echo the
+ *  first characters of a token, or a log line a part of it); shorter secrets only whole. */
+const MIN_SECRET_SLICE = 8;
+/** Secrets shorter than this are not looked for at all (they would match ordinary words). */
+const MIN_SECRET = 4;
+
+/** The spans [start, end) of `text` that are `secret` whole. */
+function wholeSpans(text: string, secret: string, spans: [number, number][]): void {
+  for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) spans.push([i, i + secret.length]);
+}
+
+/** The spans of `text` that are slices of one of `secrets` of MIN_SECRET_SLICE characters or more,
+ *  each as long as it goes: found by the slice's first MIN_SECRET_SLICE characters (one lookup per
+ *  position of the text, whatever the number of secrets), then extended. */
+function sliceSpans(text: string, secrets: readonly string[], spans: [number, number][]): void {
+  const starts = new Map<string, string[]>();
+  for (const secret of secrets) {
+    for (let i = 0; i + MIN_SECRET_SLICE <= secret.length; i++) {
+      const start = secret.slice(i, i + MIN_SECRET_SLICE);
+      const list = starts.get(start);
+      if (!list) starts.set(start, [secret]);
+      else if (list[list.length - 1] !== secret) list.push(secret);
+    }
+  }
+  if (starts.size === 0) return;
+  let covered = 0;
+  for (let i = 0; i + MIN_SECRET_SLICE <= text.length; i++) {
+    const candidates = starts.get(text.slice(i, i + MIN_SECRET_SLICE));
+    if (!candidates) continue;
+    for (const secret of candidates) {
+      // Inside a span already found, a slice starting here matters only if it reaches beyond it.
+      let end = Math.max(i + MIN_SECRET_SLICE, covered);
+      if (end > i + MIN_SECRET_SLICE && !secret.includes(text.slice(i, end))) continue;
+      while (end < text.length && secret.includes(text.slice(i, end + 1))) end++;
+      if (end > covered) spans.push([i, (covered = end)]);
+    }
+  }
+}
+
+/** `text` with the spans (merged where they overlap or touch) replaced by "[redacted]". */
+function withoutSpans(text: string, spans: [number, number][]): string {
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let at = 0;
+  for (let i = 0; i < spans.length; ) {
+    const start = spans[i]![0];
+    let end = spans[i]![1];
+    for (i++; i < spans.length && spans[i]![0] <= end; i++) end = Math.max(end, spans[i]![1]);
+    out += `${text.slice(at, start)}[redacted]`;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
 /**
- * Removes credentials from text that may end up in a message: the given secrets, `Bearer …` and
- * `Basic …` values (an echoed Authorization or Proxy-Authorization header), the user:password of
- * URLs and Google OAuth access tokens (`ya29.…`).
+ * Removes credentials from text that may end up in a message: the given secrets, and any slice of
+ * 8 characters or more of them; `Bearer …` and `Basic …` values (an echoed Authorization or
+ * Proxy-Authorization header), the user:password of URLs and Google OAuth access tokens (`ya29.…`).
  */
 export function redact(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  // Longest first: a secret that contains another is replaced whole.
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
-  return out
+  const spans: [number, number][] = [];
+  const unique = [...new Set(secrets)];
+  sliceSpans(text, unique.filter((s) => s.length >= MIN_SECRET_SLICE), spans);
+  for (const s of unique) if (s.length >= MIN_SECRET && s.length < MIN_SECRET_SLICE) wholeSpans(text, s, spans);
+  return withoutSpans(text, spans)
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]")
     .replace(/\bya29\.[A-Za-z0-9._-]+/g, "[redacted]")
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, "$1[redacted]@");

@@ -32,6 +32,49 @@ describe("redact", () => {
   });
 });
 
+// A server that echoes part of the token (its first 20 characters, a middle slice in a log line)
+// printed that part: only the whole token was redacted. Any slice of 8 characters or more of a
+// secret of 8 or more is redacted now, wherever it sits.
+describe("redact: slices of a secret", () => {
+  const TOKEN = "ya30.a0AfB_byC9xQ7mZk2LpWn4RtVs8Hd3Jf6Ge1Ui5Oy0Tq";
+
+  it.each([
+    ["its first 20 characters", TOKEN.slice(0, 20)],
+    ["a slice from the middle", TOKEN.slice(13, 29)],
+    ["its last 8 characters", TOKEN.slice(-8)],
+    ["exactly 8 characters", TOKEN.slice(30, 38)],
+  ])("redacts %s", (_what, slice) => {
+    const out = redact(`invalid credentials: token "${slice}..." rejected`, [TOKEN]);
+    expect(out).toBe('invalid credentials: token "[redacted]..." rejected');
+  });
+
+  it("redacts every slice, adjacent or overlapping ones as one, and leaves the rest of the text", () => {
+    const a = TOKEN.slice(0, 10);
+    const b = TOKEN.slice(25, 40);
+    expect(redact(`x ${a} y ${b} z ${a}${b}`, [TOKEN])).toBe("x [redacted] y [redacted] z [redacted]");
+    expect(redact(`x ${TOKEN.slice(0, 12)}${TOKEN.slice(5, 20)} y`, [TOKEN])).toBe("x [redacted] y");
+  });
+
+  it("leaves slices shorter than 8 characters, and text sharing nothing with the secret", () => {
+    expect(redact(`t=${TOKEN.slice(0, 7)}!`, [TOKEN])).toBe(`t=${TOKEN.slice(0, 7)}!`);
+    expect(redact("nothing to see here", [TOKEN])).toBe("nothing to see here");
+  });
+
+  it("a secret shorter than 8 characters is still redacted only whole", () => {
+    expect(redact("pw hunter2 and hunt", ["hunter2"])).toBe("pw [redacted] and hunt");
+  });
+
+  it("answers at once for a long text and many secrets", () => {
+    const text = `${"ab".repeat(200_000)}${TOKEN.slice(3, 30)}`;
+    const t = Date.now();
+    expect(redact(text, [TOKEN, ...Array.from({ length: 20 }, (_, i) => `${TOKEN}${i}`)]).endsWith("[redacted]")).toBe(true);
+    const long = Array.from({ length: 2048 }, (_, i) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[(i * 7919) % 64]).join("");
+    const t2 = Date.now();
+    expect(redact(`a ${long} b ${long} c ${long.slice(100, 1900)}`, [long])).toBe("a [redacted] b [redacted] c [redacted]");
+    expect(Date.now() - t2).toBeLessThan(1000);
+  });
+});
+
 describe("the client scrubs what a server echoes", () => {
   it("a proxy's password, raw, decoded and as Basic, never reaches a message", async () => {
     const env = { HTTP_PROXY: "http://alice:s3cret%20pw@127.0.0.1:3128", CLOUDNATIVE_ACCESS_TOKEN: "tok-abcdef" };
@@ -42,6 +85,16 @@ describe("the client scrubs what a server echoes", () => {
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as Error;
     expect(err.message).toContain("[redacted]");
     for (const secret of ["s3cret", BASIC, "tok-abcdef"]) expect(err.message).not.toContain(secret);
+  });
+
+  it("a slice of the access token echoed by the server never reaches a message", async () => {
+    const token = "ya29.c.b0AXv0zTQ9kLmNpQrStUvWxYz0123456789abcdefGHIJ";
+    const f = fakeFetch(() => json(401, { error: { code: 401, status: "UNAUTHENTICATED", message: `token ${token.slice(0, 20)}… expired; seen ${token.slice(-12)}` } }));
+    const c = new CloudClient({ endpoint: "http://127.0.0.1:9", env: { CLOUDNATIVE_ACCESS_TOKEN: token }, fetch: f });
+    const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain("token [redacted]… expired; seen [redacted]");
+    expect(err.message).not.toContain(token.slice(5, 20));
+    expect(err.message).not.toContain(token.slice(-12));
   });
 
   it("user:password in the endpoint is never sent, nor in the endpoint's description", async () => {
