@@ -173,7 +173,19 @@ export function access(value: unknown, path: readonly Accessor[], describe: stri
     if (isSensitive(cur)) [secret, cur] = [true, cur.value];
     if (isUnknown(cur)) return { ok: true, value: UNKNOWN };
     if (a.kind === "index") {
-      if (!Array.isArray(cur)) return { ok: false, message: `${where} is not a list, so [${a.index}] cannot be taken` };
+      if (!Array.isArray(cur)) {
+        // A map takes a number index as the key of its text, as Terraform does (`nums[1]`: the
+        // forEach instance keyed 1, which planning reads as the map of instances by key).
+        const key = String(a.index);
+        if (cur !== null && typeof cur === "object" && Object.hasOwn(cur, key)) {
+          cur = (cur as Record<string, unknown>)[key];
+          where += `[${a.index}]`;
+          continue;
+        }
+        if (cur === null || typeof cur !== "object") return { ok: false, message: `${where} is not a list, so [${a.index}] cannot be taken` };
+        const keys = Object.keys(cur);
+        return { ok: false, message: `${where} is not a list and has no key "${key}"${keys.length ? `; it has ${keys.slice(0, 12).join(", ")}` : ""}` };
+      }
       if (a.index >= cur.length) return { ok: false, message: `${where} has ${cur.length} element(s); [${a.index}] is out of range` };
       cur = cur[a.index];
       where += `[${a.index}]`;

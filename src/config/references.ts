@@ -122,15 +122,16 @@ export function instanceProblem(root: string, f: ForEachInstances, path: readonl
   if (!first) return undefined;
   const shown = f.keys.slice(0, 12).map(keyText).join(", ") + (f.keys.length > 12 ? ", …" : "");
   const listed = f.keys.length ? `its instances are ${shown}` : "it has no instances";
-  if (first.kind === "index") {
-    if (f.keys.includes(first.index)) return `instances are named by key in quotes: write ${root}["${first.index}"]`;
-    return `${root} has no instance ${first.index}; ${listed}`;
-  }
-  if (!f.keys.some((k) => String(k) === first.name)) {
+  // A number index names the instance whose key is its text (Terraform's conversion): nums[1] is
+  // the instance of address nums[1], and ports[8080] the one keyed "8080".
+  const key = first.kind === "index" ? String(first.index) : first.name;
+  const found = f.keys.some((k) => String(k) === key);
+  if (first.kind === "index" && !found) return `${root} has no instance ${first.index}; ${listed}`;
+  if (first.kind === "prop" && !found) {
     if (f.fields.includes(first.name)) return f.keys.length ? `${root} is a forEach resource: name one instance, e.g. ${instanceAddress(root, f.keys[0]!)}` : `${root} is a forEach resource with no instances: it has no field "${first.name}"`;
     return `${root} has no instance "${first.name}"; ${listed}`;
   }
-  if (field?.kind === "prop" && !f.fields.includes(field.name)) return `${root}[${keyText(first.name)}] has no field "${field.name}"`;
+  if (field?.kind === "prop" && !f.fields.includes(field.name)) return `${root}[${first.kind === "index" ? first.index : keyText(key)}] has no field "${field.name}"`;
   return undefined;
 }
 

@@ -222,6 +222,13 @@ describe("access", () => {
     expect(access(lake, path(".labels[0]"), "lake")).toMatchObject({ ok: false, message: expect.stringContaining("is not a list") });
     expect(access(lake, path(".backends.x"), "lake")).toMatchObject({ ok: false, message: expect.stringContaining("is not an object") });
   });
+
+  it("takes a number index into a map as the key of its text, as Terraform does (a forEach's instances by key)", () => {
+    const nums = { "0": { etag: "e0" }, "1": { etag: "e1" } };
+    expect(access(nums, path("[1].etag"), "nums")).toEqual({ ok: true, value: "e1" });
+    expect(access({ "7": "x" }, path("[7]"), "m")).toEqual({ ok: true, value: "x" });
+    expect(access(nums, path("[2]"), "nums")).toEqual({ ok: false, message: 'nums is not a list and has no key "2"; it has 0, 1' });
+  });
 });
 
 describe("formatReference", () => {

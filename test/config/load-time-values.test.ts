@@ -177,16 +177,27 @@ describe("references to forEach instances are checked when the stack loads", () 
     expect(errors(load(REFS, ['later=["x@example.com"]']))).toEqual([]);
   });
 
-  it("a list of non-strings is keyed by index, read in quotes as planning reads it; an instance's fields are its type's", () => {
+  it("a list of non-strings is keyed by index, read as its address nums[1] or in quotes; an instance's fields are its type's", () => {
     const stack = `${STACK_HEAD}resources:
   nums:
     type: ${MEMBER}
     options: { forEach: [1, 2] }
     properties: { name: churn, role: "roles/aiplatform.x\${each.value}", member: user:n@example.com }
-${ref(1, 'nums["0"].etag')}${ref(2, "nums[1].etag")}${ref(3, 'nums["1"].etagg')}`;
+${ref(1, 'nums["0"].etag')}${ref(2, "nums[1].etag")}${ref(3, 'nums["1"].etagg')}${ref(4, "nums[2].etag")}${ref(5, "nums[1].etagg")}`;
     expect(errors(load(stack))).toEqual([
-      `15:73: "\${nums[1].etag}": instances are named by key in quotes: write nums["1"]`,
       `18:73: "\${nums["1"].etagg}": nums["1"] has no field "etagg"`,
+      `21:73: "\${nums[2].etag}": nums has no instance 2; its instances are 0, 1`,
+      `24:73: "\${nums[1].etagg}": nums[1] has no field "etagg"`,
     ]);
+  });
+
+  it("a number index finds the instance of a map whose key is that number's text (as Terraform converts it)", () => {
+    const stack = `${STACK_HEAD}resources:
+  ports:
+    type: ${MEMBER}
+    options: { forEach: { "8080": a, "9090": b } }
+    properties: { name: churn, role: "roles/aiplatform.p\${each.key}", member: "user:\${each.value}@example.com" }
+${ref(1, "ports[8080].etag")}${ref(2, "ports[80].etag")}`;
+    expect(errors(load(stack))).toEqual([`15:73: "\${ports[80].etag}": ports has no instance 80; its instances are "8080", "9090"`]);
   });
 });

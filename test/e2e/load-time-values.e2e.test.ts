@@ -149,3 +149,31 @@ describe("a reference to a forEach instance that does not exist is an error when
     });
   }
 });
+
+describe("a number index reads the forEach instance keyed by its text, as Terraform does", () => {
+  it("plan and apply read nums[1] (a list of numbers, keyed by index) and ports[8080] (a map's key)", async () => {
+    const dir = await stackIn(
+      "number-index",
+      `name: numbers
+provider: { project: my-project, location: us-central1 }
+resources:
+  nums:
+    type: ${MEMBER}
+    options: { forEach: [7, 8] }
+    properties: { name: churn, role: roles/aiplatform.viewer, member: "user:n\${each.value}@example.com" }
+  ports:
+    type: ${MEMBER}
+    options: { forEach: { "8080": web } }
+    properties: { name: churn, role: roles/aiplatform.user, member: "user:\${each.value}@example.com" }
+outputs:
+  second: "\${nums[1].member}"
+  port: "\${ports[8080].member}"
+`,
+    );
+    expectExit(await runCli(["validate"], { cwd: dir, emulator: ws.emu }), 0);
+    expectExit(await runCli(["apply", "--auto-approve"], { cwd: dir, emulator: ws.emu }), 0);
+    const out = await runCli(["output", "--json"], { cwd: dir, emulator: ws.emu });
+    expectExit(out, 0);
+    expect(JSON.parse(out.stdout)).toEqual({ second: "user:n8@example.com", port: "user:web@example.com" });
+  });
+});
