@@ -2,13 +2,13 @@
 // state/{stack}.W.json, each with its own lock file beside it. Which workspaces exist is a list
 // in {state dir}/{stack}.workspaces (one name a line), so a new workspace exists before its
 // first write, as Terraform's `workspace new` makes one without a state.
-import { constants } from "node:fs";
-import { chmod, copyFile, link, lstat, open, readFile, rename, rm } from "node:fs/promises";
+import { lstat, readFile, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { writeFileAtomic } from "../fs/atomic-file.js";
-import { errnoCode, fsError, fsyncDir } from "./fsutil.js";
-import { makeDirs, openRegular, type FileRole } from "./regular-files.js";
+import { errnoCode, fsError } from "./fsutil.js";
+import { keepOtherLineage, lineageIn, moveBackupAside, readKept } from "./kept-backups.js";
+import { makeDirs, type FileRole } from "./regular-files.js";
 import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
 
 /** The state file of `workspace`, given the default workspace's file. */
@@ -72,6 +72,9 @@ export class LocalWorkspaces implements WorkspaceCatalog {
   /** The state file is kept as {file}.backup (the previous version's place), not deleted; `create` of the name moves it aside. */
   async drop(name: string): Promise<void> {
     const file = workspaceStatePath(this.defaultPath, name);
+    // A backup of another lineage there is another state's only copy: moved aside, not replaced.
+    const text = await readKept(file, STATE_FILE);
+    if (text !== undefined) await keepOtherLineage(file, lineageIn(text) ?? "", DELETED_BACKUP);
     try {
       await rename(file, `${file}.backup`);
     } catch (e) {
@@ -86,20 +89,10 @@ const DELETED_BACKUP: FileRole = {
   detail: "converge keeps a deleted workspace's last state there, as a regular file. Move it away and run again.",
 };
 
-const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS", "EINVAL"]);
-
-/** A state's lineage and serial, from its text, file-name safe ("unknown" for what is not there or not safe). */
-function lineageAndSerial(text: string): string {
-  let v: { lineage?: unknown; serial?: unknown } = {};
-  try {
-    v = (JSON.parse(text) as typeof v | null) ?? {};
-  } catch {
-    // an unreadable backup is kept all the same
-  }
-  const lineage = typeof v.lineage === "string" && /^[A-Za-z0-9-]{1,64}$/.test(v.lineage) ? v.lineage : "unknown";
-  const serial = typeof v.serial === "number" && Number.isSafeInteger(v.serial) && v.serial >= 0 ? String(v.serial) : "unknown";
-  return `${lineage}-${serial}`;
-}
+const STATE_FILE: FileRole = {
+  what: "state file",
+  detail: "converge keeps the state in a regular file (or a symlink to one). Move it away and run again.",
+};
 
 /**
  * A workspace being created has no state file; a {file}.backup there is a deleted workspace's last
@@ -107,51 +100,11 @@ function lineageAndSerial(text: string): string {
  * file) to {file}.deleted-{lineage}-{serial}[-N].backup, mode 0600; returns that name.
  */
 async function keepDeletedBackup(file: string): Promise<string | undefined> {
-  const backup = `${file}.backup`;
   const stateThere = await lstat(file).then(
     () => true,
     (e: unknown) => (errnoCode(e) === "ENOENT" ? false : Promise.reject(fsError(e, "read state file", file))),
   );
   if (stateThere) return undefined; // its backup is its own
-  const fh = await openRegular(backup, DELETED_BACKUP);
-  if (!fh) return undefined;
-  let text: string;
-  try {
-    text = await fh.readFile("utf8");
-  } catch (e) {
-    throw fsError(e, "read the state backup", backup);
-  } finally {
-    await fh.close();
-  }
-  const base = `${file}.deleted-${lineageAndSerial(text)}`;
-  for (let n = 1; ; n++) {
-    const to = `${base}${n === 1 ? "" : `-${n}`}.backup`;
-    try {
-      await linkOrCopy(backup, to);
-    } catch (e) {
-      if (errnoCode(e) === "EEXIST") continue;
-      throw fsError(e, "keep the deleted workspace's state as", to);
-    }
-    await chmod(to, 0o600);
-    await fsyncDir(dirname(to));
-    await rm(backup);
-    return to;
-  }
-}
-
-/** A second name for `from` (a copy, fsynced, where hard links are unsupported); EEXIST when `to` exists. */
-async function linkOrCopy(from: string, to: string): Promise<void> {
-  try {
-    await link(from, to);
-    return;
-  } catch (e) {
-    if (!NO_HARD_LINKS.has(errnoCode(e) ?? "")) throw e;
-  }
-  await copyFile(from, to, constants.COPYFILE_EXCL);
-  const fh = await open(to, "r+");
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  const text = await readKept(`${file}.backup`, DELETED_BACKUP);
+  return text === undefined ? undefined : moveBackupAside(file, text);
 }

@@ -1,8 +1,7 @@
 // The local state backend: one JSON file per stack, written atomically, previous version kept
 // as {path}.backup, guarded by {path}.lock. A symlinked state file is written where it points:
 // the backup, the lock and the temp files sit beside that file, and the link stays a link.
-import { constants } from "node:fs";
-import { chmod, copyFile, link, open, rename, rm, stat } from "node:fs/promises";
+import { chmod, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
@@ -18,6 +17,7 @@ import { holding } from "./held-locks.js";
 import { missingWorkspace } from "./workspace.js";
 
 export type { StateStore } from "./store.js";
+import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
 import { finalPath, makeDirs, openRegular, regularOrMissing, type FileRole } from "./regular-files.js";
 
 /** Temp files of writes that crashed are removed once their process is gone and they are this old. */
@@ -36,36 +36,23 @@ const STATE_BACKUP: FileRole = {
   detail: "converge keeps the previous state there, as a regular file it replaces at every write. Move it away and run again.",
 };
 
-const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS", "EINVAL"]);
-
 /**
- * Makes {path}.backup the current contents of `path`, replacing it in one rename so that the
- * backup is a complete version at every instant. A hard link shares the (already durable)
- * current file; where links are unsupported, a fsynced copy is used. No-op without a current file.
+ * Makes {path}.backup the current contents of `path` (a state of `lineage`), replacing it in one
+ * rename so that the backup is a complete version at every instant. A hard link shares the
+ * (already durable) current file; where links are unsupported, a fsynced copy is used. No-op
+ * without a current file. A backup of another lineage is moved aside first (./kept-backups.ts).
  */
-async function backupCurrent(path: string): Promise<void> {
+async function backupCurrent(path: string, lineage: string, seen: SeenBackup | undefined): Promise<void> {
   const tmp = tempPathFor(path, "backup-tmp");
   try {
-    await link(path, tmp);
+    await linkOrCopy(path, tmp);
   } catch (e) {
-    const code = errnoCode(e);
-    if (code === "ENOENT") return;
-    if (!code || !NO_HARD_LINKS.has(code)) throw e;
-    try {
-      await copyFile(path, tmp, constants.COPYFILE_EXCL);
-    } catch (e2) {
-      await rm(tmp, { force: true });
-      if (errnoCode(e2) === "ENOENT") return;
-      throw e2;
-    }
-    const fh = await open(tmp, "r+");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await rm(tmp, { force: true });
+    if (errnoCode(e) === "ENOENT") return;
+    throw e;
   }
   try {
+    await keepOtherLineage(path, lineage, STATE_BACKUP, seen);
     await chmod(tmp, 0o600);
     await rename(tmp, `${path}.backup`);
   } catch (e) {
@@ -195,11 +182,11 @@ export class LocalStateStore implements StateStore {
     const text = (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ?? serializeState(written);
 
     try {
-      await writeFileAtomic(target, text, { beforeRename: () => backupCurrent(target) });
+      await writeFileAtomic(target, text, { beforeRename: () => backupCurrent(target, next.lineage, this.backupSeen) });
     } catch (e) {
       throw fsError(e, "write state file", this.path);
     }
-    await this.remember(written, target);
+    await this.remember(written, target, current ? current.lineage : undefined);
     return written;
   }
 
@@ -218,10 +205,17 @@ export class LocalStateStore implements StateStore {
 
   private lastWritten: { ino: bigint; size: bigint; ctimeNs: bigint; mtimeNs: bigint; state: Pick<State, "lineage" | "serial" | "stack"> } | undefined;
 
-  private async remember(written: State, target: string): Promise<void> {
+  /** The backup this store last made (the version of lineage `backedUp` it replaced), so that
+   *  the next write need not read it again to know its lineage. */
+  private backupSeen: SeenBackup | undefined;
+
+  private async remember(written: State, target: string, backedUp: string | undefined): Promise<void> {
     this.lastWritten = undefined;
     const st = await stat(target, { bigint: true }).catch(() => undefined);
     if (st) this.lastWritten = { ino: st.ino, size: st.size, ctimeNs: st.ctimeNs, mtimeNs: st.mtimeNs, state: { lineage: written.lineage, serial: written.serial, stack: written.stack } };
+    this.backupSeen = undefined;
+    const b = backedUp === undefined ? undefined : await stat(`${target}.backup`, { bigint: true }).catch(() => undefined);
+    if (b && backedUp !== undefined) this.backupSeen = { ino: b.ino, size: b.size, ctimeNs: b.ctimeNs, mtimeNs: b.mtimeNs, lineage: backedUp };
   }
 
   /** The lock sits beside the file the state is in: one lock per state, whatever links name it. */
