@@ -100,6 +100,7 @@ export interface AllSchemas {
   "plan.schema.json#AccessDelta"?: AccessDelta;
   "plan.schema.json#AccessChange"?: AccessChange;
   "plan.schema.json#AuditChange"?: AuditChange;
+  "plan.schema.json#ConditionChange"?: ConditionChange;
   "plan.schema.json#PriorResource"?: PriorResource;
   "plan.schema.json#ConfiguredVariable"?: ConfiguredVariable;
   "plan.schema.json#ConfiguredResource"?: ConfiguredResource;
@@ -934,6 +935,10 @@ export interface AccessDelta {
    * Audit logging turned on or off on each object (a whole-policy resource's auditConfigs against the live policy): one entry per service and log type with its exemptions; a change of exemptions is the old entry removed and the new one added.
    */
   audit_changes?: AuditChange[];
+  /**
+   * Members moved between two conditional bindings of one role whose conditions have the same expression and another title or description (Google's identity of a binding is its role and its whole condition): one binding removed, another added, but the members keep exactly the access they had, so they are not in `changes`. One entry per object, role, condition before and after.
+   */
+  condition_changes?: ConditionChange[];
 }
 export interface AuditChange {
   object: string;
@@ -943,6 +948,60 @@ export interface AuditChange {
   exempted_members: string[];
   action: "add" | "remove";
   addresses: string[];
+}
+export interface ConditionChange {
+  object: string;
+  kind: "restorePlan" | "endpoint";
+  role: string;
+  /**
+   * The members moved, who keep their access.
+   */
+  principals: string[];
+  before: Condition1;
+  after: Condition2;
+  addresses: string[];
+}
+/**
+ * An IAM condition (google.type.Expr). Conditions are keyed by title, description and expression.
+ */
+export interface Condition1 {
+  /**
+   * Common Expression Language expression.
+   */
+  expression: string;
+  /**
+   * Short string describing the purpose of the expression.
+   */
+  title: string;
+  /**
+   * Longer text describing the expression.
+   */
+  description?: string;
+  /**
+   * Optional location of the expression, for debugging.
+   */
+  location?: string;
+}
+/**
+ * An IAM condition (google.type.Expr). Conditions are keyed by title, description and expression.
+ */
+export interface Condition2 {
+  /**
+   * Common Expression Language expression.
+   */
+  expression: string;
+  /**
+   * Short string describing the purpose of the expression.
+   */
+  title: string;
+  /**
+   * Longer text describing the expression.
+   */
+  description?: string;
+  /**
+   * Optional location of the expression, for debugging.
+   */
+  location?: string;
 }
 /**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.

@@ -1,7 +1,7 @@
 // The access delta: who gains or loses which role on which object, computed from the effective
 // policy before (live) and after (the planned modifications applied to it). It includes members a
 // binding removes, which a resource-level diff does not show.
-import type { AccessChange, AccessDelta, AuditChange, Condition, Policy, ResourceChange } from "../generated/schemas.js";
+import type { AccessChange, AccessDelta, AuditChange, Condition, ConditionChange, Policy, ResourceChange } from "../generated/schemas.js";
 import { auditChanges } from "./audit-changes.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
@@ -9,6 +9,7 @@ import { HeldGrants } from "./ownership.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey, conditionKey } from "../iam/conditions.js";
 import { type Grant, grantKey, grantsOf as grants } from "../iam/policy-effect.js";
+import { memberKey } from "../iam/members.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 
@@ -117,17 +118,63 @@ export function plannedPolicies(changes: readonly ResourceChange[], live: Readon
 export function accessDelta({ policies, incomplete }: { policies: readonly PlannedPolicy[]; incomplete: string[] }): AccessDelta {
   const out: AccessChange[] = [];
   const audit: AuditChange[] = [];
+  const reworded: ConditionChange[] = [];
   for (const p of policies) {
     const g0 = grants(p.before);
     const g1 = grants(p.after);
     const addresses = grantAddresses(p);
-    for (const [k, g] of g1) if (!g0.has(k)) out.push(accessChange(p, g, "grant", addresses(g, k)));
-    for (const [k, g] of g0) if (!g1.has(k)) out.push(accessChange(p, g, "revoke", addresses(g, k)));
+    const granted = [...g1].filter(([k]) => !g0.has(k));
+    const revoked = [...g0].filter(([k]) => !g1.has(k));
+    const moved = rewordings(p, granted, revoked, addresses, reworded);
+    for (const [k, g] of granted) if (!moved.has(k)) out.push(accessChange(p, g, "grant", addresses(g, k)));
+    for (const [k, g] of revoked) if (!moved.has(k)) out.push(accessChange(p, g, "revoke", addresses(g, k)));
     // Only a whole-policy resource edits audit configs.
     const owners = p.byBinding.get(EVERY_BINDING);
     if (owners) audit.push(...auditChanges(p, [...owners].sort()));
   }
-  return { changes: sortChanges(out), incomplete, ...(audit.length ? { audit_changes: audit } : {}) };
+  const conditions = reworded.length ? { condition_changes: sortRewordings(reworded) } : {};
+  return { changes: sortChanges(out), incomplete, ...(audit.length ? { audit_changes: audit } : {}), ...conditions };
+}
+
+/** What a member's grant gives, but for the condition's wording: member, role, expression. */
+const sameAccess = (g: Grant): string | undefined => (g.condition ? `${memberKey(g.principal)}\u0000${g.role}\u0000${g.condition.expression}` : undefined);
+
+/**
+ * The grants and revocations of `p` that only move a member between two bindings of one role whose
+ * conditions have the same expression and another title or description. Google's identity of a
+ * binding is its role and whole condition, so the plan removes one binding and adds another, but
+ * the member keeps exactly the access it had: each such pair (one revocation, one grant) is added
+ * to `out`, grouped by the two conditions, and their keys are returned, to leave out of `changes`.
+ */
+function rewordings(p: PlannedPolicy, granted: [string, Grant][], revoked: [string, Grant][], addresses: (g: Grant, key: string) => string[], out: ConditionChange[]): Set<string> {
+  const moved = new Set<string>();
+  const open = new Map<string, [string, Grant][]>();
+  for (const r of revoked) {
+    const k = sameAccess(r[1]);
+    if (k) open.set(k, [...(open.get(k) ?? []), r]);
+  }
+  if (!open.size) return moved;
+  const groups = new Map<string, { change: ConditionChange; addresses: Set<string> }>();
+  for (const [gk, g] of granted) {
+    const k = sameAccess(g);
+    const pair = k === undefined ? undefined : open.get(k)?.shift();
+    if (!pair) continue;
+    const [rk, r] = pair;
+    moved.add(gk).add(rk);
+    const group = `${conditionKey(r.condition)}\u0000${g.role}\u0000${conditionKey(g.condition)}`;
+    let entry = groups.get(group);
+    if (!entry) groups.set(group, (entry = { change: { object: p.name, kind: p.kind, role: g.role, principals: [], before: r.condition!, after: g.condition!, addresses: [] }, addresses: new Set() }));
+    entry.change.principals.push(g.principal);
+    for (const a of [...addresses(g, gk), ...addresses(r, rk)]) entry.addresses.add(a);
+  }
+  for (const { change, addresses: a } of groups.values()) out.push({ ...change, principals: change.principals.sort(), addresses: [...a].sort() });
+  return moved;
+}
+
+/** By object, role, then the conditions before and after. */
+function sortRewordings(changes: ConditionChange[]): ConditionChange[] {
+  const key = (c: ConditionChange) => [c.object, c.role, conditionKey(c.before), conditionKey(c.after)].join("\u0000");
+  return changes.map((c) => ({ c, k: key(c) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.c);
 }
 
 /** The addresses that cause a grant or revocation `g` (keyed `key` as `grants` keys it) of `p`:

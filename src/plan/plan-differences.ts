@@ -130,9 +130,24 @@ function accessDifferences(saved: AccessDelta | undefined, fresh: AccessDelta | 
   const who = (c: AccessChange) => (c.addresses.length ? c.addresses.join(", ") : c.object);
   for (const [k, c] of s) if (!f.has(k)) out.push(`${who(c)}: the saved plan ${c.action}s ${accessText(c)}; a fresh plan would not`);
   for (const [k, c] of f) if (!s.has(k)) out.push(`${who(c)}: a fresh plan would ${c.action} ${accessText(c)}; the saved plan does not`);
+  out.push(...rewordingDifferences(saved, fresh));
   const si = new Set(saved?.incomplete ?? []);
   const fi = new Set(fresh?.incomplete ?? []);
   for (const o of si) if (!fi.has(o)) out.push(`${o}: the saved plan could not tell who gains or loses access on it, a fresh plan can`);
   for (const o of fi) if (!si.has(o)) out.push(`${o}: a fresh plan cannot tell who gains or loses access on it, the saved plan could`);
   return out;
+}
+
+/** Each member a condition change moves (access_changes.condition_changes), by object, role, member and the two conditions. */
+function moves(d: AccessDelta | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const c of d?.condition_changes ?? []) {
+    for (const p of c.principals) out.set([c.object, c.role, memberKey(p), conditionKey(c.before), conditionKey(c.after)].join("\u0000"), `${p} from ${conditionText(c.before)} to ${conditionText(c.after)} of ${c.role} on ${c.object}`);
+  }
+  return out;
+}
+
+function rewordingDifferences(saved: AccessDelta | undefined, fresh: AccessDelta | undefined): string[] {
+  const [s, f] = [moves(saved), moves(fresh)];
+  return [...[...s].filter(([k]) => !f.has(k)).map(([, t]) => `the saved plan moves ${t}; a fresh plan would not`), ...[...f].filter(([k]) => !s.has(k)).map(([, t]) => `a fresh plan would move ${t}; the saved plan does not`)];
 }

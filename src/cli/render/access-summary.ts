@@ -2,7 +2,7 @@
 // and above the approval prompt, and, inside a resource's block, the grants it revokes that its
 // own diff does not list (members of its role granted outside converge, the old object of a
 // replacement). Pure: plan data → lines.
-import type { AccessChange, AuditConfig, Plan, ResourceChange } from "../../generated/schemas.js";
+import type { AccessChange, AuditConfig, ConditionChange, Plan, ResourceChange } from "../../generated/schemas.js";
 import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
 import { isBasicRole } from "../../iam/roles.js";
@@ -27,11 +27,26 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
     if (isPublicMember(g.principal)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} (public) gains ${where(g)}`), seg(by(g), "dim")]);
     if (isBasicRole(g.role)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} gains the basic role ${where(g)}`), seg(by(g), "dim")]);
   }
+  for (const c of plan.access_changes?.condition_changes ?? []) lines.push([seg("  ~ ", "change"), seg(`${c.role} on ${c.object}: ${rewordingText(c)}`), seg(c.addresses.length ? ` (${c.addresses.join(", ")})` : "", "dim")]);
   lines.push(...auditSummaryLines(plan));
   const incomplete = plan.access_changes?.incomplete ?? [];
   if (incomplete.length) lines.push([seg("  ? ", "warning"), seg(`known only after apply for: ${incomplete.join(", ")}`)]);
   if (lintWarnings) lines.push([seg("  ! ", "warning"), seg(`${lintWarnings} lint warning${lintWarnings === 1 ? "" : "s"} (see above)`)]);
   return lines;
+}
+
+const MAX_NAMED = 10;
+
+/** `condition "T" description "a" → "b", same expression: user:x keeps access`: what changes of
+ *  a condition whose expression stays, and the members who keep their access through it. */
+export function rewordingText(c: ConditionChange): string {
+  const q = (s: string | undefined) => (s ? JSON.stringify(s) : "(none)");
+  const title = c.before.title !== c.after.title ? `title ${q(c.before.title)} → ${q(c.after.title)}` : undefined;
+  const description = (c.before.description ?? "") !== (c.after.description ?? "") ? `description ${q(c.before.description)} → ${q(c.after.description)}` : undefined;
+  const what = title ? `condition ${[title, description].filter(Boolean).join(", ")}` : `condition ${q(c.before.title)} ${description ?? "wording"}`;
+  const n = c.principals.length;
+  const named = c.principals.slice(0, MAX_NAMED).join(", ") + (n > MAX_NAMED ? ` and ${n - MAX_NAMED} more` : "");
+  return `${what}, same expression: ${named} ${n === 1 ? "keeps" : "keep"} access`;
 }
 
 /** `Audit logging: N turned on, M turned off`, then each, when the plan changes any. */

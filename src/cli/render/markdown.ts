@@ -6,6 +6,7 @@ import { terminalText } from "../../diagnostics/terminal-text.js";
 import { planCounts } from "../../plan/planner.js";
 import { toPlain } from "./lines.js";
 import { planLines } from "./plan-text.js";
+import { rewordingText } from "./access-summary.js";
 
 /** A table cell or inline text: one line, no control or bidi characters (a reviewer reads it as it is). */
 const cell = (s: string) => terminalText(s).replace(/\|/g, "\\|");
@@ -25,6 +26,11 @@ export function planMarkdown(plan: Plan, lint: readonly Diagnostic[]): string {
     for (const c of delta.changes) {
       out.push(`| ${c.action === "grant" ? "➕ grant" : "➖ revoke"} | \`${cell(c.principal)}\` | \`${cell(c.role)}\` | ${c.condition ? cell(c.condition.title) : ""} | \`${cell(c.object)}\` | ${c.addresses.map((a) => `\`${a}\``).join(", ")} |`);
     }
+    out.push("");
+  }
+  if (delta?.condition_changes?.length) {
+    out.push("Conditions reworded (same expression, nobody gains or loses access):", "");
+    for (const c of delta.condition_changes) out.push(`- \`${cell(c.role)}\` on \`${cell(c.object)}\`: ${cell(rewordingText(c))} (${c.addresses.map((a) => `\`${a}\``).join(", ")})`);
     out.push("");
   }
   if (delta?.incomplete.length) out.push(`_Known only after apply for: ${delta.incomplete.map((o) => `\`${o}\``).join(", ")}._`, "");
