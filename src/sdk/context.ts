@@ -2,7 +2,9 @@
 // (name, provider, variables with fn::invoke, resources, outputs), with the call site of each
 // part. The loader (src/config/load.ts loadStackDocument) then checks it like a YAML stack.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, error, UserError, warning } from "../diagnostics/diagnostic.js";
+import { diagnosticLines } from "../cli/render/diagnostics.js";
+import { toPlain } from "../cli/render/lines.js";
 import type { Position } from "../config/source.js";
 import { pathKey } from "../config/program-source.js";
 import type { ProviderConfig, BackendConfig } from "../generated/schemas.js";
@@ -31,6 +33,9 @@ export class ProgramBuilder {
   readonly diagnostics: Diagnostic[] = [];
   readonly stack: StackContext;
   private readonly names = new Map<string, CallSite | undefined>();
+  /** Set once the default export has settled: the stack is what it declared by then. */
+  private settled = false;
+  private readonly refusedAt = new Set<string>();
 
   constructor(
     /** The program's file: positions are taken from its frames. */
@@ -45,11 +50,37 @@ export class ProgramBuilder {
       provider: {},
       export(key: string, value: unknown) {
         const site = callSiteIn(self.file);
+        if (self.refusedLate(`stack.export("${key}")`, site)) return;
         self.place(["outputs", key], site);
         if (Object.hasOwn(outputs, key)) self.diagnostics.push(self.errorAt(site, `output "${key}" is exported twice`));
         outputs[key] = encode(value);
       },
     };
+  }
+
+  /** Marks the program finished: its default export has settled (or failed). */
+  settle(): void {
+    this.settled = true;
+  }
+
+  /**
+   * Whether `what` (an SDK call at `site`) comes after the program finished: then it is refused,
+   * with a warning on stderr (once per call site). Such a call comes from work the program left
+   * behind (an un-awaited promise, a callback); it must not change a stack already planned.
+   */
+  refusedLate(what: string, site: CallSite | undefined): boolean {
+    if (!this.settled) return false;
+    const d = warning(`${what} was called after the program finished: refused`, {
+      file: site?.file ?? this.file,
+      ...(site ? { line: site.line, column: site.column } : {}),
+      detail: "The stack is what the default export declares by the time it settles (returns, or its promise resolves); work it leaves behind (an un-awaited promise, a callback) cannot change it. Await that work in the default export.",
+    });
+    const key = `${what}\u0000${d.line ?? ""}:${d.column ?? ""}`;
+    if (!this.refusedAt.has(key)) {
+      this.refusedAt.add(key);
+      process.stderr.write(toPlain(diagnosticLines([d])));
+    }
+    return true;
   }
 
   /** A call site of the program, for a diagnostic. */
@@ -78,12 +109,14 @@ export class ProgramBuilder {
   }
 
   addResource(name: string, type: string, args: unknown, options: Record<string, unknown>, site: CallSite | undefined): void {
+    if (this.refusedLate(`new ${type.slice(type.lastIndexOf(":") + 1)}("${name}")`, site)) return;
     if (!this.claim(name, "resource", site)) return;
     this.place(["resources", name], site);
     this.resources[name] = { type, properties: encode(args), ...(Object.keys(options).length ? { options } : {}) };
   }
 
   addInvoke(name: string, token: string, args: unknown, site: CallSite | undefined): void {
+    if (this.refusedLate(`${token.slice(token.lastIndexOf(":") + 1)}Output`, site)) return;
     if (!this.claim(name, "invoke", site)) return;
     this.place(["variables", name], site);
     this.variables[name] = { "fn::invoke": { function: token, arguments: encode(args) } };

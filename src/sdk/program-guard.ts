@@ -11,7 +11,12 @@
 //   run fails with "did not finish". This is exact, unlike a timeout: a slow program is waited
 //   for, a stuck one is told at once. (Work still pending elsewhere in the process, e.g. an
 //   Automation API user's own server, keeps the loop alive: then it waits, as any await would.)
-// Nothing of this outlives the run: a timer the program leaves behind runs unguarded.
+// - the timers it schedules (setTimeout, setInterval, setImmediate, at load or while it runs, and
+//   from their callbacks) are the program's work: once its default export has settled, those
+//   still pending are cancelled (ProgramWork.cancel). The stack is what the export declared by
+//   then; a timer left behind neither keeps the CLI alive nor runs during plan or apply.
+// Nothing else outlives the run (an SDK call made later is refused: src/sdk/context.ts).
+import { AsyncLocalStorage, createHook } from "node:async_hooks";
 import { fileURLToPath } from "node:url";
 import { inspect } from "node:util";
 import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
@@ -121,15 +126,55 @@ function uninstall(): void {
   else delete (process.stdout as Partial<typeof process.stdout>).write;
   saved = undefined;
   process.off("beforeExit", onEmpty);
-  // An exit intercepted in a callback is still to be thrown out of it: the listener stays a turn.
-  setImmediate(() => {
-    if (!saved) process.off("uncaughtException", onUncaught);
-  });
+  // An exit intercepted in a callback is still to be thrown out of it: the listener stays a turn
+  // (converge's own timer, not the program's, even when the program's code ends the run).
+  workStore.exit(() =>
+    setImmediate(() => {
+      if (!saved) process.off("uncaughtException", onUncaught);
+    }),
+  );
+}
+
+/** The program whose code is running, through every callback and promise it schedules. */
+const workStore = new AsyncLocalStorage<ProgramWork>();
+/** The timers programs scheduled that have not run (or been cleared) yet, by async id. */
+const pendingTimers = new Map<number, { work: ProgramWork; immediate: boolean; timer: unknown }>();
+let activeWorks = 0;
+const timerHook = createHook({
+  init(id, type, _trigger, resource) {
+    const work = type === "Timeout" || type === "Immediate" ? workStore.getStore() : undefined;
+    if (work && !work.cancelled) pendingTimers.set(id, { work, immediate: type === "Immediate", timer: resource });
+  },
+  destroy(id) {
+    pendingTimers.delete(id);
+  },
+});
+
+/** What a program schedules while it loads and runs (see the header): its timers, cancelled once it has settled. */
+export class ProgramWork {
+  cancelled = false;
+
+  constructor() {
+    if (activeWorks++ === 0) timerHook.enable();
+  }
+
+  /** Cancels the program's pending timers (once). */
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    for (const [id, t] of pendingTimers) {
+      if (t.work !== this) continue;
+      pendingTimers.delete(id);
+      if (t.immediate) clearImmediate(t.timer as NodeJS.Immediate);
+      else clearTimeout(t.timer as NodeJS.Timeout);
+    }
+    if (--activeWorks === 0) timerHook.disable();
+  }
 }
 
 /** Runs `fn` (loading a program, or running its default export) guarded as said above: its
- *  value, or the diagnostic of how the program failed. */
-export function guarded<T>(file: string, phase: Phase, fn: () => Promise<T>): Promise<{ value: T } | { failure: Diagnostic }> {
+ *  value, or the diagnostic of how the program failed. What it schedules belongs to `work`. */
+export function guarded<T>(file: string, phase: Phase, fn: () => Promise<T>, work?: ProgramWork): Promise<{ value: T } | { failure: Diagnostic }> {
   return new Promise((resolve) => {
     const run: Run = {
       file,
@@ -143,7 +188,8 @@ export function guarded<T>(file: string, phase: Phase, fn: () => Promise<T>): Pr
     };
     if (!runs.size) install();
     runs.add(run);
-    (async () => fn())().then(
+    const running = () => (async () => fn())();
+    (work ? workStore.run(work, running) : running()).then(
       (value) => finish({ value }),
       (e: unknown) => (e instanceof ProgramExit ? undefined : run.fail(thrownBy(file, e))),
     );

@@ -14,7 +14,7 @@ import { validate } from "../schemas/index.js";
 import { statePathOf } from "../state/factory.js";
 import { openCloud, type OpenCloud } from "../engine/cloud.js";
 import type { CallSite } from "./call-site.js";
-import { guarded, thrownBy } from "./program-guard.js";
+import { guarded, ProgramWork, thrownBy } from "./program-guard.js";
 import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 
 /** What a program stack exports by default. */
@@ -45,7 +45,7 @@ async function registerTypeScript(): Promise<void> {
 }
 
 /** The program a stack file exports by default. */
-async function importProgram(file: string): Promise<Program | Diagnostic> {
+async function importProgram(file: string, work: ProgramWork): Promise<Program | Diagnostic> {
   try {
     checkInputFile(file, "stack file", MAX_SOURCE_BYTES);
   } catch (e) {
@@ -61,7 +61,7 @@ async function importProgram(file: string): Promise<Program | Diagnostic> {
     } catch (e) {
       return { thrown: e };
     }
-  });
+  }, work);
   if ("failure" in loaded) return loaded.failure;
   if ("thrown" in loaded.value) {
     const e = loaded.value.thrown;
@@ -100,6 +100,8 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
   };
   const read = async (token: string, args: Record<string, unknown>, site: CallSite | undefined) => {
     const b = builder();
+    // After the program finished: refused, and the caller's code waits for ever (nothing holds the process).
+    if (b.refusedLate(token.slice(token.lastIndexOf(":") + 1), site)) return new Promise<never>(() => {});
     const driver = functionDriver(token)!;
     const fail = (summary: string, detail?: string) => new UserError(b.errorAt(site, summary, detail));
     const refused = readRefusal(token, opts);
@@ -131,17 +133,20 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
   return { read, close: closeCloud };
 }
 
-/** Runs `program` and loads the stack it declares; `file` is where its positions are taken from. */
-export async function loadProgram(program: Program, file: string, name: string, opts: ProgramOptions = {}): Promise<LoadResult> {
+/** Runs `program` and loads the stack it declares; `file` is where its positions are taken from.
+ *  `work`: what the program scheduled while it loaded, cancelled with the rest once it has run. */
+export async function loadProgram(program: Program, file: string, name: string, opts: ProgramOptions = {}, work = new ProgramWork()): Promise<LoadResult> {
   let builder: ProgramBuilder | undefined;
   const reader = directReader(() => builder!, file, opts);
   builder = new ProgramBuilder(file, name, reader.read);
   const b = builder;
   let ran: Awaited<ReturnType<typeof guarded>>;
   try {
-    ran = await guarded(file, "run", () => runInProgram(b, async () => program(b.stack)));
+    ran = await guarded(file, "run", () => runInProgram(b, async () => program(b.stack)), work);
   } finally {
-    await reader.close();
+    b.settle();
+    await reader.close(); // its own timers first (it never throws)
+    work.cancel();
   }
   if ("failure" in ran) return { diagnostics: b.diagnostics.includes(ran.failure) ? b.diagnostics : [...b.diagnostics, ran.failure] };
   const loaded = loadStackDocument(new ProgramSource(file, b.positions), b.document(), opts);
@@ -164,7 +169,14 @@ function byPosition(diags: Diagnostic[]): Diagnostic[] {
 /** Loads a program stack file: runs its default export and loads the stack it declares. */
 export async function loadProgramFile(path: string, opts: ProgramOptions = {}): Promise<LoadResult> {
   const file = resolve(path);
-  const program = await importProgram(file);
-  if (typeof program !== "function") return withInputProblems({ diagnostics: [program] }, opts.inputs);
-  return withInputProblems(await loadProgram(program, file, basename(file, extname(file)), opts), opts.inputs);
+  const work = new ProgramWork();
+  const program = await importProgram(file, work).catch((e: unknown) => {
+    work.cancel();
+    throw e;
+  });
+  if (typeof program !== "function") {
+    work.cancel();
+    return withInputProblems({ diagnostics: [program] }, opts.inputs);
+  }
+  return withInputProblems(await loadProgram(program, file, basename(file, extname(file)), opts, work), opts.inputs);
 }

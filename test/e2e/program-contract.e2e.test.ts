@@ -1,8 +1,9 @@
 // Program stacks that break the CLI's contract on their own (found by a hostile tester): a default
 // export that never settles, process.exit, writes to stdout, several mistakes at once, a thrown
-// non-Error, and a direct invoke under validate/graph. Each is still an error of the CLI: a
+// non-Error, a direct invoke under validate/graph, and work left behind once the default export
+// has settled (timers, a callback calling the SDK late). Each is still an error of the CLI: a
 // diagnostic (with its position where known), exit 1, and on --json only JSON on stdout.
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
@@ -178,5 +179,50 @@ describe("a direct invoke under validate and graph", () => {
     expect(bad.stderr).toContain('Error: --var "nope" is not name=value');
     expect(bad.stderr).toContain("stack.ts:5:22: Error: getFederation reads the cloud at once; it does not while the --var and --var-file errors stand");
     expect(totalRequests(await stats(emu))).toBe(beforeBad);
+  });
+});
+
+describe("work a program leaves behind once its default export has settled", { timeout: 60_000 }, () => {
+  const MEMBER_A = `new EndpointIamMember("a", { name: "churn", role: "roles/aiplatform.viewer", member: "user:a@example.com" });`;
+
+  it("timers (setInterval, a long setTimeout, setImmediate, at load too) are cancelled: apply and plan end, their callbacks never run", async () => {
+    const dir = await program(
+      "timers",
+      `import { writeFileSync } from "node:fs";\nsetInterval(() => writeFileSync("load-tick", "x"), 300);\n` +
+        `export default async (stack: StackContext) => {\n  stack.name = "timers";\n  ${PROVIDER}\n  ${MEMBER_A}\n` +
+        `  await new Promise((r) => setTimeout(r, 5));\n` +
+        `  setInterval(() => writeFileSync("tick", "x"), 50);\n  setTimeout(() => writeFileSync("late", "x"), 600_000);\n  setImmediate(() => writeFileSync("immediate", "x"));\n` +
+        `  Promise.resolve().then(() => setTimeout(() => writeFileSync("chained", "x"), 100));\n};\n`,
+    );
+    const started = Date.now();
+    const apply = await runCli(["apply", "--auto-approve", "-f", "stack.ts", "--state", join(dir, "state.json")], { cwd: dir, timeoutMs: 30_000 });
+    expectExit(apply, 0);
+    expect(Date.now() - started).toBeLessThan(25_000);
+    const plan = await cli(dir, "plan", "--json");
+    expectExit(plan, 0);
+    await new Promise((r) => setTimeout(r, 400)); // longer than any interval: a leftover process would have ticked
+    expect((await readdir(dir)).filter((f) => ["load-tick", "tick", "late", "immediate", "chained"].includes(f))).toEqual([]);
+  });
+
+  it("a late SDK call (from a callback that outlives the program) is refused with a warning at its call; the stack is what the export declared", async () => {
+    const dir = await program(
+      "late",
+      `import { execFile } from "node:child_process";\nimport { writeFileSync } from "node:fs";\n` +
+        `export default (stack: StackContext) => {\n  stack.name = "late";\n  ${PROVIDER}\n  ${MEMBER_A}\n` +
+        `  execFile(process.execPath, ["-e", ""], () => {\n` +
+        `    new EndpointIamMember("late", { name: "churn", role: "roles/aiplatform.user", member: "user:late@example.com" });\n` +
+        `    void getFederation({ federationId: "lake", location: "us-central1" }).then(() => writeFileSync("read", "x"), () => writeFileSync("read-failed", "x"));\n` +
+        `  });\n};\n`,
+    );
+    const apply = await runCli(["apply", "--auto-approve", "-f", "stack.ts", "--state", join(dir, "state.json")], { cwd: dir, timeoutMs: 30_000 });
+    expectExit(apply, 0);
+    expect(apply.stderr).toContain(
+      'stack.ts:9:5: Warning: new EndpointIamMember("late") was called after the program finished: refused\n  The stack is what the default export declares by the time it settles (returns, or its promise resolves);',
+    );
+    expect(apply.stderr).toContain("stack.ts:10:10: Warning: getFederation was called after the program finished: refused");
+    expect(stackTraceLines(apply.stderr)).toEqual([]);
+    const state = JSON.parse(await import("node:fs/promises").then((fs) => fs.readFile(join(dir, "state.json"), "utf8"))) as { resources: { address: string }[] };
+    expect(state.resources.map((r) => r.address)).toEqual(["a"]);
+    expect((await readdir(dir)).filter((f) => f.startsWith("read"))).toEqual([]);
   });
 });
