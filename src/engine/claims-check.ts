@@ -3,9 +3,8 @@
 // stack, workspace and resource, before anything is written. Two stacks managing one grant undo
 // each other's changes at every apply (pulumi #13799); the one rule of what conflicts is the
 // drivers' (src/drivers/claims.ts).
-import { error, UserError } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../generated/schemas.js";
-import { claimsOfValue, describeClaim, type ClaimConflict, type ResourceClaim } from "../state/claims.js";
+import { claimConflictError, claimsOfValue, type ResourceClaim } from "../state/claims.js";
 import type { StateStore } from "../state/index.js";
 
 /** The claims of the plan's resources that exist once it is applied (values known at plan time). */
@@ -17,16 +16,6 @@ export function planClaims(plan: Plan): ResourceClaim[] {
     out.push(...claimsOfValue(c.type, c.address, c.change.after));
   }
   return out;
-}
-
-function conflictError(c: ClaimConflict, where: string) {
-  const o = c.owner;
-  return error(`resource "${c.mine.address}" claims ${describeClaim(c.mine.claim)}, which stack "${o.stack}" workspace "${o.workspace}" manages (resource "${o.address}": ${describeClaim(o.claim)})`, {
-    code: "state/claim-conflict",
-    address: c.mine.address,
-    file: where,
-    detail: `Two stacks that manage the same grant undo each other's changes at every apply. Manage it in one stack only: remove it from this stack, or from stack "${o.stack}" (workspace "${o.workspace}") and apply there first. \`converge state claims\` lists what each stack manages. Nothing was written.`,
-  });
 }
 
 /** Throws a `state/claim-conflict` error for each claim of `plan` another stack or workspace holds. */
@@ -41,5 +30,17 @@ export function checkClaims(store: StateStore, plan: Plan): Promise<void> {
 export async function checkResourceClaims(store: StateStore, claims: ResourceClaim[]): Promise<void> {
   if (!store.claimConflicts) return;
   const conflicts = await store.claimConflicts(claims);
-  if (conflicts.length) throw new UserError(conflicts.map((c) => conflictError(c, store.describe())));
+  if (conflicts.length) throw claimConflictError(conflicts, store.describe());
+}
+
+/**
+ * Before an apply's first write, under the state lock: records what the plan will claim, or throws
+ * the `state/claim-conflict` error of each grant another stack or workspace claims or is applying.
+ * On a backend that reserves (PostgreSQL) the check and the record are one transaction, so two
+ * applies that both passed their plan's check cannot both take a grant.
+ */
+export async function reservePlanClaims(store: StateStore, plan: Plan): Promise<void> {
+  if (!store.reserveClaims) return checkClaims(store, plan);
+  const conflicts = await store.reserveClaims(planClaims(plan));
+  if (conflicts.length) throw claimConflictError(conflicts, store.describe());
 }

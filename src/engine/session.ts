@@ -15,7 +15,7 @@ import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
-import { checkClaims } from "./claims-check.js";
+import { checkClaims, reservePlanClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
 import { sharedSignal } from "./shared-signal.js";
@@ -188,8 +188,9 @@ export interface ApplyRequest {
 export async function applyPlan(session: StackSession, planned: PlannedStack, req: ApplyRequest): Promise<ApplyResult> {
   let expect = versionOf(planned.prior);
   const meta = writeMetaOf(planned.plan);
-  // Again after approval: another stack may have claimed the same grants since the plan.
-  await checkClaims(session.store, planned.real);
+  // Again after approval, and recorded at once: another stack may have claimed the same grants
+  // since the plan, or be applying them now.
+  await reservePlanClaims(session.store, planned.real);
   const save = async (s: State) => {
     const written = await session.store.write(s, expect, meta);
     expect = versionOf(written);

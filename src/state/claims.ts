@@ -2,6 +2,7 @@
 // decides when two conflict: one rule for a stack's own resources and across stacks). A backend
 // that sees every stack (PostgreSQL) records the claims of each state it writes and answers which
 // recorded claims of other stacks or workspaces a plan's claims conflict with.
+import { error, UserError } from "../diagnostics/diagnostic.js";
 import { claimsConflict, type ConflictKind } from "../drivers/claims.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { resourceDriver } from "../drivers/registry.js";
@@ -20,6 +21,8 @@ export interface ResourceClaim {
 export interface OwnedClaim extends ResourceClaim {
   stack: string;
   workspace: string;
+  /** Not in its state yet: reserved by an apply of that stack that is running now. */
+  pending?: boolean;
 }
 
 /** A claim of ours that another stack's (or workspace's) recorded claim conflicts with. */
@@ -69,4 +72,20 @@ export function describeClaim(c: Claim): string {
   if (c.scope === "policy") return `the whole IAM policy of ${c.object}`;
   const cond = c.condition ? ` (condition "${c.condition.title}")` : "";
   return c.scope === "member" ? `member ${c.member} of role ${c.role}${cond} on ${c.object}` : `the binding of role ${c.role}${cond} on ${c.object}`;
+}
+
+function conflictError(c: ClaimConflict, where: string) {
+  const o = c.owner;
+  const holds = o.pending ? "is applying now" : "manages";
+  return error(`resource "${c.mine.address}" claims ${describeClaim(c.mine.claim)}, which stack "${o.stack}" workspace "${o.workspace}" ${holds} (resource "${o.address}": ${describeClaim(o.claim)})`, {
+    code: "state/claim-conflict",
+    address: c.mine.address,
+    file: where,
+    detail: `Two stacks that manage the same grant undo each other's changes at every apply. Manage it in one stack only: remove it from this stack, or from stack "${o.stack}" (workspace "${o.workspace}") and apply there first. \`converge state claims\` lists what each stack manages. Nothing was written.`,
+  });
+}
+
+/** The `state/claim-conflict` error of `conflicts` (one diagnostic each), for a state in `where`. */
+export function claimConflictError(conflicts: readonly ClaimConflict[], where: string): UserError {
+  return new UserError(conflicts.map((c) => conflictError(c, where)));
 }

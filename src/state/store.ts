@@ -88,6 +88,13 @@ export interface StateStore {
    * every write of it.
    */
   claimConflicts?(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]>;
+  /**
+   * Backends that see every stack, under this store's lock: records `claims` (an apply's, before
+   * its first write) as this state's until the lock is released, in one step with the check,
+   * unless another stack or workspace claims or reserves a conflicting grant: then nothing is
+   * recorded and the conflicts are returned.
+   */
+  reserveClaims?(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]>;
   /** Backends that see every stack: every recorded claim, of every stack and workspace. */
   allClaims?(): Promise<OwnedClaim[]>;
 }

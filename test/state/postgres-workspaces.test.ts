@@ -7,7 +7,7 @@ import { openStateStore } from "../../src/state/factory.js";
 import { newState, type State, versionOf } from "../../src/state/index.js";
 import { type PostgresStateStore, postgresStateStore } from "../../src/state/postgres/store.js";
 import { PostgresWorkspaces } from "../../src/state/postgres/workspaces.js";
-import { ensureSchema } from "../../src/state/postgres/migrations.js";
+import { ensureSchema, SCHEMA_VERSION } from "../../src/state/postgres/migrations.js";
 import { freshDatabase, freshSchema, type TestDatabase } from "../postgres/helpers.js";
 import { workspaceConformance } from "./workspace-conformance.js";
 
@@ -95,7 +95,7 @@ describe("a schema of the previous version (1: no workspaces, no claims)", () =>
       const conflicts = await other.claimConflicts(mine);
       expect(conflicts.map((c) => c.owner)).toEqual([expect.objectContaining({ stack: "legacy", workspace: "default", address: "viewers" })]);
       const v = await db.admin.query(`SELECT max(version) AS v FROM ${schema}.schema_migrations`);
-      expect(v.rows[0].v).toBe(2);
+      expect(v.rows[0].v).toBe(SCHEMA_VERSION);
     } finally {
       await other.close();
     }

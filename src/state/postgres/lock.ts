@@ -15,6 +15,7 @@ import { currentUser } from "../lock.js";
 import type { LockHolder, StoreLock } from "../store.js";
 import { pgFailure, type PgTarget } from "./connection.js";
 import { advisoryKey } from "./keys.js";
+import { dropReservations, type LockSession } from "./claims.js";
 
 /** Where a lock lives: the schema's tables and the (stack, workspace) it guards. */
 export interface LockScope {
@@ -29,6 +30,8 @@ export interface LockScope {
 export interface PgStoreLock extends StoreLock {
   /** Why the lock is no longer held (its connection closed), or undefined while it is. */
   lost(): string | undefined;
+  /** The database session that holds it and the lock's key: the claims it reserves last as long. */
+  session: LockSession;
 }
 
 /** A holder row and whether its session still holds the advisory lock. */
@@ -163,6 +166,8 @@ function pgLockHandle(client: pg.Client, scope: LockScope, key: [number, number]
   const release = async (): Promise<void> => {
     if (lost() === undefined) {
       try {
+        // What an apply reserved goes with the lock (a dead session's reservations count for nothing).
+        await dropReservations(client, scope.schema, scope.stack, scope.workspace);
         await client.query(`DELETE FROM ${client.escapeIdentifier(scope.schema)}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`, [scope.stack, scope.workspace, row.id]);
         await client.query("SELECT pg_advisory_unlock($1, $2)", key);
       } catch {
@@ -173,6 +178,7 @@ function pgLockHandle(client: pg.Client, scope: LockScope, key: [number, number]
   };
   return {
     holder: holderOf(row),
+    session: { pid: row.backend_pid, key },
     lost: () => (releasing ? undefined : lost()),
     release(): Promise<void> {
       releasing ??= release();

@@ -51,6 +51,20 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        PRIMARY KEY (stack, workspace, address, object, scope, role, condition_key, member_key))`,
     `CREATE INDEX claims_by_object ON claims (object)`,
   ],
+  [
+    // What an apply will claim, recorded before its first cloud write (claims.ts: reserveClaims):
+    // the check and the record are one transaction, so two stacks applying at once cannot both
+    // take one grant. A row counts while the session that recorded it holds the (stack, workspace)
+    // lock (lock_k1, lock_k2 by backend_pid): a crashed apply's rows are inert, and a released
+    // lock removes them.
+    `CREATE TABLE reservations (
+       stack text NOT NULL, workspace text NOT NULL, address text NOT NULL,
+       object text NOT NULL, scope text NOT NULL, role text NOT NULL,
+       condition_key text NOT NULL, member_key text NOT NULL, claim json NOT NULL,
+       backend_pid integer NOT NULL, lock_k1 integer NOT NULL, lock_k2 integer NOT NULL)`,
+    `CREATE INDEX reservations_by_object ON reservations (object)`,
+    `CREATE INDEX reservations_by_owner ON reservations (stack, workspace)`,
+  ],
 ];
 
 /** The version that added the claims table: the states already there get theirs recorded then. */

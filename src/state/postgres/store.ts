@@ -7,10 +7,10 @@ import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { State } from "../../generated/schemas.js";
 import { describeErrors } from "../../schemas/index.js";
 import { parsedState, parseState, serializeState, stateProblems } from "../format.js";
-import type { ClaimConflict, OwnedClaim, ResourceClaim } from "../claims.js";
+import { claimConflictError, type ClaimConflict, type OwnedClaim, type ResourceClaim } from "../claims.js";
 import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
-import { conflictsWith, everyClaim, replaceClaims } from "./claims.js";
+import { conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
 import { connectionFromEnv, pgFailure, type PgTarget } from "./connection.js";
 import { readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder } from "./lock.js";
@@ -103,6 +103,20 @@ export class PostgresStateStore implements StateStore {
     return this.query("read the claims", (db) => conflictsWith(db, this.scope.schema, this.scope.stack, this.scope.workspace, claims));
   }
 
+  async reserveClaims(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
+    const held = this.held?.lock;
+    if (!held) throw new Error(`reserving claims needs the state lock of ${this.scope.where}`);
+    const { schema, stack, workspace } = this.scope;
+    return this.query("record the claims", async (db) => {
+      const client = await db.connect();
+      try {
+        return await reserveClaims(client, schema, stack, workspace, held.session, claims);
+      } finally {
+        client.release();
+      }
+    });
+  }
+
   allClaims(): Promise<OwnedClaim[]> {
     return this.query("read the claims", (db) => everyClaim(db, this.scope.schema));
   }
@@ -187,9 +201,19 @@ export class PostgresStateStore implements StateStore {
       }
     }
     await recordVersion(client, schema, { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta });
-    await replaceClaims(client, schema, stack, workspace, written);
+    await this.recordClaims(client, written);
     await client.query("COMMIT");
     return parsedState(written);
+  }
+
+  /** Replaces the state's claims, in the write's transaction under the claims lock; refused when
+   *  it adds a grant another stack or workspace claims (a push of an old version, an import, a migration). */
+  private async recordClaims(client: pg.PoolClient, written: State): Promise<void> {
+    const { stack, workspace, where, schema } = this.scope;
+    await lockClaims(client, schema);
+    const conflicts = await newClaimConflicts(client, schema, stack, workspace, written);
+    if (conflicts.length) throw claimConflictError(conflicts, where);
+    await replaceClaims(client, schema, stack, workspace, written);
   }
 
   async lock(operation: string, opts?: { timeoutMs?: number }): Promise<PgStoreLock> {
@@ -199,6 +223,7 @@ export class PostgresStateStore implements StateStore {
     this.held = held;
     return {
       holder: lock.holder,
+      session: lock.session,
       lost: () => lock.lost(),
       release: async () => {
         if (this.held === held) this.held = undefined;
