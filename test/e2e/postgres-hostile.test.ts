@@ -2,6 +2,7 @@
 // emulator over loopback and the run's real PostgreSQL. An apply that is still writing holds what
 // it is about to claim (another stack's apply of the same grant meanwhile is refused before any
 // write), and the database password appears in no output, log, saved plan or history.
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,7 +14,7 @@ import { expectExit, refusedHostPort, runCli, startCli, useEmulatorWorkspace, wo
 const VIEWER = "roles/gkebackup.viewer";
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: ["slow-0", "slow-1", "slow-2", "slow-3", "contested", "creds"].map((id) => ({ name: rp(id), policy: { bindings: [] } })),
+  restorePlans: ["slow-0", "slow-1", "slow-2", "slow-3", "contested", "creds", "mover", "held"].map((id) => ({ name: rp(id), policy: { bindings: [] } })),
 };
 
 const ws = useEmulatorWorkspace(SEED, "converge-postgres-hostile-");
@@ -80,5 +81,24 @@ describe("team state on PostgreSQL, hostile", { timeout: 120_000 }, () => {
       expect(t).not.toContain(fresh.db.password);
       expect(t).not.toContain(encodeURIComponent(fresh.db.password));
     }
+  });
+
+  it("state migrate --to postgres of a workspace that manages a grant another stack claims there: refused before any workspace moves", async () => {
+    const holder = await stackFile("holder", bindingYaml("viewers", rp("held"), VIEWER, ["user:h@example.com"]));
+    expectExit(await cli(["apply", "--auto-approve", "-f", holder]), 0);
+    // A local state (--backend local): default manages "mover"; dev (applied from an edited file) manages "held" too.
+    const L = ["--backend", "local"];
+    const file = await stackFile("mover", bindingYaml("own", rp("mover"), VIEWER, ["user:m@example.com"]));
+    expectExit(await cli(["apply", "--auto-approve", ...L, "-f", file]), 0);
+    expectExit(await cli(["workspace", "new", "dev", ...L, "-f", file]), 0);
+    await stackFile("mover", bindingYaml("taken", rp("held"), VIEWER, ["user:h@example.com"]));
+    expectExit(await cli(["apply", "--auto-approve", ...L, "-f", file]), 0);
+    const refused = await cli(["state", "migrate", "--to", "postgres", ...L, "-f", file]);
+    expectExit(refused, 1);
+    expect(refused.stderr).toContain('which stack "holder" workspace "default" manages');
+    // Nothing moved: both local states are where they were, none is on PostgreSQL.
+    expect(existsSync(join(ws.dir, "state", "mover.json"))).toBe(true);
+    expect(existsSync(join(ws.dir, "state", "mover.dev.json"))).toBe(true);
+    expect((await fresh.db.admin.query("SELECT count(*)::int AS n FROM hostile.states WHERE stack = 'mover'")).rows[0].n).toBe(0);
   });
 });

@@ -6,8 +6,10 @@
 // is none to move in either direction: PostgreSQL's history of a stack stays where it is.
 import type { Command } from "commander";
 import { loadStackFile } from "../../config/load.js";
-import { error, UserError } from "../../diagnostics/diagnostic.js";
+import { type Diagnostic, error, UserError } from "../../diagnostics/diagnostic.js";
 import { withStateLock } from "../../engine/session.js";
+import { claimConflictError, claimConflicts, type OwnedClaim, stateClaims } from "../../state/claims.js";
+import { DEFAULT_WORKSPACE } from "../../state/workspace.js";
 import { BACKEND_TYPES, type BackendType, backendTypeOf, openStateStore, type StateLocation } from "../../state/factory.js";
 import { action, durationMs, EXIT, stateChoice, type StateCommandOptions, writeOut } from "../common.js";
 
@@ -39,6 +41,29 @@ async function checkTargetEmpty(target: StateLocation, workspaces: string[]): Pr
       }),
     );
   }
+}
+
+/**
+ * Refuses, before anything moves, when the states would claim on the target what another stack
+ * or workspace claims there, or what another of the workspaces moved claims (the local backend
+ * compares nothing across stacks or workspaces): the write of such a workspace would be refused
+ * after the ones before it had moved.
+ */
+async function checkClaimsOnTarget(source: StateLocation, target: StateLocation, workspaces: string[]): Promise<void> {
+  // The default workspace's store (it always exists) asks for every stack's claims.
+  const store = openStateStore({ ...target, workspace: DEFAULT_WORKSPACE }).store;
+  if (!store.claimConflicts) return;
+  const moved: OwnedClaim[] = [];
+  const refusals: Diagnostic[] = [];
+  for (const ws of workspaces) {
+    const state = await openStateStore({ ...source, workspace: ws }).store.read();
+    if (!state) continue;
+    const mine = stateClaims(state);
+    const found = [...(await store.claimConflicts(mine)), ...claimConflicts(mine, moved)];
+    if (found.length) refusals.push(...claimConflictError(found, openStateStore({ ...target, workspace: ws }).store.describe()).diagnostics);
+    moved.push(...mine.map((m) => ({ ...m, stack: target.stackName, workspace: ws })));
+  }
+  if (refusals.length) throw new UserError(refusals);
 }
 
 /** Copies one workspace's state under both locks, then removes it from the source. */
@@ -73,6 +98,7 @@ async function migrate(o: MigrateOptions): Promise<number> {
   const target = locationOn(base, to);
   const workspaces = await openStateStore(source).workspaces.list();
   await checkTargetEmpty(target, workspaces);
+  await checkClaimsOnTarget(source, target, workspaces);
   const done: string[] = [];
   for (const ws of workspaces) done.push(await migrateWorkspace(source, target, ws, durationMs(o.lockTimeout)));
   const history =
