@@ -11,6 +11,7 @@ import { UserError } from "../../src/diagnostics/diagnostic.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { newState, versionOf } from "../../src/state/index.js";
 import { postgresStateStore } from "../../src/state/postgres/store.js";
+import { PostgresWorkspaces } from "../../src/state/postgres/workspaces.js";
 import { useFreshDatabase } from "./helpers.js";
 
 const rp = (id: string) => `projects/my-project/locations/us-central1/restorePlans/${id}`;
@@ -19,7 +20,7 @@ const MEMBER_T = "cloudnative:backup/v1:RestorePlanIamMember";
 const VIEWER = "roles/gkebackup.viewer";
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: ["race-1", "race-2", "race-3", "race-4"].map((id) => ({ name: rp(id), policy: { bindings: [] } })),
+  restorePlans: ["race-1", "race-2", "race-3", "race-4", "race-5"].map((id) => ({ name: rp(id), policy: { bindings: [] } })),
 };
 
 const fresh = useFreshDatabase("claims_race");
@@ -102,6 +103,17 @@ describe("claims under concurrency on PostgreSQL", { timeout: 60_000 }, () => {
     expect([["user:a@example.com"], ["user:c@example.com"]]).toContainEqual(members);
     // Nothing stays reserved once the applies ended.
     expect((await fresh.db.admin.query("SELECT count(*)::int AS n FROM race2.reservations")).rows[0].n).toBe(0);
+  });
+});
+
+describe("claims under concurrency on PostgreSQL: workspaces", { timeout: 60_000 }, () => {
+  it("two workspaces of one stack applying the same binding at once: one wins", async () => {
+    const file = await stackFile("twins", "race5", binding("viewers", rp("race-5"), ["user:a@example.com"]));
+    const catalog = new PostgresWorkspaces(postgresStateStore({ stack: "twins", schema: "race5" }), "twins", "race5");
+    await catalog.create("staging");
+    const results = await applyBoth(openStack({ file, workspace: "default" }), openStack({ file, workspace: "staging" }));
+    expectOneWinner(results);
+    expect(await claimsOf("race5", rp("race-5"))).toHaveLength(1);
   });
 });
 
