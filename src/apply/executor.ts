@@ -16,6 +16,7 @@ import { Scheduler } from "./scheduler.js";
 import { StateRecorder } from "./state-recorder.js";
 import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
+import type { ResourceClaim } from "../state/claims.js";
 
 export interface ApplyContext {
   cloud: CloudPort;
@@ -28,6 +29,9 @@ export interface ApplyContext {
   signal?: AbortSignal;
   /** Policies already read during plan ("{kind} {name}"): writes start from them */
   live?: Map<string, Policy>;
+  /** Records what a resource whose values were unknown at plan time claims, before its write;
+   *  throws a UserError when another stack or workspace claims it (the resource then fails). */
+  claim?: (claims: ResourceClaim[]) => Promise<void>;
 }
 
 export interface ApplyResult {
@@ -63,6 +67,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     held: HeldGrants.of(plan.resource_changes),
     recorder,
     fail,
+    ...(ctx.claim ? { claim: ctx.claim } : {}),
   };
   const outcome = await new Scheduler({
     nodes: changeGraph(plan.resource_changes),

@@ -7,7 +7,8 @@ import type { Policy, ResourceChange } from "../generated/schemas.js";
 import { functionDriver, resourceDriver } from "../drivers/registry.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { inputsOf } from "../drivers/inputs.js";
-import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
+import type { ResourceClaim } from "../state/claims.js";
 import { containsUnknown, stripUnknown } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
 import type { NameDefaults } from "../cloud/names.js";
@@ -46,6 +47,8 @@ export interface WorkContext {
   held: HeldGrants;
   recorder: StateRecorder;
   fail: (n: Node, summary: string, detail?: string) => void;
+  /** See ApplyContext.claim. */
+  claim?: (claims: ResourceClaim[]) => Promise<void>;
 }
 
 type Obj = Record<string, unknown>;
@@ -64,7 +67,22 @@ export async function prepareNode(w: WorkContext, n: Node, started: number): Pro
   }
   const desired = desiredNow(w, n, d);
   if (desired === false) return [];
+  if (desired && n.change.config && !(await claimedNow(w, n, d, desired))) return [];
   return resourceWork(w, n, d, desired);
+}
+
+/** What a resource known only now claims, recorded before its write; false (the node failed)
+ *  when another stack or workspace claims it. */
+async function claimedNow(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs): Promise<boolean> {
+  if (!w.claim) return true;
+  try {
+    await w.claim(d.claims(desired).map((claim) => ({ address: n.change.address, claim })));
+    return true;
+  } catch (e) {
+    const first = e instanceof UserError ? e.diagnostics[0] : undefined;
+    w.fail(n, first?.summary ?? (e as Error).message, first?.detail);
+    return false;
+  }
 }
 
 async function readDataSource(w: WorkContext, n: Node, started: number): Promise<void> {

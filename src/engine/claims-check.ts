@@ -39,8 +39,13 @@ export async function checkResourceClaims(store: StateStore, claims: ResourceCla
  * On a backend that reserves (PostgreSQL) the check and the record are one transaction, so two
  * applies that both passed their plan's check cannot both take a grant.
  */
-export async function reservePlanClaims(store: StateStore, plan: Plan): Promise<void> {
-  if (!store.reserveClaims) return checkClaims(store, plan);
-  const conflicts = await store.reserveClaims(planClaims(plan));
+export function reservePlanClaims(store: StateStore, plan: Plan): Promise<void> {
+  return reserveResourceClaims(store, planClaims(plan));
+}
+
+/** reservePlanClaims for `claims` (also those of a resource known only during apply, before its write). */
+export async function reserveResourceClaims(store: StateStore, claims: ResourceClaim[]): Promise<void> {
+  if (!store.reserveClaims) return checkResourceClaims(store, claims);
+  const conflicts = await store.reserveClaims(claims);
   if (conflicts.length) throw claimConflictError(conflicts, store.describe());
 }

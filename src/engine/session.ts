@@ -15,7 +15,7 @@ import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
-import { checkClaims, reservePlanClaims } from "./claims-check.js";
+import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
 import { sharedSignal } from "./shared-signal.js";
@@ -205,6 +205,7 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
       save,
       parallelism: req.parallelism,
       live: planned.live,
+      claim: (claims) => reserveResourceClaims(session.store, claims),
       ...(req.emit ? { emit: req.emit } : {}),
       ...(shared ? { signal: shared.signal } : {}),
     });

@@ -20,7 +20,7 @@ const MEMBER_T = "cloudnative:backup/v1:RestorePlanIamMember";
 const VIEWER = "roles/gkebackup.viewer";
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: ["race-1", "race-2", "race-3", "race-4", "race-5"].map((id) => ({ name: rp(id), policy: { bindings: [] } })),
+  restorePlans: ["race-1", "race-2", "race-3", "race-4", "race-5", "race-6", "race-7"].map((id) => ({ name: rp(id), policy: { bindings: [] } })),
 };
 
 const fresh = useFreshDatabase("claims_race");
@@ -114,6 +114,35 @@ describe("claims under concurrency on PostgreSQL: workspaces", { timeout: 60_000
     const results = await applyBoth(openStack({ file, workspace: "default" }), openStack({ file, workspace: "staging" }));
     expectOneWinner(results);
     expect(await claimsOf("race5", rp("race-5"))).toHaveLength(1);
+  });
+});
+
+describe("a resource whose values are known only during apply", { timeout: 60_000 }, () => {
+  it("claims before its write: when another stack took that grant since the plan, it fails and writes nothing; the rest applies and is saved", async () => {
+    const late = openStack({ file: await stackFile("late", "late1", binding("a", rp("race-7"), ["user:late@example.com"]) + binding("b", rp("race-6"), ["user:late@example.com"])) });
+    const lp = await planned(late);
+    // b as a plan has a resource whose properties depend on values unknown until apply: its
+    // claims are not among the plan's (the planner keeps its properties as written, in `config`).
+    const b = lp.real.resource_changes.find((c) => c.address === "b")!;
+    b.config = { properties: { name: rp("race-6"), role: VIEWER, members: ["user:late@example.com"] } };
+    // Meanwhile another stack takes the same member of that binding (the grant b makes: b's write
+    // then revokes nothing the plan did not show, and nothing stops it but the claim).
+    const owner = openStack({ file: await stackFile("owner", "late1", member("viewers", rp("race-6"), "user:late@example.com")) });
+    const op = await planned(owner);
+    await withStateLock(owner.store, "apply", undefined, () => applyPlan(owner, op, { parallelism: 4 }));
+    await op.close();
+    let result;
+    try {
+      result = await withStateLock(late.store, "apply", undefined, () => applyPlan(late, lp, { parallelism: 4 }));
+    } finally {
+      await lp.close();
+    }
+    expect(result.failed.map((f) => f.address)).toEqual(["b"]);
+    expect(result.failed[0]!.diagnostic.summary).toContain('which stack "owner" workspace "default" manages');
+    const policy = (await (await fetch(`${emu.url}/v1/${rp("race-6")}:getIamPolicy`)).json()) as { bindings?: Array<{ members: string[] }> };
+    expect((policy.bindings ?? []).flatMap((x) => x.members)).toEqual(["user:late@example.com"]);
+    expect((await late.store.read())!.resources.map((r) => r.address)).toEqual(["a"]);
+    expect(await claimsOf("late1", rp("race-6"))).toEqual([{ stack: "owner", workspace: "default", address: "viewers" }]);
   });
 });
 

@@ -90,7 +90,7 @@ export async function conflictsWith(db: Db, schema: string, stack: string, works
  * Records `mine` as what (stack, workspace) is about to claim, unless another stack or workspace
  * claims or reserves a grant that conflicts with one: then nothing is recorded and the conflicts
  * are returned. One transaction under the claims lock; the reservation lasts while `session`
- * holds the lock (it replaces any earlier one of this stack and workspace).
+ * holds the lock, and adds to what it reserved before (a taken lock starts with none).
  */
 export async function reserveClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, session: LockSession, mine: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
   await client.query("BEGIN");
@@ -98,7 +98,6 @@ export async function reserveClaims(client: pg.ClientBase, schema: string, stack
     await lockClaims(client, schema);
     const conflicts = await conflictsWith(client, schema, stack, workspace, mine);
     if (conflicts.length === 0) {
-      await client.query(`DELETE FROM ${q(schema)}.reservations WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
       await insertRows(client, `${q(schema)}.reservations`, stack, workspace, claimRows(mine), { columns: ", backend_pid, lock_k1, lock_k2", values: [session.pid, ...session.key] });
     }
     await client.query("COMMIT");
@@ -109,7 +108,7 @@ export async function reserveClaims(client: pg.ClientBase, schema: string, stack
   }
 }
 
-/** Removes the reservations of (stack, workspace) (its lock is being released). */
+/** Removes the reservations of (stack, workspace) (its lock was just taken, or is being released). */
 export async function dropReservations(client: pg.ClientBase, schema: string, stack: string, workspace: string): Promise<void> {
   await client.query(`DELETE FROM ${q(schema)}.reservations WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
 }

@@ -154,6 +154,8 @@ export async function acquirePgLock(scope: LockScope, operation: string, timeout
       await sleep(unknown ? 50 : Math.min(100 + Math.random() * 150, Math.max(0, deadline - now)));
     }
     const row = await recordHolder(client, scope, operation);
+    // A holder that is gone may have left reservations: this lock's start with none.
+    await dropReservations(client, scope.schema, scope.stack, scope.workspace);
     return pgLockHandle(client, scope, key, row, () => lost);
   } catch (e) {
     await client.end().catch(() => undefined);
