@@ -57,6 +57,27 @@ const SESSION_START = "(SELECT backend_start FROM pg_stat_activity WHERE pid = p
 const HELD_BY = `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
   AND classid::bigint = ($1::bigint & 4294967295) AND objid::bigint = ($2::bigint & 4294967295) AND pid = %PID%)`;
 
+/** Whether `session` holds its lock now, as the server sees it (in the caller's transaction). */
+export async function sessionHoldsLock(client: pg.ClientBase, session: LockSession): Promise<boolean> {
+  const r = await client.query<{ held: boolean }>(`SELECT ${HELD_BY.replace("%PID%", "$3")} AS held`, [...session.key, session.pid]);
+  return r.rows[0]?.held === true;
+}
+
+/** `work`, abandoned after `ms` (a connection that went silent never answers). */
+async function within(ms: number, work: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([work(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long a release waits for the server: a silent connection is then closed (the server
+ *  releases the lock with the session, if it has not already). */
+const RELEASE_TIMEOUT_MS = 10_000;
+
 /** The holder row of the scope's lock (undefined: none), and whether it is live. */
 export async function readHolder(client: pg.ClientBase | pg.Pool, scope: LockScope): Promise<HolderRow | undefined> {
   const [k1, k2] = advisoryKey(scope.schema, scope.stack, scope.workspace);
@@ -167,14 +188,14 @@ function pgLockHandle(client: pg.Client, scope: LockScope, key: [number, number]
   let releasing: Promise<void> | undefined;
   const release = async (): Promise<void> => {
     if (lost() === undefined) {
-      try {
+      // The session ends below, and the server releases whatever it still held: a failure or a
+      // silent connection (a query still waiting then is cut off by end()) loses nothing.
+      await within(RELEASE_TIMEOUT_MS, async () => {
         // What an apply reserved goes with the lock (a dead session's reservations count for nothing).
         await dropReservations(client, scope.schema, scope.stack, scope.workspace);
         await client.query(`DELETE FROM ${client.escapeIdentifier(scope.schema)}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`, [scope.stack, scope.workspace, row.id]);
         await client.query("SELECT pg_advisory_unlock($1, $2)", key);
-      } catch {
-        // The session ends below, and the server releases whatever it still held.
-      }
+      }).catch(() => undefined);
     }
     await client.end().catch(() => undefined);
   };

@@ -13,7 +13,7 @@ import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
 import { conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
 import { connectionFromEnv, pgFailure, type PgTarget } from "./connection.js";
 import { readHistory, readVersion, recordVersion } from "./history.js";
-import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder } from "./lock.js";
+import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
 
 export const DEFAULT_PG_SCHEMA = "converge";
@@ -146,15 +146,7 @@ export class PostgresStateStore implements StateStore {
     if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.scope.where}: ${describeErrors(invalid)}`);
     if (next.stack !== this.scope.stack) throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.scope.where}`);
     const lost = this.held?.lock.lost();
-    if (lost !== undefined) {
-      throw new UserError(
-        error(`the state lock of ${this.scope.where} was lost (${lost}); nothing more is written`, {
-          code: "state/lock-lost",
-          file: this.scope.where,
-          detail: "The connection that held the lock closed (a server restart, a failover, a network cut), so another converge may be writing now. The state keeps what was saved before; run the command again: it reads the current state first.",
-        }),
-      );
-    }
+    if (lost !== undefined) throw this.lockLost(lost);
     const pool = await this.db();
     const client = await pool.connect().catch((e: unknown) => {
       throw this.failure(e, "write the state");
@@ -167,6 +159,16 @@ export class PostgresStateStore implements StateStore {
     } finally {
       client.release();
     }
+  }
+
+  private lockLost(why: string): UserError {
+    return new UserError(
+      error(`the state lock of ${this.scope.where} was lost (${why}); nothing more is written`, {
+        code: "state/lock-lost",
+        file: this.scope.where,
+        detail: "The connection that held the lock closed (a server restart, a failover, a network cut), so another converge may be writing now. The state keeps what was saved before; run the command again: it reads the current state first.",
+      }),
+    );
   }
 
   /** The stored version (`FOR UPDATE`: locked until the transaction ends). */
@@ -182,6 +184,10 @@ export class PostgresStateStore implements StateStore {
     const { stack, workspace, where, schema } = this.scope;
     await client.query("BEGIN");
     const current = await this.stored(client, "FOR UPDATE");
+    // The lock's connection may have gone silent (a NAT that dropped it, a partition) while the
+    // server ended its session: the server says whether the lock is still this store's.
+    const held = this.held?.lock;
+    if (held && !(await sessionHoldsLock(client, held.session))) throw this.lockLost("the server no longer holds it for this converge's session");
     if (current && current.lineage !== next.lineage) throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next, "database");
     if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
       throw stateConflict(where, current ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");

@@ -1,0 +1,92 @@
+// The state lock's connection lost without a word (a NAT or firewall that drops an idle flow, a
+// partition): the server ended the session, so the lock is gone and another converge took it,
+// but this converge's lock connection saw no error. Its next state write must be refused, not
+// land while the other holds the lock. A TCP proxy in front of the real PostgreSQL blackholes
+// the lock's connection: nothing more passes either way, and it is never closed.
+import { createServer, type Server, type Socket, connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newState, versionOf } from "../../src/state/index.js";
+import { postgresStateStore } from "../../src/state/postgres/store.js";
+import { useFreshDatabase } from "./helpers.js";
+
+const fresh = useFreshDatabase("lock_silent");
+
+/** A proxy to the server; `blackhole(n)` stops the n-th connection (1-based) dead, silently. */
+interface Proxy {
+  port: number;
+  blackhole(n: number): void;
+  close(): Promise<void>;
+}
+
+function startProxy(target: { host: string; port: number }): Promise<Proxy & { server: Server }> {
+  const conns: Array<{ client: Socket; upstream: Socket; dead: boolean }> = [];
+  const server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    const c = { client, upstream, dead: false };
+    conns.push(c);
+    client.on("data", (d) => void (c.dead || upstream.write(d)));
+    upstream.on("data", (d) => void (c.dead || client.write(d)));
+    // A blackholed connection is never closed: neither side hears of the other's end.
+    client.on("close", () => void (c.dead || upstream.destroy()));
+    upstream.on("close", () => void (c.dead || client.destroy()));
+    client.on("error", () => undefined);
+    upstream.on("error", () => undefined);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        server,
+        port: (server.address() as { port: number }).port,
+        blackhole: (n) => void (conns[n - 1]!.dead = true),
+        close: async () => {
+          for (const c of conns) {
+            c.client.destroy();
+            c.upstream.destroy();
+          }
+          await new Promise<void>((r) => server.close(() => r()));
+        },
+      }),
+    ),
+  );
+}
+
+let proxy: Proxy;
+beforeAll(async () => {
+  const u = new URL(fresh.db.url);
+  proxy = await startProxy({ host: u.hostname, port: Number(u.port) });
+});
+afterAll(async () => {
+  await proxy?.close();
+});
+
+describe("a state lock lost without a word", { timeout: 45_000 }, () => {
+  it("the next write is refused (state/lock-lost) while another converge holds the lock; that one writes", async () => {
+    const viaProxy = new URL(fresh.db.url);
+    viaProxy.port = String(proxy.port);
+    const a = postgresStateStore({ stack: "silent", schema: "silent", env: { DATABASE_URL: viaProxy.href } });
+    const b = postgresStateStore({ stack: "silent", schema: "silent", env: fresh.db.env });
+    try {
+      const v1 = await a.write(newState("silent"), undefined); // connection 1: the pool's
+      const lock = await a.lock("apply"); // connection 2: the lock's
+      proxy.blackhole(2);
+      const pid = (await fresh.db.admin.query("SELECT backend_pid FROM silent.locks WHERE stack = 'silent'")).rows[0].backend_pid as number;
+      // The server ends that session (its keepalive gave up on it): the lock goes with it.
+      await fresh.db.admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      await expect.poll(async () => (await fresh.db.admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount).toBe(0);
+      expect(lock.lost()).toBeUndefined(); // converge heard nothing
+      const other = await b.lock("apply");
+      const write = a.write({ ...v1, outputs: { from: "a" } }, versionOf(v1));
+      await expect(write).rejects.toMatchObject({ diagnostics: [expect.objectContaining({ code: "state/lock-lost" })] });
+      expect((await b.read())!.serial).toBe(v1.serial);
+      await b.write({ ...v1, outputs: { from: "b" } }, versionOf(v1));
+      await other.release();
+      // Releasing the silent lock ends; it does not wait on that connection for ever.
+      const started = Date.now();
+      await lock.release();
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await b.close();
+      await a.close().catch(() => undefined);
+    }
+  });
+});
