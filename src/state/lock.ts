@@ -149,9 +149,10 @@ function holderState(info: LockInfo): "running" | "gone" | "unknown" {
   return processState(info.pid, isProcessIdentity(info.process) ? info.process : undefined, pidAlive);
 }
 
-function lockedError(info: LockInfo, lockPath: string, waitedMs: number): UserError {
+/** `waitedMs`: how long it waited, when a --lock-timeout was given (else the advice to give one). */
+function lockedError(info: LockInfo, lockPath: string, waitedMs: number | undefined): UserError {
   const details = [
-    waitedMs > 0 ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.",
+    waitedMs !== undefined ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.",
     holderProcessText(info),
     `Lock file: ${lockPath}${info.version ? ` (written by converge ${info.version})` : ""}.`,
   ];
@@ -307,7 +308,7 @@ export async function acquireLock(statePath: string, lockPath: string, operation
       continue;
     }
     const now = Date.now();
-    if (now >= deadline) throw lockedError(cur.info, lockPath, now - started);
+    if (now >= deadline) throw lockedError(cur.info, lockPath, opts.timeoutMs ? now - started : undefined);
     await sleep(Math.min(100 + Math.random() * 150, deadline - now));
   }
 }

@@ -86,6 +86,14 @@ describe("state lock", () => {
     await second.release();
   });
 
+  it("without a timeout, advises --lock-timeout (not \"Waited 0.0s\")", async () => {
+    const first = await localStateStore(file).lock("apply");
+    const err = await userError(() => localStateStore(file).lock("apply"));
+    expect(err.diagnostics[0]!.detail).toContain("Use --lock-timeout to wait for it.");
+    expect(err.diagnostics[0]!.detail).not.toContain("Waited");
+    await first.release();
+  });
+
   it("with a timeout, fails the same way when the holder keeps the lock", async () => {
     const first = await localStateStore(file).lock("apply");
     const t0 = Date.now();
