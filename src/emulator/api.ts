@@ -46,7 +46,7 @@ function rejectUnknownFields(body: Record<string, unknown>, allowed: readonly st
 }
 
 /** `$alt=json;enum-encoding=int` (sent by Google's REST client libraries) asks for numeric enums. */
-function wantsIntEnums(query: URLSearchParams | undefined): boolean {
+export function wantsIntEnums(query: URLSearchParams | undefined): boolean {
   if (!query) return false;
   const alt = query.get("$alt") ?? query.get("alt");
   return alt !== null && alt.includes("enum-encoding=int");
@@ -149,6 +149,7 @@ function setIamPolicy(ctx: EmulatorContext, req: ApiRequest): Reply | Promise<Re
   );
 }
 
-function headerValue(h: string | string[] | undefined): string | undefined {
+/** The first value of a request header. */
+export function headerValue(h: string | string[] | undefined): string | undefined {
   return Array.isArray(h) ? h[0] : h;
 }

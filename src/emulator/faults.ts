@@ -1,11 +1,12 @@
 // Fault injection for API routes: latency and error rates, reproducible for a given PRNG seed so
 // that retry behaviour can be tested and benchmarked deterministically.
 import { ApiError, isCanonicalCode, type CanonicalCode } from "./errors.js";
-import { METHOD_IDS } from "./routes.js";
+import { METHOD_IDS, PROJECTS_GET } from "./routes.js";
 import { ALL_KINDS, OBJECT_KINDS } from "../gcp/object-kinds.js";
 import { Quotas, quotasProblem } from "./quotas.js";
 
-const SERVICES = [...new Set(ALL_KINDS.map((k) => OBJECT_KINDS[k].service))];
+/** The services a quota may name: those of the object kinds, and Cloud Resource Manager. */
+const SERVICES: readonly string[] = [...new Set(ALL_KINDS.map((k) => OBJECT_KINDS[k].service)), PROJECTS_GET.service];
 
 export interface FaultConfig {
   latencyMs?: number;
@@ -14,7 +15,8 @@ export interface FaultConfig {
   retryAfterSeconds?: number;
   seed?: number;
   methods?: string[];
-  /** Requests per minute per (service, project), e.g. {"gkebackup": 600}, and of its writes
+  /** Requests per minute per (service, project), e.g. {"gkebackup": 600} or
+   *  {"cloudresourcemanager": 60}, and of its writes
    *  ("gkebackup.write"): over it, 429 RESOURCE_EXHAUSTED. */
   quotas?: Record<string, number>;
 }

@@ -1,5 +1,6 @@
 // The local cloud emulator: a wire-faithful stand-in for the five Google REST methods converge
-// calls (see SPEC section 3). Used by the quickstart, the end-to-end tests and the benchmarks.
+// calls (see SPEC section 3) and Cloud Resource Manager's projects.get (./projects-api.ts). Used by
+// the quickstart, the end-to-end tests and the benchmarks.
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import type { EmulatorWorld } from "../generated/schemas.js";

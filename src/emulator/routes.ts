@@ -1,12 +1,32 @@
-// The five REST methods the emulator serves, matched on the path alone (one host:port serves all
-// three services; the Host header only decides whether a request is served at all: ./origin.ts).
-// The methods come from the neutral object-kind table in src/gcp/.
-import { ALL_KINDS, OBJECT_KINDS, type MethodId, type MethodVerb, type ObjectKind } from "../gcp/object-kinds.js";
+// The REST methods the emulator serves, matched on the path alone (one host:port serves every
+// service; the Host header only decides whether a request is served at all: ./origin.ts).
+// The five object methods come from the neutral object-kind table in src/gcp/; Cloud Resource
+// Manager's projects.get is the emulator's own addition (the client's table lists object kinds).
+import {
+  ALL_KINDS,
+  METHOD_IDS as OBJECT_METHOD_IDS,
+  OBJECT_KINDS,
+  type MethodId as ObjectMethodId,
+  type MethodVerb,
+  type ObjectKind,
+} from "../gcp/object-kinds.js";
 
-export { METHOD_IDS, type MethodId } from "../gcp/object-kinds.js";
+/** Cloud Resource Manager v3 projects.get: GET /v3/projects/{projectIdOrNumber}. */
+export const PROJECTS_GET = {
+  id: "cloudresourcemanager.projects.get",
+  permission: "resourcemanager.projects.get",
+  /** The service its quota is kept under (FaultConfig.quotas). */
+  service: "cloudresourcemanager",
+  host: "cloudresourcemanager.googleapis.com",
+} as const;
 
+/** Every method the emulator serves (counted in stats, named in fault filters). */
+export type MethodId = ObjectMethodId | typeof PROJECTS_GET.id;
+export const METHOD_IDS: readonly MethodId[] = [...OBJECT_METHOD_IDS, PROJECTS_GET.id];
+
+/** A call of one of the five object methods. */
 export interface ApiRoute {
-  method: MethodId;
+  method: ObjectMethodId;
   kind: ObjectKind;
   verb: MethodVerb;
   /** IAM permission the call needs, as named in PERMISSION_DENIED messages. */
@@ -18,10 +38,20 @@ export interface ApiRoute {
   name: string;
 }
 
+/** A call of projects.get. */
+export interface ProjectRoute {
+  kind: "project";
+  method: typeof PROJECTS_GET.id;
+  /** The project ID or number as the request spelled it (decoded). */
+  project: string;
+}
+
+export type EmulatorRoute = ApiRoute | ProjectRoute;
+
 interface RouteDef {
   kind: ObjectKind;
   verb: MethodVerb;
-  method: MethodId;
+  method: ObjectMethodId;
   permission: string;
 }
 
@@ -56,6 +86,16 @@ export function matchApiRoute(httpMethod: string, path: string): ApiRoute | unde
     id,
     name: `projects/${project}/locations/${location}/${collection}/${id}`,
   };
+}
+
+// One segment, as for the object methods: an empty one, or one with '/' or ':', matches nothing.
+const PROJECT_PATH = /^\/v3\/projects\/([^/:]+)$/;
+
+/** Matches a decoded path to any method the emulator serves; undefined answers NOT_FOUND. */
+export function matchRoute(httpMethod: string, path: string): EmulatorRoute | undefined {
+  const p = httpMethod === "GET" ? PROJECT_PATH.exec(path) : null;
+  if (p) return { kind: "project", method: PROJECTS_GET.id, project: p[1]! };
+  return matchApiRoute(httpMethod, path);
 }
 
 /** Percent-decodes a path; undefined when the encoding is malformed. */

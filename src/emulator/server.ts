@@ -9,7 +9,8 @@ import { handleApi } from "./api.js";
 import type { EmulatorContext, Reply } from "./context.js";
 import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors.js";
 import { foreignRequest, type OriginPolicy } from "./origin.js";
-import { decodePath, matchApiRoute, type ApiRoute } from "./routes.js";
+import { handleProjectGet } from "./projects-api.js";
+import { decodePath, matchRoute, PROJECTS_GET, type EmulatorRoute } from "./routes.js";
 import { OBJECT_KINDS } from "../gcp/object-kinds.js";
 
 /** Request bodies above this are refused without being buffered. */
@@ -114,7 +115,7 @@ class EmulatorHttp {
     const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
     const method = req.method ?? "GET";
     const path = decodePath(rawPath);
-    let route: ApiRoute | undefined;
+    let route: EmulatorRoute | undefined;
     try {
       // Before anything is read, counted or changed: no web page may drive the emulator.
       const foreign = this.foreign(req);
@@ -125,7 +126,7 @@ class EmulatorHttp {
       }
       if (path === undefined) throw invalidArgument(`Malformed percent-encoding in path ${JSON.stringify(rawPath)}.`);
       const admin = path.startsWith(ADMIN_PREFIX);
-      route = admin ? undefined : matchApiRoute(method, path);
+      route = admin ? undefined : matchRoute(method, path);
       if (!admin && !route) {
         // Drain any body so the keep-alive connection stays usable.
         req.resume();
@@ -145,7 +146,7 @@ class EmulatorHttp {
   }
 
   /** The request body (none for GET and HEAD); CLIENT_GONE when the client left. */
-  private async body(req: IncomingMessage, method: string, route: ApiRoute | undefined): Promise<Buffer | undefined | typeof CLIENT_GONE> {
+  private async body(req: IncomingMessage, method: string, route: EmulatorRoute | undefined): Promise<Buffer | undefined | typeof CLIENT_GONE> {
     if (method === "GET" || method === "HEAD") return undefined;
     const b = await readBody(req);
     if (b === CLIENT_GONE) {
@@ -171,13 +172,18 @@ class EmulatorHttp {
   }
 
   /** The answer of an API route (with injected faults) or of the admin API. */
-  private async reply(route: ApiRoute | undefined, method: string, path: string, query: URLSearchParams | undefined, req: IncomingMessage, body: Buffer | undefined): Promise<Reply> {
+  private async reply(route: EmulatorRoute | undefined, method: string, path: string, query: URLSearchParams | undefined, req: IncomingMessage, body: Buffer | undefined): Promise<Reply> {
     const { ctx } = this;
     if (!route) return handleAdmin(ctx, method, path, query, body);
     const fault = ctx.faults.decide(route.method);
     if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
     if (fault?.error) throw fault.error;
+    if (route.kind === "project") {
+      const overQuota = ctx.faults.quota(PROJECTS_GET.service, route.project, false);
+      if (overQuota) throw overQuota;
+      return handleProjectGet(ctx, route, query, req.headers);
+    }
     const overQuota = ctx.faults.quota(OBJECT_KINDS[route.kind].service, route.project, route.verb === "setIamPolicy");
     if (overQuota) throw overQuota;
     return handleApi(ctx, { route, query, headers: req.headers, body });
