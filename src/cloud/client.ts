@@ -4,9 +4,9 @@ import { createTokenProvider, type TokenProvider } from "./auth.js";
 import { EMULATOR_HOST_ENV, resolveEndpoint, type ResolvedEndpoint, type Service } from "./endpoint.js";
 import { CloudError, userinfoSecrets } from "./errors.js";
 import { checkProxyFor, proxySecrets } from "./proxy.js";
-import { federationProblem, policyProblem } from "./wire-shape.js";
+import { federationProblem, policyProblem, projectProblem } from "./wire-shape.js";
 import { apiMethod, OBJECT_KINDS, POLICY_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
-import { parseFullName, type ObjectKind } from "./names.js";
+import { parseFullName, SEGMENT, type ObjectKind } from "./names.js";
 import { defaultSleep, type RetryOptions } from "./retry.js";
 import { GOOGLE_DEFAULT_RATES, type LimiterClock, RateLimiter, type RateTable } from "./rate-limit.js";
 import type { HttpFn } from "./http.js";
@@ -71,6 +71,14 @@ const POLICY_APIS = Object.fromEntries(POLICY_KINDS.map((k) => [k, policyApi(k)]
 export { policyMethodId };
 
 export const FEDERATION_GET_ID = apiMethod("federation", "get")!.id;
+/** Resource Manager v3 projects.get: GET /v3/projects/{project ID or number}. */
+export const PROJECT_GET_ID = "cloudresourcemanager.projects.get";
+
+/** What converge reads of a project: its ID and its number. */
+export interface ProjectInfo {
+  projectId: string;
+  number: string;
+}
 
 export class CloudClient {
   readonly endpoint: ResolvedEndpoint;
@@ -161,6 +169,26 @@ export class CloudClient {
       check: federationProblem,
       ...readSignal(opts),
     });
+  }
+
+  /** A project's ID and number, from either (Resource Manager v3; not paced: a plan asks once per
+   *  project number it meets). */
+  async getProject(project: string, opts: CallOptions = {}): Promise<ProjectInfo> {
+    if (!SEGMENT.test(project)) {
+      throw new CloudError({ status: "INVALID_ARGUMENT", httpStatus: 0, methodId: PROJECT_GET_ID, resource: `projects/${project}`, operation: "getProject", serverMessage: `"${project}" is not a project ID or number; nothing was sent`, attempts: 0, retryable: false });
+    }
+    const p = await this.transport.call<{ projectId: string; name: string }>({
+      method: "GET",
+      service: "cloudresourcemanager",
+      path: `/v3/projects/${project}`,
+      methodId: PROJECT_GET_ID,
+      resource: `projects/${project}`,
+      operation: "getProject",
+      idempotent: true,
+      check: projectProblem,
+      ...readSignal(opts),
+    });
+    return { projectId: p.projectId, number: p.name.slice("projects/".length) };
   }
 
   /** Validates a full name before anything is sent; returns its location and project. */

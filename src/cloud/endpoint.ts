@@ -1,7 +1,8 @@
 // Where calls go: the real Google hosts, an explicit http(s) endpoint, or the emulator named by
 // CLOUDNATIVE_EMULATOR_HOST (the *_EMULATOR_HOST convention: it wins over everything).
 
-export type Service = "gkebackup" | "aiplatform" | "metastore";
+/** The services of the object kinds, and Resource Manager (a project's ID from its number). */
+export type Service = "gkebackup" | "aiplatform" | "metastore" | "cloudresourcemanager";
 
 export const EMULATOR_HOST_ENV = "CLOUDNATIVE_EMULATOR_HOST";
 
@@ -88,6 +89,7 @@ const GOOGLE_HOSTS: Record<Service, string> = {
   gkebackup: "https://gkebackup.googleapis.com",
   aiplatform: "https://aiplatform.googleapis.com",
   metastore: "https://metastore.googleapis.com",
+  cloudresourcemanager: "https://cloudresourcemanager.googleapis.com",
 };
 
 function google(): ResolvedEndpoint {

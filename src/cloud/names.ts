@@ -7,6 +7,32 @@ export { formatName, kindOfName, parseFullName, SEGMENT, type ObjectKind, type O
 export interface NameDefaults {
   project?: string | undefined;
   location?: string | undefined;
+  /** Project numbers → project IDs, as Resource Manager answered them (src/engine/project-ids.ts).
+   *  Google takes `projects/{number}/…` and `projects/{id}/…` for one object: a completed name
+   *  always has the ID, so one object has one name (one read, one claim, one policy to plan)
+   *  however a stack or a state spells its project. A number missing from it stays as written. */
+  projectIds?: ReadonlyMap<string, string> | undefined;
+}
+
+/** Whether a project segment is a project number (digits; a project ID starts with a letter). */
+export function isProjectNumber(segment: string): boolean {
+  return /^[0-9]+$/.test(segment);
+}
+
+/** The project numbers among the projects of `names` (full names of any kind; others skipped). */
+export function projectNumbersOf(names: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const n of names) {
+    const m = /^projects\/([0-9]+)\//.exec(n);
+    if (m) out.add(m[1]!);
+  }
+  return out;
+}
+
+/** `name` with its project number replaced by the project's ID, when `ids` knows it. */
+function withProjectId(named: ObjectName, ids: ReadonlyMap<string, string> | undefined): ObjectName {
+  const id = ids?.size && isProjectNumber(named.project) ? ids.get(named.project) : undefined;
+  return id === undefined ? named : { ...named, project: id, full: formatName(named.kind, id, named.location, named.id) };
 }
 
 /**
@@ -15,7 +41,7 @@ export interface NameDefaults {
  */
 export function completeName(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
   const full = parseFullName(kind, name);
-  if (full) return full;
+  if (full) return withProjectId(full, defaults.projectIds);
   const expected = `projects/{project}/locations/{location}/${OBJECT_KINDS[kind].collection}/{id}, {location}/{id} or {id}`;
   if (name.startsWith("projects/")) return `"${name}" is not a valid ${kind} name; expected ${expected}`;
   const parts = name.split("/");
@@ -26,7 +52,7 @@ export function completeName(kind: ObjectKind, name: string, defaults: NameDefau
   const location = parts.length === 2 ? parts[0] : defaults.location;
   if (!defaults.project) return `"${name}" is a short name but provider.project is not set; use ${expected}`;
   if (!location) return `"${name}" is a short name but provider.location is not set; use ${expected}`;
-  return { kind, project: defaults.project, location, id, full: formatName(kind, defaults.project, location, id) };
+  return withProjectId({ kind, project: defaults.project, location, id, full: formatName(kind, defaults.project, location, id) }, defaults.projectIds);
 }
 
 /** Answers remembered per key, started over past `limit` entries (a long-lived process, such as
@@ -75,10 +101,10 @@ let completedUnder: NameDefaults | undefined;
  * defaults change.
  */
 export function completeNameOnce(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
-  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location || completedCount >= 100_000) {
+  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location || completedUnder?.projectIds !== defaults.projectIds || completedCount >= 100_000) {
     completed = new Map();
     completedCount = 0;
-    completedUnder = { project: defaults.project, location: defaults.location };
+    completedUnder = { project: defaults.project, location: defaults.location, projectIds: defaults.projectIds };
   }
   let byName = completed.get(kind);
   if (!byName) completed.set(kind, (byName = new Map()));

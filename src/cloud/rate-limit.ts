@@ -7,7 +7,7 @@
 // release since 2019 and its reservoir API has no notion of a rate that adapts to 429s;
 // p-throttle's rate is fixed at creation. What we need is ~100 lines with an injectable clock, so
 // the tests drive it without waiting.
-import type { Service } from "../gcp/object-kinds.js";
+import type { Service } from "./endpoint.js";
 
 /** Requests per minute, by service; `{service}.write` limits the service's setIamPolicy calls too. */
 export type RateTable = Readonly<Record<string, number>>;

@@ -9,12 +9,12 @@ type Normalize = IamDriver["normalize"];
 type Normalized = ReturnType<Normalize>;
 
 export function rememberedNormalize(normalize: Normalize): Normalize {
-  const seen = new WeakMap<object, { project: string | undefined; location: string | undefined; result: Normalized }>();
+  const seen = new WeakMap<object, { project: string | undefined; location: string | undefined; projectIds: NameDefaults["projectIds"]; result: Normalized }>();
   return (raw, defaults: NameDefaults) => {
     const hit = seen.get(raw);
-    if (hit && hit.project === defaults.project && hit.location === defaults.location) return hit.result;
+    if (hit && hit.project === defaults.project && hit.location === defaults.location && hit.projectIds === defaults.projectIds) return hit.result;
     const result = normalize(raw, defaults);
-    seen.set(raw, { project: defaults.project, location: defaults.location, result });
+    seen.set(raw, { project: defaults.project, location: defaults.location, projectIds: defaults.projectIds, result });
     return result;
   };
 }

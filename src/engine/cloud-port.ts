@@ -24,6 +24,9 @@ export interface CloudPort {
   /** The live policy, or undefined when the object does not exist (NOT_FOUND). */
   getIamPolicy(kind: PolicyKind, name: string, signal?: AbortSignal): Promise<Policy | undefined>;
   getFederation(name: string, signal?: AbortSignal): Promise<Federation>;
+  /** A project's ID and number, asked by either (Resource Manager). A port without it (a test's
+   *  fake) leaves project numbers as written. */
+  getProject?(project: string, signal?: AbortSignal): Promise<{ projectId: string; number: string }>;
   /** One read-modify-write of one policy (etag + retry on ABORTED). */
   /** `planned`: without `initial`, the policy as the plan saw it (see ModifyOptions.planned). */
   modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy, signal?: AbortSignal, planned?: Policy): Promise<ModifyOutcome>;

@@ -8,6 +8,8 @@ import { UserError } from "../diagnostics/diagnostic.js";
 import type { Policy } from "../generated/schemas.js";
 import { newState, versionOf } from "../state/index.js";
 import { openCloud } from "./cloud.js";
+import { resolveProjectNumbers } from "./project-ids.js";
+import { completeName, projectNumbersOf } from "../cloud/names.js";
 import type { Emit } from "./events.js";
 import type { StackSession } from "./session.js";
 
@@ -44,6 +46,10 @@ export async function importResource(session: StackSession, address: string, id:
   const cloud = await openCloud(session.stack.provider, { stateDir: session.stateDir, stackName: session.stack.name, ...(req.emit ? { emit: req.emit } : {}), callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   let policy: Policy | undefined;
   try {
+    // An ID that spells the project by its number is recorded with the project's ID, as a plan names it (./project-ids.ts).
+    const ids = await resolveProjectNumbers(cloud.port, projectNumbersOf([target.name]));
+    const named = completeName(d.kind, target.name, { projectIds: ids });
+    if (typeof named !== "string") target.name = named.full;
     const read = (signal: AbortSignal | undefined) => cloud.port.getIamPolicy(d.kind, target.name, signal);
     policy = await (req.reading ? req.reading(read) : read(undefined));
   } finally {

@@ -18,6 +18,7 @@ import { type BackendType, openStateStore, type StateIdentity, type StateLocatio
 import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
+import { knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { sharedSignal } from "./shared-signal.js";
 import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
@@ -122,15 +123,39 @@ export interface PlannedStack {
  * run while the planner works (./prefetch.ts).
  */
 export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
-  const prior = await session.store.read();
+  const stored = await session.store.read();
   const { stack } = session;
   const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
+  try {
+    // Project numbers → IDs first (no call when the stack and state write IDs): every name the
+    // plan reads or claims is then the ID's (./project-ids.ts).
+    let ids = await resolveProjectNumbers(cloud.port, knownProjectNumbers(stack, stored), undefined, signal);
+    let made = await planWith(session, stored, ids, cloud, req, emit, signal);
+    // A name computed while planning (from an input or a data source) may spell a project by a
+    // number not met before: resolved, the plan is made again with it.
+    const late = lateProjectNumbers(made.result.plan, ids);
+    if (late.size && !signal?.aborted) {
+      ids = await resolveProjectNumbers(cloud.port, late, ids, signal);
+      made = await planWith(session, stored, ids, cloud, req, emit, signal);
+    }
+    return await finishPlan(session, made.result, made.prior, cloud);
+  } catch (e) {
+    await cloud.close();
+    throw e;
+  }
+}
+
+/** One plan of the stack from `stored` (its objects named by project ID), its reads started
+ *  ahead (./prefetch.ts). */
+async function planWith(session: StackSession, stored: State | undefined, ids: ProjectIds, cloud: OpenCloud, req: PlanRequest, emit: Emit, signal?: AbortSignal): Promise<{ result: PlanResult; prior: State | undefined }> {
+  const { stack } = session;
+  const prior = priorWithProjectIds(stored, ids);
   const prefetch = prefetching(cloud.port, req.parallelism, signal);
   // The planner's own reads wait on the prefetch's signal too: one signal for all of them.
   const planSignal = signal ? prefetch.signal : undefined;
   try {
     const ahead: PolicyRef[] = [];
-    await prefetch.start(recorded(readAheadPolicies(stack, prior, req), ahead));
+    await prefetch.start(recorded(readAheadPolicies(stack, prior, { refresh: req.refresh, destroy: req.destroy, projectIds: ids }), ahead));
     const result = await plan(stack, prior, prefetch.port, {
       refresh: req.refresh,
       destroy: req.destroy,
@@ -140,12 +165,10 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
       strict: req.strict === true,
       target: cloud.target,
       readAhead: ahead,
+      projectIds: ids,
       ...(planSignal ? { signal: planSignal } : {}),
     }, emit);
-    return await finishPlan(session, result, prior, cloud);
-  } catch (e) {
-    await cloud.close();
-    throw e;
+    return { result, prior };
   } finally {
     prefetch.dispose();
   }

@@ -45,6 +45,9 @@ export interface PlanOptions {
   /** readAheadPolicies(stack, prior, these options) as the caller already worked it out (the
    *  session's prefetch, ../engine/prefetch.ts): 100,000 resources take a second to go over. */
   readAhead?: readonly PolicyRef[];
+  /** Project numbers → IDs (../engine/project-ids.ts): names are completed with the ID. The
+   *  prior state is expected to name its objects so already (priorWithProjectIds). */
+  projectIds?: ReadonlyMap<string, string>;
 }
 
 export interface PlanResult {
@@ -64,7 +67,7 @@ const YIELD_EVERY_MS = 2;
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
   const moved = applyMoves(prior, stack.moved);
   const ctx = planContext(stack, moved.prior, cloud, opts, emit, moved.previous);
-  ctx.refresh.readAhead(stack, prior, opts.destroy, opts.readAhead);
+  ctx.refresh.readAhead(stack, prior, opts.destroy, opts.readAhead, opts.projectIds);
   const walked = opts.destroy ? 0 : await walk(ctx);
   if (opts.signal?.aborted) ctx.diags.push(interruptedError(walked, stack.order.length));
   else {

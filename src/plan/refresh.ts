@@ -42,8 +42,8 @@ export function statePolicies(prior: State | undefined): PolicyRef[] {
 
 /** The policies the stack names literally (full or short names; interpolated ones wait for the
  *  values they use), as the drivers complete them. */
-export function* stackPolicies(stack: StackModel): Generator<PolicyRef> {
-  const defaults = { project: stack.provider.project, location: stack.provider.location };
+export function* stackPolicies(stack: StackModel, projectIds?: ReadonlyMap<string, string>): Generator<PolicyRef> {
+  const defaults = { project: stack.provider.project, location: stack.provider.location, projectIds };
   for (const r of stack.resources.values()) {
     const raw = r.properties.name;
     if (typeof raw !== "string" || hasInterpolation(raw)) continue;
@@ -58,11 +58,11 @@ export function* stackPolicies(stack: StackModel): Generator<PolicyRef> {
 /** What a plan reads before evaluating anything, in order, each policy once: with refresh, the
  *  state's policies, then (unless destroying) the stack's literal ones. A read of one of them that
  *  fails is reported only by a resource that needs it. */
-export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean }): Generator<PolicyRef> {
+export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean; projectIds?: ReadonlyMap<string, string> }): Generator<PolicyRef> {
   if (!opts.refresh) return;
   const seen = new Set<string>();
   let last: PolicyRef | undefined;
-  for (const p of opts.destroy ? statePolicies(prior) : [...statePolicies(prior), ...stackPolicies(stack)]) {
+  for (const p of opts.destroy ? statePolicies(prior) : [...statePolicies(prior), ...stackPolicies(stack, opts.projectIds)]) {
     // The resources of a policy are mostly side by side: the same policy again is already seen
     // (without building its key; ten to one in the bench).
     if (last !== undefined && p.name === last.name && p.kind === last.kind) continue;
@@ -144,8 +144,8 @@ export class Refresh {
 
   /** Starts the reads of every policy the state and the stack name literally, before planning;
    *  `ahead`: that list as the session's prefetch already worked it out. */
-  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean, ahead?: readonly PolicyRef[]): void {
-    for (const p of ahead ?? readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy })) void this.read(p.kind, p.name);
+  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean, ahead?: readonly PolicyRef[], projectIds?: ReadonlyMap<string, string>): void {
+    for (const p of ahead ?? readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy, ...(projectIds ? { projectIds } : {}) })) void this.read(p.kind, p.name);
   }
 
   /** Records that `address` could not be planned because its policy could not be read. */
