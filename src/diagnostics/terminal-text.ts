@@ -7,9 +7,12 @@ import { isPlainObject } from "../plain-object.js";
 /**
  * C0 controls but tab (newline and carriage return included: a line of output is one line), DEL,
  * C1 controls (U+0080–U+009F: U+009B is a CSI of its own on some terminals), the bidi marks,
- * embeddings, overrides and isolates ("Trojan Source"), and the line and paragraph separators.
+ * embeddings, overrides and isolates ("Trojan Source"), the line and paragraph separators, and the
+ * characters that print as nothing (soft hyphen, Mongolian vowel separator, zero-width space,
+ * joiners, word joiner and invisible operators, BOM): `bob\u200b@example.com` and
+ * `bob@example.com` are two members, or two condition titles, that must not look alike.
  */
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** The same class, without the global flag: a cheap test first (most text has nothing to escape,
  *  and a replace over it cost a second in rendering a plan of 100,000 resources). */
@@ -30,8 +33,8 @@ export function terminalText(text: string): string {
   return HAS_UNSAFE.test(text) ? text.replace(UNSAFE, escapeChar) : text;
 }
 
-/** What JSON.stringify leaves raw but a terminal may act on (it escapes C0 controls itself). */
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** What JSON.stringify leaves raw but a terminal may act on, or prints as nothing (it escapes C0 controls itself). */
+const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
  * JSON.stringify, with the characters above written as \u escapes. JSON output is data, and stays

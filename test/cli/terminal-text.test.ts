@@ -14,6 +14,13 @@ describe("terminalText", () => {
     );
   });
 
+  it("shows the characters that print as nothing (zero-width, soft hyphen, word joiner, BOM): two names that differ only by them must not look the same to a reviewer", () => {
+    expect(terminalText("user:bob\u200b@example.com")).toBe("user:bob\\u200b@example.com");
+    expect(terminalText("a\u00adb\u180ec\u200bd\u200ce\u200df\u2060g\u2061h\u2062i\u2063j\u2064k\ufeffl")).toBe(
+      "a\\xadb\\u180ec\\u200bd\\u200ce\\u200df\\u2060g\\u2061h\\u2062i\\u2063j\\u2064k\\ufeffl",
+    );
+  });
+
   it("leaves printable text alone: tabs, accents, other scripts, emoji, backslashes", () => {
     const fine = "user:zoë@example.com\troles/viewer ✔ 日本語 שלום 🎉 C:\\path \\x1b";
     expect(terminalText(fine)).toBe(fine);
@@ -27,10 +34,10 @@ describe("terminalText", () => {
 
 describe("terminalText's quick test (no replace when nothing is unsafe)", () => {
   it("gives the replace's result for every character class, again and again (the test is stateless)", () => {
-    const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+    const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
     const slow = (t: string) => t.replace(UNSAFE, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
     const texts: string[] = [];
-    for (let code = 0; code < 0x2100; code++) texts.push(`a${String.fromCharCode(code)}b`, String.fromCharCode(code), "plain", `x${String.fromCharCode(code)}`);
+    for (const code of [...Array(0x2100).keys(), 0xfeff, 0xfefe, 0xff00]) texts.push(`a${String.fromCharCode(code)}b`, String.fromCharCode(code), "plain", `x${String.fromCharCode(code)}`);
     for (const t of texts) expect(terminalText(t)).toBe(slow(t));
   });
 });
@@ -43,5 +50,6 @@ describe("jsonText", () => {
     expect(JSON.parse(text)).toEqual(value);
     expect(text).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u2029]/);
     expect(jsonText({ a: "b" })).toBe('{"a":"b"}');
+    expect(jsonText("bob\u200b@example.com\ufeff")).toBe('"bob\\u200b@example.com\\ufeff"');
   });
 });
