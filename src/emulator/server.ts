@@ -179,12 +179,14 @@ class EmulatorHttp {
     if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
     if (fault?.error) throw fault.error;
+    // Quotas are per consumer project: one bucket whether the path names it by ID or by number.
+    const project = ctx.store.projectId(route.project);
     if (route.kind === "project") {
-      const overQuota = ctx.faults.quota(PROJECTS_GET.service, route.project, false);
+      const overQuota = ctx.faults.quota(PROJECTS_GET.service, project, false);
       if (overQuota) throw overQuota;
       return handleProjectGet(ctx, route, query, req.headers);
     }
-    const overQuota = ctx.faults.quota(OBJECT_KINDS[route.kind].service, route.project, route.verb === "setIamPolicy");
+    const overQuota = ctx.faults.quota(OBJECT_KINDS[route.kind].service, project, route.verb === "setIamPolicy");
     if (overQuota) throw overQuota;
     return handleApi(ctx, { route, query, headers: req.headers, body });
   }

@@ -104,4 +104,18 @@ describe("projects.get", () => {
       await c.admin("DELETE", "faults");
     }
   });
+
+  it("charges a project named by its number to the same quota as by its ID (Google charges one consumer project)", async () => {
+    try {
+      expect((await c.admin("POST", "faults", { quotas: { cloudresourcemanager: 60, gkebackup: 60 } })).status).toBe(200);
+      expect((await get("open-project")).status).toBe(200);
+      expectEnvelope(await get("210987654321"), 429, "RESOURCE_EXHAUSTED");
+      // An IAM read too: the quota is charged before the object is looked up (this one is not there).
+      const rp = (project: string) => call(emu.url, "GET", `/v1/projects/${project}/locations/us-central1/restorePlans/daily:getIamPolicy`);
+      expect((await rp("open-project")).status).toBe(404);
+      expectEnvelope(await rp("210987654321"), 429, "RESOURCE_EXHAUSTED");
+    } finally {
+      await c.admin("DELETE", "faults");
+    }
+  });
 });
