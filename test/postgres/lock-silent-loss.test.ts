@@ -15,6 +15,8 @@ const fresh = useFreshDatabase("lock_silent");
 interface Proxy {
   port: number;
   blackhole(n: number): void;
+  /** How many connections it has taken. */
+  count(): number;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ function startProxy(target: { host: string; port: number }): Promise<Proxy & { s
         server,
         port: (server.address() as { port: number }).port,
         blackhole: (n) => void (conns[n - 1]!.dead = true),
+        count: () => conns.length,
         close: async () => {
           for (const c of conns) {
             c.client.destroy();
@@ -87,6 +90,43 @@ describe("a state lock lost without a word", { timeout: 45_000 }, () => {
     } finally {
       await b.close();
       await a.close().catch(() => undefined);
+    }
+  });
+});
+
+describe("the state's connection lost without a word", { timeout: 45_000 }, () => {
+  it("a read gives up after the query timeout with a state/postgres error, and closing the store does not wait on that connection for ever", async () => {
+    const viaProxy = new URL(fresh.db.url);
+    viaProxy.port = String(proxy.port);
+    const a = postgresStateStore({ stack: "silent2", schema: "silent", env: { DATABASE_URL: viaProxy.href }, queryTimeoutMs: 2_000 });
+    const before = proxy.count();
+    await a.write(newState("silent2"), undefined);
+    expect(proxy.count()).toBe(before + 1); // one connection: the pool's
+    proxy.blackhole(before + 1);
+    const started = Date.now();
+    await expect(a.read()).rejects.toMatchObject({ diagnostics: [expect.objectContaining({ code: "state/postgres", summary: expect.stringMatching(/cannot read the state in PostgreSQL .*timeout/i) })] });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const closing = Date.now();
+    await a.close();
+    expect(Date.now() - closing).toBeLessThan(10_000);
+  });
+
+  it("a write on it gives up after one query timeout (no ROLLBACK waits on the dead connection), and the next command's query gets a new connection", async () => {
+    const viaProxy = new URL(fresh.db.url);
+    viaProxy.port = String(proxy.port);
+    const a = postgresStateStore({ stack: "silent3", schema: "silent", env: { DATABASE_URL: viaProxy.href }, queryTimeoutMs: 4_000 });
+    try {
+      const before = proxy.count();
+      const v1 = await a.write(newState("silent3"), undefined);
+      proxy.blackhole(before + 1);
+      const started = Date.now();
+      await expect(a.write({ ...v1, outputs: { x: 1 } }, versionOf(v1))).rejects.toMatchObject({ diagnostics: [expect.objectContaining({ code: "state/postgres" })] });
+      expect(Date.now() - started).toBeLessThan(7_000);
+      // The dead connection left the pool: this read is answered on a new one.
+      expect((await a.read())!.serial).toBe(v1.serial);
+      expect(proxy.count()).toBe(before + 2);
+    } finally {
+      await a.close();
     }
   });
 });

@@ -9,6 +9,7 @@ import type { Claim } from "../../drivers/types.js";
 import type { State } from "../../generated/schemas.js";
 import { claimColumns, claimConflicts, type ClaimConflict, type OwnedClaim, type ResourceClaim, stateClaims } from "../claims.js";
 import { advisoryKey } from "./keys.js";
+import { rollback } from "./connection.js";
 
 type Db = pg.ClientBase | pg.Pool;
 
@@ -103,7 +104,7 @@ export async function reserveClaims(client: pg.ClientBase, schema: string, stack
     await client.query("COMMIT");
     return conflicts;
   } catch (e) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    await rollback(client, e);
     throw e;
   }
 }

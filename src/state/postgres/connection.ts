@@ -105,3 +105,30 @@ export function pgFailure(e: unknown, action: string, target: PgTarget, where: s
     }),
   );
 }
+
+/** Whether `e` says the connection is gone or silent (node-postgres's query timeout, or its end):
+ *  nothing more is sent on it, and the pool must not hand it out again. */
+export function connectionDead(e: unknown): boolean {
+  return e instanceof Error && /^(Query read timeout|Connection terminated\b)/.test(e.message);
+}
+
+/** Ends a failed transaction: ROLLBACK, unless the connection is dead (the server aborts the
+ *  transaction when its session ends; a ROLLBACK would wait a whole query timeout more). */
+export async function rollback(client: pg.ClientBase, e: unknown): Promise<void> {
+  if (!connectionDead(e)) await client.query("ROLLBACK").catch(() => undefined);
+}
+
+/** Runs `fn` on a connection of `pool`; a connection found dead is dropped from the pool, not
+ *  handed to the next query (a living one goes back to it). */
+export async function withPoolClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let dead: Error | undefined;
+  try {
+    return await fn(client);
+  } catch (e) {
+    if (connectionDead(e)) dead = e as Error;
+    throw e;
+  } finally {
+    client.release(dead);
+  }
+}

@@ -8,6 +8,7 @@ import { TOOL_VERSION } from "../../version.js";
 import type { State } from "../../generated/schemas.js";
 import { replaceClaims } from "./claims.js";
 import { advisoryKey } from "./keys.js";
+import { rollback } from "./connection.js";
 
 /** Each entry is one schema version: the statements that take the schema from the previous one. */
 const MIGRATIONS: ReadonlyArray<readonly string[]> = [
@@ -130,7 +131,7 @@ export async function ensureSchema(client: pg.ClientBase, schema: string, upTo =
     }
     await client.query("COMMIT");
   } catch (e) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    await rollback(client, e);
     throw e;
   }
 }

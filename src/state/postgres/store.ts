@@ -11,7 +11,7 @@ import { claimConflictError, type ClaimConflict, type OwnedClaim, type ResourceC
 import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
 import { conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
-import { connectionFromEnv, pgFailure, type PgTarget } from "./connection.js";
+import { connectionFromEnv, pgFailure, type PgTarget, rollback, withPoolClient } from "./connection.js";
 import { readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
@@ -27,7 +27,16 @@ export interface PostgresStoreOptions {
   workspace?: string;
   /** The environment the connection comes from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** How long a query of the state, claims or history may wait for its answer (default 2
+   *  minutes): a connection that died without a word (a NAT or firewall that dropped the flow)
+   *  fails the command instead of hanging it. The lock's own waits have --lock-timeout. */
+  queryTimeoutMs?: number;
 }
+
+/** PostgresStoreOptions.queryTimeoutMs's default: a large state's write takes seconds, not minutes. */
+export const PG_QUERY_TIMEOUT_MS = 120_000;
+/** How long closing waits for the pool's connections to end before it leaves them. */
+const CLOSE_WAIT_MS = 5_000;
 
 export class PostgresStateStore implements StateStore {
   private readonly scope: LockScope;
@@ -35,8 +44,10 @@ export class PostgresStateStore implements StateStore {
   private ready: Promise<pg.Pool> | undefined;
   /** The lock this store holds, if any: a write after it was lost is refused. */
   private held: { lock: PgStoreLock; operation: string } | undefined;
+  private readonly queryTimeoutMs: number;
 
   constructor(opts: PostgresStoreOptions) {
+    this.queryTimeoutMs = opts.queryTimeoutMs ?? PG_QUERY_TIMEOUT_MS;
     const schema = opts.schema ?? DEFAULT_PG_SCHEMA;
     const workspace = opts.workspace ?? DEFAULT_WORKSPACE;
     const target: PgTarget = connectionFromEnv(opts.env);
@@ -52,16 +63,13 @@ export class PostgresStateStore implements StateStore {
   private db(): Promise<pg.Pool> {
     this.ready ??= (async () => {
       // allowExitOnIdle: an idle connection never keeps the command from exiting.
-      const pool = new (pgModule().Pool)({ ...this.scope.target.config, max: 2, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+      const pool = new (pgModule().Pool)({ ...this.scope.target.config, max: 2, idleTimeoutMillis: 5_000, allowExitOnIdle: true, query_timeout: this.queryTimeoutMs });
       pool.on("error", () => undefined); // an idle client's failure surfaces on the next query
       this.pool = pool;
-      const client = await pool.connect();
-      try {
+      await withPoolClient(pool, async (client) => {
         await ensureSchema(client, this.scope.schema);
         await this.checkWorkspace(client);
-      } finally {
-        client.release();
-      }
+      });
       return pool;
     })().catch((e: unknown) => {
       this.ready = undefined;
@@ -107,14 +115,7 @@ export class PostgresStateStore implements StateStore {
     const held = this.held?.lock;
     if (!held) throw new Error(`reserving claims needs the state lock of ${this.scope.where}`);
     const { schema, stack, workspace } = this.scope;
-    return this.query("record the claims", async (db) => {
-      const client = await db.connect();
-      try {
-        return await reserveClaims(client, schema, stack, workspace, held.session, claims);
-      } finally {
-        client.release();
-      }
-    });
+    return this.query("record the claims", (db) => withPoolClient(db, (client) => reserveClaims(client, schema, stack, workspace, held.session, claims)));
   }
 
   allClaims(): Promise<OwnedClaim[]> {
@@ -148,16 +149,17 @@ export class PostgresStateStore implements StateStore {
     const lost = this.held?.lock.lost();
     if (lost !== undefined) throw this.lockLost(lost);
     const pool = await this.db();
-    const client = await pool.connect().catch((e: unknown) => {
-      throw this.failure(e, "write the state");
-    });
     try {
-      return await this.swap(client, next, expect, { ...meta, operation: meta.operation ?? this.held?.operation ?? "write" });
+      return await withPoolClient(pool, async (client) => {
+        try {
+          return await this.swap(client, next, expect, { ...meta, operation: meta.operation ?? this.held?.operation ?? "write" });
+        } catch (e) {
+          await rollback(client, e);
+          throw e;
+        }
+      });
     } catch (e) {
-      await client.query("ROLLBACK").catch(() => undefined);
       throw this.failure(e, "write the state");
-    } finally {
-      client.release();
     }
   }
 
@@ -277,7 +279,11 @@ export class PostgresStateStore implements StateStore {
     const pool = this.pool;
     this.pool = undefined;
     await this.held?.lock.release();
-    await pool?.end().catch(() => undefined);
+    // A connection that died without a word never answers its end: the pool is left to the process's exit.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([pool?.end().catch(() => undefined), waited]);
+    clearTimeout(timer);
   }
 }
 
