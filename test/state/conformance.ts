@@ -95,6 +95,8 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
           );
           expect(e, "the read must be refused").toBeInstanceOf(UserError);
           expect((e as UserError).diagnostics[0]!.summary).toMatch(/resource address "a" .*resources\[0\].*resources\[2\]/);
+          // How to get the previous version back, as this backend keeps it.
+          expect((e as UserError).diagnostics[0]!.detail).toMatch(backend === "local file" ? /\.backup/ : /state history[\s\S]*state push/);
         }
       }));
 

@@ -35,6 +35,14 @@ export interface PostgresStoreOptions {
 
 /** PostgresStoreOptions.queryTimeoutMs's default: a large state's write takes seconds, not minutes. */
 export const PG_QUERY_TIMEOUT_MS = 120_000;
+/** A stored state that cannot be used: PostgreSQL keeps every version (there is no .backup file). */
+const STORED = {
+  label: "stored state",
+  advice:
+    "PostgreSQL keeps every version written: `converge state history` lists them, `converge state pull --serial N` prints one; " +
+    "once a good version is chosen (it may be behind the cloud: run plan afterwards), `converge state push FILE` replaces the stored state with it.",
+};
+
 /** How long closing waits for the pool's connections to end before it leaves them. */
 const CLOSE_WAIT_MS = 5_000;
 
@@ -104,7 +112,7 @@ export class PostgresStateStore implements StateStore {
     const current = await this.read();
     if (current?.serial === serial) return current;
     const text = await this.query("read the history", (db) => readVersion(db, this.scope.schema, this.scope.stack, this.scope.workspace, serial, current?.lineage));
-    return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`);
+    return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`, STORED);
   }
 
   claimConflicts(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
@@ -139,7 +147,7 @@ export class PostgresStateStore implements StateStore {
     } catch (e) {
       throw this.failure(e, "read the state");
     }
-    return text === undefined ? undefined : parseState(text, this.scope.where);
+    return text === undefined ? undefined : parseState(text, this.scope.where, STORED);
   }
 
   async write(next: State, expect: StateVersion | undefined, meta: WriteMeta = {}): Promise<State> {
