@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { versionText } from "../version.js";
 import { optionHelp } from "./option-help.js";
+import { aProgramRan, letProgramHandlesGo } from "../sdk/program-handles.js";
 
 type Register = (program: Command) => void;
 
@@ -73,3 +74,12 @@ program.hook("preAction", async (_program, command) => {
 for (const register of await Promise.all(commandsFor(process.argv).map((c) => c.load()))) register(program);
 
 await program.parseAsync(process.argv);
+
+// A program stack's servers, sockets or child processes still open do not keep the CLI alive: once
+// the command is done (its output written, its state saved and the cloud closed), the process ends.
+if (aProgramRan()) {
+  const left = letProgramHandlesGo();
+  if (left) process.stderr.write(`converge: the program stack left ${left} open; the command is done and converge does not wait for ${left.startsWith("1 ") && !left.includes(" and ") ? "it" : "them"} (close what the program opens before its default export settles).\n`);
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write("", () => resolve()))));
+  process.exit();
+}

@@ -15,6 +15,10 @@
 //   from their callbacks) are the program's work: once its default export has settled, those
 //   still pending are cancelled (ProgramWork.cancel). The stack is what the export declared by
 //   then; a timer left behind neither keeps the CLI alive nor runs during plan or apply.
+// - the sockets, servers, pipes, child processes and file watchers it opens (not converge's own:
+//   one made under converge's code, such as a direct read's connection, is not the program's)
+//   may outlive the run and be heard from during the command (a late SDK call is refused and
+//   said), but once the command is done they no longer keep the CLI alive (./program-handles.ts).
 // Nothing else outlives the run (an SDK call made later is refused: src/sdk/context.ts).
 import { AsyncLocalStorage, createHook } from "node:async_hooks";
 import { fileURLToPath } from "node:url";
@@ -22,6 +26,7 @@ import { inspect } from "node:util";
 import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { type CallSite, framesOf } from "./call-site.js";
+import { HANDLE_TYPES, programClosed, programOpened, programRan } from "./program-handles.js";
 
 export type Phase = "load" | "run";
 
@@ -140,21 +145,41 @@ const workStore = new AsyncLocalStorage<ProgramWork>();
 /** The timers programs scheduled that have not run (or been cleared) yet, by async id. */
 const pendingTimers = new Map<number, { work: ProgramWork; immediate: boolean; timer: unknown }>();
 let activeWorks = 0;
+function onInit(id: number, type: string, _trigger: number, resource: object): void {
+  if (HANDLE_TYPES.has(type)) {
+    if (workStore.getStore() && !openedByConverge()) programOpened(id, type, resource);
+    return;
+  }
+  const work = type === "Timeout" || type === "Immediate" ? workStore.getStore() : undefined;
+  if (work && !work.cancelled) pendingTimers.set(id, { work, immediate: type === "Immediate", timer: resource });
+}
+
 const timerHook = createHook({
-  init(id, type, _trigger, resource) {
-    const work = type === "Timeout" || type === "Immediate" ? workStore.getStore() : undefined;
-    if (work && !work.cancelled) pendingTimers.set(id, { work, immediate: type === "Immediate", timer: resource });
-  },
+  init: onInit,
   destroy(id) {
     pendingTimers.delete(id);
+    programClosed(id);
   },
 });
+
+/** Whether the code opening a handle (the innermost frame outside Node) is converge's own (the
+ *  SDK's direct reads, the cloud client), not the program's or a package the program uses. */
+function openedByConverge(): boolean {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 32;
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder, onInit);
+  Error.stackTraceLimit = limit;
+  const first = framesOf(holder.stack ?? "").find((f) => !f.file.startsWith("node:"));
+  return first !== undefined && OWN.some((dir) => first.file.startsWith(dir));
+}
 
 /** What a program schedules while it loads and runs (see the header): its timers, cancelled once it has settled. */
 export class ProgramWork {
   cancelled = false;
 
   constructor() {
+    programRan();
     if (activeWorks++ === 0) timerHook.enable();
   }
 

@@ -225,4 +225,22 @@ describe("work a program leaves behind once its default export has settled", { t
     expect(state.resources.map((r) => r.address)).toEqual(["a"]);
     expect((await readdir(dir)).filter((f) => f.startsWith("read"))).toEqual([]);
   });
+
+  it("a server, a socket and a child process left open: the command ends (exit 0) saying so, instead of waiting for them", async () => {
+    const dir = await program(
+      "handles",
+      `import { createServer, connect } from "node:net";\nimport { spawn } from "node:child_process";\n` +
+        `export default async (stack: StackContext) => {\n  stack.name = "handles";\n  ${PROVIDER}\n  ${MEMBER_A}\n` +
+        `  const server = createServer((s) => s.pause());\n  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));\n` +
+        `  connect((server.address() as { port: number }).port, "127.0.0.1");\n` +
+        `  spawn(process.execPath, ["-e", "setTimeout(() => {}, 20000)"], { stdio: "ignore" });\n};\n`,
+    );
+    const started = Date.now();
+    const apply = await runCli(["apply", "--auto-approve", "-f", "stack.ts", "--state", join(dir, "state.json")], { cwd: dir, timeoutMs: 30_000 });
+    expectExit(apply, 0);
+    expect(Date.now() - started).toBeLessThan(19_000);
+    expect(apply.stderr).toMatch(/converge: the program stack left (1 server, 1 socket and 1 child process|1 socket, 1 server and 1 child process|[^\n]*) open; the command is done and converge does not wait for them/);
+    expect(apply.stderr).toMatch(/1 child process/);
+    expect(apply.stderr).toMatch(/1 server/);
+  });
 });

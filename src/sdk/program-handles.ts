@@ -1,0 +1,68 @@
+// The handles a program stack opened and left open (a server, a socket, a child process, a file
+// watcher): converge does not wait for them once the command is done. Kept apart from
+// ./program-guard.ts, which tracks those opened while the program runs, so that the CLI can let
+// them go without loading the program machinery (a YAML stack never does). Handles opened later
+// by their callbacks are not seen one by one: once a program has run, the CLI ends its process
+// when the command is done (src/cli/main.ts).
+
+/** What a handle left open is, in the warning: by async_hooks type. */
+const KINDS: Record<string, string> = {
+  TCPWRAP: "socket",
+  TCPSERVERWRAP: "server",
+  PIPEWRAP: "pipe",
+  PIPESERVERWRAP: "server",
+  PROCESSWRAP: "child process",
+  UDPWRAP: "UDP socket",
+  FSEVENTWRAP: "file watcher",
+  STATWATCHER: "file watcher",
+};
+
+/** The async_hooks types of the handles tracked (each keeps the event loop alive while ref'd). */
+export const HANDLE_TYPES: ReadonlySet<string> = new Set(Object.keys(KINDS));
+
+interface Left {
+  type: string;
+  handle: { unref?: () => void; hasRef?: () => boolean };
+}
+
+const left = new Map<number, Left>();
+let ran = false;
+
+/** A program stack has run in this process (its handles, tracked or not, are not converge's). */
+export function programRan(): void {
+  ran = true;
+}
+
+/** Whether a program stack ran in this process. */
+export function aProgramRan(): boolean {
+  return ran;
+}
+
+/** Records a handle a program opened (by its async id). */
+export function programOpened(id: number, type: string, handle: unknown): void {
+  left.set(id, { type, handle: handle as Left["handle"] });
+}
+
+/** Forgets a handle that was closed. */
+export function programClosed(id: number): void {
+  left.delete(id);
+}
+
+/**
+ * Lets every handle a program left open go (unref: the process may exit without waiting for it;
+ * nothing is closed or killed). Returns what they were, e.g. "1 server and 1 child process", or
+ * undefined when none is still open.
+ */
+export function letProgramHandlesGo(): string | undefined {
+  const counts = new Map<string, number>();
+  for (const { type, handle } of left.values()) {
+    if (typeof handle.hasRef === "function" && !handle.hasRef()) continue;
+    handle.unref?.();
+    const kind = KINDS[type] ?? type;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  left.clear();
+  if (!counts.size) return undefined;
+  const parts = [...counts].map(([kind, n]) => `${n} ${kind}${n === 1 ? "" : kind.endsWith("s") ? "es" : "s"}`);
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
+}
