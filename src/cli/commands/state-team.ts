@@ -111,9 +111,10 @@ async function claims(o: TeamOptions): Promise<number> {
     return EXIT.ok;
   }
   const all = await store.allClaims();
-  if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...c.claim })), 2) + "\n").then(() => EXIT.ok);
+  if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...c.claim, ...(c.pending ? { applying: true } : {}) })), 2) + "\n").then(() => EXIT.ok);
   if (!all.length) return writeOut("No claims recorded: no stack has applied a state here yet.\n").then(() => EXIT.ok);
-  const lines = all.map((c) => terminalText(`${c.stack}  ${c.workspace}  ${c.address}  ${describeClaim(c.claim)}`));
+  // A grant an apply under way has reserved but not yet recorded is listed as such.
+  const lines = all.map((c) => terminalText(`${c.stack}  ${c.workspace}  ${c.address}  ${describeClaim(c.claim)}${c.pending ? "  (applying now)" : ""}`));
   await writeOut(`STACK  WORKSPACE  RESOURCE  MANAGES\n${lines.join("\n")}\n`);
   return EXIT.ok;
 }

@@ -138,6 +138,13 @@ export async function newClaimConflicts(client: pg.ClientBase, schema: string, s
 
 /** Every recorded claim. */
 export async function everyClaim(db: pg.Pool, schema: string): Promise<OwnedClaim[]> {
-  const r = await db.query<ClaimRow>(`SELECT stack, workspace, address, claim, false AS pending FROM ${q(schema)}.claims ORDER BY stack, workspace, address, object, role, member_key`);
+  // And what applies under way have reserved and not yet recorded (pending: "is applying now").
+  const r = await db.query<ClaimRow>(
+    `SELECT stack, workspace, address, claim, false AS pending, object, role, member_key FROM ${q(schema)}.claims
+     UNION ALL
+     SELECT stack, workspace, address, claim, true AS pending, object, role, member_key FROM ${q(schema)}.reservations r WHERE ${LIVE_RESERVATION}
+       AND NOT EXISTS (SELECT 1 FROM ${q(schema)}.claims c WHERE (c.stack, c.workspace, c.address, c.object, c.scope, c.role, c.condition_key, c.member_key) = (r.stack, r.workspace, r.address, r.object, r.scope, r.role, r.condition_key, r.member_key))
+     ORDER BY stack, workspace, address, object, role, member_key, pending`,
+  );
   return r.rows.map(owned);
 }
