@@ -306,6 +306,16 @@ export function redact(text: string, secrets: readonly string[] = []): string {
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, "$1[redacted]@");
 }
 
+/** `value` (JSON data: an error's details) with every string in it passed through redact. */
+export function redactDeep(value: unknown, secrets: readonly string[] = []): unknown {
+  if (typeof value === "string") return redact(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets));
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k, secrets), { value: redactDeep(v, secrets), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
 /**
  * The credentials in a URL's user:password, in every form a server may echo them: raw, decoded,
  * "user:password" and its base64 (a Basic header). Empty when the URL has none or is unreadable.

@@ -5,7 +5,7 @@ import type { PolicyKind } from "../gcp/object-kinds.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
 import { Reachability, UNREACHABLE_CALLS } from "./reachability.js";
-import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, retryDelayFromDetails } from "./errors.js";
+import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, redactDeep, retryDelayFromDetails } from "./errors.js";
 import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
 import { formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
 import { attemptSignal } from "./attempt-signal.js";
@@ -239,18 +239,12 @@ export class Transport {
 
   /** One attempt; `origin` is the call's (originOf), worked out again here only when it could not be. */
   private async once(spec: CallSpec, attemptMs: number, origin: string | undefined): Promise<Outcome> {
-    const fail: Fail = (status, httpStatus, message, extra = {}) => ({
-      ok: false,
-      error: new CloudError({
-        status,
-        httpStatus,
-        methodId: spec.methodId,
-        resource: spec.resource,
-        operation: spec.operation,
-        serverMessage: redact(message, [...this.tokens.secrets(), ...this.secrets]),
-        ...extra,
-      }),
-    });
+    const fail: Fail = (status, httpStatus, message, extra = {}) => {
+      const secrets = [...this.tokens.secrets(), ...this.secrets];
+      // The server's details too: a caller of the SDK may log them.
+      const details = extra.details ? { details: redactDeep(extra.details, secrets) as unknown[] } : {};
+      return { ok: false, error: new CloudError({ status, httpStatus, methodId: spec.methodId, resource: spec.resource, operation: spec.operation, serverMessage: redact(message, secrets), ...extra, ...details }) };
+    };
 
     let url: string;
     try {

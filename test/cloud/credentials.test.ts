@@ -97,6 +97,21 @@ describe("the client scrubs what a server echoes", () => {
     expect(err.message).not.toContain(token.slice(-12));
   });
 
+  it("nor its details (ErrorInfo metadata, debug info), which an SDK user may log", async () => {
+    const token = "ya29.c.b0AXv0zTQ9kLmNpQrStUvWxYz0123456789abcdefGHIJ";
+    const details = [
+      { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "ACCESS_TOKEN_EXPIRED", metadata: { token: token.slice(0, 24), method: "getIamPolicy" } },
+      { "@type": "type.googleapis.com/google.rpc.DebugInfo", stackEntries: [`auth ${token}`], detail: "Authorization: Bearer " + token },
+    ];
+    const f = fakeFetch(() => json(401, { error: { code: 401, status: "UNAUTHENTICATED", message: "expired", details } }));
+    const c = new CloudClient({ endpoint: "http://127.0.0.1:9", env: { CLOUDNATIVE_ACCESS_TOKEN: token }, fetch: f });
+    const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as { details: unknown[] };
+    const text = JSON.stringify(err.details);
+    expect(text).not.toContain(token.slice(5, 24));
+    expect(text).not.toContain(token.slice(-12));
+    expect(err.details[0]).toMatchObject({ reason: "ACCESS_TOKEN_EXPIRED", metadata: { token: "[redacted]", method: "getIamPolicy" } });
+  });
+
   it("user:password in the endpoint is never sent, nor in the endpoint's description", async () => {
     const f = fakeFetch(() => json(200, {}));
     const c = new CloudClient({ endpoint: "http://u:hunter22@127.0.0.1:9", env: {}, fetch: f });
