@@ -30,6 +30,9 @@ export interface GivenInputs {
   /** The problems of reading them (a --var without "=", a --var-file that does not parse or does
    *  not exist): the loader reports them with the stack's own diagnostics, in one run. */
   problems?: readonly Diagnostic[];
+  /** Names given a value that could not be read (`--var env` without "="): that problem is the
+   *  one said of them, not also "has no value". */
+  unread?: readonly string[];
 }
 
 export const NO_INPUTS: GivenInputs = { vars: [], files: [], env: [] };
@@ -153,8 +156,9 @@ export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>,
     }
     Object.assign(decl, { value: t.value, from: sourceText(v.source) });
   }
+  for (const name of given.unread ?? []) tried.add(name);
   for (const decl of decls.values()) {
-    if (decl.value !== undefined || tried.has(decl.name)) continue; // a wrong value was reported
+    if (decl.value !== undefined || tried.has(decl.name)) continue; // a wrong value (or an unreadable one) was reported
     const d = errorAt(src, ["config", decl.name], `input "${decl.name}" has no value`, {
       key: true,
       detail: `Give it with --var ${decl.name}=VALUE, in a --var-file, or in the environment variable ${ENV_PREFIX}${decl.name}; or declare a default.`,

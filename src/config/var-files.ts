@@ -17,12 +17,13 @@ export interface InputArgs {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-function varArgs(args: readonly string[], diags: Diagnostic[]): InputValue[] {
+function varArgs(args: readonly string[], diags: Diagnostic[], unread: string[]): InputValue[] {
   const out: InputValue[] = [];
   for (const arg of args) {
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg : arg.slice(0, eq);
     if (eq < 0 || !NAME.test(name)) {
+      if (NAME.test(name)) unread.push(name);
       diags.push(error(`--var "${eq < 0 ? arg : name}" is not name=value`, { code: "input/syntax", detail: 'Write --var name=value (lists and maps as JSON: --var teams=\'["sre","data"]\').' }));
       continue;
     }
@@ -83,8 +84,10 @@ function envValues(env: NodeJS.ProcessEnv): InputValue[] {
  *  the loader to report with the stack's). */
 export function readInputs(args: InputArgs): { given: GivenInputs; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
+  const unread: string[] = [];
   const given: GivenInputs = {
-    vars: varArgs(args.vars ?? [], diagnostics),
+    vars: varArgs(args.vars ?? [], diagnostics, unread),
+    unread,
     files: (args.varFiles ?? []).flatMap((f) => varFile(f, diagnostics)),
     env: envValues(args.env ?? {}),
     problems: diagnostics,

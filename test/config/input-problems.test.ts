@@ -77,4 +77,10 @@ describe("the problems of reading the inputs", () => {
     expect(refused.stack).toBeUndefined();
     expect(lines(refused.diagnostics)).toEqual(['--var "oops" is not name=value']);
   });
+
+  it("a --var NAME without \"=\" is the one error about that input: it is not also said to have no value", async () => {
+    const stack = file("named.yaml", STACK.replace("[bogus]", "[user:a@example.com]"));
+    const r = await loadAnyStackFile(stack, { inputs: readInputs({ vars: ["env", "size=1"] }).given });
+    expect(lines(r.diagnostics)).toEqual(['--var "env" is not name=value']);
+  });
 });
