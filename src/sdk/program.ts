@@ -81,6 +81,15 @@ function readRefusal(token: string, opts: ProgramOptions): { summary: string; de
   const fn = token.slice(token.lastIndexOf(":") + 1);
   if (opts.offline !== undefined) return { summary: `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`, detail: `Use ${fn}Output (read at plan time), or run plan.` };
   if (hasErrors(opts.inputs?.problems ?? [])) return { summary: `${fn} reads the cloud at once; it does not while the --var and --var-file errors stand`, detail: "Fix those errors and run the command again." };
+  // A program stack declares no inputs (no `config:`): any --var is an unknown input, an error
+  // known before the program runs.
+  const vars = [...new Set(opts.inputs?.vars.map((v) => v.name) ?? [])];
+  if (vars.length) {
+    return {
+      summary: `${fn} reads the cloud at once; it does not while --var ${vars.join(", --var ")} ${vars.length === 1 ? "is" : "are"} given: a program stack declares no inputs`,
+      detail: "Remove the --var (a program reads its own settings, e.g. from process.env), or declare the input in a YAML stack's config: section.",
+    };
+  }
   return undefined;
 }
 
