@@ -18,18 +18,21 @@ export function planClaims(plan: Plan): ResourceClaim[] {
   return out;
 }
 
+/** Project numbers → IDs: claims others recorded with a project's number count as its ID's. */
+type ProjectIds = ReadonlyMap<string, string>;
+
 /** Throws a `state/claim-conflict` error for each claim of `plan` another stack or workspace holds. */
-export function checkClaims(store: StateStore, plan: Plan): Promise<void> {
+export function checkClaims(store: StateStore, plan: Plan, projectIds?: ProjectIds): Promise<void> {
   // A backend without claims (a local file) has nothing to compare them with.
   if (!store.claimConflicts) return Promise.resolve();
-  return checkResourceClaims(store, planClaims(plan));
+  return checkResourceClaims(store, planClaims(plan), projectIds);
 }
 
 /** Throws a `state/claim-conflict` error for each of `claims` another stack or workspace holds
  *  (a plan's, or an import's before it records the grant). */
-export async function checkResourceClaims(store: StateStore, claims: ResourceClaim[]): Promise<void> {
+export async function checkResourceClaims(store: StateStore, claims: ResourceClaim[], projectIds?: ProjectIds): Promise<void> {
   if (!store.claimConflicts) return;
-  const conflicts = await store.claimConflicts(claims);
+  const conflicts = await store.claimConflicts(claims, projectIds);
   if (conflicts.length) throw claimConflictError(conflicts, store.describe());
 }
 
@@ -39,13 +42,13 @@ export async function checkResourceClaims(store: StateStore, claims: ResourceCla
  * On a backend that reserves (PostgreSQL) the check and the record are one transaction, so two
  * applies that both passed their plan's check cannot both take a grant.
  */
-export function reservePlanClaims(store: StateStore, plan: Plan): Promise<void> {
-  return reserveResourceClaims(store, planClaims(plan));
+export function reservePlanClaims(store: StateStore, plan: Plan, projectIds?: ProjectIds): Promise<void> {
+  return reserveResourceClaims(store, planClaims(plan), projectIds);
 }
 
 /** reservePlanClaims for `claims` (also those of a resource known only during apply, before its write). */
-export async function reserveResourceClaims(store: StateStore, claims: ResourceClaim[]): Promise<void> {
-  if (!store.reserveClaims) return checkResourceClaims(store, claims);
-  const conflicts = await store.reserveClaims(claims);
+export async function reserveResourceClaims(store: StateStore, claims: ResourceClaim[], projectIds?: ProjectIds): Promise<void> {
+  if (!store.reserveClaims) return checkResourceClaims(store, claims, projectIds);
+  const conflicts = await store.reserveClaims(claims, projectIds);
   if (conflicts.length) throw claimConflictError(conflicts, store.describe());
 }

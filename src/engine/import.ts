@@ -8,7 +8,7 @@ import { UserError } from "../diagnostics/diagnostic.js";
 import type { Policy } from "../generated/schemas.js";
 import { newState, versionOf } from "../state/index.js";
 import { openCloud } from "./cloud.js";
-import { resolveProjectNumbers } from "./project-ids.js";
+import { claimProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { completeName, projectNumbersOf } from "../cloud/names.js";
 import type { Emit } from "./events.js";
 import type { StackSession } from "./session.js";
@@ -45,11 +45,13 @@ export async function importResource(session: StackSession, address: string, id:
   }
   const cloud = await openCloud(session.stack.provider, { stateDir: session.stateDir, stackName: session.stack.name, ...(req.emit ? { emit: req.emit } : {}), callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   let policy: Policy | undefined;
+  let claimIds: ReadonlyMap<string, string> = new Map();
   try {
     // An ID that spells the project by its number is recorded with the project's ID, as a plan names it (./project-ids.ts).
     const ids = await resolveProjectNumbers(cloud.port, projectNumbersOf([target.name]));
     const named = completeName(d.kind, target.name, { projectIds: ids });
     if (typeof named !== "string") target.name = named.full;
+    claimIds = await claimProjectIds(session.store, cloud.port, ids);
     const read = (signal: AbortSignal | undefined) => cloud.port.getIamPolicy(d.kind, target.name, signal);
     policy = await (req.reading ? req.reading(read) : read(undefined));
   } finally {
@@ -60,7 +62,7 @@ export async function importResource(session: StackSession, address: string, id:
   if (typeof adopted === "string") throw new UserError({ severity: "error", summary: `${address}: cannot import "${id}": ${adopted}`, address });
   const outputs = d.outputs(adopted, policy.etag ?? "");
   // A grant another stack (or workspace) manages is not adopted here too.
-  await checkResourceClaims(session.store, claimsOfValue(d.token, address, outputs));
+  await checkResourceClaims(session.store, claimsOfValue(d.token, address, outputs), claimIds);
   state.resources.push({
     address,
     type: d.token,

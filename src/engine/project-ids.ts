@@ -12,6 +12,7 @@ import { resourceDriver } from "../drivers/registry.js";
 import { extended } from "../extended.js";
 import { stackPolicies, statePolicies } from "../plan/refresh.js";
 import type { CloudPort } from "./cloud-port.js";
+import type { StateStore } from "../state/store.js";
 
 export type ProjectIds = ReadonlyMap<string, string>;
 
@@ -90,5 +91,24 @@ export function lateProjectNumbers(plan: Plan, ids: ProjectIds): Set<string> {
   }
   const out = new Set<string>();
   for (const n of projectNumbersOf(names)) if (!ids.has(n)) out.add(n);
+  return out;
+}
+
+/**
+ * `ids` with the IDs of the project numbers other stacks' claims name (`StateStore.claimedProjectNumbers`:
+ * claims recorded before numbers were resolved), so that they are compared as their IDs'. Those
+ * Resource Manager cannot answer are left out: they are another stack's names, not this plan's.
+ */
+export async function claimProjectIds(store: StateStore, cloud: CloudPort, ids: ProjectIds, signal?: AbortSignal): Promise<ProjectIds> {
+  const numbers = (await store.claimedProjectNumbers?.()) ?? [];
+  const missing = numbers.filter((n) => !ids.has(n));
+  if (!missing.length || !cloud.getProject) return ids;
+  const out = new Map(ids);
+  await Promise.all(
+    missing.map(async (n) => {
+      const p = await cloud.getProject!(n, signal).catch(() => undefined);
+      if (p?.number === n) out.set(n, p.projectId);
+    }),
+  );
   return out;
 }

@@ -18,7 +18,7 @@ import { type BackendType, openStateStore, type StateIdentity, type StateLocatio
 import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
-import { knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
+import { claimProjectIds, knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { sharedSignal } from "./shared-signal.js";
 import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
@@ -113,6 +113,8 @@ export interface PlannedStack {
   live: Map<string, Policy>;
   prior: State | undefined;
   cloud: OpenCloud;
+  /** Project numbers → IDs the plan used (its own names', and those in other stacks' claims). */
+  projectIds?: ReadonlyMap<string, string>;
   close(): Promise<void>;
 }
 
@@ -138,7 +140,9 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
       ids = await resolveProjectNumbers(cloud.port, late, ids, signal);
       made = await planWith(session, stored, ids, cloud, req, emit, signal);
     }
-    return await finishPlan(session, made.result, made.prior, cloud);
+    // Claims other stacks recorded with a project's number are compared as its ID's.
+    const claimIds = await claimProjectIds(session.store, cloud.port, ids, signal);
+    return await finishPlan(session, made.result, made.prior, cloud, claimIds);
   } catch (e) {
     await cloud.close();
     throw e;
@@ -184,18 +188,18 @@ function* recorded<T>(items: Iterable<T>, into: T[]): Generator<T> {
 
 /** The plan as shown and saved (warnings of loading, inputs' hash, secrets scrubbed), once no
  *  other stack's claim stands in its way. */
-async function finishPlan(session: StackSession, result: PlanResult, prior: State | undefined, cloud: OpenCloud): Promise<PlannedStack> {
+async function finishPlan(session: StackSession, result: PlanResult, prior: State | undefined, cloud: OpenCloud, projectIds: ProjectIds): Promise<PlannedStack> {
   // The plan records every warning found for it, those of loading included: `show PLANFILE`
   // renders it (the access summary counts lint warnings) from the plan alone.
   result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
   // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
-  await checkClaims(session.store, result.plan);
+  await checkClaims(session.store, result.plan, projectIds);
   if (session.stack.config.size) result.plan.inputs_hash = inputsHash(session.stack.config);
   // Which state the plan was made from: `apply FILE` refuses it for any other.
   result.plan.backend = session.stateIdentity;
   const secrets = secretList(result.secrets);
   const shown = redactPlan(result.plan, secrets);
-  return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, close: () => cloud.close() };
+  return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, projectIds, close: () => cloud.close() };
 }
 
 export interface ApplyRequest {
@@ -213,7 +217,7 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
   const meta = writeMetaOf(planned.plan);
   // Again after approval, and recorded at once: another stack may have claimed the same grants
   // since the plan, or be applying them now.
-  await reservePlanClaims(session.store, planned.real);
+  await reservePlanClaims(session.store, planned.real, planned.projectIds);
   const save = async (s: State) => {
     const written = await session.store.write(s, expect, meta);
     expect = versionOf(written);
@@ -228,7 +232,7 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
       save,
       parallelism: req.parallelism,
       live: planned.live,
-      claim: (claims) => reserveResourceClaims(session.store, claims),
+      claim: (claims) => reserveResourceClaims(session.store, claims, planned.projectIds),
       ...(req.emit ? { emit: req.emit } : {}),
       ...(shared ? { signal: shared.signal } : {}),
     });

@@ -85,16 +85,20 @@ export interface StateStore {
   /**
    * Backends that see every stack: the claims recorded by other stacks, or other workspaces of
    * this one, that conflict with `claims` (a plan's). The claims of each state are recorded with
-   * every write of it.
+   * every write of it. `projectIds` (project numbers → IDs): a claim recorded with a project's
+   * number is compared as the claim of its ID.
    */
-  claimConflicts?(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]>;
+  claimConflicts?(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]>;
   /**
    * Backends that see every stack, under this store's lock: records `claims` (an apply's, before
    * its first write) as this state's until the lock is released, in one step with the check,
    * unless another stack or workspace claims or reserves a conflicting grant: then nothing is
    * recorded and the conflicts are returned.
    */
-  reserveClaims?(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]>;
+  reserveClaims?(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]>;
+  /** Backends that see every stack: the project numbers in the objects claims name (claims
+   *  recorded before project numbers were resolved to IDs), for `projectIds` above. */
+  claimedProjectNumbers?(): Promise<string[]>;
   /** Backends that see every stack: every recorded claim, of every stack and workspace. */
   allClaims?(): Promise<OwnedClaim[]>;
 }

@@ -147,6 +147,30 @@ describe("a resource whose values are known only during apply", { timeout: 60_00
   });
 });
 
+describe("claims recorded with a project's number (by an older converge)", { timeout: 60_000 }, () => {
+  it("are compared as the claims of its ID: a plan by ID that takes the binding fails, naming that stack", async () => {
+    const numbered = `projects/123456789012/locations/us-central1/restorePlans/race-6`;
+    const legacy = postgresStateStore({ stack: "legacy", schema: "numbers", env: fresh.db.env });
+    try {
+      const inputs = { name: numbered, role: VIEWER, members: ["user:old@example.com"] };
+      await legacy.write({ ...newState("legacy"), resources: [{ address: "viewers", type: BINDING_T, id: `${numbered} ${VIEWER}`, inputs, outputs: inputs, dependencies: [] }] }, undefined);
+    } finally {
+      await legacy.close();
+    }
+    const modern = openStack({ file: await stackFile("modern", "numbers", binding("readers", "race-6", ["user:new@example.com"])) });
+    const e = await planStack(modern, request).then(
+      async (p) => {
+        await p.close();
+        return undefined;
+      },
+      (x: unknown) => x,
+    );
+    expect(e, "the plan must be refused").toBeInstanceOf(UserError);
+    expect((e as UserError).diagnostics.map((d) => d.code)).toContain("state/claim-conflict");
+    expect((e as Error).message).toContain('stack "legacy"');
+  });
+});
+
 describe("reservations", () => {
   const claim = { address: "viewers", claim: { scope: "binding" as const, kind: "restorePlan" as never, object: rp("race-4"), role: VIEWER } };
 

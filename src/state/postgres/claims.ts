@@ -72,10 +72,12 @@ const owned = (r: ClaimRow): OwnedClaim => ({ stack: r.stack, workspace: r.works
 const LIVE_RESERVATION = `EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
   AND l.classid::bigint = (r.lock_k1::bigint & 4294967295) AND l.objid::bigint = (r.lock_k2::bigint & 4294967295) AND l.pid = r.backend_pid)`;
 
-/** The recorded claims, and the live reservations, of other (stack, workspace) states that conflict with `mine`. */
-export async function conflictsWith(db: Db, schema: string, stack: string, workspace: string, mine: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
+/** The recorded claims, and the live reservations, of other (stack, workspace) states that conflict with `mine`.
+ *  `projectIds` (project numbers → IDs): a claim recorded with a project's number (by an older
+ *  converge, or a stack not yet applied since) is the claim of that project's ID. */
+export async function conflictsWith(db: Db, schema: string, stack: string, workspace: string, mine: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
   if (mine.length === 0) return [];
-  const objects = [...new Set(mine.map((m) => m.claim.object))];
+  const objects = withNumberForms([...new Set(mine.map((m) => m.claim.object))], projectIds);
   const other = "object = ANY($1::text[]) AND NOT (stack = $2 AND workspace = $3)";
   const r = await db.query<ClaimRow>(
     `SELECT stack, workspace, address, claim, false AS pending FROM ${q(schema)}.claims WHERE ${other}
@@ -84,7 +86,35 @@ export async function conflictsWith(db: Db, schema: string, stack: string, works
      ORDER BY pending, stack, workspace, address`,
     [objects, stack, workspace],
   );
-  return claimConflicts(mine, r.rows.map(owned));
+  return claimConflicts(mine, r.rows.map((row) => byProjectId(owned(row), projectIds)));
+}
+
+/** `objects` and, for each whose project has a number in `projectIds`, its name with that number. */
+function withNumberForms(objects: string[], projectIds: ReadonlyMap<string, string> | undefined): string[] {
+  if (!projectIds?.size) return objects;
+  const out = [...objects];
+  for (const [number, id] of projectIds) {
+    const prefix = `projects/${id}/`;
+    for (const o of objects) if (o.startsWith(prefix)) out.push(`projects/${number}/${o.slice(prefix.length)}`);
+  }
+  return out;
+}
+
+/** `c` with its object named by its project's ID when it was recorded with the number. */
+function byProjectId(c: OwnedClaim, projectIds: ReadonlyMap<string, string> | undefined): OwnedClaim {
+  const m = projectIds?.size ? /^projects\/([0-9]+)\//.exec(c.claim.object) : null;
+  const id = m ? projectIds!.get(m[1]!) : undefined;
+  return id === undefined ? c : { ...c, claim: { ...c.claim, object: `projects/${id}/${c.claim.object.slice(m![0].length)}` } };
+}
+
+/** The project numbers in the objects other states claim or reserve (written so before project
+ *  numbers were resolved): what conflictsWith's `projectIds` needs. */
+export async function claimedProjectNumbers(db: Db, schema: string): Promise<string[]> {
+  const r = await db.query<{ p: string }>(
+    `SELECT split_part(object, '/', 2) AS p FROM ${q(schema)}.claims WHERE object ~ '^projects/[0-9]+/'
+     UNION SELECT split_part(object, '/', 2) AS p FROM ${q(schema)}.reservations WHERE object ~ '^projects/[0-9]+/'`,
+  );
+  return r.rows.map((row) => row.p).sort();
 }
 
 /**
@@ -93,11 +123,11 @@ export async function conflictsWith(db: Db, schema: string, stack: string, works
  * are returned. One transaction under the claims lock; the reservation lasts while `session`
  * holds the lock, and adds to what it reserved before (a taken lock starts with none).
  */
-export async function reserveClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, session: LockSession, mine: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
+export async function reserveClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, session: LockSession, mine: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
   await client.query("BEGIN");
   try {
     await lockClaims(client, schema);
-    const conflicts = await conflictsWith(client, schema, stack, workspace, mine);
+    const conflicts = await conflictsWith(client, schema, stack, workspace, mine, projectIds);
     if (conflicts.length === 0) {
       await insertRows(client, `${q(schema)}.reservations`, stack, workspace, claimRows(mine), { columns: ", backend_pid, lock_k1, lock_k2", values: [session.pid, ...session.key] });
     }

@@ -10,7 +10,7 @@ import { parsedState, parseState, serializeState, stateProblems } from "../forma
 import { claimConflictError, type ClaimConflict, type OwnedClaim, type ResourceClaim } from "../claims.js";
 import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
-import { conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
+import { claimedProjectNumbers, conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
 import { connectionFromEnv, pgFailure, type PgTarget, rollback, withPoolClient } from "./connection.js";
 import { readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
@@ -115,15 +115,19 @@ export class PostgresStateStore implements StateStore {
     return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`, STORED);
   }
 
-  claimConflicts(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
-    return this.query("read the claims", (db) => conflictsWith(db, this.scope.schema, this.scope.stack, this.scope.workspace, claims));
+  claimConflicts(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
+    return this.query("read the claims", (db) => conflictsWith(db, this.scope.schema, this.scope.stack, this.scope.workspace, claims, projectIds));
   }
 
-  async reserveClaims(claims: readonly ResourceClaim[]): Promise<ClaimConflict[]> {
+  async reserveClaims(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
     const held = this.held?.lock;
     if (!held) throw new Error(`reserving claims needs the state lock of ${this.scope.where}`);
     const { schema, stack, workspace } = this.scope;
-    return this.query("record the claims", (db) => withPoolClient(db, (client) => reserveClaims(client, schema, stack, workspace, held.session, claims)));
+    return this.query("record the claims", (db) => withPoolClient(db, (client) => reserveClaims(client, schema, stack, workspace, held.session, claims, projectIds)));
+  }
+
+  claimedProjectNumbers(): Promise<string[]> {
+    return this.query("read the claims", (db) => claimedProjectNumbers(db, this.scope.schema));
   }
 
   allClaims(): Promise<OwnedClaim[]> {
