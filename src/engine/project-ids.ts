@@ -7,21 +7,37 @@
 import type { Plan, State } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import { error, UserError, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { completeName, isProjectNumber, projectNumbersOf } from "../cloud/names.js";
+import { completeName, completeNameOnce, isProjectNumber, projectNumbersOf } from "../cloud/names.js";
+import { hasInterpolation } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { extended } from "../extended.js";
-import { stackPolicies, statePolicies } from "../plan/refresh.js";
 import type { CloudPort } from "./cloud-port.js";
 import type { StateStore } from "../state/store.js";
 
 export type ProjectIds = ReadonlyMap<string, string>;
 
-/** The project numbers a plan of `stack` from `prior` meets before it evaluates anything: the
- *  provider's project, and those of the names the stack writes literally and the state records. */
-export function knownProjectNumbers(stack: StackModel, prior: State | undefined): Set<string> {
-  const numbers = projectNumbersOf([...statePolicies(prior), ...stackPolicies(stack)].map((p) => p.name));
-  if (stack.provider.project && isProjectNumber(stack.provider.project)) numbers.add(stack.provider.project);
-  return numbers;
+/** The project numbers a plan of `stack` from `prior` meets before it evaluates anything (the
+ *  provider's project, the names the stack writes literally and the state records), each with
+ *  what uses it (addresses; `provider.project`), for the error when it cannot be resolved. */
+export function knownProjectNumbers(stack: StackModel, prior: State | undefined): Map<string, string[]> {
+  const uses = new Map<string, string[]>();
+  const add = (name: string, who: string) => {
+    const n = /^projects\/([0-9]+)\//.exec(name)?.[1];
+    if (n === undefined) return;
+    const list = uses.get(n) ?? [];
+    if (list.length < 6 && !list.includes(who)) list.push(who);
+    uses.set(n, list);
+  };
+  if (stack.provider.project && isProjectNumber(stack.provider.project)) add(`projects/${stack.provider.project}/`, "provider.project");
+  const defaults = { project: stack.provider.project, location: stack.provider.location };
+  for (const r of stack.resources.values()) {
+    const raw = r.properties.name;
+    if (typeof raw !== "string" || hasInterpolation(raw)) continue;
+    const named = completeNameOnce(r.driver.kind, raw, defaults);
+    if (typeof named !== "string") add(named.full, r.name);
+  }
+  for (const r of prior?.resources ?? []) if (typeof r.inputs.name === "string") add(r.inputs.name, `${r.address} (in the state)`);
+  return uses;
 }
 
 /**
@@ -29,7 +45,7 @@ export function knownProjectNumbers(stack: StackModel, prior: State | undefined)
  * names few projects). A number that cannot be resolved is a UserError naming what uses it:
  * without its ID converge cannot tell which other names designate the same policy.
  */
-export async function resolveProjectNumbers(cloud: CloudPort, numbers: Iterable<string>, known: ProjectIds = new Map(), signal?: AbortSignal): Promise<ProjectIds> {
+export async function resolveProjectNumbers(cloud: CloudPort, numbers: Iterable<string>, known: ProjectIds = new Map(), signal?: AbortSignal, uses?: ReadonlyMap<string, readonly string[]>): Promise<ProjectIds> {
   const missing = [...numbers].filter((n) => !known.has(n));
   if (!missing.length || !cloud.getProject) return known;
   const ids = new Map(known);
@@ -41,7 +57,7 @@ export async function resolveProjectNumbers(cloud: CloudPort, numbers: Iterable<
         if (p.number !== n) throw new Error(`Resource Manager answered project ${p.projectId} with number ${p.number} when asked for ${n}`);
         ids.set(n, p.projectId);
       } catch (e) {
-        problems.push(unresolved(n, e));
+        problems.push(unresolved(n, e, uses?.get(n)));
       }
     }),
   );
@@ -49,9 +65,10 @@ export async function resolveProjectNumbers(cloud: CloudPort, numbers: Iterable<
   return ids;
 }
 
-function unresolved(n: string, e: unknown): Diagnostic {
+function unresolved(n: string, e: unknown, users: readonly string[] | undefined): Diagnostic {
   const why = e instanceof Error ? e.message : String(e);
-  return error(`cannot find the project ID of project number ${n}`, {
+  const by = users?.length ? ` (used by ${users.length > 5 ? `${users.slice(0, 5).join(", ")} and more` : users.join(", ")})` : "";
+  return error(`cannot find the project ID of project number ${n}${by}`, {
     code: "cloud/project-number",
     detail:
       `${why}\n` +

@@ -131,7 +131,8 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
   try {
     // Project numbers → IDs first (no call when the stack and state write IDs): every name the
     // plan reads or claims is then the ID's (./project-ids.ts).
-    let ids = await resolveProjectNumbers(cloud.port, knownProjectNumbers(stack, stored), undefined, signal);
+    const uses = knownProjectNumbers(stack, stored);
+    let ids = await resolveProjectNumbers(cloud.port, uses.keys(), undefined, signal, uses);
     let made = await planWith(session, stored, ids, cloud, req, emit, signal);
     // A name computed while planning (from an input or a data source) may spell a project by a
     // number not met before: resolved, the plan is made again with it.

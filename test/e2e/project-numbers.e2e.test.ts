@@ -76,7 +76,7 @@ ${member(`projects/${NUMBER}/locations/us-central1/restorePlans/nightly`, "user:
     await resetStats(ws.emu);
     const r = await cli(path, "plan");
     expectExit(r, 1);
-    expect(r.stderr).toContain("cannot find the project ID of project number 999999999999");
+    expect(r.stderr).toContain("cannot find the project ID of project number 999999999999 (used by dan)");
     expect(r.stderr).toContain("PERMISSION_DENIED");
     expect(r.stderr).toContain("Write the project ID instead of 999999999999");
     expect(stackTraceLines(r.stderr)).toEqual([]);

@@ -50,10 +50,10 @@ describe("resolveProjectNumbers", () => {
   });
 
   it("is a user error naming every number it cannot resolve, with the way out", async () => {
-    const e = await resolveProjectNumbers(portWith({}), ["42", "7"]).catch((x: unknown) => x);
+    const e = await resolveProjectNumbers(portWith({}), ["42", "7"], undefined, undefined, new Map([["7", ["a", "b (in the state)"]]])).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UserError);
     const diags = (e as UserError).diagnostics;
-    expect(diags.map((d) => d.summary)).toEqual(["cannot find the project ID of project number 42", "cannot find the project ID of project number 7"]);
+    expect(diags.map((d) => d.summary)).toEqual(["cannot find the project ID of project number 42", "cannot find the project ID of project number 7 (used by a, b (in the state))"]);
     expect(diags[0]!.detail).toMatch(/PERMISSION_DENIED[\s\S]*Write the project ID instead of 42/);
   });
 
@@ -79,7 +79,7 @@ resources:
 
   it("finds the numbers a stack and its state write", () => {
     const state = makeState("t", [memberState("old", { name: epName("weekly", "77"), role: "roles/x", member: "user:b@example.com" }, "E")]);
-    expect(knownProjectNumbers(stackOf(stackText), state)).toEqual(new Set([NUMBER, "77"]));
+    expect(knownProjectNumbers(stackOf(stackText), state)).toEqual(new Map([[NUMBER, ["by_number"]], ["77", ["old (in the state)"]]]));
   });
 
   it("reads the policy once and finds the two resources' claims on the same grant", async () => {
