@@ -26,7 +26,7 @@ import { inspect } from "node:util";
 import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { type CallSite, framesOf } from "./call-site.js";
-import { HANDLE_TYPES, programClosed, programOpened, programRan } from "./program-handles.js";
+import { forgetClosedHandles, HANDLE_TYPES, programClosed, programOpened, programRan } from "./program-handles.js";
 
 export type Phase = "load" | "run";
 
@@ -180,6 +180,7 @@ export class ProgramWork {
 
   constructor() {
     programRan();
+    forgetClosedHandles();
     if (activeWorks++ === 0) timerHook.enable();
   }
 

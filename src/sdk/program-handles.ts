@@ -48,6 +48,14 @@ export function programClosed(id: number): void {
   left.delete(id);
 }
 
+/** Forgets the handles no longer open (or no longer ref'd), whose close the hook did not see
+ *  (it is on only while a program runs): a long-lived process (the Automation API's) running
+ *  program after program keeps only those still open. Returns how many are kept. */
+export function forgetClosedHandles(): number {
+  for (const [id, { handle }] of left) if (typeof handle.hasRef === "function" && !handle.hasRef()) left.delete(id);
+  return left.size;
+}
+
 /**
  * Lets every handle a program left open go (unref: the process may exit without waiting for it;
  * nothing is closed or killed). Returns what they were, e.g. "1 server and 1 child process", or
