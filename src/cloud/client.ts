@@ -6,6 +6,7 @@ import { CloudError, userinfoSecrets } from "./errors.js";
 import { checkProxyFor, proxySecrets } from "./proxy.js";
 import { federationProblem, policyProblem, projectProblem } from "./wire-shape.js";
 import { apiMethod, OBJECT_KINDS, POLICY_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
+import { PROJECTS_GET } from "../gcp/projects-api.js";
 import { parseFullName, SEGMENT, type ObjectKind } from "./names.js";
 import { defaultSleep, type RetryOptions } from "./retry.js";
 import { GOOGLE_DEFAULT_RATES, type LimiterClock, RateLimiter, type RateTable } from "./rate-limit.js";
@@ -71,8 +72,6 @@ const POLICY_APIS = Object.fromEntries(POLICY_KINDS.map((k) => [k, policyApi(k)]
 export { policyMethodId };
 
 export const FEDERATION_GET_ID = apiMethod("federation", "get")!.id;
-/** Resource Manager v3 projects.get: GET /v3/projects/{project ID or number}. */
-export const PROJECT_GET_ID = "cloudresourcemanager.projects.get";
 
 /** What converge reads of a project: its ID and its number. */
 export interface ProjectInfo {
@@ -174,14 +173,12 @@ export class CloudClient {
   /** A project's ID and number, from either (Resource Manager v3; not paced: a plan asks once per
    *  project number it meets). */
   async getProject(project: string, opts: CallOptions = {}): Promise<ProjectInfo> {
-    if (!SEGMENT.test(project)) {
-      throw new CloudError({ status: "INVALID_ARGUMENT", httpStatus: 0, methodId: PROJECT_GET_ID, resource: `projects/${project}`, operation: "getProject", serverMessage: `"${project}" is not a project ID or number; nothing was sent`, attempts: 0, retryable: false });
-    }
+    if (!SEGMENT.test(project)) throw notSent(PROJECTS_GET.id, `projects/${project}`, "getProject", `"${project}" is not a project ID or number`);
     const p = await this.transport.call<{ projectId: string; name: string }>({
-      method: "GET",
-      service: "cloudresourcemanager",
-      path: `/v3/projects/${project}`,
-      methodId: PROJECT_GET_ID,
+      method: PROJECTS_GET.http,
+      service: PROJECTS_GET.service,
+      path: `/${PROJECTS_GET.version}/projects/${project}`,
+      methodId: PROJECTS_GET.id,
       resource: `projects/${project}`,
       operation: "getProject",
       idempotent: true,
@@ -194,20 +191,14 @@ export class CloudClient {
   /** Validates a full name before anything is sent; returns its location and project. */
   private check(kind: ObjectKind, name: string, methodId: string, operation: string): { location: string; project: string } {
     const parsed = parseFullName(kind, name);
-    if (!parsed) {
-      throw new CloudError({
-        status: "INVALID_ARGUMENT",
-        httpStatus: 0,
-        methodId,
-        resource: name,
-        operation,
-        serverMessage: `"${name}" is not a full ${kind} name (${OBJECT_KINDS[kind].nameForm}); nothing was sent`,
-        attempts: 0,
-        retryable: false,
-      });
-    }
+    if (!parsed) throw notSent(methodId, name, operation, `"${name}" is not a full ${kind} name (${OBJECT_KINDS[kind].nameForm})`);
     return { location: parsed.location, project: parsed.project };
   }
+}
+
+/** The INVALID_ARGUMENT of a call refused before anything was sent. */
+function notSent(methodId: string, resource: string, operation: string, why: string): CloudError {
+  return new CloudError({ status: "INVALID_ARGUMENT", httpStatus: 0, methodId, resource, operation, serverMessage: `${why}; nothing was sent`, attempts: 0, retryable: false });
 }
 
 /** A read changes nothing: on abort, the attempt in flight is abandoned too. */

@@ -19,14 +19,38 @@ export function isProjectNumber(segment: string): boolean {
   return /^[0-9]+$/.test(segment);
 }
 
+const PREFIX = "projects/".length;
+
+/** The project number a name (`projects/{number}/…`, of any kind) spells its project with;
+ *  undefined when it names it by ID, or is no such name. */
+export function projectNumberOf(name: string): string | undefined {
+  // Most names spell an ID: told by one character, before any regular expression.
+  const c = name.charCodeAt(PREFIX);
+  if (!(c >= 48 && c <= 57) || !name.startsWith("projects/")) return undefined;
+  return /^projects\/([0-9]+)\//.exec(name)?.[1];
+}
+
 /** The project numbers among the projects of `names` (full names of any kind; others skipped). */
 export function projectNumbersOf(names: Iterable<string>): Set<string> {
   const out = new Set<string>();
-  for (const n of names) {
-    const m = /^projects\/([0-9]+)\//.exec(n);
-    if (m) out.add(m[1]!);
+  for (const name of names) {
+    const n = projectNumberOf(name);
+    if (n !== undefined) out.add(n);
   }
   return out;
+}
+
+/** `name` (of any kind) with its project number replaced by the project's ID, when `ids` knows it. */
+export function nameWithProjectId(name: string, ids: ReadonlyMap<string, string> | undefined): string {
+  const n = ids?.size ? projectNumberOf(name) : undefined;
+  const id = n === undefined ? undefined : ids!.get(n);
+  return id === undefined ? name : `projects/${id}/${name.slice(PREFIX + n!.length + 1)}`;
+}
+
+/** The number-to-ID map of `defaults` that changes names: none when it is empty (the memos of
+ *  completed and normalised names then need not start over for an empty map). */
+export function projectIdsIn(defaults: NameDefaults): ReadonlyMap<string, string> | undefined {
+  return defaults.projectIds?.size ? defaults.projectIds : undefined;
 }
 
 /** `name` with its project number replaced by the project's ID, when `ids` knows it. */
@@ -101,10 +125,11 @@ let completedUnder: NameDefaults | undefined;
  * defaults change.
  */
 export function completeNameOnce(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
-  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location || completedUnder?.projectIds !== defaults.projectIds || completedCount >= 100_000) {
+  const projectIds = projectIdsIn(defaults);
+  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location || completedUnder?.projectIds !== projectIds || completedCount >= 100_000) {
     completed = new Map();
     completedCount = 0;
-    completedUnder = { project: defaults.project, location: defaults.location, projectIds: defaults.projectIds };
+    completedUnder = { project: defaults.project, location: defaults.location, projectIds };
   }
   let byName = completed.get(kind);
   if (!byName) completed.set(kind, (byName = new Map()));

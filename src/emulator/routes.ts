@@ -1,7 +1,7 @@
 // The REST methods the emulator serves, matched on the path alone (one host:port serves every
 // service; the Host header only decides whether a request is served at all: ./origin.ts).
-// The five object methods come from the neutral object-kind table in src/gcp/; Cloud Resource
-// Manager's projects.get is the emulator's own addition (the client's table lists object kinds).
+// The five object methods come from the neutral object-kind table in src/gcp/, and Cloud Resource
+// Manager's projects.get from its neutral description there.
 import {
   ALL_KINDS,
   METHOD_IDS as OBJECT_METHOD_IDS,
@@ -10,15 +10,9 @@ import {
   type MethodVerb,
   type ObjectKind,
 } from "../gcp/object-kinds.js";
+import { PROJECTS_GET } from "../gcp/projects-api.js";
 
-/** Cloud Resource Manager v3 projects.get: GET /v3/projects/{projectIdOrNumber}. */
-export const PROJECTS_GET = {
-  id: "cloudresourcemanager.projects.get",
-  permission: "resourcemanager.projects.get",
-  /** The service its quota is kept under (FaultConfig.quotas). */
-  service: "cloudresourcemanager",
-  host: "cloudresourcemanager.googleapis.com",
-} as const;
+export { PROJECTS_GET } from "../gcp/projects-api.js";
 
 /** Every method the emulator serves (counted in stats, named in fault filters). */
 export type MethodId = ObjectMethodId | typeof PROJECTS_GET.id;
@@ -89,11 +83,11 @@ export function matchApiRoute(httpMethod: string, path: string): ApiRoute | unde
 }
 
 // One segment, as for the object methods: an empty one, or one with '/' or ':', matches nothing.
-const PROJECT_PATH = /^\/v3\/projects\/([^/:]+)$/;
+const PROJECT_PATH = new RegExp(`^/${PROJECTS_GET.version}/projects/([^/:]+)$`);
 
 /** Matches a decoded path to any method the emulator serves; undefined answers NOT_FOUND. */
 export function matchRoute(httpMethod: string, path: string): EmulatorRoute | undefined {
-  const p = httpMethod === "GET" ? PROJECT_PATH.exec(path) : null;
+  const p = httpMethod === PROJECTS_GET.http ? PROJECT_PATH.exec(path) : null;
   if (p) return { kind: "project", method: PROJECTS_GET.id, project: p[1]! };
   return matchApiRoute(httpMethod, path);
 }

@@ -180,15 +180,10 @@ class EmulatorHttp {
     if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
     if (fault?.error) throw fault.error;
     // Quotas are per consumer project: one bucket whether the path names it by ID or by number.
-    const project = ctx.store.projectId(route.project);
-    if (route.kind === "project") {
-      const overQuota = ctx.faults.quota(PROJECTS_GET.service, project, false);
-      if (overQuota) throw overQuota;
-      return handleProjectGet(ctx, route, query, req.headers);
-    }
-    const overQuota = ctx.faults.quota(OBJECT_KINDS[route.kind].service, project, route.verb === "setIamPolicy");
+    const service = route.kind === "project" ? PROJECTS_GET.service : OBJECT_KINDS[route.kind].service;
+    const overQuota = ctx.faults.quota(service, ctx.store.projectId(route.project), route.kind !== "project" && route.verb === "setIamPolicy");
     if (overQuota) throw overQuota;
-    return handleApi(ctx, { route, query, headers: req.headers, body });
+    return route.kind === "project" ? handleProjectGet(ctx, route, query, req.headers) : handleApi(ctx, { route, query, headers: req.headers, body });
   }
 
   private apiError(e: unknown, method: string, rawPath: string): ApiError {

@@ -7,8 +7,8 @@
 import type { Plan, State } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import { error, UserError, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { completeName, completeNameOnce, isProjectNumber, projectNumbersOf } from "../cloud/names.js";
-import { hasInterpolation } from "../config/expressions.js";
+import { completeName, isProjectNumber, projectNumberOf, projectNumbersOf } from "../cloud/names.js";
+import { stackPolicies } from "../plan/refresh.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { extended } from "../extended.js";
 import type { CloudPort } from "./cloud-port.js";
@@ -21,22 +21,15 @@ export type ProjectIds = ReadonlyMap<string, string>;
  *  what uses it (addresses; `provider.project`), for the error when it cannot be resolved. */
 export function knownProjectNumbers(stack: StackModel, prior: State | undefined): Map<string, string[]> {
   const uses = new Map<string, string[]>();
-  const add = (name: string, who: string) => {
-    const n = /^projects\/([0-9]+)\//.exec(name)?.[1];
+  const add = (n: string | undefined, who: string) => {
     if (n === undefined) return;
     const list = uses.get(n) ?? [];
     if (list.length < 6 && !list.includes(who)) list.push(who);
     uses.set(n, list);
   };
-  if (stack.provider.project && isProjectNumber(stack.provider.project)) add(`projects/${stack.provider.project}/`, "provider.project");
-  const defaults = { project: stack.provider.project, location: stack.provider.location };
-  for (const r of stack.resources.values()) {
-    const raw = r.properties.name;
-    if (typeof raw !== "string" || hasInterpolation(raw)) continue;
-    const named = completeNameOnce(r.driver.kind, raw, defaults);
-    if (typeof named !== "string") add(named.full, r.name);
-  }
-  for (const r of prior?.resources ?? []) if (typeof r.inputs.name === "string") add(r.inputs.name, `${r.address} (in the state)`);
+  if (stack.provider.project && isProjectNumber(stack.provider.project)) add(stack.provider.project, "provider.project");
+  for (const p of stackPolicies(stack)) add(projectNumberOf(p.name), p.address);
+  for (const r of prior?.resources ?? []) if (typeof r.inputs.name === "string") add(projectNumberOf(r.inputs.name), `${r.address} (in the state)`);
   return uses;
 }
 

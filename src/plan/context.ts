@@ -69,7 +69,7 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     opts,
     emit,
     limit,
-    defaults: { project: stack.provider.project, location: stack.provider.location, ...(opts.projectIds?.size ? { projectIds: opts.projectIds } : {}) },
+    defaults: { project: stack.provider.project, location: stack.provider.location, projectIds: opts.projectIds },
     refresh,
     values,
     scope: valuesScope(values),

@@ -41,8 +41,8 @@ export function statePolicies(prior: State | undefined): PolicyRef[] {
 }
 
 /** The policies the stack names literally (full or short names; interpolated ones wait for the
- *  values they use), as the drivers complete them. */
-export function* stackPolicies(stack: StackModel, projectIds?: ReadonlyMap<string, string>): Generator<PolicyRef> {
+ *  values they use), as the drivers complete them, with the address of the resource naming each. */
+export function* stackPolicies(stack: StackModel, projectIds?: ReadonlyMap<string, string>): Generator<PolicyRef & { address: string }> {
   const defaults = { project: stack.provider.project, location: stack.provider.location, projectIds };
   for (const r of stack.resources.values()) {
     const raw = r.properties.name;
@@ -51,7 +51,7 @@ export function* stackPolicies(stack: StackModel, projectIds?: ReadonlyMap<strin
     // a policy's resources share its name (remembered: ten to one in the bench).
     const named = completeNameOnce(r.driver.kind, raw, defaults);
     const n = typeof named === "string" ? raw : named.full;
-    if (n.startsWith("projects/")) yield { kind: r.driver.kind, name: n };
+    if (n.startsWith("projects/")) yield { kind: r.driver.kind, name: n, address: r.name };
   }
 }
 

@@ -154,7 +154,7 @@ function onInit(id: number, type: string, _trigger: number, resource: object): v
   if (work && !work.cancelled) pendingTimers.set(id, { work, immediate: type === "Immediate", timer: resource });
 }
 
-const timerHook = createHook({
+const workHook = createHook({
   init: onInit,
   destroy(id) {
     pendingTimers.delete(id);
@@ -174,14 +174,15 @@ function openedByConverge(): boolean {
   return first !== undefined && OWN.some((dir) => first.file.startsWith(dir));
 }
 
-/** What a program schedules while it loads and runs (see the header): its timers, cancelled once it has settled. */
+/** What a program schedules while it loads and runs (see the header): its timers, cancelled once
+ *  it has settled, and the handles it opens (./program-handles.ts). */
 export class ProgramWork {
   cancelled = false;
 
   constructor() {
     programRan();
     forgetClosedHandles();
-    if (activeWorks++ === 0) timerHook.enable();
+    if (activeWorks++ === 0) workHook.enable();
   }
 
   /** Cancels the program's pending timers (once). */
@@ -194,7 +195,7 @@ export class ProgramWork {
       if (t.immediate) clearImmediate(t.timer as NodeJS.Immediate);
       else clearTimeout(t.timer as NodeJS.Timeout);
     }
-    if (--activeWorks === 0) timerHook.disable();
+    if (--activeWorks === 0) workHook.disable();
   }
 }
 

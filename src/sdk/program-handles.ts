@@ -26,6 +26,9 @@ interface Left {
 }
 
 const left = new Map<number, Left>();
+
+/** Whether a handle is still open and keeps the event loop alive (a closed one reports no ref). */
+const isOpen = (handle: Left["handle"]): boolean => typeof handle.hasRef !== "function" || handle.hasRef();
 let ran = false;
 
 /** A program stack has run in this process (its handles, tracked or not, are not converge's). */
@@ -52,7 +55,7 @@ export function programClosed(id: number): void {
  *  (it is on only while a program runs): a long-lived process (the Automation API's) running
  *  program after program keeps only those still open. Returns how many are kept. */
 export function forgetClosedHandles(): number {
-  for (const [id, { handle }] of left) if (typeof handle.hasRef === "function" && !handle.hasRef()) left.delete(id);
+  for (const [id, { handle }] of left) if (!isOpen(handle)) left.delete(id);
   return left.size;
 }
 
@@ -64,7 +67,7 @@ export function forgetClosedHandles(): number {
 export function letProgramHandlesGo(): string | undefined {
   const counts = new Map<string, number>();
   for (const { type, handle } of left.values()) {
-    if (typeof handle.hasRef === "function" && !handle.hasRef()) continue;
+    if (!isOpen(handle)) continue;
     handle.unref?.();
     const kind = KINDS[type] ?? type;
     counts.set(kind, (counts.get(kind) ?? 0) + 1);

@@ -8,8 +8,9 @@ import { pgModule } from "./pg.js";
 import type { Claim } from "../../drivers/types.js";
 import type { State } from "../../generated/schemas.js";
 import { claimColumns, claimConflicts, type ClaimConflict, type OwnedClaim, type ResourceClaim, stateClaims } from "../claims.js";
-import { advisoryKey } from "./keys.js";
-import { rollback } from "./connection.js";
+import { advisoryHeld, advisoryKey } from "./keys.js";
+import { inTransaction } from "./connection.js";
+import { nameWithProjectId } from "../../cloud/names.js";
 
 type Db = pg.ClientBase | pg.Pool;
 
@@ -69,8 +70,7 @@ interface ClaimRow {
 const owned = (r: ClaimRow): OwnedClaim => ({ stack: r.stack, workspace: r.workspace, address: r.address, claim: r.claim, ...(r.pending ? { pending: true } : {}) });
 
 /** A reservation counts while the session that made it holds its (stack, workspace) lock. */
-const LIVE_RESERVATION = `EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-  AND l.classid::bigint = (r.lock_k1::bigint & 4294967295) AND l.objid::bigint = (r.lock_k2::bigint & 4294967295) AND l.pid = r.backend_pid)`;
+const LIVE_RESERVATION = advisoryHeld("r.lock_k1", "r.lock_k2", "r.backend_pid");
 
 /** The recorded claims, and the live reservations, of other (stack, workspace) states that conflict with `mine`.
  *  `projectIds` (project numbers → IDs): a claim recorded with a project's number (by an older
@@ -102,9 +102,8 @@ function withNumberForms(objects: string[], projectIds: ReadonlyMap<string, stri
 
 /** `c` with its object named by its project's ID when it was recorded with the number. */
 function byProjectId(c: OwnedClaim, projectIds: ReadonlyMap<string, string> | undefined): OwnedClaim {
-  const m = projectIds?.size ? /^projects\/([0-9]+)\//.exec(c.claim.object) : null;
-  const id = m ? projectIds!.get(m[1]!) : undefined;
-  return id === undefined ? c : { ...c, claim: { ...c.claim, object: `projects/${id}/${c.claim.object.slice(m![0].length)}` } };
+  const object = nameWithProjectId(c.claim.object, projectIds);
+  return object === c.claim.object ? c : { ...c, claim: { ...c.claim, object } };
 }
 
 /** The project numbers in the objects other states claim or reserve (written so before project
@@ -124,19 +123,14 @@ export async function claimedProjectNumbers(db: Db, schema: string): Promise<str
  * holds the lock, and adds to what it reserved before (a taken lock starts with none).
  */
 export async function reserveClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, session: LockSession, mine: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
-  await client.query("BEGIN");
-  try {
+  return inTransaction(client, async () => {
     await lockClaims(client, schema);
     const conflicts = await conflictsWith(client, schema, stack, workspace, mine, projectIds);
     if (conflicts.length === 0) {
       await insertRows(client, `${q(schema)}.reservations`, stack, workspace, claimRows(mine), { columns: ", backend_pid, lock_k1, lock_k2", values: [session.pid, ...session.key] });
     }
-    await client.query("COMMIT");
     return conflicts;
-  } catch (e) {
-    await rollback(client, e);
-    throw e;
-  }
+  });
 }
 
 /** Removes the reservations of (stack, workspace) (its lock was just taken, or is being released). */

@@ -132,3 +132,27 @@ export async function withPoolClient<T>(pool: pg.Pool, fn: (client: pg.PoolClien
     client.release(dead);
   }
 }
+
+/** Runs `fn` in a transaction on `client`: COMMIT after it, and when it throws, rollback (above). */
+export async function inTransaction<T>(client: pg.ClientBase, fn: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const value = await fn();
+    await client.query("COMMIT");
+    return value;
+  } catch (e) {
+    await rollback(client, e);
+    throw e;
+  }
+}
+
+/** `work`, abandoned after `ms` (a connection that went silent never answers). */
+export async function within(ms: number, work: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([work(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -13,8 +13,8 @@ import { TOOL_VERSION } from "../../version.js";
 import { sleep } from "../fsutil.js";
 import { currentUser } from "../lock.js";
 import type { LockHolder, StoreLock } from "../store.js";
-import { pgFailure, type PgTarget } from "./connection.js";
-import { advisoryKey } from "./keys.js";
+import { pgFailure, type PgTarget, within } from "./connection.js";
+import { advisoryHeld, advisoryKey } from "./keys.js";
 import { dropReservations, type LockSession } from "./claims.js";
 
 /** Where a lock lives: the schema's tables and the (stack, workspace) it guards. */
@@ -53,25 +53,10 @@ export interface HolderRow {
 
 const SESSION_START = "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())";
 
-/** pg_locks stores the two int4 keys as unsigned oids in classid and objid (objsubid 2). */
-const HELD_BY = `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
-  AND classid::bigint = ($1::bigint & 4294967295) AND objid::bigint = ($2::bigint & 4294967295) AND pid = %PID%)`;
-
 /** Whether `session` holds its lock now, as the server sees it (in the caller's transaction). */
 export async function sessionHoldsLock(client: pg.ClientBase, session: LockSession): Promise<boolean> {
-  const r = await client.query<{ held: boolean }>(`SELECT ${HELD_BY.replace("%PID%", "$3")} AS held`, [...session.key, session.pid]);
+  const r = await client.query<{ held: boolean }>(`SELECT ${advisoryHeld("$1", "$2", "$3")} AS held`, [...session.key, session.pid]);
   return r.rows[0]?.held === true;
-}
-
-/** `work`, abandoned after `ms` (a connection that went silent never answers). */
-async function within(ms: number, work: () => Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  try {
-    await Promise.race([work(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** How long a release waits for the server: a silent connection is then closed (the server
@@ -83,7 +68,7 @@ export async function readHolder(client: pg.ClientBase | pg.Pool, scope: LockSco
   const [k1, k2] = advisoryKey(scope.schema, scope.stack, scope.workspace);
   const q = pgModule().escapeIdentifier(scope.schema);
   const r = await client.query<HolderRow>(
-    `SELECT l.*, ${HELD_BY.replace("%PID%", "l.backend_pid")} AS live,
+    `SELECT l.*, ${advisoryHeld("$1", "$2", "l.backend_pid")} AS live,
        (l.backend_pid = pg_backend_pid() AND l.backend_start IS NOT DISTINCT FROM ${SESSION_START}) AS mine FROM ${q}.locks l WHERE l.stack = $3 AND l.workspace = $4`,
     [k1, k2, scope.stack, scope.workspace],
   );
@@ -125,7 +110,7 @@ async function tryTake(client: pg.Client, scope: LockScope, key: [number, number
   const first = await client.query<{ ok: boolean; pid: number }>("SELECT pg_try_advisory_lock($1, $2) AS ok, pg_backend_pid() AS pid", key);
   const { ok, pid } = first.rows[0]!;
   if (!ok) return false;
-  const check = await client.query<{ held: boolean; pid: number }>(`SELECT ${HELD_BY.replace("%PID%", "pg_backend_pid()")} AS held, pg_backend_pid() AS pid`, key);
+  const check = await client.query<{ held: boolean; pid: number }>(`SELECT ${advisoryHeld("$1", "$2", "pg_backend_pid()")} AS held, pg_backend_pid() AS pid`, key);
   // The lock must stay with the session that took it, and no other holder may have recorded this
   // very session: a pooler that shares server sessions between clients would hand it the lock
   // (advisory locks are re-entrant within a session).

@@ -8,7 +8,7 @@ import { TOOL_VERSION } from "../../version.js";
 import type { State } from "../../generated/schemas.js";
 import { replaceClaims } from "./claims.js";
 import { advisoryKey } from "./keys.js";
-import { rollback } from "./connection.js";
+import { inTransaction } from "./connection.js";
 
 /** Each entry is one schema version: the statements that take the schema from the previous one. */
 const MIGRATIONS: ReadonlyArray<readonly string[]> = [
@@ -113,8 +113,7 @@ export async function ensureSchema(client: pg.ClientBase, schema: string, upTo =
   if (seen !== undefined && seen > SCHEMA_VERSION) throw tooNew(schema, seen);
   if (seen !== undefined && seen >= upTo) return;
   const [k1, k2] = advisoryKey("migrate", schema);
-  await client.query("BEGIN");
-  try {
+  await inTransaction(client, async () => {
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [k1, k2]);
     // Created only when missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when
     // the schema exists, and a DBA may have made it for a role that lacks it.
@@ -129,9 +128,5 @@ export async function ensureSchema(client: pg.ClientBase, schema: string, upTo =
       await client.query(`INSERT INTO ${q}.schema_migrations (version, converge_version) VALUES ($1, $2)`, [v, TOOL_VERSION]);
       if (v === CLAIMS_VERSION) await backfillClaims(client, schema);
     }
-    await client.query("COMMIT");
-  } catch (e) {
-    await rollback(client, e);
-    throw e;
-  }
+  });
 }

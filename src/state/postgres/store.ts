@@ -11,7 +11,7 @@ import { claimConflictError, type ClaimConflict, type OwnedClaim, type ResourceC
 import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
 import { claimedProjectNumbers, conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
-import { connectionFromEnv, pgFailure, type PgTarget, rollback, withPoolClient } from "./connection.js";
+import { connectionFromEnv, pgFailure, type PgTarget, rollback, withPoolClient, within } from "./connection.js";
 import { readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
@@ -292,10 +292,7 @@ export class PostgresStateStore implements StateStore {
     this.pool = undefined;
     await this.held?.lock.release();
     // A connection that died without a word never answers its end: the pool is left to the process's exit.
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([pool?.end().catch(() => undefined), waited]);
-    clearTimeout(timer);
+    if (pool) await within(CLOSE_WAIT_MS, () => pool.end()).catch(() => undefined);
   }
 }
 

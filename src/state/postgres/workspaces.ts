@@ -7,7 +7,7 @@ import { UserError, error } from "../../diagnostics/diagnostic.js";
 import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "../workspace.js";
 import { actorOf } from "./history.js";
 import type { PostgresStateStore } from "./store.js";
-import { rollback, withPoolClient } from "./connection.js";
+import { inTransaction, withPoolClient } from "./connection.js";
 
 export class PostgresWorkspaces implements WorkspaceCatalog {
   /** `store`: a store of the stack's default workspace, whose pool the catalog uses. */
@@ -48,18 +48,13 @@ export class PostgresWorkspaces implements WorkspaceCatalog {
 
   async drop(name: string): Promise<void> {
     await this.store.query("delete the workspace", (db) =>
-      withPoolClient(db, async (client) => {
-        try {
-          await client.query("BEGIN");
+      withPoolClient(db, (client) =>
+        inTransaction(client, async () => {
           for (const table of ["states", "claims", ...(name === DEFAULT_WORKSPACE ? [] : ["workspaces"])]) {
             await client.query(`DELETE FROM ${this.q}.${table} WHERE stack = $1 AND workspace = $2`, [this.stack, name]);
           }
-          await client.query("COMMIT");
-        } catch (e) {
-          await rollback(client, e);
-          throw e;
-        }
-      }),
+        }),
+      ),
     );
   }
 }
