@@ -16,7 +16,7 @@ import { BACKEND_TYPES, type BackendType } from "../state/backend-types.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { rateOption } from "./rate-option.js";
 import { catchCommandSignals } from "./interrupt.js";
-import { type Line, toAnsi, toPlain } from "./render/lines.js";
+import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
 
 export interface StackOptions {
   file: string;
@@ -128,11 +128,25 @@ export function useLiveView(o: { color?: boolean; json?: boolean }): boolean {
   return useColor(o) && !isInCi;
 }
 
+/** Largest piece of text handed to stdout at once by printLines and writeJsonOut. */
+const OUT_PIECE = 1 << 20;
+
 /** Prints lines to stdout: with ANSI colours in a colour terminal, else as plain text. Each line
  *  is written whole and the terminal wraps it for display, so a long quoted value (an ID a reader
- *  copies) never gets a line break inside it, as ink's layout to the terminal's width would. */
+ *  copies) never gets a line break inside it, as ink's layout to the terminal's width would.
+ *  The text (toAnsi's or toPlain's) goes out in pieces of about a megabyte: that of a plan of
+ *  100,000 resources (66 MB) is never one string. */
 export async function printLines(lines: Line[], o: { color?: boolean; json?: boolean }): Promise<void> {
-  await writeOut(useColor(o) ? toAnsi(lines) : toPlain(lines));
+  if (!lines.length) return writeOut("\n"); // as toPlain([]) gives
+  const line = useColor(o) ? ansiLine : plainLine;
+  let piece = "";
+  for (let i = 0; i < lines.length; i++) {
+    piece += line(lines[i]!) + "\n";
+    if (piece.length < OUT_PIECE) continue;
+    await writeOut(piece);
+    piece = "";
+  }
+  if (piece) await writeOut(piece);
 }
 
 /** Stdout for streams of many short lines (apply progress, JSON events): the lines of one turn of
@@ -174,8 +188,6 @@ export function writeOut(text: string): Promise<void> {
   return new Promise((res) => (process.stdout.write(text) ? res() : process.stdout.once("drain", () => res())));
 }
 
-/** Largest piece of JSON handed to stdout at once by writeJsonOut. */
-const JSON_PIECE = 1 << 20;
 
 /** jsonText(value, 2) and a newline on stdout, written in pieces as they are made (jsonChunks):
  *  the whole text of a large plan is never in memory at once. */
@@ -183,7 +195,7 @@ export async function writeJsonOut(value: unknown): Promise<void> {
   let piece = "";
   for (const chunk of jsonChunks(value, 2)) {
     piece += chunk;
-    if (piece.length >= JSON_PIECE) {
+    if (piece.length >= OUT_PIECE) {
       await writeOut(piece);
       piece = "";
     }

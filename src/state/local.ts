@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
 import { describeErrors, validate } from "../schemas/index.js";
-import { hasSealedResources, parsedState, parseState, serializeState, stateProblems, withSerial } from "./format.js";
+import { hasSealedResources, parsedState, parseState, serializeState, serializeStateBytes, stateProblems, withSerial } from "./format.js";
 import { errnoCode, fsError } from "./fsutil.js";
 import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../fs/atomic-file.js";
 import { checkInputStats, InputFileError, MAX_DATA_BYTES } from "../fs/input-file.js";
@@ -178,11 +178,12 @@ export class LocalStateStore implements StateStore {
       throw new UserError(error(`state file ${this.path} has serial ${written.serial - 1}, the largest converge can count: it cannot be written again`, { file: this.path }));
     }
     // serializeState(written): the same text but for the serial (serialising a large state twice
-    // was a hot spot of apply, which saves after every step).
-    const text = (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ?? serializeState(written);
+    // was a hot spot of apply, which saves after every step); with sealed resources, its bytes
+    // in pieces (each resource's encoded once).
+    const data = (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ?? serializeStateBytes(written);
 
     try {
-      await writeFileAtomic(target, text, { beforeRename: () => backupCurrent(target, next.lineage, this.backupSeen) });
+      await writeFileAtomic(target, data, { beforeRename: () => backupCurrent(target, next.lineage, this.backupSeen) });
     } catch (e) {
       throw fsError(e, "write state file", this.path);
     }

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeTempLeftovers, tempPathFor, writeFileAtomic, writeFileAtomicSync } from "../../src/fs/atomic-file.js";
+import { removeTempLeftovers, tempPathFor, writeAll, writeFileAtomic, writeFileAtomicSync } from "../../src/fs/atomic-file.js";
 
 let dir: string;
 beforeEach(() => {
@@ -29,6 +29,33 @@ describe("writeFileAtomic", () => {
     await expect(writeFileAtomic(file, "new", { beforeRename: () => Promise.reject(new Error("no")) })).rejects.toThrow("no");
     expect(readFileSync(file, "utf8")).toBe("old");
     expect(readdirSync(dir)).toEqual(["f.json"]);
+  });
+
+  it("writes byte pieces one after another, across blocks of a megabyte and pieces larger than one", async () => {
+    const file = join(dir, "big.json");
+    const pieces = [Buffer.from("é{"), ...Array.from({ length: 3000 }, (_, i) => Buffer.alloc(1000 + (i % 7), 97 + (i % 26))), Buffer.alloc(3 << 20, 122), Buffer.alloc(0), Buffer.from("}\n")];
+    await writeFileAtomic(file, pieces);
+    expect(readFileSync(file).equals(Buffer.concat(pieces))).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(["big.json"]);
+  });
+
+  it("goes on after a short write, from the byte where the write stopped", async () => {
+    // A file handle whose writev writes at most 5 bytes (0 on every third call).
+    let out = Buffer.alloc(0);
+    let calls = 0;
+    const fh = {
+      writev: async (pieces: readonly NodeJS.ArrayBufferView[]) => {
+        const all = Buffer.concat(pieces.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+        const n = ++calls % 3 === 0 ? 0 : Math.min(5, all.length);
+        out = Buffer.concat([out, all.subarray(0, n)]);
+        return { bytesWritten: n, buffers: pieces };
+      },
+      writeFile: async (data: Uint8Array) => void (out = Buffer.concat([out, data])),
+    };
+    const pieces = [Buffer.from("abc"), Buffer.alloc(0), Buffer.from("défghij"), ...Array.from({ length: 2500 }, (_, i) => Buffer.from(`<${i}>`))];
+    await writeAll(fh as never, pieces);
+    expect(out.equals(Buffer.concat(pieces))).toBe(true);
   });
 
   it("has a synchronous twin with the same result", () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { State, StateResource } from "../../src/generated/schemas.js";
 import { validate } from "../../src/schemas/index.js";
-import { hasSealedResources, parsedState, sealedCopy, serializeState, stateProblems } from "../../src/state/format.js";
+import { hasSealedResources, parsedState, sealedCopy, serializeState, serializeStateBytes, stateProblems } from "../../src/state/format.js";
 import { newState } from "../../src/state/index.js";
 import { resource } from "./helpers.js";
 
@@ -101,6 +101,10 @@ describe("sealed state resources", () => {
       const text = serializeState(state);
       const mixed = withResources(plain.map((x) => (r() < 0.6 ? sealedCopy(x) : x)));
       expect(serializeState(mixed)).toBe(text);
+      // The bytes a store writes, in pieces (each sealed resource's encoded once): the same text.
+      expect(Buffer.concat(serializeStateBytes(mixed)).toString("utf8")).toBe(text);
+      expect(Buffer.concat(serializeStateBytes(state)).toString("utf8")).toBe(text);
+      expect(Buffer.concat(serializeStateBytes(mixed)).toString("utf8")).toBe(text);
       expect(stateProblems(mixed)).toEqual(validate("state.schema.json", JSON.parse(text)));
       expect(stateProblems(state)).toEqual(validate("state.schema.json", JSON.parse(text)));
       expect(parsedState(mixed)).toStrictEqual(JSON.parse(text));
@@ -108,6 +112,17 @@ describe("sealed state resources", () => {
       expect(serializeState(mixed)).toBe(text);
       expect(stateProblems(mixed)).toEqual(validate("state.schema.json", JSON.parse(text)));
     }
+  });
+
+  it("write the same bytes as their text across many encoded pieces, large ones and non-ASCII ones", () => {
+    const big = "é€😀".repeat(20_000); // 180 KB of UTF-8 in one resource
+    const resources = Array.from({ length: 3000 }, (_, i) => sealedCopy(resource(`r${i}`, { inputs: { role: "r", member: `user:ü${"x".repeat(i % 900)}@example.com`, note: i === 1500 ? big : "" } as never })));
+    const state = withResources(resources);
+    const text = serializeState(state);
+    expect(Buffer.concat(serializeStateBytes(state)).toString("utf8")).toBe(text);
+    // The second time from the cached bytes, with resources replaced as apply does.
+    resources[7] = sealedCopy(resource("r7", { inputs: { role: "other" } as never }));
+    expect(Buffer.concat(serializeStateBytes(state)).toString("utf8")).toBe(serializeState(state));
   });
 
   it("a sealed copy is the resource as read back from its text, deeply frozen, and its own copy", () => {

@@ -15,15 +15,19 @@ export type Line = Segment[];
 
 export const seg = (text: string, style?: Style): Segment => (style ? { text, style } : { text });
 
-export function toPlain(lines: readonly Line[]): string {
+/** One line as plain text: its segments' text, shown through terminalText, trailing space trimmed. */
+export function plainLine(line: Line): string {
+  // terminalText escapes character by character: once per line is the same as once per segment.
+  let text = "";
+  for (const s of line) text += s.text;
   // trimEnd removes what /\s+$/ matches (white space and line terminators), several times faster.
-  // Loops rather than a map and a join per line: a plan of 100,000 resources has over a million lines.
+  return terminalText(text).trimEnd();
+}
+
+export function toPlain(lines: readonly Line[]): string {
+  // A loop rather than a map: a plan of 100,000 resources has over a million lines.
   const out = new Array<string>(lines.length);
-  for (let i = 0; i < lines.length; i++) {
-    let text = "";
-    for (const s of lines[i]!) text += terminalText(s.text);
-    out[i] = text.trimEnd();
-  }
+  for (let i = 0; i < lines.length; i++) out[i] = plainLine(lines[i]!);
   return out.join("\n") + "\n";
 }
 
@@ -42,9 +46,13 @@ const ANSI: Record<Style, [number, number]> = {
 };
 
 /** ANSI colours for streamed (non-ink) terminal output such as progress lines. */
-export function toAnsi(lines: readonly Line[]): string {
+export function ansiLine(line: Line): string {
   const text = (s: Segment) => terminalText(s.text);
-  return lines.map((l) => l.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${text(s)}\u001b[${ANSI[s.style][1]}m` : text(s))).join("").trimEnd()).join("\n") + "\n";
+  return line.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${text(s)}\u001b[${ANSI[s.style][1]}m` : text(s))).join("").trimEnd();
+}
+
+export function toAnsi(lines: readonly Line[]): string {
+  return lines.map(ansiLine).join("\n") + "\n";
 }
 
 export const INK_COLOR: Partial<Record<Style, string>> = {
