@@ -15,6 +15,19 @@ export function gnuTimeAvailable(): boolean {
   return spawnSync(GNU_TIME, ["-f", "%M", "-o", "/dev/null", "true"], { stdio: "ignore" }).status === 0;
 }
 
+const CALIBRATE = fileURLToPath(new URL("./calibrate.mjs", import.meta.url));
+
+/** The median time (ms) of `rounds` runs of bench/calibrate.mjs, each in a process of its own. */
+export function calibrationMs(rounds = 3): number {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const r = spawnSync(process.execPath, [CALIBRATE], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`bench/calibrate.mjs failed (${r.status}): ${r.stderr}`);
+    times.push(Number(r.stdout.trim()));
+  }
+  return times.sort((a, b) => a - b)[times.length >> 1]!;
+}
+
 export interface HttpSpan {
   count: number;
   /** ms since the process started */

@@ -14,6 +14,9 @@ export interface Machine {
   arch: string;
   node: string;
   gnuTime: boolean;
+  /** bench/calibrate.mjs's median time (ms) before and after the run: how fast the machine was
+   *  (absent from results written before session 12) */
+  calibrationMs?: { before: number; after: number };
 }
 
 export interface BenchResults {
@@ -148,7 +151,8 @@ export function targetsTable(checks: TargetCheck[]): string {
 
 export function machineLine(m: Machine): string {
   const models = [...new Set(m.cpus.map((c) => c.model))].join(", ");
-  return `${m.cpuCount} × ${models}, ${(m.totalMemoryMB / 1024).toFixed(1)} GiB RAM, ${m.platform} ${m.release} ${m.arch}, Node ${m.node}; CPU and peak RSS from ${m.gnuTime ? "GNU time (/usr/bin/time)" : "process.resourceUsage() in the CLI process"}`;
+  const speed = m.calibrationMs ? `; a fixed single-thread workload (bench/calibrate.mjs, median of 3) took ${m.calibrationMs.before} ms before the run and ${m.calibrationMs.after} ms after it (compare runs by it: the host under the 2 cores changes)` : "";
+  return `${m.cpuCount} × ${models}, ${(m.totalMemoryMB / 1024).toFixed(1)} GiB RAM, ${m.platform} ${m.release} ${m.arch}, Node ${m.node}; CPU and peak RSS from ${m.gnuTime ? "GNU time (/usr/bin/time)" : "process.resourceUsage() in the CLI process"}${speed}`;
 }
 
 /** Other processes share the machine: the 1-minute load average seen before the runs. */

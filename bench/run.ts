@@ -32,7 +32,7 @@ import { startBenchEmulator } from "./emulator.js";
 import { generate, quotaShape, type Generated } from "./generate.js";
 import { runOverlap, runQuota, runStartup, type ExtraContext, type OverlapResult, type QuotaRun, type StartupResult } from "./extras.js";
 import { ISSUE20 } from "./targets.js";
-import { gnuTimeAvailable } from "./measure.js";
+import { calibrationMs, gnuTimeAvailable } from "./measure.js";
 import { renderReport, updateDoc, type BenchResults, type Failure, type Machine } from "./report.js";
 import { runConfig, type Config, type ScenarioResult } from "./scenarios.js";
 
@@ -209,7 +209,7 @@ function planOf(values: ReturnType<typeof parseOptions>, log: (line: string) => 
   };
 }
 
-function machineOf(useGnuTime: boolean): Machine {
+function machineOf(useGnuTime: boolean, calibration: Machine["calibrationMs"]): Machine {
   return {
     cpus: cpus().map((c) => ({ model: c.model.trim(), speedMHz: c.speed })),
     cpuCount: cpus().length,
@@ -219,6 +219,7 @@ function machineOf(useGnuTime: boolean): Machine {
     arch: arch(),
     node: process.versions.node,
     gnuTime: useGnuTime,
+    calibrationMs: calibration,
   };
 }
 
@@ -242,6 +243,7 @@ async function main(): Promise<number> {
   const command = process.env.npm_lifecycle_event === "bench" ? `npm run bench${argv.length ? ` -- ${argv.join(" ")}` : ""}` : `tsx bench/run.ts ${argv.join(" ")}`.trim();
   log(`converge bench (${plan.runMode}): parts=${[...plan.parts].join(",")} N=${plan.sizes.join(",")} L=${plan.latencies.join(",")}ms modes=${plan.modes.join(",")} (per-resource at L=${plan.perResourceLatencies.join(",")}ms) repeat=${plan.repeat} parallelism=${plan.parallelism}`);
 
+  const calibrationBefore = calibrationMs();
   const workdir = mkdtempSync(join(tmpdir(), "converge-bench-"));
   const started = Date.now();
   const ctx: ExtraContext = { bin: BIN, workdir, useGnuTime, log };
@@ -271,7 +273,7 @@ async function main(): Promise<number> {
     mode: plan.runMode,
     date: new Date().toISOString(),
     command,
-    machine: machineOf(useGnuTime),
+    machine: machineOf(useGnuTime, { before: calibrationBefore, after: calibrationMs() }),
     options: { parts: [...plan.parts], sizes, latencies, modes, repeat, perResourceRepeat: 1, perResourceLatencies, parallelism, perResourceMaxN: Number.isFinite(perResourceMaxN) ? perResourceMaxN : null, startupRounds: plan.startupRounds, overlapRepeat: plan.overlapRepeat, quotaP: plan.quotaP, quotaQ: plan.quotaQ },
     durationMs: Date.now() - started,
     partMs,
