@@ -136,16 +136,18 @@ const OUT_PIECE = 1 << 20;
  *  copies) never gets a line break inside it, as ink's layout to the terminal's width would.
  *  The text (toAnsi's or toPlain's) goes out in pieces of about a megabyte: that of a plan of
  *  100,000 resources (66 MB) is never one string. */
-export async function printLines(lines: Line[], o: { color?: boolean; json?: boolean }): Promise<void> {
-  if (!lines.length) return writeOut("\n"); // as toPlain([]) gives
+export async function printLines(lines: Iterable<Line>, o: { color?: boolean; json?: boolean }): Promise<void> {
   const line = useColor(o) ? ansiLine : plainLine;
   let piece = "";
-  for (let i = 0; i < lines.length; i++) {
-    piece += line(lines[i]!) + "\n";
+  let any = false;
+  for (const l of lines) {
+    any = true;
+    piece += line(l) + "\n";
     if (piece.length < OUT_PIECE) continue;
     await writeOut(piece);
     piece = "";
   }
+  if (!any) piece = "\n"; // as toPlain([]) gives
   if (piece) await writeOut(piece);
 }
 

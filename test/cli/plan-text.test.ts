@@ -51,6 +51,22 @@ describe("creates (the quickstart)", () => {
     }
   });
 
+  it("a plan of thousands of lines (made in groups) has every block once, in order, then the summary once", async () => {
+    const base = await quickstartPlan();
+    const copies = 700; // 3 resources a copy, over 13 lines each: several groups of lines
+    const resource_changes = Array.from({ length: copies }, (_, i) => base.resource_changes.map((c) => ({ ...c, address: `${c.address}_${i}`, name: `${c.name}_${i}` }))).flat();
+    const big = { ...base, resource_changes };
+    const lines = toPlain(planLines(big)).split("\n");
+    const headers = lines.filter((l) => / will be created$/.test(l));
+    expect(headers).toEqual(resource_changes.filter((c) => c.change.actions.includes("create")).map((c) => `  # ${c.address} will be created`));
+    expect(lines.length).toBeGreaterThan(3 * 4096);
+    // Each copy's block is the first copy's with its own name.
+    const first = block(lines, "  # restoreViewers_0 will be created").join("\n");
+    for (const i of [1, 315, 316, 699]) expect(block(lines, `  # restoreViewers_${i} will be created`).join("\n")).toBe(first.replaceAll("restoreViewers_0", `restoreViewers_${i}`));
+    expect(lines.filter((l) => l.startsWith("Plan: "))).toHaveLength(1);
+    expect(lines.findIndex((l) => l.startsWith("Plan: "))).toBeGreaterThan(lines.lastIndexOf(headers.at(-1)!));
+  });
+
   it("colours the same characters in ANSI mode", async () => {
     const lines = planLines(await quickstartPlan());
     expect(toAnsi(lines).replace(/\u001b\[\d+m/g, "")).toBe(toPlain(lines));

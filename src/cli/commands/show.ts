@@ -14,7 +14,7 @@ import { serialOf, stateAt } from "./state-team.js";
 import { accessLines } from "../render/access-text.js";
 import { type Line, seg } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
-import { planLines } from "../render/plan-text.js";
+import { planLineStream } from "../render/plan-text.js";
 import { attributeLines, resourceLines } from "../render/values.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { readSavedPlan } from "./saved-plan-file.js";
@@ -37,7 +37,7 @@ async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
   const lint = lintOf(plan.diagnostics);
   if (o.format === "markdown") return writeOut(planMarkdown(plan, lint));
   if (o.view === "access") return printLines(accessLines(plan.access_changes), o);
-  return printLines(planLines(plan, { lintWarnings: lintWarningCount(plan.diagnostics) }), o);
+  return printLines(planLineStream(plan, { lintWarnings: lintWarningCount(plan.diagnostics) }), o);
 }
 
 export function stateLines(state: State): Line[] {

@@ -313,13 +313,32 @@ export function refreshLines(plan: Plan): Line[] {
 }
 
 export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
-  const lines: Line[] = plan.target ? [[seg("Target: ", "bold"), seg(plan.target)], []] : [];
+  return [...planLineStream(plan, opts)];
+}
+
+/** planLines(plan, opts) line by line, as they are made (printLines takes it as it is). */
+export function* planLineStream(plan: Plan, opts: PlanTextOptions = {}): Generator<Line, void, undefined> {
+  for (const group of planLineGroups(plan, opts)) yield* group;
+}
+
+/** A plan of 100,000 creates is 1.3 million lines: held all at once until printed, they were
+ *  most of rendering's garbage collection. planLineGroups hands them out a few thousand at a time. */
+const GROUP_LINES = 4096;
+
+/** planLines(plan, opts), in groups of lines (their concatenation is planLines' result). */
+function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line[], void, undefined> {
+  let lines: Line[] = plan.target ? [[seg("Target: ", "bold"), seg(plan.target)], []] : [];
   if (plan.resource_drift.length) {
     lines.push([seg("Objects have changed outside of converge", "heading")]);
     lines.push([]);
     lines.push([seg('converge detected the following changes made outside of converge since the last "converge apply":')]);
     lines.push([]);
-    for (const c of plan.resource_drift) resourceBlock(c, c.change.actions[0] === "delete" ? "delete" : "update", lines, { drift: true });
+    for (const c of plan.resource_drift) {
+      resourceBlock(c, c.change.actions[0] === "delete" ? "delete" : "update", lines, { drift: true });
+      if (lines.length < GROUP_LINES) continue;
+      yield lines;
+      lines = [];
+    }
     lines.push([seg("Unless you have made equivalent changes to your stack, the actions below will undo or respond to these changes.", "dim")]);
     lines.push([]);
   }
@@ -330,7 +349,8 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
     lines.push([seg("No changes.", "heading"), seg(" Your access policies match the stack.")]);
     lines.push([]);
     lines.push([seg("converge compared the stack with its state and the live policies and found no differences, so no changes are needed.")]);
-    return lines;
+    yield lines;
+    return;
   }
   if (visible.length) {
     const used = new Set(visible.map(displayAction));
@@ -342,7 +362,12 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
     }
     lines.push([]);
     const revokes = revocationsByAddress(plan);
-    for (const c of visible) resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address), audit: auditRemovalLines(c, plan) });
+    for (const c of visible) {
+      resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address), audit: auditRemovalLines(c, plan) });
+      if (lines.length < GROUP_LINES) continue;
+      yield lines;
+      lines = [];
+    }
   }
   lines.push([seg("Plan: ", "bold"), seg(`${counts.import} to import, ${counts.add} to add, ${counts.change} to change, ${counts.destroy} to destroy.`, "bold")]);
   if (outputChanges.length) {
@@ -356,7 +381,7 @@ export function planLines(plan: Plan, opts: PlanTextOptions = {}): Line[] {
     }
   }
   lines.push([], ...accessSummaryLines(plan, opts.lintWarnings));
-  return lines;
+  yield lines;
 }
 
 /** The one-line summary, also used by apply's confirmation. */

@@ -15,7 +15,7 @@ import { accessLines } from "../render/access-text.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
-import { planLines } from "../render/plan-text.js";
+import { planLineStream } from "../render/plan-text.js";
 import { policyDiffLines } from "../render/policy-diff.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
@@ -68,9 +68,14 @@ export class HumanView implements OperationView {
     if (plan.errored) return;
     if (this.o.format === "markdown") return writeOut(planMarkdown(plan, lintOf(plan.diagnostics)));
     if (this.o.format === "access") return printLines(accessLines(plan.access_changes), this.o);
-    const lines = [...this.planProgressLines(), ...planLines(plan, { lintWarnings: lintWarningCount(plan.diagnostics) })];
-    if (this.o.savedTo) lines.push([], [seg(`Saved the plan to: ${this.o.savedTo}`)], [seg(`To perform exactly these actions, run: converge apply ${this.o.savedTo}`)]);
-    await printLines(lines, this.o);
+    await printLines(this.planText(plan), this.o);
+  }
+
+  /** The plan's lines as they are made (a large plan is never all in memory as lines). */
+  private *planText(plan: Plan): Generator<Line, void, undefined> {
+    yield* this.planProgressLines();
+    yield* planLineStream(plan, { lintWarnings: lintWarningCount(plan.diagnostics) });
+    if (this.o.savedTo) yield* [[], [seg(`Saved the plan to: ${this.o.savedTo}`)], [seg(`To perform exactly these actions, run: converge apply ${this.o.savedTo}`)]];
   }
 
   async replanned(planned: PlannedStack): Promise<void> {
