@@ -31,8 +31,8 @@ interface Spawned {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function run(args: string[]): Spawned {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+function run(args: string[], nodeFlags: string[] = []): Spawned {
+  const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let out = "";
   let err = "";
@@ -57,6 +57,26 @@ async function address(s: Spawned): Promise<{ url: string; hostPort: string }> {
 const PLANS = Array.from({ length: 16 }, (_, i) => `projects/burst/locations/us-central1/restorePlans/p${i}`);
 
 describe("converge emulator start", () => {
+  it("handles a SIGTERM sent the moment its address is printed: exits 0, not killed by the signal", async () => {
+    // A supervisor (or a test) may stop the emulator as soon as it reads the address. The preload
+    // sends the SIGTERM from inside the write of that line: any later is a race.
+    const preload = join(dir, "term-on-address.mjs");
+    await writeFile(
+      preload,
+      `const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  const r = write(chunk, ...rest);
+  if (String(chunk).includes("listening on")) process.kill(process.pid, "SIGTERM");
+  return r;
+};
+`,
+    );
+    const s = run(["emulator", "start", "--port", "0"], ["--import", preload]);
+    const { code, signal } = await s.exited;
+    expect({ code, signal, stderr: s.stderr() }).toEqual({ code: 0, signal: null, stderr: "" });
+    expect(s.stdout()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+  });
+
   it("prints its address, serves, and exits 0 on SIGTERM after flushing", async () => {
     const seed = join(dir, "seed.yaml");
     await writeFile(seed, `projects:\n  p1:\n    number: 42\nrestorePlans:\n  - name: projects/p1/locations/l/restorePlans/r\n`);

@@ -52,10 +52,6 @@ export function registerEmulator(program: Command): void {
         stderr(`converge: error: ${(e as Error).message}`);
         process.exit(1);
       }
-      if (!LOOPBACK.has(opts.host)) {
-        stderr(`converge: warning: listening on ${opts.host}; anyone who can reach it can read and change the emulated policies`);
-      }
-      process.stdout.write(`converge emulator listening on ${running.url}\nexport CLOUDNATIVE_EMULATOR_HOST=${running.hostPort}\n`);
       const emu = running;
       let stopping = false;
       const stop = (signal: string): void => {
@@ -72,7 +68,12 @@ export function registerEmulator(program: Command): void {
           },
         );
       };
+      // Before the address is printed: whoever reads it may stop the emulator at once.
       process.on("SIGINT", () => stop("SIGINT"));
       process.on("SIGTERM", () => stop("SIGTERM"));
+      if (!LOOPBACK.has(opts.host)) {
+        stderr(`converge: warning: listening on ${opts.host}; anyone who can reach it can read and change the emulated policies`);
+      }
+      process.stdout.write(`converge emulator listening on ${running.url}\nexport CLOUDNATIVE_EMULATOR_HOST=${running.hostPort}\n`);
     });
 }
