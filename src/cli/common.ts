@@ -136,18 +136,29 @@ const OUT_PIECE = 1 << 20;
  *  copies) never gets a line break inside it, as ink's layout to the terminal's width would.
  *  The text (toAnsi's or toPlain's) goes out in pieces of about a megabyte: that of a plan of
  *  100,000 resources (66 MB) is never one string. */
-export async function printLines(lines: Iterable<Line>, o: { color?: boolean; json?: boolean }): Promise<void> {
+export function printLines(lines: Iterable<Line>, o: { color?: boolean; json?: boolean }): Promise<void> {
   const line = useColor(o) ? ansiLine : plainLine;
+  return writeInPieces(
+    (function* () {
+      let any = false;
+      for (const l of lines) {
+        any = true;
+        yield line(l) + "\n";
+      }
+      if (!any) yield "\n"; // as toPlain([]) gives
+    })(),
+  );
+}
+
+/** `chunks` joined, on stdout in pieces of about OUT_PIECE characters as they are made. */
+async function writeInPieces(chunks: Iterable<string>): Promise<void> {
   let piece = "";
-  let any = false;
-  for (const l of lines) {
-    any = true;
-    piece += line(l) + "\n";
+  for (const chunk of chunks) {
+    piece += chunk;
     if (piece.length < OUT_PIECE) continue;
     await writeOut(piece);
     piece = "";
   }
-  if (!any) piece = "\n"; // as toPlain([]) gives
   if (piece) await writeOut(piece);
 }
 
@@ -190,19 +201,15 @@ export function writeOut(text: string): Promise<void> {
   return new Promise((res) => (process.stdout.write(text) ? res() : process.stdout.once("drain", () => res())));
 }
 
-
 /** jsonText(value, 2) and a newline on stdout, written in pieces as they are made (jsonChunks):
  *  the whole text of a large plan is never in memory at once. */
-export async function writeJsonOut(value: unknown): Promise<void> {
-  let piece = "";
-  for (const chunk of jsonChunks(value, 2)) {
-    piece += chunk;
-    if (piece.length >= OUT_PIECE) {
-      await writeOut(piece);
-      piece = "";
-    }
-  }
-  await writeOut(piece + "\n");
+export function writeJsonOut(value: unknown): Promise<void> {
+  return writeInPieces(
+    (function* () {
+      yield* jsonChunks(value, 2);
+      yield "\n";
+    })(),
+  );
 }
 
 export function printDiagnostics(diags: readonly Diagnostic[]): void {

@@ -4,6 +4,9 @@ import { formatName, OBJECT_KINDS, parseFullName, SEGMENT, type ObjectKind, type
 
 export { formatName, kindOfName, parseFullName, SEGMENT, type ObjectKind, type ObjectName } from "../gcp/object-kinds.js";
 
+/** Project numbers → project IDs, as Resource Manager answered them (src/engine/project-ids.ts). */
+export type ProjectIds = ReadonlyMap<string, string>;
+
 export interface NameDefaults {
   project?: string | undefined;
   location?: string | undefined;
@@ -11,7 +14,7 @@ export interface NameDefaults {
    *  Google takes `projects/{number}/…` and `projects/{id}/…` for one object: a completed name
    *  always has the ID, so one object has one name (one read, one claim, one policy to plan)
    *  however a stack or a state spells its project. A number missing from it stays as written. */
-  projectIds?: ReadonlyMap<string, string> | undefined;
+  projectIds?: ProjectIds | undefined;
 }
 
 /** Whether a project segment is a project number (digits; a project ID starts with a letter). */

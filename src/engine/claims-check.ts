@@ -6,6 +6,7 @@
 import type { Plan } from "../generated/schemas.js";
 import { claimConflictError, claimsOfValue, type ResourceClaim } from "../state/claims.js";
 import type { StateStore } from "../state/index.js";
+import type { ProjectIds } from "../cloud/names.js";
 
 /** The claims of the plan's resources that exist once it is applied (values known at plan time). */
 export function planClaims(plan: Plan): ResourceClaim[] {
@@ -17,9 +18,6 @@ export function planClaims(plan: Plan): ResourceClaim[] {
   }
   return out;
 }
-
-/** Project numbers → IDs: claims others recorded with a project's number count as its ID's. */
-type ProjectIds = ReadonlyMap<string, string>;
 
 /** Throws a `state/claim-conflict` error for each claim of `plan` another stack or workspace holds. */
 export function checkClaims(store: StateStore, plan: Plan, projectIds?: ProjectIds): Promise<void> {

@@ -9,7 +9,7 @@ import type { Policy } from "../generated/schemas.js";
 import { newState, versionOf } from "../state/index.js";
 import { openCloud } from "./cloud.js";
 import { claimProjectIds, resolveProjectNumbers } from "./project-ids.js";
-import { completeName, projectNumbersOf } from "../cloud/names.js";
+import { completeName, projectNumbersOf, type ProjectIds } from "../cloud/names.js";
 import type { Emit } from "./events.js";
 import type { StackSession } from "./session.js";
 
@@ -45,7 +45,7 @@ export async function importResource(session: StackSession, address: string, id:
   }
   const cloud = await openCloud(session.stack.provider, { stateDir: session.stateDir, stackName: session.stack.name, ...(req.emit ? { emit: req.emit } : {}), callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   let policy: Policy | undefined;
-  let claimIds: ReadonlyMap<string, string> = new Map();
+  let claimIds: ProjectIds = new Map();
   try {
     // An ID that spells the project by its number is recorded with the project's ID, as a plan names it (./project-ids.ts).
     const ids = await resolveProjectNumbers(cloud.port, projectNumbersOf([target.name]));

@@ -7,14 +7,14 @@
 import type { Plan, State } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import { error, UserError, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { completeName, isProjectNumber, projectNumberOf, projectNumbersOf } from "../cloud/names.js";
+import { completeName, isProjectNumber, projectNumberOf, projectNumbersOf, type ProjectIds } from "../cloud/names.js";
 import { stackPolicies } from "../plan/refresh.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { extended } from "../extended.js";
 import type { CloudPort } from "./cloud-port.js";
 import type { StateStore } from "../state/store.js";
 
-export type ProjectIds = ReadonlyMap<string, string>;
+export type { ProjectIds };
 
 /** The project numbers a plan of `stack` from `prior` meets before it evaluates anything (the
  *  provider's project, the names the stack writes literally and the state records), each with

@@ -114,7 +114,7 @@ export interface PlannedStack {
   prior: State | undefined;
   cloud: OpenCloud;
   /** Project numbers → IDs the plan used (its own names', and those in other stacks' claims). */
-  projectIds?: ReadonlyMap<string, string>;
+  projectIds?: ProjectIds;
   close(): Promise<void>;
 }
 

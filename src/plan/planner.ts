@@ -27,6 +27,7 @@ import { extended } from "../extended.js";
 
 export { displayAction, planCounts, type DisplayAction } from "./actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
+import type { ProjectIds } from "../cloud/names.js";
 
 export interface PlanOptions {
   refresh: boolean;
@@ -47,7 +48,7 @@ export interface PlanOptions {
   readAhead?: readonly PolicyRef[];
   /** Project numbers → IDs (../engine/project-ids.ts): names are completed with the ID. The
    *  prior state is expected to name its objects so already (priorWithProjectIds). */
-  projectIds?: ReadonlyMap<string, string>;
+  projectIds?: ProjectIds;
 }
 
 export interface PlanResult {

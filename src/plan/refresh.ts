@@ -7,7 +7,7 @@ import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { hasInterpolation } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
-import { completeNameOnce } from "../cloud/names.js";
+import { completeNameOnce, type ProjectIds } from "../cloud/names.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
@@ -42,7 +42,7 @@ export function statePolicies(prior: State | undefined): PolicyRef[] {
 
 /** The policies the stack names literally (full or short names; interpolated ones wait for the
  *  values they use), as the drivers complete them, with the address of the resource naming each. */
-export function* stackPolicies(stack: StackModel, projectIds?: ReadonlyMap<string, string>): Generator<PolicyRef & { address: string }> {
+export function* stackPolicies(stack: StackModel, projectIds?: ProjectIds): Generator<PolicyRef & { address: string }> {
   const defaults = { project: stack.provider.project, location: stack.provider.location, projectIds };
   for (const r of stack.resources.values()) {
     const raw = r.properties.name;
@@ -58,7 +58,7 @@ export function* stackPolicies(stack: StackModel, projectIds?: ReadonlyMap<strin
 /** What a plan reads before evaluating anything, in order, each policy once: with refresh, the
  *  state's policies, then (unless destroying) the stack's literal ones. A read of one of them that
  *  fails is reported only by a resource that needs it. */
-export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean; projectIds?: ReadonlyMap<string, string> }): Generator<PolicyRef> {
+export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean; projectIds?: ProjectIds }): Generator<PolicyRef> {
   if (!opts.refresh) return;
   const seen = new Set<string>();
   let last: PolicyRef | undefined;
@@ -144,7 +144,7 @@ export class Refresh {
 
   /** Starts the reads of every policy the state and the stack name literally, before planning;
    *  `ahead`: that list as the session's prefetch already worked it out. */
-  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean, ahead?: readonly PolicyRef[], projectIds?: ReadonlyMap<string, string>): void {
+  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean, ahead?: readonly PolicyRef[], projectIds?: ProjectIds): void {
     for (const p of ahead ?? readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy, ...(projectIds ? { projectIds } : {}) })) void this.read(p.kind, p.name);
   }
 

@@ -5,6 +5,7 @@
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
 import type { ClaimConflict, OwnedClaim, ResourceClaim } from "./claims.js";
+import type { ProjectIds } from "../cloud/names.js";
 
 /** The version of a state a writer last saw: a write succeeds only while the store still holds it. */
 export interface StateVersion {
@@ -88,14 +89,14 @@ export interface StateStore {
    * every write of it. `projectIds` (project numbers → IDs): a claim recorded with a project's
    * number is compared as the claim of its ID.
    */
-  claimConflicts?(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]>;
+  claimConflicts?(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]>;
   /**
    * Backends that see every stack, under this store's lock: records `claims` (an apply's, before
    * its first write) as this state's until the lock is released, in one step with the check,
    * unless another stack or workspace claims or reserves a conflicting grant: then nothing is
    * recorded and the conflicts are returned.
    */
-  reserveClaims?(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]>;
+  reserveClaims?(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]>;
   /** Backends that see every stack: the project numbers in the objects claims name (claims
    *  recorded before project numbers were resolved to IDs), for `projectIds` above. */
   claimedProjectNumbers?(): Promise<string[]>;

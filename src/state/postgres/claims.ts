@@ -10,7 +10,7 @@ import type { State } from "../../generated/schemas.js";
 import { claimColumns, claimConflicts, type ClaimConflict, type OwnedClaim, type ResourceClaim, stateClaims } from "../claims.js";
 import { advisoryHeld, advisoryKey } from "./keys.js";
 import { inTransaction } from "./connection.js";
-import { nameWithProjectId } from "../../cloud/names.js";
+import { nameWithProjectId, type ProjectIds } from "../../cloud/names.js";
 
 type Db = pg.ClientBase | pg.Pool;
 
@@ -75,7 +75,7 @@ const LIVE_RESERVATION = advisoryHeld("r.lock_k1", "r.lock_k2", "r.backend_pid")
 /** The recorded claims, and the live reservations, of other (stack, workspace) states that conflict with `mine`.
  *  `projectIds` (project numbers → IDs): a claim recorded with a project's number (by an older
  *  converge, or a stack not yet applied since) is the claim of that project's ID. */
-export async function conflictsWith(db: Db, schema: string, stack: string, workspace: string, mine: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
+export async function conflictsWith(db: Db, schema: string, stack: string, workspace: string, mine: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
   if (mine.length === 0) return [];
   const objects = withNumberForms([...new Set(mine.map((m) => m.claim.object))], projectIds);
   const other = "object = ANY($1::text[]) AND NOT (stack = $2 AND workspace = $3)";
@@ -90,7 +90,7 @@ export async function conflictsWith(db: Db, schema: string, stack: string, works
 }
 
 /** `objects` and, for each whose project has a number in `projectIds`, its name with that number. */
-function withNumberForms(objects: string[], projectIds: ReadonlyMap<string, string> | undefined): string[] {
+function withNumberForms(objects: string[], projectIds: ProjectIds | undefined): string[] {
   if (!projectIds?.size) return objects;
   const out = [...objects];
   for (const [number, id] of projectIds) {
@@ -101,7 +101,7 @@ function withNumberForms(objects: string[], projectIds: ReadonlyMap<string, stri
 }
 
 /** `c` with its object named by its project's ID when it was recorded with the number. */
-function byProjectId(c: OwnedClaim, projectIds: ReadonlyMap<string, string> | undefined): OwnedClaim {
+function byProjectId(c: OwnedClaim, projectIds: ProjectIds | undefined): OwnedClaim {
   const object = nameWithProjectId(c.claim.object, projectIds);
   return object === c.claim.object ? c : { ...c, claim: { ...c.claim, object } };
 }
@@ -122,7 +122,7 @@ export async function claimedProjectNumbers(db: Db, schema: string): Promise<str
  * are returned. One transaction under the claims lock; the reservation lasts while `session`
  * holds the lock, and adds to what it reserved before (a taken lock starts with none).
  */
-export async function reserveClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, session: LockSession, mine: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
+export async function reserveClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, session: LockSession, mine: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
   return inTransaction(client, async () => {
     await lockClaims(client, schema);
     const conflicts = await conflictsWith(client, schema, stack, workspace, mine, projectIds);

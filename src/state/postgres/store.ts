@@ -15,6 +15,7 @@ import { connectionFromEnv, pgFailure, type PgTarget, rollback, withPoolClient, 
 import { readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
+import type { ProjectIds } from "../../cloud/names.js";
 
 export const DEFAULT_PG_SCHEMA = "converge";
 export { DEFAULT_WORKSPACE };
@@ -115,11 +116,11 @@ export class PostgresStateStore implements StateStore {
     return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`, STORED);
   }
 
-  claimConflicts(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
+  claimConflicts(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
     return this.query("read the claims", (db) => conflictsWith(db, this.scope.schema, this.scope.stack, this.scope.workspace, claims, projectIds));
   }
 
-  async reserveClaims(claims: readonly ResourceClaim[], projectIds?: ReadonlyMap<string, string>): Promise<ClaimConflict[]> {
+  async reserveClaims(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
     const held = this.held?.lock;
     if (!held) throw new Error(`reserving claims needs the state lock of ${this.scope.where}`);
     const { schema, stack, workspace } = this.scope;
