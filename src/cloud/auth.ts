@@ -52,25 +52,39 @@ export function createTokenProvider(opts: TokenProviderOptions): TokenProvider {
   const create = opts.createAdc ?? defaultAdc;
   let adc: Promise<AccessTokenSource> | undefined;
   const seen = new Set<string>();
+  const fetchToken = async (): Promise<string> => {
+    adc ??= Promise.resolve().then(create);
+    let token: string | null | undefined;
+    try {
+      token = await (await adc).getAccessToken();
+    } catch (e) {
+      // The library's messages do not carry tokens, but scrub the ones we know anyway.
+      const msg = redact(e instanceof Error ? e.message : String(e), [...seen]);
+      throw new AuthError(
+        `could not get Google Cloud credentials (Application Default Credentials): ${msg.split("\n")[0]!.replace(/\.+$/, "")}. ` +
+          `Run \`gcloud auth application-default login\`, set GOOGLE_APPLICATION_CREDENTIALS, or set CLOUDNATIVE_ACCESS_TOKEN`,
+      );
+    }
+    if (!token) throw new AuthError("Application Default Credentials returned no access token");
+    seen.add(token);
+    return token;
+  };
+  // The library searches for credentials afresh on every call until one succeeds (files, the
+  // environment, the metadata server): the first search is shared by the calls made meanwhile,
+  // and if it fails, its error stands for the process. Once a token came, each call asks the
+  // library (which caches and refreshes it), and a failed refresh is that call's alone.
+  let first: Promise<string> | undefined;
+  let found = false;
   return {
     source: "adc",
     secrets: () => [...seen],
-    async getToken(): Promise<string> {
-      adc ??= Promise.resolve().then(create);
-      let token: string | null | undefined;
-      try {
-        token = await (await adc).getAccessToken();
-      } catch (e) {
-        // The library's messages do not carry tokens, but scrub the ones we know anyway.
-        const msg = redact(e instanceof Error ? e.message : String(e), [...seen]);
-        throw new AuthError(
-          `could not get Google Cloud credentials (Application Default Credentials): ${msg.split("\n")[0]!.replace(/\.+$/, "")}. ` +
-            `Run \`gcloud auth application-default login\`, set GOOGLE_APPLICATION_CREDENTIALS, or set CLOUDNATIVE_ACCESS_TOKEN`,
-        );
-      }
-      if (!token) throw new AuthError("Application Default Credentials returned no access token");
-      seen.add(token);
-      return token;
+    getToken(): Promise<string> {
+      if (found) return fetchToken();
+      first ??= fetchToken().then((token) => {
+        found = true;
+        return token;
+      });
+      return first;
     },
   };
 }

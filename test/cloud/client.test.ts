@@ -152,6 +152,37 @@ describe("auth", () => {
     expect(createAdc).toHaveBeenCalledTimes(1);
   });
 
+  // With no credentials on the machine, each of a 1,200-policy plan's reads ran the library's
+  // credential search again (the environment, the well-known file, the cached answer of the
+  // metadata server): 1,200 searches for one answer. The first search is now shared by the calls
+  // made while it runs, and its failure stands for the rest of the process.
+  it("ADC that cannot find credentials is asked once: calls in flight share it, later calls get its error", async () => {
+    let searches = 0;
+    const createAdc = vi.fn(() => ({
+      getAccessToken: async () => {
+        searches++;
+        await new Promise((r) => setTimeout(r, 5));
+        throw new Error("Could not load the default credentials. Browse to https://cloud.google.com/docs/authentication/getting-started for more information.");
+      },
+    }));
+    const p = createTokenProvider({ google: true, createAdc, env: {} });
+    const first = await Promise.allSettled(Array.from({ length: 10 }, () => p.getToken()));
+    const later = await Promise.allSettled([p.getToken(), p.getToken()]);
+    expect(searches).toBe(1);
+    for (const r of [...first, ...later]) {
+      expect(r.status).toBe("rejected");
+      expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/^could not get Google Cloud credentials \(Application Default Credentials\): Could not load the default credentials\. Browse to .* Run `gcloud auth/);
+    }
+  });
+
+  it("once ADC has given a token, a later failure (a refresh) is not remembered: the next call asks again", async () => {
+    const answers: (string | Error)[] = ["t1", new Error("network blip"), "t2"];
+    const p = createTokenProvider({ google: true, env: {}, createAdc: () => ({ getAccessToken: async () => { const a = answers.shift()!; if (a instanceof Error) throw a; return a; } }) });
+    expect(await p.getToken()).toBe("t1");
+    await expect(p.getToken()).rejects.toThrow(/network blip/);
+    expect(await p.getToken()).toBe("t2");
+  });
+
   it("never touches ADC for an emulator: no token env means no Authorization header", async () => {
     const createAdc = vi.fn(() => ({ getAccessToken: async () => "adc-token" }));
     const p = createTokenProvider({ google: false, createAdc, env: {} });
