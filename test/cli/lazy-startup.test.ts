@@ -80,4 +80,21 @@ describe("lazy start-up", () => {
     // Nor the engine: validate reads no state and calls no cloud.
     expect(r.files.some((f) => f.endsWith("/dist/engine/session.js"))).toBe(false);
   });
+
+  // The CLI only parses CEL (to check a condition's expression): @bufbuild/cel's index also loads
+  // its type checker, evaluator, standard library, re2 and the protobuf runtime with its
+  // descriptors, about 100 ms of every command on a stack with a condition (a fifth of the
+  // quickstart's plan). Only the parser's own files are loaded now.
+  it("validate of a stack with a condition loads @bufbuild/cel's parser and nothing else of it", () => {
+    const withCondition = STACK.replace("roles/viewer", "roles/gkebackup.viewer").replace(
+      "      members: [group:team@example.com]\n",
+      '      members: [group:team@example.com]\n      condition:\n        title: until-2027\n        expression: request.time < timestamp("2027-01-01T00:00:00Z")\n',
+    );
+    writeFileSync(join(dir, "conditional.yaml"), withCondition);
+    const r = packagesLoaded("validate-condition", ["validate", "-f", "conditional.yaml"]);
+    expect(r.stdout).toContain("Success! The stack is valid (1 resources");
+    expect(r.status).toBe(0);
+    const cel = r.files.filter((f) => f.includes("/node_modules/@bufbuild/")).map((f) => f.replace(/^.*\/node_modules\//, ""));
+    expect([...new Set(cel)].sort()).toEqual(["@bufbuild/cel/dist/cjs/builder.js", "@bufbuild/cel/dist/cjs/logic-manager.js", "@bufbuild/cel/dist/cjs/parse.js", "@bufbuild/cel/dist/cjs/parser.js"]);
+  });
 });
