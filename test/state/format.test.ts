@@ -71,6 +71,9 @@ describe("state format", () => {
   it("an empty file is a UserError", () => {
     expect(() => parseState("", "s.json")).toThrow(UserError);
     expect(() => parseState("", "s.json")).toThrow(/s\.json is empty/);
+    // Blank is empty too, whatever the blanks: line ends, tabs, a no-break space, U+2028.
+    expect(() => parseState(" \r\n\t\u00a0\u2028\n", "s.json")).toThrow(/s\.json is empty/);
+    expect(() => parseState("\n x \n", "s.json")).toThrow(/s\.json is not valid JSON/);
   });
 
   it("a schema-invalid state is a UserError naming the file and what is wrong, and mentions the backup", () => {
