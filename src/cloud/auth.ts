@@ -14,6 +14,9 @@ export interface TokenProvider {
   secrets(): readonly string[];
   /** True when getToken resolves at once, always to the same value (a token from the environment, or none). */
   readonly fixed?: boolean;
+  /** The error every later getToken will give, once that is known (no credentials were found):
+   *  a call can then fail before it waits for anything. */
+  failure?(): AuthError | undefined;
 }
 
 /** The part of google-auth-library's GoogleAuth we use; injectable for tests. */
@@ -75,15 +78,23 @@ export function createTokenProvider(opts: TokenProviderOptions): TokenProvider {
   // library (which caches and refreshes it), and a failed refresh is that call's alone.
   let first: Promise<string> | undefined;
   let found = false;
+  let failed: AuthError | undefined;
   return {
     source: "adc",
     secrets: () => [...seen],
+    failure: () => failed,
     getToken(): Promise<string> {
       if (found) return fetchToken();
-      first ??= fetchToken().then((token) => {
-        found = true;
-        return token;
-      });
+      first ??= fetchToken().then(
+        (token) => {
+          found = true;
+          return token;
+        },
+        (e: unknown) => {
+          if (e instanceof AuthError) failed = e;
+          throw e;
+        },
+      );
       return first;
     },
   };

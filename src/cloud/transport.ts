@@ -157,11 +157,14 @@ export class Transport {
     const buckets = this.limiter && spec.project !== undefined ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true) : [];
     const origin = this.originOf(spec);
     for (let attempt = 1; ; attempt++) {
+      // A call that cannot be sent fails before it takes a turn at the service's rate, and again
+      // after waiting for one (the origin may have been found unreachable meanwhile).
+      let unsent = this.unsendable(spec, origin, attempt, last, start);
+      if (unsent) throw unsent;
       const waiting = takeTokens(buckets, spec.signal, last?.status === "RESOURCE_EXHAUSTED");
       if (waiting) await waiting;
       if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
-      const gone = origin !== undefined ? this.reachability.down(origin) : undefined;
-      if (gone) throw this.unreachable(spec, origin!, gone, attempt, last, this.now() - start);
+      if ((unsent = this.unsendable(spec, origin, attempt, last, start))) throw unsent;
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
       const attemptMs = Math.max(1, Math.min(this.timeoutMs, deadline - t0));
@@ -210,6 +213,23 @@ export class Transport {
   }
 
   /** The error of a call to an origin found unreachable: not sent, or (a retry) not retried. */
+  /** Why the call cannot be sent at all, if so: its origin was found unreachable, or no access
+   *  token can be had (the token provider's first search failed). */
+  private unsendable(spec: CallSpec, origin: string | undefined, attempt: number, last: CloudError | undefined, start: number): CloudError | undefined {
+    const gone = origin !== undefined ? this.reachability.down(origin) : undefined;
+    if (gone) return this.unreachable(spec, origin!, gone, attempt, last, this.now() - start);
+    const noToken = this.tokens.failure?.();
+    return noToken ? this.cloudError(spec, "UNAUTHENTICATED", 0, noToken.message, { retryable: false }) : undefined;
+  }
+
+  /** The call's error, every secret known scrubbed from the message and the server's details. */
+  private cloudError(spec: CallSpec, status: string, httpStatus: number, message: string, extra: Partial<CloudErrorInit> = {}): CloudError {
+    const secrets = [...this.tokens.secrets(), ...this.secrets];
+    // The server's details too: a caller of the SDK may log them.
+    const details = extra.details ? { details: redactDeep(extra.details, secrets) as unknown[] } : {};
+    return new CloudError({ status, httpStatus, methodId: spec.methodId, resource: spec.resource, operation: spec.operation, serverMessage: redact(message, secrets), ...extra, ...details });
+  }
+
   private unreachable(spec: CallSpec, origin: string, gone: CloudError, attempt: number, last: CloudError | undefined, elapsedMs: number): CloudError {
     const why = `${origin} could not be reached by the last ${UNREACHABLE_CALLS} calls to it`;
     if (last) return last.withAttempts(attempt - 1, elapsedMs, `not retried: ${redact(why, this.secrets)}`);
@@ -239,12 +259,7 @@ export class Transport {
 
   /** One attempt; `origin` is the call's (originOf), worked out again here only when it could not be. */
   private async once(spec: CallSpec, attemptMs: number, origin: string | undefined): Promise<Outcome> {
-    const fail: Fail = (status, httpStatus, message, extra = {}) => {
-      const secrets = [...this.tokens.secrets(), ...this.secrets];
-      // The server's details too: a caller of the SDK may log them.
-      const details = extra.details ? { details: redactDeep(extra.details, secrets) as unknown[] } : {};
-      return { ok: false, error: new CloudError({ status, httpStatus, methodId: spec.methodId, resource: spec.resource, operation: spec.operation, serverMessage: redact(message, secrets), ...extra, ...details }) };
-    };
+    const fail: Fail = (status, httpStatus, message, extra = {}) => ({ ok: false, error: this.cloudError(spec, status, httpStatus, message, extra) });
 
     let url: string;
     try {

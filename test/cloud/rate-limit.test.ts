@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
+import { createTokenProvider } from "../../src/cloud/auth.js";
 import { fakeFetch, googleError, json, type Reply } from "./fakes.js";
 import { AdaptiveBucket, GOOGLE_DEFAULT_RATES, MIN_RATE_PER_MINUTE, parseRate, RateLimiter } from "../../src/cloud/rate-limit.js";
 
@@ -172,6 +173,33 @@ describe("the client paces its calls", () => {
     for (let i = 0; i < 3; i++) await c.getIamPolicy("restorePlan", RP("p1", `r${i}`));
     await c.getIamPolicy("restorePlan", RP("p2", "r"));
     expect(sent).toEqual([0, 1_000, 2_000, 2_000]);
+  });
+
+  // A plan of 1,200 policies on a machine without credentials spent 5 s failing reads that were
+  // never sent: each waited for its turn at the read rate first. A call that cannot be sent (no
+  // access token, or an origin found unreachable) fails at once and takes no turn.
+  it("a call that cannot be sent for want of an access token waits for no turn, and takes none", async () => {
+    const clock = fakeClock();
+    let searches = 0;
+    const tokens = createTokenProvider({ google: true, env: {}, createAdc: () => ({ getAccessToken: async () => { searches++; throw new Error("Could not load the default credentials"); } }) });
+    const f = fakeFetch(() => OK);
+    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, now: clock.now, retry: { sleep: clock.sleep, random: () => 0.5 }, rates: { gkebackup: 60 }, pacingClock: clock, tokens });
+    for (let i = 0; i < 5; i++) await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toMatchObject({ status: "UNAUTHENTICATED", httpStatus: 0 });
+    expect(clock.t).toBe(0);
+    expect(searches).toBe(1);
+    expect(f.calls).toHaveLength(0);
+  });
+
+  it("calls to an origin found unreachable fail unsent without waiting for a turn", async () => {
+    const clock = fakeClock();
+    const f = fakeFetch(() => { throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }); });
+    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, now: clock.now, retry: { sleep: clock.sleep, random: () => 0.5, maxAttempts: 1 }, rates: { gkebackup: 60 }, pacingClock: clock });
+    // A second's burst (1 at 60/min), then one call a second: the first three are sent, at 0, 1 s and 2 s.
+    for (let i = 0; i < 3; i++) await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toMatchObject({ status: "UNAVAILABLE" });
+    const t = clock.t;
+    for (let i = 3; i < 8; i++) await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toThrow(/could not be reached by the last 3 calls/);
+    expect(clock.t).toBe(t);
+    expect(f.calls).toHaveLength(3);
   });
 
   it("a 429 with Retry-After pauses the bucket and halves its rate; the call succeeds after it", async () => {
