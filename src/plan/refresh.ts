@@ -181,16 +181,35 @@ export class Refresh {
     return this.observedByAddress.get(address);
   }
 
-  /** One error per unreadable policy, at the `name` of the first resource that needed it. */
+  /** One error per unreadable policy, at the `name` of the first resource that needed it; the
+   *  policies not read for want of an access token are one error (it says the same for each). */
   failureDiagnostics(stack: StackModel): Diagnostic[] {
-    const src = stack.source;
-    return [...this.failures].map(([name, f]) => {
-      const shown = f.addresses.slice(0, 5).join(", ") + (f.addresses.length > 5 ? ` and ${f.addresses.length - 5} more` : "");
-      const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
-      const first = f.addresses[0]!;
-      const at = stack.resources.has(first) ? { file: src.file, ...src.position(["resources", stack.resources.get(first)!.decl, "properties", "name"]) } : {};
-      return error(summary, { address: first, detail: f.error.message, ...at });
-    });
+    const failures = [...this.failures];
+    const noToken = failures.filter(([, f]) => isNoToken(f.error));
+    const one = noToken.length > 1;
+    const own = one ? failures.filter(([, f]) => !isNoToken(f.error)) : failures;
+    return [...(one ? [this.noTokenDiagnostic(stack, noToken)] : []), ...own.map(([name, f]) => this.failureDiagnostic(stack, name, f))];
+  }
+
+  private failureDiagnostic(stack: StackModel, name: string, f: { addresses: string[]; error: Error }): Diagnostic {
+    const shown = listed(f.addresses, 5);
+    const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
+    return error(summary, { address: f.addresses[0]!, detail: f.error.message, ...this.at(stack, f.addresses[0]!) });
+  }
+
+  private noTokenDiagnostic(stack: StackModel, failures: [string, { addresses: string[]; error: Error }][]): Diagnostic {
+    const resources = failures.reduce((n, [, f]) => n + f.addresses.length, 0);
+    const first = failures[0]![1];
+    const why = (first.error as { serverMessage?: string }).serverMessage || first.error.message;
+    const summary = `no access token: ${failures.length} IAM policies (${resources} resources) were not read`;
+    const detail = `${why}\nNot read: ${listed(failures.map(([name]) => name), 5)}`;
+    return error(summary, { address: first.addresses[0]!, detail, ...this.at(stack, first.addresses[0]!) });
+  }
+
+  /** Where the stack names the policy of `address` (its `name`), when the stack declares it. */
+  private at(stack: StackModel, address: string): { file?: string; line?: number; column?: number } {
+    const r = stack.resources.get(address);
+    return r ? { file: stack.source.file, ...stack.source.position(["resources", r.decl, "properties", "name"]) } : {};
   }
 
   /** The policies read, keyed "{kind} {name}" (apply starts its writes from them). */
@@ -202,4 +221,16 @@ export class Refresh {
     }
     return live;
   }
+}
+
+/** The first `n` items, then how many more. */
+function listed(items: readonly string[], n: number): string {
+  return items.slice(0, n).join(", ") + (items.length > n ? ` and ${items.length - n} more` : "");
+}
+
+/** A read never sent because no access token could be had (../cloud/transport.ts: UNAUTHENTICATED
+ *  with no HTTP status): it says nothing about the policy, and the same for every one. */
+function isNoToken(e: Error): boolean {
+  const c = e as { status?: unknown; httpStatus?: unknown };
+  return c.status === "UNAUTHENTICATED" && c.httpStatus === 0;
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Plan, Policy, ResourceChange, State } from "../../src/generated/schemas.js";
 import { displayAction, plan, planCounts, type PlanOptions } from "../../src/plan/planner.js";
 import { validate } from "../../src/schemas/index.js";
+import { CloudError } from "../../src/cloud/errors.js";
 import { parseStack } from "../../src/config/load.js";
 import { BINDING, EP, FED, epName, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, rpName, STACK_HEAD, stackOf, type FakeWorld } from "../fixtures/builders.js";
 
@@ -556,6 +557,43 @@ describe("read failures", () => {
     expect(d).toMatchObject({ address: "viewers", summary: `viewers: cannot read the IAM policy of ${RP}`, detail: "The caller does not have permission" });
     expect(r.plan.resource_changes.find((c) => c.address === "viewers")).toBeUndefined();
     expect(byAddress(r.plan, "invoker").change.actions).toEqual(["no-op"]);
+  });
+});
+
+// With no credentials, no read is sent and each fails alike: a 1,200-policy plan printed the same
+// advice 1,200 times (3,600 lines). Reads that failed for want of an access token are one error.
+describe("read failures for want of an access token", () => {
+  const noToken = (name: string) =>
+    new CloudError({ status: "UNAUTHENTICATED", httpStatus: 0, methodId: "getIamPolicy", resource: name, serverMessage: "could not get Google Cloud credentials (Application Default Credentials): Could not load the default credentials. Run `gcloud auth application-default login`" });
+  const portFailing = (failing: (name: string) => Error | undefined) => {
+    const cloud = fakeCloud(liveInSync());
+    return {
+      ...cloud.port,
+      getIamPolicy: async (kind: "restorePlan" | "endpoint", name: string) => {
+        const e = failing(name);
+        if (e) throw e;
+        return cloud.port.getIamPolicy(kind, name);
+      },
+    };
+  };
+
+  it("are one error naming how many policies and resources were not read, with the advice once", async () => {
+    const r = await plan(stackOf(BASIC), stateInSync(), portFailing(noToken), planOptions());
+    expect(r.plan.errored).toBe(true);
+    const errors = r.diagnostics.filter((d) => d.severity === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ address: "viewers", summary: "no access token: 2 IAM policies (2 resources) were not read" });
+    expect(errors[0]!.detail).toContain("Could not load the default credentials. Run `gcloud auth application-default login`");
+    expect(errors[0]!.detail).toContain(RP);
+    expect(errors[0]!.detail).toContain(EP);
+    expect(errors[0]!.line).toBeGreaterThan(0);
+  });
+
+  it("leave other failures their own errors, and one policy without a token is reported as before", async () => {
+    const denied = Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" });
+    const r = await plan(stackOf(BASIC), stateInSync(), portFailing((name) => (name === RP ? noToken(name) : denied)), planOptions());
+    const errors = r.diagnostics.filter((d) => d.severity === "error");
+    expect(errors.map((d) => d.summary).sort()).toEqual([`invoker: cannot read the IAM policy of ${EP}`, `viewers: cannot read the IAM policy of ${RP}`]);
   });
 });
 
