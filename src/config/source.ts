@@ -4,7 +4,7 @@ import { splitAddress } from "./addresses.js";
 import type { CST, Document, LineCounter, Node, Pair, YAMLMap } from "yaml";
 import { yaml } from "./yaml-lib.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { parseSimpleYaml } from "./fast-yaml.js";
+import { parseSimpleYaml, SimpleOutline } from "./fast-yaml.js";
 import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
 import { valueErrors } from "./yaml-values.js";
 import { columnAt } from "./utf8.js";
@@ -43,12 +43,19 @@ export class SourceDocument {
   /** The document's value when the fast path read it (the yaml document is then parsed lazily). */
   private readonly simple: Record<string, unknown> | undefined;
 
+  /** `fast: false` parses with yaml at once (the text of one entry, for positions: see entryPosition). */
   constructor(
     readonly file: string,
     readonly text: string,
+    opts: { fast?: boolean } = {},
   ) {
-    this.simple = parseSimpleYaml(text);
+    this.simple = opts.fast === false ? undefined : parseSimpleYaml(text);
     if (!this.simple) this.parse();
+  }
+
+  /** Whether yaml's document of the whole text has been made (for tests). */
+  get parsedWhole(): boolean {
+    return this.parsed !== undefined;
   }
 
   /** The yaml document (with positions); parsed on first use when the fast path read the text. */
@@ -160,12 +167,50 @@ export class SourceDocument {
     return byKey.get(key);
   }
 
+  /** For entryPosition: the fast path's outline, the entries parsed, the lookups made, line starts. */
+  private outline: SimpleOutline | undefined;
+  private readonly entries = new Map<number, SourceDocument>();
+  private entryLookups = 0;
+  private lineStarts: Int32Array | undefined;
+
+  /**
+   * Where the value at `path` is, for a text the fast path read, from yaml's parse of the
+   * block-mapping entry it is in (a resource, say) instead of the whole text: the same answer, as
+   * the entry is the same text at the same columns, its lines counted from the entry's first.
+   * Undefined when it cannot tell; the caller then parses the whole text (one typo in a stack of
+   * 100,000 resources cost a 15-second parse of all of it).
+   */
+  private entryPosition(path: DocPath, opts: { key?: boolean; offset?: number }): Position | undefined {
+    if (!this.simple || ++this.entryLookups > ENTRY_LOOKUPS) return undefined;
+    const entry = (this.outline ??= new SimpleOutline(this.text)).entry(path);
+    if (!entry || entry.end - entry.start > ENTRY_CHARS) return undefined;
+    let sub = this.entries.get(entry.start);
+    if (!sub) this.entries.set(entry.start, (sub = new SourceDocument(this.file, this.text.slice(entry.start, entry.end), { fast: false })));
+    const p = sub.position(path.slice(entry.depth - 1), opts);
+    return { line: p.line + this.lineOf(entry.start) - 1, column: p.column };
+  }
+
+  /** The line (from 1) of `offset`. */
+  private lineOf(offset: number): number {
+    const starts = (this.lineStarts ??= lineStartsOf(this.text));
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+
   /**
    * Where the value at `path` starts. `key: true` points at the map key instead (used for
    * unknown properties). `offset` is a character offset inside a scalar string (used to point
    * into an interpolation); it is applied only to plain and quoted one-line scalars.
    */
   position(path: DocPath, opts: { key?: boolean; offset?: number } = {}): Position {
+    const quick = this.parsed ? undefined : this.entryPosition(path, opts);
+    if (quick) return quick;
     const { isMap, isScalar } = yaml();
     if (opts.key && path.length > 0) {
       const parent = this.nodeAt(path, path.length - 1);
@@ -180,11 +225,27 @@ export class SourceDocument {
     if (!node?.range) return { line: 1, column: 1 };
     let start = node.range[0];
     if (depth === path.length && opts.offset !== undefined && isScalar(node)) {
-      if (node.type === "PLAIN") start += opts.offset;
-      else if (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE") start += 1 + rawOffset(this.text, start + 1, opts.offset, node.type === "QUOTE_DOUBLE");
+      // Never past the scalar's end.
+      const end = node.range[1];
+      if (node.type === "PLAIN") start += Math.min(opts.offset, end - start);
+      else if (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE") start += 1 + rawOffset(this.text, start + 1, end, opts.offset, node.type === "QUOTE_DOUBLE");
     }
     return this.toPos(start);
   }
+}
+
+/** Past this many positions found in entries, yaml's document of the whole text is made instead. */
+const ENTRY_LOOKUPS = 1_000;
+/** Entries longer than this are not parsed alone (the whole text is then parsed once). */
+const ENTRY_CHARS = 64 * 1024;
+
+/** Where each line of `text` starts. */
+function lineStartsOf(text: string): Int32Array {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  const starts = new Int32Array(n);
+  for (let i = text.indexOf("\n"), k = 1; i >= 0; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
+  return starts;
 }
 
 /**
@@ -213,9 +274,9 @@ function hasDuplicateKey(doc: Document): boolean {
 }
 
 /** Maps an offset in a quoted scalar's value to an offset in its source (escapes take more room). */
-function rawOffset(text: string, from: number, offset: number, double: boolean): number {
+function rawOffset(text: string, from: number, end: number, offset: number, double: boolean): number {
   let raw = 0;
-  for (let parsed = 0; parsed < offset && from + raw < text.length; parsed++) {
+  for (let parsed = 0; parsed < offset && from + raw < end; parsed++) {
     const c = text[from + raw];
     if (double && c === "\\") {
       const e = text[from + raw + 1];

@@ -88,4 +88,68 @@ describe("SourceDocument.position", () => {
     // A scan of the resources map per lookup would be about n²/2 = 200,000,000 visits.
     expect(visited).toBeLessThanOrEqual(10 * n);
   });
+
+  // A text the fast path read has its positions found in the entry they are in (parsed alone)
+  // instead of in a parse of the whole text: one typo in a stack of 100,000 resources made every
+  // command parse all of it (15 s). The same answers as the whole text's, for values and keys, at
+  // offsets into scalars, in lists and flow collections, and for paths that go past what exists.
+  it("finds in an entry what the whole text's parse finds, on 2,000 random documents of the fast subset", () => {
+    const rand = seededRandom(20261124);
+    let fast = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const text = `name: s${i}\n# a comment\nresources:${fastYaml(rand, 0, "  ")}outputs:\n  o: x\n`;
+      const src = new SourceDocument("/virtual/fast.yaml", text);
+      const fastRead = !src.parsedWhole;
+      const whole = new SourceDocument("/virtual/fast.yaml", text, { fast: false });
+      for (let j = 0; j < 6; j++) {
+        const path = [...(rand() < 0.9 ? ["resources"] : rand() < 0.5 ? ["outputs"] : ["name"]), ...fastPath(rand)];
+        const opts = { key: rand() < 0.3, ...(rand() < 0.3 ? { offset: Math.floor(rand() * 4) } : {}) };
+        expect(src.position(path, opts), `${JSON.stringify(path)} ${JSON.stringify(opts)} in\n${text}`).toEqual(whole.position(path, opts));
+      }
+      if (fastRead) {
+        fast++;
+        expect(src.parsedWhole, text).toBe(false);
+      }
+    }
+    // Most documents are in the subset; none of those needed the whole parse.
+    expect(fast).toBeGreaterThan(1_000);
+  });
+
+  it("a position in one resource of a large stack parses that resource, not the stack", () => {
+    const n = 20_000;
+    const text = "name: big\nresources:\n" + Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n      members: [a, "b \${x}"]\n`).join("");
+    const src = new SourceDocument("/virtual/big.yaml", text);
+    expect(src.position(["resources", "r12345", "properties", "members", 1], { offset: 3 })).toEqual({ line: 3 + 5 * 12345 + 4, column: 24 });
+    expect(src.position(["resources", "r19999"], { key: true })).toEqual({ line: 3 + 5 * 19999, column: 3 });
+    // The nearest that exists: the value of properties, which starts at its first key.
+    expect(src.position(["resources", "r7", "properties", "nope"])).toEqual({ line: 3 + 5 * 7 + 3, column: 7 });
+    expect(src.parsedWhole).toBe(false);
+  });
 });
+
+/** A random block mapping in the fast subset: plain keys, block and flow values, quoted scalars. */
+function fastYaml(rand: () => number, depth: number, indent: string): string {
+  const keys = ["a", "b", "name", "members", "role", "properties", "x_1", "k.y"];
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const scalar = () => pick(["v", "word", '"quoted ${var.x}"', "'it''s'", "true", "null", "ab${c}d", '""']);
+  const flow = () => pick(["[a, b]", "[]", "{ k: v, m: [x, y] }", '["q", r]', "{}"]);
+  const used = new Set<string>();
+  let out = "\n";
+  for (let n = 1 + Math.floor(rand() * 4); n > 0; n--) {
+    const k = pick(keys);
+    if (used.has(k)) continue;
+    used.add(k);
+    const r = rand();
+    if (depth < 3 && r < 0.35) out += `${indent}${k}:${fastYaml(rand, depth + 1, indent + "  ")}`;
+    else if (r < 0.5) out += `${indent}${k}:\n` + Array.from({ length: 1 + Math.floor(rand() * 3) }, () => `${indent}${rand() < 0.5 ? "" : "  "}- ${scalar()}\n`).join("");
+    else if (r < 0.7) out += `${indent}${k}: ${flow()}\n`;
+    else out += `${indent}${k}: ${scalar()}${rand() < 0.2 ? " # note" : ""}\n`;
+    if (rand() < 0.1) out += "\n";
+  }
+  return out;
+}
+
+function fastPath(rand: () => number): DocPath {
+  const segs: (string | number)[] = ["a", "b", "name", "members", "role", "properties", "x_1", "k.y", "zz", 0, 1, 2];
+  return Array.from({ length: Math.floor(rand() * 5) }, () => segs[Math.floor(rand() * segs.length)]!);
+}
