@@ -59,14 +59,17 @@ export function checkSameInputs(saved: Plan, file: string, config: ReadonlyMap<s
   );
 }
 
-/** A fresh plan makes the grant changes the saved one shows. */
+/** A fresh plan makes the grant changes the saved one shows. `fresh` was planned from the stack
+ *  file apply loaded (-f); when that is not the file the plan was made from, the refusal says so
+ *  (a plan made elsewhere, in another checkout, names another path for the same file). */
 export function checkSameChanges(saved: Plan, file: string, fresh: Plan): void {
   const differences = planDifferences(saved, fresh);
   if (!differences.length) return;
   const shown = differences.slice(0, SHOWN_DIFFERENCES).map((d) => `  - ${d}`);
   if (differences.length > SHOWN_DIFFERENCES) shown.push(`  and ${differences.length - SHOWN_DIFFERENCES} more`);
+  const otherFile = saved.stack.file !== fresh.stack.file ? `\nThe plan was made from ${saved.stack.file}; this apply loaded ${fresh.stack.file} (-f).` : "";
   refuse(
     `the saved plan ${file} differs from what apply would do now`,
-    `A fresh plan (the same stack, state and options, against the live cloud) does not make the reviewed changes:\n${shown.join("\n")}\nA live policy or the stack changed since the review, or the file was edited. ${AGAIN}`,
+    `A fresh plan (the same stack, state and options, against the live cloud) does not make the reviewed changes:\n${shown.join("\n")}\nA live policy or the stack changed since the review, or the file was edited. ${AGAIN}${otherFile}`,
   );
 }

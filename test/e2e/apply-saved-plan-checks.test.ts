@@ -21,7 +21,7 @@ const VIEWER = "roles/gkebackup.viewer";
 const FOREIGN = { role: "roles/gkebackup.admin", members: ["user:root@example.com"] };
 const KEY = "s3cret-plan-key-0123456789";
 
-const IDS = ["edited", "resealed", "signed", "foreign", "endpoint", "live-add", "live-remove", "unrelated", "stack-edit", "renamed"];
+const IDS = ["edited", "resealed", "signed", "foreign", "endpoint", "live-add", "live-remove", "unrelated", "stack-edit", "renamed", "other-file"];
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
   restorePlans: IDS.map((id) => ({ name: rp(id), policy: { bindings: [FOREIGN] } })),
@@ -211,6 +211,21 @@ describe("a saved plan that no longer matches the world", () => {
     expect(withTarget.stderr).toMatch(/--target, --replace and --refresh cannot be given with a plan file/);
     await c.writeStack([ALICE, BOB, "user:eve@example.com"]);
     await expectRefused(c, [/viewers: members after the change: the saved plan has \[user:alice@example\.com, user:bob@example\.com\], a fresh plan has \[.*user:eve@example\.com\]/]);
+  });
+
+  // `apply FILE` loads the stack -f names (stack.yaml by default), not the one the plan was made
+  // from: with another file of the same stack name the fresh plan differs and apply refuses, but
+  // the refusal only listed differences, as if the stack had been edited since the review.
+  it("is refused when apply loads another file of the same stack, and says which file the plan was made from", async () => {
+    const c = await reviewed("other-file");
+    const dir = join(ws.dir, "other-file");
+    await writeFile(join(dir, "team.yaml"), stackHead("other-file") + bindingYaml("viewers", "other-file", VIEWER, [ALICE, "user:eve@example.com"]));
+    const state = await readFile(c.statePath);
+    const r = await c.cli(["apply", c.planFile, "-f", "team.yaml"]);
+    expectExit(r, 1);
+    expect(r.stderr).toMatch(/differs from what apply would do now/);
+    expect(r.stderr).toContain(`The plan was made from ${join(dir, "stack.yaml")}; this apply loaded ${join(dir, "team.yaml")} (-f).`);
+    expect((await readFile(c.statePath)).equals(state)).toBe(true);
   });
 
   it("is refused when it was made for another stack, naming both", async () => {
