@@ -212,7 +212,6 @@ export class Transport {
     }
   }
 
-  /** The error of a call to an origin found unreachable: not sent, or (a retry) not retried. */
   /** Why the call cannot be sent at all, if so: its origin was found unreachable, or no access
    *  token can be had (the token provider's first search failed). */
   private unsendable(spec: CallSpec, origin: string | undefined, attempt: number, last: CloudError | undefined, start: number): CloudError | undefined {
@@ -230,6 +229,7 @@ export class Transport {
     return new CloudError({ status, httpStatus, methodId: spec.methodId, resource: spec.resource, operation: spec.operation, serverMessage: redact(message, secrets), ...extra, ...details });
   }
 
+  /** The error of a call to an origin found unreachable: not sent, or (a retry) not retried. */
   private unreachable(spec: CallSpec, origin: string, gone: CloudError, attempt: number, last: CloudError | undefined, elapsedMs: number): CloudError {
     const why = `${origin} could not be reached by the last ${UNREACHABLE_CALLS} calls to it`;
     if (last) return last.withAttempts(attempt - 1, elapsedMs, `not retried: ${redact(why, this.secrets)}`);
