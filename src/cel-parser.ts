@@ -1,5 +1,6 @@
-// @bufbuild/cel's parser, loaded on first use, for both the client (src/iam/cel.ts) and the
-// emulator (src/emulator/cel-parser.ts): each only parses CEL. A library loader is neutral: what
+// @bufbuild/cel's parser, loaded on first use (start-up does not load it: only a stack or an
+// emulator call with an IAM condition does), for both the client (src/iam/condition-check.ts)
+// and the emulator (src/emulator/conditions.ts): each only parses CEL. A library loader is neutral: what
 // each side does with the tree stays its own (test/emulator/independence.test.ts).
 // Only the parser: the package's index also loads its type checker, evaluator, standard library,
 // re2 and the protobuf runtime with the CEL descriptors (about 130 modules, 100 ms on the 2-core
@@ -15,9 +16,9 @@ export type CelParse = typeof Cel.parse;
 
 let parser: CelParse | undefined;
 
-/** @bufbuild/cel's parse, from its CommonJS build (which require loads synchronously). */
-export function celParser(): CelParse {
-  return (parser ??= loadCelParser(createRequire(import.meta.url)));
+/** @bufbuild/cel's parse of `expression`, from its CommonJS build (which require loads synchronously). */
+export function parseCel(expression: string): ReturnType<CelParse> {
+  return (parser ??= loadCelParser(createRequire(import.meta.url)))(expression);
 }
 
 /** The parser's own file beside the package's index, else the index's parse (exported for tests). */

@@ -9,6 +9,7 @@ import { unplannedEffects } from "../iam/policy-effect.js";
 import { policyMethodId, type CloudClient, type PolicyKind } from "./client.js";
 import { CloudError, interruptedError, isCloudError } from "./errors.js";
 import { backoffDelay, defaultSleep, waitUnlessAborted } from "./retry.js";
+import { listed } from "../diagnostics/listed.js";
 
 export interface ModifyResult {
   /** The policy as it is now on the server: the one setIamPolicy returned, or the one read when nothing changed. */
@@ -136,7 +137,7 @@ const SHOWN_UNPLANNED = 5;
 function refuseUnplanned(kind: PolicyKind, name: string, planned: Policy, current: Policy, mods: readonly PolicyModification[]): void {
   const extra = unplannedEffects(planned, current, mods);
   if (!extra.length) return;
-  const listed = extra.slice(0, SHOWN_UNPLANNED).join(", ") + (extra.length > SHOWN_UNPLANNED ? ` and ${extra.length - SHOWN_UNPLANNED} more` : "");
+  const shown = listed(extra, SHOWN_UNPLANNED);
   throw new CloudError({
     status: "FAILED_PRECONDITION",
     httpStatus: 0,
@@ -145,7 +146,7 @@ function refuseUnplanned(kind: PolicyKind, name: string, planned: Policy, curren
     operation: "setIamPolicy",
     retryable: false,
     serverMessage:
-      `another writer changed this policy after the plan was made: writing the plan's changes now would also ${listed}, ` +
+      `another writer changed this policy after the plan was made: writing the plan's changes now would also ${shown}, ` +
       "which is not in the plan. Nothing was written to this policy. Run `converge plan` again and review it.",
   });
 }

@@ -68,6 +68,13 @@ function colonSpace(text: string, from: number, to: number): number {
   return -1;
 }
 
+/** Where the key of the mapping line text[s, e) ends: at its ": ", or at a ":" that ends the line;
+ *  -1 when the line has neither. */
+function keyEnd(text: string, s: number, e: number): number {
+  const sep = colonSpace(text, s, e);
+  return sep >= 0 ? sep : text.charCodeAt(e - 1) === 58 /* : */ ? e - 1 : -1;
+}
+
 /** The first index in [from, to) that is not a space, or `to`. */
 function skipSpace(text: string, from: number, to: number): number {
   while (from < to && text.charCodeAt(from) === SPACE) from++;
@@ -237,13 +244,9 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
     while (i < n && indents[i] === indent && !items[i]) {
       const s = starts[i]!;
       const e = ends[i]!;
-      let sep = colonSpace(text, s, e);
-      let rest: number;
-      if (sep >= 0) rest = sep + 2;
-      else if (text.charCodeAt(e - 1) === 58 /* : */) {
-        sep = e - 1;
-        rest = e;
-      } else bail();
+      const sep = keyEnd(text, s, e);
+      if (sep < 0) bail();
+      let rest = Math.min(sep + 2, e);
       const k = key(text.slice(s, sep));
       // A duplicate key: asked of each key of a small map; a large one (the resources) counts its
       // keys at the end instead (each key is an own property, never __proto__ or an index).
@@ -343,8 +346,7 @@ export class SimpleOutline {
       if (indents[j] !== indent || items[j]) continue;
       const s = starts[j]!;
       const e = ends[j]!;
-      const sep = colonSpace(this.text, s, e);
-      keys.set(this.text.slice(s, sep >= 0 ? sep : e - 1), j);
+      keys.set(this.text.slice(s, keyEnd(this.text, s, e)), j);
     }
     this.maps.set(from, keys);
     return keys;

@@ -11,6 +11,7 @@ import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { formatPath } from "./source.js";
 import { completeNameOnce } from "../cloud/names.js";
+import { listed } from "../diagnostics/listed.js";
 
 /** Google's limit on principal entries in one allow policy. */
 export const MAX_PRINCIPALS = 1500;
@@ -129,7 +130,7 @@ export function plannedPolicySizeErrors(stack: StackModel, policies: readonly Pl
     const addresses = [...new Set([...p.byBinding.values()].flatMap((s) => [...s]))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
     const first = addresses.find((a) => stack.resources.has(a));
     const where = first ? { file: stack.source.file, ...stack.source.position(["resources", stack.resources.get(first)!.decl], { key: true }), address: first } : {};
-    const shown = addresses.slice(0, 5).join(", ") + (addresses.length > 5 ? ` and ${addresses.length - 5} more` : "");
+    const shown = listed(addresses, 5);
     out.push(
       error(`${p.name}: the planned policy would hold ${count} principals, more than the ${MAX_TEXT} Google allows`, {
         ...where,

@@ -12,6 +12,7 @@ import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
 import { stateResourcesByPolicy } from "./plan-configuration.js";
+import { listed } from "../diagnostics/listed.js";
 
 export type Read<T> = { ok: true; value: T } | { ok: false; error: Error };
 
@@ -221,11 +222,6 @@ export class Refresh {
     }
     return live;
   }
-}
-
-/** The first `n` items, then how many more. */
-function listed(items: readonly string[], n: number): string {
-  return items.slice(0, n).join(", ") + (items.length > n ? ` and ${items.length - n} more` : "");
 }
 
 /** A read never sent because no access token could be had (../cloud/transport.ts: UNAUTHENTICATED

@@ -8,6 +8,7 @@ import { isPublicMember, memberKey } from "../../iam/members.js";
 import { isBasicRole } from "../../iam/roles.js";
 import { type Line, seg } from "./lines.js";
 import { auditKey, auditSettings, auditText } from "../../iam/policy-effect.js";
+import { listed } from "../../diagnostics/listed.js";
 
 const where = (c: AccessChange) => `${c.role}${c.condition ? ` if "${c.condition.title}"` : ""} on ${c.object}`;
 const by = (c: AccessChange) => (c.addresses.length ? ` (${c.addresses.join(", ")})` : "");
@@ -45,7 +46,7 @@ export function rewordingText(c: ConditionChange): string {
   const description = (c.before.description ?? "") !== (c.after.description ?? "") ? `description ${q(c.before.description)} → ${q(c.after.description)}` : undefined;
   const what = title ? `condition ${[title, description].filter(Boolean).join(", ")}` : `condition ${q(c.before.title)} ${description ?? "wording"}`;
   const n = c.principals.length;
-  const named = c.principals.slice(0, MAX_NAMED).join(", ") + (n > MAX_NAMED ? ` and ${n - MAX_NAMED} more` : "");
+  const named = listed(c.principals, MAX_NAMED);
   return `${what}, same expression: ${named} ${n === 1 ? "keeps" : "keep"} access`;
 }
 

@@ -20,6 +20,7 @@ import { policyDiffLines } from "../render/policy-diff.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
 import type { ApplyReport, OperationView } from "./view.js";
+import { listed } from "../../diagnostics/listed.js";
 
 export interface HumanViewOptions {
   color?: boolean;
@@ -153,10 +154,6 @@ const NOT_STARTED_SHOWN = 10;
 /** The resources skipped after a failure are named up to this many, then counted. */
 const SKIPPED_NAMED = 20;
 
-/** "a, b, c" or, past `max`, "a, b and 5 more". */
-function listed(names: readonly string[], max: number): string {
-  return names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")} and ${names.length - max} more`;
-}
 
 /** Terraform-style progress: a line when a resource starts, finishes, fails or is skipped. */
 function progressLine(e: EngineEvent): string | undefined {

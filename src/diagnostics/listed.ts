@@ -1,0 +1,6 @@
+// How messages name a few of many things.
+
+/** "a, b, c" or, past `max`, "a, b and 5 more". */
+export function listed(names: readonly string[], max: number): string {
+  return names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")} and ${names.length - max} more`;
+}
