@@ -68,13 +68,31 @@ export async function writeFileAtomic(file: string, data: string | readonly Uint
   await (opts.syncDir === "best-effort" ? synced.catch(() => undefined) : synced);
 }
 
-/** `writeFileAtomic` for synchronous callers (a saved plan, written once before exit). */
-export function writeFileAtomicSync(file: string, text: string): void {
+/** Characters handed to one write by writeFileAtomicSync when the text comes in pieces. */
+const SYNC_PIECE = 1 << 20;
+
+/** Writes the pieces one after another at the file's position, in writes of about SYNC_PIECE characters. */
+function writePiecesSync(fd: number, pieces: Iterable<string>): void {
+  let piece = "";
+  for (const p of pieces) {
+    piece += p;
+    if (piece.length < SYNC_PIECE) continue;
+    writeFileSync(fd, piece, "utf8");
+    piece = "";
+  }
+  if (piece) writeFileSync(fd, piece, "utf8");
+}
+
+/** `writeFileAtomic` for synchronous callers (a saved plan, written once before exit). The text
+ *  may come in pieces, written as they are made (a plan of 100,000 changes is 266 MB); if making
+ *  them throws, nothing replaces the file and the temp file is removed. */
+export function writeFileAtomicSync(file: string, text: string | Iterable<string>): void {
   const tmp = tempPathFor(file);
   try {
     const fd = openSync(tmp, "wx", MODE);
     try {
-      writeFileSync(fd, text, { encoding: "utf8", mode: MODE });
+      if (typeof text === "string") writeFileSync(fd, text, "utf8");
+      else writePiecesSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

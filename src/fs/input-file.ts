@@ -11,8 +11,11 @@ import { kindOf } from "../state/regular-files.js";
 const MiB = 1024 * 1024;
 /** Stacks, var files, seeds and program entries: 23 MB of YAML holds 100,000 resources. */
 export const MAX_SOURCE_BYTES = 64 * MiB;
-/** States and saved plans, which converge writes and which grow with the stack (about 1 KB a resource). */
-export const MAX_DATA_BYTES = 256 * MiB;
+/** States and saved plans, which converge writes and which grow with the stack (a state about
+ *  1 KB a resource, a saved plan up to 2.7 KB a change: 266 MB for 100,000): as much as one string
+ *  can hold (V8's limit is 2^29 − 24 characters, and a UTF-8 file has at most a character a byte),
+ *  for JSON.parse reads a whole text. */
+export const MAX_DATA_BYTES = 500 * MiB;
 
 /** Opening a FIFO without a writer does not wait; a terminal is never made the controlling one. */
 const NO_WAIT = (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
@@ -36,7 +39,8 @@ export class InputFileError extends Error {
   }
 }
 
-const capText = (bytes: number): string => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
+/** A cap as it is named in messages: "500 MiB", or a count of bytes. */
+export const capText = (bytes: number): string => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
 
 function tooLarge(path: string, what: string, maxBytes: number): InputFileError {
   const cap = capText(maxBytes);

@@ -9,6 +9,9 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { writeFileAtomicSync } from "../fs/atomic-file.js";
+import { capText, MAX_DATA_BYTES } from "../fs/input-file.js";
+import { error, UserError } from "../diagnostics/diagnostic.js";
+import { jsonChunks } from "../diagnostics/terminal-text.js";
 import { makeDirsSync } from "../state/regular-files.js";
 import type { Plan } from "../generated/schemas.js";
 
@@ -79,25 +82,66 @@ function canonicalText(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalText(obj[k])}`).join(",")}}`;
 }
 
-/** The bytes the digest and the signature are computed over. */
-export function sealedContent(plan: Plan): Buffer {
+/** Arrays at least this long are written element by element by canonicalChunks, shorter ones whole. */
+const SPLIT_LENGTH = 64;
+/** Objects and arrays this deep or deeper are written whole by canonicalChunks (a plan's long
+ *  arrays, its changes and its prior state's resources, are at most 2 levels down). */
+const CHUNK_DEPTH = 4;
+
+/** canonicalJson(value) in pieces, whose concatenation is exactly that text: objects near the top
+ *  key by key, long arrays element by element, anything else whole. The canonical text of a plan
+ *  of 100,000 changes is 190 MB, and a key-sorted copy of the plan as large again. */
+export function* canonicalChunks(value: unknown, depth = 0): Generator<string> {
+  if (value === null || typeof value !== "object" || depth >= CHUNK_DEPTH) return yield canonicalJson(value);
+  if (Array.isArray(value)) {
+    if (value.length < SPLIT_LENGTH) return yield canonicalJson(value);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      yield i === 0 ? "[" : ",";
+      yield* canonicalChunks(v === undefined ? null : v, depth + 1);
+    }
+    return yield "]";
+  }
+  const obj = value as Record<string, unknown>;
+  let first = true;
+  for (const k of Object.keys(obj).sort()) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    yield `${first ? "{" : ","}${JSON.stringify(k)}:`;
+    first = false;
+    yield* canonicalChunks(v, depth + 1);
+  }
+  yield first ? "{}" : "}";
+}
+
+/** Characters of canonical text handed to the hashes at once. */
+const HASH_PIECE = 1 << 16;
+
+/** The digest and, given a key, the signature of the plan's canonical content (the plan without
+ *  its seal), hashed in pieces as the text is made. */
+function sealOf(plan: Plan, key: string | undefined): { digest: string; signature?: string } {
   const { digest: _digest, signature: _signature, ...content } = plan;
-  return Buffer.from(canonicalJson(content), "utf8");
-}
-
-function digestOf(content: Buffer): string {
-  return `sha256:${createHash("sha256").update(content).digest("hex")}`;
-}
-
-function signatureOf(content: Buffer, key: string): string {
-  return `hmac-sha256:${createHmac("sha256", key).update(content).digest("hex")}`;
+  const sha = createHash("sha256");
+  const hmac = key ? createHmac("sha256", key) : undefined;
+  const update = (text: string) => {
+    sha.update(text, "utf8");
+    hmac?.update(text, "utf8");
+  };
+  let piece = "";
+  for (const chunk of canonicalChunks(content)) {
+    piece += chunk;
+    if (piece.length < HASH_PIECE) continue;
+    update(piece);
+    piece = "";
+  }
+  update(piece);
+  return { digest: `sha256:${sha.digest("hex")}`, ...(hmac ? { signature: `hmac-sha256:${hmac.digest("hex")}` } : {}) };
 }
 
 /** The plan with its digest and, given a key, its signature (any old seal replaced). */
 export function sealPlan(plan: Plan, key: string | undefined): Plan {
-  const content = sealedContent(plan);
   const { digest: _digest, signature: _signature, ...rest } = plan;
-  return { ...rest, digest: digestOf(content), ...(key ? { signature: signatureOf(content, key) } : {}) };
+  return { ...rest, ...sealOf(plan, key) };
 }
 
 export type SealProblem = "no-digest" | "digest-mismatch" | "no-signature" | "signature-mismatch";
@@ -117,17 +161,46 @@ function sameText(a: string, b: string): boolean {
 /** Checks the digest, then (with a key) the signature. */
 export function verifySeal(plan: Plan, key: string | undefined): SealCheck {
   if (!plan.digest) return { problem: "no-digest" };
-  const content = sealedContent(plan);
-  if (!sameText(plan.digest, digestOf(content))) return { problem: "digest-mismatch" };
+  const seal = sealOf(plan, key);
+  if (!sameText(plan.digest, seal.digest)) return { problem: "digest-mismatch" };
   if (!key) return plan.signature ? { unchecked: true } : {};
   if (!plan.signature) return { problem: "no-signature" };
-  if (!sameText(plan.signature, signatureOf(content, key))) return { problem: "signature-mismatch" };
+  if (!sameText(plan.signature, seal.signature!)) return { problem: "signature-mismatch" };
   return {};
 }
 
-/** Writes a (sealed) plan to `file` (`plan --out`): atomically, mode 0600, creating its directory (0700). */
-export function savePlan(file: string, p: Plan): void {
+/**
+ * Writes a (sealed) plan to `file` (`plan --out`): atomically, mode 0600, creating its directory
+ * (0700). The text is JSON.stringify(p, null, 2)'s, with the characters a terminal could act on
+ * escaped (jsonChunks), written in pieces as it is made. A plan whose file would be larger than
+ * `apply` and `show` read (`maxBytes`, MAX_DATA_BYTES) is not saved: a user error, and no file.
+ */
+export function savePlan(file: string, p: Plan, opts: { maxBytes?: number } = {}): void {
   const path = resolve(file);
   makeDirsSync(dirname(path));
-  writeFileAtomicSync(path, JSON.stringify(p, null, 2) + "\n");
+  writeFileAtomicSync(path, capped(planFileChunks(p), opts.maxBytes ?? MAX_DATA_BYTES));
+}
+
+function* planFileChunks(p: Plan): Generator<string> {
+  yield* jsonChunks(p, 2);
+  yield "\n";
+}
+
+/** The chunks, until their UTF-8 bytes pass `maxBytes`: then a user error. */
+function* capped(chunks: Iterable<string>, maxBytes: number): Generator<string> {
+  let bytes = 0;
+  for (const chunk of chunks) {
+    bytes += Buffer.byteLength(chunk, "utf8");
+    if (bytes > maxBytes) throw tooLargeToSave(maxBytes);
+    yield chunk;
+  }
+}
+
+function tooLargeToSave(maxBytes: number): UserError {
+  return new UserError(
+    error("the plan is too large to save", {
+      code: "plan/too-large-to-save",
+      detail: `Its file would be larger than ${capText(maxBytes)}, the most \`converge apply\` and \`converge show\` read. Nothing was saved. Plan part of the stack at a time (--target), or split it into smaller stacks.`,
+    }),
+  );
 }

@@ -100,7 +100,7 @@ const CASES: Case[] = [
   {
     name: "apply PLANFILE",
     what: "the saved plan",
-    capMiB: 256,
+    capMiB: 500,
     arrange(dir, put) {
       writeFileSync(join(dir, "stack.yaml"), STACK);
       return { args: ["apply", put(join(dir, "saved.json"))], path: join(dir, "saved.json") };
@@ -109,7 +109,7 @@ const CASES: Case[] = [
   {
     name: "show PLANFILE",
     what: "the saved plan",
-    capMiB: 256,
+    capMiB: 500,
     arrange(dir, put) {
       writeFileSync(join(dir, "stack.yaml"), STACK);
       return { args: ["show", put(join(dir, "saved.json"))], path: join(dir, "saved.json") };
@@ -118,7 +118,7 @@ const CASES: Case[] = [
   {
     name: "state push FILE",
     what: "state file",
-    capMiB: 256,
+    capMiB: 500,
     arrange(dir, put) {
       writeFileSync(join(dir, "stack.yaml"), STACK);
       return { args: ["state", "push", put(join(dir, "pushed.json"))], path: join(dir, "pushed.json") };
@@ -180,12 +180,12 @@ describe.concurrent("input files over the size cap are refused without being rea
     });
   }
 
-  it("a --state file of 256 MiB and one byte", async () => {
+  it("a --state file of 500 MiB and one byte", async () => {
     const dir = await caseDir("state-large");
     writeFileSync(join(dir, "stack.yaml"), STACK);
-    const state = plant("large", join(dir, "big.json"), 256 * MiB + 1);
+    const state = plant("large", join(dir, "big.json"), 500 * MiB + 1);
     const r = await cli(dir, ["plan", "--state", state]);
-    expectRefused(r, `Error: ${summary("large", "state file", state, 256)}`, dir);
+    expectRefused(r, `Error: ${summary("large", "state file", state, 500)}`, dir);
   });
 });
 

@@ -69,7 +69,7 @@ describe("readInputFile", () => {
     closeSync(openSync(sparse, "w"));
     execFileSync("truncate", ["-s", String(MAX_DATA_BYTES + 1), sparse]);
     const e = refusal(() => readInputFile(sparse, "state file", MAX_DATA_BYTES));
-    expect(e.message).toBe(`state file ${sparse} is larger than 256 MiB, the most converge reads`);
+    expect(e.message).toBe(`state file ${sparse} is larger than 500 MiB, the most converge reads`);
     expect(refusal(() => checkInputFile(sparse, "seed file", MAX_SOURCE_BYTES)).message).toBe(`seed file ${sparse} is larger than 64 MiB, the most converge reads`);
   });
 

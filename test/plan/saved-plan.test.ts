@@ -1,7 +1,7 @@
 // The seal of a saved plan (digest over the canonical content, HMAC signature with a key) and the
 // comparison of a saved plan with a fresh one, on plans made by the real planner over a fake cloud.
 import { createHash, createHmac } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -107,10 +107,21 @@ describe("planDifferences", () => {
   });
 });
 
+/** Runs `fn` in a fresh temp directory, removed afterwards. */
+async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "converge-saved-plan-"));
+  try {
+    await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const sealedPlan = async (key?: string) => sealPlan(await planWith(live(["user:alice@example.com"], "AAA=")), key);
+
 describe("savePlan", () => {
-  it("writes the sealed plan atomically (mode 0600, no temp file left) and keeps diagnostic codes", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "converge-saved-plan-"));
-    try {
+  it("writes the sealed plan atomically (mode 0600, no temp file left) and keeps diagnostic codes", () =>
+    inTempDir(async (dir) => {
       const p = await planWith(live(["user:alice@example.com"], "AAA="));
       p.diagnostics = [{ severity: "warning", code: "lint/basic-role", summary: "grant: roles/owner is a basic role" }, { severity: "warning", summary: "quoted", detail: "[lint: basic-role]" }];
       const file = join(dir, "sub", "plan.json");
@@ -120,8 +131,37 @@ describe("savePlan", () => {
       const back = readSavedPlan(file, undefined);
       expect(back.diagnostics.map(isLintDiagnostic)).toEqual([true, false]);
       expect(back.diagnostics[0]!.code).toBe("lint/basic-role");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
+
+  it("reads back a saved plan larger than 256 MiB (a plan of 100,000 changes is about that size)", () =>
+    inTempDir(async (dir) => {
+      const sealed = await sealedPlan();
+      const file = join(dir, "plan.json");
+      // White space after the plan keeps the same JSON, and the seal covers the content, not the bytes.
+      writeFileSync(file, JSON.stringify(sealed, null, 2) + " ".repeat(260 * 1024 * 1024) + "\n");
+      expect(readSavedPlan(file, undefined).digest).toBe(sealed.digest);
+    }));
+
+  it("writes the text of JSON.stringify(plan, null, 2), its unsafe characters escaped, and reads it back as the same plan", () =>
+    inTempDir(async (dir) => {
+      const p = await planWith(live(["user:alice@example.com"], "AAA="));
+      p.diagnostics = Array.from({ length: 300 }, (_, i) => ({ severity: "warning" as const, summary: `w${i} \u202e\u2028`, detail: "x".repeat(i * 50) }));
+      const sealed = sealPlan(p, "k");
+      const file = join(dir, "plan.json");
+      savePlan(file, sealed);
+      const text = readFileSync(file, "utf8");
+      expect(text).toBe(JSON.stringify(sealed, null, 2).replaceAll("\u202e", "\\u202e").replaceAll("\u2028", "\\u2028") + "\n");
+      expect(readSavedPlan(file, "k")).toEqual(sealed);
+    }));
+
+  it("refuses to save a plan larger than apply can read back, and leaves no file", () =>
+    inTempDir(async (dir) => {
+      const sealed = await sealedPlan();
+      const file = join(dir, "plan.json");
+      const size = Buffer.byteLength(JSON.stringify(sealed, null, 2) + "\n");
+      expect(() => savePlan(file, sealed, { maxBytes: size - 1 })).toThrow(/too large to save/);
+      expect(readdirSync(dir)).toEqual([]);
+      savePlan(file, sealed, { maxBytes: size });
+      expect(readSavedPlan(file, undefined)).toEqual(sealed);
+    }));
 });
