@@ -12,7 +12,7 @@ const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 const MAX_FUNCTION = 80;
 const MAX_FILE = 400;
 
-function sources(dir) {
+export function sources(dir) {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) return name === "generated" ? [] : sources(p);
@@ -27,31 +27,41 @@ function functionName(node, sf) {
   return "(anonymous)";
 }
 
-export function violations(files = sources(join(ROOT, "src"))) {
-  const out = [];
+/** Calls `fn(node, sf, rel)` for every node of every file, parsed by TypeScript's own parser. */
+export function forEachNode(files, fn) {
   for (const file of files) {
-    const text = readFileSync(file, "utf8");
+    const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
     const rel = relative(ROOT, file);
-    const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-    if (lines > MAX_FILE) out.push(`${rel}: ${lines} lines (at most ${MAX_FILE})`);
-    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
     const visit = (node) => {
-      if (ts.isFunctionLike(node) && node.body) {
-        const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
-        const end = sf.getLineAndCharacterOfPosition(node.end).line;
-        const n = end - start + 1;
-        if (n > MAX_FUNCTION) out.push(`${rel}:${start + 1}: function ${functionName(node, sf)} is ${n} lines (at most ${MAX_FUNCTION})`);
-      }
+      fn(node, sf, rel);
       ts.forEachChild(node, visit);
     };
     visit(sf);
   }
+}
+
+/** Prints the violations and a last line (`ok` when there is none); exit status 1 when there is one. */
+export function report(found, ok, counted) {
+  for (const v of found) process.stdout.write(v + "\n");
+  process.stdout.write(found.length ? `${found.length} ${counted}\n` : `${ok}\n`);
+  process.exitCode = found.length ? 1 : 0;
+}
+
+export function violations(files = sources(join(ROOT, "src"))) {
+  const out = [];
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    if (lines > MAX_FILE) out.push(`${relative(ROOT, file)}: ${lines} lines (at most ${MAX_FILE})`);
+  }
+  forEachNode(files, (node, sf, rel) => {
+    if (!ts.isFunctionLike(node) || !node.body) return;
+    const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
+    const end = sf.getLineAndCharacterOfPosition(node.end).line;
+    const n = end - start + 1;
+    if (n > MAX_FUNCTION) out.push(`${rel}:${start + 1}: function ${functionName(node, sf)} is ${n} lines (at most ${MAX_FUNCTION})`);
+  });
   return out;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const found = violations();
-  for (const v of found) process.stdout.write(v + "\n");
-  process.stdout.write(found.length ? `${found.length} size limit violation(s)\n` : "size limits: ok\n");
-  process.exitCode = found.length ? 1 : 0;
-}
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) report(violations(), "size limits: ok", "size limit violation(s)");

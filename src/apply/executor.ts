@@ -17,6 +17,7 @@ import { StateRecorder } from "./state-recorder.js";
 import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
 import type { ResourceClaim } from "../state/claims.js";
+import { pushAll } from "../arrays.js";
 
 export interface ApplyContext {
   cloud: CloudPort;
@@ -82,7 +83,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     afterWrite: () => void recorder.save().catch(() => {}),
     beforeFirstWrite: () => recorder.warm(),
   }).run();
-  result.skipped.push(...outcome.skipped);
+  pushAll(result.skipped, outcome.skipped);
   result.interrupted = outcome.interrupted;
   if (!outcome.interrupted && !plan.options.targets.length) recorder.setOutputs(outputsNow(plan, scope, recorder.state), sensitiveOutputs(plan));
   await recorder.flush();

@@ -16,6 +16,7 @@
 // A change whose object name is known only during apply gets a write of its own.
 import { resourceDriver } from "../drivers/registry.js";
 import { type Node, nodeKey } from "./graph.js";
+import { pushAll } from "../arrays.js";
 
 interface Piece {
   node: Node;
@@ -76,7 +77,7 @@ export class PolicyGraph {
       let r = reached.get(n);
       if (!r) {
         reached.set(n, (r = []));
-        for (const k of n.deps) r.push(...reach(nodes.get(k)!));
+        for (const k of n.deps) pushAll(r, reach(nodes.get(k)!));
       }
       return r;
     };

@@ -7,6 +7,7 @@ import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import type { PolicyKind } from "../engine/cloud-port.js";
+import { pushAll } from "../arrays.js";
 
 /** The state's view of each policy ("{kind} {name}"), worked out on first use. */
 export function stateView(state: State): (kind: PolicyKind, name: string) => Policy {
@@ -26,7 +27,7 @@ function grantsByPolicy(state: State): Map<string, PolicyModification[]> {
     if (typeof inputs.name !== "string") continue;
     const key = `${d.kind} ${inputs.name}`;
     const mods = out.get(key) ?? [];
-    mods.push(...d.modifications(undefined, inputs));
+    pushAll(mods, d.modifications(undefined, inputs));
     out.set(key, mods);
   }
   return out;

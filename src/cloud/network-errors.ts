@@ -1,5 +1,6 @@
 // What a failed HTTP attempt was: Node's network error codes worth another try, the informative
 // message buried in an error's causes, and the small signal and time helpers of the transport.
+import { pushAll } from "../arrays.js";
 
 /** Error codes of connection-level failures worth another try. */
 export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
@@ -47,7 +48,7 @@ function causes(e: unknown): unknown[] {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur; i++) {
     out.push(cur);
-    if (cur instanceof AggregateError && cur.errors.length > 0) out.push(...cur.errors);
+    if (cur instanceof AggregateError && cur.errors.length > 0) pushAll(out, cur.errors);
     cur = cur instanceof Error ? cur.cause : undefined;
   }
   return out;

@@ -11,6 +11,7 @@ import { type Scope, resolveValue } from "./resolve.js";
 import { plain, secretStrings, sensitive } from "./sensitive.js";
 export { instanceAddress, splitAddress } from "./addresses.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
+import { pushAll } from "../arrays.js";
 
 export interface Each {
   key: string | number;
@@ -44,7 +45,7 @@ export function loadTimeScope(src: SourceDocument, config: ReadonlyMap<string, C
 export function forEachInstances(src: SourceDocument, raw: unknown, path: DocPath, scope: Scope, lenient: boolean, diags: Diagnostic[], secrets: Set<string>): Each[] | undefined {
   const found: Diagnostic[] = [];
   const resolved = resolveValue(raw, path, (root) => scope(root) ?? { value: UNKNOWN }, src, found);
-  if (found.length) return void diags.push(...found);
+  if (found.length) return void pushAll(diags, found);
   if (containsUnknown(resolved)) {
     if (!lenient) diags.push(at(src, path, `${formatPath(path)}: must be known when the stack loads`, { detail: "forEach may use literals, config inputs and variables built from them; not resource outputs or data sources (fn::invoke)." }));
     return undefined;

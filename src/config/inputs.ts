@@ -7,6 +7,7 @@ import type { ConfigInput } from "../generated/schemas.js";
 import { suggest } from "./schema-diagnostics.js";
 import { errorAt, type SourceDocument } from "./source.js";
 import { jsonNestsTooDeep, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
+import { pushAll } from "../arrays.js";
 
 export type InputType = ConfigInput["type"];
 
@@ -72,7 +73,7 @@ function allFinite(value: unknown): boolean {
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === "number" && !Number.isFinite(v)) return false;
-    if (v !== null && typeof v === "object") stack.push(...Object.values(v));
+    if (v !== null && typeof v === "object") pushAll(stack, Object.values(v));
   }
   return true;
 }

@@ -11,6 +11,7 @@ import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { stackPolicySizeErrors } from "./policy-size.js";
 import { type DocPath, formatPath, type PathSegment, type SourceDocument } from "./source.js";
+import { pushAll } from "../arrays.js";
 
 export const LINT_RULES = {
   "public-principal": "allUsers or allAuthenticatedUsers is granted a role",
@@ -246,7 +247,7 @@ export function literalFindings(r: ResourceDecl, now: Date): Finding[] {
   const out: Finding[] = [];
   for (const view of literalViews(r, r.properties)) {
     const found = resourceFindings(view, now, always);
-    if (found.length) out.push(...found);
+    if (found.length) pushAll(out, found);
   }
   return out;
 }
@@ -256,7 +257,7 @@ function findings(stack: StackModel, now: Date): Finding[] {
   for (const r of stack.resources.values()) {
     if (!mayHaveFindings(r.properties)) continue;
     const found = literalFindings(r, now);
-    if (found.length) out.push(...found);
+    if (found.length) pushAll(out, found);
   }
   return out;
 }
@@ -331,8 +332,8 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
     if (d) diags.push(d);
   }
   // Values resolved from inputs when the stack loaded, linted as the plan lints resolved values.
-  for (const r of stack.resources.values()) if (r.loadTimeProperties) diags.push(...lintResolved(stack, r, r.loadTimeProperties, opts));
+  for (const r of stack.resources.values()) if (r.loadTimeProperties) pushAll(diags, lintResolved(stack, r, r.loadTimeProperties, opts));
   // Not a lint rule (it cannot be turned off): Google refuses such a policy.
-  diags.push(...stackPolicySizeErrors(stack));
+  pushAll(diags, stackPolicySizeErrors(stack));
   return diags;
 }

@@ -13,6 +13,7 @@ import { type Scope, resolveValue } from "./resolve.js";
 import { UNKNOWN, containsUnknown } from "./expressions.js";
 import { plain } from "./sensitive.js";
 import { validate } from "../schemas/index.js";
+import { pushAll } from "../arrays.js";
 
 export interface Defaults {
   project?: string;
@@ -86,7 +87,7 @@ function loadTimeProperties(src: SourceDocument, decl: ResourceDecl, scope: Scop
   const found: Diagnostic[] = [];
   const resolved = resolveValue(decl.properties, ["resources", decl.decl, "properties"], (root) => scope(root) ?? { value: UNKNOWN }, src, found);
   const at = formatPath(["resources", decl.decl, "properties"]);
-  if (found.length && !diags.some((d) => d.path === at || d.path?.startsWith(`${at}.`) || d.path?.startsWith(`${at}[`))) diags.push(...found);
+  if (found.length && !diags.some((d) => d.path === at || d.path?.startsWith(`${at}.`) || d.path?.startsWith(`${at}[`))) pushAll(diags, found);
   return plain(resolved) as Record<string, unknown>;
 }
 

@@ -17,6 +17,7 @@ import { secretStrings, sensitive } from "./sensitive.js";
 import { scrub, secretList } from "../plan/redact.js";
 import { decodeUtf8 } from "./utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
+import { pushAll } from "../arrays.js";
 
 export interface LoadResult {
   stack?: StackModel;
@@ -108,7 +109,7 @@ function loadVariables(src: SourceDocument, doc: Record<string, unknown>, variab
     }
     // An unknown function gets its own message with a suggestion below.
     const invokeErrors = validate("stack.schema.json#/definitions/Invoke", value).filter((e) => !(e.keyword === "enum" && e.instancePath === "/fn::invoke/function"));
-    diags.push(...schemaDiagnostics(src, doc, invokeErrors, path));
+    pushAll(diags, schemaDiagnostics(src, doc, invokeErrors, path));
     const inv = mapOr((value as Record<string, unknown>)[INVOKE_KEY]);
     const token = String(inv.function ?? "");
     const driver = functionDriver(token);
@@ -162,7 +163,8 @@ export function declaredNames(sections: readonly Record<string, unknown>[]): Dec
 
 function dropMissingInputs(diags: Diagnostic[]): void {
   const kept = diags.filter((d) => d.code !== "input/missing");
-  diags.splice(0, diags.length, ...kept);
+  diags.length = 0;
+  pushAll(diags, kept);
 }
 
 /** Loads a stack from text. Pure: no file system or network access. */

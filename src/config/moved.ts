@@ -6,6 +6,7 @@ import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { isAddress, splitAddress } from "./addresses.js";
 import type { ResourceDecl } from "./model.js";
 import { errorAt as at, type SourceDocument } from "./source.js";
+import { listed, NAMES_IN_DETAIL } from "../diagnostics/listed.js";
 
 export interface Move {
   from: string;
@@ -60,13 +61,13 @@ export function loadMoved(src: SourceDocument, raw: unknown, resources: Readonly
       to = next.get(to)!.to;
     }
     if (seen.includes(to)) {
-      const first = Math.min(...seen.map((s) => next.get(s)!.i));
+      const first = seen.reduce((min, s) => Math.min(min, next.get(s)!.i), Infinity);
       if (e.from === to && e.i === first) diags.push(at(src, ["moved", e.i], `moved[${e.i}]: the moves form a cycle: ${[...seen, to].join(" -> ")}`, { detail: "Each address can be moved only once, to an address that is not moved back." }));
       continue;
     }
     if (!declares(resources, to)) {
       const name = splitAddress(to).name;
-      diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${[...new Set([...resources.values()].map((r) => r.decl))].join(", ")}.` : `Declare ${name} under resources:.` }));
+      diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${listed([...new Set([...resources.values()].map((r) => r.decl))], NAMES_IN_DETAIL)}.` : `Declare ${name} under resources:.` }));
       continue;
     }
     moves.push({ from: e.from, to });

@@ -12,6 +12,7 @@ import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 import { extended } from "../extended.js";
 import { rememberedNormalize } from "./normalize-memo.js";
+import { pushAll } from "../arrays.js";
 
 interface PolicyDriverSpec {
   token: string;
@@ -74,14 +75,14 @@ function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, d
   // An entry that is not an object (the schema check reports it) reads as an empty binding.
   const rawBindings = (Array.isArray(raw.bindings) ? (raw.bindings as unknown[]) : []).map((b) => (b && typeof b === "object" ? b : {}) as Binding);
   const seen = new Map<string, number>();
-  rawBindings.forEach((b, i) => problems.push(...bindingProblems(b, i, seen)));
+  rawBindings.forEach((b, i) => pushAll(problems, bindingProblems(b, i, seen)));
   inputs.bindings = rawBindings.map((b) => {
     const condition = canonicalCondition(b.condition);
     return { role: String(b.role ?? ""), members: normalizeMembers((Array.isArray(b.members) ? b.members : []).map(String)), ...(condition ? { condition } : {}) };
   });
   if (Array.isArray(raw.auditConfigs)) {
     inputs.auditConfigs = raw.auditConfigs as AuditConfig[];
-    problems.push(...exemptedMemberProblems(inputs.auditConfigs));
+    pushAll(problems, exemptedMemberProblems(inputs.auditConfigs));
   }
   return { inputs, problems };
 }

@@ -108,7 +108,7 @@ function unify(want: Ty, actual: Ty, s: Subst): boolean {
 
 function substitute(t: Ty, s: Subst): Ty {
   if (t.variable) return s.get(t.name) ?? DYN;
-  return t.params.length ? ty(t.name, ...t.params.map((p) => substitute(p, s))) : t;
+  return t.params.length ? { name: t.name, params: t.params.map((p) => substitute(p, s)) } : t;
 }
 
 /** `rec[key]` for an own key only: names come from the expression ("constructor" is not declared). */

@@ -7,6 +7,7 @@ import type { Plan } from "../generated/schemas.js";
 import { claimConflictError, claimsOfValue, type ResourceClaim } from "../state/claims.js";
 import type { StateStore } from "../state/index.js";
 import type { ProjectIds } from "../cloud/names.js";
+import { pushAll } from "../arrays.js";
 
 /** The claims of the plan's resources that exist once it is applied (values known at plan time). */
 export function planClaims(plan: Plan): ResourceClaim[] {
@@ -14,7 +15,7 @@ export function planClaims(plan: Plan): ResourceClaim[] {
   for (const c of plan.resource_changes) {
     const a = c.change.actions;
     if (c.mode !== "managed" || c.config || !c.change.after || (a.length === 1 && a[0] === "delete")) continue;
-    out.push(...claimsOfValue(c.type, c.address, c.change.after));
+    pushAll(out, claimsOfValue(c.type, c.address, c.change.after));
   }
   return out;
 }

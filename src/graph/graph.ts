@@ -1,5 +1,6 @@
 // A small DAG over string node ids: insertion-ordered, deterministic topological order, cycle
 // reporting, DOT output. Pure.
+import { pushAll } from "../arrays.js";
 
 export class Graph {
   private readonly nodes = new Map<string, Set<string>>(); // node -> dependencies
@@ -43,7 +44,7 @@ export class Graph {
       const n = stack.pop()!;
       if (out.has(n)) continue;
       out.add(n);
-      stack.push(...this.dependencies(n));
+      pushAll(stack, this.dependencies(n));
     }
     return out;
   }

@@ -12,6 +12,7 @@ import { type Grant, grantKey, grantsOf as grants } from "../iam/policy-effect.j
 import { memberKey } from "../iam/members.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
+import { pushAll } from "../arrays.js";
 
 /** One policy as this plan leaves it: the live policy before, with the plan's modifications applied after. */
 export interface PlannedPolicy {
@@ -130,7 +131,7 @@ export function accessDelta({ policies, incomplete }: { policies: readonly Plann
     for (const [k, g] of revoked) if (!moved.has(k)) out.push(accessChange(p, g, "revoke", addresses(g, k)));
     // Only a whole-policy resource edits audit configs.
     const owners = p.byBinding.get(EVERY_BINDING);
-    if (owners) audit.push(...auditChanges(p, [...owners].sort()));
+    if (owners) pushAll(audit, auditChanges(p, [...owners].sort()));
   }
   const conditions = reworded.length ? { condition_changes: sortRewordings(reworded) } : {};
   return { changes: sortChanges(out), incomplete, ...(audit.length ? { audit_changes: audit } : {}), ...conditions };

@@ -15,6 +15,7 @@ import { validate } from "../schemas/index.js";
 import { propertySchemaDiagnostic } from "../config/schema-diagnostics.js";
 import type { PlanContext } from "./context.js";
 import { conflictSummary } from "../drivers/claims.js";
+import { pushAll } from "../arrays.js";
 
 export interface Desired {
   inputs: IamInputs;
@@ -70,7 +71,7 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   if (n.problems.length) return undefined;
   // Values from `${…}` are linted now that they are known (literal ones were at load).
   // (Those known when the stack loaded were linted then: r.loadTimeProperties.)
-  if (!how.literal && !r.loadTimeProperties && (r.refs.length || hasCall(r.properties))) ctx.diags.push(...lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  if (!how.literal && !r.loadTimeProperties && (r.refs.length || hasCall(r.properties))) pushAll(ctx.diags, lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
 }

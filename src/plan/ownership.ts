@@ -9,6 +9,7 @@ import type { Claim, IamDriver, IamInputs } from "../drivers/types.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
+import { pushAll } from "../arrays.js";
 
 interface Held {
   /** A binding resource is authoritative for this role and condition. */
@@ -106,7 +107,7 @@ export class OwnGrants {
       const key = `${d.kind} ${d.policyName(inputs)}`;
       let m = mods.get(key);
       if (!m) mods.set(key, (m = []));
-      m.push(...d.modifications(undefined, inputs));
+      pushAll(m, d.modifications(undefined, inputs));
     }
     const out = new Map<string, Policy>();
     for (const [key, m] of mods) out.set(key, applyModifications({ bindings: [] }, m).policy);

@@ -13,6 +13,7 @@ import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import { jsonEqual } from "./compare.js";
 import { displayAction, type DisplayAction } from "./planner.js";
+import { pushAll } from "../arrays.js";
 
 const VERB: Record<DisplayAction, [does: string, would: string]> = {
   create: ["creates", "create"],
@@ -54,7 +55,7 @@ function resourceDifferences(saved: readonly ResourceChange[], fresh: readonly R
     }
     seen.add(key);
     const f = freshByKey.get(key);
-    if (f) out.push(...changeDifferences(s, f));
+    if (f) pushAll(out, changeDifferences(s, f));
     else out.push(`${s.address}: the saved plan ${VERB[displayAction(s)][0]} it; a fresh plan has no change for it`);
   }
   for (const f of fresh) if (!seen.has(changeKey(f))) out.push(`${f.address}: a fresh plan would ${VERB[displayAction(f)][1]} it; the saved plan has no change for it`);
@@ -130,7 +131,7 @@ function accessDifferences(saved: AccessDelta | undefined, fresh: AccessDelta | 
   const who = (c: AccessChange) => (c.addresses.length ? c.addresses.join(", ") : c.object);
   for (const [k, c] of s) if (!f.has(k)) out.push(`${who(c)}: the saved plan ${c.action}s ${accessText(c)}; a fresh plan would not`);
   for (const [k, c] of f) if (!s.has(k)) out.push(`${who(c)}: a fresh plan would ${c.action} ${accessText(c)}; the saved plan does not`);
-  out.push(...rewordingDifferences(saved, fresh));
+  pushAll(out, rewordingDifferences(saved, fresh));
   const si = new Set(saved?.incomplete ?? []);
   const fi = new Set(fresh?.incomplete ?? []);
   for (const o of si) if (!fi.has(o)) out.push(`${o}: the saved plan could not tell who gains or loses access on it, a fresh plan can`);

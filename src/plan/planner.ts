@@ -28,6 +28,7 @@ import { extended } from "../extended.js";
 export { displayAction, planCounts, type DisplayAction } from "./actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
 import type { ProjectIds } from "../cloud/names.js";
+import { pushAll } from "../arrays.js";
 
 export interface PlanOptions {
   refresh: boolean;
@@ -73,7 +74,7 @@ export async function plan(stack: StackModel, prior: State | undefined, cloud: C
   if (opts.signal?.aborted) ctx.diags.push(interruptedError(walked, stack.order.length));
   else {
     await planOrphans(ctx);
-    ctx.diags.push(...ctx.refresh.failureDiagnostics(stack));
+    pushAll(ctx.diags, ctx.refresh.failureDiagnostics(stack));
   }
   markSensitive(ctx);
   const selected = selectTargets(ctx, ctx.changes);
@@ -171,10 +172,10 @@ function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs:
 function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, Policy>): void {
   const planned = plannedPolicies(result.resource_changes, live, ctx.opts.refresh);
   result.access_changes = accessDelta(planned);
-  ctx.diags.push(...auditRemovalWarnings(ctx.stack, result.resource_changes, planned.policies));
+  pushAll(ctx.diags, auditRemovalWarnings(ctx.stack, result.resource_changes, planned.policies));
   const oversized = plannedPolicySizeErrors(ctx.stack, planned.policies);
   if (!oversized.length) return;
-  ctx.diags.push(...oversized);
+  pushAll(ctx.diags, oversized);
   result.errored = true;
   result.applyable = false;
 }

@@ -55,4 +55,13 @@ describe("the human view of a long list", () => {
     await view.applied({ result: { state, failed, skipped, interrupted: false }, counts, destroy: false, stopped: false });
     expect(io.err()).toContain(`Skipped because a change they depend on failed: ${skipped.slice(0, 20).join(", ")} and 10 more.`);
   });
+
+  it("the failed resources are named up to 20 in the closing line, then counted (each failure is reported above it)", async () => {
+    const io = capture();
+    const view = new HumanView({ color: false });
+    view.applying({} as never);
+    const failed = Array.from({ length: 25 }, (_, i) => ({ address: `f${i}`, diagnostic: { severity: "error" as const, summary: "boom" } }));
+    await view.applied({ result: { state, failed, skipped: [], interrupted: false }, counts, destroy: false, stopped: false });
+    expect(io.err()).toContain(`Apply failed. 25 failed: ${failed.slice(0, 20).map((f) => f.address).join(", ")} and 5 more.`);
+  });
 });

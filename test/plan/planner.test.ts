@@ -185,6 +185,13 @@ describe("replace", () => {
     expect(c.change.replace_paths).toEqual([["member"]]);
   });
 
+  it("--replace of an address no resource has names the first 20 resources and counts the rest", async () => {
+    const many = Array.from({ length: 25 }, (_, i) => VIEWERS.replace("  viewers:", `  viewers${i}:`).replace("roles/gkebackup.viewer", `roles/gkebackup.viewer${i}`)).join("");
+    const { diagnostics } = await run(`${STACK_HEAD}resources:\n${many}`, undefined, {}, { replace: ["nosuch"] });
+    const e = diagnostics.find((d) => d.summary === "--replace nosuch: no resource has this address")!;
+    expect(e.detail).toBe(`Resources: ${Array.from({ length: 20 }, (_, i) => `viewers${i}`).join(", ")} and 5 more.`);
+  });
+
   it("replaces on request (--replace) even when nothing changed", async () => {
     const { plan: p } = await run(BASIC, stateInSync(), liveInSync(), { replace: ["viewers"] });
     const c = byAddress(p, "viewers");

@@ -18,6 +18,7 @@ import { planLineStream } from "../render/plan-text.js";
 import { attributeLines, resourceLines } from "../render/values.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { readSavedPlan } from "./saved-plan-file.js";
+import { maxOf, pushAll } from "../../arrays.js";
 
 interface ShowOptions {
   file?: string;
@@ -42,11 +43,15 @@ async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
 
 export function stateLines(state: State): Line[] {
   const lines: Line[] = [];
-  for (const r of state.resources) lines.push(...resourceLines(r.address, r.type, r.outputs), []);
+  for (const r of state.resources) {
+    pushAll(lines, resourceLines(r.address, r.type, r.outputs));
+    lines.push([]);
+  }
   const outputs = Object.entries(state.outputs);
   if (outputs.length) {
-    const pad = Math.max(...outputs.map(([k]) => k.length));
-    lines.push([seg("Outputs:", "bold")], [], ...outputs.flatMap(([k, v]) => attributeLines(k, pad, v, "")));
+    const pad = maxOf(outputs.map(([k]) => k.length));
+    lines.push([seg("Outputs:", "bold")], []);
+    for (const [k, v] of outputs) pushAll(lines, attributeLines(k, pad, v, ""));
   }
   return lines.length ? lines : [[seg("The state is empty: no resources, no outputs.")]];
 }

@@ -12,6 +12,7 @@ import { claimConflictError, claimConflicts, type OwnedClaim, stateClaims } from
 import { DEFAULT_WORKSPACE } from "../../state/workspace.js";
 import { BACKEND_TYPES, type BackendType, backendTypeOf, openStateStore, type StateLocation } from "../../state/factory.js";
 import { action, durationMs, EXIT, stateChoice, type StateCommandOptions, writeOut } from "../common.js";
+import { pushAll } from "../../arrays.js";
 
 interface MigrateOptions extends StateCommandOptions {
   to: string;
@@ -60,8 +61,8 @@ async function checkClaimsOnTarget(source: StateLocation, target: StateLocation,
     if (!state) continue;
     const mine = stateClaims(state);
     const found = [...(await store.claimConflicts(mine)), ...claimConflicts(mine, moved)];
-    if (found.length) refusals.push(...claimConflictError(found, openStateStore({ ...target, workspace: ws }).store.describe()).diagnostics);
-    moved.push(...mine.map((m) => ({ ...m, stack: target.stackName, workspace: ws })));
+    if (found.length) pushAll(refusals, claimConflictError(found, openStateStore({ ...target, workspace: ws }).store.describe()).diagnostics);
+    pushAll(moved, mine.map((m) => ({ ...m, stack: target.stackName, workspace: ws })));
   }
   if (refusals.length) throw new UserError(refusals);
 }

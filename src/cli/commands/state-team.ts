@@ -11,6 +11,7 @@ import { describeClaim } from "../../state/claims.js";
 import { parseState, serializeState } from "../../state/format.js";
 import { type HistoryRecord, type StateStore, versionOf } from "../../state/index.js";
 import { action, durationMs, EXIT, openedStateOf, type StateCommandOptions, writeOut } from "../common.js";
+import { maxOf } from "../../arrays.js";
 
 interface TeamOptions extends StateCommandOptions {
   json?: boolean;
@@ -49,7 +50,7 @@ function historyText(records: HistoryRecord[]): string {
   for (const r of records) {
     rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, r.access ? String(r.access.granted) : "-", r.access ? String(r.access.revoked) : "-", r.planDigest ? `${r.planDigest.slice(0, 19)}…` : "-"]);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
   return rows.map((r) => terminalText(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd())).join("\n") + "\n";
 }
 

@@ -9,6 +9,7 @@ import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_
 import { resourceLines } from "../render/values.js";
 import { registerStateMigrate } from "./state-migrate.js";
 import { registerStateTeam } from "./state-team.js";
+import { listed, NAMES_IN_DETAIL } from "../../diagnostics/listed.js";
 
 interface StateCliOptions {
   file?: string;
@@ -50,7 +51,7 @@ export function registerState(program: Command): void {
     action(async (address: string, o: StateCliOptions) => {
       const s = redactState(await readOrFail(await stateStoreOf(o)));
       const r = s.resources.find((x) => x.address === address);
-      if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${s.resources.map((x) => x.address).join(", ") || "(none)"}.` });
+      if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${listed(s.resources.map((x) => x.address), NAMES_IN_DETAIL) || "(none)"}.` });
       if (o.json) await writeOut(jsonText(r, 2) + "\n");
       // Nested values as the plan lays them out; the line renderer neutralises what the server said.
       else await printLines(resourceLines(r.address, r.type, r.outputs), o);

@@ -9,6 +9,7 @@ import { isBasicRole } from "../../iam/roles.js";
 import { type Line, seg } from "./lines.js";
 import { auditKey, auditSettings, auditText } from "../../iam/policy-effect.js";
 import { listed } from "../../diagnostics/listed.js";
+import { pushAll } from "../../arrays.js";
 
 const where = (c: AccessChange) => `${c.role}${c.condition ? ` if "${c.condition.title}"` : ""} on ${c.object}`;
 const by = (c: AccessChange) => (c.addresses.length ? ` (${c.addresses.join(", ")})` : "");
@@ -29,7 +30,7 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
     if (isBasicRole(g.role)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} gains the basic role ${where(g)}`), seg(by(g), "dim")]);
   }
   for (const c of plan.access_changes?.condition_changes ?? []) lines.push([seg("  ~ ", "change"), seg(`${c.role} on ${c.object}: ${rewordingText(c)}`), seg(c.addresses.length ? ` (${c.addresses.join(", ")})` : "", "dim")]);
-  lines.push(...auditSummaryLines(plan));
+  pushAll(lines, auditSummaryLines(plan));
   const incomplete = plan.access_changes?.incomplete ?? [];
   if (incomplete.length) lines.push([seg("  ? ", "warning"), seg(`known only after apply for: ${incomplete.join(", ")}`)]);
   if (lintWarnings) lines.push([seg("  ! ", "warning"), seg(`${lintWarnings} lint warning${lintWarnings === 1 ? "" : "s"} (see above)`)]);

@@ -1,7 +1,8 @@
 // The access view: per cloud object, who gains (+) or loses (-) which role.
-import type { AccessDelta } from "../../generated/schemas.js";
+import type { AccessChange, AccessDelta, ConditionChange } from "../../generated/schemas.js";
 import { type Line, seg } from "./lines.js";
 import { rewordingText } from "./access-summary.js";
+import { maxOf } from "../../arrays.js";
 
 export function accessLines(delta: AccessDelta | undefined): Line[] {
   const lines: Line[] = [];
@@ -12,14 +13,12 @@ export function accessLines(delta: AccessDelta | undefined): Line[] {
   }
   const grants = delta.changes.filter((c) => c.action === "grant").length;
   lines.push([seg("Access changes", "heading"), seg(` (${grants} granted, ${delta.changes.length - grants} revoked):`)]);
-  const objects = [...new Set([...delta.changes, ...reworded].map((c) => c.object))];
-  for (const o of objects) {
+  for (const [o, { rows, rewordings }] of byObject(delta.changes, reworded)) {
     lines.push([]);
     lines.push([seg(`  ${o}`, "bold")]);
-    for (const c of reworded) if (c.object === o) lines.push([seg("    ~ ", "change"), seg(`${c.role}: ${rewordingText(c)}`), seg(`  (${c.addresses.join(", ")})`, "dim")]);
-    const rows = delta.changes.filter((c) => c.object === o);
+    for (const c of rewordings) lines.push([seg("    ~ ", "change"), seg(`${c.role}: ${rewordingText(c)}`), seg(`  (${c.addresses.join(", ")})`, "dim")]);
     if (!rows.length) continue;
-    const pad = Math.max(...rows.map((r) => r.principal.length));
+    const pad = maxOf(rows.map((r) => r.principal.length));
     for (const r of rows) {
       const cond = r.condition ? ` if "${r.condition.title}"` : "";
       lines.push([
@@ -34,4 +33,19 @@ export function accessLines(delta: AccessDelta | undefined): Line[] {
     lines.push([seg(`Known only after apply for: ${delta.incomplete.join(", ")}.`, "warning")]);
   }
   return lines;
+}
+
+/** The changes and rewordings of each object, the objects in the order they first appear (the
+ *  changes', then the rewordings'): one pass, where a scan of every change per object took half a
+ *  minute for 12,000 objects and 110,000 changes. */
+function byObject(changes: readonly AccessChange[], reworded: readonly ConditionChange[]): Map<string, { rows: AccessChange[]; rewordings: ConditionChange[] }> {
+  const out = new Map<string, { rows: AccessChange[]; rewordings: ConditionChange[] }>();
+  const of = (object: string) => {
+    let e = out.get(object);
+    if (!e) out.set(object, (e = { rows: [], rewordings: [] }));
+    return e;
+  };
+  for (const c of changes) of(c.object).rows.push(c);
+  for (const c of reworded) of(c.object).rewordings.push(c);
+  return out;
 }

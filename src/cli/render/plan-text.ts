@@ -10,6 +10,7 @@ import { type Line, type Style, seg } from "./lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
 import { accessSummaryLines, auditRemovalLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
+import { pushAll } from "../../arrays.js";
 
 const SYMBOL: Record<DisplayAction, { sym: string; style: Style; verb: string }> = {
   create: { sym: "  +", style: "add", verb: "will be created" },
@@ -284,13 +285,16 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
     for (const k of keys) {
       if (action === "import") {
         // Lists of objects (a policy's bindings) over several lines; the rest inline.
-        if (hasObjects(after[k]) || isObj(after[k])) lines.push(...attributeLines(k, pad, after[k], "        "));
+        if (hasObjects(after[k]) || isObj(after[k])) pushAll(lines, attributeLines(k, pad, after[k], "        "));
         else lines.push([seg(`        ${k.padEnd(pad)} = ${JSON.stringify(after[k])}`)]);
         continue;
       }
       if (!attribute(ctx, k, pad, mode === "create" ? undefined : before[k], mode === "delete" ? undefined : after[k], unknown[k], mode)) hidden++;
     }
-    if (!opts.drift) lines.push(...revocationLines(c, opts.revokes), ...(opts.audit ?? []));
+    if (!opts.drift) {
+      pushAll(lines, revocationLines(c, opts.revokes));
+      pushAll(lines, opts.audit ?? []);
+    }
     if (hidden) lines.push([seg(`        # (${hidden} unchanged attribute${hidden === 1 ? "" : "s"} hidden)`, "dim")]);
   }
   lines.push([seg("    }")]);
@@ -380,7 +384,8 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
       attribute(ctx, name, pad, mode === "create" ? undefined : c.before, mode === "delete" ? undefined : c.after, c.after_unknown, mode);
     }
   }
-  lines.push([], ...accessSummaryLines(plan, opts.lintWarnings));
+  lines.push([]);
+  pushAll(lines, accessSummaryLines(plan, opts.lintWarnings));
   yield lines;
 }
 

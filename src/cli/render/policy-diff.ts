@@ -6,6 +6,7 @@ import { bindingKey } from "../../iam/conditions.js";
 import { memberKey } from "../../iam/members.js";
 import type { PlannedPolicy } from "../../plan/access.js";
 import { type Line, seg } from "./lines.js";
+import { pushAll } from "../../arrays.js";
 
 function byBinding(p: Policy): Map<string, Binding> {
   const out = new Map<string, Binding>();
@@ -49,7 +50,7 @@ export function policyDiffLines(policies: readonly PlannedPolicy[]): Line[] {
     const blocks = keys.map((k) => bindingLines(before.get(k), after.get(k))).filter((b) => b.changed);
     if (!blocks.length) continue;
     lines.push([seg(`  ${kindLabel(p.kind)} ${p.name}`, "heading")]);
-    for (const b of blocks) lines.push(...b.lines);
+    for (const b of blocks) pushAll(lines, b.lines);
     lines.push([]);
   }
   if (!lines.length) lines.push([seg("No IAM policy is written: the apply only records state.", "dim")], []);

@@ -2,6 +2,7 @@
 // several lines, each element or entry on lines of its own however deep it is nested. Used by
 // `converge show` (the state) and `converge state show`. Pure.
 import { type Line, seg } from "./lines.js";
+import { maxOf } from "../../arrays.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -19,7 +20,7 @@ export function keyText(key: string): string {
 
 /** The width of the widest of `keys` as shown. */
 export function keyPad(keys: readonly string[]): number {
-  return Math.max(0, ...keys.map((k) => keyText(k).length));
+  return maxOf(keys.map((k) => keyText(k).length), 0);
 }
 
 /** One attribute `key = value`, keys padded to `pad`, nested values indented below it. */

@@ -21,6 +21,7 @@ import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
 import type { ApplyReport, OperationView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
+import { maxOf, pushAll } from "../../arrays.js";
 
 export interface HumanViewOptions {
   color?: boolean;
@@ -128,9 +129,10 @@ export class HumanView implements OperationView {
       return;
     }
     if (result.failed.length) {
-      const lines: Line[] = [[], [seg("Apply failed.", "error"), seg(` ${result.failed.length} failed: ${result.failed.map((f) => f.address).join(", ")}.`)]];
+      const lines: Line[] = [[], [seg("Apply failed.", "error"), seg(` ${result.failed.length} failed: ${listed(result.failed.map((f) => f.address), SKIPPED_NAMED)}.`)]];
       if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${listed(result.skipped, SKIPPED_NAMED)}.`)]);
-      lines.push([seg(`Applied before the failure: ${before}. State saved; fix the problem and apply again.`)], ...this.retries.lines());
+      lines.push([seg(`Applied before the failure: ${before}. State saved; fix the problem and apply again.`)]);
+      pushAll(lines, this.retries.lines());
       process.stderr.write(toPlain(lines));
       return;
     }
@@ -170,6 +172,6 @@ function progressLine(e: EngineEvent): string | undefined {
 function outputsLines(state: State): Line[] {
   const entries = Object.entries(state.outputs);
   if (!entries.length) return [];
-  const pad = Math.max(...entries.map(([k]) => k.length));
+  const pad = maxOf(entries.map(([k]) => k.length));
   return [[], [seg("Outputs:", "bold")], [], ...entries.map(([k, v]) => [seg(`${k.padEnd(pad)} = ${JSON.stringify(v)}`)])];
 }
