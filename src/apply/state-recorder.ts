@@ -13,9 +13,13 @@ const SLOW_SAVE_MS = 20;
 const SAVE_PAUSE_FACTOR = 20;
 
 export class StateRecorder {
-  readonly state: State;
-  /** address -> index of its first entry (a linear search per step is quadratic); rebuilt lazily after a removal. */
+  private readonly current: State;
+  /** address -> index of its entry (a linear search per step is quadratic); built on first use.
+   *  An address names one resource (a state with two entries for one is refused when read). */
   private indexOf: Map<string, number> | undefined;
+  /** Entries removed but still in the list, as holes (undefined): removing each of 100,000
+   *  resources with a copy of the list was quadratic. The list is compacted before anyone sees it. */
+  private holes = 0;
   private version = 0;
   private savedVersion = 0;
   private saving: Promise<void> | undefined;
@@ -28,14 +32,27 @@ export class StateRecorder {
     /** Called with each resource recorded (the executor's scope learns its outputs). */
     private readonly onRecord: (r: StateResource) => void = () => {},
   ) {
-    this.state = structuredClone(initial);
+    this.current = structuredClone(initial);
+  }
+
+  /** The state as recorded so far (the same object throughout). */
+  get state(): State {
+    this.compact();
+    return this.current;
+  }
+
+  private compact(): void {
+    if (!this.holes) return;
+    this.current.resources = this.current.resources.filter((x) => x !== undefined);
+    this.holes = 0;
+    this.indexOf = undefined;
   }
 
   private find(address: string): number {
     if (!this.indexOf) {
       const index = new Map<string, number>();
-      this.state.resources.forEach((x, i) => {
-        if (!index.has(x.address)) index.set(x.address, i);
+      this.current.resources.forEach((x, i) => {
+        if (x !== undefined && !index.has(x.address)) index.set(x.address, i);
       });
       this.indexOf = index;
     }
@@ -45,24 +62,29 @@ export class StateRecorder {
   set(r: StateResource): void {
     const i = this.find(r.address);
     this.onRecord(r);
-    if (i >= 0 && jsonEqual(this.state.resources[i], r)) return;
+    if (i >= 0 && jsonEqual(this.current.resources[i], r)) return;
     this.version++;
-    if (i >= 0) this.state.resources[i] = r;
-    else this.indexOf!.set(r.address, this.state.resources.push(r) - 1);
+    if (i >= 0) this.current.resources[i] = r;
+    else this.indexOf!.set(r.address, this.current.resources.push(r) - 1);
   }
 
   /** A `moved:` rename: the resource and every dependency on it take the new address. */
   rename(from: string, to: string): void {
     if (this.find(from) < 0 || this.find(to) >= 0) return;
     this.version++;
-    this.state.resources = this.state.resources.map((x) => ({ ...x, address: x.address === from ? to : x.address, dependencies: x.dependencies.map((d) => (d === from ? to : d)) }));
+    this.compact();
+    this.current.resources = this.current.resources.map((x) => ({ ...x, address: x.address === from ? to : x.address, dependencies: x.dependencies.map((d) => (d === from ? to : d)) }));
     this.indexOf = undefined;
   }
 
+  /** The resource at `address`, if it has this type, is no longer in the state. */
   remove(address: string, type: string): void {
     this.version++;
-    this.state.resources = this.state.resources.filter((x) => !(x.address === address && x.type === type));
-    this.indexOf = undefined;
+    const i = this.find(address);
+    if (i < 0 || this.current.resources[i]!.type !== type) return;
+    (this.current.resources as (StateResource | undefined)[])[i] = undefined;
+    this.indexOf!.delete(address);
+    this.holes++;
   }
 
   /** The outputs, and which of them are computed from a secret. */
