@@ -48,7 +48,7 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const values = knownValues(plan, ctx.state);
   const recorder = new StateRecorder(ctx.state, ctx.save, emit, (r) => values.set(r.address, r.outputs));
   // Renames from `moved:` come first: they call nothing, and every step records the new address.
-  for (const c of plan.resource_changes) if (c.previous_address) recorder.rename(c.previous_address, c.address);
+  recorder.renameAll(new Map(plan.resource_changes.flatMap((c) => (c.previous_address ? [[c.previous_address, c.address] as const] : []))));
   const result: ApplyResult = { state: recorder.state, failed: [], skipped: [], interrupted: false };
   const scope: Scope = valuesScope(values);
   const fail = (n: Node, summary: string, detail?: string) => {

@@ -1,7 +1,8 @@
-// A fast path for the common shape of stack files: block mappings and sequences of one-line
-// scalars and one-line flow collections. It returns what yaml's parseDocument(text).toJS() gives,
-// or undefined as soon as the text uses anything else (anchors, tags, block scalars, multi-line
-// scalars, escapes, numbers, duplicate keys, odd indentation…), and the caller then uses yaml.
+// A fast path for the common shape of stack files: block mappings, and sequences of one-line
+// scalars, one-line flow collections and block mappings ("- key: value"). It returns what yaml's
+// parseDocument(text).toJS() gives, or undefined as soon as the text uses anything else (anchors,
+// tags, block scalars, multi-line scalars, escapes, numbers, duplicate keys, odd indentation…),
+// and the caller then uses yaml.
 // yaml builds a full document with source positions, which costs seconds for a stack of
 // 10,000 resources; positions are only needed for diagnostics, so they are parsed lazily.
 // Anchors and aliases are never in the subset, and nesting deeper than MAX_DEPTH gives up too, so
@@ -219,13 +220,19 @@ function inline(raw: string, depth: number): unknown {
  * mapping written in the subset above; undefined otherwise (including every text yaml would
  * report an error or a warning for).
  */
-export function parseSimpleYaml(text: string): Record<string, unknown> | undefined {
-  // Tabs, CR, BOM, control and non-ASCII line-break characters: leave them to yaml.
+/** The content lines of a text the fast path may read: no tab, CR, BOM, control or non-ASCII
+ *  line-break character (left to yaml), and a first content line at the left margin that is not
+ *  a sequence's item (the document is a mapping). */
+function subsetLines(text: string): Lines | undefined {
   if (/[\t\r\uFEFF\x00-\x08\x0B\x0C\x0E-\x1F\x7F\x85\u2028\u2029]/.test(text)) return undefined;
   const lines = contentLines(text);
+  return lines && lines.count > 0 && lines.indents[0] === 0 && !lines.items[0] ? lines : undefined;
+}
+
+export function parseSimpleYaml(text: string): Record<string, unknown> | undefined {
+  const lines = subsetLines(text);
   if (!lines) return undefined;
   const { count: n, indents, starts, ends, items } = lines;
-  if (n === 0 || indents[0] !== 0) return undefined;
   let i = 0;
 
   // `depth`: the level of the map or list about to be read (the root map is level 1).
@@ -270,10 +277,13 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
     if (depth + 1 > MAX_DEPTH) bail();
     const out: unknown[] = [];
     while (i < n && indents[i] === indent && items[i]) {
-      const item = text.slice(skipSpace(text, starts[i]! + 1, ends[i]!), ends[i]!);
+      const at = skipSpace(text, starts[i]! + 1, ends[i]!);
+      const item = text.slice(at, ends[i]!);
       if (item === "" || item[0] === "#") bail();
-      // "- key: value" starts a compact mapping: not in the fast subset.
-      if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) bail();
+      if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) {
+        out.push(compactMap(at, depth + 1));
+        continue;
+      }
       i++;
       out.push(inline(item, depth + 1));
       noContinuation(indent);
@@ -281,8 +291,17 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
     return out;
   };
 
+  // "- key: value" starts a mapping whose keys are at the first key's column (`moved:` entries,
+  // auditConfigs written in block style): the item's line is read as the mapping's first line.
+  const compactMap = (at: number, depth: number): Record<string, unknown> => {
+    const column = indents[i]! + (at - starts[i]!);
+    indents[i] = column;
+    starts[i] = at;
+    items[i] = 0;
+    return map(column, depth);
+  };
+
   try {
-    if (items[0]) return undefined;
     const value = map(0, 1);
     return i === n ? value : undefined;
   } catch (e) {

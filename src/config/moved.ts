@@ -14,11 +14,12 @@ export interface Move {
   to: string;
 }
 
-/** Whether the stack declares `address`: a resource, an instance, or a forEach's name. */
-function declares(resources: ReadonlyMap<string, ResourceDecl>, address: string): boolean {
-  if (resources.has(address)) return true;
-  for (const r of resources.values()) if (r.decl === address && r.each) return true;
-  return false;
+/** Whether the stack declares an address: a resource, an instance, or a forEach's name (the
+ *  forEach names gathered once: a scan of the resources per move was quadratic). */
+function declaredIn(resources: ReadonlyMap<string, ResourceDecl>): (address: string) => boolean {
+  const forEachNames = new Set<string>();
+  for (const r of resources.values()) if (r.each) forEachNames.add(r.decl);
+  return (address) => resources.has(address) || forEachNames.has(address);
 }
 
 /** The entries as written, each checked for its form; undefined entries are skipped. */
@@ -43,13 +44,14 @@ function entries(src: SourceDocument, raw: unknown, diags: Diagnostic[]): { from
 /** The moves of a stack, each to its final address, or none after reporting why. */
 export function loadMoved(src: SourceDocument, raw: unknown, resources: ReadonlyMap<string, ResourceDecl>, diags: Diagnostic[]): Move[] {
   const list = entries(src, raw, diags);
+  const declares = declaredIn(resources);
   const next = new Map<string, { to: string; i: number }>();
   const before = diags.length;
   for (const e of list) {
     if (e.from === e.to) diags.push(at(src, ["moved", e.i], `moved[${e.i}]: moves ${e.from} to itself`));
     else if (next.has(e.from)) diags.push(at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is moved twice (also by moved[${next.get(e.from)!.i}])`));
     else next.set(e.from, { to: e.to, i: e.i });
-    if (declares(resources, e.from)) diags.push(at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is still declared in the stack`, { detail: "A moved resource must be declared only under its new address (`to`)." }));
+    if (declares(e.from)) diags.push(at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is still declared in the stack`, { detail: "A moved resource must be declared only under its new address (`to`)." }));
   }
   const moves: Move[] = [];
   for (const e of list) {
@@ -65,7 +67,7 @@ export function loadMoved(src: SourceDocument, raw: unknown, resources: Readonly
       if (e.from === to && e.i === first) diags.push(at(src, ["moved", e.i], `moved[${e.i}]: the moves form a cycle: ${[...seen, to].join(" -> ")}`, { detail: "Each address can be moved only once, to an address that is not moved back." }));
       continue;
     }
-    if (!declares(resources, to)) {
+    if (!declares(to)) {
       const name = splitAddress(to).name;
       diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${listed([...new Set([...resources.values()].map((r) => r.decl))], NAMES_IN_DETAIL)}.` : `Declare ${name} under resources:.` }));
       continue;

@@ -33,7 +33,7 @@ describe("state recorder", () => {
     rec.set(res("c", { role: "x", member: "user:c" }, ["b"]));
     await rec.save();
     expect(saved.at(-1)).toBe(expected(rec, 3));
-    rec.rename("a", "a2");
+    rec.renameAll(new Map([["a", "a2"]]));
     rec.set(res("b", { members: ["m3"] }, ["a2"]));
     rec.remove("c", "cloudnative:backup/v1:RestorePlanIamBinding");
     rec.setOutputs({ o: { y: 1, b: [2] } });
@@ -86,4 +86,25 @@ describe("state recorder at 100,000 resources", () => {
     rec.set(res("new0", { role: "again" }));
     expect(rec.state.resources.map((r) => r.address)).toEqual([...left.filter((a) => a !== "new0"), "new0"]);
   });
+
+  it("renames 100,000 of them at once (moved:), their dependencies too", () => {
+    const n = 100_000;
+    const prior: State = { ...newState("dev"), serial: 1, resources: Array.from({ length: n }, (_, i) => res(`r${i}`, { role: "r" }, i ? [`r${i - 1}`] : [])) };
+    const { rec } = recorder(prior);
+    const renames = new Map<string, string>(Array.from({ length: n - 1 }, (_, i) => [`r${i}`, `s${i}`]));
+    renames.set("absent", "x");
+    renames.set(`r${n - 1}`, "s0");
+    rec.renameAll(renames);
+    expect(rec.state.resources[1]).toMatchObject({ address: "s1", dependencies: ["s0"] });
+    expect(rec.state.resources.at(-1)).toMatchObject({ address: `r${n - 1}`, dependencies: [`s${n - 2}`] });
+  });
+
+  it("makes the renames as one after another would: a chain composes, a taken or missing address is skipped", () => {
+    const prior: State = { ...newState("dev"), serial: 1, resources: [res("a", {}), res("x", {}, ["a"]), res("k", {}, ["x", "a"])] };
+    const { rec } = recorder(prior);
+    // a → b → c; then x takes the freed a; k → c is skipped (c is taken); m does not exist.
+    rec.renameAll(new Map([["a", "b"], ["b", "c"], ["x", "a"], ["k", "c"], ["m", "n"]]));
+    expect(rec.state.resources.map((r) => [r.address, r.dependencies])).toEqual([["c", []], ["a", ["c"]], ["k", ["a", "c"]]]);
+  });
 });
+

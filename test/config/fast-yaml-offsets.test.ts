@@ -1,6 +1,7 @@
 // parseSimpleYaml reads lines as offsets into the text (no string per line): it must accept and
 // decline exactly the texts the definition it replaced did (test/config/reference/), with the same
-// values, on the repository's YAML files, the bench stacks and many seeded awkward mutations.
+// values, on the repository's YAML files, the bench stacks and many seeded awkward mutations
+// (texts with a mapping in a sequence, which it declined, it reads as yaml does).
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -26,8 +27,18 @@ function same(text: string): void {
   }
   const want = reference(text);
   const got = parseSimpleYaml(text);
-  if (want === undefined) expect(got, JSON.stringify(text)).toBeUndefined();
-  else expect(got, JSON.stringify(text)).toStrictEqual(want);
+  if (want !== undefined) expect(got, JSON.stringify(text)).toStrictEqual(want);
+  // Mappings in sequences ("- key: value") joined the subset later: what the definition declined,
+  // the fast path may read only as yaml does.
+  else if (got !== undefined) expect(got, JSON.stringify(text)).toStrictEqual(yamlValue(text));
+}
+
+function yamlValue(text: string): unknown {
+  try {
+    return parse(text);
+  } catch (e) {
+    return `yaml refuses it: ${String(e)}`;
+  }
 }
 
 const BASE = [
