@@ -187,5 +187,7 @@ export class StateRecorder {
       await this.saving;
     }
     await this.save(true);
+    // The state apply returns (the same object) has no holes, whatever the last save found to do.
+    this.compact();
   }
 }

@@ -45,6 +45,9 @@ function entries(src: SourceDocument, raw: unknown, diags: Diagnostic[]): { from
 export function loadMoved(src: SourceDocument, raw: unknown, resources: ReadonlyMap<string, ResourceDecl>, diags: Diagnostic[]): Move[] {
   const list = entries(src, raw, diags);
   const declares = declaredIn(resources);
+  // Named in each "not declared" error: made once (100,000 such errors would each go over them all).
+  let named: string | undefined;
+  const declarations = () => (named ??= listed([...new Set([...resources.values()].map((r) => r.decl))], NAMES_IN_DETAIL));
   const next = new Map<string, { to: string; i: number }>();
   const before = diags.length;
   for (const e of list) {
@@ -69,7 +72,7 @@ export function loadMoved(src: SourceDocument, raw: unknown, resources: Readonly
     }
     if (!declares(to)) {
       const name = splitAddress(to).name;
-      diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${listed([...new Set([...resources.values()].map((r) => r.decl))], NAMES_IN_DETAIL)}.` : `Declare ${name} under resources:.` }));
+      diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${declarations()}.` : `Declare ${name} under resources:.` }));
       continue;
     }
     moves.push({ from: e.from, to });
