@@ -17,6 +17,7 @@ import { diagnosticLines } from "./render/diagnostics.js";
 import { rateOption } from "./rate-option.js";
 import { catchCommandSignals } from "./interrupt.js";
 import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
+import { textPieces } from "../text-pieces.js";
 
 export interface StackOptions {
   file: string;
@@ -152,14 +153,7 @@ export function printLines(lines: Iterable<Line>, o: { color?: boolean; json?: b
 
 /** `chunks` joined, on stdout in pieces of about OUT_PIECE characters as they are made. */
 async function writeInPieces(chunks: Iterable<string>): Promise<void> {
-  let piece = "";
-  for (const chunk of chunks) {
-    piece += chunk;
-    if (piece.length < OUT_PIECE) continue;
-    await writeOut(piece);
-    piece = "";
-  }
-  if (piece) await writeOut(piece);
+  for (const piece of textPieces(chunks, OUT_PIECE)) await writeOut(piece);
 }
 
 /** Stdout for streams of many short lines (apply progress, JSON events): the lines of one turn of

@@ -12,6 +12,7 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } fro
 import { open, readdir, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fsyncDir, pidAlive } from "../state/fsutil.js";
+import { textPieces } from "../text-pieces.js";
 
 const MODE = 0o600;
 
@@ -73,14 +74,7 @@ const SYNC_PIECE = 1 << 20;
 
 /** Writes the pieces one after another at the file's position, in writes of about SYNC_PIECE characters. */
 function writePiecesSync(fd: number, pieces: Iterable<string>): void {
-  let piece = "";
-  for (const p of pieces) {
-    piece += p;
-    if (piece.length < SYNC_PIECE) continue;
-    writeFileSync(fd, piece, "utf8");
-    piece = "";
-  }
-  if (piece) writeFileSync(fd, piece, "utf8");
+  for (const piece of textPieces(pieces, SYNC_PIECE)) writeFileSync(fd, piece, "utf8");
 }
 
 /** `writeFileAtomic` for synchronous callers (a saved plan, written once before exit). The text

@@ -14,6 +14,7 @@ import { error, UserError } from "../diagnostics/diagnostic.js";
 import { jsonChunks } from "../diagnostics/terminal-text.js";
 import { makeDirsSync } from "../state/regular-files.js";
 import type { Plan } from "../generated/schemas.js";
+import { textPieces } from "../text-pieces.js";
 
 export const PLAN_KEY_ENV = "CONVERGE_PLAN_KEY";
 
@@ -127,14 +128,7 @@ function sealOf(plan: Plan, key: string | undefined): { digest: string; signatur
     sha.update(text, "utf8");
     hmac?.update(text, "utf8");
   };
-  let piece = "";
-  for (const chunk of canonicalChunks(content)) {
-    piece += chunk;
-    if (piece.length < HASH_PIECE) continue;
-    update(piece);
-    piece = "";
-  }
-  update(piece);
+  for (const piece of textPieces(canonicalChunks(content), HASH_PIECE)) update(piece);
   return { digest: `sha256:${sha.digest("hex")}`, ...(hmac ? { signature: `hmac-sha256:${hmac.digest("hex")}` } : {}) };
 }
 
