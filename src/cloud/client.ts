@@ -11,7 +11,7 @@ import { parseFullName, SEGMENT, type ObjectKind } from "./names.js";
 import { defaultSleep, type RetryOptions } from "./retry.js";
 import { GOOGLE_DEFAULT_RATES, type LimiterClock, RateLimiter, type RateTable } from "./rate-limit.js";
 import type { HttpFn } from "./http.js";
-import { createWorkerHttp } from "./worker-http.js";
+import { createWorkerHttp, type WorkerHttp } from "./worker-http.js";
 import { Transport, type CloudEvent } from "./transport.js";
 
 export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./transport.js";
@@ -82,6 +82,8 @@ export interface ProjectInfo {
 export class CloudClient {
   readonly endpoint: ResolvedEndpoint;
   readonly transport: Transport;
+  /** The client's own HTTP (none when the caller passed `fetch`). */
+  private readonly http: WorkerHttp | undefined;
 
   constructor(opts: CloudClientOptions = {}) {
     const env = opts.env ?? process.env;
@@ -89,6 +91,7 @@ export class CloudClient {
     // An unusable proxy setting is found now, once, rather than by every call.
     for (const service of ["gkebackup", "metastore"] as const) checkProxyFor(this.endpoint.baseUrl(service), env);
     const tokens = opts.tokens ?? createTokenProvider({ env, google: this.endpoint.google });
+    this.http = opts.fetch ? undefined : createWorkerHttp({ env });
     this.transport = new Transport({
       endpoint: this.endpoint,
       tokens,
@@ -97,10 +100,16 @@ export class CloudClient {
       ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
-      fetch: opts.fetch ?? createWorkerHttp({ env }),
+      fetch: opts.fetch ?? this.http,
       ...(opts.now ? { now: opts.now } : {}),
       limiter: new RateLimiter({ ...(this.endpoint.google ? GOOGLE_DEFAULT_RATES : {}), ...opts.rates }, opts.pacingClock ?? { now: Date.now, sleep: defaultSleep }),
     });
+  }
+
+  /** This run will make at least `requests` calls: a large run moves its HTTP to the worker
+   *  thread now (./worker-http.ts) instead of after its first thousands of calls. */
+  expectRequests(requests: number): void {
+    this.http?.expect(requests);
   }
 
   /** Reports an event through the client's hook (used by the policy engine). */

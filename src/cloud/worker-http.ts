@@ -8,8 +8,9 @@
 //
 // A worker costs memory and start-up, and competes for the same 2 cores with the GC's threads, so
 // the first requests are sent directly and the worker is started only once a run has made
-// `directFirst` requests (DIRECT_FIRST); until it is ready, requests go on being sent directly.
-// Small runs never start it. Where the worker's module is not
+// `directFirst` requests (DIRECT_FIRST), or at once when the caller says the run will make at
+// least that many (`expect`: the planner knows its reads before it sends them); until it is
+// ready, requests go on being sent directly. Small runs never start it. Where the worker's module is not
 // there (the sources run by a TypeScript loader) every request is sent directly.
 // Both ways behave alike: the same client sends the request, errors keep their class, name,
 // message, code and causes, and an aborted signal rejects at once with an AbortError.
@@ -41,6 +42,9 @@ export interface WorkerHttpOptions {
 export interface WorkerHttp extends HttpFn {
   /** Whether the worker took requests: resolves once it is ready (true) or could not start (false). */
   ready(): Promise<boolean>;
+  /** The run will make at least `requests` requests in all: enough (`directFirst` or more)
+   *  starts the worker now rather than after the first `directFirst` have been sent directly. */
+  expect(requests: number): void;
   /** Requests sent directly and through the worker so far. */
   counts(): { direct: number; worker: number };
   /** Stops the worker; requests after this are sent directly. */
@@ -190,6 +194,9 @@ export function createWorkerHttp(opts: WorkerHttpOptions = {}): WorkerHttp {
     sentDirect++;
     return direct(target, init);
   }) as WorkerHttp;
+  fn.expect = (requests) => {
+    if (link && requests >= directFirst) link.start();
+  };
   fn.ready = () => link?.ready() ?? Promise.resolve(false);
   fn.counts = () => ({ direct: sentDirect, worker: sentWorker });
   fn.close = () => link?.close() ?? Promise.resolve();

@@ -160,7 +160,9 @@ async function planWith(session: StackSession, stored: State | undefined, ids: P
   const planSignal = signal ? prefetch.signal : undefined;
   try {
     const ahead: PolicyRef[] = [];
-    await prefetch.start(recorded(readAheadPolicies(stack, prior, { refresh: req.refresh, destroy: req.destroy, projectIds: ids }), ahead));
+    // Each read ahead is one call the run will make: the client hears of them before they go out.
+    const calls = (n: number) => cloud.client.expectRequests(n);
+    await prefetch.start(recorded(readAheadPolicies(stack, prior, { refresh: req.refresh, destroy: req.destroy, projectIds: ids }), ahead, calls));
     const result = await plan(stack, prior, prefetch.port, {
       refresh: req.refresh,
       destroy: req.destroy,
@@ -179,10 +181,10 @@ async function planWith(session: StackSession, stored: State | undefined, ids: P
   }
 }
 
-/** The items of `items`, each also pushed to `into` as it is taken. */
-function* recorded<T>(items: Iterable<T>, into: T[]): Generator<T> {
+/** The items of `items`, each also pushed to `into` as it is taken (`counted` hears how many so far). */
+function* recorded<T>(items: Iterable<T>, into: T[], counted: (n: number) => void): Generator<T> {
   for (const x of items) {
-    into.push(x);
+    counted(into.push(x));
     yield x;
   }
 }

@@ -55,6 +55,20 @@ describe("createWorkerHttp", () => {
     expect(paths).toHaveLength(24);
   });
 
+  it("told to expect `directFirst` requests or more, starts the worker before the first; fewer, sends them directly", async () => {
+    const { url, paths } = await echoServer();
+    const few = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
+    few.expect(2);
+    expect(await few.ready()).toBe(false);
+    const many = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
+    many.expect(3);
+    expect(await many.ready()).toBe(true);
+    await Promise.all([get(few, `${url}/f0`), get(few, `${url}/f1`), get(many, `${url}/m0`), get(many, `${url}/m1`)]);
+    expect(few.counts()).toEqual({ direct: 2, worker: 0 });
+    expect(many.counts()).toEqual({ direct: 0, worker: 2 });
+    expect(paths.sort()).toEqual(["/f0", "/f1", "/m0", "/m1"]);
+  });
+
   it("without the worker's module every request is sent directly", async () => {
     const { url } = await echoServer();
     const http = made(createWorkerHttp({ env: {}, directFirst: 0, workerUrl: new URL("./no-such-worker.mjs", import.meta.url) }));

@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { CloudClient } from "../../src/cloud/client.js";
 import { openStack, planStack, type PlanRequest } from "../../src/engine/session.js";
 import { BINDING, bindingState, makeState, rpName } from "../fixtures/builders.js";
 import { GET_RP, useFileEmulator } from "../support/emulator.js";
@@ -88,6 +89,20 @@ describe("planStack: the first reads overlap the planner's work", () => {
     const planned = await planWith("warm.json");
     expect(planned.plan.errored).toBe(false);
     expect(await reads()).toBe(3);
+  });
+
+  it("the cloud client hears how many reads the plan starts with before the planner begins (a large run moves its HTTP to the worker then)", async () => {
+    const heard = vi.spyOn(CloudClient.prototype, "expectRequests");
+    let before: number[] = [];
+    atPlan.hook = async () => {
+      before = heard.mock.calls.map(([n]) => n);
+    };
+    try {
+      await planWith("heard.json");
+    } finally {
+      heard.mockRestore();
+    }
+    expect(before).toEqual([1, 2, 3]);
   });
 
   it("--refresh=false reads nothing; destroy reads only the state's policies", async () => {
