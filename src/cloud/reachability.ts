@@ -29,8 +29,14 @@ export class Reachability {
 
   /** A call to `origin` ended (no attempt left) with `err`. */
   ended(origin: string, err: CloudError): void {
-    if (err.httpStatus !== 0 || !CONNECT_CODES.has(networkCode(err) ?? "")) return;
+    if (!noConnection(err)) return;
     const o = this.origins.get(origin);
     this.origins.set(origin, { calls: (o?.calls ?? 0) + 1, last: err });
   }
+}
+
+/** Whether `err` ended a call without any HTTP response because no connection could be made:
+ *  the call's own attempts, or (its cause) the calls that found its origin unreachable. */
+export function noConnection(err: unknown): boolean {
+  return (err as { httpStatus?: unknown } | undefined)?.httpStatus === 0 && CONNECT_CODES.has(networkCode(err) ?? "");
 }

@@ -242,6 +242,8 @@ export class Transport {
       serverMessage: redact(`not sent: ${why} (${gone.serverMessage})`, [...this.tokens.secrets(), ...this.secrets]),
       attempts: 0,
       retryable: false,
+      // What made the origin unreachable: its network error code stays readable (networkCode).
+      cause: gone,
     });
   }
 

@@ -8,6 +8,7 @@ import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { hasInterpolation } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { completeNameOnce, type ProjectIds } from "../cloud/names.js";
+import { noConnection } from "../cloud/reachability.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
@@ -81,7 +82,7 @@ function observed(d: IamDriver, inputs: IamInputs | undefined, etag: string): Ob
 
 export class Refresh {
   private readonly reads = new Map<string, Promise<Read<Policy | undefined>>>();
-  private readonly failures = new Map<string, { addresses: string[]; error: Error }>();
+  private readonly failures = new Map<string, Failure>();
   private readonly observedByAddress = new Map<string, Observed>();
   /** Reads that have completed, by key: what pure decisions may look at without waiting. */
   /** By kind, then name: asked once or twice per resource, so without building a key. */
@@ -183,26 +184,31 @@ export class Refresh {
   }
 
   /** One error per unreadable policy, at the `name` of the first resource that needed it; the
-   *  policies not read for want of an access token are one error (it says the same for each). */
+   *  policies not read for a cause that says the same for each (no access token, no connection to
+   *  the API) are one error per cause. */
   failureDiagnostics(stack: StackModel): Diagnostic[] {
-    const failures = [...this.failures];
-    const noToken = failures.filter(([, f]) => isNoToken(f.error));
-    const one = noToken.length > 1;
-    const own = one ? failures.filter(([, f]) => !isNoToken(f.error)) : failures;
-    return [...(one ? [this.noTokenDiagnostic(stack, noToken)] : []), ...own.map(([name, f]) => this.failureDiagnostic(stack, name, f))];
+    let own = [...this.failures];
+    const shared: Diagnostic[] = [];
+    for (const cause of SHARED_CAUSES) {
+      const alike = own.filter(([, f]) => cause.is(f.error));
+      if (alike.length < 2) continue;
+      shared.push(this.sharedDiagnostic(stack, cause.lead, alike));
+      own = own.filter(([, f]) => !cause.is(f.error));
+    }
+    return [...shared, ...own.map(([name, f]) => this.failureDiagnostic(stack, name, f))];
   }
 
-  private failureDiagnostic(stack: StackModel, name: string, f: { addresses: string[]; error: Error }): Diagnostic {
+  private failureDiagnostic(stack: StackModel, name: string, f: Failure): Diagnostic {
     const shown = listed(f.addresses, 5);
     const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
     return error(summary, { address: f.addresses[0]!, detail: f.error.message, ...this.at(stack, f.addresses[0]!) });
   }
 
-  private noTokenDiagnostic(stack: StackModel, failures: [string, { addresses: string[]; error: Error }][]): Diagnostic {
+  private sharedDiagnostic(stack: StackModel, lead: string, failures: [string, Failure][]): Diagnostic {
     const resources = failures.reduce((n, [, f]) => n + f.addresses.length, 0);
     const first = failures[0]![1];
     const why = (first.error as { serverMessage?: string }).serverMessage || first.error.message;
-    const summary = `no access token: ${failures.length} IAM policies (${resources} resources) were not read`;
+    const summary = `${lead}: ${failures.length} IAM policies (${resources} resources) were not read`;
     const detail = `${why}\nNot read: ${listed(failures.map(([name]) => name), 5)}`;
     return error(summary, { address: first.addresses[0]!, detail, ...this.at(stack, first.addresses[0]!) });
   }
@@ -224,9 +230,23 @@ export class Refresh {
   }
 }
 
+/** A policy that could not be read: the resources that needed it, and why. */
+interface Failure {
+  addresses: string[];
+  error: Error;
+}
+
 /** A read never sent because no access token could be had (../cloud/transport.ts: UNAUTHENTICATED
  *  with no HTTP status): it says nothing about the policy, and the same for every one. */
 function isNoToken(e: Error): boolean {
   const c = e as { status?: unknown; httpStatus?: unknown };
   return c.status === "UNAUTHENTICATED" && c.httpStatus === 0;
 }
+
+/** Causes of failed reads that say nothing about the policy, the same for every one: reported
+ *  once, with how many policies they left unread (a 12,000-policy plan against a wrong endpoint
+ *  printed 12,000 errors alike). */
+const SHARED_CAUSES: readonly { is: (e: Error) => boolean; lead: string }[] = [
+  { is: isNoToken, lead: "no access token" },
+  { is: noConnection, lead: "no connection to the API" },
+];

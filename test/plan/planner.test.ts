@@ -567,22 +567,24 @@ describe("read failures", () => {
   });
 });
 
+/** The in-sync cloud, whose reads of the policies `failing` names fail with its error. */
+function portFailing(failing: (name: string) => Error | undefined) {
+  const cloud = fakeCloud(liveInSync());
+  return {
+    ...cloud.port,
+    getIamPolicy: async (kind: "restorePlan" | "endpoint", name: string) => {
+      const e = failing(name);
+      if (e) throw e;
+      return cloud.port.getIamPolicy(kind, name);
+    },
+  };
+}
+
 // With no credentials, no read is sent and each fails alike: a 1,200-policy plan printed the same
 // advice 1,200 times (3,600 lines). Reads that failed for want of an access token are one error.
 describe("read failures for want of an access token", () => {
   const noToken = (name: string) =>
     new CloudError({ status: "UNAUTHENTICATED", httpStatus: 0, methodId: "getIamPolicy", resource: name, serverMessage: "could not get Google Cloud credentials (Application Default Credentials): Could not load the default credentials. Run `gcloud auth application-default login`" });
-  const portFailing = (failing: (name: string) => Error | undefined) => {
-    const cloud = fakeCloud(liveInSync());
-    return {
-      ...cloud.port,
-      getIamPolicy: async (kind: "restorePlan" | "endpoint", name: string) => {
-        const e = failing(name);
-        if (e) throw e;
-        return cloud.port.getIamPolicy(kind, name);
-      },
-    };
-  };
 
   it("are one error naming how many policies and resources were not read, with the advice once", async () => {
     const r = await plan(stackOf(BASIC), stateInSync(), portFailing(noToken), planOptions());
@@ -599,6 +601,33 @@ describe("read failures for want of an access token", () => {
   it("leave other failures their own errors, and one policy without a token is reported as before", async () => {
     const denied = Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" });
     const r = await plan(stackOf(BASIC), stateInSync(), portFailing((name) => (name === RP ? noToken(name) : denied)), planOptions());
+    const errors = r.diagnostics.filter((d) => d.severity === "error");
+    expect(errors.map((d) => d.summary).sort()).toEqual([`invoker: cannot read the IAM policy of ${EP}`, `viewers: cannot read the IAM policy of ${RP}`]);
+  });
+});
+
+// A wrong or offline endpoint: every read ends unable to connect (the first ones after their
+// retries, the rest unsent), each saying the same; a 12,000-policy plan printed 12,000 errors.
+describe("read failures that found no connection to the API", () => {
+  const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+  const noConnection = (name: string) =>
+    new CloudError({ status: "UNAVAILABLE", httpStatus: 0, methodId: "getIamPolicy", resource: name, serverMessage: "network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9", attempts: 10, cause: refused });
+
+  it("are one error naming how many policies and resources were not read, and why once", async () => {
+    const r = await plan(stackOf(BASIC), stateInSync(), portFailing(noConnection), planOptions());
+    expect(r.plan.errored).toBe(true);
+    const errors = r.diagnostics.filter((d) => d.severity === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ address: "viewers", summary: "no connection to the API: 2 IAM policies (2 resources) were not read" });
+    expect(errors[0]!.detail).toContain("connect ECONNREFUSED 127.0.0.1:9");
+    expect(errors[0]!.detail).toContain(RP);
+    expect(errors[0]!.detail).toContain(EP);
+    expect(errors[0]!.line).toBeGreaterThan(0);
+  });
+
+  it("an error with an HTTP status, or one policy alone, keeps its own error", async () => {
+    const unavailable = new CloudError({ status: "UNAVAILABLE", httpStatus: 503, methodId: "getIamPolicy", resource: RP, serverMessage: "backend unavailable", attempts: 10, cause: refused });
+    const r = await plan(stackOf(BASIC), stateInSync(), portFailing((name) => (name === RP ? unavailable : noConnection(name))), planOptions());
     const errors = r.diagnostics.filter((d) => d.severity === "error");
     expect(errors.map((d) => d.summary).sort()).toEqual([`invoker: cannot read the IAM policy of ${EP}`, `viewers: cannot read the IAM policy of ${RP}`]);
   });
