@@ -319,6 +319,9 @@ export class SimpleOutline {
   private readonly lines: Lines;
   /** Per block mapping (by its first content line): each key's line. */
   private readonly maps = new Map<number, Map<string, number>>();
+  /** Per key line (+1; 0: not found yet): the line after its value's last. Found once each, so a
+   *  position in each of N resources does not scan the resources' lines N times. */
+  private ends: Int32Array | undefined;
 
   constructor(private readonly text: string) {
     const lines = contentLines(text);
@@ -342,9 +345,7 @@ export class SimpleOutline {
       const j = this.keysOf(from, to).get(seg);
       if (j === undefined) break;
       const indent = indents[j]!;
-      // The value: the more indented lines after the key, and a sequence at the key's indent.
-      let e = j + 1;
-      while (e < to && (indents[e]! > indent || (indents[e] === indent && items[e]))) e++;
+      const e = this.valueEnd(j, to);
       found = { depth: d + 1, start: starts[j]! - indent, end: ends[e - 1]! };
       // Descend only into a block mapping.
       if (e === j + 1 || indents[j + 1] === indent) break;
@@ -352,6 +353,19 @@ export class SimpleOutline {
       to = e;
     }
     return found;
+  }
+
+  /** The line after the value of the key on line `j` (of a mapping whose lines end before `to`):
+   *  the more indented lines after the key, and a sequence at the key's indent. */
+  private valueEnd(j: number, to: number): number {
+    const known = (this.ends ??= new Int32Array(this.lines.count))[j]!;
+    if (known) return known - 1;
+    const { indents, items } = this.lines;
+    const indent = indents[j]!;
+    let e = j + 1;
+    while (e < to && (indents[e]! > indent || (indents[e] === indent && items[e]))) e++;
+    this.ends[j] = e + 1;
+    return e;
   }
 
   /** The keys of the block mapping whose lines are [from, to), each to its line. */

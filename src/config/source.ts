@@ -167,10 +167,9 @@ export class SourceDocument {
     return byKey.get(key);
   }
 
-  /** For entryPosition: the fast path's outline, the entries parsed, the lookups made, line starts. */
+  /** For entryPosition: the fast path's outline, the entries parsed last, line starts. */
   private outline: SimpleOutline | undefined;
   private readonly entries = new Map<number, SourceDocument>();
-  private entryLookups = 0;
   private lineStarts: Int32Array | undefined;
 
   /**
@@ -181,13 +180,23 @@ export class SourceDocument {
    * 100,000 resources cost a 15-second parse of all of it).
    */
   private entryPosition(path: DocPath, opts: { key?: boolean; offset?: number }): Position | undefined {
-    if (!this.simple || ++this.entryLookups > ENTRY_LOOKUPS) return undefined;
+    if (!this.simple) return undefined;
     const entry = (this.outline ??= new SimpleOutline(this.text)).entry(path);
     if (!entry || entry.end - entry.start > ENTRY_CHARS) return undefined;
-    let sub = this.entries.get(entry.start);
-    if (!sub) this.entries.set(entry.start, (sub = new SourceDocument(this.file, this.text.slice(entry.start, entry.end), { fast: false })));
-    const p = sub.position(path.slice(entry.depth - 1), opts);
+    const p = this.entryDocument(entry.start, entry.end).position(path.slice(entry.depth - 1), opts);
     return { line: p.line + this.lineOf(entry.start) - 1, column: p.column };
+  }
+
+  /** yaml's document of the entry at [start, end): kept for the next positions in it (a
+   *  resource's diagnostics come together), the last ENTRIES_KEPT only (a warning in each of
+   *  100,000 resources would otherwise keep 100,000 documents). */
+  private entryDocument(start: number, end: number): SourceDocument {
+    let sub = this.entries.get(start);
+    if (sub) return sub;
+    sub = new SourceDocument(this.file, this.text.slice(start, end), { fast: false });
+    if (this.entries.size >= ENTRIES_KEPT) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(start, sub);
+    return sub;
   }
 
   /** The line (from 1) of `offset`. */
@@ -234,8 +243,8 @@ export class SourceDocument {
   }
 }
 
-/** Past this many positions found in entries, yaml's document of the whole text is made instead. */
-const ENTRY_LOOKUPS = 1_000;
+/** Entries whose yaml documents are kept for more positions in them. */
+const ENTRIES_KEPT = 64;
 /** Entries longer than this are not parsed alone (the whole text is then parsed once). */
 const ENTRY_CHARS = 64 * 1024;
 
