@@ -10,8 +10,8 @@
 // the first requests are sent directly and the worker is started only once a run has made
 // `directFirst` requests (DIRECT_FIRST), or at once when the caller says the run will make at
 // least that many (`expect`: the planner knows its reads before it sends them); until it is
-// ready, requests go on being sent directly. Small runs never start it. Where the worker's module is not
-// there (the sources run by a TypeScript loader) every request is sent directly.
+// ready, requests go on being sent directly. Small runs never start it. Where the worker's
+// module is not there (the sources run by a TypeScript loader) every request is sent directly.
 // Both ways behave alike: the same client sends the request, errors keep their class, name,
 // message, code and causes, and an aborted signal rejects at once with an AbortError.
 import { existsSync } from "node:fs";
