@@ -138,6 +138,13 @@ export function interruptedError(call: { methodId: string; resource: string; ope
   });
 }
 
+/** Whether `err` is a call never sent because no access token could be had (./transport.ts:
+ *  UNAUTHENTICATED with no HTTP status): it says nothing about the object, and the same for every call. */
+export function noAccessToken(err: unknown): boolean {
+  const c = err as { status?: unknown; httpStatus?: unknown } | undefined;
+  return c?.status === "UNAUTHENTICATED" && c.httpStatus === 0;
+}
+
 /** "interrupted" (Ctrl-C), or what a time limit that aborted `signal` says of itself. */
 export function stoppedBy(signal: AbortSignal | undefined): string {
   const reason: unknown = signal?.reason;

@@ -8,6 +8,7 @@ import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { hasInterpolation } from "../config/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { completeNameOnce, type ProjectIds } from "../cloud/names.js";
+import { noAccessToken } from "../cloud/errors.js";
 import { noConnection } from "../cloud/reachability.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
@@ -236,17 +237,10 @@ interface Failure {
   error: Error;
 }
 
-/** A read never sent because no access token could be had (../cloud/transport.ts: UNAUTHENTICATED
- *  with no HTTP status): it says nothing about the policy, and the same for every one. */
-function isNoToken(e: Error): boolean {
-  const c = e as { status?: unknown; httpStatus?: unknown };
-  return c.status === "UNAUTHENTICATED" && c.httpStatus === 0;
-}
-
 /** Causes of failed reads that say nothing about the policy, the same for every one: reported
  *  once, with how many policies they left unread (a 12,000-policy plan against a wrong endpoint
  *  printed 12,000 errors alike). */
 const SHARED_CAUSES: readonly { is: (e: Error) => boolean; lead: string }[] = [
-  { is: isNoToken, lead: "no access token" },
+  { is: noAccessToken, lead: "no access token" },
   { is: noConnection, lead: "no connection to the API" },
 ];
