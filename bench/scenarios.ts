@@ -79,6 +79,12 @@ export interface ScenarioResult {
    * allow one round of calls, against `ceil(P / parallelism) x L` in theory.
    */
   floorMs?: number;
+  /**
+   * `converge validate` of the same stack (batched configs at L = 0: median over the repetitions):
+   * what a plan does before it may send its first read (bad input: no network call). With
+   * `floorMs`, the least a no-op plan can take on this machine before it reads its state or plans.
+   */
+  validateMs?: number;
   /** The summary line the CLI printed (checked against the expected counts) */
   summary: string;
   measurementSource: Measurement["source"];
@@ -117,6 +123,8 @@ export interface RunContext {
   log: (line: string) => void;
   /** Write a CPU profile of every CLI run into this directory (node --cpu-prof) */
   cpuProfDir?: string;
+  /** The bare loop's span (default floorSpan: bench/floor.mjs in a fresh process). */
+  floorSpan?: typeof floorSpan;
 }
 
 /** Runs the five scenarios `config.repeat` times; returns one result per scenario, in order of first run. */
@@ -128,6 +136,7 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
   delete env.CLOUDNATIVE_ACCESS_TOKEN;
   delete env.GOOGLE_OAUTH_ACCESS_TOKEN;
   const floors: number[] = [];
+  const validations: number[] = [];
   const perScenario = new Map<Scenario, { m: Measurement[]; load: number[]; last?: ScenarioResult["requests"]; summary: string }>();
 
   for (let rep = 0; rep < config.repeat; rep++) {
@@ -161,7 +170,8 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       perScenario.set(scenario, entry);
       ctx.log(`  ${label} ${scenario.padEnd(13)} ${(m.wallMs / 1000).toFixed(2).padStart(7)}s wall ${((m.cpuUserMs + m.cpuSystemMs) / 1000).toFixed(2).padStart(6)}s cpu ${(m.maxRssKB / 1024).toFixed(0).padStart(5)} MB  ${stats.reads} reads ${stats.writes} writes${stats.notOk ? ` ${stats.notOk} not-OK` : ""}`);
     }
-    if (config.batching && config.latencyMs > 0) floors.push(await floorRun(ctx, shape, config));
+    if (config.batching) floors.push(await floorRun(ctx, shape, config));
+    if (config.batching && config.latencyMs === 0) validations.push(await validateRun(ctx, config, dir, env));
   }
 
   const bound = (calls: number) => roundBoundMs(calls, config.parallelism, config.latencyMs);
@@ -202,6 +212,7 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       boundMs: rounds.reduce((a, r) => a + r.boundMs, 0),
       phases,
       ...(floors.length ? { floorMs: median(floors) } : {}),
+      ...(validations.length ? { validateMs: median(validations) } : {}),
       summary: e.summary,
       measurementSource: last.source,
     };
@@ -210,9 +221,17 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
 
 /** One calibration run of bench/floor.mjs (P reads, same parallelism, same latency). */
 async function floorRun(ctx: RunContext, shape: Shape, config: Config): Promise<number> {
-  const spanMs = await floorSpan(ctx.emulator.hostPort, shape.p, config.parallelism);
+  const spanMs = await (ctx.floorSpan ?? floorSpan)(ctx.emulator.hostPort, shape.p, config.parallelism);
   ctx.log(`  N=${config.n} L=${config.latencyMs}ms floor (bare HTTP loop, ${shape.p} reads): ${(spanMs / 1000).toFixed(2)}s`);
   return spanMs;
+}
+
+/** One `converge validate` of the config's stack: its wall time (ms). */
+async function validateRun(ctx: RunContext, config: Config, dir: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const m = await runCli(ctx.bin, ["validate", "-f", ctx.inputs.stack, "--no-color"], { cwd: dir, env, scratch: dir, useGnuTime: ctx.useGnuTime, abort: ctx.emulator.crashed });
+  if (m.exitCode !== 0) throw new Error(`N=${config.n} validate: exit ${m.exitCode}: ${m.stderrTail}`);
+  ctx.log(`  N=${config.n} L=${config.latencyMs}ms validate: ${(m.wallMs / 1000).toFixed(2)}s`);
+  return m.wallMs;
 }
 
 /** The span of `p` reads at `parallelism` from a bare HTTP loop in a fresh process (bench/floor.mjs). */

@@ -66,6 +66,22 @@ export function overlapSection(o: OverlapResult | undefined): Section {
 const find = (results: ScenarioResult[], n: number, scenario: string) => results.find((r) => r.batching && r.latencyMs === 0 && r.n === n && r.scenario === scenario);
 const scenarioRow = (r: ScenarioResult) => [r.scenario, s(r.wallMs), s(r.cpuMs), mb(r.maxRssMB), `${r.runs.length}`];
 
+/** validate + the bare loop's reads of a no-op plan's run, when both were measured. */
+const floorOf = (r: ScenarioResult) => (r.validateMs !== undefined && r.floorMs !== undefined ? r.validateMs + r.floorMs : undefined);
+
+/** Rows under a no-op plan's: `validate` of its stack, its reads from a bare HTTP loop, their sum. */
+function floorRows(r: ScenarioResult): string[][] {
+  const floor = floorOf(r);
+  if (floor === undefined) return [];
+  const row = (what: string, ms: number) => [what, s(ms), "", "", ""];
+  return [row("`converge validate` of the same stack", r.validateMs!), row(`the same ${num(r.p)} reads from a bare HTTP loop`, r.floorMs!), row("floor: the two together", floor)];
+}
+
+function floorNote(r: ScenarioResult): string {
+  const floor = floorOf(r)!;
+  return `Floor: converge sends no read before the stack has validated (bad input: no network call), and the bare loop (the CLI's node:http client in a fresh process with nothing else to do) is what the same reads at the same parallelism cost a client here, so a no-op plan takes at least ${s(floor)} here (${x(floor / r.wallMs)} of its measured wall time) before it reads its state or plans anything.`;
+}
+
 /** A figure not measured because its part failed: not met, with the reason. */
 const failedOr = (v: Verdict, failure: string | undefined): Verdict => (v.met === undefined && failure ? { ...v, figure: `failed: ${failure.split("\n")[0]!.slice(0, 200)}`, met: false } : v);
 
@@ -79,15 +95,16 @@ export function scaleSections(results: ScenarioResult[], failure?: string): Sect
     {
       title: `N = ${num(mid.n)}, L = 0: no-op plan ≤ 1.0 s and ≤ 200 MB`,
       head,
-      rows: m ? [scenarioRow(m)] : [],
+      rows: m ? [scenarioRow(m), ...floorRows(m)] : [],
       verdicts: [atMost("no-op plan: wall (median)", m?.wallMs, mid.noopPlanMs, s), atMost("no-op plan: peak RSS (max)", m?.maxRssMB, mid.noopPlanRssMB, mb)],
+      ...(m && floorOf(m) !== undefined ? { note: floorNote(m) } : {}),
     },
     {
       title: `N = ${num(scale.n)}, L = 0: no-op plan ≤ 10 s and ≤ 1 GB; cold apply ≤ 30 s`,
       head,
-      rows: [cold, noop].filter((r) => r !== undefined).map(scenarioRow),
+      rows: [...[cold, noop].filter((r) => r !== undefined).map(scenarioRow), ...(noop ? floorRows(noop) : [])],
       verdicts: [atMost("no-op plan: wall (median)", noop?.wallMs, scale.noopPlanMs, s), atMost("no-op plan: peak RSS (max)", noop?.maxRssMB, scale.noopPlanRssMB, mb), atMost("cold apply: wall", cold?.wallMs, scale.coldApplyMs, s)].map((v) => failedOr(v, failure)),
-      ...(noop ?? cold ? { note: `Batched only (\`--scale\`): the cold apply once (each needs a fresh world), then the no-op plan ${scale.noopPlanRuns} times (median wall, max RSS); P = ${num((noop ?? cold)!.p)} policies.` } : {}),
+      ...(noop ?? cold ? { note: `Batched only (\`--scale\`): the cold apply once (each needs a fresh world), then the no-op plan ${scale.noopPlanRuns} times (median wall, max RSS); P = ${num((noop ?? cold)!.p)} policies.${noop && floorOf(noop) !== undefined ? ` ${floorNote(noop)}` : ""}` } : {}),
     },
   ];
 }

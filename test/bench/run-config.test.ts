@@ -38,9 +38,12 @@ describe("runConfig", () => {
     const inputs: Generated = { shape, seed: join(dir, "seed.yaml"), stack: join(dir, "stack.yaml"), changedStack: join(dir, "changed.yaml") };
     const results = await runConfig(
       { n: shape.n, latencyMs: 0, batching: true, parallelism: 10, repeat: 1, scenarios: ["cold-apply", "noop-plan", "noop-plan", "noop-plan"] },
-      { bin, emulator: fakeEmulator(), inputs, workdir: dir, useGnuTime: false, log: () => {} },
+      { bin, emulator: fakeEmulator(), inputs, workdir: dir, useGnuTime: false, log: () => {}, floorSpan: async (_host, p, parallelism) => p * parallelism },
     );
     expect(results.map((r) => r.scenario)).toEqual(["cold-apply", "noop-plan"]);
     expect(results.map((r) => r.runs.length)).toEqual([1, 3]);
+    // At L = 0 too, each result has the bare loop's span of its P reads and its stack's validate time.
+    expect(results.map((r) => r.floorMs)).toEqual([shape.p * 10, shape.p * 10]);
+    expect(results.every((r) => r.validateMs! > 0)).toBe(true);
   }, 60_000);
 });

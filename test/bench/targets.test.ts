@@ -80,6 +80,23 @@ describe("verdicts", () => {
     expect(failed!.verdicts.map((v) => [v.figure, v.met])).toEqual([["failed: N=100000 noop-plan: exit 134", false], ["failed: N=100000 noop-plan: exit 134", false], ["29.00 s", true]]);
   });
 
+  it("scale: a no-op plan's floor (validate of its stack + its reads from a bare loop) is shown under it, with what it means", () => {
+    const noop = { ...result(10_000, "noop-plan", 1_600, 160), validateMs: 630, floorMs: 330 };
+    const [mid, big] = scaleSections([noop, { ...result(100_000, "noop-plan", 10_000, 700), validateMs: 3_300, floorMs: 3_500 }]);
+    expect(mid!.rows.slice(1).map((r) => [r[0], r[1]])).toEqual([
+      ["`converge validate` of the same stack", "0.63 s"],
+      ["the same 1,000 reads from a bare HTTP loop", "0.33 s"],
+      ["floor: the two together", "0.96 s"],
+    ]);
+    expect(mid!.note).toContain("at least 0.96 s here (0.60x of its measured wall time)");
+    expect(big!.rows.at(-1)).toEqual(["floor: the two together", "6.80 s", "", "", ""]);
+    expect(big!.note).toMatch(/^Batched only .* Floor: converge sends no read before the stack has validated/);
+    // Without both figures (an older results file), no floor and no note.
+    const [plain] = scaleSections([{ ...noop, validateMs: undefined }]);
+    expect(plain!.rows).toHaveLength(1);
+    expect(plain!.note).toBeUndefined();
+  });
+
   it("quota: a write quota against P/Q; a request quota against 2P/Q (P/Q for reference); a failed apply is not met", () => {
     const run: QuotaRun = { kind: "write", quotaKey: "gkebackup.write", perMinute: 600, p: 220, rate: "gkebackup.write=600/min", calls: 220, boundMs: 22_000, wallMs: 25_000, exitCode: 0, ok: true, summary: "", reads: 220, writes: 220, exhausted: 0, notOkByStatus: {}, retriedLine: "", loadAvg1: 1 };
     expect(quotaVerdicts(run).map((v) => [v.figure, v.met])).toEqual([["1.14x", true], ["0", true]]);
