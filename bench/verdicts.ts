@@ -79,7 +79,7 @@ function floorRows(r: ScenarioResult): string[][] {
 
 function floorNote(r: ScenarioResult): string {
   const floor = floorOf(r)!;
-  return `Floor: converge sends no read before the stack has validated (bad input: no network call), and the bare loop (the CLI's node:http client in a fresh process with nothing else to do) is what the same reads at the same parallelism cost a client here, so a no-op plan takes at least ${s(floor)} here (${x(floor / r.wallMs)} of its measured wall time) before it reads its state or plans anything.`;
+  return `Floor: converge sends no read before the stack has validated (bad input: no network call), and the bare loop (the CLI's node:http client in a fresh process with nothing else to do) is what the same reads at the same parallelism cost a client here, so a no-op plan takes at least ${s(floor)} here (${Math.round((100 * floor) / r.wallMs)}% of its median wall time) before it reads its state or plans anything.`;
 }
 
 /** A figure not measured because its part failed: not met, with the reason. */

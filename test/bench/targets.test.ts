@@ -88,7 +88,7 @@ describe("verdicts", () => {
       ["the same 1,000 reads from a bare HTTP loop", "0.33 s"],
       ["floor: the two together", "0.96 s"],
     ]);
-    expect(mid!.note).toContain("at least 0.96 s here (0.60x of its measured wall time)");
+    expect(mid!.note).toContain("at least 0.96 s here (60% of its median wall time)");
     expect(big!.rows.at(-1)).toEqual(["floor: the two together", "6.80 s", "", "", ""]);
     expect(big!.note).toMatch(/^Batched only .* Floor: converge sends no read before the stack has validated/);
     // Without both figures (an older results file), no floor and no note.
