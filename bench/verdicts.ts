@@ -77,8 +77,10 @@ function floorRows(r: ScenarioResult): string[][] {
   return [row("`converge validate` of the same stack", r.validateMs!), row(`the same ${num(r.p)} reads from a bare HTTP loop`, r.floorMs!), row("floor: the two together", floor)];
 }
 
-function floorNote(r: ScenarioResult): string {
-  const floor = floorOf(r)!;
+/** What a no-op plan's floor means, when it was measured. */
+function floorNote(r: ScenarioResult): string | undefined {
+  const floor = floorOf(r);
+  if (floor === undefined) return undefined;
   return `Floor: converge sends no read before the stack has validated (bad input: no network call), and the bare loop (the CLI's node:http client in a fresh process with nothing else to do) is what the same reads at the same parallelism cost a client here, so a no-op plan takes at least ${s(floor)} here (${Math.round((100 * floor) / r.wallMs)}% of its median wall time) before it reads its state or plans anything.`;
 }
 
@@ -91,20 +93,22 @@ export function scaleSections(results: ScenarioResult[], failure?: string): Sect
   const m = find(results, mid.n, "noop-plan");
   const noop = find(results, scale.n, "noop-plan");
   const cold = find(results, scale.n, "cold-apply");
+  const midFloor = m && floorNote(m);
+  const scaleFloor = noop && floorNote(noop);
   return [
     {
       title: `N = ${num(mid.n)}, L = 0: no-op plan ≤ 1.0 s and ≤ 200 MB`,
       head,
       rows: m ? [scenarioRow(m), ...floorRows(m)] : [],
       verdicts: [atMost("no-op plan: wall (median)", m?.wallMs, mid.noopPlanMs, s), atMost("no-op plan: peak RSS (max)", m?.maxRssMB, mid.noopPlanRssMB, mb)],
-      ...(m && floorOf(m) !== undefined ? { note: floorNote(m) } : {}),
+      ...(midFloor ? { note: midFloor } : {}),
     },
     {
       title: `N = ${num(scale.n)}, L = 0: no-op plan ≤ 10 s and ≤ 1 GB; cold apply ≤ 30 s`,
       head,
       rows: [...[cold, noop].filter((r) => r !== undefined).map(scenarioRow), ...(noop ? floorRows(noop) : [])],
       verdicts: [atMost("no-op plan: wall (median)", noop?.wallMs, scale.noopPlanMs, s), atMost("no-op plan: peak RSS (max)", noop?.maxRssMB, scale.noopPlanRssMB, mb), atMost("cold apply: wall", cold?.wallMs, scale.coldApplyMs, s)].map((v) => failedOr(v, failure)),
-      ...(noop ?? cold ? { note: `Batched only (\`--scale\`): the cold apply once (each needs a fresh world), then the no-op plan ${scale.noopPlanRuns} times (median wall, max RSS); P = ${num((noop ?? cold)!.p)} policies.${noop && floorOf(noop) !== undefined ? ` ${floorNote(noop)}` : ""}` } : {}),
+      ...(noop ?? cold ? { note: `Batched only (\`--scale\`): the cold apply once (each needs a fresh world), then the no-op plan ${scale.noopPlanRuns} times (median wall, max RSS); P = ${num((noop ?? cold)!.p)} policies.${scaleFloor ? ` ${scaleFloor}` : ""}` } : {}),
     },
   ];
 }

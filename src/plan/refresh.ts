@@ -191,10 +191,12 @@ export class Refresh {
     let own = [...this.failures];
     const shared: Diagnostic[] = [];
     for (const cause of SHARED_CAUSES) {
-      const alike = own.filter(([, f]) => cause.is(f.error));
+      const alike: [string, Failure][] = [];
+      const rest: [string, Failure][] = [];
+      for (const x of own) (cause.is(x[1].error) ? alike : rest).push(x);
       if (alike.length < 2) continue;
       shared.push(this.sharedDiagnostic(stack, cause.lead, alike));
-      own = own.filter(([, f]) => !cause.is(f.error));
+      own = rest;
     }
     return [...shared, ...own.map(([name, f]) => this.failureDiagnostic(stack, name, f))];
   }

@@ -580,6 +580,20 @@ function portFailing(failing: (name: string) => Error | undefined) {
   };
 }
 
+/** Every read fails with `failing`: the plan has one error, at the first resource, with `summary`,
+ *  and `why` and both policies in its detail. */
+async function expectOneSharedError(failing: (name: string) => Error, summary: string, why: string): Promise<void> {
+  const r = await plan(stackOf(BASIC), stateInSync(), portFailing(failing), planOptions());
+  expect(r.plan.errored).toBe(true);
+  const errors = r.diagnostics.filter((d) => d.severity === "error");
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatchObject({ address: "viewers", summary });
+  expect(errors[0]!.detail).toContain(why);
+  expect(errors[0]!.detail).toContain(RP);
+  expect(errors[0]!.detail).toContain(EP);
+  expect(errors[0]!.line).toBeGreaterThan(0);
+}
+
 // With no credentials, no read is sent and each fails alike: a 1,200-policy plan printed the same
 // advice 1,200 times (3,600 lines). Reads that failed for want of an access token are one error.
 describe("read failures for want of an access token", () => {
@@ -587,15 +601,7 @@ describe("read failures for want of an access token", () => {
     new CloudError({ status: "UNAUTHENTICATED", httpStatus: 0, methodId: "getIamPolicy", resource: name, serverMessage: "could not get Google Cloud credentials (Application Default Credentials): Could not load the default credentials. Run `gcloud auth application-default login`" });
 
   it("are one error naming how many policies and resources were not read, with the advice once", async () => {
-    const r = await plan(stackOf(BASIC), stateInSync(), portFailing(noToken), planOptions());
-    expect(r.plan.errored).toBe(true);
-    const errors = r.diagnostics.filter((d) => d.severity === "error");
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ address: "viewers", summary: "no access token: 2 IAM policies (2 resources) were not read" });
-    expect(errors[0]!.detail).toContain("Could not load the default credentials. Run `gcloud auth application-default login`");
-    expect(errors[0]!.detail).toContain(RP);
-    expect(errors[0]!.detail).toContain(EP);
-    expect(errors[0]!.line).toBeGreaterThan(0);
+    await expectOneSharedError(noToken, "no access token: 2 IAM policies (2 resources) were not read", "Could not load the default credentials. Run `gcloud auth application-default login`");
   });
 
   it("leave other failures their own errors, and one policy without a token is reported as before", async () => {
@@ -614,15 +620,7 @@ describe("read failures that found no connection to the API", () => {
     new CloudError({ status: "UNAVAILABLE", httpStatus: 0, methodId: "getIamPolicy", resource: name, serverMessage: "network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9", attempts: 10, cause: refused });
 
   it("are one error naming how many policies and resources were not read, and why once", async () => {
-    const r = await plan(stackOf(BASIC), stateInSync(), portFailing(noConnection), planOptions());
-    expect(r.plan.errored).toBe(true);
-    const errors = r.diagnostics.filter((d) => d.severity === "error");
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ address: "viewers", summary: "no connection to the API: 2 IAM policies (2 resources) were not read" });
-    expect(errors[0]!.detail).toContain("connect ECONNREFUSED 127.0.0.1:9");
-    expect(errors[0]!.detail).toContain(RP);
-    expect(errors[0]!.detail).toContain(EP);
-    expect(errors[0]!.line).toBeGreaterThan(0);
+    await expectOneSharedError(noConnection, "no connection to the API: 2 IAM policies (2 resources) were not read", "connect ECONNREFUSED 127.0.0.1:9");
   });
 
   it("an error with an HTTP status, or one policy alone, keeps its own error", async () => {
