@@ -12,7 +12,7 @@ import type { Emit } from "../engine/events.js";
 import { kindLabel } from "../gcp/object-kinds.js";
 import type { Node } from "./graph.js";
 import { PolicyGraph } from "./policy-graph.js";
-import type { Work, WriteBase } from "./work.js";
+import type { Work } from "./work.js";
 
 export interface SchedulerContext {
   nodes: Map<string, Node>;
@@ -203,8 +203,7 @@ export class Scheduler {
       if (!out) return this.notStarted(policy, t0);
       this.x.live?.set(`${kind} ${policy}`, out.policy);
       emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
-      const seen = { planned: initial ?? planned, base: out.base };
-      for (const w of group) this.complete(w, out.policy, seen);
+      for (const w of group) this.complete(w, out.policy);
     } catch (e) {
       await this.groupFailed(kind, policy, group, e, t0);
     }
@@ -240,10 +239,10 @@ export class Scheduler {
     this.x.emit({ type: "policy-write", policy, phase: "interrupted", ms: Date.now() - t0 });
   }
 
-  private complete(w: Work, p: Policy | undefined, seen?: WriteBase): void {
+  private complete(w: Work, p: Policy | undefined): void {
     const n = w.node;
     if (n.status !== "running") return;
-    w.finish(p, seen);
+    w.finish(p);
     const left = (this.remaining.get(n) ?? 1) - 1;
     this.remaining.set(n, left);
     if (left === 0) {

@@ -26,14 +26,7 @@ export interface Work {
   policy: string;
   mods: PolicyModification[];
   /** After this work: what to record */
-  finish: (p: Policy | undefined, seen?: WriteBase) => void;
-}
-
-/** The policies a write started from: the plan's copy, and the one its last round used (the
- *  same, or read again after another writer's change). */
-export interface WriteBase {
-  planned: Policy | undefined;
-  base: Policy | undefined;
+  finish: (p: Policy | undefined) => void;
 }
 
 
@@ -125,15 +118,11 @@ function desiredNow(w: WorkContext, n: Node, d: IamDriver): IamInputs | undefine
   return norm.inputs;
 }
 
-/** Whether a member's grant was made by another writer after the plan, before this write: it
- *  was not in the plan's copy of the policy and was in the one the write started from. Such a
- *  grant is adopted like one found at plan time: destroying the resource leaves it. */
-function grantedMeanwhile(d: IamDriver, inputs: IamInputs, seen: WriteBase | undefined): boolean {
-  if (d.ownership !== "member" || !seen?.planned || !seen.base || seen.base === seen.planned) return false;
-  return d.observe(inputs, seen.base) !== undefined && d.observe(inputs, seen.planned) === undefined;
-}
-
-function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs: IamInputs, p: Policy | undefined, adopted = c.after_adopted === true): void {
+/** Records what the resource holds after its write. Adopted only when the reviewed plan said so:
+ *  a grant found live before the plan was made. Nothing read during apply makes a grant adopted
+ *  (a grant found there on a re-read after a lost answer is this apply's own write). */
+function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs: IamInputs, p: Policy | undefined): void {
+  const adopted = c.after_adopted === true;
   w.recorder.set({
     address: c.address,
     type: c.type,
@@ -150,7 +139,7 @@ function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs:
 function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs | undefined): Work[] {
   const c = n.change;
   const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
-  const record = (inputs: IamInputs, p: Policy | undefined, seen?: WriteBase) => recordResource(w, c, d, inputs, p, c.after_adopted === true || grantedMeanwhile(d, inputs, seen));
+  const record = (inputs: IamInputs, p: Policy | undefined) => recordResource(w, c, d, inputs, p);
   // What revoking the prior grant takes away: nothing of a grant converge adopted (it was there
   // before converge), nothing another resource of this plan holds.
   const revoke = (from: IamInputs) => (c.before_adopted ? [] : w.held.guard(d.kind, from.name, d.modifications(from, undefined)));
@@ -177,14 +166,13 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     // refused revoke), the next plan sees the old grant and replaces again; recording the new
     // one first would forget a grant that is still live.
     let granted: Policy | undefined;
-    let grantSeen: WriteBase | undefined;
     return [
-      { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p, seen) => void ((granted = p), (grantSeen = seen)) },
-      { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => record(target, granted, grantSeen) },
+      { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => void (granted = p) },
+      { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => record(target, granted) },
     ];
   }
   // A replacement on one object revokes the old grant and makes the new one in one write.
   const grant = d.modifications(n.action === "create" || n.action === "replace" ? undefined : prior, target);
   const mods = n.action === "replace" && prior ? [...revoke(prior), ...grant] : w.held.guard(d.kind, target.name, grant);
-  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p, seen) => record(target, p, seen) }];
+  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => record(target, p) }];
 }

@@ -67,6 +67,9 @@ export interface CloudErrorInit {
   /** Why the call stopped retrying, when it was not for want of attempts: "(call timeout 2s)". */
   note?: string;
   cause?: unknown;
+  /** An attempt of this call was sent and may have taken effect: no answer said it did not (see
+   *  outcomeUnknown in ./reachability.ts). A write that fails so may have landed. */
+  uncertain?: boolean;
 }
 
 /** An error from a cloud call: what was called, on what, how often, and what the server said. */
@@ -83,6 +86,7 @@ export class CloudError extends Error {
   readonly retryable: boolean;
   readonly details: unknown[];
   readonly note: string | undefined;
+  readonly uncertain: boolean;
 
   constructor(init: CloudErrorInit) {
     const operation = init.operation ?? operationOf(init.methodId);
@@ -100,10 +104,11 @@ export class CloudError extends Error {
     this.retryable = init.retryable ?? RETRYABLE_CODES.has(init.status);
     this.details = init.details ?? [];
     this.note = init.note;
+    this.uncertain = init.uncertain === true;
   }
 
   /** A copy of this error that records how many attempts were made in total (and, with `note`, why no more). */
-  withAttempts(attempts: number, elapsedMs: number, note?: string): CloudError {
+  withAttempts(attempts: number, elapsedMs: number, note?: string, uncertain = this.uncertain): CloudError {
     return new CloudError({
       status: this.status,
       httpStatus: this.httpStatus,
@@ -117,6 +122,7 @@ export class CloudError extends Error {
       details: this.details,
       cause: this.cause,
       ...(note !== undefined ? { note } : {}),
+      ...(uncertain ? { uncertain } : {}),
     });
   }
 }
@@ -125,7 +131,7 @@ export class CloudError extends Error {
  * The error of a call that was interrupted (its AbortSignal aborted, e.g. by Ctrl-C) before it was
  * sent, or before it was sent again: CANCELLED, never retried. A write that fails so made no change.
  */
-export function interruptedError(call: { methodId: string; resource: string; operation?: string; signal?: AbortSignal }, what = "not sent", cause?: unknown): CloudError {
+export function interruptedError(call: { methodId: string; resource: string; operation?: string; signal?: AbortSignal }, what = "not sent", cause?: unknown, uncertain = false): CloudError {
   return new CloudError({
     status: "CANCELLED",
     httpStatus: 0,
@@ -135,6 +141,7 @@ export function interruptedError(call: { methodId: string; resource: string; ope
     serverMessage: `${stoppedBy(call.signal)}: ${what}`,
     retryable: false,
     ...(cause !== undefined ? { cause } : {}),
+    ...(uncertain ? { uncertain } : {}),
   });
 }
 

@@ -81,19 +81,33 @@ export async function modifyPolicy(
   let current: Policy | undefined = opts.initial;
   let fresh = false; // whether `current` was read by this call
   let lastAbort: CloudError | undefined;
+  // A write of this call that may have landed, not yet settled by a read: the error of the write
+  // whose answer was lost (a 5xx, a reset; or a 409 after a retry of it).
+  let unsettled: CloudError | undefined;
   // Before each call: after an abort, this call and every later one are not sent.
   const stopIfAborted = (operation: "getIamPolicy" | "setIamPolicy") => {
     if (!signal?.aborted) return;
-    const what = reads + writes === 0 ? "not sent" : `not sent after ${reads} reads and ${writes} writes (nothing was written)`;
-    throw interruptedError({ methodId: policyMethodId(kind, operation), resource: name, operation, ...(signal ? { signal } : {}) }, what, lastAbort);
+    const written = unsettled ? "a write whose answer was lost may have landed" : "nothing was written";
+    const what = reads + writes === 0 ? "not sent" : `not sent after ${reads} reads and ${writes} writes (${written})`;
+    throw interruptedError({ methodId: policyMethodId(kind, operation), resource: name, operation, ...(signal ? { signal } : {}) }, what, unsettled ?? lastAbort, unsettled !== undefined);
   };
 
   for (let round = 1; round <= maxAttempts; round++) {
+    let landed = false;
     if (!current) {
       stopIfAborted("getIamPolicy");
-      current = await client.getIamPolicy(kind, name, call);
+      try {
+        current = await client.getIamPolicy(kind, name, call);
+      } catch (e) {
+        // The outcome of the lost write stays unknown: its error says so (the next plan settles it).
+        throw unsettled && isCloudError(e) && !e.uncertain ? e.withAttempts(e.attempts, e.elapsedMs, e.note, true) : e;
+      }
       reads++;
       fresh = true;
+      // A write whose answer was lost is settled by this read: its edits are there (it landed),
+      // or not (it did not, and the round writes them again with the fresh etag).
+      landed = unsettled !== undefined;
+      unsettled = undefined;
     }
     const { policy: next, changed } = applyModifications(current, mods);
     const expected = opts.initial ?? opts.planned;
@@ -105,8 +119,8 @@ export async function modifyPolicy(
         round--;
         continue;
       }
-      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "unchanged" });
-      return { policy: current, base: current, written: false, attempts: round, reads, writes };
+      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: landed ? "written" : "unchanged" });
+      return { policy: current, base: current, written: landed, attempts: round, reads, writes };
     }
     const body: Policy = { ...next };
     if (current.etag !== undefined) body.etag = current.etag;
@@ -117,17 +131,22 @@ export async function modifyPolicy(
       client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "written" });
       return { policy: written, base: current, written: true, attempts: round, reads, writes };
     } catch (e) {
-      if (!isCloudError(e, "ABORTED")) throw e;
-      lastAbort = e;
+      // An answer lost after the request went out (a 5xx, a reset, a timeout): the write may have
+      // landed. A read settles it, as after a conflict.
+      const lost = isCloudError(e) && e.uncertain;
+      if (lost) unsettled = e;
+      if (!isCloudError(e, "ABORTED") && !lost) throw e;
+      if (isCloudError(e, "ABORTED")) lastAbort = e;
       current = undefined;
       fresh = false;
       const delayMs = round < maxAttempts ? backoffDelay(round, backoff) : undefined;
-      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "aborted", ...(delayMs !== undefined ? { delayMs } : {}) });
+      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: lost ? "lost" : "aborted", ...(delayMs !== undefined ? { delayMs } : {}) });
       if (delayMs !== undefined) await waitUnlessAborted(sleep, delayMs, signal);
     }
   }
 
-  throw gaveUp(name, lastAbort!, maxAttempts, started, reads, writes);
+  if (!lastAbort) throw unsettled!;
+  throw gaveUp(name, lastAbort, maxAttempts, started, reads, writes, unsettled !== undefined);
 }
 
 /** Changes shown in full in the refusal; the rest are counted. */
@@ -152,7 +171,7 @@ function refuseUnplanned(kind: PolicyKind, name: string, planned: Policy, curren
 }
 
 /** Every write of every round was refused because another writer changed the policy. */
-function gaveUp(name: string, last: CloudError, maxAttempts: number, started: number, reads: number, writes: number): CloudError {
+function gaveUp(name: string, last: CloudError, maxAttempts: number, started: number, reads: number, writes: number, uncertain: boolean): CloudError {
   const elapsedMs = Date.now() - started;
   return new CloudError({
     status: "ABORTED",
@@ -170,5 +189,6 @@ function gaveUp(name: string, last: CloudError, maxAttempts: number, started: nu
       `(${reads} reads, ${writes} writes): every write was rejected because the policy's etag changed ` +
       `after it was read (concurrent writers); last error`,
     cause: last,
+    ...(uncertain ? { uncertain } : {}),
   });
 }

@@ -40,3 +40,15 @@ export class Reachability {
 export function noConnection(err: unknown): boolean {
   return (err as { httpStatus?: unknown } | undefined)?.httpStatus === 0 && CONNECT_CODES.has(networkCode(err) ?? "");
 }
+
+/** Whether a failed attempt may have taken effect on the server: the request went out and no
+ *  answer said it did not. A 5xx (Google commits a write and then answers 500, 503 or 504), a 2xx
+ *  that could not be read, a timeout or a connection lost once made. Not: a 4xx (the server
+ *  refused it), a connection that could not be made, a call never sent (no token, interrupted). */
+export function outcomeUnknown(err: { status: string; httpStatus: number; cause?: unknown }): boolean {
+  if (err.httpStatus >= 500 || (err.httpStatus >= 200 && err.httpStatus < 300)) return true;
+  if (err.httpStatus !== 0) return false;
+  if (err.status === "DEADLINE_EXCEEDED") return true;
+  if (err.status !== "UNAVAILABLE" && err.status !== "UNKNOWN") return false;
+  return err.cause !== undefined && !noConnection(err);
+}

@@ -4,7 +4,7 @@ import { TOOL_VERSION } from "../version.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
-import { Reachability, UNREACHABLE_CALLS } from "./reachability.js";
+import { outcomeUnknown, Reachability, UNREACHABLE_CALLS } from "./reachability.js";
 import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, redactDeep, retryDelayFromDetails } from "./errors.js";
 import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
 import { formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
@@ -41,8 +41,11 @@ export interface PolicyRoundEvent {
   round: number;
   /** The most rounds this modification will make. */
   maxRounds: number;
-  /** written: set succeeded; unchanged: nothing to write; aborted: etag conflict (409), will re-read unless it was the last round. */
-  outcome: "written" | "unchanged" | "aborted";
+  /** written: set succeeded (or, after a lost answer, the read found its edits there); unchanged:
+   *  nothing to write; aborted: etag conflict (409); lost: the write's answer was lost after it
+   *  was sent (a 5xx, a reset), it may have landed. After aborted and lost, the next round reads
+   *  again, unless it was the last one. */
+  outcome: "written" | "unchanged" | "aborted" | "lost";
   /** Wait before the next round (aborted only, when retrying). */
   delayMs?: number;
 }
@@ -156,15 +159,18 @@ export class Transport {
     let last: CloudError | undefined;
     const buckets = this.limiter && spec.project !== undefined ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true) : [];
     const origin = this.originOf(spec);
+    // Whether an attempt so far may have taken effect (a write answered 503 may have landed): the
+    // call's error says so, whatever its last attempt found.
+    let uncertain = false;
     for (let attempt = 1; ; attempt++) {
       // A call that cannot be sent fails before it takes a turn at the service's rate, and again
       // after waiting for one (the origin may have been found unreachable meanwhile).
       let unsent = this.unsendable(spec, origin, attempt, last, start);
-      if (unsent) throw unsent;
+      if (unsent) throw marked(unsent, uncertain);
       const waiting = takeTokens(buckets, spec.signal, last?.status === "RESOURCE_EXHAUSTED");
       if (waiting) await waiting;
-      if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last);
-      if ((unsent = this.unsendable(spec, origin, attempt, last, start))) throw unsent;
+      if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last, uncertain);
+      if ((unsent = this.unsendable(spec, origin, attempt, last, start))) throw marked(unsent, uncertain);
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
       const attemptMs = Math.max(1, Math.min(this.timeoutMs, deadline - t0));
@@ -177,6 +183,7 @@ export class Transport {
         return outcome.value as T;
       }
       const err = (last = outcome.error);
+      uncertain ||= outcomeUnknown(err);
       const next = this.nextWait(err, outcome.retryAfterMs, attempt, deadline);
       const retry = next.delayMs !== undefined;
       this.emit({
@@ -192,7 +199,7 @@ export class Transport {
         ...(retry ? { delayMs: next.delayMs } : {}),
       });
       if (!retry) {
-        const final = attempt > 1 || next.note ? err.withAttempts(attempt, this.now() - start, next.note) : err;
+        const final = attempt > 1 || next.note || uncertain !== err.uncertain ? err.withAttempts(attempt, this.now() - start, next.note, uncertain) : err;
         if (origin !== undefined) this.reachability.ended(origin, final);
         throw final;
       }
@@ -360,6 +367,11 @@ function requestHeaders(spec: CallSpec, token: string | undefined): Record<strin
 
 /** Takes a token from each of the call's buckets; a promise only when one has to be waited for
  *  (most calls are not paced: they cost no promise). */
+/** `err`, or a copy that says an earlier attempt may have taken effect. */
+function marked(err: CloudError, uncertain: boolean): CloudError {
+  return uncertain && !err.uncertain ? err.withAttempts(err.attempts, err.elapsedMs, err.note, true) : err;
+}
+
 function takeTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | undefined, retrying: boolean): Promise<void> | undefined {
   for (let i = 0; i < buckets.length; i++) {
     if (!signal?.aborted && buckets[i]!.tryTake(retrying) === 0) continue;

@@ -10,8 +10,6 @@ export interface ModifyOutcome {
   policy: Policy;
   written: boolean;
   attempts: number;
-  /** The policy the last round started from (the `initial` copy, or the one read again). */
-  base?: Policy;
 }
 
 /**

@@ -125,7 +125,7 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     getProject: (project, signal) => client.getProject(project, signal ? { signal } : {}),
     async modifyPolicy(kind, name, mods, initial, signal, planned) {
       const r = await modifyPolicy(client, kind, name, mods, { ...(initial ? { initial } : {}), ...(signal ? { signal } : {}), ...(planned ? { planned } : {}) });
-      return { policy: r.policy, written: r.written, attempts: r.attempts, base: r.base };
+      return { policy: r.policy, written: r.written, attempts: r.attempts };
     },
   };
   return { port, client, target, route: (next) => (emit = next), close };

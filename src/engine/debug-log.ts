@@ -12,6 +12,12 @@ const OFF = new Set(["", "0", "off", "false", "none"]);
 const short = (methodId: string) => methodId.slice(methodId.lastIndexOf(".") + 1);
 
 /** One log line for a cloud event (without the timestamp). */
+/** How a read-modify-write round ended, where the outcome's name says too little. */
+const ROUND_OUTCOMES: Readonly<Record<string, string>> = {
+  aborted: "etag conflict (409 ABORTED)",
+  lost: "the write's answer was lost (it may have landed): reading the policy again",
+};
+
 export function debugLine(e: CloudEvent): string {
   if (e.type === "attempt") {
     const outcome = e.status === "OK" ? `${e.httpStatus} OK` : `${e.httpStatus || "no response"} ${e.status}`;
@@ -19,7 +25,7 @@ export function debugLine(e: CloudEvent): string {
     return `${short(e.methodId)} ${e.resource}: ${outcome} in ${Math.round(e.ms)} ms (attempt ${e.attempt} of ${e.maxAttempts})${retry}`;
   }
   const wait = e.delayMs !== undefined ? `; again in ${(e.delayMs / 1000).toFixed(1)}s` : "";
-  return `read-modify-write ${e.resource}: round ${e.round} of ${e.maxRounds}: ${e.outcome === "aborted" ? "etag conflict (409 ABORTED)" : e.outcome}${wait}`;
+  return `read-modify-write ${e.resource}: round ${e.round} of ${e.maxRounds}: ${ROUND_OUTCOMES[e.outcome] ?? e.outcome}${wait}`;
 }
 
 const LOG_FILE: FileRole = {

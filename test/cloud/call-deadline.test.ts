@@ -138,7 +138,8 @@ describe("500 INTERNAL", () => {
     const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: server.fetch, retry: { sleep: async () => {} } });
     const r = await modifyPolicy(c, "restorePlan", RP, [{ kind: "setBinding", role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }], { sleep: async () => {} });
     expect(server.policies.get(RP)?.bindings).toEqual([{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }]);
-    expect(r.written).toBe(false); // the re-read shows the change made: nothing more to write
+    // The re-read shows the change made: nothing more to write, and the write was this call's.
+    expect(r.written).toBe(true);
     expect(server.sets).toBe(2);
   });
 });

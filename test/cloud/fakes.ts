@@ -69,6 +69,8 @@ export class FakePolicyServer {
   private counter = 0;
   beforeSet: ((name: string, body: { policy: Policy; updateMask?: string }) => Reply | void | Promise<Reply | void>) | undefined;
   beforeGet: ((name: string) => Reply | void | Promise<Reply | void>) | undefined;
+  /** After a write was committed: an answer that replaces the success (a lost answer: a 5xx, or an Error for a reset). */
+  afterSet: ((name: string) => Reply | void) | undefined;
   readonly setBodies: { policy: Policy; updateMask?: string }[] = [];
 
   put(name: string, policy: Omit<Policy, "etag">): void {
@@ -112,6 +114,6 @@ export class FakePolicyServer {
     const next: Policy = { ...now, bindings: body.policy.bindings ?? [], etag: this.nextEtag() };
     if (body.policy.version !== undefined) next.version = body.policy.version;
     this.policies.set(name, next);
-    return json(200, next);
+    return this.afterSet?.(name) ?? json(200, next);
   });
 }
