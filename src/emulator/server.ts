@@ -1,5 +1,6 @@
-// HTTP plumbing: body limits, routing to the API or the admin handlers, fault injection, stats,
-// Google's JSON error envelope for every refusal (never HTML, never a crash), graceful close.
+// HTTP plumbing: body limits, routing to the API or the admin handlers, fault injection (lost
+// answers to committed writes too), stats, Google's JSON error envelope for every refusal (never
+// HTML, never a crash), graceful close.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { setMaxListeners } from "node:events";
 import type { Socket } from "node:net";
@@ -136,6 +137,18 @@ class EmulatorHttp {
       const body = await this.body(req, method, route);
       if (body === CLIENT_GONE) return;
       const reply = await this.reply(route, method, path, query, req, body);
+      if (route && reply.code === "OK") {
+        const lost = ctx.faults.lose(route.method);
+        if (lost) {
+          // The write is committed (and durable); only its answer is lost.
+          ctx.stats.lostResponse(route.method, lost.kind);
+          ctx.log?.(`${method} ${rawPath}: the write was committed; its answer is lost (${lost.kind})`);
+          if (lost.error) throw lost.error;
+          // No answer at all: a TCP reset, so the client sees ECONNRESET.
+          if (!req.socket.destroyed) req.socket.resetAndDestroy();
+          return;
+        }
+      }
       if (route) ctx.stats.response(route.method, reply.code);
       this.send(req, res, reply, started);
     } catch (e) {
