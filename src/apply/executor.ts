@@ -12,7 +12,9 @@ import type { CloudPort } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { HeldGrants } from "../plan/ownership.js";
 import { changeGraph, type Node } from "./graph.js";
-import { Scheduler } from "./scheduler.js";
+import { Scheduler, type WriteTicket } from "./scheduler.js";
+import { IntentLog, type IntentStore } from "./intents.js";
+import type { Work } from "./work.js";
 import { StateRecorder } from "./state-recorder.js";
 import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
@@ -33,6 +35,10 @@ export interface ApplyContext {
   /** Records what a resource whose values were unknown at plan time claims, before its write;
    *  throws a UserError when another stack or workspace claims it (the resource then fails). */
   claim?: (claims: ResourceClaim[]) => Promise<void>;
+  /** Where each write's intent is recorded before it is sent (./intents.ts); none: no intents. */
+  intents?: IntentStore;
+  /** The digest of the plan, recorded with each intent, when known. */
+  planDigest?: () => string | undefined;
 }
 
 export interface ApplyResult {
@@ -70,6 +76,8 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     fail,
     ...(ctx.claim ? { claim: ctx.claim } : {}),
   };
+  const intents = ctx.intents ? writeTickets(new IntentLog(ctx.intents, ctx.planDigest), recorder) : undefined;
+  if (intents) work.movedRecorded = intents.movedRecorded;
   const outcome = await new Scheduler({
     nodes: changeGraph(plan.resource_changes),
     cloud: ctx.cloud,
@@ -82,12 +90,45 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
     fail,
     afterWrite: () => void recorder.save().catch(() => {}),
     beforeFirstWrite: () => recorder.warm(),
+    ...(intents ? { beforeWrite: intents.beforeWrite } : {}),
   }).run();
   pushAll(result.skipped, outcome.skipped);
   result.interrupted = outcome.interrupted;
   if (!outcome.interrupted && !plan.options.targets.length) recorder.setOutputs(outputsNow(plan, scope, recorder.state), sensitiveOutputs(plan));
   await recorder.flush();
+  await intents?.log.flush();
   return result;
+}
+
+/** Each write's intent, and when it is settled: once a save holds what its write recorded (for
+ *  the grant of a replacement onto another object: once the resource is recorded, after the
+ *  revoke on the old object), or at once when it did not land. An uncertain failure leaves it
+ *  pending, for the next plan to settle. */
+function writeTickets(log: IntentLog, recorder: StateRecorder) {
+  // Intents waiting for the replacements onto another object whose grant they wrote.
+  const waiting = new Map<string, Set<Node>>();
+  const movedRecorded = (n: Node) => {
+    for (const [id, nodes] of waiting) {
+      if (!nodes.delete(n) || nodes.size) continue;
+      waiting.delete(id);
+      recorder.cover(id);
+    }
+  };
+  const beforeWrite = async (kind: string, policy: string, group: Work[]): Promise<WriteTicket> => {
+    const id = await log.begin(kind, policy, group.map((w) => w.intent));
+    return {
+      recorded: () => {
+        const moving = new Set(group.filter((w) => w.intent.first_of_two).map((w) => w.node));
+        if (moving.size) waiting.set(id, moving);
+        else recorder.cover(id);
+      },
+      failed: (uncertain) => {
+        if (!uncertain) log.clear([id]);
+      },
+    };
+  };
+  recorder.whenCovered((ids) => log.clear(ids));
+  return { log, beforeWrite, movedRecorded };
 }
 
 /** The values apply starts from: the plan's variables, the state's outputs, the planned values. */

@@ -30,7 +30,20 @@ export interface SchedulerContext {
   afterWrite: () => void;
   /** Before the first cloud call. */
   beforeFirstWrite: () => void;
+  /** Before each write is sent: its intent recorded durably (./intents.ts). What it returns hears
+   *  the write's outcome. A rejection fails the group's changes unwritten. */
+  beforeWrite?: (kind: PolicyKind, policy: string, group: Work[]) => Promise<WriteTicket>;
 }
+
+/** A write's intent, told how the write ended. */
+export interface WriteTicket {
+  /** Written (or its edits found there), and every change of its group recorded in the state. */
+  recorded(): void;
+  /** Not written, or not known to be (`uncertain`: it may have landed). */
+  failed(uncertain: boolean): void;
+}
+
+const NO_TICKET: WriteTicket = { recorded: () => {}, failed: () => {} };
 
 export interface SchedulerOutcome {
   skipped: string[];
@@ -193,18 +206,27 @@ export class Scheduler {
   private async runGroup(kind: PolicyKind, policy: string, group: Work[]): Promise<void> {
     const t0 = Date.now();
     const { emit, signal } = this.x;
-    emit({ type: "policy-write", policy, phase: "start" });
+    let ticket: WriteTicket | undefined;
     try {
       const initial = this.x.live?.get(`${kind} ${policy}`);
       // Not read by the plan (made without refresh): the plan saw the state's view of it.
       const planned = initial ? undefined : this.x.planned(kind, policy);
-      // Queued behind the parallelism limit: after an abort, it does not start at all.
-      const out = await this.x.limit(() => (signal?.aborted ? undefined : this.x.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, signal, planned)));
+      // Queued behind the parallelism limit: after an abort, it does not start at all. Its intent
+      // is recorded once its turn comes, just before it is sent.
+      const out = await this.x.limit(async () => {
+        if (signal?.aborted) return undefined;
+        ticket = this.x.beforeWrite ? await this.x.beforeWrite(kind, policy, group) : NO_TICKET;
+        // Started once its intent is durable: the write goes out now.
+        emit({ type: "policy-write", policy, phase: "start" });
+        return this.x.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, signal, planned);
+      });
       if (!out) return this.notStarted(policy, t0);
       this.x.live?.set(`${kind} ${policy}`, out.policy);
       emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
       for (const w of group) this.complete(w, out.policy);
+      ticket?.recorded();
     } catch (e) {
+      ticket?.failed((e as { uncertain?: unknown }).uncertain === true);
       await this.groupFailed(kind, policy, group, e, t0);
     }
   }

@@ -25,6 +25,10 @@ export class StateRecorder {
   private saving: Promise<void> | undefined;
   private last = { ms: 0, end: 0 };
   private hurry: (() => void) | undefined;
+  /** Intents (./intents.ts) whose writes are recorded in the state, not yet saved. */
+  private covered: string[] = [];
+  /** Called with the intents a save made durable. */
+  private onCovered: (ids: string[]) => void = () => {};
   constructor(
     initial: State,
     private readonly persist: (state: State) => Promise<State>,
@@ -94,6 +98,17 @@ export class StateRecorder {
     this.indexOf = undefined;
   }
 
+  /** The outcome of intent `id`'s write is recorded: the intent is settled once a save holds it. */
+  cover(id: string): void {
+    this.covered.push(id);
+    this.version++;
+  }
+
+  /** `fn` hears of the intents each save made durable. */
+  whenCovered(fn: (ids: string[]) => void): void {
+    this.onCovered = fn;
+  }
+
   /** The resource at `address`, if it has this type, is no longer in the state. */
   remove(address: string, type: string): void {
     this.version++;
@@ -157,11 +172,19 @@ export class StateRecorder {
     const write = () => {
       const v = this.version;
       const t0 = Date.now();
-      return this.persist(this.snapshot()).then((written) => {
-        this.savedVersion = v;
-        this.last = { ms: Date.now() - t0, end: Date.now() };
-        return written;
-      });
+      const ids = this.covered.splice(0);
+      return this.persist(this.snapshot()).then(
+        (written) => {
+          this.savedVersion = v;
+          this.last = { ms: Date.now() - t0, end: Date.now() };
+          this.onCovered(ids);
+          return written;
+        },
+        (e: unknown) => {
+          this.covered.unshift(...ids);
+          throw e;
+        },
+      );
     };
     const wait = final || this.last.ms < SLOW_SAVE_MS ? 0 : this.last.end + SAVE_PAUSE_FACTOR * this.last.ms - Date.now();
     this.saving = (wait > 0 ? this.delay(wait).then(write) : write()).then(

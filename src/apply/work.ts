@@ -3,7 +3,7 @@
 // the state once they are written). Revokes leave adopted grants and grants other resources of
 // the plan hold.
 import type { LimitFunction } from "p-limit";
-import type { Policy, ResourceChange } from "../generated/schemas.js";
+import type { IntentChange, Policy, ResourceChange, StateResource } from "../generated/schemas.js";
 import { functionDriver, resourceDriver } from "../drivers/registry.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { inputsOf } from "../drivers/inputs.js";
@@ -27,6 +27,9 @@ export interface Work {
   mods: PolicyModification[];
   /** After this work: what to record */
   finish: (p: Policy | undefined) => void;
+  /** What its write's intent records (./intents.ts): its modifications, and what the state
+   *  records if the write lands. */
+  intent: IntentChange;
 }
 
 
@@ -42,6 +45,9 @@ export interface WorkContext {
   fail: (n: Node, summary: string, detail?: string) => void;
   /** See ApplyContext.claim. */
   claim?: (claims: ResourceClaim[]) => Promise<void>;
+  /** The second write of a replacement onto another object is done and the resource recorded:
+   *  the intent of its first write (the grant) is covered only now. */
+  movedRecorded?: (n: Node) => void;
 }
 
 type Obj = Record<string, unknown>;
@@ -118,28 +124,29 @@ function desiredNow(w: WorkContext, n: Node, d: IamDriver): IamInputs | undefine
   return norm.inputs;
 }
 
-/** Records what the resource holds after its write. Adopted only when the reviewed plan said so:
- *  a grant found live before the plan was made. Nothing read during apply makes a grant adopted
- *  (a grant found there on a re-read after a lost answer is this apply's own write). */
-function recordResource(w: WorkContext, c: ResourceChange, d: IamDriver, inputs: IamInputs, p: Policy | undefined): void {
-  const adopted = c.after_adopted === true;
-  w.recorder.set({
+/** What the state records for the resource after its write (`etag`: the policy's then). Adopted
+ *  only when the reviewed plan said so: a grant found live before the plan was made. Nothing read
+ *  during apply makes a grant adopted (a grant found there on a re-read after a lost answer is
+ *  this apply's own write). */
+function entryOf(c: ResourceChange, d: IamDriver, inputs: IamInputs, etag: string): StateResource {
+  return {
     address: c.address,
     type: c.type,
     id: d.id(inputs),
     inputs: stripUnknown(inputs) as Obj,
-    outputs: d.outputs(inputs, p?.etag ?? ""),
+    outputs: d.outputs(inputs, etag),
     dependencies: c.dependencies ?? [],
     ...(c.protect ? { protect: true } : {}),
     ...(c.change.after_sensitive && typeof c.change.after_sensitive === "object" ? { sensitive: c.change.after_sensitive as Record<string, true> } : {}),
-    ...(adopted ? { adopted: true } : {}),
-  });
+    ...(c.after_adopted === true ? { adopted: true } : {}),
+  };
 }
 
 function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs | undefined): Work[] {
   const c = n.change;
   const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
-  const record = (inputs: IamInputs, p: Policy | undefined) => recordResource(w, c, d, inputs, p);
+  const record = (inputs: IamInputs, p: Policy | undefined) => w.recorder.set(entryOf(c, d, inputs, p?.etag ?? ""));
+  const intent = (mods: PolicyModification[], then: Omit<IntentChange, "address" | "type" | "mods">): IntentChange => ({ address: c.address, type: c.type, mods: mods as unknown as IntentChange["mods"], ...then });
   // What revoking the prior grant takes away: nothing of a grant converge adopted (it was there
   // before converge), nothing another resource of this plan holds.
   const revoke = (from: IamInputs) => (c.before_adopted ? [] : w.held.guard(d.kind, from.name, d.modifications(from, undefined)));
@@ -153,7 +160,7 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     const forget = () => {
       w.recorder.remove(c.address, c.type);
     };
-    if (mods.length) return [{ node: n, kind: d.kind, policy: prior!.name, mods, finish: forget }];
+    if (mods.length) return [{ node: n, kind: d.kind, policy: prior!.name, mods, finish: forget, intent: intent(mods, { forget: true }) }];
     // Adopted, or other resources of this plan hold every grant it had: forget it, revoke nothing.
     forget();
     n.status = "done";
@@ -166,13 +173,16 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     // refused revoke), the next plan sees the old grant and replaces again; recording the new
     // one first would forget a grant that is still live.
     let granted: Policy | undefined;
+    const entry = entryOf(c, d, target, "");
+    const grant = d.modifications(undefined, target);
+    const revoked = revoke(prior);
     return [
-      { node: n, kind: d.kind, policy: target.name, mods: d.modifications(undefined, target), finish: (p) => void (granted = p) },
-      { node: n, kind: d.kind, policy: prior.name, mods: revoke(prior), finish: () => record(target, granted) },
+      { node: n, kind: d.kind, policy: target.name, mods: grant, finish: (p) => void (granted = p), intent: intent(grant, { record: entry, first_of_two: true }) },
+      { node: n, kind: d.kind, policy: prior.name, mods: revoked, finish: () => (record(target, granted), w.movedRecorded?.(n)), intent: intent(revoked, { record: entry }) },
     ];
   }
   // A replacement on one object revokes the old grant and makes the new one in one write.
   const grant = d.modifications(n.action === "create" || n.action === "replace" ? undefined : prior, target);
   const mods = n.action === "replace" && prior ? [...revoke(prior), ...grant] : w.held.guard(d.kind, target.name, grant);
-  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => record(target, p) }];
+  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => record(target, p), intent: intent(mods, { record: entryOf(c, d, target, "") }) }];
 }

@@ -20,6 +20,7 @@ import { openCloud, type OpenCloud } from "./cloud.js";
 import { prefetching } from "./prefetch.js";
 import { claimProjectIds, knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { sharedSignal } from "./shared-signal.js";
+import { NOTHING_PENDING, type Settlement, settleIntents } from "./settle.js";
 import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
@@ -115,6 +116,8 @@ export interface PlannedStack {
   cloud: OpenCloud;
   /** Project numbers → IDs the plan used (its own names', and those in other stacks' claims). */
   projectIds?: ProjectIds;
+  /** Pending writes of an interrupted run, settled: `prior` holds what landed (./settle.ts). */
+  settlement?: Settlement;
   close(): Promise<void>;
 }
 
@@ -125,25 +128,30 @@ export interface PlannedStack {
  * run while the planner works (./prefetch.ts).
  */
 export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
-  const stored = await session.store.read();
+  const read = await session.store.read();
+  const pending = await session.store.pendingIntents();
   const { stack } = session;
   const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   try {
+    // Writes an interrupted run left pending are settled first (./settle.ts): what landed is
+    // converge's own before anything is planned. Apply saves the settled state before its writes.
+    const settlement = pending.length ? await settleIntents(pending, read, stack.name, cloud.port, undefined, signal) : { ...NOTHING_PENDING, state: read };
+    const stored = settlement.state;
     // Project numbers → IDs first (no call when the stack and state write IDs): every name the
     // plan reads or claims is then the ID's (./project-ids.ts).
     const uses = knownProjectNumbers(stack, stored);
     let ids = await resolveProjectNumbers(cloud.port, uses.keys(), undefined, signal, uses);
-    let made = await planWith(session, stored, ids, cloud, req, emit, signal);
+    let made = await planWith(session, stored, ids, cloud, req, emit, signal, settlement.own);
     // A name computed while planning (from an input or a data source) may spell a project by a
     // number not met before: resolved, the plan is made again with it.
     const late = lateProjectNumbers(made.result.plan, ids);
     if (late.size && !signal?.aborted) {
       ids = await resolveProjectNumbers(cloud.port, late, ids, signal);
-      made = await planWith(session, stored, ids, cloud, req, emit, signal);
+      made = await planWith(session, stored, ids, cloud, req, emit, signal, settlement.own);
     }
     // Claims other stacks recorded with a project's number are compared as its ID's.
     const claimIds = await claimProjectIds(session.store, cloud.port, ids, signal);
-    return await finishPlan(session, made.result, made.prior, cloud, claimIds);
+    return await finishPlan(session, made.result, made.prior, cloud, claimIds, settlement);
   } catch (e) {
     await cloud.close();
     throw e;
@@ -152,7 +160,7 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
 
 /** One plan of the stack from `stored` (its objects named by project ID), its reads started
  *  ahead (./prefetch.ts). */
-async function planWith(session: StackSession, stored: State | undefined, ids: ProjectIds, cloud: OpenCloud, req: PlanRequest, emit: Emit, signal?: AbortSignal): Promise<{ result: PlanResult; prior: State | undefined }> {
+async function planWith(session: StackSession, stored: State | undefined, ids: ProjectIds, cloud: OpenCloud, req: PlanRequest, emit: Emit, signal: AbortSignal | undefined, own: StateResource[]): Promise<{ result: PlanResult; prior: State | undefined }> {
   const { stack } = session;
   const prior = priorWithProjectIds(stored, ids);
   const prefetch = prefetching(cloud.port, req.parallelism, signal);
@@ -173,6 +181,7 @@ async function planWith(session: StackSession, stored: State | undefined, ids: P
       target: cloud.target,
       readAhead: ahead,
       projectIds: ids,
+      ...(own.length ? { ownGrants: own } : {}),
       ...(planSignal ? { signal: planSignal } : {}),
     }, emit);
     return { result, prior };
@@ -191,10 +200,12 @@ function* recorded<T>(items: Iterable<T>, into: T[], counted: (n: number) => voi
 
 /** The plan as shown and saved (warnings of loading, inputs' hash, secrets scrubbed), once no
  *  other stack's claim stands in its way. */
-async function finishPlan(session: StackSession, result: PlanResult, prior: State | undefined, cloud: OpenCloud, projectIds: ProjectIds): Promise<PlannedStack> {
-  // The plan records every warning found for it, those of loading included: `show PLANFILE`
-  // renders it (the access summary counts lint warnings) from the plan alone.
-  result.plan.diagnostics = [...session.warnings, ...result.plan.diagnostics];
+async function finishPlan(session: StackSession, result: PlanResult, prior: State | undefined, cloud: OpenCloud, projectIds: ProjectIds, settlement: Settlement): Promise<PlannedStack> {
+  // The plan records every warning found for it, those of loading and of settling pending writes
+  // included: `show PLANFILE` renders it (the access summary counts lint warnings) from the plan alone.
+  const settled = settlement.diagnostic ? [settlement.diagnostic] : [];
+  result.plan.diagnostics = [...session.warnings, ...settled, ...result.plan.diagnostics];
+  result.diagnostics = [...settled, ...result.diagnostics];
   // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
   await checkClaims(session.store, result.plan, projectIds);
   if (session.stack.config.size) result.plan.inputs_hash = inputsHash(session.stack.config);
@@ -202,7 +213,7 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
   result.plan.backend = session.stateIdentity;
   const secrets = secretList(result.secrets);
   const shown = redactPlan(result.plan, secrets);
-  return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, cloud, projectIds, close: () => cloud.close() };
+  return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, settlement, cloud, projectIds, close: () => cloud.close() };
 }
 
 export interface ApplyRequest {
@@ -226,13 +237,20 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
     expect = versionOf(written);
     return written;
   };
+  // What the settlement of an interrupted run's writes found is saved before any new write, and
+  // the intents it settled are cleared.
+  let state = planned.prior ?? newState(planned.real.stack.name);
+  if (planned.settlement?.changed && planned.prior) state = await save(planned.prior);
+  await session.store.clearIntents(planned.settlement?.settled ?? []);
   planned.cloud.route(req.emit ?? noEmit);
   const shared = req.signal ? sharedSignal(req.signal) : undefined;
   try {
     return await apply(planned.real, {
       cloud: planned.cloud.port,
-      state: planned.prior ?? newState(planned.real.stack.name),
+      state,
       save,
+      intents: session.store,
+      planDigest: () => meta.planDigest,
       parallelism: req.parallelism,
       live: planned.live,
       claim: (claims) => reserveResourceClaims(session.store, claims, planned.projectIds),
@@ -261,5 +279,7 @@ function writeMetaOf(plan: Plan): WriteMeta {
  *  when there is no state yet. */
 export async function saveRefreshed(session: StackSession, planned: PlannedStack): Promise<State | undefined> {
   if (!planned.prior) return undefined;
-  return session.store.write({ ...planned.prior, resources: planned.refreshed }, versionOf(planned.prior));
+  const written = await session.store.write({ ...planned.prior, resources: planned.refreshed }, versionOf(planned.prior));
+  await session.store.clearIntents(planned.settlement?.settled ?? []);
+  return written;
 }

@@ -160,6 +160,8 @@ export interface AllSchemas {
   "validate.schema.json#TfDiagnostic"?: TfDiagnostic;
   "validate.schema.json#TfRange"?: TfRange;
   "validate.schema.json#TfPos"?: TfPos;
+  "write-intent.schema.json"?: WriteIntent;
+  "write-intent.schema.json#IntentChange"?: IntentChange;
 }
 /**
  * The emulator's world: the seed file (YAML) and the persisted data file (JSON) share this shape.
@@ -1149,6 +1151,31 @@ export interface State {
    * Outputs computed from a secret: `converge output` shows them as (sensitive value) unless --show-sensitive.
    */
   sensitive_outputs?: string[];
+  /**
+   * The last settlement of writes an interrupted run left pending (a crash, a kill, a lost answer): checked against the live policies, what landed is recorded as converge's own.
+   */
+  settled?: {
+    /**
+     * When (RFC 3339).
+     */
+    at: string;
+    /**
+     * Pending writes settled.
+     */
+    intents: number;
+    /**
+     * Those found to have landed.
+     */
+    landed: number;
+    /**
+     * Resources recorded from writes that landed.
+     */
+    recorded: string[];
+    /**
+     * Resources removed by deletes that landed.
+     */
+    forgotten: string[];
+  };
 }
 export interface StateResource {
   address: string;
@@ -1719,4 +1746,72 @@ export interface ValidateOutput {
   warning_count: number;
   diagnostics: TfDiagnostic[];
   errored: boolean;
+}
+/**
+ * converge's durable record of one policy write, made before the write is sent: what the write changes and what the state records if it lands. A later plan or apply settles every intent still pending (an interrupted run: a crash, a kill, a lost answer) against the live policy.
+ */
+export interface WriteIntent {
+  id: string;
+  /**
+   * When it was recorded (RFC 3339).
+   */
+  created: string;
+  /**
+   * The digest of the plan being applied (sha256:…).
+   */
+  plan_digest?: string;
+  /**
+   * The kind of the object whose policy is written.
+   */
+  kind: string;
+  /**
+   * The full name of the object whose policy is written.
+   */
+  policy: string;
+  changes: IntentChange[];
+}
+export interface IntentChange {
+  address: string;
+  type: string;
+  /**
+   * The resource's modifications in the write (its grants and revokes): they landed when applying them to the live policy changes nothing.
+   */
+  mods: {
+    [k: string]: unknown;
+  }[];
+  record?: StateResource1;
+  /**
+   * The resource leaves the state once the write landed (a delete).
+   */
+  forget?: boolean;
+  /**
+   * The grant half of a replacement onto another object: the record waits for the revoke on the old object; until then the grant is converge's, not adopted.
+   */
+  first_of_two?: boolean;
+}
+/**
+ * What the state records for the resource once the write landed (its outputs' etag from the live policy).
+ */
+export interface StateResource1 {
+  address: string;
+  type: string;
+  id: string;
+  inputs: {
+    [k: string]: unknown;
+  };
+  outputs: {
+    [k: string]: unknown;
+  };
+  dependencies: string[];
+  protect?: boolean;
+  /**
+   * The inputs computed from a secret (true for each): plans never show their values, old or new.
+   */
+  sensitive?: {
+    [k: string]: true;
+  };
+  /**
+   * The grant existed before converge managed it (a member adopted at create): destroy leaves it in place.
+   */
+  adopted?: boolean;
 }

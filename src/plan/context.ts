@@ -79,7 +79,7 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     variables,
     declared: new Set(),
     owners: new ClaimIndex(),
-    ownGrants: new OwnGrants(prior?.resources ?? []),
+    ownGrants: new OwnGrants(opts.ownGrants?.length ? [...(prior?.resources ?? []), ...opts.ownGrants] : (prior?.resources ?? [])),
     previous,
     secrets,
     masks: new Map(),

@@ -50,6 +50,9 @@ export interface PlanOptions {
   /** Project numbers → IDs (../engine/project-ids.ts): names are completed with the ID. The
    *  prior state is expected to name its objects so already (priorWithProjectIds). */
   projectIds?: ProjectIds;
+  /** Grants converge wrote that the prior state does not record yet (settled pending writes,
+   *  ../engine/settle.ts): converge's own, never adopted. */
+  ownGrants?: readonly StateResource[];
 }
 
 export interface PlanResult {

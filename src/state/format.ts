@@ -23,7 +23,7 @@ export function newState(stack: string): State {
 }
 
 // Keys in schema order; anything else (only possible inside free-form objects) is sorted.
-const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs", "sensitive_outputs"];
+const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs", "sensitive_outputs", "settled"];
 const RESOURCE_KEYS = ["address", "type", "id", "inputs", "outputs", "dependencies", "protect", "sensitive"];
 
 

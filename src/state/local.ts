@@ -4,7 +4,8 @@
 import { chmod, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
-import type { State } from "../generated/schemas.js";
+import type { State, WriteIntent } from "../generated/schemas.js";
+import { IntentJournal } from "./intent-journal.js";
 import { describeErrors, validate } from "../schemas/index.js";
 import { hasSealedResources, parsedState, parseState, serializeState, serializeStateBytes, stateProblems, withSerial } from "./format.js";
 import { errnoCode, fsError } from "./fsutil.js";
@@ -228,6 +229,26 @@ export class LocalStateStore implements StateStore {
     const handle = await acquireLock(this.path, `${target}.lock`, operation, opts);
     const i = handle.info;
     return { ...handle, release: () => handle.release(), holder: { id: i.id, who: i.holder, operation: i.operation, since: i.time, version: i.version } };
+  }
+
+  private journal: IntentJournal | undefined;
+
+  /** {state file}.intents, beside the file the state is in (./intent-journal.ts). */
+  private async intents(): Promise<IntentJournal> {
+    await this.checkWorkspace();
+    return (this.journal ??= new IntentJournal(`${await this.target()}.intents`));
+  }
+
+  async recordIntents(intents: readonly WriteIntent[]): Promise<void> {
+    if (intents.length) await (await this.intents()).record(intents);
+  }
+
+  async pendingIntents(): Promise<WriteIntent[]> {
+    return (await this.intents()).pending();
+  }
+
+  async clearIntents(ids: readonly string[]): Promise<void> {
+    if (ids.length) await (await this.intents()).clear(ids);
   }
 
   async forceUnlock(id: string): Promise<void> {

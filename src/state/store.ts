@@ -3,7 +3,7 @@
 // for each. No file paths or process ids cross it: a store describes itself, and a lock describes
 // its holder.
 import { error, UserError } from "../diagnostics/diagnostic.js";
-import type { State } from "../generated/schemas.js";
+import type { State, WriteIntent } from "../generated/schemas.js";
 import type { ClaimConflict, OwnedClaim, ResourceClaim } from "./claims.js";
 import type { ProjectIds } from "../cloud/names.js";
 
@@ -76,6 +76,16 @@ export interface StateStore {
   lock(operation: string, opts?: { timeoutMs?: number }): Promise<StoreLock>;
   /** Clears a lock whose holder cannot be checked (another host), given its ID. */
   forceUnlock(id: string): Promise<void>;
+
+  /**
+   * Write-ahead intents (../apply/intents.ts): records them durably (a file fsynced beside the
+   * state, a committed row) before it returns: the cloud writes they describe start only then.
+   */
+  recordIntents(intents: readonly WriteIntent[]): Promise<void>;
+  /** The intents recorded and not cleared, in the order they were recorded. */
+  pendingIntents(): Promise<WriteIntent[]>;
+  /** The intents with these IDs are settled: a saved state covers them, or they did not land. */
+  clearIntents(ids: readonly string[]): Promise<void>;
 
   // Optional capabilities: a backend that has none leaves them out (the local file).
 
