@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newState, versionOf } from "../../src/state/index.js";
 import { postgresStateStore } from "../../src/state/postgres/store.js";
 import { useFreshDatabase } from "./helpers.js";
+import { writeIntent } from "../state/helpers.js";
 
 const fresh = useFreshDatabase("lock_silent");
 
@@ -80,6 +81,9 @@ describe("a state lock lost without a word", { timeout: 45_000 }, () => {
       const other = await b.lock("apply");
       const write = a.write({ ...v1, outputs: { from: "a" } }, versionOf(v1));
       await expect(write).rejects.toMatchObject({ diagnostics: [expect.objectContaining({ code: "state/lock-lost" })] });
+      // Nor may a cloud write start: its intent is refused the same way, and nothing is recorded.
+      await expect(a.recordIntents([writeIntent("from-a")])).rejects.toMatchObject({ diagnostics: [expect.objectContaining({ code: "state/lock-lost" })] });
+      expect(await b.pendingIntents()).toEqual([]);
       expect((await b.read())!.serial).toBe(v1.serial);
       await b.write({ ...v1, outputs: { from: "b" } }, versionOf(v1));
       await other.release();

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { State, StateResource } from "../../src/generated/schemas.js";
+import type { State, StateResource, WriteIntent } from "../../src/generated/schemas.js";
 import type { LocalStateStore, StateVersion } from "../../src/state/index.js";
 import { readFileSync, statSync } from "node:fs";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
@@ -53,6 +53,22 @@ export async function deadPid(): Promise<number> {
 export function resource(address: string, extra: Partial<StateResource> = {}): StateResource {
   return { address, type: "cloudnative:backup/v1:RestorePlanIamBinding", id: `id-${address}`, inputs: {}, outputs: {}, dependencies: [], ...extra };
 }
+
+/** A write-ahead intent (src/apply/intents.ts) of one resource's grant on the restore plan `id`. */
+export function writeIntent(id: string, extra: Partial<WriteIntent> = {}): WriteIntent {
+  return {
+    id,
+    created: "2024-01-01T00:00:00.000Z",
+    plan_digest: `sha256:${"0".repeat(64)}`,
+    kind: "restorePlan",
+    policy: `projects/p/locations/l/restorePlans/${id}`,
+    changes: [{ address: `r_${id}`, type: "cloudnative:backup/v1:RestorePlanIamBinding", mods: [{ grant: { role: "roles/viewer", member: `user:${id}@example.com` } }] }],
+    ...extra,
+  };
+}
+
+/** The IDs of `intents`, in order. */
+export const intentIds = (intents: readonly WriteIntent[]): string[] => intents.map((i) => i.id);
 
 /** Runs `fn` and returns the UserError it throws (fails if it throws anything else or nothing). */
 export async function userError(fn: () => Promise<unknown>): Promise<UserError> {

@@ -9,6 +9,7 @@ import { UserError } from "../../src/diagnostics/diagnostic.js";
 import { newState, type State, versionOf } from "../../src/state/index.js";
 import { type PostgresStateStore, postgresStateStore } from "../../src/state/postgres/store.js";
 import { freshDatabase, freshSchema, type TestDatabase } from "../postgres/helpers.js";
+import { intentIds, writeIntent } from "./helpers.js";
 
 const DIST = pathToFileURL(fileURLToPath(new URL("../../dist/state/postgres/store.js", import.meta.url))).href;
 
@@ -141,6 +142,58 @@ describe("postgres locks across processes", () => {
     await lock.release();
     const again = await open("team", schema).lock("apply");
     await again.release();
+  });
+});
+
+describe("postgres write intents", () => {
+  it("recording after the lock's session was ended is refused (state/lock-lost), and nothing is recorded", async () => {
+    const schema = freshSchema();
+    const store = open("team", schema);
+    const lock = await store.lock("apply");
+    await store.recordIntents([writeIntent("before")]);
+    await db.admin.query(`SELECT pg_terminate_backend(backend_pid) FROM ${schema}.locks WHERE id = $1`, [lock.holder.id]);
+    await new Promise((r) => setTimeout(r, 300));
+    const e = await rejection(store.recordIntents([writeIntent("after")]));
+    expect(e.diagnostics[0]!.code).toBe("state/lock-lost");
+    expect(intentIds(await open("team", schema).pendingIntents())).toEqual(["before"]);
+    await lock.release();
+  });
+
+  it("a batch larger than one INSERT keeps its order; an ID recorded again keeps its place with its new body", async () => {
+    const schema = freshSchema();
+    const store = open("many", schema);
+    // IDs whose text order is not their order.
+    const batch = Array.from({ length: 2_345 }, (_, i) => writeIntent(`${(i * 7919) % 10_007}-${i}`));
+    await store.recordIntents(batch);
+    expect(intentIds(await open("many", schema).pendingIntents())).toEqual(intentIds(batch));
+    const again = writeIntent(batch[5]!.id, { policy: "projects/p/locations/l/restorePlans/changed" });
+    await store.recordIntents([writeIntent("last"), again, again]);
+    const pending = await store.pendingIntents();
+    expect(pending).toHaveLength(batch.length + 1);
+    expect(pending[5]).toEqual(again);
+    expect(pending.at(-1)!.id).toBe("last");
+    await store.clearIntents(intentIds(batch));
+    expect(intentIds(await store.pendingIntents())).toEqual(["last"]);
+    const { rows } = await db.admin.query(`SELECT count(*)::int AS n FROM ${schema}.intents`);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("a failure of the database is a state/postgres user error naming what was being done", async () => {
+    const schema = freshSchema();
+    const store = open("broken", schema);
+    expect(await store.pendingIntents()).toEqual([]);
+    await db.admin.query(`DROP TABLE ${schema}.intents`);
+    const cases: Array<[() => Promise<unknown>, string]> = [
+      [() => store.recordIntents([writeIntent("a")]), "record the write intents"],
+      [() => store.pendingIntents(), "read the write intents"],
+      [() => store.clearIntents(["a"]), "clear the write intents"],
+    ];
+    for (const [op, action] of cases) {
+      const e = await rejection(op());
+      expect(e.diagnostics[0]!.code).toBe("state/postgres");
+      expect(e.diagnostics[0]!.summary).toContain(`cannot ${action} in PostgreSQL`);
+      expect(allText(e)).not.toContain(db.password);
+    }
   });
 });
 

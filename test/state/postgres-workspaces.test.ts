@@ -10,6 +10,7 @@ import { PostgresWorkspaces } from "../../src/state/postgres/workspaces.js";
 import { ensureSchema, SCHEMA_VERSION } from "../../src/state/postgres/migrations.js";
 import { freshDatabase, freshSchema, type TestDatabase } from "../postgres/helpers.js";
 import { workspaceConformance } from "./workspace-conformance.js";
+import { intentIds, writeIntent } from "./helpers.js";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -80,6 +81,59 @@ describe("claims on PostgreSQL", () => {
     const claim = (member: string) => [{ address: "m", claim: { scope: "member" as const, kind: "endpoint" as never, object: ep("churn"), role: "roles/aiplatform.user", member } }];
     expect(await open("two", schema).claimConflicts(claim("user:dana@example.com"))).toHaveLength(1);
     expect(await open("two", schema).claimConflicts(claim("user:erin@example.com"))).toEqual([]);
+  });
+});
+
+describe("write intents of workspaces on PostgreSQL", () => {
+  it("each workspace has its own; deleting one deletes its intents, and a workspace made again under its name has none", async () => {
+    const schema = freshSchema("intents");
+    const stores: PostgresStateStore[] = [];
+    const open = (workspace: string) => {
+      const s = postgresStateStore({ stack: "app", schema, workspace, env: db.env });
+      stores.push(s);
+      return s;
+    };
+    try {
+      const main = open("default");
+      const workspaces = new PostgresWorkspaces(main, "app", schema);
+      await workspaces.create("dev");
+      await main.recordIntents([writeIntent("main-1")]);
+      await open("dev").recordIntents([writeIntent("dev-1"), writeIntent("dev-2")]);
+      expect(intentIds(await main.pendingIntents())).toEqual(["main-1"]);
+      expect(intentIds(await open("dev").pendingIntents())).toEqual(["dev-1", "dev-2"]);
+      await workspaces.drop("dev");
+      const { rows } = await db.admin.query(`SELECT workspace, id FROM ${schema}.intents WHERE stack = 'app' ORDER BY seq`);
+      expect(rows).toEqual([{ workspace: "default", id: "main-1" }]);
+      await workspaces.create("dev");
+      expect(await open("dev").pendingIntents()).toEqual([]);
+      expect(intentIds(await main.pendingIntents())).toEqual(["main-1"]);
+    } finally {
+      for (const s of stores) await s.close();
+    }
+  });
+});
+
+describe("a schema of version 3 (no intents table)", () => {
+  it("is upgraded on first use: intents are recorded, the states already there are kept", async () => {
+    const schema = freshSchema("v3");
+    await ensureSchema(db.admin, schema, 3);
+    const tables = async () => (await db.admin.query("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [schema])).rows.map((r: { tablename: string }) => r.tablename);
+    expect(await tables()).not.toContain("intents");
+    const old = newState("legacy");
+    await db.admin.query(`INSERT INTO ${schema}.states (stack, workspace, lineage, serial, state) VALUES ('legacy', 'default', $1, 1, $2::json)`, [old.lineage, JSON.stringify({ ...old, serial: 1 })]);
+    const store = postgresStateStore({ stack: "legacy", schema, env: db.env });
+    try {
+      expect(await store.pendingIntents()).toEqual([]);
+      await store.recordIntents([writeIntent("a")]);
+      expect(intentIds(await store.pendingIntents())).toEqual(["a"]);
+      expect((await store.read())!.lineage).toBe(old.lineage);
+      expect(await tables()).toContain("intents");
+      const v = await db.admin.query(`SELECT max(version) AS v FROM ${schema}.schema_migrations`);
+      expect(v.rows[0].v).toBe(SCHEMA_VERSION);
+      expect(SCHEMA_VERSION).toBe(4);
+    } finally {
+      await store.close();
+    }
   });
 });
 

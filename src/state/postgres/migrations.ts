@@ -66,6 +66,16 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
     `CREATE INDEX reservations_by_object ON reservations (object)`,
     `CREATE INDEX reservations_by_owner ON reservations (stack, workspace)`,
   ],
+  [
+    // Write-ahead intents (../../apply/intents.ts): one row per policy write an apply is about to
+    // send, committed before it is sent and deleted once settled; what is left is settled by the
+    // next plan or apply of the (stack, workspace). seq keeps the order they were recorded in.
+    `CREATE TABLE intents (
+       stack text NOT NULL, workspace text NOT NULL, id text NOT NULL,
+       seq bigserial NOT NULL, body json NOT NULL, created timestamptz NOT NULL DEFAULT now(),
+       PRIMARY KEY (stack, workspace, id))`,
+    `CREATE INDEX intents_in_order ON intents (stack, workspace, seq)`,
+  ],
 ];
 
 /** The version that added the claims table: the states already there get theirs recorded then. */

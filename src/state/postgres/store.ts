@@ -1,17 +1,18 @@
 // The PostgreSQL state backend: one row per (stack, workspace) in {schema}.states, every version
-// in {schema}.history, the lock in locks.ts. Constructing a store does no I/O: it connects on
-// its first call (and creates or checks the tables then), so choosing the backend stays cheap.
+// in {schema}.history, pending write intents in {schema}.intents, the lock in locks.ts.
+// Constructing a store does no I/O: it connects on its first call (and creates or checks the
+// tables then), so choosing the backend stays cheap.
 import type pg from "pg";
 import { pgModule } from "./pg.js";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
-import type { State } from "../../generated/schemas.js";
+import type { State, WriteIntent } from "../../generated/schemas.js";
 import { describeErrors } from "../../schemas/index.js";
 import { parsedState, parseState, serializeState, stateProblems } from "../format.js";
 import { claimConflictError, type ClaimConflict, type OwnedClaim, type ResourceClaim } from "../claims.js";
 import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
 import { claimedProjectNumbers, conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
-import { connectionFromEnv, pgFailure, type PgTarget, rollback, withPoolClient, within } from "./connection.js";
+import { connectionFromEnv, inTransaction, pgFailure, type PgTarget, rollback, withPoolClient, within } from "./connection.js";
 import { readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
@@ -43,6 +44,9 @@ const STORED = {
     "PostgreSQL keeps every version written: `converge state history` lists them, `converge state pull --serial N` prints one; " +
     "once a good version is chosen (it may be behind the cloud: run plan afterwards), `converge state push FILE` replaces the stored state with it.",
 };
+
+/** The most intents one INSERT takes (2 parameters each; PostgreSQL takes up to 65,535 a statement). */
+const INTENTS_PER_INSERT = 1_000;
 
 /** How long closing waits for the pool's connections to end before it leaves them. */
 const CLOSE_WAIT_MS = 5_000;
@@ -251,6 +255,53 @@ export class PostgresStateStore implements StateStore {
         await lock.release();
       },
     };
+  }
+
+  /**
+   * Write-ahead intents (../../apply/intents.ts), rows of {schema}.intents: committed before this
+   * returns, in one transaction. Under a lock that was lost (its connection closed, or the server
+   * no longer holds it for this session) nothing is recorded: the cloud writes they describe must
+   * not start. An intent recorded again under its ID keeps its place, with the new body.
+   */
+  async recordIntents(intents: readonly WriteIntent[]): Promise<void> {
+    if (!intents.length) return;
+    const lost = this.held?.lock.lost();
+    if (lost !== undefined) throw this.lockLost(lost);
+    const byId = new Map<string, WriteIntent>();
+    for (const i of intents) byId.set(i.id, i);
+    const rows = [...byId.values()];
+    const { stack, workspace } = this.scope;
+    const pool = await this.db();
+    try {
+      await withPoolClient(pool, (client) =>
+        inTransaction(client, async () => {
+          const held = this.held?.lock;
+          if (held && !(await sessionHoldsLock(client, held.session))) throw this.lockLost("the server no longer holds it for this converge's session");
+          for (let at = 0; at < rows.length; at += INTENTS_PER_INSERT) {
+            const chunk = rows.slice(at, at + INTENTS_PER_INSERT);
+            // One VALUES list: its rows take their seq in the order they are listed.
+            const values = chunk.map((_, k) => `($1, $2, $${2 * k + 3}, $${2 * k + 4}::json)`).join(", ");
+            const params = [stack, workspace, ...chunk.flatMap((i) => [i.id, JSON.stringify(i)])];
+            await client.query(`INSERT INTO ${this.q}.intents (stack, workspace, id, body) VALUES ${values} ON CONFLICT (stack, workspace, id) DO UPDATE SET body = EXCLUDED.body`, params);
+          }
+        }),
+      );
+    } catch (e) {
+      throw this.failure(e, "record the write intents");
+    }
+  }
+
+  /** The intents of this stack and workspace not cleared yet, in the order they were recorded. */
+  pendingIntents(): Promise<WriteIntent[]> {
+    return this.query("read the write intents", async (db) => {
+      const r = await db.query<{ text: string }>(`SELECT body::text AS text FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 ORDER BY seq`, [this.scope.stack, this.scope.workspace]);
+      return r.rows.map((row) => JSON.parse(row.text) as WriteIntent);
+    });
+  }
+
+  async clearIntents(ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.query("clear the write intents", (db) => db.query(`DELETE FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 AND id = ANY($3::text[])`, [this.scope.stack, this.scope.workspace, [...ids]]));
   }
 
   /**
