@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 import { newState, serializeState, type State, type StateStore, versionOf } from "../../src/state/index.js";
+import { intentIds as ids, writeIntent as intent } from "./helpers.js";
 
 export interface StoreFixture {
   store: StateStore;
@@ -13,6 +14,8 @@ export interface StoreFixture {
   cleanup: () => Promise<void>;
   /** Replaces the stored state's text behind the store's back (a hand edit, a restore from elsewhere); a state was written first. */
   plant: (text: string) => Promise<void>;
+  /** A store of another stack beside this one (the same directory, the same schema). */
+  otherStack: (stack: string) => StateStore;
 }
 
 async function conflict(p: Promise<unknown>): Promise<UserError> {
@@ -154,6 +157,64 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
         expect(await store.version(1)).toEqual(v1);
         expect(await store.version(2)).toEqual(v2);
         expect(await store.version(7)).toBeUndefined();
+      }));
+
+    it("write intents: none on a new store; recorded ones are pending in order, as recorded, for another handle too", () =>
+      use(async ({ store, second }) => {
+        expect(await store.pendingIntents()).toEqual([]);
+        await store.recordIntents([]);
+        await store.clearIntents([]);
+        expect(await store.pendingIntents()).toEqual([]);
+        // IDs out of their sort order, and a second record after the first: kept in recording order.
+        const [b, a, c] = [intent("b-first"), intent("a-second"), intent("c-third")];
+        await store.recordIntents([b, a]);
+        await store.recordIntents([c]);
+        expect(await store.pendingIntents()).toEqual([b, a, c]);
+        // Durable: another handle (another process) reads them back.
+        expect(await second().pendingIntents()).toEqual([b, a, c]);
+        // They are beside the state, not in it.
+        expect(await store.read()).toBeUndefined();
+      }));
+
+    it("write intents: clearing some leaves the others; clearing all leaves none; recording after that works", () =>
+      use(async ({ store, second }) => {
+        const v1 = await store.write(newState("conformance"), undefined);
+        const [one, two, three] = [intent("one"), intent("two"), intent("three")];
+        await store.recordIntents([one, two, three]);
+        await store.clearIntents(["two"]);
+        expect(ids(await store.pendingIntents())).toEqual(["one", "three"]);
+        expect(ids(await second().pendingIntents())).toEqual(["one", "three"]);
+        // An ID not pending (already cleared, or never recorded) is no error.
+        await second().clearIntents(["two", "never-recorded"]);
+        expect(ids(await store.pendingIntents())).toEqual(["one", "three"]);
+        await second().clearIntents(["one", "three"]);
+        expect(await store.pendingIntents()).toEqual([]);
+        expect(await second().pendingIntents()).toEqual([]);
+        const four = intent("four");
+        await store.recordIntents([four]);
+        expect(await second().pendingIntents()).toEqual([four]);
+        await store.clearIntents(["four"]);
+        expect(await store.pendingIntents()).toEqual([]);
+        // The state is untouched by any of it.
+        expect(await store.read()).toEqual(v1);
+      }));
+
+    it("write intents are recorded under the lock, and are a stack's own", () =>
+      use(async ({ store, second, otherStack }) => {
+        const lock = await store.lock("apply");
+        await store.recordIntents([intent("mine")]);
+        await lock.release();
+        const other = otherStack("conformance-other");
+        expect(await other.pendingIntents()).toEqual([]);
+        await other.recordIntents([intent("theirs")]);
+        expect(ids(await store.pendingIntents())).toEqual(["mine"]);
+        expect(ids(await other.pendingIntents())).toEqual(["theirs"]);
+        // Clearing an ID of another stack's intent clears nothing here, and nothing there.
+        await second().clearIntents(["theirs"]);
+        expect(ids(await other.pendingIntents())).toEqual(["theirs"]);
+        await other.clearIntents(["mine", "theirs"]);
+        expect(ids(await store.pendingIntents())).toEqual(["mine"]);
+        expect(await other.pendingIntents()).toEqual([]);
       }));
 
     it("force-unlock needs the holder's ID", () =>

@@ -8,5 +8,11 @@ import { tempDir } from "./helpers.js";
 stateStoreConformance("local file", async (stack) => {
   const { dir, cleanup } = await tempDir();
   const path = join(dir, "state", `${stack}.json`);
-  return { store: localStateStore(path, { stack }), second: () => localStateStore(path, { stack }), cleanup, plant: (text) => writeFile(path, text) };
+  return {
+    store: localStateStore(path, { stack }),
+    second: () => localStateStore(path, { stack }),
+    cleanup,
+    plant: (text) => writeFile(path, text),
+    otherStack: (other) => localStateStore(join(dir, "state", `${other}.json`), { stack: other }),
+  };
 });

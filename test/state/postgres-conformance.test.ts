@@ -19,14 +19,15 @@ stateStoreConformance(
   async (stack) => {
     const schema = freshSchema();
     const stores: PostgresStateStore[] = [];
-    const open = () => {
-      const s = postgresStateStore({ stack, schema, env: db.env });
+    const open = (name = stack) => {
+      const s = postgresStateStore({ stack: name, schema, env: db.env });
       stores.push(s);
       return s;
     };
     return {
       store: open(),
-      second: open,
+      second: () => open(),
+      otherStack: (other) => open(other),
       cleanup: async () => {
         for (const s of stores) await s.close();
       },
