@@ -200,3 +200,15 @@ export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmu
 }
 
 export const PROMPT = "Do you want to perform these actions?";
+
+/** Resolves once every API request the emulator received has been answered (or its answer lost):
+ *  the writes of a killed client still in the emulator's latency have landed by then. Polls; the
+ *  interval decides nothing. */
+export async function untilQuiet(emu: RunningEmulator): Promise<void> {
+  for (;;) {
+    const s = await stats(emu);
+    const open = Object.entries(s.requests).some(([m, n]) => n > Object.values(s.responses?.[m] ?? {}).reduce((a, b) => a + b, 0) + ((s as { lostResponses?: Record<string, Record<string, number>> }).lostResponses?.[m]?.reset ?? 0));
+    if (!open) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -7,9 +7,11 @@ import { type StateStore, versionOf } from "../../state/index.js";
 import { withStateLock } from "../../engine/session.js";
 import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
+import { seg } from "../render/lines.js";
 import { registerStateMigrate } from "./state-migrate.js";
 import { registerStateTeam } from "./state-team.js";
 import { listed, NAMES_IN_DETAIL } from "../../diagnostics/listed.js";
+import type { State, WriteIntent } from "../../generated/schemas.js";
 
 interface StateCliOptions {
   file?: string;
@@ -36,6 +38,15 @@ function common(cmd: Command): Command {
     .option("--json", "print JSON");
 }
 
+/** What `state show` says of writes an interrupted run left: settled into this resource, or pending. */
+function settledLines(s: State, address: string, pending: readonly WriteIntent[]): string[] {
+  const out: string[] = [];
+  if (s.settled?.recorded.includes(address)) out.push(`# recorded ${s.settled.at} from a write of an interrupted run that landed (settled against the live policy: converge's own)`);
+  const waiting = pending.filter((i) => i.changes.some((c) => c.address === address)).length;
+  if (waiting) out.push(`# ${waiting} write${waiting === 1 ? "" : "s"} of an interrupted run on it pending: the next plan or apply settles ${waiting === 1 ? "it" : "them"} against the live policy`);
+  return out;
+}
+
 export function registerState(program: Command): void {
   const state = program.command("state").description("Inspect and edit the state (never touches the cloud)");
 
@@ -49,12 +60,13 @@ export function registerState(program: Command): void {
 
   common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
     action(async (address: string, o: StateCliOptions) => {
-      const s = redactState(await readOrFail(await stateStoreOf(o)));
+      const store = await stateStoreOf(o);
+      const s = redactState(await readOrFail(store));
       const r = s.resources.find((x) => x.address === address);
       if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${listed(s.resources.map((x) => x.address), NAMES_IN_DETAIL) || "(none)"}.` });
       if (o.json) await writeOut(jsonText(r, 2) + "\n");
       // Nested values as the plan lays them out; the line renderer neutralises what the server said.
-      else await printLines(resourceLines(r.address, r.type, r.outputs), o);
+      else await printLines([...resourceLines(r.address, r.type, r.outputs), ...settledLines(s, address, await store.pendingIntents()).map((t) => [seg(t)])], o);
     }),
   );
 

@@ -1,0 +1,69 @@
+// An apply killed (SIGKILL) while it writes 20 grants at 300 ms a write: the grants it wrote are
+// converge's own, whatever the state had saved by then. Each write's intent was recorded before
+// it was sent; `state show` says a write is pending, the next plan settles them (and says so),
+// adopts nothing, and the next apply converges; destroy then leaves every policy as it was.
+import { writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EmulatorWorld } from "../../src/generated/schemas.js";
+import { expectExit, runCli, startCli, useEmulatorWorkspace, world } from "./helpers.js";
+import { clearFaults, membersOf, policyIn, readStateFile, rp, setFaults, stackHead, untilQuiet } from "./apply-helpers.js";
+
+const ADMIN = "roles/gkebackup.admin";
+const FOREIGN = "user:foreign@example.com";
+const N = 20;
+const ZOE = "user:zoe@example.com";
+
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: Array.from({ length: N }, (_, i) => ({ name: rp(`p${i}`), policy: { bindings: [{ role: ADMIN, members: [FOREIGN] }] } })),
+};
+
+const stack = stackHead("crashed") + Array.from({ length: N }, (_, i) => `  m${i}:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: p${i}\n      role: ${ADMIN}\n      member: ${ZOE}\n`).join("");
+
+const ws = useEmulatorWorkspace(SEED, "converge-crash-ownership-");
+
+describe("an apply killed while it writes", () => {
+  it("leaves its grants converge's own: settled by the next plan, revoked by destroy", async () => {
+    const stackFile = join(ws.dir, "stack.yaml");
+    const statePath = join(ws.dir, "crashed.json");
+    await writeFile(stackFile, stack);
+    const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const granted = async () => (await world(ws.emu)).restorePlans!.filter((o) => membersOf(o.policy, ADMIN).includes(ZOE)).length;
+
+    await setFaults(ws.emu, { latencyMs: 300 });
+    const run = startCli(["apply", "--auto-approve", "--json", "--parallelism", "4", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    // Killed once 6 writes are done: 4 more are in flight.
+    const done = () => run.output().split('"type":"apply_complete"').length - 1;
+    while (done() < 6) await new Promise((r) => run.child.stdout!.once("data", r));
+    run.child.kill("SIGKILL");
+    expect((await run.done).signal).toBe("SIGKILL");
+    // The writes in flight land in the emulator after the client is gone, as Google's do.
+    await untilQuiet(ws.emu);
+    await clearFaults(ws.emu);
+
+    const live = await granted();
+    const saved = existsSync(statePath) ? (await readStateFile(statePath)).resources.length : 0;
+    expect(live).toBeGreaterThanOrEqual(6);
+    expect(existsSync(`${statePath}.intents`)).toBe(true);
+
+    const planned = await cli("plan");
+    expectExit(planned, 0);
+    expect(planned.stdout + planned.stderr).not.toContain("granted outside converge");
+    if (live > saved) expect(planned.stdout + planned.stderr).toMatch(/Settled \d+ writes? an interrupted run left pending: \d+ landed/);
+    expect(planned.stdout).toContain(`Plan: 0 to import, ${N - live} to add`);
+
+    const applied = await cli("apply", "--auto-approve");
+    expectExit(applied, 0);
+    const state = await readStateFile(statePath);
+    expect(state.resources).toHaveLength(N);
+    expect(state.resources.filter((r) => r.adopted)).toEqual([]);
+    expect(existsSync(`${statePath}.intents`)).toBe(false);
+    expectExit(await cli("plan", "--detailed-exitcode"), 0);
+
+    expectExit(await cli("destroy", "--auto-approve"), 0);
+    const after = await world(ws.emu);
+    for (let i = 0; i < N; i++) expect(membersOf(policyIn(after, rp(`p${i}`)), ADMIN)).toEqual([FOREIGN]);
+  });
+});
