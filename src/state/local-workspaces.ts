@@ -2,7 +2,7 @@
 // state/{stack}.W.json, each with its own lock file beside it. Which workspaces exist is a list
 // in {state dir}/{stack}.workspaces (one name a line), so a new workspace exists before its
 // first write, as Terraform's `workspace new` makes one without a state.
-import { lstat, readFile, rename } from "node:fs/promises";
+import { lstat, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { writeFileAtomic } from "../fs/atomic-file.js";
@@ -80,6 +80,11 @@ export class LocalWorkspaces implements WorkspaceCatalog {
     } catch (e) {
       if (errnoCode(e) !== "ENOENT") throw fsError(e, "remove the state file", file);
     }
+    // Its pending write intents go with it (as the PostgreSQL backend deletes its rows): a new
+    // workspace of the same name must not settle them as its own.
+    await rm(`${file}.intents`, { force: true }).catch((e: unknown) => {
+      throw fsError(e, "remove the intent journal", `${file}.intents`);
+    });
     if (name !== DEFAULT_WORKSPACE) await this.save((await this.names()).filter((n) => n !== name));
   }
 }
