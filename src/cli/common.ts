@@ -15,7 +15,7 @@ import type { OpenedState, StateLocation } from "../state/factory.js";
 import { BACKEND_TYPES, type BackendType } from "../state/backend-types.js";
 import { diagnosticLines } from "./render/diagnostics.js";
 import { rateOption } from "./rate-option.js";
-import { catchCommandSignals } from "./interrupt.js";
+import { catchCommandSignals, exitCodeAfter, outputFailed } from "./interrupt.js";
 import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
 import { textPieces } from "../text-pieces.js";
 
@@ -38,8 +38,9 @@ export interface StackOptions {
   varFile?: string[];
 }
 
-/** Exit codes (SPEC section 5). */
-export const EXIT = { ok: 0, error: 1, changes: 2, interrupted: 130 } as const;
+/** Exit codes (SPEC section 5): interrupted by SIGINT or SIGTERM 130, by SIGHUP 129, by a closed
+ *  stdout or stderr 141 (128 + SIGPIPE), see ./interrupt.ts. */
+export const EXIT = { ok: 0, error: 1, changes: 2, hangup: 129, interrupted: 130, outputClosed: 141 } as const;
 
 /** The help of -f for the commands that only read or edit the state (see stateStoreOf). */
 export const STACK_FILE_HELP = "stack file: names the state, which must belong to it (default: stack.yaml)";
@@ -188,11 +189,23 @@ export function batchedStdout(): { line: (text: string) => void; flush: () => vo
  * nothing running and nothing buffered elsewhere.
  */
 function exitWhenFlushed(): Promise<never> {
-  return new Promise<never>(() => process.stdout.write("", () => process.stderr.write("", () => process.exit())));
+  return new Promise<never>(() => void stdoutWritten().then(() => process.stderr.write("", () => process.exit(exitCodeAfter(Number(process.exitCode ?? EXIT.ok))))));
 }
 
+/** Writes `text` to stdout; resolves once it is written, or once its write failed (a closed
+ *  output: reported at once to ./interrupt.ts, which stops the command; the text is dropped). */
 export function writeOut(text: string): Promise<void> {
-  return new Promise((res) => (process.stdout.write(text) ? res() : process.stdout.once("drain", () => res())));
+  return new Promise((res) =>
+    process.stdout.write(text, (e) => {
+      if (e) outputFailed("stdout", e);
+      res();
+    }),
+  );
+}
+
+/** Resolves once stdout has taken everything written before; a failure is reported as writeOut's. */
+export function stdoutWritten(): Promise<void> {
+  return writeOut("");
 }
 
 /** jsonText(value, 2) and a newline on stdout, written in pieces as they are made (jsonChunks):
@@ -256,7 +269,8 @@ export function stateChoice(backend: StateLocation["backend"], o: { state?: stri
  * Runs a command action: user errors print as diagnostics (exit 1, no stack trace); anything
  * else is a bug and prints with its stack. `exitWhenDone`: the process ends once the output is
  * written (exitWhenFlushed), for a command that leaves nothing running. From its start to the
- * process's end, SIGINT and SIGTERM stop the command, releasing its state locks (./interrupt.ts).
+ * process's end, SIGINT, SIGTERM, SIGHUP and a closed output stop the command, releasing its
+ * state locks (./interrupt.ts).
  */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>, opts: { exitWhenDone?: boolean } = {}): (...args: A) => Promise<void> {
   return async (...args: A) => {
@@ -278,7 +292,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
         code = EXIT.error;
       }
     }
-    process.exitCode = code;
+    process.exitCode = exitCodeAfter(code);
     if (opts.exitWhenDone) await exitWhenFlushed();
   };
 }

@@ -30,12 +30,12 @@ function commandsFor(argv: readonly string[]): typeof COMMANDS {
   return named.length ? named : COMMANDS;
 }
 
-// A closed pipe (`converge plan --json | head`) is the reader's choice, not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw e;
-  });
+// A write to stdout or stderr that failed, its reader gone (`converge apply | head`, EPIPE) or its
+// terminal (EIO), is an interrupt: the command stops as on Ctrl-C and exits 141, or 129 for a
+// terminal (./interrupt.ts, loaded with the command; never an uncaught error). Every later write
+// fails again: reported once.
+for (const name of ["stdout", "stderr"] as const) {
+  process[name].on("error", (e: Error) => void import("./interrupt.js").then((m) => m.outputFailed(name, e)));
 }
 
 const program = new Command();

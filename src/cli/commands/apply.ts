@@ -12,7 +12,7 @@ import { seg } from "../render/lines.js";
 import { refreshLines } from "../render/plan-text.js";
 import { addPlanOptions, planWithView, reportingFailure, type PlanCliOptions } from "./plan.js";
 import { UiStream } from "../ui-stream.js";
-import { APPLYING, catchInterrupts, planInterrupted, stoppedBy } from "../interrupt.js";
+import { APPLYING, catchInterrupts, haltForExit, interruptedExit, planInterrupted, stopping, stoppedBy } from "../interrupt.js";
 import type { OperationView } from "../views/view.js";
 import { HumanView } from "../views/human-view.js";
 import { LiveView } from "../views/live-view.js";
@@ -33,6 +33,9 @@ function applyView(o: ApplyCliOptions, ui: UiStream | undefined): OperationView 
 
 /** Applies a plan with Ctrl-C handling; the view shows the progress and the end. Returns the exit code. */
 async function execute(session: StackSession, planned: PlannedStack, o: ApplyCliOptions, destroy: boolean, view: OperationView): Promise<number> {
+  // An interrupt while the plan was shown (a signal, its reader gone): nothing starts, not even
+  // the claims' record; the process exits once the lock is released.
+  if (stopping()) return haltForExit();
   const tally = new ChangeTally(planned.plan);
   const interrupts = catchInterrupts(APPLYING);
   interrupts.beforeExit(() => view.flush());
@@ -50,7 +53,7 @@ async function execute(session: StackSession, planned: PlannedStack, o: ApplyCli
   }
   const stopped = stoppedBy(interrupts.signal);
   await view.applied({ result: scrub(result, planned.secrets), counts: tally.counts, destroy, stopped });
-  if (result.interrupted) return stopped === "timeout" ? EXIT.error : EXIT.interrupted;
+  if (result.interrupted) return stopped === "timeout" ? EXIT.error : interruptedExit();
   return result.failed.length ? EXIT.error : EXIT.ok;
 }
 
@@ -124,6 +127,7 @@ async function runRefresh(o: StackOptions): Promise<number> {
     if (interrupted) return planInterrupted(interrupted);
     printDiagnostics(planned.diagnostics);
     if (planned.plan.errored) return EXIT.error;
+    if (stopping()) return haltForExit();
     const written = await saveRefreshed(session, planned);
     if (!written) {
       await writeOut("There is no state yet: nothing to refresh.\n");

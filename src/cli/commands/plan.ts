@@ -1,4 +1,8 @@
+import { renameSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
+import { tempPathFor } from "../../fs/atomic-file.js";
+import type { Plan } from "../../generated/schemas.js";
 import { type PlannedStack, planStack, type PlanRequest, type StackSession } from "../../engine/session.js";
 import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
 import { terraformPlanFailure } from "../../plan/terraform-json.js";
@@ -7,8 +11,8 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
 import { ratesOf } from "../rate-option.js";
-import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, openStackOf, parallelismOf, writeOut, type StackOptions } from "../common.js";
-import { planInterrupted, planning, type Stopped } from "../interrupt.js";
+import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, openStackOf, parallelismOf, stdoutWritten, writeOut, type StackOptions } from "../common.js";
+import { haltForExit, planInterrupted, planning, stopping, type Stopped } from "../interrupt.js";
 import type { Emit } from "../../engine/events.js";
 import type { OperationView } from "../views/view.js";
 import { HumanView } from "../views/human-view.js";
@@ -100,6 +104,23 @@ function planView(o: PlanCommandOptions, ui: UiStream | undefined): OperationVie
   return new HumanView({ color: o.color, format, ...(o.out ? { savedTo: o.out } : {}) });
 }
 
+/** The plan saved beside `file` under a temporary name (an error, such as a plan too large to
+ *  save, comes before anything is printed); `commit` puts it in place once the plan's output is
+ *  all written. Until then, the process's exit (an interrupt, a closed output) removes it. */
+function stagePlan(file: string, plan: Plan): { commit: () => void } {
+  const path = resolve(file);
+  const staged = tempPathFor(path);
+  const drop = () => rmSync(staged, { force: true });
+  process.once("exit", drop);
+  savePlan(staged, plan);
+  return {
+    commit() {
+      process.off("exit", drop);
+      renameSync(staged, path);
+    },
+  };
+}
+
 /** `converge plan`; `ui` when the plan streams its JSON lines (--json-stream). */
 async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise<number> {
   checkPlanOptions(o);
@@ -113,9 +134,13 @@ async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise
   }
   // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
   const sealed = !planned.plan.errored && (o.out || o.json) ? sealPlan(planned.plan, planKey()) : planned.plan;
-  if (o.out && !planned.plan.errored) savePlan(o.out, sealed);
+  const saved = o.out && !planned.plan.errored ? stagePlan(o.out, sealed) : undefined;
   await view.planned({ ...planned, plan: sealed });
   await view.close();
+  // A plan whose output was not all read (its reader gone, a signal meanwhile) is not saved.
+  await stdoutWritten();
+  if (stopping()) return haltForExit();
+  saved?.commit();
   if (planned.plan.errored) return EXIT.error;
   return o.detailedExitcode && planned.plan.applyable ? EXIT.changes : EXIT.ok;
 }

@@ -88,15 +88,20 @@ export async function askPlain(question: string, io: PromptIo, summary: readonly
   io.output.write(`\n${question}\n${EXPLAIN.join("\n")}\n\n${summary.length ? toPlain(summary) + "\n" : ""}`);
   const rl = createInterface({ input: io.input, output: io.output, terminal: false });
   let untake = () => {};
+  let onError = () => {};
   try {
-    // End of input (Ctrl-D) and Ctrl-C (or SIGTERM) are refusals, never approvals; the lock is still released.
+    // End of input (Ctrl-D), input that fails (a terminal gone), Ctrl-C (or SIGTERM, SIGHUP, a
+    // closed output) are refusals, never approvals; the lock is still released.
     const refused = new Promise<string>((r) => {
       rl.once("close", () => r(""));
+      onError = () => r("");
+      io.input.once("error", onError);
       untake = takeSignals(() => r(""));
     });
     return toAnswer(await Promise.race([rl.question(ASK), refused]));
   } finally {
     untake();
+    io.input.off("error", onError);
     rl.close();
   }
 }
@@ -105,6 +110,13 @@ export async function askApproval(question: string, summary: readonly Line[] = [
   if (isInCi) return askPlain(question, { input: process.stdin, output: process.stdout }, summary);
   let answer: Answer = "no";
   const instance = render(<ApprovalPrompt question={question} onAnswer={(a) => (answer = a)} summary={summary} />, { exitOnCtrlC: true, patchConsole: false });
-  await instance.waitUntilExit();
+  // Input that fails (the terminal gone: EIO) is a refusal, not an uncaught error.
+  const refuse = () => instance.unmount();
+  process.stdin.once("error", refuse);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    process.stdin.off("error", refuse);
+  }
   return answer;
 }
