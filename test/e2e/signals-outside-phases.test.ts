@@ -5,30 +5,15 @@
 // the lock, says so in one line on stderr and exits 130, as the handlers of the plan and apply
 // phases do (for SIGTERM too).
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generate } from "../../bench/generate.js";
-import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { expectExit, runCli, startCli, type StartedCli, useTempDir } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { expectExit, runCli, startCli, type StartedCli } from "./helpers.js";
+import { useGeneratedStack } from "./interrupt-helpers.js";
 
 const N = 2000;
-const tmp = useTempDir("converge-signals-");
-let emu: RunningEmulator;
-let stackFile: string;
-let statePath: string;
+const big = useGeneratedStack("converge-signals-", N);
 
-beforeAll(async () => {
-  const g = generate(tmp.dir, N);
-  stackFile = g.stack;
-  statePath = join(tmp.dir, "state", "s.json");
-  emu = await startEmulator({ seedFile: g.seed, port: 0, host: "127.0.0.1" });
-}, 60_000);
-afterAll(async () => {
-  await emu?.close();
-});
-
-const lockFile = () => `${statePath}.lock`;
-const cli = (args: string[]) => startCli([...args, "-f", stackFile, "--state", statePath, "--parallelism", "4"], { cwd: tmp.dir, emulator: emu, timeoutMs: 120_000 });
+const lockFile = () => `${big.statePath}.lock`;
+const cli = (args: string[]) => startCli([...args, "-f", big.stackFile, "--state", big.statePath, "--parallelism", "4"], { cwd: big.dir, emulator: big.emu, timeoutMs: 120_000 });
 
 /** Waits for `text`, stops reading stdout (the CLI blocks writing the rest), sends `signal`, then reads on. */
 async function signalWhileWriting(c: StartedCli, text: string, signal: NodeJS.Signals): Promise<void> {
@@ -79,10 +64,10 @@ describe(`signals outside the plan and apply phases (${N} resources)`, () => {
   }, 120_000);
 
   it("the next apply converges from what the interrupted ones left", async () => {
-    const r = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu, timeoutMs: 120_000 });
+    const r = await runCli(["apply", "--auto-approve", "-f", big.stackFile, "--state", big.statePath], { cwd: big.dir, emulator: big.emu, timeoutMs: 120_000 });
     expectExit(r, 0);
     expect(r.stderr).not.toMatch(/lock/i);
-    const p = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: tmp.dir, emulator: emu, timeoutMs: 120_000 });
+    const p = await runCli(["plan", "--detailed-exitcode", "-f", big.stackFile, "--state", big.statePath], { cwd: big.dir, emulator: big.emu, timeoutMs: 120_000 });
     expectExit(p, 0);
   }, 240_000);
 });
