@@ -6,6 +6,7 @@
 import type { State, StateResource } from "../generated/schemas.js";
 import type { Emit } from "../engine/events.js";
 import { jsonEqual } from "../plan/compare.js";
+import { pushAll } from "../arrays.js";
 import { parsedState, sealedCopy, serializeState, stateProblems } from "../state/format.js";
 
 /** A save slower than this (ms) delays the next one by SAVE_PAUSE_FACTOR times its duration. */
@@ -181,7 +182,8 @@ export class StateRecorder {
           return written;
         },
         (e: unknown) => {
-          this.covered.unshift(...ids);
+          // Not saved: they wait for the next save (this one's first, in order).
+          this.covered = pushAll(ids, this.covered);
           throw e;
         },
       );

@@ -64,14 +64,7 @@ export async function modifyPolicy(
   mods: PolicyModification[],
   opts: ModifyOptions = {},
 ): Promise<ModifyResult> {
-  const maxAttempts = opts.maxAttempts ?? MODIFY_DEFAULTS.maxAttempts;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
-  const backoff = {
-    baseDelayMs: opts.baseDelayMs ?? MODIFY_DEFAULTS.baseDelayMs,
-    maxDelayMs: opts.maxDelayMs ?? MODIFY_DEFAULTS.maxDelayMs,
-    random: opts.random ?? Math.random,
-  };
-  const sleep = opts.sleep ?? defaultSleep;
+  const { maxAttempts, backoff, sleep } = settings(opts);
   const signal = opts.signal;
   const call = signal ? { signal } : {};
   const started = Date.now();
@@ -96,12 +89,9 @@ export async function modifyPolicy(
     let landed = false;
     if (!current) {
       stopIfAborted("getIamPolicy");
-      try {
-        current = await client.getIamPolicy(kind, name, call);
-      } catch (e) {
-        // The outcome of the lost write stays unknown: its error says so (the next plan settles it).
-        throw unsettled && isCloudError(e) && !e.uncertain ? e.withAttempts(e.attempts, e.elapsedMs, e.note, true) : e;
-      }
+      current = await client.getIamPolicy(kind, name, call).catch((e: unknown) => {
+        throw unsettled ? stillUncertain(e) : e;
+      });
       reads++;
       fresh = true;
       // A write whose answer was lost is settled by this read: its edits are there (it landed),
@@ -145,8 +135,20 @@ export async function modifyPolicy(
     }
   }
 
-  if (!lastAbort) throw unsettled!;
-  throw gaveUp(name, lastAbort, maxAttempts, started, reads, writes, unsettled !== undefined);
+  throw lastAbort ? gaveUp(name, lastAbort, maxAttempts, started, reads, writes, unsettled !== undefined) : unsettled!;
+}
+
+function settings(opts: ModifyOptions) {
+  const maxAttempts = opts.maxAttempts ?? MODIFY_DEFAULTS.maxAttempts;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
+  const backoff = { baseDelayMs: opts.baseDelayMs ?? MODIFY_DEFAULTS.baseDelayMs, maxDelayMs: opts.maxDelayMs ?? MODIFY_DEFAULTS.maxDelayMs, random: opts.random ?? Math.random };
+  return { maxAttempts, backoff, sleep: opts.sleep ?? defaultSleep };
+}
+
+/** The error of the read that was to settle a lost write: the write's outcome stays unknown, and
+ *  the error says so (the next plan settles it from the write's intent). */
+function stillUncertain(e: unknown): unknown {
+  return isCloudError(e) && !e.uncertain ? e.withAttempts(e.attempts, e.elapsedMs, e.note, true) : e;
 }
 
 /** Changes shown in full in the refusal; the rest are counted. */

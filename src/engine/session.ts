@@ -240,7 +240,10 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
   // What the settlement of an interrupted run's writes found is saved before any new write, and
   // the intents it settled are cleared.
   let state = planned.prior ?? newState(planned.real.stack.name);
-  if (planned.settlement?.changed && planned.prior) state = await save(planned.prior);
+  if (planned.settlement?.changed && planned.prior) {
+    expect = planned.settlement.from;
+    state = await save(planned.prior);
+  }
   await session.store.clearIntents(planned.settlement?.settled ?? []);
   planned.cloud.route(req.emit ?? noEmit);
   const shared = req.signal ? sharedSignal(req.signal) : undefined;

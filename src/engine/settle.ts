@@ -13,6 +13,7 @@ import type { IamInputs } from "../drivers/types.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { OwnGrants } from "../plan/ownership.js";
 import { newState } from "../state/format.js";
+import { type StateVersion, versionOf } from "../state/store.js";
 import type { CloudPort, PolicyKind } from "./cloud-port.js";
 
 export interface Settlement {
@@ -20,6 +21,8 @@ export interface Settlement {
   state: State | undefined;
   /** Whether `state` differs from the prior state (it must be saved before the next write). */
   changed: boolean;
+  /** The version of the state it was settled from (undefined: there was none): its save expects it. */
+  from: StateVersion | undefined;
   /** Grants converge wrote that no resource of `state` records yet (the first half of a move). */
   own: StateResource[];
   /** The intents settled: cleared once `state` is saved. */
@@ -28,7 +31,7 @@ export interface Settlement {
   diagnostic: Diagnostic | undefined;
 }
 
-export const NOTHING_PENDING: Settlement = { state: undefined, changed: false, own: [], settled: [], diagnostic: undefined };
+export const NOTHING_PENDING: Settlement = { state: undefined, changed: false, from: undefined, own: [], settled: [], diagnostic: undefined };
 
 /** Settles `pending` against the live policies (read once each); `prior` is not changed. */
 export async function settleIntents(pending: readonly WriteIntent[], prior: State | undefined, stackName: string, cloud: CloudPort, now: () => Date = () => new Date(), signal?: AbortSignal): Promise<Settlement> {
@@ -76,6 +79,7 @@ export async function settleIntents(pending: readonly WriteIntent[], prior: Stat
   return {
     state: kept ? state : undefined,
     changed: kept,
+    from: versionOf(prior),
     own: moved.map((m) => m.record),
     settled: pending.filter((i) => !pendingStill.has(i.id)).map((i) => i.id),
     diagnostic: settledDiagnostic(summary, moved.length),

@@ -47,6 +47,13 @@ describe("an apply killed while it writes", () => {
     const saved = existsSync(statePath) ? (await readStateFile(statePath)).resources.length : 0;
     expect(live).toBeGreaterThanOrEqual(6);
     expect(existsSync(`${statePath}.intents`)).toBe(true);
+    // `state show` of a grant written but not saved says its write is pending.
+    const savedAddresses = existsSync(statePath) ? (await readStateFile(statePath)).resources.map((r) => r.address) : [];
+    const unsaved = (await world(ws.emu)).restorePlans!.map((o) => ({ o, address: `m${o.name.split("/p").at(-1)}` })).find(({ o, address }) => membersOf(o.policy, ADMIN).includes(ZOE) && !savedAddresses.includes(address));
+    if (unsaved && savedAddresses.length) {
+      const shown = await cli("state", "show", unsaved.address);
+      expect(shown.stderr).toMatch(/write of an interrupted run on it pending: the next plan or apply settles it/);
+    }
 
     const planned = await cli("plan");
     expectExit(planned, 0);
@@ -61,6 +68,7 @@ describe("an apply killed while it writes", () => {
     expect(state.resources.filter((r) => r.adopted)).toEqual([]);
     expect(existsSync(`${statePath}.intents`)).toBe(false);
     expectExit(await cli("plan", "--detailed-exitcode"), 0);
+    if (unsaved) expect((await cli("state", "show", unsaved.address)).stdout).toMatch(/from a write of an interrupted run that landed/);
 
     expectExit(await cli("destroy", "--auto-approve"), 0);
     const after = await world(ws.emu);

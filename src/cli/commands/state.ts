@@ -38,6 +38,20 @@ function common(cmd: Command): Command {
     .option("--json", "print JSON");
 }
 
+async function showResource(address: string, o: StateCliOptions): Promise<void> {
+  const store = await stateStoreOf(o);
+  const s = redactState(await readOrFail(store));
+  const r = s.resources.find((x) => x.address === address);
+  const pending = await store.pendingIntents();
+  if (!r) {
+    const waiting = settledLines(s, address, pending).map((t) => t.replace(/^# /, ""));
+    throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: [`Addresses: ${listed(s.resources.map((x) => x.address), NAMES_IN_DETAIL) || "(none)"}.`, ...waiting].join("\n") });
+  }
+  if (o.json) await writeOut(jsonText(r, 2) + "\n");
+  // Nested values as the plan lays them out; the line renderer neutralises what the server said.
+  else await printLines([...resourceLines(r.address, r.type, r.outputs), ...settledLines(s, address, pending).map((t) => [seg(t)])], o);
+}
+
 /** What `state show` says of writes an interrupted run left: settled into this resource, or pending. */
 function settledLines(s: State, address: string, pending: readonly WriteIntent[]): string[] {
   const out: string[] = [];
@@ -58,17 +72,7 @@ export function registerState(program: Command): void {
     }),
   );
 
-  common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
-    action(async (address: string, o: StateCliOptions) => {
-      const store = await stateStoreOf(o);
-      const s = redactState(await readOrFail(store));
-      const r = s.resources.find((x) => x.address === address);
-      if (!r) throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: `Addresses: ${listed(s.resources.map((x) => x.address), NAMES_IN_DETAIL) || "(none)"}.` });
-      if (o.json) await writeOut(jsonText(r, 2) + "\n");
-      // Nested values as the plan lays them out; the line renderer neutralises what the server said.
-      else await printLines([...resourceLines(r.address, r.type, r.outputs), ...settledLines(s, address, await store.pendingIntents()).map((t) => [seg(t)])], o);
-    }),
-  );
+  common(state.command("show").argument("<address>").description("Show one resource from the state")).action(action(showResource));
 
   common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
     action(async (addresses: string[], o: StateCliOptions) => {
