@@ -77,7 +77,7 @@ process.stdout.write = (chunk, ...rest) => {
     expect(s.stdout()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
   });
 
-  it("prints its address, serves, and exits 0 on SIGTERM after flushing", async () => {
+  it.each(["SIGTERM", "SIGHUP"] as const)("prints its address, serves, and exits 0 on %s after flushing", async (sig) => {
     const seed = join(dir, "seed.yaml");
     await writeFile(seed, `projects:\n  p1:\n    number: 42\nrestorePlans:\n  - name: projects/p1/locations/l/restorePlans/r\n`);
     const data = join(dir, "data.json");
@@ -87,7 +87,7 @@ process.stdout.write = (chunk, ...rest) => {
     expect(hostPort).toBe(url.slice("http://".length));
     const r = await api(url).getRestorePlan("projects/42/locations/l/restorePlans/r");
     expect(r.status).toBe(200);
-    s.child.kill("SIGTERM");
+    s.child.kill(sig);
     expect(await s.exited).toEqual({ code: 0, signal: null });
     expect(JSON.parse(readFileSync(data, "utf8")).restorePlans[0].policy.etag).toBe(r.json.etag);
   });

@@ -21,7 +21,7 @@ interface StartOptions {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-// `converge emulator start`: runs the local cloud emulator in the foreground until SIGINT/SIGTERM.
+// `converge emulator start`: runs the local cloud emulator in the foreground until SIGINT/SIGTERM/SIGHUP.
 export function registerEmulator(program: Command): void {
   const emulator = program.command("emulator").description("Run the local cloud emulator");
   emulator
@@ -71,6 +71,8 @@ export function registerEmulator(program: Command): void {
       // Before the address is printed: whoever reads it may stop the emulator at once.
       process.on("SIGINT", () => stop("SIGINT"));
       process.on("SIGTERM", () => stop("SIGTERM"));
+      // A closed terminal or SSH session: the data file is flushed as on SIGTERM.
+      process.on("SIGHUP", () => stop("SIGHUP"));
       if (!LOOPBACK.has(opts.host)) {
         stderr(`converge: warning: listening on ${opts.host}; anyone who can reach it can read and change the emulated policies`);
       }
