@@ -4,7 +4,7 @@
 // pending. A line cut short by a crash while it was appended is the last one, and is ignored (its
 // write never started: the append had not returned). Any other unreadable line is an error: the
 // intents are converge's record of its own writes, and guessing would forge or lose one.
-import { type FileHandle, open, readFile, rm } from "node:fs/promises";
+import { type FileHandle, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import type { WriteIntent } from "../generated/schemas.js";
@@ -58,6 +58,7 @@ export class IntentJournal {
     if (!gone.length) return;
     for (const id of gone) open.delete(id);
     if (!open.size) {
+      await this.closeFile();
       try {
         await rm(this.path, { force: true });
         await fsyncDir(dirname(this.path));
@@ -95,24 +96,45 @@ export class IntentJournal {
     return [...open.values()];
   }
 
-  private async append(lines: readonly Line[]): Promise<void> {
+  /** The file kept open between appends (an apply appends thousands of times); `prefix` ends a
+   *  torn last line found when it was opened; `fresh`: created by this open, its directory entry
+   *  not yet synced. */
+  private handle: { fh: FileHandle; prefix: string; fresh: boolean } | undefined;
+
+  private async opened(): Promise<{ fh: FileHandle; prefix: string; fresh: boolean }> {
+    // Still the file at the path? (another handle may have removed it once nothing was pending)
+    if (this.handle && !(await sameFile(this.handle.fh, this.path))) await this.closeFile();
+    if (this.handle) return this.handle;
     const existed = (await regularOrMissing(this.path, JOURNAL)) !== undefined;
-    let fh: FileHandle | undefined;
+    // Intents may be recorded before the state is first written or locked: its directory too.
+    if (!existed) await makeDirs(dirname(this.path));
+    const fh = await open(this.path, "a+", 0o600);
     try {
-      // Intents may be recorded before the state is first written or locked: its directory too.
-      if (!existed) await makeDirs(dirname(this.path));
-      fh = await open(this.path, "a+", 0o600);
-      const before = await this.endTornLine(fh);
-      await fh.appendFile(before + lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
-      await fh.sync();
-      await fh.close();
-      fh = undefined;
-      // A new file is durable once its directory entry is.
-      if (!existed) await fsyncDir(dirname(this.path));
+      return (this.handle = { fh, prefix: await this.endTornLine(fh), fresh: !existed });
     } catch (e) {
+      await fh.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async closeFile(): Promise<void> {
+    const h = this.handle;
+    this.handle = undefined;
+    await h?.fh.close().catch(() => undefined);
+  }
+
+  private async append(lines: readonly Line[]): Promise<void> {
+    try {
+      const h = await this.opened();
+      await h.fh.appendFile(h.prefix + lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+      h.prefix = "";
+      await h.fh.sync();
+      // A new file is durable once its directory entry is.
+      if (h.fresh) await fsyncDir(dirname(this.path));
+      h.fresh = false;
+    } catch (e) {
+      await this.closeFile();
       throw fsError(e, "write the intent journal", this.path);
-    } finally {
-      await fh?.close().catch(() => undefined);
     }
   }
 
@@ -135,6 +157,11 @@ export class IntentJournal {
     await fh.truncate(start);
     return "";
   }
+}
+
+async function sameFile(fh: FileHandle, path: string): Promise<boolean> {
+  const [a, b] = await Promise.all([fh.stat(), stat(path).catch(() => undefined)]);
+  return b !== undefined && a.ino === b.ino && a.dev === b.dev;
 }
 
 function parseLine(raw: string): Line | undefined {
