@@ -1770,6 +1770,9 @@ export interface WriteIntent {
   policy: string;
   changes: IntentChange[];
 }
+/**
+ * One resource's part of the write. `record`: what the state records for the resource once the write landed (its outputs' etag from the live policy).
+ */
 export interface IntentChange {
   address: string;
   type: string;
@@ -1779,7 +1782,7 @@ export interface IntentChange {
   mods: {
     [k: string]: unknown;
   }[];
-  record?: StateResource1;
+  record?: StateResource;
   /**
    * The resource leaves the state once the write landed (a delete).
    */
@@ -1788,30 +1791,4 @@ export interface IntentChange {
    * The grant half of a replacement onto another object: the record waits for the revoke on the old object; until then the grant is converge's, not adopted.
    */
   first_of_two?: boolean;
-}
-/**
- * What the state records for the resource once the write landed (its outputs' etag from the live policy).
- */
-export interface StateResource1 {
-  address: string;
-  type: string;
-  id: string;
-  inputs: {
-    [k: string]: unknown;
-  };
-  outputs: {
-    [k: string]: unknown;
-  };
-  dependencies: string[];
-  protect?: boolean;
-  /**
-   * The inputs computed from a secret (true for each): plans never show their values, old or new.
-   */
-  sensitive?: {
-    [k: string]: true;
-  };
-  /**
-   * The grant existed before converge managed it (a member adopted at create): destroy leaves it in place.
-   */
-  adopted?: boolean;
 }
