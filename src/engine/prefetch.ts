@@ -28,13 +28,19 @@ export interface Prefetch {
 /** Longest stretch (ms) of starting reads without letting the event loop send them. */
 const YIELD_EVERY_MS = 2;
 
-/** A prefetch over `cloud`; its reads stop (none is sent) once `signal` aborts or on dispose. */
-export function prefetching(cloud: CloudPort, parallelism: number, signal?: AbortSignal): Prefetch {
+/** A prefetch over `cloud`; its reads stop (none is sent) once `signal` aborts or on dispose.
+ *  `known`: policies read already ("{kind} {name}"), handed over as reads made. */
+export function prefetching(cloud: CloudPort, parallelism: number, signal?: AbortSignal, known: ReadonlyMap<string, Policy | undefined> = new Map()): Prefetch {
   const limit = pLimit(Math.max(1, parallelism));
   // Every read waits on it: up to all of them at once.
   const stop = sharedSignal(signal);
   const started = new Map<string, StartedRead>();
   const seen = new Set<string>();
+  // Policies already read (`known`: by the settlement of pending writes) are not read again.
+  for (const [key, policy] of known) {
+    seen.add(key);
+    started.set(key, { sent: Promise.resolve(), policy: Promise.resolve(policy && structuredClone(policy)) });
+  }
 
   const port: CloudPort = {
     getIamPolicy: (kind, name, s) => limit(() => cloud.getIamPolicy(kind, name, s)),

@@ -141,13 +141,13 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
     // plan reads or claims is then the ID's (./project-ids.ts).
     const uses = knownProjectNumbers(stack, stored);
     let ids = await resolveProjectNumbers(cloud.port, uses.keys(), undefined, signal, uses);
-    let made = await planWith(session, stored, ids, cloud, req, emit, signal, settlement.own);
+    let made = await planWith(session, stored, ids, cloud, req, emit, signal, settlement);
     // A name computed while planning (from an input or a data source) may spell a project by a
     // number not met before: resolved, the plan is made again with it.
     const late = lateProjectNumbers(made.result.plan, ids);
     if (late.size && !signal?.aborted) {
       ids = await resolveProjectNumbers(cloud.port, late, ids, signal);
-      made = await planWith(session, stored, ids, cloud, req, emit, signal, settlement.own);
+      made = await planWith(session, stored, ids, cloud, req, emit, signal, settlement);
     }
     // Claims other stacks recorded with a project's number are compared as its ID's.
     const claimIds = await claimProjectIds(session.store, cloud.port, ids, signal);
@@ -160,10 +160,11 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
 
 /** One plan of the stack from `stored` (its objects named by project ID), its reads started
  *  ahead (./prefetch.ts). */
-async function planWith(session: StackSession, stored: State | undefined, ids: ProjectIds, cloud: OpenCloud, req: PlanRequest, emit: Emit, signal: AbortSignal | undefined, own: StateResource[]): Promise<{ result: PlanResult; prior: State | undefined }> {
+async function planWith(session: StackSession, stored: State | undefined, ids: ProjectIds, cloud: OpenCloud, req: PlanRequest, emit: Emit, signal: AbortSignal | undefined, settlement: Settlement): Promise<{ result: PlanResult; prior: State | undefined }> {
+  const own = settlement.own;
   const { stack } = session;
   const prior = priorWithProjectIds(stored, ids);
-  const prefetch = prefetching(cloud.port, req.parallelism, signal);
+  const prefetch = prefetching(cloud.port, req.parallelism, signal, settlement.reads);
   // The planner's own reads wait on the prefetch's signal too: one signal for all of them.
   const planSignal = signal ? prefetch.signal : undefined;
   try {
@@ -237,14 +238,10 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
     expect = versionOf(written);
     return written;
   };
-  // What the settlement of an interrupted run's writes found is saved before any new write, and
-  // the intents it settled are cleared.
-  let state = planned.prior ?? newState(planned.real.stack.name);
-  if (planned.settlement?.changed && planned.prior) {
-    expect = planned.settlement.from;
-    state = await save(planned.prior);
-  }
-  await session.store.clearIntents(planned.settlement?.settled ?? []);
+  // What the settlement of an interrupted run's writes found is saved before any new write.
+  const settled = await saveSettlement(session, planned, meta);
+  if (settled) expect = versionOf(settled);
+  const state = settled ?? planned.prior ?? newState(planned.real.stack.name);
   planned.cloud.route(req.emit ?? noEmit);
   const shared = req.signal ? sharedSignal(req.signal) : undefined;
   try {
@@ -265,6 +262,17 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
   } finally {
     shared?.dispose();
   }
+}
+
+/** Saves what settling an interrupted run's writes found (./settle.ts), expecting the state it
+ *  was settled from, and clears the intents it settled; returns the state written, if any. Apply
+ *  does it before its first write, and an apply with nothing to change does it too. */
+export async function saveSettlement(session: StackSession, planned: PlannedStack, meta: WriteMeta = writeMetaOf(planned.plan)): Promise<State | undefined> {
+  const s = planned.settlement;
+  if (!s) return undefined;
+  const written = s.changed && planned.prior ? await session.store.write(planned.prior, s.from, meta) : undefined;
+  await session.store.clearIntents(s.settled);
+  return written;
 }
 
 /** What a backend with history records of an apply: the plan's digest and access summary. */

@@ -29,9 +29,13 @@ export interface Settlement {
   settled: string[];
   /** What the plan says of it. */
   diagnostic: Diagnostic | undefined;
+  /** The policies it read ("{kind} {name}"; undefined: no such object): the plan starts from these
+   *  same copies, so a write the interrupted run sent that lands later is never taken for someone
+   *  else's grant (it makes apply's own write meet a conflict, and its re-read finds it there). */
+  reads: ReadonlyMap<string, Policy | undefined>;
 }
 
-export const NOTHING_PENDING: Settlement = { state: undefined, changed: false, from: undefined, own: [], settled: [], diagnostic: undefined };
+export const NOTHING_PENDING: Settlement = { state: undefined, changed: false, from: undefined, own: [], settled: [], diagnostic: undefined, reads: new Map() };
 
 /** Settles `pending` against the live policies (read once each); `prior` is not changed. */
 export async function settleIntents(pending: readonly WriteIntent[], prior: State | undefined, stackName: string, cloud: CloudPort, now: () => Date = () => new Date(), signal?: AbortSignal): Promise<Settlement> {
@@ -83,6 +87,7 @@ export async function settleIntents(pending: readonly WriteIntent[], prior: Stat
     own: moved.map((m) => m.record),
     settled: pending.filter((i) => !pendingStill.has(i.id)).map((i) => i.id),
     diagnostic: settledDiagnostic(summary, moved.length),
+    reads: live,
   };
 }
 

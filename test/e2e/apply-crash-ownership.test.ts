@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
-import { expectExit, runCli, startCli, useEmulatorWorkspace, world } from "./helpers.js";
-import { clearFaults, membersOf, policyIn, readStateFile, rp, setFaults, stackHead, untilQuiet } from "./apply-helpers.js";
+import { expectExit, resetStats, runCli, startCli, stats, useEmulatorWorkspace, world } from "./helpers.js";
+import { clearFaults, getCalls, membersOf, policyIn, readStateFile, rp, setFaults, stackHead, untilQuiet } from "./apply-helpers.js";
 
 const ADMIN = "roles/gkebackup.admin";
 const FOREIGN = "user:foreign@example.com";
@@ -20,7 +20,26 @@ const SEED: EmulatorWorld = {
   restorePlans: Array.from({ length: N }, (_, i) => ({ name: rp(`p${i}`), policy: { bindings: [{ role: ADMIN, members: [FOREIGN] }] } })),
 };
 
-const stack = stackHead("crashed") + Array.from({ length: N }, (_, i) => `  m${i}:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: p${i}\n      role: ${ADMIN}\n      member: ${ZOE}\n`).join("");
+const memberYaml = (i: number) => `  m${i}:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: p${i}\n      role: ${ADMIN}\n      member: ${ZOE}\n`;
+const stack = stackHead("crashed") + Array.from({ length: N }, (_, i) => memberYaml(i)).join("");
+
+/** Applies `stackFile` at 300 ms a write and SIGKILLs it once 6 writes are done (4 more in
+ *  flight); resolves once those have landed in the emulator too, as Google's do. */
+async function crashedApply(stackFile: string, statePath: string): Promise<void> {
+  await setFaults(ws.emu, { latencyMs: 300 });
+  const run = startCli(["apply", "--auto-approve", "--json", "--parallelism", "4", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+  const done = () => run.output().split('"type":"apply_complete"').length - 1;
+  while (done() < 6) await new Promise((r) => run.child.stdout!.once("data", r));
+  run.child.kill("SIGKILL");
+  expect((await run.done).signal).toBe("SIGKILL");
+  await untilQuiet(ws.emu);
+  await clearFaults(ws.emu);
+}
+
+/** The indexes of the objects on which ZOE is granted now. */
+async function grantedOn(): Promise<number[]> {
+  return (await world(ws.emu)).restorePlans!.filter((o) => membersOf(o.policy, ADMIN).includes(ZOE)).map((o) => Number(o.name.split("/p").at(-1))).sort((a, b) => a - b);
+}
 
 const ws = useEmulatorWorkspace(SEED, "converge-crash-ownership-");
 
@@ -32,16 +51,7 @@ describe("an apply killed while it writes", () => {
     const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     const granted = async () => (await world(ws.emu)).restorePlans!.filter((o) => membersOf(o.policy, ADMIN).includes(ZOE)).length;
 
-    await setFaults(ws.emu, { latencyMs: 300 });
-    const run = startCli(["apply", "--auto-approve", "--json", "--parallelism", "4", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
-    // Killed once 6 writes are done: 4 more are in flight.
-    const done = () => run.output().split('"type":"apply_complete"').length - 1;
-    while (done() < 6) await new Promise((r) => run.child.stdout!.once("data", r));
-    run.child.kill("SIGKILL");
-    expect((await run.done).signal).toBe("SIGKILL");
-    // The writes in flight land in the emulator after the client is gone, as Google's do.
-    await untilQuiet(ws.emu);
-    await clearFaults(ws.emu);
+    await crashedApply(stackFile, statePath);
 
     const live = await granted();
     const saved = existsSync(statePath) ? (await readStateFile(statePath)).resources.length : 0;
@@ -55,8 +65,12 @@ describe("an apply killed while it writes", () => {
       expect(shown.stderr).toMatch(/write of an interrupted run on it pending: the next plan or apply settles it/);
     }
 
+    await resetStats(ws.emu);
     const planned = await cli("plan");
     expectExit(planned, 0);
+    // One read per policy: the plan starts from the copies the settlement read (a write of the
+    // killed run landing between two reads would otherwise look like someone else's grant).
+    expect(getCalls(await stats(ws.emu))).toBe(N);
     expect(planned.stdout + planned.stderr).not.toContain("granted outside converge");
     if (live > saved) expect(planned.stdout + planned.stderr).toMatch(/Settled \d+ writes? an interrupted run left pending: \d+ landed/);
     expect(planned.stdout).toContain(`Plan: 0 to import, ${N - live} to add`);
@@ -73,5 +87,25 @@ describe("an apply killed while it writes", () => {
     expectExit(await cli("destroy", "--auto-approve"), 0);
     const after = await world(ws.emu);
     for (let i = 0; i < N; i++) expect(membersOf(policyIn(after, rp(`p${i}`)), ADMIN)).toEqual([FOREIGN]);
+  });
+
+  it("an apply with nothing left to change still records what the settlement found", async () => {
+    const stackFile = join(ws.dir, "nothing-left.yaml");
+    const statePath = join(ws.dir, "nothing-left.json");
+    await writeFile(stackFile, stack);
+    const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    await crashedApply(stackFile, statePath);
+    // The stack now declares exactly the grants the killed apply made: nothing is left to change.
+    const live = await grantedOn();
+    await writeFile(stackFile, stackHead("crashed") + live.map(memberYaml).join(""));
+    const applied = await cli("apply", "--auto-approve");
+    expectExit(applied, 0);
+    expect(applied.stdout).toContain("No changes.");
+    const state = await readStateFile(statePath);
+    expect(state.resources.map((r) => r.address).sort()).toEqual(live.map((i) => `m${i}`).sort());
+    expect(state.resources.filter((r) => r.adopted)).toEqual([]);
+    expect(existsSync(`${statePath}.intents`)).toBe(false);
+    expectExit(await cli("destroy", "--auto-approve"), 0);
+    expect(await grantedOn()).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
-import { applyPlan, type PlannedStack, saveRefreshed, type StackSession, withStateLock } from "../../engine/session.js";
+import { applyPlan, type PlannedStack, saveRefreshed, saveSettlement, type StackSession, withStateLock } from "../../engine/session.js";
 import { SENSITIVE_TEXT, scrub } from "../../plan/redact.js";
 import { checkNotStale, checkSameChanges, checkSameInputs, checkSameState, checkStackName } from "../../engine/saved-plan-checks.js";
 import { ChangeTally } from "../../engine/tally.js";
@@ -103,6 +103,8 @@ async function planAndApply(o: ApplyCliOptions, destroy: boolean, view: Operatio
       await view.planned(planned);
       if (planned.plan.errored) return EXIT.error;
       if (!planned.plan.applyable) {
+        // Nothing to change, but what settling an interrupted run's writes found is recorded.
+        await saveSettlement(session, planned);
         await view.unchanged?.(planned, destroy);
         return EXIT.ok;
       }
