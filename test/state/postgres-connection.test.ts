@@ -2,6 +2,7 @@
 // it) and how secrets are kept out of messages. No server needed.
 import { describe, expect, it } from "vitest";
 import { connectionFromEnv, scrub } from "../../src/state/postgres/connection.js";
+import { UserError } from "../../src/diagnostics/diagnostic.js";
 
 describe("postgres connection from the environment", () => {
   it("DATABASE_URL wins; messages name host:port/database only; sslmode is read as libpq does", () => {
@@ -18,6 +19,23 @@ describe("postgres connection from the environment", () => {
     expect(t.where).toBe("10.0.0.5:5433/team");
     expect(connectionFromEnv({ PGSSLMODE: "verify-full" }).config.ssl).toBe(true);
     expect(connectionFromEnv({ PGSSLMODE: "disable" }).config.ssl).toBe(false);
+  });
+
+  it("an unparsable DATABASE_URL is an error saying so, without echoing it (not a connection to localhost:5432)", () => {
+    for (const bad of ["postgres://ci:pw secret@db host:xx/db", "not a url at all s3cret"]) {
+      let thrown: unknown;
+      try {
+        connectionFromEnv({ DATABASE_URL: bad });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(UserError);
+      const d = (thrown as UserError).diagnostics[0]!;
+      expect(d.summary).toMatch(/DATABASE_URL could not be parsed/);
+      expect(`${d.summary} ${d.detail}`).not.toContain("secret");
+      expect(`${d.summary} ${d.detail}`).not.toContain("s3cret");
+      expect(`${d.summary} ${d.detail}`).not.toContain("localhost:5432");
+    }
   });
 
   it("scrub removes the secrets and any URL's password", () => {

@@ -19,8 +19,19 @@ export const CONNECTION_HELP =
   "converge connects as libpq does: DATABASE_URL, or PGHOST, PGPORT, PGUSER, PGPASSWORD (or ~/.pgpass), PGDATABASE and PGSSLMODE. The stack file never holds the connection.";
 
 function urlParts(url: string): { host?: string; port?: string; database?: string; password?: string } {
+  let u: URL;
   try {
-    const u = new URL(url);
+    u = new URL(url);
+  } catch {
+    // Its value may hold a password: not echoed.
+    throw new UserError(
+      error("DATABASE_URL could not be parsed as a URL; its value is not shown (it may hold a password)", {
+        code: "state/postgres",
+        detail: `Expected postgres://USER:PASSWORD@HOST:PORT/DATABASE (characters such as spaces, @ or : inside the user or password percent-encoded). ${CONNECTION_HELP}`,
+      }),
+    );
+  }
+  try {
     return {
       ...(u.hostname ? { host: decodeURIComponent(u.hostname) } : {}),
       ...(u.port ? { port: u.port } : {}),
