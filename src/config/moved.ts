@@ -12,6 +12,8 @@ export interface Move {
   from: string;
   /** The final address (chains followed) */
   to: string;
+  /** Its entry's index under `moved:` (for positions). */
+  i?: number;
 }
 
 /** Whether the stack declares an address: a resource, an instance, or a forEach's name (the
@@ -75,7 +77,7 @@ export function loadMoved(src: SourceDocument, raw: unknown, resources: Readonly
       diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${declarations()}.` : `Declare ${name} under resources:.` }));
       continue;
     }
-    moves.push({ from: e.from, to });
+    moves.push({ from: e.from, to, i: e.i });
   }
   return diags.length > before ? [] : moves;
 }

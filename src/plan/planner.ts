@@ -16,7 +16,8 @@ import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
 import { nameReads } from "./name-reads.js";
-import { applyMoves } from "./moves.js";
+import { applyMoves, type Moved } from "./moves.js";
+import { errorAt } from "../config/source.js";
 import { withMask } from "../config/sensitive.js";
 import { planOrphans } from "./orphans.js";
 import { planOutputs } from "./outputs.js";
@@ -69,9 +70,17 @@ export interface PlanResult {
 /** Longest stretch (ms) of planning without letting the event loop handle I/O. */
 const YIELD_EVERY_MS = 2;
 
+/** A move onto an address the state already holds (Terraform refuses it too). */
+function movedOntoHeld(stack: StackModel, c: Moved["conflicts"][number]): Diagnostic {
+  const what = `moved${c.move?.i !== undefined ? `[${c.move.i}]` : ""}: ${c.from} cannot be moved to ${c.to}: the state already holds ${c.to}`;
+  const detail = `Both are in the state, so converge cannot tell which one is the resource. Remove the one that is not with \`converge state rm ADDRESS\` (its grant stays in the cloud), or remove this moved: entry. Nothing was planned.`;
+  return c.move?.i !== undefined ? errorAt(stack.source, ["moved", c.move.i, "to"], what, { detail, address: c.to }) : error(what, { detail, address: c.to });
+}
+
 export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
   const moved = applyMoves(prior, stack.moved);
   const ctx = planContext(stack, moved.prior, cloud, opts, emit, moved.previous);
+  for (const c of moved.conflicts) ctx.diags.push(movedOntoHeld(stack, c));
   ctx.refresh.readAhead(stack, prior, opts.destroy, opts.readAhead, opts.projectIds);
   const walked = opts.destroy ? 0 : await walk(ctx);
   if (opts.signal?.aborted) ctx.diags.push(interruptedError(walked, stack.order.length));

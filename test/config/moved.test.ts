@@ -15,7 +15,7 @@ const stack = (moved: string, names = ["c", "d"]) =>
 describe("moved", () => {
   it("follows a chain to its final address", () => {
     const r = parseStack(FILE, stack("  - from: a\n    to: b\n  - from: b\n    to: c\n"));
-    expect(r.stack?.moved).toEqual([{ from: "a", to: "c" }, { from: "b", to: "c" }]);
+    expect(r.stack?.moved).toEqual([{ from: "a", to: "c", i: 0 }, { from: "b", to: "c", i: 1 }]);
   });
 
   it("reports a source still declared, a source moved twice, and a bad address", () => {
