@@ -102,7 +102,10 @@ function dispatch(cause: InterruptCause): void {
   if (exiting) process.exit(exitCodeOf(first)); // a signal again while the locks are released: at once
   const phase = phases.at(-1);
   if (phase) phase(cause);
-  else void exitInterrupted((released) => `${cause === "terminal" || cause === "output" ? failure(cause) : `Interrupted (${cause})`}: stopped${released ? "; the state lock was released" : ""}.`);
+  else {
+    const what = cause === "terminal" || cause === "output" ? failure(cause) : `Interrupted (${cause})`;
+    void exitInterrupted((released) => `${what}: stopped${released ? "; the state lock was released" : ""}.`);
+  }
 }
 
 /** A write to stdout or stderr failed (`error`, from the stream's error event or a write's

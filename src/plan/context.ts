@@ -12,6 +12,7 @@ import { Refresh } from "./refresh.js";
 import type { PlanOptions } from "./planner.js";
 import { ClaimIndex } from "../drivers/claims.js";
 import { OwnGrants } from "./ownership.js";
+import { pushAll } from "../arrays.js";
 import { secretStrings, sensitive } from "../config/sensitive.js";
 
 export interface PlanContext {
@@ -79,7 +80,7 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     variables,
     declared: new Set(),
     owners: new ClaimIndex(),
-    ownGrants: new OwnGrants(opts.ownGrants?.length ? [...(prior?.resources ?? []), ...opts.ownGrants] : (prior?.resources ?? [])),
+    ownGrants: ownGrantsOf(prior, opts),
     previous,
     secrets,
     masks: new Map(),
@@ -91,4 +92,11 @@ function byAddress(prior: State | undefined): Map<string, StateResource> {
   const out = new Map<string, StateResource>();
   for (const r of prior?.resources ?? []) out.set(r.address, r);
   return out;
+}
+
+/** The grants converge made: the prior state's, and those of settled pending writes no resource
+ *  records yet (../engine/settle.ts); the state's list is not copied when there are none. */
+function ownGrantsOf(prior: State | undefined, opts: PlanOptions): OwnGrants {
+  const resources = prior?.resources ?? [];
+  return new OwnGrants(opts.ownGrants?.length ? pushAll([...resources], opts.ownGrants) : resources);
 }
