@@ -8,6 +8,7 @@ import type { Plan, Policy, State } from "../generated/schemas.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { containsUnknown } from "../config/expressions.js";
 import { resolveValue, type Scope, valuesScope } from "../config/resolve.js";
+import { plain } from "../config/sensitive.js";
 import type { CloudPort } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { HeldGrants } from "../plan/ownership.js";
@@ -153,7 +154,8 @@ function outputsNow(plan: Plan, scope: Scope, state: State): Record<string, unkn
     const raw = config && Object.hasOwn(config, name) ? config[name] : undefined;
     const diags: Diagnostic[] = [];
     const v = raw === undefined ? oc.after : resolveValue(raw, ["outputs", name], scope, undefined, diags);
-    if (!diags.length && !containsUnknown(v)) outputs[name] = v;
+    // The value, not its secret wrapper (an fn::secret output: the plan marks it sensitive).
+    if (!diags.length && !containsUnknown(v)) outputs[name] = plain(v);
     else if (Object.hasOwn(state.outputs, name)) outputs[name] = state.outputs[name];
   }
   return outputs;

@@ -18,6 +18,7 @@ import { rateOption } from "./rate-option.js";
 import { catchCommandSignals, exitCodeAfter, outputFailed } from "./interrupt.js";
 import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
 import { textPieces } from "../text-pieces.js";
+import { redactText } from "../plan/redact.js";
 
 export interface StackOptions {
   file: string;
@@ -154,7 +155,12 @@ export function printLines(lines: Iterable<Line>, o: { color?: boolean; json?: b
 
 /** `chunks` joined, on stdout in pieces of about OUT_PIECE characters as they are made. */
 async function writeInPieces(chunks: Iterable<string>): Promise<void> {
-  for (const piece of textPieces(chunks, OUT_PIECE)) await writeOut(piece);
+  // Scrubbed chunk by chunk (a secret is never split between two: lines, whole JSON values).
+  for (const piece of textPieces(mapped(chunks, redactText), OUT_PIECE)) await writeRaw(piece);
+}
+
+function* mapped(chunks: Iterable<string>, f: (s: string) => string): Generator<string> {
+  for (const c of chunks) yield f(c);
 }
 
 /** Stdout for streams of many short lines (apply progress, JSON events): the lines of one turn of
@@ -168,7 +174,7 @@ export function batchedStdout(): { line: (text: string) => void; flush: () => vo
     if (!pending.length) return;
     const text = pending.join("");
     pending = [];
-    process.stdout.write(text);
+    process.stdout.write(redactText(text));
   };
   return {
     line(text) {
@@ -195,6 +201,11 @@ function exitWhenFlushed(): Promise<never> {
 /** Writes `text` to stdout; resolves once it is written, or once its write failed (a closed
  *  output: reported at once to ./interrupt.ts, which stops the command; the text is dropped). */
 export function writeOut(text: string): Promise<void> {
+  return writeRaw(redactText(text));
+}
+
+/** writeOut without the redaction (text already scrubbed). */
+function writeRaw(text: string): Promise<void> {
   return new Promise((res) =>
     process.stdout.write(text, (e) => {
       if (e) outputFailed("stdout", e);
@@ -220,7 +231,7 @@ export function writeJsonOut(value: unknown): Promise<void> {
 }
 
 export function printDiagnostics(diags: readonly Diagnostic[]): void {
-  if (diags.length) process.stderr.write(toPlain(diagnosticLines(diags)));
+  if (diags.length) process.stderr.write(redactText(toPlain(diagnosticLines(diags))));
 }
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
@@ -287,7 +298,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
         code = EXIT.error;
       } else {
         // A stack trace is lines; what it quotes may come from anywhere.
-        const trace = ((e as Error)?.stack ?? String(e)).split("\n").map(terminalText).join("\n");
+        const trace = redactText(((e as Error)?.stack ?? String(e)).split("\n").map(terminalText).join("\n"));
         process.stderr.write(`converge: internal error (this is a bug): ${trace}\n`);
         code = EXIT.error;
       }

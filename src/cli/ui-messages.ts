@@ -60,7 +60,7 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
   out.push({ type: "access_summary", access: { granted, revoked: changes.length - granted, changes, incomplete: plan.access_changes?.incomplete ?? [] }, message: `Access: ${granted} granted, ${changes.length - granted} revoked` });
   const outputs = Object.entries(plan.output_changes);
   if (outputs.length) {
-    const actions = Object.fromEntries(outputs.map(([k, c]) => [k, { sensitive: false, action: c.actions[0] === "no-op" ? ("noop" as const) : c.actions[0] === "create" ? ("create" as const) : c.actions[0] === "delete" ? ("delete" as const) : ("update" as const) }]));
+    const actions = Object.fromEntries(outputs.map(([k, c]) => [k, { sensitive: c.after_sensitive === true, action: c.actions[0] === "no-op" ? ("noop" as const) : c.actions[0] === "create" ? ("create" as const) : c.actions[0] === "delete" ? ("delete" as const) : ("update" as const) }]));
     out.push({ type: "outputs", outputs: actions, message: `Outputs: ${outputs.length}` });
   }
   return out;
@@ -83,7 +83,9 @@ export function appliedBodies(result: ApplyResult, c: ChangeCounts, destroy: boo
     { type: "change_summary", changes: { add: c.added, change: c.changed, import: c.imported, remove: c.destroyed, operation }, message: `${head} Resources: ${resources}` },
   ];
   if (status === "complete") {
-    const outputs = Object.fromEntries(Object.entries(result.state.outputs).map(([k, v]) => [k, { sensitive: false, type: ctyType(v), value: v }]));
+    // A secret output's value is left out, as Terraform's machine-readable UI does.
+    const secret = new Set(result.state.sensitive_outputs ?? []);
+    const outputs = Object.fromEntries(Object.entries(result.state.outputs).map(([k, v]) => [k, secret.has(k) ? { sensitive: true, type: ctyType(v) } : { sensitive: false, type: ctyType(v), value: v }]));
     out.push({ type: "outputs", outputs, message: `Outputs: ${Object.keys(outputs).length}` });
   }
   return out;

@@ -14,7 +14,7 @@ import { loadMoved } from "./moved.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
-import { scrub, secretList } from "../plan/redact.js";
+import { rememberSecrets, scrub, secretList } from "../plan/redact.js";
 import { decodeUtf8 } from "./utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 import { pushAll } from "../arrays.js";
@@ -185,6 +185,8 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
 export function loadStackDocument(src: SourceDocument, doc: Record<string, unknown>, opts: LoadOptions = {}): LoadResult {
   const secrets = new Set<string>();
   const result = loadDocument(src, doc, opts, secrets);
+  // Whatever this process prints from now on is scrubbed of them too (../plan/redact.ts).
+  rememberSecrets(secrets);
   return { ...result, diagnostics: scrub(result.diagnostics, secretList(secrets)) };
 }
 

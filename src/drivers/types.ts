@@ -47,10 +47,16 @@ export interface ImportTarget {
  * one object) or one member of it. Revokes leave the grants other resources claim; two claims
  * of a stack may not conflict (src/drivers/claims.ts).
  */
-export type Claim =
+export type Claim = (
   | { scope: "policy"; kind: PolicyKind; object: string }
   | { scope: "binding"; kind: PolicyKind; object: string; role: string; condition?: Condition }
-  | { scope: "member"; kind: PolicyKind; object: string; role: string; condition?: Condition; member: string };
+  | { scope: "member"; kind: PolicyKind; object: string; role: string; condition?: Condition; member: string }
+) & {
+  /** Its fields computed from a secret (recorded with it: `state claims` and errors hide them). */
+  sensitive?: SensitiveClaimField[];
+};
+
+export type SensitiveClaimField = "object" | "role" | "condition" | "member";
 
 export interface IamDriver {
   readonly token: string;

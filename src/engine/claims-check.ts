@@ -15,7 +15,7 @@ export function planClaims(plan: Plan): ResourceClaim[] {
   for (const c of plan.resource_changes) {
     const a = c.change.actions;
     if (c.mode !== "managed" || c.config || !c.change.after || (a.length === 1 && a[0] === "delete")) continue;
-    pushAll(out, claimsOfValue(c.type, c.address, c.change.after));
+    pushAll(out, claimsOfValue(c.type, c.address, c.change.after, c.change.after_sensitive));
   }
   return out;
 }

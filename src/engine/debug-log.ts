@@ -6,6 +6,7 @@ import type { CloudEvent } from "../cloud/client.js";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { notRegularError, type FileRole } from "../state/regular-files.js";
+import { redactText } from "../plan/redact.js";
 
 const OFF = new Set(["", "0", "off", "false", "none"]);
 
@@ -90,5 +91,5 @@ export function debugLogger(env: NodeJS.ProcessEnv): ((e: CloudEvent) => void) |
     write = (text) => void writeSync(fd, text);
   }
   // Names come from the stack and statuses from the server: one printable line each.
-  return (e) => write(`${new Date().toISOString()} [DEBUG] ${terminalText(debugLine(e))}\n`);
+  return (e) => write(`${new Date().toISOString()} [DEBUG] ${redactText(terminalText(debugLine(e)))}\n`);
 }

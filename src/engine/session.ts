@@ -11,7 +11,7 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan, type PlanResult } from "../plan/planner.js";
 import { readAheadPolicies } from "../plan/refresh.js";
-import { inputsHash, redactPlan, scrub, secretList } from "../plan/redact.js";
+import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
@@ -129,8 +129,12 @@ export interface PlannedStack {
  */
 export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
   const read = await session.store.read();
+  if (read) rememberSecrets(stateSecrets(read));
   const pending = await session.store.pendingIntents();
   const { stack } = session;
+  // What the views hear holds no secret met so far (a policy's name computed from one).
+  const userEmit = emit;
+  emit = (e) => userEmit(redactValue(e));
   const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
   try {
     // Writes an interrupted run left pending are settled first (./settle.ts): what landed is
@@ -213,6 +217,7 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
   // Which state the plan was made from: `apply FILE` refuses it for any other.
   result.plan.backend = session.stateIdentity;
   const secrets = secretList(result.secrets);
+  rememberSecrets(secrets);
   const shown = redactPlan(result.plan, secrets);
   return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, settlement, cloud, projectIds, close: () => cloud.close() };
 }

@@ -116,7 +116,7 @@ async function walk(ctx: PlanContext): Promise<number> {
     if (planning) await planning;
     // What is read from a resource computed from a secret is secret too.
     const mask = r && ctx.masks.get(r.name);
-    if (mask) ctx.values.set(r.name, withMask(ctx.values.get(r.name), mask));
+    if (mask) ctx.values.set(r.name, withMask(ctx.values.get(r.name), derivedMask(mask)));
     reads.planned(i);
     if (Date.now() - yielded >= YIELD_EVERY_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -136,6 +136,14 @@ function interruptedError(walked: number, total: number): Diagnostic {
     code: "plan/interrupted",
     detail: `Planning stopped after ${walked} of the stack's ${total} variables and resources. Nothing was changed; an incomplete plan cannot be applied.`,
   });
+}
+
+/** The mask of what is read from a resource whose inputs `mask` marks secret: its `id` is made of
+ *  its inputs (name, role, member, condition), and its `project` of its name, so they are too. */
+function derivedMask(mask: unknown): unknown {
+  if (!mask || typeof mask !== "object") return mask;
+  const m = mask as Record<string, unknown>;
+  return Object.assign(Object.create(null), m, { id: true }, m.name ? { project: true } : {});
 }
 
 /** Terraform's before_sensitive / after_sensitive on the changes of resources computed from secrets. */

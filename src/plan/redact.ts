@@ -8,7 +8,9 @@ import { secretStrings, sensitive } from "../config/sensitive.js";
 import type { ConfigDecl } from "../config/inputs.js";
 import { canonicalJson } from "./saved-plan.js";
 
-export const SENSITIVE_TEXT = "(sensitive value)";
+import { SENSITIVE_TEXT } from "../sensitive-text.js";
+
+export { SENSITIVE_TEXT };
 
 /** Secrets this short are replaced only where they are a whole string: "ab" must not garble
  *  every word that contains it. */
@@ -75,7 +77,72 @@ export function stateSecrets(state: State): string[] {
   return secretList(found);
 }
 
-/** The state as it may be shown (`show`, `state list|show`): no secret in it. */
+/** The state as it may be shown (`show`, `state list|show`): no secret in it. The state's
+ *  secrets are remembered, so that whatever else this process prints is scrubbed of them too. */
 export function redactState<T extends State | undefined>(state: T): T {
-  return state ? scrub(state, stateSecrets(state)) : state;
+  if (!state) return state;
+  const secrets = stateSecrets(state);
+  rememberSecrets(secrets);
+  return scrub(state, secrets);
+}
+
+/**
+ * The one redaction every output channel passes through: the secrets this process has met (the
+ * stack's secret inputs and what was computed from them, the state's secret fields, the secret
+ * fields of claims). The engine remembers them as it meets them; the CLI's writers (stdout,
+ * stderr, JSON documents and lines, diagnostics, the debug log) scrub what they print of them.
+ * `output --show-sensitive` (asking for the values) turns it off for its process.
+ */
+class Redaction {
+  private met = new Set<string>();
+  private list: string[] = [];
+  /** The secrets scrubbed from text: not those that read as a JSON number or literal, which
+   *  could stand outside a string in a JSON document (`"serial": 1234`) and break it. Values
+   *  are scrubbed of them (`value`) before they become text. */
+  private textList: string[] = [];
+  private off = false;
+
+  remember(secrets: Iterable<string>): void {
+    const before = this.met.size;
+    for (const s of secrets) if (s !== "") this.met.add(s);
+    if (this.met.size === before) return;
+    this.list = secretList(this.met);
+    this.textList = this.list.filter((s) => !JSON_LITERAL.test(s));
+  }
+
+  showSensitive(): void {
+    this.off = true;
+  }
+
+  text(s: string): string {
+    return this.off || !this.textList.length ? s : scrubText(s, this.textList);
+  }
+
+  value<T>(v: T): T {
+    return this.off ? v : scrub(v, this.list);
+  }
+}
+
+const JSON_LITERAL = /^(-?[0-9][0-9.eE+-]*|true|false|null)$/;
+
+const redaction = new Redaction();
+
+/** Remembers `secrets` as strings no output of this process may hold. */
+export function rememberSecrets(secrets: Iterable<string>): void {
+  redaction.remember(secrets);
+}
+
+/** `s` as it may be printed: every secret met so far replaced. */
+export function redactText(s: string): string {
+  return redaction.text(s);
+}
+
+/** A copy of `v` (a JSON document, an event) as it may be printed: every string scrubbed. */
+export function redactValue<T>(v: T): T {
+  return redaction.value(v);
+}
+
+/** For `output --show-sensitive`: this process prints secret values. */
+export function showSensitiveValues(): void {
+  redaction.showSensitive();
 }

@@ -6,7 +6,8 @@ import { error, UserError } from "../diagnostics/diagnostic.js";
 import { claimsConflict, type ConflictKind } from "../drivers/claims.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { resourceDriver } from "../drivers/registry.js";
-import type { Claim } from "../drivers/types.js";
+import type { Claim, SensitiveClaimField } from "../drivers/types.js";
+import { SENSITIVE_TEXT } from "../sensitive-text.js";
 import type { State } from "../generated/schemas.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
@@ -32,16 +33,41 @@ export interface ClaimConflict {
   owner: OwnedClaim;
 }
 
-/** The claims of `value` (inputs, or a plan's after value) of a resource of type `type`; none for types without a driver. */
-export function claimsOfValue(type: string, address: string, value: unknown): ResourceClaim[] {
+/** The claim field each secret input field makes secret. */
+const SECRET_FIELDS: Readonly<Record<string, SensitiveClaimField>> = { name: "object", role: "role", condition: "condition", member: "member" };
+
+/** The claim fields computed from the input fields `mask` marks secret (a resource's
+ *  `sensitive`, a plan's `after_sensitive`). */
+function sensitiveFields(mask: unknown): SensitiveClaimField[] {
+  if (mask === true) return ["object", "role", "condition", "member"];
+  if (!mask || typeof mask !== "object") return [];
+  return Object.keys(mask).flatMap((k) => (Object.hasOwn(SECRET_FIELDS, k) ? [SECRET_FIELDS[k]!] : []));
+}
+
+/** The claims of `value` (inputs, or a plan's after value) of a resource of type `type`; none for
+ *  types without a driver. `mask`: which of its fields are secret (the claims remember it). */
+export function claimsOfValue(type: string, address: string, value: unknown, mask?: unknown): ResourceClaim[] {
   const d = resourceDriver(type);
   if (!d) return [];
-  return d.claims(inputsOf(d, value)).map((claim) => ({ address, claim }));
+  const secret = sensitiveFields(mask);
+  return d.claims(inputsOf(d, value)).map((claim) => ({ address, claim: secret.length ? { ...claim, sensitive: secret } : claim }));
 }
 
 /** What the resources of a state manage. */
 export function stateClaims(state: State): ResourceClaim[] {
-  return state.resources.flatMap((r) => claimsOfValue(r.type, r.address, r.inputs));
+  return state.resources.flatMap((r) => claimsOfValue(r.type, r.address, r.inputs, r.sensitive));
+}
+
+/** `c` as it may be shown: its secret fields (those it recorded as such) hidden. */
+export function redactClaim(c: Claim): Claim {
+  if (!c.sensitive?.length) return c;
+  const out: Record<string, unknown> = { ...c };
+  for (const f of c.sensitive) {
+    const v = out[f];
+    if (v === undefined) continue;
+    out[f] = f === "condition" ? { title: SENSITIVE_TEXT, expression: SENSITIVE_TEXT } : SENSITIVE_TEXT;
+  }
+  return out as Claim;
 }
 
 /** The columns that key a claim: object, scope, role, condition key, member key ("" when none). */
@@ -68,7 +94,8 @@ export function claimConflicts(mine: readonly ResourceClaim[], others: readonly 
 }
 
 /** "role R on OBJECT" / "member M of role R on OBJECT" / "the whole policy of OBJECT". */
-export function describeClaim(c: Claim): string {
+export function describeClaim(claim: Claim): string {
+  const c = redactClaim(claim);
   if (c.scope === "policy") return `the whole IAM policy of ${c.object}`;
   const cond = c.condition ? ` (condition "${c.condition.title}")` : "";
   return c.scope === "member" ? `member ${c.member} of role ${c.role}${cond} on ${c.object}` : `the binding of role ${c.role}${cond} on ${c.object}`;

@@ -2,7 +2,7 @@ import { type Command, Option } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { applyPlan, type PlannedStack, saveRefreshed, saveSettlement, type StackSession, withStateLock } from "../../engine/session.js";
-import { SENSITIVE_TEXT, scrub } from "../../plan/redact.js";
+import { SENSITIVE_TEXT, redactState, scrub, showSensitiveValues } from "../../plan/redact.js";
 import { checkNotStale, checkSameChanges, checkSameInputs, checkSameState, checkStackName } from "../../engine/saved-plan-checks.js";
 import { ChangeTally } from "../../engine/tally.js";
 import { planKey } from "../../plan/saved-plan.js";
@@ -201,7 +201,10 @@ export function registerApply(program: Command): void {
     .option("--show-sensitive", "print the values of outputs computed from a secret")
     .action(
       action(async (name: string | undefined, o: StateCommandOptions & { json?: boolean; raw?: boolean; showSensitive?: boolean }) => {
-        const state = await (await stateStoreOf(o)).read();
+        const read = await (await stateStoreOf(o)).read();
+        // Asked for the values: none is hidden; else none is shown, whichever output holds it.
+        if (o.showSensitive) showSensitiveValues();
+        const state = o.showSensitive ? read : redactState(read);
         const outputs: Record<string, unknown> = { ...(state?.outputs ?? {}) };
         if (!o.showSensitive) for (const n of state?.sensitive_outputs ?? []) if (Object.hasOwn(outputs, n)) outputs[n] = SENSITIVE_TEXT;
         if (name !== undefined) {

@@ -7,7 +7,7 @@ import { error, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { withStateLock } from "../../engine/session.js";
 import type { State } from "../../generated/schemas.js";
-import { describeClaim } from "../../state/claims.js";
+import { describeClaim, redactClaim } from "../../state/claims.js";
 import { parseState, serializeState } from "../../state/format.js";
 import { type HistoryRecord, type StateStore, versionOf } from "../../state/index.js";
 import { action, durationMs, EXIT, openedStateOf, type StateCommandOptions, writeOut } from "../common.js";
@@ -112,7 +112,7 @@ async function claims(o: TeamOptions): Promise<number> {
     return EXIT.ok;
   }
   const all = await store.allClaims();
-  if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...c.claim, ...(c.pending ? { applying: true } : {}) })), 2) + "\n").then(() => EXIT.ok);
+  if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...redactClaim(c.claim), ...(c.pending ? { applying: true } : {}) })), 2) + "\n").then(() => EXIT.ok);
   if (!all.length) return writeOut("No claims recorded: no stack has applied a state here yet.\n").then(() => EXIT.ok);
   // A grant an apply under way has reserved but not yet recorded is listed as such.
   const lines = all.map((c) => terminalText(`${c.stack}  ${c.workspace}  ${c.address}  ${describeClaim(c.claim)}${c.pending ? "  (applying now)" : ""}`));

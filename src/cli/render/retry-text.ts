@@ -4,6 +4,7 @@
 import { terminalText } from "../../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../../engine/events.js";
 import { type Line, seg } from "./lines.js";
+import { redactText } from "../../plan/redact.js";
 
 export type RetryEvent = Extract<EngineEvent, { type: "retry" }>;
 
@@ -52,6 +53,6 @@ export class RetryTally {
 /** For commands without a progress view (import): a line per retry in human mode. */
 export function retryPrinter(o: { json?: boolean }): (e: EngineEvent) => void {
   return (e) => {
-    if (e.type === "retry" && !o.json) process.stdout.write(retryText(e) + "\n");
+    if (e.type === "retry" && !o.json) process.stdout.write(redactText(retryText(e)) + "\n");
   };
 }

@@ -22,6 +22,7 @@ import { verbs } from "../render/verbs.js";
 import type { ApplyReport, OperationView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
 import { maxOf, pushAll } from "../../arrays.js";
+import { redactText } from "../../plan/redact.js";
 
 export interface HumanViewOptions {
   color?: boolean;
@@ -49,9 +50,9 @@ export class HumanView implements OperationView {
   private planEvent(e: EngineEvent): void {
     if (e.type === "refresh" && e.phase === "done") this.refreshed++;
     if (this.o.format === "markdown") return;
-    if (e.type === "read" && e.phase === "start") process.stdout.write(`${terminalText(e.address)}: Reading...\n`);
-    if (e.type === "read" && e.phase === "done") process.stdout.write(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`) + "\n");
-    if (e.type === "retry") process.stdout.write(retryText(e) + "\n");
+    if (e.type === "read" && e.phase === "start") process.stdout.write(redactText(`${terminalText(e.address)}: Reading...\n`));
+    if (e.type === "read" && e.phase === "done") process.stdout.write(redactText(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`)) + "\n");
+    if (e.type === "retry") process.stdout.write(redactText(retryText(e)) + "\n");
   }
 
   /** Changes reported not started (interrupted): the first NOT_STARTED_SHOWN are listed. */
@@ -133,7 +134,7 @@ export class HumanView implements OperationView {
       if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${listed(result.skipped, SKIPPED_NAMED)}.`)]);
       lines.push([seg(`Applied before the failure: ${before}. State saved; fix the problem and apply again.`)]);
       pushAll(lines, this.retries.lines());
-      process.stderr.write(toPlain(lines));
+      process.stderr.write(redactText(toPlain(lines)));
       return;
     }
     const imported = c.imported ? `${c.imported} imported, ` : "";
