@@ -131,6 +131,13 @@ export class Scheduler {
   private skip(n: Node): void {
     n.status = "skipped";
     this.groups.settle(n);
+    // The other half of a replacement whose first half failed: that resource failed, it is not
+    // also a resource skipped.
+    const failedHalf = (k: string) => {
+      const d = this.x.nodes.get(k)!;
+      return d.status === "failed" && d.change.address === n.change.address;
+    };
+    if ([...n.deps].some(failedHalf)) return;
     this.outcome.skipped.push(n.change.address);
     this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "skipped" });
   }
