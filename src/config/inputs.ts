@@ -8,6 +8,7 @@ import { suggest } from "./schema-diagnostics.js";
 import { errorAt, type SourceDocument } from "./source.js";
 import { jsonNestsTooDeep, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
 import { pushAll } from "../arrays.js";
+import { listed } from "../diagnostics/listed.js";
 
 export type InputType = ConfigInput["type"];
 
@@ -122,6 +123,9 @@ function declarations(src: SourceDocument, raw: Record<string, unknown>, badDefa
   return decls;
 }
 
+/** Unknown names in var files warned of one by one; the rest in one warning. */
+const UNKNOWN_NAMED = 3;
+
 /**
  * The inputs with their values. A missing required input is an error at its declaration; a
  * value of the wrong type at the value's source; an unknown --var name is an error, an unknown
@@ -132,11 +136,14 @@ export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>,
   const tried = new Set<string>();
   const decls = declarations(src, raw, tried, diags);
   const names = [...decls.keys()];
+  const unknownInFiles: string[] = [];
   // Lowest precedence first: each later value replaces the one before.
   for (const v of [...given.env, ...given.files, ...given.vars]) {
     const decl = decls.get(v.name);
     if (!decl) {
       if (v.source.kind === "env") continue;
+      // A var file shared by several stacks: its keys for the others are named a few times, then counted.
+      if (v.source.kind === "file" && unknownInFiles.push(v.name) > UNKNOWN_NAMED) continue;
       const guess = suggest(v.name, names);
       const detail = names.length ? `Inputs of this stack: ${names.join(", ")}.` : "This stack declares no inputs (a `config:` section).";
       diags.push(atSource(v.source, `unknown input "${v.name}"${guess ? ` (did you mean "${guess}"?)` : ""}`, detail, "input/unknown", v.source.kind === "flag" ? "error" : "warning"));
@@ -157,6 +164,8 @@ export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>,
     }
     Object.assign(decl, { value: t.value, from: sourceText(v.source) });
   }
+  const more = unknownInFiles.slice(UNKNOWN_NAMED);
+  if (more.length) diags.push(warning(`and ${more.length} more unknown input${more.length === 1 ? "" : "s"} in the --var-file files: ${listed(more, 10)}`, { code: "input/unknown" }));
   for (const name of given.unread ?? []) tried.add(name);
   for (const decl of decls.values()) {
     if (decl.value !== undefined || tried.has(decl.name)) continue; // a wrong value (or an unreadable one) was reported

@@ -165,6 +165,9 @@ export interface ForEachContext {
   secrets: Set<string>;
   /** Filled in: the instance keys of each forEach whose collection is known (none when not) */
   instances: Map<string, ForEachInstances>;
+  /** The provider's project or location waits on an input without a value: names are not
+   *  checked (that input's error is the one error) */
+  unchecked?: boolean;
 }
 
 /** The instances of one forEach, for checking references to them. */
@@ -215,12 +218,12 @@ export function loadResources(src: SourceDocument, resourcesRaw: Record<string, 
     if (!Object.hasOwn(optionsOf(raw), "forEach")) {
       const decl = declaration(src, name, raw, driver, diags);
       resources.set(decl.name, decl);
-      checkResource(src, decl, defaults, ownership, forEach.scope, diags);
+      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach.scope, diags);
       continue;
     }
     for (const decl of eachDeclarations(src, name, raw, driver, forEach, diags)) {
       resources.set(decl.name, decl);
-      checkResource(src, decl, defaults, ownership, forEach.scope, diags);
+      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach.scope, diags);
     }
   }
   return resources;

@@ -11,6 +11,7 @@ import { type Defaults, type ForEachInstances, loadResources } from "./load-reso
 import { collectRefs, type DeclaredNames, referenceGraph } from "./references.js";
 import { loadTimeScope } from "./for-each.js";
 import { loadMoved } from "./moved.js";
+import { resolveProvider } from "./provider.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
@@ -198,7 +199,6 @@ function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: L
   const resourcesRaw = mapOr(doc.resources);
   const variablesRaw = mapOr(doc.variables);
   const providerRaw = mapOr(doc.provider);
-  const defaults: Defaults = { project: providerRaw.project as string | undefined, location: providerRaw.location as string | undefined };
 
   // Names: inputs, variables and resources share one namespace.
   const configRaw = mapOr(doc.config);
@@ -207,8 +207,14 @@ function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: L
   for (const c of config.values()) if (c.secret && c.value !== undefined) secretStrings(sensitive(c.value), secrets);
   if (opts.inputsOptional) dropMissingInputs(diags);
   const variables = loadVariables(src, doc, variablesRaw, diags);
+  const scope = loadTimeScope(src, config, variables);
+  // The provider's inputs resolved (acme-${env}); one waiting on a missing input leaves the
+  // resources' names unchecked: that input's error is the one error.
+  const provider = resolveProvider(src, providerRaw, scope, diags);
+  const defaults: Defaults = { project: provider.fields.project, location: provider.fields.location };
   const instances = new Map<string, ForEachInstances>();
-  const resources = loadResources(src, resourcesRaw, defaults, { scope: loadTimeScope(src, config, variables), lenient: opts.inputsOptional === true, secrets, instances }, diags);
+  const lenient = opts.inputsOptional === true || provider.missing;
+  const resources = loadResources(src, resourcesRaw, defaults, { scope, lenient, secrets, instances, ...(provider.missing ? { unchecked: true } : {}) }, diags);
   const moved = loadMoved(src, doc.moved, resources, diags);
   const outputs = new Map<string, OutputDecl>();
   for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
@@ -228,7 +234,8 @@ function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: L
     diags.push(at(src, ["provider", "seed"], "provider.seed is only used with endpoint: embedded", { detail: `endpoint is "${endpoint}".` }));
   }
 
-  if (diags.length) return { diagnostics: diags };
+  // Warnings (an unknown key in a shared --var-file) do not stop the stack; errors do.
+  if (hasErrors(diags)) return { diagnostics: diags };
   const dir = dirname(file);
   const stack: StackModel = {
     file,
@@ -239,7 +246,7 @@ function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: L
       ...(defaults.project ? { project: defaults.project } : {}),
       ...(defaults.location ? { location: defaults.location } : {}),
       endpoint,
-      ...(typeof providerRaw.seed === "string" ? { seed: resolve(dir, providerRaw.seed) } : {}),
+      ...(provider.fields.seed !== undefined ? { seed: resolve(dir, provider.fields.seed) } : {}),
     },
     config,
     secrets: [...secrets],
@@ -253,6 +260,6 @@ function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: L
     order: graph.topoOrder(),
     source: src,
   };
-  const lint = lintStack(stack, opts);
+  const lint = [...diags, ...lintStack(stack, opts)];
   return hasErrors(lint) ? { diagnostics: lint } : { stack, diagnostics: lint };
 }

@@ -1,7 +1,7 @@
 // A problem with the inputs given on the command line (a --var without "=", a --var-file that does
 // not parse or does not exist) is reported in the same run as every other error: the other inputs'
-// and the stack's own (schema, members, inputs without a value). validate and plan report the same
-// list, in text and in --json; exit 1, no cloud call, no state written.
+// and the stack's own (schema, members, inputs without a value: plan only, validate needs no
+// values). validate and plan report the same list otherwise, in text and in --json; exit 1, no cloud call, no state written.
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -56,8 +56,9 @@ describe("input errors are reported with the stack's errors", () => {
   for (const c of CASES) {
     it(`${c.name}: validate and plan report every error, in text and in --json`, async () => {
       const before = totalRequests(await stats(ws.emu));
-      const expected = [...c.expected, ...STACK_ERRORS];
       for (const command of ["validate", "plan"]) {
+        // validate needs no input values (as terraform validate): a missing one is no error there.
+        const expected = [...c.expected, ...STACK_ERRORS].filter((e) => command === "plan" || !e.includes("has no value"));
         const r = await runCli([command, "-f", "stack.yaml", ...c.args], { cwd: ws.dir, emulator: ws.emu });
         expectExit(r, 1);
         for (const e of expected) expect(r.stderr, `${command}: ${e}`).toContain(e);

@@ -94,7 +94,9 @@ describe("one stack, two environments", () => {
     const stack = join(ws.dir, "stack.yaml");
     await writeFile(stack, STACK);
     await writeFile(join(ws.dir, "bad.yaml"), "env: dev\nviewers: user:alice@example.com\n");
-    const missing = await runCli(["validate", "-f", stack], { cwd: ws.dir });
+    // validate needs no input values (as terraform validate); plan does.
+    expectExit(await runCli(["validate", "-f", stack], { cwd: ws.dir }), 0);
+    const missing = await runCli(["plan", "-f", stack], { cwd: ws.dir, emulator: ws.emu });
     expectExit(missing, 1);
     expect(missing.stderr).toContain(`stack.yaml:6:3: Error: input "env" has no value`);
     const bad = await runCli(["plan", "-f", stack, "--var-file", "bad.yaml", "--var", "nope=1"], { cwd: ws.dir, emulator: ws.emu, env: { CONVERGE_VAR_admin: "x", CONVERGE_VAR_env: "" } });

@@ -16,7 +16,8 @@ export function registerValidate(program: Command): void {
     .option("--strict", "treat lint warnings as errors");
   // validate reads files and prints; nothing of it runs on (a program stack's too has finished).
   const run = action(async (o: { file: string; json?: boolean; strict?: boolean; var?: string[]; varFile?: string[] }) => {
-    const { stack, diagnostics } = await loadAnyStackFile(o.file, { strict: o.strict === true, inputs: inputsOf(o), offline: "validate" });
+    // As `terraform validate`: an input without a value is unknown here, not an error.
+    const { stack, diagnostics } = await loadAnyStackFile(o.file, { strict: o.strict === true, inputs: inputsOf(o), inputsOptional: true, offline: "validate" });
     const valid = stack !== undefined && !hasErrors(diagnostics);
     printDiagnostics(diagnostics);
     if (o.json) {
