@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
 import isInCi from "is-in-ci";
-import type { GivenInputs } from "../config/inputs.js";
+import type { GivenInputs, InputValue } from "../config/inputs.js";
 import { readInputs } from "../config/var-files.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { jsonChunks, terminalText } from "../diagnostics/terminal-text.js";
@@ -235,10 +235,12 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 }
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
-export async function openStackOf(o: StackOptions, how: { offline?: string } = {}): Promise<StackSession> {
+export async function openStackOf(o: StackOptions, how: { offline?: string; planInputs?: InputValue[] } = {}): Promise<StackSession> {
   // The engine loads with the first command that opens a session (not for validate).
   const { openStackFile } = await import("../engine/session.js");
-  const session = await openStackFile({ file: o.file, ...how, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs: inputsOf(o) });
+  const { planInputs, ...rest } = how;
+  const inputs = planInputs ? { ...inputsOf(o), plan: planInputs } : inputsOf(o);
+  const session = await openStackFile({ file: o.file, ...rest, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs });
   printDiagnostics(session.warnings);
   return session;
 }

@@ -13,7 +13,11 @@ import { listed } from "../diagnostics/listed.js";
 export type InputType = ConfigInput["type"];
 
 /** Where a value came from. */
-export type InputSource = { kind: "flag"; flag: "--var"; name: string } | { kind: "file"; file: string; line: number; column: number } | { kind: "env"; variable: string };
+export type InputSource =
+  | { kind: "flag"; flag: "--var"; name: string }
+  | { kind: "file"; file: string; line: number; column: number }
+  | { kind: "env"; variable: string }
+  | { kind: "plan"; file: string };
 
 /** One value given for an input. `text` values (--var, environment) are parsed by the declared
  *  type (lists and maps as JSON); file values are typed already. */
@@ -29,6 +33,8 @@ export interface GivenInputs {
   vars: InputValue[];
   files: InputValue[];
   env: InputValue[];
+  /** The non-secret values a saved plan was made with (`apply FILE`): below every other source. */
+  plan?: InputValue[];
   /** The problems of reading them (a --var without "=", a --var-file that does not parse or does
    *  not exist): the loader reports them with the stack's own diagnostics, in one run. */
   problems?: readonly Diagnostic[];
@@ -56,6 +62,7 @@ export const ENV_PREFIX = "CONVERGE_VAR_";
 export function sourceText(s: InputSource): string {
   if (s.kind === "flag") return `${s.flag} ${s.name}=…`;
   if (s.kind === "env") return s.variable;
+  if (s.kind === "plan") return `the saved plan ${s.file}`;
   return `${s.file}:${s.line}:${s.column}`;
 }
 
@@ -138,8 +145,10 @@ export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>,
   const names = [...decls.keys()];
   const unknownInFiles: string[] = [];
   // Lowest precedence first: each later value replaces the one before.
-  for (const v of [...given.env, ...given.files, ...given.vars]) {
+  for (const v of [...(given.plan ?? []), ...given.env, ...given.files, ...given.vars]) {
     const decl = decls.get(v.name);
+    // A saved plan holds no secret: those are given again.
+    if (v.source.kind === "plan" && (!decl || decl.secret)) continue;
     if (!decl) {
       if (v.source.kind === "env") continue;
       // A var file shared by several stacks: its keys for the others are named a few times, then counted.

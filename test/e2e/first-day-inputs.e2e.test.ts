@@ -94,4 +94,22 @@ describe("inputs on the first day", () => {
       }
     }
   });
+
+  it("a saved plan carries its non-secret inputs: apply FILE asks only for the secret ones", async () => {
+    const file = join(ws.dir, "saved.yaml");
+    await writeFile(file, stack("acme-${env}").replace("    default: t0ken-default\n", "") + "outputs:\n  who: \"${token}\"\n");
+    await writeFile(join(ws.dir, "dev.yaml"), 'env: dev\nreaders: ["user:saved@example.com"]\n');
+    const secret = { CONVERGE_VAR_token: "s3cret-t0ken" };
+    const plan = await runCli(["plan", "-f", file, "--var-file", "dev.yaml", "--out", "day1.plan"], { cwd: ws.dir, emulator: ws.emu, env: secret });
+    expectExit(plan, 0);
+    expect(plan.stdout).toContain("To perform exactly these actions, run: converge apply day1.plan");
+    expect(plan.stdout).toContain("give the secret one again: --var token=… (or CONVERGE_VAR_token)");
+    const without = await cli(["apply", "day1.plan", "-f", file]);
+    expectExit(without, 1);
+    expect(without.stderr.match(/Error:/g)).toHaveLength(1);
+    expect(without.stderr).toContain('Error: input "token" has no value');
+    const applied = await runCli(["apply", "day1.plan", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: secret });
+    expectExit(applied, 0);
+    expect(applied.stdout).toContain("Apply complete!");
+  });
 });

@@ -17,6 +17,8 @@ import type { OperationView } from "../views/view.js";
 import { HumanView } from "../views/human-view.js";
 import { LiveView } from "../views/live-view.js";
 import { JsonStreamView } from "../views/json-view.js";
+import type { InputValue } from "../../config/inputs.js";
+import type { Plan } from "../../generated/schemas.js";
 
 interface ApplyCliOptions extends PlanCliOptions {
   autoApprove?: boolean;
@@ -69,7 +71,9 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
     throw new UserError({ severity: "error", summary: "--target, --replace and --refresh cannot be given with a plan file: it applies with the options it was made with" });
   }
   const saved = readSavedPlan(planFile, planKey());
-  const session = await openStackOf(o);
+  // The inputs the plan was made with, as Terraform's saved plans carry them: only the secret
+  // ones are given again (the plan holds none).
+  const session = await openStackOf(o, { planInputs: savedInputs(saved, planFile) });
   checkStackName(saved, planFile, session.stack.name, o.file);
   checkSameState(saved, planFile, session.stateIdentity);
   checkSameInputs(saved, planFile, session.stack.config);
@@ -91,6 +95,12 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
       await planned.close();
     }
   });
+}
+
+/** The input values a saved plan records (its `variables`; a secret one there is a placeholder,
+ *  and the loader takes none of a secret input from a plan). */
+function savedInputs(saved: Plan, file: string): InputValue[] {
+  return Object.entries(saved.variables ?? {}).map(([name, value]) => ({ name, value, text: false, source: { kind: "plan", file } }));
 }
 
 /** `apply` and `destroy` without a plan file: plan, show, ask, execute. */

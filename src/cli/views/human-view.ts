@@ -22,7 +22,8 @@ import { verbs } from "../render/verbs.js";
 import type { ApplyReport, OperationView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
 import { maxOf, pushAll } from "../../arrays.js";
-import { redactText } from "../../plan/redact.js";
+import { redactText, SENSITIVE_TEXT } from "../../plan/redact.js";
+import { ENV_PREFIX } from "../../config/inputs.js";
 
 export interface HumanViewOptions {
   color?: boolean;
@@ -78,7 +79,7 @@ export class HumanView implements OperationView {
   private *planText(plan: Plan): Generator<Line, void, undefined> {
     yield* this.planProgressLines();
     yield* planLineStream(plan, { lintWarnings: lintWarningCount(plan.diagnostics) });
-    if (this.o.savedTo) yield* [[], [seg(`Saved the plan to: ${this.o.savedTo}`)], [seg(`To perform exactly these actions, run: converge apply ${this.o.savedTo}`)]];
+    if (this.o.savedTo) yield* savedHint(plan, this.o.savedTo);
   }
 
   async replanned(planned: PlannedStack): Promise<void> {
@@ -154,6 +155,19 @@ export class HumanView implements OperationView {
 /** An interrupted apply lists this many of the changes it did not start, then counts the rest
  *  (one of 100,000 resources printed 11,907 lines). */
 const NOT_STARTED_SHOWN = 10;
+/** Where the plan was saved and what `apply FILE` needs: the plan carries the inputs it was made
+ *  with, but not the secret ones (their values there are placeholders). */
+function savedHint(plan: Plan, file: string): Line[] {
+  const lines: Line[] = [[], [seg(`Saved the plan to: ${file}`)], [seg(`To perform exactly these actions, run: converge apply ${file}`)]];
+  const stackVariables = new Set((plan.configuration?.variables ?? []).map((v) => v.name));
+  const secret = Object.entries(plan.variables ?? {}).filter(([k, v]) => !stackVariables.has(k) && JSON.stringify(v).includes(SENSITIVE_TEXT)).map(([k]) => k);
+  if (secret.length) {
+    const vars = secret.map((k) => `--var ${k}=… (or ${ENV_PREFIX}${k})`).join(", ");
+    lines.push([seg(`It takes the other inputs from the plan; give the secret ${secret.length === 1 ? "one" : "ones"} again: ${vars}.`)]);
+  }
+  return lines;
+}
+
 /** The resources skipped after a failure are named up to this many, then counted. */
 const SKIPPED_NAMED = 20;
 
