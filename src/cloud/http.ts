@@ -218,9 +218,24 @@ export function createRawNodeHttp(env: NodeJS.ProcessEnv = process.env, opts: { 
       options.agent = agent;
       const req = scheme.request(options, (res) => readResponse(req, res, signal, resolve, reject));
       req.on("error", reject);
+      // A proxy that refuses the tunnel answers CONNECT itself; its answer is not the cloud's.
+      req.once("proxyConnect", (c: { statusCode: number; statusText?: string }) => {
+        if (c.statusCode !== 200) req.destroy(proxyRefused(target, env, c));
+      });
       signal.addEventListener("abort", onAbort, { once: true });
       req.end(init.body);
     });
+}
+
+/** The error of a CONNECT the proxy refused (403 by policy, 407 for credentials, 404, 5xx):
+ *  named as the proxy's, without its credentials. A gateway error (5xx) may pass: it is retried. */
+function proxyRefused(target: URL, env: NodeJS.ProcessEnv, c: { statusCode: number; statusText?: string }): Error {
+  const proxy = proxyFor(target, env)?.display ?? "the proxy";
+  const port = target.port || (target.protocol === "https:" ? "443" : "80");
+  const answer = `${c.statusCode}${c.statusText ? ` ${c.statusText}` : ""}`;
+  const hint = c.statusCode === 407 ? " (it wants credentials: put them in HTTPS_PROXY as http://user:password@host:port)" : "";
+  const e = new Error(`the proxy ${proxy} refused the tunnel to ${target.hostname}:${port}: ${answer}${hint}`);
+  return Object.assign(e, { code: c.statusCode >= 500 ? "EPROXYGATEWAY" : "EPROXYREFUSED" });
 }
 
 /** HTTP with the process environment's proxy settings. */

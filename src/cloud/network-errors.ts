@@ -18,6 +18,8 @@ export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_HEADERS_TIMEOUT",
   "UND_ERR_BODY_TIMEOUT",
   "UND_ERR_CLOSED",
+  // A proxy's gateway error on CONNECT (its upstream failed): see ./http.ts proxyRefused.
+  "EPROXYGATEWAY",
 ]);
 
 /** `p`, or a rejection with the signal's reason as soon as it aborts (`p` is left to settle). */

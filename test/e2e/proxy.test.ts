@@ -85,8 +85,11 @@ beforeAll(async () => {
   });
   proxy.on("connection", track);
   proxy.on("connect", (req, client: Socket, head: Buffer) => {
-    // CONNECT (HTTPS_PROXY): a tunnel to the TLS front, whatever host is asked for.
+    // CONNECT (HTTPS_PROXY): a tunnel to the TLS front, whatever host is asked for; a host named
+    // refuse-NNN.… is refused with that status, as a proxy's policy or its authentication would.
     seen.push({ kind: "connect", target: req.url!, auth: req.headers["proxy-authorization"] });
+    const refused = /^refuse-(\d{3})\./.exec(req.url!);
+    if (refused) return void client.end(`HTTP/1.1 ${refused[1]} Refused by policy\r\nContent-Length: 0\r\n\r\n`);
     const up = connect(tlsPort, "127.0.0.1", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       up.write(head);
@@ -153,5 +156,18 @@ describe.skipIf(!HAS_OPENSSL)("calls through a proxy", () => {
     const direct = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], { cwd: tmp.dir, env: { ...NO_INHERITED_PROXY, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } });
     expectExit(direct, 0);
     expect(seen).toEqual([]);
+  });
+
+  it("a proxy that refuses the tunnel (403, 404, 407) is a proxy error naming the proxy, not the cloud's answer", async () => {
+    for (const status of ["403", "404", "407"]) {
+      const file = join(tmp.dir, `refused-${status}.yaml`);
+      writeFileSync(file, stack(`https://refuse-${status}.converge-test.invalid`));
+      const env = { ...NO_INHERITED_PROXY, HTTPS_PROXY: proxyUrl.replace("http://", "http://alice:s3cret@"), NODE_EXTRA_CA_CERTS: ca };
+      const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, `refused-${status}.state.json`)], { cwd: tmp.dir, env });
+      expectExit(r, 1);
+      expect(r.stderr).toContain(`the proxy ${proxyUrl} refused the tunnel to refuse-${status}.converge-test.invalid:443: ${status} Refused by policy`);
+      expect(r.stderr).not.toMatch(/does not exist|PERMISSION_DENIED|internal error/);
+      expect(r.stderr).not.toContain("s3cret");
+    }
   });
 });
