@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { versionText } from "../version.js";
 import { optionHelp } from "./option-help.js";
+import { terraformStyleFlag } from "./option-typos.js";
 import { aProgramRan, letProgramHandlesGo } from "../sdk/program-handles.js";
 
 type Register = (program: Command) => void;
@@ -72,6 +73,12 @@ program.hook("preAction", async (_program, command) => {
 });
 
 for (const register of await Promise.all(commandsFor(process.argv).map((c) => c.load()))) register(program);
+
+const typo = terraformStyleFlag(program, process.argv);
+if (typo) {
+  process.stderr.write(`${typo}\n`);
+  process.exit(1);
+}
 
 await program.parseAsync(process.argv);
 
