@@ -7,6 +7,7 @@ import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import type { GivenInputs } from "../config/inputs.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
+import { EMULATOR_HOST_ENV, withoutCredentials } from "../cloud/endpoint.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan, type PlanResult } from "../plan/planner.js";
@@ -203,6 +204,14 @@ function* recorded<T>(items: Iterable<T>, into: T[], counted: (n: number) => voi
   }
 }
 
+/** What the plan's target adds when CLOUDNATIVE_EMULATOR_HOST sent its calls elsewhere than the
+ *  stack's endpoint says (every view shows the target first, failed plans too). */
+function endpointOverride(stack: StackModel, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const host = env[EMULATOR_HOST_ENV];
+  if (!host || stack.provider.endpoint === `http://${withoutCredentials(host)}`) return undefined;
+  return `, instead of the stack's endpoint (${stack.provider.endpoint})`;
+}
+
 /** The plan as shown and saved (warnings of loading, inputs' hash, secrets scrubbed), once no
  *  other stack's claim stands in its way. */
 async function finishPlan(session: StackSession, result: PlanResult, prior: State | undefined, cloud: OpenCloud, projectIds: ProjectIds, settlement: Settlement): Promise<PlannedStack> {
@@ -211,6 +220,8 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
   const settled = settlement.diagnostic ? [settlement.diagnostic] : [];
   result.plan.diagnostics = [...session.warnings, ...settled, ...result.plan.diagnostics];
   result.diagnostics = [...settled, ...result.diagnostics];
+  const overridden = endpointOverride(session.stack);
+  if (overridden && result.plan.target) result.plan.target += overridden;
   // Another stack's (or workspace's) claim on what this plan manages: an error, before any write.
   await checkClaims(session.store, result.plan, projectIds);
   if (session.stack.config.size) result.plan.inputs_hash = inputsHash(session.stack.config);

@@ -28,7 +28,7 @@ describe("the quickstart's plan names carol as revoked", () => {
     const r = await runCli(["plan"], { cwd: quickstart });
     expectExit(r, 0);
     // The plan's first line says where the calls went (item 5).
-    expect(r.stdout).toMatch(/Refreshed 2 IAM policies\.\n\nTarget: embedded emulator\n/);
+    expect(r.stdout).toMatch(/Target: embedded emulator\n\nRefreshed 2 IAM policies\.\n/);
     expect(r.stdout).toMatch(/# restoreViewers will be created[^#]*- "user:carol@example\.com" {2}# granted outside converge, will be revoked/);
     const summary = r.stdout.slice(r.stdout.indexOf("Access: "));
     expect(summary.split("\n")[0]).toBe("Access: 4 granted, 1 revoked");

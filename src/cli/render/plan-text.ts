@@ -306,6 +306,13 @@ export interface PlanTextOptions {
   details?: boolean;
   /** Lint warnings found for this plan, counted in the access summary. */
   lintWarnings?: number;
+  /** Start with the plan's target (default); false when the caller showed it first. */
+  target?: boolean;
+}
+
+/** "Target: …" and a blank line, or none when the plan has no target. */
+export function targetLines(plan: Plan): Line[] {
+  return plan.target ? [[seg("Target: ", "bold"), seg(plan.target)], []] : [];
 }
 
 /** `converge refresh`: the drift it records in the state, in refresh's words (it plans nothing). */
@@ -331,7 +338,7 @@ const GROUP_LINES = 4096;
 
 /** planLines(plan, opts), in groups of lines (their concatenation is planLines' result). */
 function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line[], void, undefined> {
-  let lines: Line[] = plan.target ? [[seg("Target: ", "bold"), seg(plan.target)], []] : [];
+  let lines: Line[] = opts.target === false ? [] : targetLines(plan);
   if (plan.resource_drift.length) {
     lines.push([seg("Objects have changed outside of converge", "heading")]);
     lines.push([]);

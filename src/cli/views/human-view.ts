@@ -15,7 +15,7 @@ import { accessLines } from "../render/access-text.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
-import { planLineStream } from "../render/plan-text.js";
+import { planLineStream, targetLines } from "../render/plan-text.js";
 import { policyDiffLines } from "../render/policy-diff.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
@@ -69,16 +69,19 @@ export class HumanView implements OperationView {
   async planned(planned: PlannedStack): Promise<void> {
     const { plan } = planned;
     printDiagnostics(planned.diagnostics);
-    if (plan.errored) return;
+    // Where the calls went comes first, in a failed plan too (an emulator the environment named
+    // instead of the stack's endpoint explains many failures).
+    if (plan.errored) return this.o.format === "markdown" ? undefined : printLines(targetLines(plan), this.o);
     if (this.o.format === "markdown") return writeOut(planMarkdown(plan, lintOf(plan.diagnostics)));
-    if (this.o.format === "access") return printLines(accessLines(plan.access_changes), this.o);
+    if (this.o.format === "access") return printLines([...targetLines(plan), ...accessLines(plan.access_changes)], this.o);
     await printLines(this.planText(plan), this.o);
   }
 
   /** The plan's lines as they are made (a large plan is never all in memory as lines). */
   private *planText(plan: Plan): Generator<Line, void, undefined> {
+    yield* targetLines(plan);
     yield* this.planProgressLines();
-    yield* planLineStream(plan, { lintWarnings: lintWarningCount(plan.diagnostics) });
+    yield* planLineStream(plan, { lintWarnings: lintWarningCount(plan.diagnostics), target: false });
     if (this.o.savedTo) yield* savedHint(plan, this.o.savedTo);
   }
 
