@@ -112,7 +112,33 @@ function conflictError(c: ClaimConflict, where: string) {
   });
 }
 
-/** The `state/claim-conflict` error of `conflicts` (one diagnostic each), for a state in `where`. */
+/** Conflicts with one owner listed in one error's detail, then counted. */
+const GROUP_LISTED = 10;
+
+/** One error for the conflicts of several resources with one owner (a stack that manages eight of
+ *  the grants is one cause, not eight errors). */
+function groupError(group: readonly ClaimConflict[], where: string) {
+  const o = group[0]!.owner;
+  const holds = o.pending ? "is applying now" : "manages";
+  const lines = group.slice(0, GROUP_LISTED).map((c) => `  - resource "${c.mine.address}" claims ${describeClaim(c.mine.claim)} (their resource "${c.owner.address}")`);
+  if (group.length > GROUP_LISTED) lines.push(`  and ${group.length - GROUP_LISTED} more`);
+  return error(`${group.length} resources claim grants that stack "${o.stack}" workspace "${o.workspace}" ${holds}`, {
+    code: "state/claim-conflict",
+    address: group[0]!.mine.address,
+    file: where,
+    detail: `${lines.join("\n")}\nTwo stacks that manage the same grant undo each other's changes at every apply. Manage them in one stack only: remove them from this stack, or from stack "${o.stack}" (workspace "${o.workspace}") and apply there first. \`converge state claims\` lists what each stack manages. Nothing was written.`,
+  });
+}
+
+/** The `state/claim-conflict` errors of `conflicts`, for a state in `where`: one for each owner
+ *  (stack, workspace, applying or not), listing its conflicts when there are several. */
 export function claimConflictError(conflicts: readonly ClaimConflict[], where: string): UserError {
-  return new UserError(conflicts.map((c) => conflictError(c, where)));
+  const byOwner = new Map<string, ClaimConflict[]>();
+  for (const c of conflicts) {
+    const key = JSON.stringify([c.owner.stack, c.owner.workspace, c.owner.pending === true]);
+    const group = byOwner.get(key);
+    if (group) group.push(c);
+    else byOwner.set(key, [c]);
+  }
+  return new UserError([...byOwner.values()].map((g) => (g.length === 1 ? conflictError(g[0]!, where) : groupError(g, where))));
 }
