@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { type ClaimConflict, claimConflictError } from "../../src/state/claims.js";
 
 const conflict = (i: number, stack = "owner", pending = false): ClaimConflict => ({
-  kind: "same",
+  kind: "member",
   mine: { address: `mine${i}`, claim: { scope: "member", kind: "restorePlan", object: `projects/p/locations/l/restorePlans/r${i}`, role: "roles/viewer", member: `user:u${i}@example.com` } },
   owner: { stack, workspace: "default", address: `theirs${i}`, claim: { scope: "member", kind: "restorePlan", object: `projects/p/locations/l/restorePlans/r${i}`, role: "roles/viewer", member: `user:u${i}@example.com` }, ...(pending ? { pending: true } : {}) },
 });
