@@ -10,6 +10,7 @@ import { type Line, seg } from "./lines.js";
 import { auditKey, auditSettings, auditText } from "../../iam/policy-effect.js";
 import { listed } from "../../diagnostics/listed.js";
 import { pushAll } from "../../arrays.js";
+import { SENSITIVE_TEXT } from "../../sensitive-text.js";
 
 const where = (c: AccessChange) => `${c.role}${c.condition ? ` if "${c.condition.title}"` : ""} on ${c.object}`;
 const by = (c: AccessChange) => (c.addresses.length ? ` (${c.addresses.join(", ")})` : "");
@@ -24,7 +25,11 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
   const grants = changes.filter((c) => c.action === "grant");
   const revokes = changes.filter((c) => c.action === "revoke");
   const lines: Line[] = [[seg("Access: ", "bold"), seg(`${grants.length} granted, ${revokes.length} revoked`, "bold")]];
-  for (const r of revokes) lines.push([seg("  - ", "remove"), seg(`${r.principal} loses ${where(r)}`), seg(by(r), "dim")]);
+  // Who loses, then who gains: each named, up to a bound (the rest counted; --view access lists all).
+  for (const r of revokes.slice(0, REVOKES_NAMED)) lines.push([seg("  - ", "remove"), seg(`${who(r.principal)} loses ${where(r)}`), seg(by(r), "dim")]);
+  if (revokes.length > REVOKES_NAMED) lines.push([seg("  - ", "remove"), seg(`and ${revokes.length - REVOKES_NAMED} more revoked (plan --view access lists them all)`)]);
+  for (const g of grants.slice(0, GRANTS_NAMED)) lines.push([seg("  + ", "add"), seg(`${who(g.principal)} gains ${where(g)}`), seg(by(g), "dim")]);
+  if (grants.length > GRANTS_NAMED) lines.push([seg("  + ", "add"), seg(`and ${grants.length - GRANTS_NAMED} more granted (plan --view access lists them all)`)]);
   for (const g of grants) {
     if (isPublicMember(g.principal)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} (public) gains ${where(g)}`), seg(by(g), "dim")]);
     if (isBasicRole(g.role)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} gains the basic role ${where(g)}`), seg(by(g), "dim")]);
@@ -38,6 +43,15 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
 }
 
 const MAX_NAMED = 10;
+/** Revocations and grants the summary names before it counts the rest. */
+const REVOKES_NAMED = 50;
+const GRANTS_NAMED = 20;
+
+/** A principal as the summary names it: one computed from a secret is said to be one (its
+ *  name is hidden), so the reviewer knows someone is there. */
+function who(principal: string): string {
+  return principal.includes(SENSITIVE_TEXT) ? `${principal} (a principal computed from a secret)` : principal;
+}
 
 /** `condition "T" description "a" → "b", same expression: user:x keeps access`: what changes of
  *  a condition whose expression stays, and the members who keep their access through it. */
