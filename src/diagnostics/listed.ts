@@ -8,3 +8,9 @@ export function listed(names: readonly string[], max: number): string {
 /** How many names a diagnostic's detail lists before it counts the rest ("Resources: …"): a stack
  *  of 100,000 resources named them all, a line of megabytes. */
 export const NAMES_IN_DETAIL = 20;
+
+/** "1 resource", "3 resources", "1 policy", "2 policies": a count with its noun in the right
+ *  number (`plural` when adding "s" is not it). */
+export function counted(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}

@@ -14,7 +14,7 @@ import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
 import type { Emit } from "../engine/events.js";
 import { stateResourcesByPolicy } from "./plan-configuration.js";
-import { listed } from "../diagnostics/listed.js";
+import { counted, listed } from "../diagnostics/listed.js";
 
 export type Read<T> = { ok: true; value: T } | { ok: false; error: Error };
 
@@ -211,7 +211,7 @@ export class Refresh {
     const resources = failures.reduce((n, [, f]) => n + f.addresses.length, 0);
     const first = failures[0]![1];
     const why = (first.error as { serverMessage?: string }).serverMessage || first.error.message;
-    const summary = `${lead}: ${failures.length} IAM policies (${resources} resources) were not read`;
+    const summary = `${lead}: ${counted(failures.length, "IAM policy", "IAM policies")} (${counted(resources, "resource")}) ${failures.length === 1 ? "was" : "were"} not read`;
     const detail = `${why}\nNot read: ${listed(failures.map(([name]) => name), 5)}`;
     return error(summary, { address: first.addresses[0]!, detail, ...this.at(stack, first.addresses[0]!) });
   }

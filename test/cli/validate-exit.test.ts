@@ -32,6 +32,6 @@ describe("validate's prompt exit", () => {
     writeFileSync(join(dir, "ok.yaml"), `name: ok\nprovider:\n  project: p1\n  location: us-central1\nresources:\n  a:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: rp-1\n      role: roles/viewer\n      members: [user:a@example.com]\n`);
     const r = spawnSync(process.execPath, [BIN, "validate", "-f", "ok.yaml"], { cwd: dir, encoding: "utf8" });
     expect(r.status).toBe(0);
-    expect(r.stdout).toBe("Success! The stack is valid (1 resources, 0 variables, 0 outputs).\n");
+    expect(r.stdout).toBe("Success! The stack is valid (1 resource, 0 variables, 0 outputs).\n");
   });
 });

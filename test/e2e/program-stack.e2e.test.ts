@@ -64,7 +64,7 @@ describe("examples/typescript: the quickstart as a program", () => {
     expect(JSON.parse(outputs.stdout)).toEqual(t.outputs);
     const valid = await runCli(["validate", "-f", "stack.ts"], { cwd: TS_DIR });
     expectExit(valid, 0);
-    expect(valid.stdout).toBe("Success! The stack is valid (3 resources, 1 variables, 2 outputs).\n");
+    expect(valid.stdout).toBe("Success! The stack is valid (3 resources, 1 variable, 2 outputs).\n");
     expect(await both("destroy", "--auto-approve")).toMatch(/Destroy complete! Resources: 3 destroyed\./);
     expect((await stateOf("ts")).resources).toEqual([]);
     expect((await stateOf("yaml")).resources).toEqual([]);

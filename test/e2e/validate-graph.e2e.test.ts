@@ -17,7 +17,7 @@ describe("converge validate", () => {
   it("exits 0 on a valid stack and says what it holds", async () => {
     const r = await runCli(["validate", "-f", QUICKSTART_STACK], { emulator: ws.emu });
     expectExit(r, 0);
-    expect(r.stdout).toBe("Success! The stack is valid (3 resources, 1 variables, 2 outputs).\n");
+    expect(r.stdout).toBe("Success! The stack is valid (3 resources, 1 variable, 2 outputs).\n");
     expect(r.stderr).toBe("");
   });
 

@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
+import { counted } from "../../diagnostics/listed.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { applyPlan, type PlannedStack, saveRefreshed, saveSettlement, type StackSession, withStateLock } from "../../engine/session.js";
 import { SENSITIVE_TEXT, redactState, scrub, showSensitiveValues } from "../../plan/redact.js";
@@ -146,7 +147,7 @@ async function runRefresh(o: StackOptions): Promise<number> {
       return EXIT.ok;
     }
     if (o.json) await writeOut(jsonText({ drift: planned.plan.resource_drift, serial: written.serial }, 2) + "\n");
-    else await printLines([...refreshLines(planned.plan), [], [seg(`State refreshed: ${planned.refreshed.length} resources (serial ${written.serial}).`)]], o);
+    else await printLines([...refreshLines(planned.plan), [], [seg(`State refreshed: ${counted(planned.refreshed.length, "resource")} (serial ${written.serial}).`)]], o);
     return EXIT.ok;
   });
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { loadAnyStackFile } from "../../config/load-any.js";
 import { hasErrors } from "../../diagnostics/diagnostic.js";
+import { counted } from "../../diagnostics/listed.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
 import type { ValidateOutput } from "../../generated/schemas.js";
@@ -27,7 +28,7 @@ export function registerValidate(program: Command): void {
       const out: ValidateOutput = { format_version: "1.0", valid, error_count: errors, warning_count: diagnostics.length - errors, diagnostics: diagnostics.map((d) => terraformDiagnostic(d, texts)), errored: !valid };
       await writeOut(jsonText(out, 2) + "\n");
     } else {
-      if (valid) await writeOut(`Success! The stack is valid (${stack!.resources.size} resources, ${stack!.variables.size} variables, ${stack!.outputs.size} outputs).\n`);
+      if (valid) await writeOut(`Success! The stack is valid (${counted(stack!.resources.size, "resource")}, ${counted(stack!.variables.size, "variable")}, ${counted(stack!.outputs.size, "output")}).\n`);
     }
     return valid ? EXIT.ok : EXIT.error;
   }, { exitWhenDone: true });
