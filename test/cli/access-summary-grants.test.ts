@@ -30,4 +30,10 @@ describe("the access summary", () => {
     const text = toPlain(accessSummaryLines(planOf([change("grant", "user:(sensitive value)@example.com")])));
     expect(text).toContain("  + user:(sensitive value)@example.com (a principal computed from a secret) gains roles/gkebackup.viewer");
   });
+
+  it("gives a public principal with a basic role one warning line, not two", () => {
+    const g = { ...change("grant", "allUsers"), role: "roles/viewer" };
+    const warnings = toPlain(accessSummaryLines(planOf([g]))).split("\n").filter((l) => l.startsWith("  ! "));
+    expect(warnings).toEqual([`  ! allUsers (public) gains the basic role roles/viewer on ${OBJ} (viewers)`]);
+  });
 });

@@ -31,8 +31,10 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
   for (const g of grants.slice(0, GRANTS_NAMED)) lines.push([seg("  + ", "add"), seg(`${who(g.principal)} gains ${where(g)}`), seg(by(g), "dim")]);
   if (grants.length > GRANTS_NAMED) lines.push([seg("  + ", "add"), seg(`and ${grants.length - GRANTS_NAMED} more granted (plan --view access lists them all)`)]);
   for (const g of grants) {
-    if (isPublicMember(g.principal)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} (public) gains ${where(g)}`), seg(by(g), "dim")]);
-    if (isBasicRole(g.role)) lines.push([seg("  ! ", "warning"), seg(`${g.principal} gains the basic role ${where(g)}`), seg(by(g), "dim")]);
+    // A public principal given a basic role: one warning saying both.
+    const publicly = isPublicMember(g.principal);
+    const basic = isBasicRole(g.role);
+    if (publicly || basic) lines.push([seg("  ! ", "warning"), seg(`${g.principal}${publicly ? " (public)" : ""} gains ${basic ? "the basic role " : ""}${where(g)}`), seg(by(g), "dim")]);
   }
   for (const c of plan.access_changes?.condition_changes ?? []) lines.push([seg("  ~ ", "change"), seg(`${c.role} on ${c.object}: ${rewordingText(c)}`), seg(c.addresses.length ? ` (${c.addresses.join(", ")})` : "", "dim")]);
   pushAll(lines, auditSummaryLines(plan));
