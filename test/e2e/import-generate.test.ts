@@ -210,7 +210,7 @@ describe("converge import --generate: values holding $", { timeout: 90_000 }, ()
     const changes = (JSON.parse(plan.stdout) as { resource_changes: { address: string; index?: string; change: { actions: string[]; importing?: unknown; after: Record<string, unknown> } }[] }).resource_changes;
     expect(changes).toHaveLength(EP_BINDINGS.reduce((n, b) => n + b.members.length, 0) + 1);
     expect(changes.every((c) => c.change.actions[0] === "no-op" && c.change.importing !== undefined && c.index === c.change.after.member)).toBe(true);
-    expect(cli(["import", "--generate", EP, "--out", join(ws.dir, "no.yaml"), "--group"]).then((r) => r.code)).resolves.toBe(1);
+    await expect(cli(["import", "--generate", EP, "--out", join(ws.dir, "no.yaml"), "--group"]).then((r) => r.code)).resolves.toBe(1);
   });
 });
 
