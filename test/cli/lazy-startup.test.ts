@@ -66,7 +66,7 @@ describe("lazy start-up", () => {
   it("validate of a YAML stack without conditions loads no live view, auth, PostgreSQL client, CEL or TypeScript loader", () => {
     writeFileSync(join(dir, "stack.yaml"), STACK);
     const r = packagesLoaded("validate", ["validate", "-f", "stack.yaml"]);
-    expect(r.stdout).toContain("Success! The stack is valid (1 resources");
+    expect(r.stdout).toContain("Success! The stack is valid (1 resource,");
     expect(r.status).toBe(0);
     // The recorder works: validate loads commander and ajv's runtime (for the built validators).
     expect(r.packages).toContain("commander");
@@ -92,7 +92,7 @@ describe("lazy start-up", () => {
     );
     writeFileSync(join(dir, "conditional.yaml"), withCondition);
     const r = packagesLoaded("validate-condition", ["validate", "-f", "conditional.yaml"]);
-    expect(r.stdout).toContain("Success! The stack is valid (1 resources");
+    expect(r.stdout).toContain("Success! The stack is valid (1 resource,");
     expect(r.status).toBe(0);
     const cel = r.files.filter((f) => f.includes("/node_modules/@bufbuild/")).map((f) => f.replace(/^.*\/node_modules\//, ""));
     expect([...new Set(cel)].sort()).toEqual(["@bufbuild/cel/dist/cjs/builder.js", "@bufbuild/cel/dist/cjs/logic-manager.js", "@bufbuild/cel/dist/cjs/parse.js", "@bufbuild/cel/dist/cjs/parser.js"]);

@@ -40,6 +40,8 @@ describe("moved", () => {
     expect(planned.stdout).toContain("# viewers has moved to readers (state only: no cloud change)");
     expect(planned.stdout).toContain('# teams["sre"] has moved to groups["sre"]');
     expect(planned.stdout).toContain("0 to add, 0 to change, 0 to destroy");
+    // Nothing but moves: no legend of symbols that the plan does not use.
+    expect(planned.stdout).not.toContain("Resource actions are indicated with the following symbols");
     const json = await cli(["plan", "--json"]);
     const changes = (JSON.parse(json.stdout) as { resource_changes: { address: string; previous_address?: string; change: { actions: string[] } }[] }).resource_changes;
     expect(changes.find((c) => c.address === "readers")).toMatchObject({ previous_address: "viewers", change: { actions: ["no-op"] } });

@@ -25,9 +25,9 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
   const grants = changes.filter((c) => c.action === "grant");
   const revokes = changes.filter((c) => c.action === "revoke");
   const lines: Line[] = [[seg("Access: ", "bold"), seg(`${grants.length} granted, ${revokes.length} revoked`, "bold")]];
-  // Who loses, then who gains: each named, up to a bound (the rest counted; --view access lists all).
-  for (const r of revokes.slice(0, REVOKES_NAMED)) lines.push([seg("  - ", "remove"), seg(`${who(r.principal)} loses ${where(r)}`), seg(by(r), "dim")]);
-  if (revokes.length > REVOKES_NAMED) lines.push([seg("  - ", "remove"), seg(`and ${revokes.length - REVOKES_NAMED} more revoked (plan --view access lists them all)`)]);
+  // Who loses (every one: no access is lost unseen), then who gains (named up to a bound, the
+  // rest counted; --view access lists them all).
+  for (const r of revokes) lines.push([seg("  - ", "remove"), seg(`${who(r.principal)} loses ${where(r)}`), seg(by(r), "dim")]);
   for (const g of grants.slice(0, GRANTS_NAMED)) lines.push([seg("  + ", "add"), seg(`${who(g.principal)} gains ${where(g)}`), seg(by(g), "dim")]);
   if (grants.length > GRANTS_NAMED) lines.push([seg("  + ", "add"), seg(`and ${grants.length - GRANTS_NAMED} more granted (plan --view access lists them all)`)]);
   for (const g of grants) {
@@ -45,8 +45,7 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
 }
 
 const MAX_NAMED = 10;
-/** Revocations and grants the summary names before it counts the rest. */
-const REVOKES_NAMED = 50;
+/** Grants the summary names before it counts the rest. */
 const GRANTS_NAMED = 20;
 
 /** A principal as the summary names it: one computed from a secret is said to be one (its

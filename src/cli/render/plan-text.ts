@@ -365,13 +365,16 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
   }
   if (visible.length) {
     const used = new Set(visible.map(displayAction));
-    lines.push([seg("converge will perform the following actions. Resource actions are indicated with the following symbols:")]);
-    for (const a of ["create", "update", "replace", "delete", "read", "import"] as const) {
-      if (!used.has(a) && !(a === "update" && used.has("import-update"))) continue;
-      const legend = { create: "create", update: "update in-place", replace: "create replacement and then destroy", delete: "destroy", read: "read (data resources)", import: "import" }[a];
-      lines.push([seg(SYMBOL[a].sym.padStart(4), SYMBOL[a].style), seg(` ${legend}`)]);
+    const symbols = (["create", "update", "replace", "delete", "read", "import"] as const).filter((a) => used.has(a) || (a === "update" && used.has("import-update")));
+    // A plan that only moves resources in the state has no symbol to explain: no legend.
+    if (symbols.length) {
+      lines.push([seg("converge will perform the following actions. Resource actions are indicated with the following symbols:")]);
+      for (const a of symbols) {
+        const legend = { create: "create", update: "update in-place", replace: "create replacement and then destroy", delete: "destroy", read: "read (data resources)", import: "import" }[a];
+        lines.push([seg(SYMBOL[a].sym.padStart(4), SYMBOL[a].style), seg(` ${legend}`)]);
+      }
+      lines.push([]);
     }
-    lines.push([]);
     const revokes = revocationsByAddress(plan);
     for (const c of visible) {
       resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address), audit: auditRemovalLines(c, plan) });
