@@ -137,6 +137,12 @@ async function canary(dir: string, backendYaml: string, env: Record<string, stri
   const [planned, applied] = messages.filter((m) => m.type === "outputs").map((m) => m.outputs!);
   expect(planned).toEqual({ direct: { sensitive: true, action: "noop" }, via_id: { sensitive: true, action: "noop" }, wrapped: { sensitive: true, action: "noop" }, open: { sensitive: false, action: "noop" } });
   for (const k of ["direct", "via_id", "wrapped"]) expect(applied![k]).toEqual({ sensitive: true, type: "string" });
+  // state claims lines its columns up (PostgreSQL: the local backend has none to list).
+  const claimsText = results.find(({ args }) => args.join(" ") === "state claims")!.r.stdout.trimEnd().split("\n");
+  if (claimsText[0]!.startsWith("STACK")) {
+    const at = claimsText[0]!.indexOf("MANAGES");
+    for (const line of claimsText.slice(1)) expect(line.slice(at - 2, at + 1), line).toMatch(/^ {2}\S$/);
+  }
   const leaks: string[] = [];
   for (const { args, r } of results) {
     for (const secret of CANARIES) {

@@ -104,6 +104,12 @@ async function push(file: string, o: TeamOptions): Promise<number> {
   });
 }
 
+/** Rows as columns padded to their widest cell (two spaces between; the last is not padded). */
+function alignedColumns(rows: readonly string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "));
+}
+
 async function claims(o: TeamOptions): Promise<number> {
   const store = (await openedStateOf(o)).store;
   if (!store.allClaims) {
@@ -115,8 +121,8 @@ async function claims(o: TeamOptions): Promise<number> {
   if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...redactClaim(c.claim), ...(c.pending ? { applying: true } : {}) })), 2) + "\n").then(() => EXIT.ok);
   if (!all.length) return writeOut("No claims recorded: no stack has applied a state here yet.\n").then(() => EXIT.ok);
   // A grant an apply under way has reserved but not yet recorded is listed as such.
-  const lines = all.map((c) => terminalText(`${c.stack}  ${c.workspace}  ${c.address}  ${describeClaim(c.claim)}${c.pending ? "  (applying now)" : ""}`));
-  await writeOut(`STACK  WORKSPACE  RESOURCE  MANAGES\n${lines.join("\n")}\n`);
+  const rows = [["STACK", "WORKSPACE", "RESOURCE", "MANAGES"], ...all.map((c) => [c.stack, c.workspace, c.address, `${describeClaim(c.claim)}${c.pending ? "  (applying now)" : ""}`])];
+  await writeOut(`${alignedColumns(rows.map((r) => r.map(terminalText))).join("\n")}\n`);
   return EXIT.ok;
 }
 
