@@ -15,8 +15,9 @@
 // count doubles with each anchor of a chain even when each is used once.
 import type { Alias, CST, Document, Node } from "yaml";
 import { yaml } from "./yaml-lib.js";
+import { jsonTooDeepAt, MAX_STACK_DEPTH, STACK_TOO_DEEP_DETAIL, tooDeep } from "../diagnostics/nesting.js";
 
-export const MAX_DEPTH = 64;
+export const MAX_DEPTH = MAX_STACK_DEPTH;
 export const MAX_ALIAS_USES = 100;
 
 export interface StructureError {
@@ -26,8 +27,9 @@ export interface StructureError {
   detail: string;
 }
 
-export const TOO_DEEP = `nested more than ${MAX_DEPTH} levels deep`;
-export const TOO_DEEP_DETAIL = `Maps and lists may nest at most ${MAX_DEPTH} levels (a stack needs about six); deeper input is refused so that it cannot exhaust the parser.`;
+/** The wording of every depth error (../diagnostics/nesting.ts), for a stack. */
+export const TOO_DEEP = tooDeep(MAX_DEPTH);
+export const TOO_DEEP_DETAIL = STACK_TOO_DEEP_DETAIL;
 
 /** The offset of the first map or list (in document order) nested deeper than MAX_DEPTH, if any. */
 export function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
@@ -52,22 +54,9 @@ export function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
 }
 
 /** Whether JSON text (a list or map given on the command line or in the environment) opens more
- *  than MAX_DEPTH lists and maps inside each other; brackets inside strings do not count. A scan
- *  of the text, so that nothing deeper is ever parsed or walked. */
+ *  than MAX_DEPTH lists and maps inside each other; brackets inside strings do not count. */
 export function jsonNestsTooDeep(text: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // \ escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_DEPTH) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
+  return jsonTooDeepAt(text, MAX_DEPTH) !== undefined;
 }
 
 export function tooDeepError(offset: number): StructureError {

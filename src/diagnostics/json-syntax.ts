@@ -2,6 +2,7 @@
 // around the fault ("Unexpected token '…', "…" is not valid JSON"): a byte order mark, a zero-width
 // space or a bidi override from the file would reach the terminal raw and invisible. Here the
 // quotation is dropped, the place given as line and column, and any such character named.
+import { lineColumnAt } from "./nesting.js";
 
 /** Characters that show nothing or act on a terminal: controls, format characters (BOM,
  *  zero-width, bidi), separators other than the space. */
@@ -19,13 +20,6 @@ export function describeCharacter(c: string): string {
 /** `text` with every invisible character (but the plain space) described as U+XXXX. */
 export function visibleCharacters(text: string): string {
   return text.replace(INVISIBLE, (c) => (c === " " ? c : describeCharacter(c)));
-}
-
-/** The 1-based line and column of offset `i` in `text` (columns in UTF-16 units). */
-function lineColumnOf(text: string, i: number): string {
-  const before = text.slice(0, i);
-  const line = before.split("\n").length;
-  return `line ${line}, column ${i - before.lastIndexOf("\n")}`;
 }
 
 /** Where JSON.parse stopped in `text`, from its message: the position it gives, or, for an
@@ -49,5 +43,6 @@ export function jsonSyntaxMessage(e: unknown, text: string): string {
   if (offset === undefined || offset >= text.length) return what;
   const c = String.fromCodePoint(text.codePointAt(offset)!);
   const found = new RegExp(INVISIBLE.source, "u").test(c) && !what.includes(describeCharacter(c)) ? ` (${describeCharacter(c)})` : "";
-  return `${what}${found} at ${lineColumnOf(text, offset)}`;
+  const { line, column } = lineColumnAt(text, offset);
+  return `${what}${found} at line ${line}, column ${column}`;
 }

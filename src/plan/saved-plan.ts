@@ -11,6 +11,7 @@ import { dirname, resolve } from "node:path";
 import { writeFileAtomicSync } from "../fs/atomic-file.js";
 import { capText, MAX_DATA_BYTES } from "../fs/input-file.js";
 import { error, UserError } from "../diagnostics/diagnostic.js";
+import { DATA_TOO_DEEP_DETAIL, jsonDepthError, MAX_DATA_DEPTH } from "../diagnostics/nesting.js";
 import { jsonChunks } from "../diagnostics/terminal-text.js";
 import { makeDirsSync } from "../state/regular-files.js";
 import type { Plan } from "../generated/schemas.js";
@@ -150,6 +151,19 @@ function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a, "utf8");
   const y = Buffer.from(b, "utf8");
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Refuses a saved plan (`data`, JSON.parse of `text`) whose lists and maps nest more than
+ * MAX_DATA_DEPTH levels: a user error at the first one too deep. Called before anything else reads
+ * the plan: the schema, the seal's canonical text and the renderers walk it recursively.
+ */
+export function refuseDeepPlan(text: string, data: unknown, file: string): void {
+  const deep = jsonDepthError(text, data, MAX_DATA_DEPTH);
+  if (!deep) return;
+  const detail = `${DATA_TOO_DEEP_DETAIL} Nothing was applied.`;
+  const where = { file, line: deep.line, column: deep.column, detail };
+  throw new UserError(error(`the saved plan ${file} is ${deep.summary}`, where));
 }
 
 /** Checks the digest, then (with a key) the signature. */

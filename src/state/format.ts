@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UserError, error, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { jsonSyntaxMessage } from "../diagnostics/json-syntax.js";
+import { DATA_TOO_DEEP_DETAIL, jsonDepthError, lineColumnAt, MAX_DATA_DEPTH } from "../diagnostics/nesting.js";
 import type { State, StateResource } from "../generated/schemas.js";
 import { describeErrors, validate, type ErrorObject } from "../schemas/index.js";
 import { TOOL_VERSION } from "../version.js";
@@ -267,13 +268,6 @@ export function withSerial(text: string, serial: number, newSerial: number): str
   return `${text.slice(0, i)}\n  "serial": ${JSON.stringify(newSerial)},\n${text.slice(i + from.length)}`;
 }
 
-/** Line and column (1-based) of a character offset. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  return { line, column: offset - before.lastIndexOf("\n") };
-}
-
 /** The index of the string's closing quote, given the index of its opening one. */
 function stringEnd(text: string, at: number): number {
   let i = at + 1;
@@ -327,7 +321,7 @@ function duplicateAddress(state: State, text: string, file: string, input?: Stat
   if (dup === undefined) return undefined;
   const offsets = resourceOffsets(text);
   const copies = state.resources.flatMap((r, i) => (r.address === dup ? [i] : []));
-  const at = (i: number) => (offsets.length === state.resources.length ? lineColumn(text, offsets[i]!) : undefined);
+  const at = (i: number) => (offsets.length === state.resources.length ? lineColumnAt(text, offsets[i]!) : undefined);
   const places = copies.map((i) => {
     const p = at(i);
     return `resources[${i}]${p ? ` (line ${p.line}, column ${p.column})` : ""}`;
@@ -350,8 +344,9 @@ function backupAdvice(file: string): string | undefined {
     : `No backup (${backup}) exists.`;
 }
 
+/** The refusal of a state's text; `where.detail` comes before the advice. */
 function corrupt(file: string, summary: string, where: Partial<Diagnostic> = {}, input?: StateInput): UserError {
-  const detail = input ? input.advice : backupAdvice(file);
+  const detail = [where.detail, input ? input.advice : backupAdvice(file)].filter(Boolean).join(" ");
   return new UserError(error(summary, { file, ...where, ...(detail ? { detail } : {}) }));
 }
 
@@ -377,8 +372,14 @@ export function parseState(text: string, file: string, input?: StateInput): Stat
     value = JSON.parse(text);
   } catch (e) {
     const pos = /at position (\d+)/.exec(e instanceof Error ? e.message : "");
-    const where = pos ? lineColumn(text, Number(pos[1])) : undefined;
+    const where = pos ? lineColumnAt(text, Number(pos[1])) : undefined;
     throw corrupt(file, `${label} ${file} is not valid JSON: ${jsonSyntaxMessage(e, text)}`, where ?? {}, input);
+  }
+  // Before anything walks the value recursively (the schema, serialising).
+  const deep = jsonDepthError(text, value, MAX_DATA_DEPTH);
+  if (deep) {
+    const where = { line: deep.line, column: deep.column, detail: DATA_TOO_DEEP_DETAIL };
+    throw corrupt(file, `${label} ${file} is ${deep.summary}`, where, input);
   }
   if (isPlainObject(value) && typeof value.version === "number" && value.version > STATE_FORMAT_VERSION) {
     throw corrupt(

@@ -6,7 +6,7 @@ import { UserError, warning } from "../../diagnostics/diagnostic.js";
 import { jsonSyntaxMessage } from "../../diagnostics/json-syntax.js";
 import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../../fs/input-file.js";
 import type { Plan } from "../../generated/schemas.js";
-import { PLAN_KEY_ENV, verifySeal } from "../../plan/saved-plan.js";
+import { PLAN_KEY_ENV, refuseDeepPlan, verifySeal } from "../../plan/saved-plan.js";
 import { describeErrors, validate } from "../../schemas/index.js";
 import { printDiagnostics } from "../common.js";
 
@@ -39,6 +39,7 @@ export function readSavedPlan(file: string, key: string | undefined): Plan {
   } catch (e) {
     refuse(`the saved plan ${file} is not valid JSON: ${jsonSyntaxMessage(e, text)}`, "Nothing was applied.");
   }
+  refuseDeepPlan(text, data, file);
   const errors = validate("plan.schema.json", data);
   if (errors.length) throw new UserError({ severity: "error", summary: `${file} is not a converge plan`, detail: describeErrors(errors.slice(0, 5)) });
   const plan = data as Plan;
