@@ -18,9 +18,14 @@ const OUT = join(ROOT, "dist", "bundle");
 
 rmSync(OUT, { recursive: true, force: true });
 const { metafile } = await build({
-  // The HTTP worker (dist/cloud/worker-http.js starts ./http-worker.js beside the module that
-  // holds it: in the bundle, beside the chunks).
-  entryPoints: { main: join(ROOT, "dist", "cli", "main.js"), "http-worker": join(ROOT, "dist", "cloud", "http-worker.js") },
+  // The workers: HTTP (dist/cloud/worker-http.js starts ./http-worker.js beside the module that
+  // holds it: in the bundle, beside the chunks) and program stacks' (dist/sdk/program-isolated.js
+  // starts ./program-worker.js, the same way).
+  entryPoints: {
+    main: join(ROOT, "dist", "cli", "main.js"),
+    "http-worker": join(ROOT, "dist", "cloud", "http-worker.js"),
+    "program-worker": join(ROOT, "dist", "sdk", "program-worker.js"),
+  },
   outdir: OUT,
   bundle: true,
   splitting: true,

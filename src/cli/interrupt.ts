@@ -23,6 +23,7 @@ import { setMaxListeners } from "node:events";
 import { closeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { releaseHeldLocks } from "../state/held-locks.js";
+import { isolatePrograms } from "../sdk/program-mode.js";
 import { EXIT } from "./common.js";
 import { abortedByTimeout, commandTimeout, handleTimeout } from "./deadline.js";
 
@@ -140,6 +141,8 @@ function listen(on: boolean): void {
  *  that handles them, they stop the command (see above). */
 export function catchCommandSignals(): void {
   commandWide = true;
+  // A program stack that spins in this thread would keep these listeners from running.
+  isolatePrograms();
   listen(true);
 }
 

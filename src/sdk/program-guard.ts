@@ -64,14 +64,38 @@ function isErrorLike(e: unknown): e is Error {
   return e instanceof Error || (typeof e === "object" && e !== null && typeof (e as Error).message === "string" && typeof (e as Error).stack === "string");
 }
 
+/** The longest error message a diagnostic shows of a program's error. */
+const MAX_MESSAGE = 2_000;
+
+/** A program's error message, cut when long: "xxx… (52428800 characters in all)". */
+function boundedMessage(message: string): string {
+  if (message.length <= MAX_MESSAGE) return message;
+  return `${message.slice(0, MAX_MESSAGE)}… (${message.length} characters in all)`;
+}
+
 /** An exception of the program (not of converge) as a diagnostic at its innermost program frame. */
 export function thrownBy(file: string, e: unknown): Diagnostic {
+  try {
+    return diagnosticOf(file, e);
+  } catch {
+    // A getter of the thrown value (message, stack) threw in turn.
+    return error("the program failed: it threw a value that cannot be read", { file });
+  }
+}
+
+function diagnosticOf(file: string, e: unknown): Diagnostic {
   if (e instanceof UserError && e.diagnostics[0]) return e.diagnostics[0];
   if (!isErrorLike(e)) {
     return error(`the program failed: it threw ${shown(e)}`, { file, detail: "A thrown value that is not an Error has no stack trace, so where it was thrown is not known: throw an Error to get its line." });
   }
-  const site = framesOf(e.stack ?? "").find((f) => f.file === file);
-  return error(`the program failed: ${e.message || e.name}`, { file, ...(site ? { line: site.line, column: site.column } : {}) });
+  const message = String(e.message || e.name);
+  let stack = String(e.stack ?? "");
+  // The frames follow the message, which may be long: they are read past it.
+  const at = stack.indexOf(message);
+  if (at >= 0 && at < 200) stack = stack.slice(at + message.length);
+  const site = framesOf(`\n${stack}`).find((f) => f.file === file);
+  const where = site ? { line: site.line, column: site.column } : {};
+  return error(`the program failed: ${boundedMessage(message)}`, { file, ...where });
 }
 
 interface Run {

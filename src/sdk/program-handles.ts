@@ -36,6 +36,16 @@ export function programRan(): void {
   ran = true;
 }
 
+/** A program run in a worker thread (./program-isolated.ts): what it left open when its default
+ *  export settled, and how to stop waiting for the worker. */
+let isolatedRun: { left: string | undefined; letGo(): void } | undefined;
+
+/** A program stack ran in a worker thread of this process, leaving `left` open. */
+export function programRanIsolated(left: string | undefined, letGo: () => void): void {
+  ran = true;
+  isolatedRun = { left, letGo };
+}
+
 /** Whether a program stack ran in this process. */
 export function aProgramRan(): boolean {
   return ran;
@@ -65,14 +75,27 @@ export function forgetClosedHandles(): number {
  * undefined when none is still open.
  */
 export function letProgramHandlesGo(): string | undefined {
+  const open = openProgramHandles(true);
+  left.clear();
+  const isolated = isolatedRun;
+  isolatedRun = undefined;
+  if (isolated) {
+    isolated.letGo();
+    return open ?? isolated.left;
+  }
+  return open;
+}
+
+/** What the handles a program left open are, e.g. "1 server and 1 child process" (undefined:
+ *  none); with `unref`, each is let go as well. */
+export function openProgramHandles(unref = false): string | undefined {
   const counts = new Map<string, number>();
   for (const { type, handle } of left.values()) {
     if (!isOpen(handle)) continue;
-    handle.unref?.();
+    if (unref) handle.unref?.();
     const kind = KINDS[type] ?? type;
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
-  left.clear();
   if (!counts.size) return undefined;
   const parts = [...counts].map(([kind, n]) => `${n} ${kind}${n === 1 ? "" : kind.endsWith("s") ? "es" : "s"}`);
   return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;

@@ -14,6 +14,7 @@ import { validate } from "../schemas/index.js";
 import { statePathOf } from "../state/factory.js";
 import { openCloud, type OpenCloud } from "../engine/cloud.js";
 import type { CallSite } from "./call-site.js";
+import type { Position } from "../config/source.js";
 import { guarded, ProgramWork, thrownBy } from "./program-guard.js";
 import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 
@@ -142,9 +143,23 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
   return { read, close: closeCloud };
 }
 
-/** Runs `program` and loads the stack it declares; `file` is where its positions are taken from.
+/** What running a program gave, as plain data (it crosses from a worker thread: ./program-isolated.ts):
+ *  the stack document it declared, with the call sites of its parts, or (no document) how it failed. */
+export interface ProgramRun {
+  diagnostics: Diagnostic[];
+  document?: Record<string, unknown>;
+  positions?: Map<string, Position>;
+}
+
+/** Runs `program`: the stack document it declares; `file` is where its positions are taken from.
  *  `work`: what the program scheduled while it loaded, cancelled with the rest once it has run. */
-export async function loadProgram(program: Program, file: string, name: string, opts: ProgramOptions = {}, work = new ProgramWork()): Promise<LoadResult> {
+export async function runProgram(
+  program: Program,
+  file: string,
+  name: string,
+  opts: ProgramOptions = {},
+  work = new ProgramWork(),
+): Promise<ProgramRun> {
   let builder: ProgramBuilder | undefined;
   const reader = directReader(() => builder!, file, opts);
   builder = new ProgramBuilder(file, name, reader.read);
@@ -158,10 +173,33 @@ export async function loadProgram(program: Program, file: string, name: string, 
     work.cancel();
   }
   if ("failure" in ran) return { diagnostics: b.diagnostics.includes(ran.failure) ? b.diagnostics : [...b.diagnostics, ran.failure] };
-  const loaded = loadStackDocument(new ProgramSource(file, b.positions), b.document(), opts);
+  // Read once, as plain data: a getter the program put on the stack (or on what it holds) that
+  // throws is the program's failure, here, not converge's later.
+  try {
+    return { diagnostics: b.diagnostics, document: structuredClone(b.document()), positions: b.positions };
+  } catch (e) {
+    return { diagnostics: [...b.diagnostics, thrownBy(file, e)] };
+  }
+}
+
+/** Loads the stack a program run declared, as a YAML stack's document is. */
+export function loadRun(run: ProgramRun, file: string, opts: LoadOptions = {}): LoadResult {
+  if (!run.document) return { diagnostics: run.diagnostics };
+  const loaded = loadStackDocument(new ProgramSource(file, run.positions ?? new Map()), run.document, opts);
   // The program's own mistakes (a duplicate name) and the stack's, together, as a YAML stack's.
-  if (b.diagnostics.length) return { diagnostics: byPosition([...b.diagnostics, ...loaded.diagnostics]) };
+  if (run.diagnostics.length) return { diagnostics: byPosition([...run.diagnostics, ...loaded.diagnostics]) };
   return checkSeedFile(loaded);
+}
+
+/** Runs `program` and loads the stack it declares (see runProgram). */
+export async function loadProgram(
+  program: Program,
+  file: string,
+  name: string,
+  opts: ProgramOptions = {},
+  work = new ProgramWork(),
+): Promise<LoadResult> {
+  return loadRun(await runProgram(program, file, name, opts, work), file, opts);
 }
 
 /** Diagnostics in the order of their positions (those with none last; stable). */
@@ -175,8 +213,8 @@ function byPosition(diags: Diagnostic[]): Diagnostic[] {
   });
 }
 
-/** Loads a program stack file: runs its default export and loads the stack it declares. */
-export async function loadProgramFile(path: string, opts: ProgramOptions = {}): Promise<LoadResult> {
+/** Runs a program stack file: imports it and runs its default export (see runProgram). */
+export async function runProgramFile(path: string, opts: ProgramOptions = {}): Promise<ProgramRun> {
   const file = resolve(path);
   const work = new ProgramWork();
   const program = await importProgram(file, work).catch((e: unknown) => {
@@ -185,7 +223,12 @@ export async function loadProgramFile(path: string, opts: ProgramOptions = {}): 
   });
   if (typeof program !== "function") {
     work.cancel();
-    return withInputProblems({ diagnostics: [program] }, opts.inputs);
+    return { diagnostics: [program] };
   }
-  return withInputProblems(await loadProgram(program, file, basename(file, extname(file)), opts, work), opts.inputs);
+  return runProgram(program, file, basename(file, extname(file)), opts, work);
+}
+
+/** Loads a program stack file: runs its default export and loads the stack it declares. */
+export async function loadProgramFile(path: string, opts: ProgramOptions = {}): Promise<LoadResult> {
+  return withInputProblems(loadRun(await runProgramFile(path, opts), resolve(path), opts), opts.inputs);
 }

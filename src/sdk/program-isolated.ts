@@ -1,0 +1,61 @@
+// A program stack run in a worker thread, for the CLI (see ./program-mode.ts): the program's code
+// (its import and its default export, the direct reads it makes) runs in ./program-worker.ts, and
+// this thread gets back the stack document it declared and loads it, as a YAML stack's. While the
+// program runs, this thread is free: a signal ends the command (src/cli/interrupt.ts) even if the
+// program spins, and process.exit ends the worker with it.
+import { resolve } from "node:path";
+import { Worker } from "node:worker_threads";
+import { type LoadResult, withInputProblems } from "../config/load.js";
+import type { GivenInputs } from "../config/inputs.js";
+import { error } from "../diagnostics/diagnostic.js";
+import { loadRun, type ProgramOptions, type ProgramRun } from "./program.js";
+import { thrownBy } from "./program-guard.js";
+import { programRanIsolated } from "./program-handles.js";
+import type { ProgramWorkerData, ProgramWorkerResult } from "./program-worker.js";
+
+/** What the worker needs of the options: no input's value (only whether reads are refused). */
+function workerOptions(opts: ProgramOptions): ProgramOptions {
+  const inputs: GivenInputs | undefined = opts.inputs && {
+    vars: opts.inputs.vars.map((v) => ({ ...v, value: "" })),
+    files: [],
+    env: [],
+    problems: (opts.inputs.problems ?? []).filter((d) => d.severity === "error"),
+  };
+  return {
+    ...(opts.state !== undefined ? { state: opts.state } : {}),
+    ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}),
+    ...(opts.offline !== undefined ? { offline: opts.offline } : {}),
+    ...(inputs ? { inputs } : {}),
+  };
+}
+
+/** Runs the program `file` in a worker thread. */
+function runInWorker(file: string, opts: ProgramOptions): Promise<ProgramRun> {
+  const data: ProgramWorkerData = { file, opts: workerOptions(opts) };
+  const worker = new Worker(new URL("./program-worker.js", import.meta.url), { workerData: data, stdout: true });
+  // What the program prints goes to stderr: stdout holds only converge's output.
+  worker.stdout.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+  return new Promise((done) => {
+    let settled = false;
+    const settle = (run: ProgramRun) => {
+      if (settled) return;
+      settled = true;
+      done(run);
+    };
+    worker.once("message", (result: ProgramWorkerResult) => {
+      programRanIsolated(result.left, () => worker.unref());
+      settle(result.run);
+    });
+    worker.on("error", (e: unknown) => settle({ diagnostics: [thrownBy(file, e)] }));
+    worker.once("exit", (code) => {
+      const summary = `the program ended before it declared the stack (its thread exited with code ${code})`;
+      settle({ diagnostics: [error(summary, { file })] });
+    });
+  });
+}
+
+/** Loads a program stack file, its code run in a worker thread. */
+export async function loadProgramFileIsolated(path: string, opts: ProgramOptions = {}): Promise<LoadResult> {
+  const file = resolve(path);
+  return withInputProblems(loadRun(await runInWorker(file, opts), file, opts), opts.inputs);
+}

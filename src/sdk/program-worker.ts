@@ -1,0 +1,38 @@
+// The worker thread a program stack runs in for the CLI (./program-isolated.ts starts it): it
+// imports the program, runs its default export and posts back the stack document it declared
+// (plain data), with what it left open. A promise the program rejects and leaves unhandled (at
+// load, in its export, or a tick after the export returned) is the program's failure.
+import { parentPort, workerData } from "node:worker_threads";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { runProgramFile, type ProgramOptions, type ProgramRun } from "./program.js";
+import { thrownBy } from "./program-guard.js";
+import { openProgramHandles } from "./program-handles.js";
+
+export interface ProgramWorkerData {
+  file: string;
+  opts: ProgramOptions;
+}
+
+/** What the worker posts once the program has run. */
+export interface ProgramWorkerResult {
+  run: ProgramRun;
+  /** The handles it left open, e.g. "1 server" (undefined: none). */
+  left: string | undefined;
+}
+
+const { file, opts } = workerData as ProgramWorkerData;
+const rejected: Diagnostic[] = [];
+let posted = false;
+process.on("unhandledRejection", (e: unknown) => {
+  if (!posted) rejected.push(thrownBy(file, e));
+});
+
+const run = await runProgramFile(file, opts);
+// A rejection a tick after the export returned is reported once the ticks after it have run.
+for (let i = 0; i < 2; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+posted = true;
+const result: ProgramWorkerResult = {
+  run: rejected.length ? { diagnostics: run.diagnostics.concat(rejected) } : run,
+  left: openProgramHandles(),
+};
+parentPort!.postMessage(result);
