@@ -10,6 +10,8 @@ import { LocalWorkspaces, workspaceStatePath } from "./local-workspaces.js";
 import { DEFAULT_PG_SCHEMA, postgresStateStore } from "./postgres/store.js";
 import { PostgresWorkspaces } from "./postgres/workspaces.js";
 import type { StateStore } from "./store.js";
+import type { FencedStore } from "./move-fence.js";
+import type { State } from "../generated/schemas.js";
 import { chosenWorkspace, DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
 
 import { BACKEND_TYPES, type BackendType } from "./backend-types.js";
@@ -35,6 +37,12 @@ export interface StateLocation {
 export function statePathOf(location: StateLocation): string {
   return location.state !== undefined ? resolve(location.state) : defaultStatePath(dirname(resolve(location.stackFile)), location.stackName);
 }
+
+/** What `state migrate` asks of a store beyond the StateStore contract (./move-fence.ts); a
+ *  backend with history takes the versions of another's. */
+export type StateMover = FencedStore & {
+  importHistory?(versions: readonly State[], operation: string): Promise<number>;
+};
 
 /** The backend type a location uses: --backend, else the stack's, else local. */
 export function backendTypeOf(location: StateLocation): BackendType {
@@ -70,7 +78,7 @@ export function describeIdentity(identity: StateIdentity): string {
  * stack's workspace catalog and the state's identity. Does no I/O but reading the selected
  * workspace's name.
  */
-export function openStateStore(location: StateLocation): OpenedState & { identity: StateIdentity } {
+export function openStateStore(location: StateLocation): OpenedState & { identity: StateIdentity; mover: StateMover } {
   const path = statePathOf(location);
   const dir = dirname(path);
   const workspace = chosenWorkspace(location.workspace, dir, location.stackName);
@@ -80,7 +88,8 @@ export function openStateStore(location: StateLocation): OpenedState & { identit
     const check = workspace === DEFAULT_WORKSPACE ? {} : { workspace: { name: workspace, exists: () => workspaces.exists(workspace) } };
     const file = workspaceStatePath(path, workspace);
     const identity: StateIdentity = { type: "local", workspace, path: relative(dirname(resolve(location.stackFile)), file).split(sep).join("/") };
-    return { store: localStateStore(file, { stack, ...check }), dir, workspace, workspaces, stack, type: "local", identity };
+    const store = localStateStore(file, { stack, ...check });
+    return { store, mover: store, dir, workspace, workspaces, stack, type: "local", identity };
   }
   if (location.state !== undefined) {
     throw new UserError(
@@ -92,7 +101,9 @@ export function openStateStore(location: StateLocation): OpenedState & { identit
   }
   const schema = (location.backend?.type === "postgres" ? location.backend.schema : undefined) ?? DEFAULT_PG_SCHEMA;
   const workspaces = new PostgresWorkspaces(postgresStateStore({ stack, schema }), stack, schema);
-  return { store: postgresStateStore({ stack, schema, workspace }), dir, workspace, workspaces, stack, type: "postgres", identity: { type: "postgres", workspace, schema } };
+  const store = postgresStateStore({ stack, schema, workspace });
+  const identity: StateIdentity = { type: "postgres", workspace, schema };
+  return { store, mover: store, dir, workspace, workspaces, stack, type: "postgres", identity };
 }
 
 /** A state file opened for no stack in particular (only `--state` without a stack file): the default workspace only. */

@@ -9,6 +9,7 @@ import { writeFileAtomic } from "../fs/atomic-file.js";
 import { errnoCode, fsError } from "./fsutil.js";
 import { keepOtherLineage, lineageIn, moveBackupAside, readKept } from "./kept-backups.js";
 import { makeDirs, type FileRole } from "./regular-files.js";
+import { movingFile } from "./local.js";
 import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
 
 /** The state file of `workspace`, given the default workspace's file. */
@@ -84,6 +85,10 @@ export class LocalWorkspaces implements WorkspaceCatalog {
     // workspace of the same name must not settle them as its own.
     await rm(`${file}.intents`, { force: true }).catch((e: unknown) => {
       throw fsError(e, "remove the intent journal", `${file}.intents`);
+    });
+    // Last: a migrate's fence (./move-fence.ts), once the state it guarded is gone.
+    await rm(movingFile(file), { force: true }).catch((e: unknown) => {
+      throw fsError(e, "remove the migration fence", movingFile(file));
     });
     if (name !== DEFAULT_WORKSPACE) await this.save((await this.names()).filter((n) => n !== name));
   }

@@ -1,7 +1,7 @@
 // The local state backend: one JSON file per stack, written atomically, previous version kept
 // as {path}.backup, guarded by {path}.lock. A symlinked state file is written where it points:
 // the backup, the lock and the temp files sit beside that file, and the link stays a link.
-import { chmod, rename, rm, stat } from "node:fs/promises";
+import { chmod, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import type { State, WriteIntent } from "../generated/schemas.js";
@@ -16,6 +16,7 @@ import { type StateStore, type StateVersion, type StoreLock, stateConflict, vers
 import { withWriteGuard } from "./write-guard.js";
 import { holding } from "./held-locks.js";
 import { missingWorkspace } from "./workspace.js";
+import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "./move-fence.js";
 
 export type { StateStore } from "./store.js";
 import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
@@ -72,7 +73,7 @@ export interface StateStoreOptions {
   workspace?: { name: string; exists: () => Promise<boolean> };
 }
 
-export class LocalStateStore implements StateStore {
+export class LocalStateStore implements StateStore, FencedStore {
   readonly path: string;
   private readonly stack: string | undefined;
 
@@ -227,8 +228,48 @@ export class LocalStateStore implements StateStore {
     // Checked before the lock, so before any cloud call: a write would refuse them at the end.
     await this.checkFiles(target);
     const handle = await acquireLock(this.path, `${target}.lock`, operation, opts);
+    // A state a migrate is moving away takes no other command's lock (./move-fence.ts).
+    const fence = operation === MIGRATE_OPERATION ? undefined : await this.movingTo().catch(async (e: unknown) => {
+      await handle.release();
+      throw e;
+    });
+    if (fence) {
+      await handle.release();
+      throw movingError(this.path, fence);
+    }
     const i = handle.info;
     return { ...handle, release: () => handle.release(), holder: { id: i.id, who: i.holder, operation: i.operation, since: i.time, version: i.version } };
+  }
+
+  /** {state file}.moving: the fence of an unfinished `state migrate` (./move-fence.ts). */
+  async movingTo(): Promise<MoveFence | undefined> {
+    const file = movingFile(this.path);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (e) {
+      if (errnoCode(e) === "ENOENT") return undefined;
+      throw fsError(e, "read the migration fence", file);
+    }
+    let fence: MoveFence | undefined;
+    try {
+      fence = fenceFrom(JSON.parse(text));
+    } catch {
+      fence = undefined;
+    }
+    const detail = "converge keeps the fence of an unfinished state migrate there. Move it away and run again.";
+    if (!fence) throw new UserError(error(`${file} is not a migration fence converge wrote`, { file, detail }));
+    return fence;
+  }
+
+  async fenceForMove(fence: MoveFence): Promise<void> {
+    if (await this.movingTo()) return;
+    const file = movingFile(this.path);
+    try {
+      await writeFileAtomic(file, `${JSON.stringify(fence)}\n`);
+    } catch (e) {
+      throw fsError(e, "write the migration fence", file);
+    }
   }
 
   private journal: IntentJournal | undefined;
@@ -254,6 +295,11 @@ export class LocalStateStore implements StateStore {
   async forceUnlock(id: string): Promise<void> {
     return forceUnlock(`${await this.target()}.lock`, id);
   }
+}
+
+/** The fence of an unfinished `state migrate` of the state file `path`. */
+export function movingFile(path: string): string {
+  return `${path}.moving`;
 }
 
 /** The default backend: a JSON file at `path` (see defaultStatePath), for `opts.stack` when given. */

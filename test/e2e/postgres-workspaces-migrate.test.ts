@@ -135,7 +135,8 @@ describe("state pull, push and migrate", { timeout: 180_000 }, () => {
     expect(onPg.resources).toEqual(local.resources);
     expect((await cli(["plan", "--backend", "postgres", "-f", file])).stdout).toContain("No changes.");
     const h = JSON.parse((await cli(["state", "history", "--json", "--backend", "postgres", "-f", file])).stdout) as Array<{ operation: string }>;
-    expect(h.map((r) => r.operation)).toEqual(["state migrate"]);
+    // The local .backup (the version before the last apply's last save) goes into the history too.
+    expect(h.map((r) => r.operation)).toEqual(["state migrate (the local .backup)", "state migrate"]);
     expect((await cli(["state", "migrate", "--to", "postgres", "--backend", "postgres", "-f", file])).stderr).toContain("already on the postgres backend");
 
     const down = await cli(["state", "migrate", "--to", "local", "--backend", "postgres", "-f", file]);

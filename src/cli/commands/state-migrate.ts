@@ -1,18 +1,23 @@
 // `converge state migrate --to postgres|local`: moves every workspace's state of a stack from the
-// backend it uses now to the other one. Refused, before anything is written, when the target
-// already holds a state of any of them. Each workspace is copied under both locks (target
-// written first, then the source's state removed: the local file is kept as {file}.backup, a
-// PostgreSQL state's versions stay in its history). The local backend keeps no history, so there
-// is none to move in either direction: PostgreSQL's history of a stack stays where it is.
+// backend it uses now to the other one, each under both locks (./state-migrate-steps.ts: the
+// source fenced, its pending write intents and a local .backup moved too, the copy committed, the
+// source retired: the local file is kept as {file}.backup, a PostgreSQL state's versions stay in
+// its history). A migrate stopped at any moment finishes when run again. Refused, before anything
+// is written, when the target holds another state (another lineage) of one of the workspaces, or
+// when their claims would conflict there. PostgreSQL's history of a stack stays where it is.
 import type { Command } from "commander";
 import { loadStackFile } from "../../config/load.js";
 import { type Diagnostic, error, UserError } from "../../diagnostics/diagnostic.js";
 import { withStateLock } from "../../engine/session.js";
-import { claimConflictError, claimConflicts, type OwnedClaim, stateClaims } from "../../state/claims.js";
+import { claimConflictError, claimConflicts, stateClaims } from "../../state/claims.js";
+import type { ClaimConflict, OwnedClaim } from "../../state/claims.js";
 import { DEFAULT_WORKSPACE } from "../../state/workspace.js";
 import { BACKEND_TYPES, type BackendType, backendTypeOf, openStateStore, type StateLocation } from "../../state/factory.js";
 import { action, durationMs, EXIT, stateChoice, type StateCommandOptions, writeOut } from "../common.js";
 import { pushAll } from "../../arrays.js";
+import { MIGRATE_OPERATION } from "../../state/move-fence.js";
+import type { StateStore } from "../../state/store.js";
+import { type Moved, moveWorkspace, otherLineage, stopPoint } from "./state-migrate-steps.js";
 
 interface MigrateOptions extends StateCommandOptions {
   to: string;
@@ -25,23 +30,28 @@ function locationOn(base: StateLocation, type: BackendType): StateLocation {
   return { ...rest, backendType: type, ...(type === "local" && state !== undefined ? { state } : {}) };
 }
 
-/** Refuses when the target already holds a state of one of `workspaces`. */
-async function checkTargetEmpty(target: StateLocation, workspaces: string[]): Promise<void> {
+/**
+ * Refuses, before anything is written, when the target holds another state (another lineage) of
+ * one of `workspaces`, or a state being moved the other way by an unfinished migrate. A target of
+ * the same lineage holds this very state (a migrate stopped after its commit): the run finishes it.
+ */
+async function checkTargets(source: StateLocation, target: StateLocation, workspaces: string[]): Promise<void> {
   const catalog = openStateStore(target).workspaces;
-  const taken: string[] = [];
+  const refusals: Diagnostic[] = [];
   for (const ws of workspaces) {
     if (!(await catalog.exists(ws))) continue;
-    const s = await openStateStore({ ...target, workspace: ws }).store.read();
-    if (s) taken.push(`workspace "${ws}" (serial ${s.serial}, ${s.resources.length} resources)`);
+    const to = openStateStore({ ...target, workspace: ws });
+    const moved = await openStateStore({ ...source, workspace: ws }).store.read();
+    const [there, fence] = [await to.store.read(), await to.mover.movingTo()];
+    const finish = `converge state migrate --to ${fence?.to} --backend ${target.backendType}`;
+    const moving = `${to.store.describe()} is being moved to the ${fence?.to} backend by a migrate that did not finish`;
+    const summary = `${moving}; nothing was migrated: finish that one first (${finish})`;
+    if (fence) refusals.push(error(summary, { code: "state/migrate" }));
+    else if (moved && there && there.lineage !== moved.lineage) {
+      pushAll(refusals, otherLineage(to, ws, there, moved).diagnostics);
+    }
   }
-  if (taken.length) {
-    throw new UserError(
-      error(`the ${target.backendType} backend already has a state of stack "${target.stackName}": ${taken.join(", ")}; nothing was migrated`, {
-        code: "state/migrate",
-        detail: "Migrating never overwrites a state. Remove it there first (converge workspace delete, or converge state pull to keep a copy), or keep using that backend.",
-      }),
-    );
-  }
+  if (refusals.length) throw new UserError(refusals);
 }
 
 /**
@@ -60,29 +70,32 @@ async function checkClaimsOnTarget(source: StateLocation, target: StateLocation,
     const state = await openStateStore({ ...source, workspace: ws }).store.read();
     if (!state) continue;
     const mine = stateClaims(state);
-    const found = [...(await store.claimConflicts(mine)), ...claimConflicts(mine, moved)];
+    // A copy of this workspace already on the target (a migrate run again) is not another owner.
+    const mineThere = (c: ClaimConflict) => c.owner.stack === target.stackName && c.owner.workspace === ws;
+    const theirs = (await store.claimConflicts(mine)).filter((c) => !mineThere(c));
+    const found = [...theirs, ...claimConflicts(mine, moved)];
     if (found.length) pushAll(refusals, claimConflictError(found, openStateStore({ ...target, workspace: ws }).store.describe()).diagnostics);
     pushAll(moved, mine.map((m) => ({ ...m, stack: target.stackName, workspace: ws })));
   }
   if (refusals.length) throw new UserError(refusals);
 }
 
-/** Copies one workspace's state under both locks, then removes it from the source. */
+/** Moves one workspace's state under both locks (./state-migrate-steps.ts); the line the summary prints. */
 async function migrateWorkspace(source: StateLocation, target: StateLocation, ws: string, timeoutMs: number | undefined): Promise<string> {
   const from = openStateStore({ ...source, workspace: ws });
   const to = openStateStore({ ...target, workspace: ws });
   const note = (await to.workspaces.exists(ws)) ? undefined : await to.workspaces.create(ws);
   const noted = (line: string) => (note ? `${line}\n  ${note}` : line);
-  return withStateLock(from.store, "state migrate", timeoutMs, () =>
-    withStateLock(to.store, "state migrate", timeoutMs, async () => {
-      const state = await from.store.read();
-      if (!state) return noted(`workspace "${ws}": no state yet (the workspace was created)`);
-      if (await to.store.read()) throw new UserError(error(`a state of workspace "${ws}" appeared in ${to.store.describe()} while migrating; nothing more was migrated`, { code: "state/migrate" }));
-      const written = await to.store.write(state, undefined, { operation: "state migrate" });
-      await from.workspaces.drop(ws);
-      return noted(`workspace "${ws}": ${state.resources.length} resources, serial ${written.serial} in ${to.store.describe()}`);
-    }),
-  );
+  const lock = (store: StateStore, fn: () => Promise<Moved>) => withStateLock(store, MIGRATE_OPERATION, timeoutMs, fn);
+  const m = await lock(from.store, () => lock(to.store, () => moveWorkspace(from, to, ws, to.type)));
+  await stopPoint("moved", ws);
+  if (!m.state || !m.written) return noted(`workspace "${ws}": no state here (none yet, or moved by an earlier run)`);
+  const extra: string[] = [];
+  if (m.intents) extra.push(`${m.intents} pending write intent${m.intents === 1 ? "" : "s"} moved with it`);
+  if (m.history) extra.push("its previous version (the .backup) added to the history");
+  const where = `serial ${m.written.serial} in ${to.store.describe()}`;
+  const line = `workspace "${ws}": ${m.written.resources.length} resources, ${where}`;
+  return noted(extra.length ? `${line} (${extra.join("; ")})` : line);
 }
 
 async function migrate(o: MigrateOptions): Promise<number> {
@@ -98,21 +111,23 @@ async function migrate(o: MigrateOptions): Promise<number> {
   const source = locationOn(base, fromType);
   const target = locationOn(base, to);
   const workspaces = await openStateStore(source).workspaces.list();
-  await checkTargetEmpty(target, workspaces);
+  await checkTargets(source, target, workspaces);
   await checkClaimsOnTarget(source, target, workspaces);
+  await stopPoint("checked");
   const done: string[] = [];
   for (const ws of workspaces) done.push(await migrateWorkspace(source, target, ws, durationMs(o.lockTimeout)));
   const history =
     fromType === "postgres"
       ? "The history stays on PostgreSQL (the local backend keeps none): converge state history --backend postgres still lists it."
-      : "The local backend kept no history: the history on PostgreSQL starts with this migration.";
+      : "The local backend kept no history but the previous version (.backup): the history on PostgreSQL starts there.";
   const next = to === "postgres" ? `backend: {type: postgres} in ${file} (or --backend postgres)` : `no backend: in ${file} (or --backend local)`;
   await writeOut(`Migrated the state of stack "${stack.name}" from ${fromType} to ${to}:\n${done.map((d) => `  ${d}\n`).join("")}${history}\nThe ${fromType} state was removed${fromType === "local" ? " (kept as its .backup file)" : ""}. Use ${next} from now on.\n`);
   return EXIT.ok;
 }
 
 export function registerStateMigrate(state: Command, common: (cmd: Command) => Command): void {
-  common(state.command("migrate").description("Move the stack's state (every workspace) to another backend; refused when the target has state"))
+  const what = "Move the stack's state (every workspace) to another backend (run again, it finishes a stopped one)";
+  common(state.command("migrate").description(`${what}; refused when the target has another state`))
     .requiredOption("--to <type>", "the backend to move to: postgres or local")
     .action(action((o: MigrateOptions) => migrate(o)));
 }

@@ -8,6 +8,8 @@ import { pgModule } from "./pg.js";
 import { TOOL_VERSION } from "../../version.js";
 import { currentUser } from "../lock.js";
 import type { HistoryRecord, WriteMeta } from "../store.js";
+import type { State } from "../../generated/schemas.js";
+import { serializeState } from "../format.js";
 
 const pgEscape = (schema: string): string => pgModule().escapeIdentifier(schema);
 
@@ -91,4 +93,26 @@ export async function readVersion(db: pg.Pool, schema: string, stack: string, wo
     [stack, workspace, serial, lineage ?? ""],
   );
   return r.rows[0]?.text;
+}
+
+/** Adds `versions` (with `operation`) to the history of (stack, workspace), each once: one whose
+ *  lineage and serial the history holds already is left out. Inside the caller's transaction. */
+export async function importVersions(
+  client: pg.ClientBase,
+  schema: string,
+  of: { stack: string; workspace: string },
+  versions: readonly State[],
+  operation: string,
+): Promise<number> {
+  let added = 0;
+  const seen = `SELECT 1 FROM ${pgEscape(schema)}.history
+    WHERE stack = $1 AND workspace = $2 AND lineage = $3 AND serial = $4`;
+  for (const v of versions) {
+    const r = await client.query(seen, [of.stack, of.workspace, v.lineage, v.serial]);
+    if (r.rowCount) continue;
+    const text = serializeState(v);
+    await recordVersion(client, schema, { ...of, lineage: v.lineage, serial: v.serial, text, operation, meta: {} });
+    added++;
+  }
+  return added;
 }

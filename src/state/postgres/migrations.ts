@@ -76,6 +76,15 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        PRIMARY KEY (stack, workspace, id))`,
     `CREATE INDEX intents_in_order ON intents (stack, workspace, seq)`,
   ],
+  [
+    // The fence of an unfinished `state migrate` moving a (stack, workspace) state to another
+    // backend (../move-fence.ts): while it is here the state takes no other command's lock.
+    `CREATE TABLE moves (
+       stack text NOT NULL, workspace text NOT NULL,
+       lineage text NOT NULL, serial bigint NOT NULL, target text NOT NULL,
+       since timestamptz NOT NULL DEFAULT now(),
+       PRIMARY KEY (stack, workspace))`,
+  ],
 ];
 
 /** The version that added the claims table: the states already there get theirs recorded then. */

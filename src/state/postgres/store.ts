@@ -13,10 +13,11 @@ import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, 
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
 import { claimedProjectNumbers, conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
 import { connectionFromEnv, inTransaction, pgFailure, type PgTarget, rollback, withPoolClient, within } from "./connection.js";
-import { readHistory, readVersion, recordVersion } from "./history.js";
+import { importVersions, readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
 import type { ProjectIds } from "../../cloud/names.js";
+import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
 
 export const DEFAULT_PG_SCHEMA = "converge";
 export { DEFAULT_WORKSPACE };
@@ -51,7 +52,7 @@ const INTENTS_PER_INSERT = 1_000;
 /** How long closing waits for the pool's connections to end before it leaves them. */
 const CLOSE_WAIT_MS = 5_000;
 
-export class PostgresStateStore implements StateStore {
+export class PostgresStateStore implements StateStore, FencedStore {
   private readonly scope: LockScope;
   private pool: pg.Pool | undefined;
   private ready: Promise<pg.Pool> | undefined;
@@ -244,6 +245,15 @@ export class PostgresStateStore implements StateStore {
   async lock(operation: string, opts?: { timeoutMs?: number }): Promise<PgStoreLock> {
     await this.db(); // the tables first: the lock writes its holder row
     const lock = await acquirePgLock(this.scope, operation, opts?.timeoutMs ?? 0);
+    // A state a migrate is moving away takes no other command's lock (../move-fence.ts).
+    const fence = operation === MIGRATE_OPERATION ? undefined : await this.movingTo().catch(async (e: unknown) => {
+      await lock.release();
+      throw e;
+    });
+    if (fence) {
+      await lock.release();
+      throw movingError(this.scope.where, fence);
+    }
     const held = { lock, operation };
     this.held = held;
     return {
@@ -255,6 +265,39 @@ export class PostgresStateStore implements StateStore {
         await lock.release();
       },
     };
+  }
+
+  /** The row of {schema}.moves: the fence of an unfinished `state migrate`. */
+  movingTo(): Promise<MoveFence | undefined> {
+    return this.query("read the migration fence", async (db) => {
+      const sql = `SELECT lineage, serial, target, since FROM ${this.q}.moves WHERE stack = $1 AND workspace = $2`;
+      type Row = { lineage: string; serial: string; target: string; since: Date };
+      const r = await db.query<Row>(sql, [this.scope.stack, this.scope.workspace]);
+      const row = r.rows[0];
+      const since = row && new Date(row.since).toISOString();
+      return row && fenceFrom({ lineage: row.lineage, serial: Number(row.serial), to: row.target, since });
+    });
+  }
+
+  async fenceForMove(fence: MoveFence): Promise<void> {
+    const { stack, workspace } = this.scope;
+    const params = [stack, workspace, fence.lineage, fence.serial, fence.to, fence.since];
+    const sql = `INSERT INTO ${this.q}.moves (stack, workspace, lineage, serial, target, since)
+      VALUES ($1, $2, $3, $4, $5, $6)`;
+    await this.query("record the migration fence", (db) => db.query(`${sql} ON CONFLICT DO NOTHING`, params));
+  }
+
+  /**
+   * Versions of another backend's state (a local state's previous version, kept as its .backup)
+   * added to this workspace's history with `operation`, each once: a version whose lineage and
+   * serial the history holds already is left out.
+   */
+  async importHistory(versions: readonly State[], operation: string): Promise<number> {
+    const { stack, workspace, schema } = this.scope;
+    const add = (client: pg.PoolClient) => importVersions(client, schema, { stack, workspace }, versions, operation);
+    return this.query("record the history", (db) =>
+      withPoolClient(db, (client) => inTransaction(client, () => add(client))),
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 // A stack's workspaces on PostgreSQL: `default`, those made with `workspace new` (a row in
-// {schema}.workspaces), and any that holds a state. Dropping one removes its state, claims and
-// pending write intents in one transaction; its history stays (an audit trail outlives the
+// {schema}.workspaces), and any that holds a state. Dropping one removes its state, claims,
+// pending write intents and migration fence in one transaction; its history stays (an audit trail outlives the
 // workspace).
 import type pg from "pg";
 import { pgModule } from "./pg.js";
@@ -51,7 +51,9 @@ export class PostgresWorkspaces implements WorkspaceCatalog {
     await this.store.query("delete the workspace", (db) =>
       withPoolClient(db, (client) =>
         inTransaction(client, async () => {
-          for (const table of ["states", "claims", "intents", ...(name === DEFAULT_WORKSPACE ? [] : ["workspaces"])]) {
+          const tables = ["states", "claims", "intents", "moves"];
+          if (name !== DEFAULT_WORKSPACE) tables.push("workspaces");
+          for (const table of tables) {
             await client.query(`DELETE FROM ${this.q}.${table} WHERE stack = $1 AND workspace = $2`, [this.stack, name]);
           }
         }),
