@@ -66,8 +66,8 @@ describe("quickstart apply (embedded emulator)", () => {
       runCli(["output", "--json"], { cwd: ws.dir }),
     ]);
     expectExit(all, 0);
-    expect(all.stdout).toContain('lakeEndpoint = "thrift://10.0.0.7:9083"');
-    expect(all.stdout).toContain(`invokerId = "${CHURN} roles/aiplatform.user ${SVC}"`);
+    // By name, names padded: as apply's "Outputs:" and the plan list them.
+    expect(all.stdout).toBe(`invokerId    = "${CHURN} roles/aiplatform.user ${SVC}"\nlakeEndpoint = "thrift://10.0.0.7:9083"\n`);
     expectExit(one, 0);
     expect(JSON.parse(one.stdout)).toBe("thrift://10.0.0.7:9083");
     expectExit(allJson, 0);

@@ -10,6 +10,7 @@ import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
 import { addStackOptions, durationMs, withExamples, action, EXIT, parallelismOf, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
 import { seg } from "../render/lines.js";
+import { outputLines } from "../render/values.js";
 import { refreshLines } from "../render/plan-text.js";
 import { addPlanOptions, planWithView, reportingFailure, type PlanCliOptions } from "./plan.js";
 import { UiStream } from "../ui-stream.js";
@@ -227,7 +228,7 @@ export function registerApply(program: Command): void {
           return EXIT.ok;
         }
         if (o.json) await writeOut(jsonText(outputs, 2) + "\n");
-        else await writeOut(Object.entries(outputs).map(([k, v]) => terminalText(`${k} = ${JSON.stringify(v)}`)).join("\n") + (Object.keys(outputs).length ? "\n" : ""));
+        else if (Object.keys(outputs).length) await printLines(outputLines(outputs), { color: false });
         return EXIT.ok;
       }),
     );

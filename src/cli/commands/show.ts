@@ -15,10 +15,10 @@ import { accessLines } from "../render/access-text.js";
 import { type Line, seg } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLineStream } from "../render/plan-text.js";
-import { attributeLines, resourceLines } from "../render/values.js";
+import { outputLines, resourceLines } from "../render/values.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { maxOf, pushAll } from "../../arrays.js";
+import { pushAll } from "../../arrays.js";
 
 interface ShowOptions {
   file?: string;
@@ -47,11 +47,9 @@ export function stateLines(state: State): Line[] {
     pushAll(lines, resourceLines(r.address, r.type, r.outputs));
     lines.push([]);
   }
-  const outputs = Object.entries(state.outputs);
-  if (outputs.length) {
-    const pad = maxOf(outputs.map(([k]) => k.length));
+  if (Object.keys(state.outputs).length) {
     lines.push([seg("Outputs:", "bold")], []);
-    for (const [k, v] of outputs) pushAll(lines, attributeLines(k, pad, v, ""));
+    pushAll(lines, outputLines(state.outputs));
   }
   return lines.length ? lines : [[seg("The state is empty: no resources, no outputs.")]];
 }

@@ -355,7 +355,10 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
   }
   const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length || c.previous_address);
   const counts = planCounts(plan);
-  const outputChanges = Object.entries(plan.output_changes).filter(([, c]) => c.actions[0] !== "no-op");
+  // By name, as apply's "Outputs:" and `converge output` list them.
+  const outputChanges = Object.entries(plan.output_changes)
+    .filter(([, c]) => c.actions[0] !== "no-op")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (!visible.length && !outputChanges.length) {
     lines.push([seg("No changes.", "heading"), seg(" Your access policies match the stack.")]);
     lines.push([]);

@@ -23,6 +23,14 @@ export function keyPad(keys: readonly string[]): number {
   return maxOf(keys.map((k) => keyText(k).length), 0);
 }
 
+/** Outputs as `name = value` lines, by name, names padded: one order and one style for apply's
+ *  "Outputs:", `converge output` and `converge show` (the plan's changes are in the same order). */
+export function outputLines(outputs: Readonly<Record<string, unknown>>): Line[] {
+  const names = Object.keys(outputs).sort();
+  const pad = keyPad(names);
+  return names.flatMap((k) => attributeLines(k, pad, outputs[k], ""));
+}
+
 /** One attribute `key = value`, keys padded to `pad`, nested values indented below it. */
 export function attributeLines(key: string, pad: number, value: unknown, indent: string): Line[] {
   return valueLines(`${indent}${keyText(key).padEnd(pad)} = `, value, indent, "");

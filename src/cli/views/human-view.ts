@@ -16,12 +16,13 @@ import { lintOf, lintWarningCount } from "../render/lint.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLineStream, targetLines } from "../render/plan-text.js";
+import { outputLines } from "../render/values.js";
 import { policyDiffLines } from "../render/policy-diff.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
 import type { ApplyReport, OperationView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
-import { maxOf, pushAll } from "../../arrays.js";
+import { pushAll } from "../../arrays.js";
 import { redactText, SENSITIVE_TEXT } from "../../plan/redact.js";
 import { ENV_PREFIX } from "../../config/inputs.js";
 
@@ -188,8 +189,6 @@ function progressLine(e: EngineEvent): string | undefined {
 }
 
 function outputsLines(state: State): Line[] {
-  const entries = Object.entries(state.outputs);
-  if (!entries.length) return [];
-  const pad = maxOf(entries.map(([k]) => k.length));
-  return [[], [seg("Outputs:", "bold")], [], ...entries.map(([k, v]) => [seg(`${k.padEnd(pad)} = ${JSON.stringify(v)}`)])];
+  if (!Object.keys(state.outputs).length) return [];
+  return [[], [seg("Outputs:", "bold")], [], ...outputLines(state.outputs)];
 }
