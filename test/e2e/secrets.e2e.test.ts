@@ -85,8 +85,8 @@ describe("secret inputs", () => {
     expect(membersOf(policyIn(await world(ws.emu), ep("churn")), "roles/aiplatform.user")).toEqual([`user:${SECRET}@example.com`]);
 
     const listed = await cli(["output"]);
-    expect(listed.stdout).toContain('who = "(sensitive value)"');
-    expect(listed.stdout).toContain('open = "visible"');
+    expect(listed.stdout).toContain('who    = "(sensitive value)"');
+    expect(listed.stdout).toContain('open   = "visible"');
     await cli(["output", "--json"]);
     await cli(["output", "joined"]);
     await cli(["plan"]);
