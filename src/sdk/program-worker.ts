@@ -4,6 +4,8 @@
 // load, in its export, or a tick after the export returned) is the program's failure.
 import { parentPort, workerData } from "node:worker_threads";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { diagnosticLines } from "../cli/render/diagnostics.js";
+import { toPlain } from "../cli/render/lines.js";
 import { runProgramFile, type ProgramOptions, type ProgramRun } from "./program.js";
 import { thrownBy } from "./program-guard.js";
 import { openProgramHandles } from "./program-handles.js";
@@ -24,7 +26,13 @@ const { file, opts } = workerData as ProgramWorkerData;
 const rejected: Diagnostic[] = [];
 let posted = false;
 process.on("unhandledRejection", (e: unknown) => {
-  if (!posted) rejected.push(thrownBy(file, e));
+  const d = thrownBy(file, e);
+  if (!posted) rejected.push(d);
+  else {
+    // The stack was declared already: said, not a failure of the command (which may be applying).
+    const late = { ...d, severity: "warning" as const, summary: `${d.summary} (after the program finished: ignored)` };
+    process.stderr.write(toPlain(diagnosticLines([late])));
+  }
 });
 
 const run = await runProgramFile(file, opts);

@@ -41,7 +41,7 @@ const SPINS: [string, string][] = [
 
 describe("a program that spins stops on a signal: exit 130 within 2 s", () => {
   for (const [where, body] of SPINS) {
-    for (const command of [["validate"], ["graph"], ["plan"], ["plan", "--json"]]) {
+    for (const command of [["validate"], ["graph"], ["plan"], ["plan", "--json"], ["apply", "--auto-approve"]]) {
       for (const signal of ["SIGINT", "SIGTERM"] as const) {
         it(`${where}: ${command.join(" ")}, ${signal}`, async () => {
           const tag = `spin-${SPINS.findIndex((s) => s[1] === body)}-${command.join("")}-${signal}`;
