@@ -1,5 +1,6 @@
 // The `resources:` section of a stack: each resource's type, properties and options, with the
 // checks that need no network (literal values, duplicate grants, ignoreChanges, import IDs).
+import { addressText } from "../diagnostics/listed.js";
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { functionDriver, resourceDriver, suggestToken, RESOURCE_TOKENS } from "../drivers/registry.js";
 import type { Claim, IamDriver, IamInputs } from "../drivers/types.js";
@@ -67,9 +68,9 @@ function conflictDiagnostic(src: SourceDocument, decl: ResourceDecl, inputs: Iam
   const other = c.owner;
   const [summary, detail] =
     c.kind === "binding"
-      ? [`resources "${other}" and "${name}" both manage role ${inputs.role}${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`, "Only one binding resource can be used per role (and condition); merge their members."]
+      ? [`resources ${addressText(other)} and ${addressText(name)} both manage role ${inputs.role}${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`, "Only one binding resource can be used per role (and condition); merge their members."]
       : c.kind === "member"
-        ? [`resources "${other}" and "${name}" both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
+        ? [`resources ${addressText(other)} and ${addressText(name)} both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
         : [conflictSummary(c, name, claims[0]!), "Remove one of them, or move the grant into the resource that manages the whole binding or policy."];
   return at(src, ["resources", decl.decl], summary, { key: true, address: name, detail: `"${other}" is declared at ${declaredAt(src, other)}. ${detail}` });
 }

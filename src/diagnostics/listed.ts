@@ -14,3 +14,9 @@ export const NAMES_IN_DETAIL = 20;
 export function counted(n: number, singular: string, plural = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : plural}`;
 }
+
+/** A resource address as a message quotes it: `"viewers"`, but an instance address as it is
+ *  (`viewers["sre"]`), not wrapped in quotes of its own (`"viewers["sre"]"` reads as two strings). */
+export function addressText(address: string): string {
+  return address.includes('"') ? address : `"${address}"`;
+}

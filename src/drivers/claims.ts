@@ -1,6 +1,7 @@
 // When two resources of a stack claim the same grant. One pure rule across types and scopes
 // (`claimsConflict`), and an index that finds a new claim's conflicts without comparing it with
 // every other claim of the stack.
+import { addressText } from "../diagnostics/listed.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import type { Claim } from "./types.js";
@@ -116,7 +117,7 @@ export class ClaimIndex<T> {
  * member-of-binding) says; `name` is the resource that claimed `claim` after `c.owner`.
  */
 export function conflictSummary(c: Conflict<string>, name: string, claim: Claim): string {
-  const both = `resources "${c.owner}" and "${name}" both manage`;
+  const both = `resources ${addressText(c.owner)} and ${addressText(name)} both manage`;
   if (c.kind === "policy") {
     const [whole, part] = c.claim.scope === "policy" ? [c.owner, name] : [name, c.owner];
     return `${both} ${claim.object}: "${whole}" manages its whole IAM policy, so "${part}" cannot manage part of it`;

@@ -1,6 +1,7 @@
 // `import ADDRESS ID`: adopts an existing grant into the state under a resource of the stack,
 // reading its policy and writing only the state (nothing to the cloud). The CLI and the
 // Automation API (src/sdk/automation.ts) both call it, holding the state lock around it.
+import { addressText } from "../diagnostics/listed.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import { checkResourceClaims } from "./claims-check.js";
 import { claimsOfValue } from "../state/claims.js";
@@ -26,7 +27,7 @@ export interface ImportRequest {
 export function importTarget(session: StackSession, address: string, id: string) {
   const decl = session.stack.resources.get(address);
   if (!decl) {
-    throw new UserError({ severity: "error", summary: `no resource "${address}" in ${session.stack.file}`, detail: "Declare the resource in the stack first; import records it in the state under that address." });
+    throw new UserError({ severity: "error", summary: `no resource ${addressText(address)} in ${session.stack.file}`, detail: "Declare the resource in the stack first; import records it in the state under that address." });
   }
   const defaults = { project: session.stack.provider.project, location: session.stack.provider.location };
   const target = decl.driver.parseImportId(id, defaults);

@@ -1,6 +1,7 @@
 // A resource's desired inputs: its properties resolved, checked against the type's schema,
 // normalised by its driver (full names, canonical members), resolved values linted, and its
 // grant claimed (two resources may not manage the same one). Unknown parts stay unknown.
+import { addressText } from "../diagnostics/listed.js";
 import { declaredAt } from "../config/source.js";
 import type { ResourceDecl } from "../config/model.js";
 import { error } from "../diagnostics/diagnostic.js";
@@ -84,9 +85,9 @@ function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
   const other = c.owner;
   const summary =
     c.kind === "binding"
-      ? `resources "${other}" and "${r.name}" manage the same binding (${inputs.role} on ${inputs.name})`
+      ? `resources ${addressText(other)} and ${addressText(r.name)} manage the same binding (${inputs.role} on ${inputs.name})`
       : c.kind === "member"
-        ? `resources "${other}" and "${r.name}" manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
+        ? `resources ${addressText(other)} and ${addressText(r.name)} manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
         : conflictSummary(c, r.name, claims[0]!);
   const detail = `"${other}" is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
   ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.decl], { key: true }) }));

@@ -2,6 +2,7 @@
 // decides when two conflict: one rule for a stack's own resources and across stacks). A backend
 // that sees every stack (PostgreSQL) records the claims of each state it writes and answers which
 // recorded claims of other stacks or workspaces a plan's claims conflict with.
+import { addressText } from "../diagnostics/listed.js";
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import { claimsConflict, type ConflictKind } from "../drivers/claims.js";
 import { inputsOf } from "../drivers/inputs.js";
@@ -104,7 +105,7 @@ export function describeClaim(claim: Claim): string {
 function conflictError(c: ClaimConflict, where: string) {
   const o = c.owner;
   const holds = o.pending ? "is applying now" : "manages";
-  return error(`resource "${c.mine.address}" claims ${describeClaim(c.mine.claim)}, which stack "${o.stack}" workspace "${o.workspace}" ${holds} (resource "${o.address}": ${describeClaim(o.claim)})`, {
+  return error(`resource ${addressText(c.mine.address)} claims ${describeClaim(c.mine.claim)}, which stack "${o.stack}" workspace "${o.workspace}" ${holds} (resource ${addressText(o.address)}: ${describeClaim(o.claim)})`, {
     code: "state/claim-conflict",
     address: c.mine.address,
     file: where,
@@ -120,7 +121,7 @@ const GROUP_LISTED = 10;
 function groupError(group: readonly ClaimConflict[], where: string) {
   const o = group[0]!.owner;
   const holds = o.pending ? "is applying now" : "manages";
-  const lines = group.slice(0, GROUP_LISTED).map((c) => `  - resource "${c.mine.address}" claims ${describeClaim(c.mine.claim)} (their resource "${c.owner.address}")`);
+  const lines = group.slice(0, GROUP_LISTED).map((c) => `  - resource ${addressText(c.mine.address)} claims ${describeClaim(c.mine.claim)} (their resource ${addressText(c.owner.address)})`);
   if (group.length > GROUP_LISTED) lines.push(`  and ${group.length - GROUP_LISTED} more`);
   return error(`${group.length} resources claim grants that stack "${o.stack}" workspace "${o.workspace}" ${holds}`, {
     code: "state/claim-conflict",
