@@ -16,9 +16,19 @@ import { textPieces } from "../text-pieces.js";
 
 const MODE = 0o600;
 
-/** A fresh temp file name next to `file`: `.{base}.{kind}-{pid}-{random hex}`. */
+/** The most bytes of the file's name a temp file's name takes: the rest fits in NAME_MAX (255). */
+const TEMP_BASE_BYTES = 200;
+
+/** `file`'s name, cut to TEMP_BASE_BYTES (whole characters) so that its temp files' names are not too long. */
+function tempBase(file: string): string {
+  let base = basename(file);
+  while (Buffer.byteLength(base, "utf8") > TEMP_BASE_BYTES) base = Array.from(base).slice(0, -1).join("");
+  return base;
+}
+
+/** A fresh temp file name next to `file`: `.{base}.{kind}-{pid}-{random hex}` (a long base cut). */
 export function tempPathFor(file: string, kind = "tmp"): string {
-  return join(dirname(file), `.${basename(file)}.${kind}-${process.pid}-${randomBytes(6).toString("hex")}`);
+  return join(dirname(file), `.${tempBase(file)}.${kind}-${process.pid}-${randomBytes(6).toString("hex")}`);
 }
 
 export interface AtomicWriteOptions {
@@ -109,7 +119,7 @@ export interface LeftoverAges {
  *  were killed; never those of this process. Best effort. */
 export async function removeTempLeftovers(file: string, ages: LeftoverAges = {}): Promise<void> {
   const dir = dirname(file);
-  const escaped = basename(file).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const escaped = tempBase(file).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = new RegExp(`^\\.${escaped}\\.(?:[a-z]+-)?tmp-(\\d+)-[0-9a-f]+$`);
   let names: string[];
   try {

@@ -20,7 +20,7 @@ import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingE
 
 export type { StateStore } from "./store.js";
 import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
-import { finalPath, makeDirs, openRegular, regularOrMissing, type FileRole } from "./regular-files.js";
+import { finalPath, makeDirs, openRegular, regularOrMissing, writablePath, type FileRole } from "./regular-files.js";
 
 /** Temp files of writes that crashed are removed once their process is gone and they are this old. */
 const LEFTOVER_MIN_AGE_MS = 60_000;
@@ -71,6 +71,8 @@ export interface StateStoreOptions {
   stack?: string;
   /** A workspace other than `default`: it must exist (checked once, before the first use). */
   workspace?: { name: string; exists: () => Promise<boolean> };
+  /** Throws when the state file is another state's (checked once, before the first use). */
+  collision?: () => Promise<void>;
 }
 
 export class LocalStateStore implements StateStore, FencedStore {
@@ -84,15 +86,19 @@ export class LocalStateStore implements StateStore, FencedStore {
     this.path = path;
     this.stack = opts.stack;
     this.workspace = opts.workspace;
+    this.collision = opts.collision;
   }
+
+  private readonly collision: StateStoreOptions["collision"];
 
   /** A missing workspace is an error before anything is read or written. */
   private checkWorkspace(): Promise<void> {
     const ws = this.workspace;
-    if (!ws) return Promise.resolve();
-    this.workspaceChecked ??= ws.exists().then((ok) => {
-      if (!ok) throw missingWorkspace(ws.name, this.path);
-    });
+    const collision = this.collision;
+    this.workspaceChecked ??= (async () => {
+      if (ws && !(await ws.exists())) throw missingWorkspace(ws.name, this.path);
+      await collision?.();
+    })();
     return this.workspaceChecked;
   }
 
@@ -224,8 +230,8 @@ export class LocalStateStore implements StateStore, FencedStore {
   /** The lock sits beside the file the state is in: one lock per state, whatever links name it. */
   async lock(operation: string, opts?: LockOptions): Promise<LockHandle & StoreLock> {
     await this.checkWorkspace();
-    const target = await this.target();
     // Checked before the lock, so before any cloud call: a write would refuse them at the end.
+    const target = await writablePath(this.path, STATE_FILE);
     await this.checkFiles(target);
     const handle = await acquireLock(this.path, `${target}.lock`, operation, opts);
     // A state a migrate is moving away takes no other command's lock (./move-fence.ts).

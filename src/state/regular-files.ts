@@ -1,10 +1,12 @@
 // The files converge keeps (state, backup, lock) are regular files in directories it creates 0700.
 // Whatever else sits at their path is refused before it is opened: a FIFO would block the open or
 // the read for ever, /dev/zero never ends, a device must not be replaced or chmodded. Symlinks are
-// followed to the file they lead to.
-import { chmodSync, constants, mkdirSync, type Stats } from "node:fs";
-import { chmod, lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+// followed to the file they lead to. Every option that names a file converge writes (plan --out,
+// import --generate --out, --state) is checked once, by writablePath, before the cloud is read.
+import { chmodSync, constants, mkdirSync, statSync, type Stats } from "node:fs";
+import { chmod, lstat, mkdir, open, readlink, realpath, rm, stat, type FileHandle } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { tempPathFor } from "../fs/atomic-file.js";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { errnoCode, fsError } from "./fsutil.js";
 
@@ -70,13 +72,13 @@ export async function finalPath(path: string, role: FileRole): Promise<string> {
 }
 
 /** Its Stats when `path` is (or links to) a regular file, undefined when nothing is there; refuses anything else. */
-export async function regularOrMissing(path: string, role: FileRole): Promise<Stats | undefined> {
+export async function regularOrMissing(path: string, role: FileRole, action = "read"): Promise<Stats | undefined> {
   let st: Stats;
   try {
     st = await stat(path);
   } catch (e) {
     if (errnoCode(e) === "ENOENT") return undefined; // also a dangling symlink: writing creates its target
-    throw fsError(e, `read ${role.what}`, path);
+    throw fsError(e, `${action} ${role.what}`, path);
   }
   if (!st.isFile()) throw notRegularError(role, path, st, await linkTargetOf(path));
   return st;
@@ -106,12 +108,68 @@ export async function openRegular(path: string, role: FileRole): Promise<FileHan
   }
 }
 
-/** The directories `mkdir -p dir` created: `dir` and its parents up to `first` (what mkdir returned). */
-function created(dir: string, first: string | undefined): string[] {
+/** A user error: `role`'s file at `path` cannot be written, for `reason`. */
+function cannotWrite(role: FileRole, path: string, reason: string): UserError {
+  return new UserError(error(`cannot write ${role.what} ${path}: ${reason}`, { file: path, detail: role.detail }));
+}
+
+/** The error's own words ("ENOENT: no such file or directory, open 'x'"), without the call and path. */
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message.replace(/, \w+ '.*'$/s, "") : String(e));
+
+/** The nearest directory at or above `dir` that exists; a file in the way is refused. */
+async function nearestDir(dir: string, role: FileRole, path: string): Promise<string> {
+  for (let d = dir; ; d = dirname(d)) {
+    let st: Stats;
+    try {
+      st = await stat(d);
+    } catch (e) {
+      if (errnoCode(e) === "ENOENT" && dirname(d) !== d) continue;
+      throw cannotWrite(role, path, `${d}: ${reasonOf(e)}`);
+    }
+    if (st.isDirectory()) return d;
+    throw cannotWrite(role, path, `${d} is not a directory`);
+  }
+}
+
+/** Creates and removes a temp file in `dir`, as writing `target` (a temp file renamed over it) will. */
+async function probeDir(dir: string, target: string, role: FileRole, path: string): Promise<void> {
+  const probe = tempPathFor(join(dir, basename(target)), "probe-tmp");
+  try {
+    await (await open(probe, "wx", 0o600)).close();
+  } catch (e) {
+    // /proc: its directories exist, yet creating a file there fails with ENOENT.
+    const reason = reasonOf(e);
+    const enoent = errnoCode(e) === "ENOENT";
+    throw cannotWrite(role, path, enoent ? `${dir} does not take new files (${reason})` : `${dir}: ${reason}`);
+  }
+  await rm(probe, { force: true });
+}
+
+/**
+ * Where a file that an option names (plan --out, import --generate --out, --state) is written:
+ * `path`, or the regular file its symlinks lead to (the link stays). Refuses, before anything is
+ * read or written, what converge must not replace (a device, a FIFO, a socket, a directory, or a
+ * link to one) and a path it cannot write (under a file, a name too long, /proc, an empty path).
+ */
+export async function writablePath(path: string, role: FileRole): Promise<string> {
+  if (path === "") throw new UserError(error(`the ${role.what}'s path is empty`, { detail: role.detail }));
+  await regularOrMissing(path, role, "write");
+  const target = await finalPath(path, role);
+  await probeDir(await nearestDir(dirname(target), role, path), target, role, path);
+  return target;
+}
+
+/** `dir` and those of its parents that do not exist, outermost first. */
+function missingDirs(dir: string): string[] {
   const out: string[] = [];
-  for (let d = resolve(dir); first !== undefined; d = dirname(d)) {
-    out.push(d);
-    if (d === resolve(first) || dirname(d) === d) break;
+  for (let d = resolve(dir); dirname(d) !== d; d = dirname(d)) {
+    try {
+      statSync(d);
+      break;
+    } catch (e) {
+      if (errnoCode(e) !== "ENOENT") throw e;
+    }
+    out.unshift(d);
   }
   return out;
 }
@@ -119,13 +177,30 @@ function created(dir: string, first: string | undefined): string[] {
 /**
  * `mkdir -p dir`, the directories it creates mode 0700 whatever the umask (the state, a saved plan,
  * an emulator's world name who has access to what). Directories that exist already keep their
- * mode: they are the user's. Every directory converge creates for the user is made here.
+ * mode: they are the user's. Every directory converge creates for the user is made here, one at a
+ * time: Node's recursive mkdir loops for ever under /proc (mkdir fails ENOENT in a directory that exists).
  */
 export async function makeDirs(dir: string): Promise<void> {
-  for (const d of created(dir, await mkdir(dir, { recursive: true, mode: 0o700 }))) await chmod(d, 0o700);
+  for (const d of missingDirs(dir)) {
+    try {
+      await mkdir(d, { mode: 0o700 });
+    } catch (e) {
+      if (errnoCode(e) === "EEXIST") continue; // made meanwhile by someone else: theirs
+      throw e;
+    }
+    await chmod(d, 0o700);
+  }
 }
 
 /** `makeDirs` for synchronous callers (a saved plan, written once before exit). */
 export function makeDirsSync(dir: string): void {
-  for (const d of created(dir, mkdirSync(dir, { recursive: true, mode: 0o700 }))) chmodSync(d, 0o700);
+  for (const d of missingDirs(dir)) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (e) {
+      if (errnoCode(e) === "EEXIST") continue;
+      throw e;
+    }
+    chmodSync(d, 0o700);
+  }
 }

@@ -1,5 +1,4 @@
-import { renameSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { lstatSync, renameSync, rmSync } from "node:fs";
 import type { Command } from "commander";
 import { tempPathFor } from "../../fs/atomic-file.js";
 import type { Plan } from "../../generated/schemas.js";
@@ -8,6 +7,7 @@ import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
 import { terraformPlanFailure } from "../../plan/terraform-json.js";
 import { UiStream } from "../ui-stream.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
+import { notRegularError, writablePath, type FileRole } from "../../state/regular-files.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
 import { ratesOf } from "../rate-option.js";
@@ -104,11 +104,18 @@ function planView(o: PlanCommandOptions, ui: UiStream | undefined): OperationVie
   return new HumanView({ color: o.color, format, ...(o.out ? { savedTo: o.out } : {}) });
 }
 
-/** The plan saved beside `file` under a temporary name (an error, such as a plan too large to
- *  save, comes before anything is printed); `commit` puts it in place once the plan's output is
- *  all written. Until then, the process's exit (an interrupt, a closed output) removes it. */
-function stagePlan(file: string, plan: Plan): { commit: () => void } {
-  const path = resolve(file);
+const PLAN_FILE: FileRole = {
+  what: "plan file",
+  detail:
+    "`plan --out` saves the plan in a regular file (or where a symlink to one points), replacing it: " +
+    "it never replaces anything else. Name another file with --out.",
+};
+
+/** The plan saved beside `path` (plan --out's file, symlinks followed: see writablePath) under a
+ *  temporary name (an error, such as a plan too large to save, comes before anything is printed);
+ *  `commit` puts it in place once the plan's output is all written. Until then, the process's exit
+ *  (an interrupt, a closed output) removes it. */
+function stagePlan(path: string, shown: string, plan: Plan): { commit: () => void } {
   const staged = tempPathFor(path);
   const drop = () => rmSync(staged, { force: true });
   process.once("exit", drop);
@@ -116,6 +123,12 @@ function stagePlan(file: string, plan: Plan): { commit: () => void } {
   return {
     commit() {
       process.off("exit", drop);
+      const now = lstatSync(path, { throwIfNoEntry: false });
+      // Checked before the plan; whatever was put there meanwhile is not replaced either.
+      if (now && !now.isFile()) {
+        drop();
+        throw notRegularError(PLAN_FILE, shown, now, undefined);
+      }
       renameSync(staged, path);
     },
   };
@@ -124,6 +137,8 @@ function stagePlan(file: string, plan: Plan): { commit: () => void } {
 /** `converge plan`; `ui` when the plan streams its JSON lines (--json-stream). */
 async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise<number> {
   checkPlanOptions(o);
+  // Before the stack's state and the cloud are read: a file --out must not replace is refused first.
+  const out = o.out === undefined ? undefined : await writablePath(o.out, PLAN_FILE);
   const session = await openStackOf(o);
   const view = planView(o, ui);
   const { planned, interrupted } = await planWithView(session, o, view.onEvent);
@@ -133,8 +148,8 @@ async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise
     return planInterrupted(interrupted);
   }
   // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
-  const sealed = !planned.plan.errored && (o.out || o.json) ? sealPlan(planned.plan, planKey()) : planned.plan;
-  const saved = o.out && !planned.plan.errored ? stagePlan(o.out, sealed) : undefined;
+  const sealed = !planned.plan.errored && (out || o.json) ? sealPlan(planned.plan, planKey()) : planned.plan;
+  const saved = out && !planned.plan.errored ? stagePlan(out, o.out ?? out, sealed) : undefined;
   await view.planned({ ...planned, plan: sealed });
   await view.close();
   // A plan whose output was not all read (its reader gone, a signal meanwhile) is not saved.
