@@ -2,6 +2,7 @@
 // provider.endpoint (google | embedded | http://…). `embedded` starts the emulator in-process
 // with the stack's seed and keeps its world beside the state file, so consecutive commands see
 // the same cloud.
+import { lstat, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { CloudClient, type CloudEvent } from "../cloud/client.js";
 import { EndpointError, withoutCredentials } from "../cloud/endpoint.js";
@@ -61,8 +62,23 @@ export function retryEvent(e: CloudEvent): EngineEvent | undefined {
   return undefined;
 }
 
-function embeddedDataFile(stateDir: string, stackName: string): string {
-  return join(stateDir, `${stackName}.emulator.json`);
+/**
+ * The embedded emulator's world: {state dir}/{stack}.emulator.world, a name no file of a state can
+ * have (those end in .json, .backup, .lock, .intents, .cas, .moving, .workspace or .workspaces),
+ * whatever the stack and workspace names. It was {stack}.emulator.json, the state file of workspace
+ * "emulator" (and of a stack named {stack}.emulator): a world found there is moved, a state is left.
+ */
+export async function embeddedDataFile(stateDir: string, stackName: string): Promise<string> {
+  const file = join(stateDir, `${stackName}.emulator.world`);
+  const legacy = join(stateDir, `${stackName}.emulator.json`);
+  const regular = (path: string) => lstat(path).then((st) => st.isFile(), () => false);
+  if ((await lstat(file).then(() => true, () => false)) || !(await regular(legacy))) return file;
+  const text = await readFile(legacy, "utf8").catch(() => "");
+  if (!/"lineage"\s*:/.test(text) || !/"resources"\s*:/.test(text)) {
+    const failed = (e: unknown) => Promise.reject(fsError(e, "move the emulator's world", legacy));
+    await rename(legacy, file).catch(failed);
+  }
+  return file;
 }
 
 /** An endpoint URL for people to read: scheme, host and port only (never credentials or a path). */
@@ -90,7 +106,7 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     } catch (e) {
       throw fsError(e, "create directory", opts.stateDir);
     }
-    const emu = await startEmbedded(provider.seed, embeddedDataFile(opts.stateDir, opts.stackName));
+    const emu = await startEmbedded(provider.seed, await embeddedDataFile(opts.stateDir, opts.stackName));
     endpoint = emu.url;
     close = () => emu.close();
     target = "embedded emulator";

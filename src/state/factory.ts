@@ -11,6 +11,7 @@ import { DEFAULT_PG_SCHEMA, postgresStateStore } from "./postgres/store.js";
 import { PostgresWorkspaces } from "./postgres/workspaces.js";
 import type { StateStore } from "./store.js";
 import type { FencedStore } from "./move-fence.js";
+import { checkStackName } from "./name-collisions.js";
 import type { State } from "../generated/schemas.js";
 import { chosenWorkspace, DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
 
@@ -85,8 +86,11 @@ export function openStateStore(location: StateLocation): OpenedState & { identit
   const stack = location.stackName;
   if (backendTypeOf(location) === "local") {
     const workspaces = new LocalWorkspaces(path, stack);
-    const check = workspace === DEFAULT_WORKSPACE ? {} : { workspace: { name: workspace, exists: () => workspaces.exists(workspace) } };
     const file = workspaceStatePath(path, workspace);
+    // The default state file of a stack named P.W is workspace W's of stack P (./name-collisions.ts).
+    const collision = () => checkStackName(location.stackFile, stack, dir, relative(process.cwd(), path) || path);
+    const named = { workspace: { name: workspace, exists: () => workspaces.exists(workspace) } };
+    const check = workspace !== DEFAULT_WORKSPACE ? named : location.state === undefined ? { collision } : {};
     const identity: StateIdentity = { type: "local", workspace, path: relative(dirname(resolve(location.stackFile)), file).split(sep).join("/") };
     const store = localStateStore(file, { stack, ...check });
     return { store, mover: store, dir, workspace, workspaces, stack, type: "local", identity };

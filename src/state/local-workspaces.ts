@@ -10,6 +10,7 @@ import { errnoCode, fsError } from "./fsutil.js";
 import { keepOtherLineage, lineageIn, moveBackupAside, readKept } from "./kept-backups.js";
 import { makeDirs, type FileRole } from "./regular-files.js";
 import { movingFile } from "./local.js";
+import { checkNewWorkspace } from "./name-collisions.js";
 import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
 
 /** The state file of `workspace`, given the default workspace's file. */
@@ -24,7 +25,7 @@ export class LocalWorkspaces implements WorkspaceCatalog {
   /** `defaultPath`: the default workspace's state file; `stack`: the stack's name. */
   constructor(
     private readonly defaultPath: string,
-    stack: string,
+    private readonly stack: string,
   ) {
     this.registry = join(dirname(defaultPath), `${stack}.workspaces`);
   }
@@ -65,6 +66,7 @@ export class LocalWorkspaces implements WorkspaceCatalog {
     const names = await this.names();
     if (name === DEFAULT_WORKSPACE || names.includes(name)) throw new UserError(error(`workspace "${name}" already exists`, { code: "state/workspace", file: this.registry }));
     const file = workspaceStatePath(this.defaultPath, name);
+    await checkNewWorkspace(file, this.stack, name);
     const kept = await keepDeletedBackup(file);
     await this.save([...names, name].sort());
     return kept && `The last state of a deleted workspace "${name}" (${file}.backup) was moved to ${kept}: the new workspace's states do not replace it.`;

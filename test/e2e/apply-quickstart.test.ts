@@ -36,7 +36,7 @@ describe("quickstart apply (embedded emulator)", () => {
   });
 
   it("the emulator world equals the stack for what it owns and keeps every seeded grant it does not own", async () => {
-    const w = await readJson<EmulatorWorld>(join(ws.dir, "state", "quickstart.emulator.json"));
+    const w = await readJson<EmulatorWorld>(join(ws.dir, "state", "quickstart.emulator.world"));
     const nightly = policyIn(w, NIGHTLY);
     const churn = policyIn(w, CHURN);
     // Owned by the stack: the viewer binding is authoritative (carol, seeded on it, is gone),

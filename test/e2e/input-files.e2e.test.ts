@@ -140,13 +140,13 @@ describe.concurrent("input files that are FIFOs are refused at once, never waite
     const dir = await caseDir("data-file-fifo");
     writeFileSync(join(dir, "stack.yaml"), embedded("seed.json"));
     writeFileSync(join(dir, "seed.json"), JSON.stringify(SEED));
-    const data = plant("fifo", join(dir, "state", "files.emulator.json"));
+    const data = plant("fifo", join(dir, "state", "files.emulator.world"));
     // Without CLOUDNATIVE_EMULATOR_HOST, which would take the place of the embedded emulator.
     const r = await runCli(["plan"], { cwd: dir, timeoutMs: 10_000 });
     expectExit(r, 1);
     expect(r.stderr).toContain(`emulator data file ${data} is a FIFO (named pipe), not a regular file`);
     expect(r.stderr).not.toContain("internal error");
-    expect(readdirSync(join(dir, "state"))).toEqual(["files.emulator.json"]);
+    expect(readdirSync(join(dir, "state"))).toEqual(["files.emulator.world"]);
   });
 
   it("the seed's message is at provider.seed in the stack", async () => {
@@ -193,7 +193,7 @@ describe("after all the refused files", () => {
   it("the emulator received no request at all, and no state was written", async () => {
     const s = await stats(ws.emu);
     expect(totalRequests(s), JSON.stringify(s.requests)).toBe(0);
-    const found = readdirSync(ws.dir, { recursive: true }).map(String).filter((f) => f.includes(`state/`) && !f.endsWith(".emulator.json"));
+    const found = readdirSync(ws.dir, { recursive: true }).map(String).filter((f) => f.includes(`state/`) && !f.endsWith(".emulator.world"));
     expect(found).toEqual([]);
   });
 });

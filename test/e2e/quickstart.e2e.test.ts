@@ -45,7 +45,7 @@ describe("quickstart: converge plan", () => {
   });
 
   it("keeps the embedded emulator's world beside the state file, and writes no state", () => {
-    expect(existsSync(join(ws.dir, "quickstart.emulator.json"))).toBe(true);
+    expect(existsSync(join(ws.dir, "quickstart.emulator.world"))).toBe(true);
     expect(existsSync(join(ws.dir, "quickstart.json"))).toBe(false);
   });
 

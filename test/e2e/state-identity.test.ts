@@ -73,7 +73,7 @@ describe("state identity", { timeout: 120_000 }, () => {
     // No CLOUDNATIVE_EMULATOR_HOST: the quickstart's embedded emulator keeps its world beside the state.
     expectExit(await runCli(["apply", "--auto-approve", "-f", rel], { cwd: ws.dir }), 0);
     expect(existsSync(join(sub, "state", "quickstart.json"))).toBe(true);
-    expect(existsSync(join(sub, "state", "quickstart.emulator.json"))).toBe(true);
+    expect(existsSync(join(sub, "state", "quickstart.emulator.world"))).toBe(true);
     expect(existsSync(join(ws.dir, "state"))).toBe(false);
 
     // From another directory, every command finds the same state (and the same embedded world).
