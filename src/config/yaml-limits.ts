@@ -15,7 +15,13 @@
 // count doubles with each anchor of a chain even when each is used once.
 import type { Alias, CST, Document, Node } from "yaml";
 import { yaml } from "./yaml-lib.js";
-import { jsonTooDeepAt, MAX_STACK_DEPTH, STACK_TOO_DEEP_DETAIL, tooDeep } from "../diagnostics/nesting.js";
+import {
+  jsonTooDeepAt,
+  MAX_STACK_DEPTH,
+  STACK_TOO_DEEP_DETAIL,
+  tooDeep,
+  yamlTooDeepAt,
+} from "../diagnostics/nesting.js";
 
 export const MAX_DEPTH = MAX_STACK_DEPTH;
 export const MAX_ALIAS_USES = 100;
@@ -31,27 +37,8 @@ export interface StructureError {
 export const TOO_DEEP = tooDeep(MAX_DEPTH);
 export const TOO_DEEP_DETAIL = STACK_TOO_DEEP_DETAIL;
 
-/** The offset of the first map or list (in document order) nested deeper than MAX_DEPTH, if any. */
-export function firstTooDeep(tokens: readonly CST.Token[]): number | undefined {
-  const { CST: cst } = yaml();
-  const stack: { token: CST.Token; depth: number }[] = tokens.map((token) => ({ token, depth: 0 })).reverse();
-  while (stack.length) {
-    const { token, depth } = stack.pop()!;
-    if (token.type === "document") {
-      if (token.value) stack.push({ token: token.value, depth });
-      continue;
-    }
-    if (!cst.isCollection(token)) continue;
-    if (depth + 1 > MAX_DEPTH) return token.offset;
-    const children: CST.Token[] = [];
-    for (const item of token.items as CST.CollectionItem[]) {
-      if (item.key) children.push(item.key);
-      if (item.value) children.push(item.value);
-    }
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ token: children[i]!, depth: depth + 1 });
-  }
-  return undefined;
-}
+/** The offset of the first map or list of a YAML text's tokens nested deeper than MAX_DEPTH. */
+export const firstTooDeep = (tokens: readonly CST.Token[]): number | undefined => yamlTooDeepAt(tokens, MAX_DEPTH);
 
 /** Whether JSON text (a list or map given on the command line or in the environment) opens more
  *  than MAX_DEPTH lists and maps inside each other; brackets inside strings do not count. */

@@ -17,6 +17,8 @@
 // program stack's values; 256 leaves room for those and stays far below what the recursive walks
 // can take (a few thousand levels).
 
+import type { CST } from "yaml";
+
 export const MAX_STACK_DEPTH = 64;
 export const MAX_DATA_DEPTH = 256;
 
@@ -76,6 +78,32 @@ export function lineColumnAt(text: string, i: number): { line: number; column: n
     lineStart = nl + 1;
   }
   return { line, column: i - lineStart + 1 };
+}
+
+/**
+ * The offset of the first map or list (in document order) of a YAML text's tokens (yaml's
+ * Parser) nested more than `max` levels deep, if any: a walk of the tokens without recursion, to
+ * be made before yaml's composer (which recurses per level) sees them.
+ */
+export function yamlTooDeepAt(tokens: readonly CST.Token[], max: number): number | undefined {
+  const stack: { token: CST.Token; depth: number }[] = tokens.map((token) => ({ token, depth: 0 })).reverse();
+  while (stack.length) {
+    const { token, depth } = stack.pop()!;
+    if (token.type === "document") {
+      if (token.value) stack.push({ token: token.value, depth });
+      continue;
+    }
+    // A collection (a block map or sequence, a flow collection): yaml's CST.isCollection.
+    if (!("items" in token)) continue;
+    if (depth + 1 > max) return token.offset;
+    const children: CST.Token[] = [];
+    for (const item of token.items as CST.CollectionItem[]) {
+      if (item.key) children.push(item.key);
+      if (item.value) children.push(item.value);
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ token: children[i]!, depth: depth + 1 });
+  }
+  return undefined;
 }
 
 /** Whether `value` (JSON data) holds lists or maps more than `max` levels deep; without recursion. */

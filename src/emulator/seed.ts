@@ -1,7 +1,7 @@
 // Seed files (YAML) and data files (JSON) share one shape: schemas/emulator-seed.schema.json.
 // Checking is done once here, with messages that name the file and the offending path, so the
 // store can trust what it loads.
-import { LineCounter, parseDocument, type Document } from "yaml";
+import { LineCounter, Parser, parseDocument, type Document } from "yaml";
 import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
 import { ALL_KINDS, OBJECT_KINDS, parseFullName, POLICY_KINDS, type ObjectKind } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
@@ -10,6 +10,7 @@ import { ApiError } from "./errors.js";
 import { mergeBindings, policySize, sizeProblem } from "./bindings.js";
 import { checkPolicyRules } from "./policy.js";
 import { schemaProblem } from "./schema-errors.js";
+import { lineColumnAt, MAX_STACK_DEPTH, tooDeep, yamlTooDeepAt } from "../diagnostics/nesting.js";
 
 /** Each kind's list in a world file is named as its collection: restorePlans, endpoints… */
 export const WORLD_KINDS: readonly { kind: ObjectKind; key: (typeof OBJECT_KINDS)[ObjectKind]["collection"] }[] = ALL_KINDS.map((kind) => ({ kind, key: OBJECT_KINDS[kind].collection }));
@@ -45,6 +46,13 @@ export function loadSeedFile(path: string): EmulatorWorld {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "no such file" : (e as Error).message;
     throw new WorldError(`seed file ${path}: ${why}`, { file: path }, `emulator seed: ${why}`);
+  }
+  // Before yaml composes it: its composer recurses once per level.
+  const deep = yamlTooDeepAt(Array.from(new Parser().parse(text)), MAX_STACK_DEPTH);
+  if (deep !== undefined) {
+    const why = tooDeep(MAX_STACK_DEPTH);
+    const where = { file: path, ...lineColumnAt(text, deep) };
+    throw new WorldError(`seed file ${path}: ${why}`, where, `emulator seed: ${why}`);
   }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, lineCounter });

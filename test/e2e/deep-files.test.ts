@@ -216,3 +216,21 @@ describe("a stack 3,000 levels deep", () => {
     }, 120_000);
   }
 });
+
+describe("a seed file 3,000 levels deep", () => {
+  it("plan with the embedded emulator refuses it at its position, with the same wording", async () => {
+    const provider = "provider:\n  project: my-project\n  endpoint: embedded\n  seed: seed.yaml\n";
+    const stack = `name: seeded\n${provider}`;
+    await writeFile(at("seeded.yaml"), stack);
+    // The root map is level 1, projects' map 2, my-project's 3, labels' 4: x's lists from level 5.
+    await writeFile(
+      at("seed.yaml"),
+      `projects:\n  my-project:\n    labels:\n      x: ${"[".repeat(N)}${"]".repeat(N)}\n`,
+    );
+    const r = await runCli(["plan", "-f", "seeded.yaml", "--state", "state/seeded.json"], {
+      cwd: ws.dir,
+      timeoutMs: 60_000,
+    });
+    expectTooDeep(r, `seed.yaml:4:${"      x: ".length + 1 + MAX_STACK_DEPTH - 4}`, MAX_STACK_DEPTH);
+  }, 60_000);
+});
