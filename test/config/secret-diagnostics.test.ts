@@ -40,7 +40,7 @@ describe("secrets met while loading", () => {
     expect(r.diagnostics).toHaveLength(1);
     expect(everything(r)).not.toMatch(/dup@example\.com/i);
     expect(r.diagnostics[0]).toMatchObject({ severity: "error", file: FILE, line: 13, column: 3 });
-    expect(r.diagnostics[0]!.summary).toContain('resources "each["(sensitive value)"]" and "each["(sensitive value)"]" both grant (sensitive value) role roles/aiplatform.user');
+    expect(r.diagnostics[0]!.summary).toContain('resources each["(sensitive value)"] and each["(sensitive value)"] both grant (sensitive value) role roles/aiplatform.user');
   });
 
   it("are not quoted by a member check", () => {
