@@ -4,13 +4,16 @@ import { diffArrays } from "diff";
 import type { Condition, Plan, ResourceChange } from "../../generated/schemas.js";
 import { memberKey } from "../../iam/members.js";
 import { conditionKey } from "../../iam/conditions.js";
-import { displayAction, planCounts, type DisplayAction } from "../../plan/planner.js";
+import { displayAction, type DisplayAction } from "../../plan/planner.js";
 import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "./lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
 import { accessSummaryLines, auditRemovalLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
 import { pushAll } from "../../arrays.js";
+import { summaryText, targetLines } from "./plan-summary.js";
+
+export { summaryText };
 
 const SYMBOL: Record<DisplayAction, { sym: string; style: Style; verb: string }> = {
   create: { sym: "  +", style: "add", verb: "will be created" },
@@ -310,11 +313,6 @@ export interface PlanTextOptions {
   target?: boolean;
 }
 
-/** "Target: …" and a blank line, or none when the plan has no target. */
-export function targetLines(plan: Plan): Line[] {
-  return plan.target ? [[seg("Target: ", "bold"), seg(plan.target)], []] : [];
-}
-
 /** `converge refresh`: the drift it records in the state, in refresh's words (it plans nothing). */
 export function refreshLines(plan: Plan): Line[] {
   if (!plan.resource_drift.length) return [[seg("No changes outside of converge.")]];
@@ -354,7 +352,6 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
     lines.push([]);
   }
   const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length || c.previous_address);
-  const counts = planCounts(plan);
   // By name, as apply's "Outputs:" and `converge output` list them.
   const outputChanges = Object.entries(plan.output_changes)
     .filter(([, c]) => c.actions[0] !== "no-op")
@@ -386,7 +383,7 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
       lines = [];
     }
   }
-  lines.push([seg("Plan: ", "bold"), seg(`${counts.import} to import, ${counts.add} to add, ${counts.change} to change, ${counts.destroy} to destroy.`, "bold")]);
+  lines.push([seg("Plan: ", "bold"), seg(summaryText(plan).slice("Plan: ".length), "bold")]);
   if (outputChanges.length) {
     lines.push([]);
     lines.push([seg("Changes to Outputs:")]);
@@ -400,10 +397,4 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
   lines.push([]);
   pushAll(lines, accessSummaryLines(plan, opts.lintWarnings));
   yield lines;
-}
-
-/** The one-line summary, also used by apply's confirmation. */
-export function summaryText(plan: Plan): string {
-  const n = planCounts(plan);
-  return `Plan: ${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.`;
 }
