@@ -8,11 +8,16 @@ import type { EmulatorContext } from "./context.js";
 import { Faults } from "./faults.js";
 import { loadDataFile, Persister } from "./persist.js";
 import { removeTempLeftovers } from "../fs/atomic-file.js";
-import { makeDirs } from "../state/regular-files.js";
+import { makeDirs, writablePath, type FileRole } from "../state/regular-files.js";
 import { checkWorld, coerceSeed, loadSeedFile, WorldError } from "./seed.js";
 import { createEmulatorServer } from "./server.js";
 import { Stats } from "./stats.js";
 import { Store } from "./store.js";
+
+const DATA_FILE: FileRole = {
+  what: "emulator data file",
+  detail: "The emulator keeps its world in a regular file (or where a symlink to one points): name another with --data.",
+};
 
 export interface EmulatorOptions {
   /** Default "127.0.0.1" (loopback unless told otherwise). */
@@ -55,16 +60,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   };
 
   let initial: EmulatorWorld | undefined;
-  if (opts.dataFile) {
-    await makeDirs(dirname(opts.dataFile)); // 0700: the world holds grants
+  // Written where its symlinks lead; a device, FIFO or directory there is refused, not replaced.
+  const dataFile = opts.dataFile ? await writablePath(opts.dataFile, DATA_FILE) : undefined;
+  if (dataFile) {
+    await makeDirs(dirname(dataFile)); // 0700: the world holds grants
     // Temp files of a writer killed mid-write (dead pids only).
-    await removeTempLeftovers(opts.dataFile);
-    initial = loadDataFile(opts.dataFile);
+    await removeTempLeftovers(dataFile);
+    initial = loadDataFile(dataFile);
   }
   const store = new Store();
   store.load(initial ?? loadSeed());
 
-  const persister = opts.dataFile ? new Persister(opts.dataFile, () => store.serialize(), opts.log) : undefined;
+  const persister = dataFile ? new Persister(dataFile, () => store.serialize(), opts.log) : undefined;
   const ctx: EmulatorContext = {
     store,
     stats: new Stats(),
