@@ -72,13 +72,13 @@ export async function finalPath(path: string, role: FileRole): Promise<string> {
 }
 
 /** Its Stats when `path` is (or links to) a regular file, undefined when nothing is there; refuses anything else. */
-export async function regularOrMissing(path: string, role: FileRole, action = "read"): Promise<Stats | undefined> {
+export async function regularOrMissing(path: string, role: FileRole): Promise<Stats | undefined> {
   let st: Stats;
   try {
     st = await stat(path);
   } catch (e) {
     if (errnoCode(e) === "ENOENT") return undefined; // also a dangling symlink: writing creates its target
-    throw fsError(e, `${action} ${role.what}`, path);
+    throw fsError(e, `read ${role.what}`, path);
   }
   if (!st.isFile()) throw notRegularError(role, path, st, await linkTargetOf(path));
   return st;
@@ -123,7 +123,8 @@ async function nearestDir(dir: string, role: FileRole, path: string): Promise<st
     try {
       st = await stat(d);
     } catch (e) {
-      if (errnoCode(e) === "ENOENT" && dirname(d) !== d) continue;
+      // ENOTDIR: a file further up is in the way; the walk reaches it.
+      if (["ENOENT", "ENOTDIR"].includes(errnoCode(e) ?? "") && dirname(d) !== d) continue;
       throw cannotWrite(role, path, `${d}: ${reasonOf(e)}`);
     }
     if (st.isDirectory()) return d;
@@ -153,7 +154,16 @@ async function probeDir(dir: string, target: string, role: FileRole, path: strin
  */
 export async function writablePath(path: string, role: FileRole): Promise<string> {
   if (path === "") throw new UserError(error(`the ${role.what}'s path is empty`, { detail: role.detail }));
-  await regularOrMissing(path, role, "write");
+  let st: Stats | undefined;
+  try {
+    st = await stat(path);
+  } catch (e) {
+    const code = errnoCode(e);
+    // Under a file: nearestDir names it ("x is not a directory"). ENOENT: also a dangling symlink.
+    if (code === "ENOTDIR") await nearestDir(dirname(resolve(path)), role, path);
+    if (code !== "ENOENT") throw cannotWrite(role, path, reasonOf(e));
+  }
+  if (st && !st.isFile()) throw notRegularError(role, path, st, await linkTargetOf(path));
   const target = await finalPath(path, role);
   await probeDir(await nearestDir(dirname(target), role, path), target, role, path);
   return target;

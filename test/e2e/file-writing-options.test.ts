@@ -98,7 +98,7 @@ const BAD: BadPath[] = [
     name: "a path under a file",
     plant: (dir) => {
       writeFileSync(join(dir, "file"), "x\n");
-      return { path: join(dir, "file", "out.json"), reason: /not a directory/ };
+      return { path: join(dir, "file", "out.json"), reason: new RegExp(`${esc(join(dir, "file"))} is not a directory`) };
     },
   },
   { name: "a name too long", plant: (dir) => ({ path: join(dir, "n".repeat(256)), reason: /name too long/ }) },

@@ -24,7 +24,9 @@ describe("writablePath", () => {
     for (const [path, reason] of [
       ["/proc/version", "/proc does not take new files"],
       ["/proc/x/y/f.json", "/proc does not take new files"],
-      [join(ws.dir, "file", "f.json"), "not a directory"],
+      [join(ws.dir, "file", "f.json"), `${join(ws.dir, "file")} is not a directory`],
+      [join(ws.dir, "file", "a", "f.json"), `${join(ws.dir, "file")} is not a directory`],
+      [join(ws.dir, "n".repeat(256)), "ENAMETOOLONG: name too long"],
     ]) {
       const e = await writablePath(path!, ROLE).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(UserError);
