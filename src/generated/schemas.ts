@@ -40,6 +40,10 @@ export type UiChangeAction =
 export type TfCtyType = ("string" | "number" | "bool" | "dynamic") | unknown[];
 export type TfAction = "no-op" | "create" | "read" | "update" | "delete";
 /**
+ * A binding created over members its role already has outside converge: it takes them over (they stay), and destroying it revokes them.
+ */
+export type AfterTakenOver = string[];
+/**
  * Options that change only in the state (no cloud call), e.g. protect set or cleared on an unchanged resource.
  */
 export type StateOnly = "protect"[];
@@ -849,6 +853,7 @@ export interface ResourceChange {
    * The grant `after` holds already exists outside converge: converge adopts it, and destroy will leave it.
    */
   after_adopted?: boolean;
+  after_taken_over?: AfterTakenOver;
   /**
    * The address the state had for this resource before a `moved:` entry renamed it (Terraform's previous_address).
    */
@@ -1438,6 +1443,7 @@ export interface ConvergeChangeExtras {
    * The grant `after` holds already exists outside converge: converge adopts it, and destroy will leave it.
    */
   after_adopted?: boolean;
+  after_taken_over?: AfterTakenOver;
   state_only?: StateOnly;
   /**
    * A reason Terraform has no name for: the object was deleted outside converge, so it is created again.

@@ -17,6 +17,7 @@ import type { Observed, Read } from "./refresh.js";
 import type { Policy, StateResource } from "../generated/schemas.js";
 import { extended } from "../extended.js";
 import { refuseReplace } from "./protect.js";
+import { memberKey } from "../iam/members.js";
 
 /** Plans `r`; without a promise when nothing has to be waited for (its policy already read). */
 export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<void> {
@@ -163,6 +164,18 @@ function created(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: Ch
   const d = r.driver;
   const after = plannedValue(d, desired, UNKNOWN);
   const created = change(base, ["create"], null, after);
-  ctx.changes.push(liveHas(ctx, d)(desired) ? extended(created, { after_adopted: true }) : created);
+  const takenOver = takenOverMembers(ctx, d, desired);
+  ctx.changes.push(liveHas(ctx, d)(desired) ? extended(created, { after_adopted: true }) : takenOver.length ? extended(created, { after_taken_over: takenOver }) : created);
   ctx.values.set(r.name, after);
+}
+
+/** The members a binding about to be created finds on its role already (granted outside
+ *  converge): it keeps them, as its own, so destroying it revokes them. The review says so. */
+function takenOverMembers(ctx: PlanContext, d: IamDriver, desired: IamInputs): string[] {
+  if (d.ownership !== "binding" || !ctx.opts.refresh || containsUnknown(desired)) return [];
+  const read = ctx.refresh.settled(d.kind, desired.name);
+  if (!read?.ok || !read.value) return [];
+  const live = d.observe(desired, read.value)?.members ?? [];
+  const wanted = new Set((desired.members ?? []).map(memberKey));
+  return live.filter((m) => wanted.has(memberKey(m)));
 }

@@ -52,6 +52,7 @@ function changeExtras(c: ResourceChange): ConvergeChangeExtras {
     ...(c.protect ? { protect: true } : {}),
     ...(c.before_adopted ? { before_adopted: true } : {}),
     ...(c.after_adopted ? { after_adopted: true } : {}),
+    ...(c.after_taken_over ? { after_taken_over: c.after_taken_over } : {}),
     ...(c.state_only ? { state_only: c.state_only } : {}),
     ...(c.action_reason === "create_because_gone" ? { action_reason: c.action_reason } : {}),
   };

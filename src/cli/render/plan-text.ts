@@ -11,6 +11,7 @@ import { attributeLines, keyPad, keyText } from "./values.js";
 import { accessSummaryLines, auditRemovalLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
 import { pushAll } from "../../arrays.js";
+import { ownershipNotes } from "./ownership-notes.js";
 import { summaryText, targetLines } from "./plan-summary.js";
 
 export { summaryText };
@@ -241,15 +242,6 @@ function elementBlock(ctx: AttrCtx, before: unknown, after: unknown): void {
     if (!shown && IDENTITY.includes(k)) ctx.lines.push([seg(`${inner.indent}  ${keyText(k).padEnd(pad)} = ${JSON.stringify(ao[k])}`)]);
   }
   ctx.lines.push([seg(`${ctx.indent}  },`)]);
-}
-
-/** Notes on ownership under a change's heading: grants converge adopted stay where they were. */
-function ownershipNotes(c: ResourceChange, action: DisplayAction): string[] {
-  const notes: string[] = [];
-  if (c.after_adopted && (action === "create" || action === "replace")) notes.push("already granted outside converge: converge will adopt it");
-  if (c.before_adopted && action === "delete") notes.push("granted outside converge before it was adopted: the grant stays in place");
-  if (c.before_adopted && action === "replace") notes.push("the old grant was granted outside converge before it was adopted: it stays in place");
-  return notes;
 }
 
 function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean; revokes?: readonly AccessChange[]; audit?: readonly Line[] } = {}): void {
