@@ -1,9 +1,9 @@
 // Issue 37, item 2: every option that writes a file (plan --out, import --generate --out, --state,
-// emulator start --data)
-// refuses what is not a regular file converge may replace: a device, a FIFO, a symlink to a device,
-// a directory, a path under a file, a name too long, a path under /proc, / and an empty path are a
-// clear error naming the path and the reason (exit 1, never "internal error"), before any cloud
-// call; nothing there is replaced. A symlink to a regular file is written where it points.
+// emulator start --data) refuses what is not a regular file converge may replace: a device, a
+// FIFO, a socket, a symlink to a device, a directory, a path under a file, a name too long, a path
+// under /proc, / and an empty path are a clear error naming the path and the reason (exit 1, never
+// "internal error"), before any cloud call; nothing there is replaced. A symlink to a regular file
+// is written where it points.
 import { execFileSync } from "node:child_process";
 import { lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -37,7 +37,11 @@ const OPTIONS: WritingOption[] = [
   },
   { name: "apply --state", args: (p) => ["apply", "--auto-approve", "--state", p], role: "state file" },
   // Refused before it listens: with a file it may write, it would serve until stopped.
-  { name: "emulator start --data", args: (p) => ["emulator", "start", "--port", "0", "--data", p], role: "emulator data file" },
+  {
+    name: "emulator start --data",
+    args: (p) => ["emulator", "start", "--port", "0", "--data", p],
+    role: "emulator data file",
+  },
 ];
 
 /** A path that cannot be written: made in `dir`, checked afterwards to be as it was. */
@@ -72,6 +76,17 @@ const BAD: BadPath[] = [
     untouched: (path) => expect(lstatSync(path).isFIFO()).toBe(true),
   },
   {
+    name: "a socket",
+    plant: (dir) => {
+      const path = join(dir, "sock");
+      // Exits without closing: the socket's file stays.
+      const listen = `require("net").createServer().listen(${JSON.stringify(path)}, () => process.exit(0))`;
+      execFileSync(process.execPath, ["-e", listen]);
+      return { path, reason: /is a socket, not a regular file/ };
+    },
+    untouched: (path) => expect(lstatSync(path).isSocket()).toBe(true),
+  },
+  {
     name: "a symlink to a device",
     skip: ROOT ? undefined : "mknod needs root",
     plant: (dir) => {
@@ -98,7 +113,8 @@ const BAD: BadPath[] = [
     name: "a path under a file",
     plant: (dir) => {
       writeFileSync(join(dir, "file"), "x\n");
-      return { path: join(dir, "file", "out.json"), reason: new RegExp(`${esc(join(dir, "file"))} is not a directory`) };
+      const reason = new RegExp(`${esc(join(dir, "file"))} is not a directory`);
+      return { path: join(dir, "file", "out.json"), reason };
     },
   },
   { name: "a name too long", plant: (dir) => ({ path: join(dir, "n".repeat(256)), reason: /name too long/ }) },
