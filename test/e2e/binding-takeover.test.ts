@@ -22,8 +22,9 @@ describe("a binding created over existing members", () => {
     const plan = await cli(["plan"]);
     expectExit(plan, 0);
     expect(plan.stdout).toContain("  # takes over user:alice@example.com, already granted outside converge: destroy will revoke it");
-    const json = JSON.parse((await cli(["plan", "--json"])).stdout) as { resource_changes: { address: string; after_taken_over?: string[] }[] };
-    expect(json.resource_changes.find((c) => c.address === "viewers")!.after_taken_over).toEqual(["user:alice@example.com"]);
+    // converge's own data about a change, beside Terraform's resource_changes.
+    const json = JSON.parse((await cli(["plan", "--json"])).stdout) as { converge: { resource_changes: { address: string; after_taken_over?: string[] }[] } };
+    expect(json.converge.resource_changes.find((c) => c.address === "viewers")!.after_taken_over).toEqual(["user:alice@example.com"]);
     expectExit(await cli(["apply", "--auto-approve"]), 0);
     expectExit(await cli(["destroy", "--auto-approve"]), 0);
     expect(membersOf(policyIn(await world(ws.emu), rp("nightly")), ROLE)).toEqual([]);
