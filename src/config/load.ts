@@ -13,7 +13,7 @@ import { loadTimeScope } from "./for-each.js";
 import { loadMoved } from "./moved.js";
 import { resolveProvider } from "./provider.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
-import { errorAt as at, SourceDocument } from "./source.js";
+import { errorAt as at, nestingError, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
 import { rememberSecrets, scrub, secretList } from "../plan/redact.js";
 import { decodeUtf8 } from "./utf8.js";
@@ -184,6 +184,8 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
  *  with `src` saying where each part of it was written. Pure: no file system or network access.
  *  Its diagnostics quote no secret met while loading: "(sensitive value)" instead, as in plans. */
 export function loadStackDocument(src: SourceDocument, doc: Record<string, unknown>, opts: LoadOptions = {}): LoadResult {
+  const deep = nestingError(src, doc);
+  if (deep) return { diagnostics: [deep] };
   const secrets = new Set<string>();
   const result = loadDocument(src, doc, opts, secrets);
   // Whatever this process prints from now on is scrubbed of them too (../plan/redact.ts).

@@ -1,10 +1,11 @@
 // Evaluates raw stack values: `${…}` interpolations against a scope of known (or unknown) values.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
+import type { Reference } from "./expressions.js";
 import { splitAddress } from "./addresses.js";
 import { containsSensitive, isSensitive, plain, sensitive } from "./sensitive.js";
 import { evaluateCall, type FunctionCall, functionCall } from "./functions.js";
-import { type DocPath, errorAt, formatPath, type SourceDocument } from "./source.js";
+import { type DocPath, errorAt, formatPath, resolvedTooDeep, type SourceDocument } from "./source.js";
 
 /** Values that references can reach, by root name. `undefined` = not in scope. */
 export type Scope = (root: string) => { value: unknown } | undefined;
@@ -61,7 +62,11 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
       }
       values.push(r.value);
     }
-    if (t.whole) return values[0];
+    if (t.whole) {
+      const deep = resolvedTooDeep(src, at, values[0], t.parts[0] as Reference);
+      if (deep) diags.push(deep);
+      return deep ? UNKNOWN : values[0];
+    }
     // A string with a secret part is secret as a whole.
     const secret = values.some(isSensitive);
     const plainValues = values.map((v) => (isSensitive(v) ? v.value : v));

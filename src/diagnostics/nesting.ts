@@ -27,8 +27,8 @@ export const tooDeep = (max: number): string => `nested more than ${max} levels 
 
 /** The detail of a stack's depth error. */
 export const STACK_TOO_DEEP_DETAIL =
-  `Maps and lists may nest at most ${MAX_STACK_DEPTH} levels (a stack needs about six); ` +
-  "deeper input is refused so that it cannot exhaust the parser.";
+  `Maps and lists may nest at most ${MAX_STACK_DEPTH} levels (a stack needs about six), written or built by ` +
+  "references; deeper values are refused so that they cannot exhaust the parser or the call stack.";
 
 /** The detail of a saved plan's or a state's depth error. */
 export const DATA_TOO_DEEP_DETAIL =
@@ -126,6 +126,30 @@ function push(values: unknown[], depths: number[], x: unknown, depth: number): v
   if (x === null || typeof x !== "object") return;
   values.push(x);
   depths.push(depth);
+}
+
+/** The path to the first list or map of `value` (JSON data) more than `max` levels deep, if any
+ *  (depth first, in key order); without recursion. */
+export function pathTooDeep(value: unknown, max: number): (string | number)[] | undefined {
+  if (!valueTooDeep(value, max)) return undefined;
+  // Each entry: a value, its key in its parent, and its parent's entry.
+  type Entry = { v: unknown; key: string | number; parent: Entry | undefined; depth: number };
+  const stack: Entry[] = [{ v: value, key: "", parent: undefined, depth: 1 }];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (e.v === null || typeof e.v !== "object") continue;
+    if (e.depth > max) {
+      const path: (string | number)[] = [];
+      for (let at: Entry | undefined = e; at?.parent; at = at.parent) path.push(at.key);
+      return path.reverse();
+    }
+    const keys: (string | number)[] = Array.isArray(e.v) ? e.v.map((_, i) => i) : Object.keys(e.v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!;
+      stack.push({ v: (e.v as Record<string | number, unknown>)[k], key: k, parent: e, depth: e.depth + 1 });
+    }
+  }
+  return undefined;
 }
 
 /**

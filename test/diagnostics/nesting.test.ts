@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  pathTooDeep,
   jsonDepthError,
   jsonTooDeepAt,
   lineColumnAt,
@@ -58,6 +59,15 @@ describe("valueTooDeep", () => {
     expect(valueTooDeep("x", 0)).toBe(false);
     expect(valueTooDeep(JSON.parse(`{"__proto__": [[1]]}`), 2)).toBe(true);
     expect(valueTooDeep(JSON.parse(lists(100_000)), MAX_DATA_DEPTH)).toBe(true);
+  });
+});
+
+describe("pathTooDeep", () => {
+  it("gives the path to the first list or map too deep, depth first in key order", () => {
+    expect(pathTooDeep({ a: [[1]], b: { c: [2] } }, 3)).toBeUndefined();
+    expect(pathTooDeep({ a: [1, [2]], b: { c: [{ d: 3 }] } }, 3)).toEqual(["b", "c", 0]);
+    expect(pathTooDeep({ a: [[[1]]], b: [[[2]]] }, 3)).toEqual(["a", 0, 0]);
+    expect(pathTooDeep(JSON.parse(lists(100_000)), 64)).toEqual(Array(64).fill(0));
   });
 });
 

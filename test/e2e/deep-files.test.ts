@@ -4,6 +4,7 @@
 // `show --state`, `plan --state`, `state show|list --state`, `state push`) each end in one
 // positioned "nested more than N levels deep" error, exit 1: no internal error, no request to the
 // cloud, no state written.
+import { existsSync } from "node:fs";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -232,5 +233,52 @@ describe("a seed file 3,000 levels deep", () => {
       timeoutMs: 60_000,
     });
     expectTooDeep(r, `seed.yaml:4:${"      x: ".length + 1 + MAX_STACK_DEPTH - 4}`, MAX_STACK_DEPTH);
+  }, 60_000);
+});
+
+describe("a program stack whose values nest deeper than a YAML stack's may", () => {
+  // A state written from it would be refused by every later command (more than MAX_DATA_DEPTH),
+  // so the program's document is held to a stack's limit, like a YAML stack's.
+  // The document's root map is level 1, outputs' map 2: an output's lists start at level 3.
+  for (const lists of [MAX_STACK_DEPTH - 1, 300]) {
+    it(`an output ${lists} lists deep: apply refuses it at the export, and writes no state`, async () => {
+      const file = `deep-${lists}.mjs`;
+      const program =
+        "export default (stack) => {\n" +
+        '  stack.name = "prog";\n' +
+        '  stack.provider = { project: "my-project", endpoint: "embedded" };\n' +
+        '  let v = "x";\n' +
+        `  for (let i = 0; i < ${lists}; i++) v = [v];\n` +
+        '  stack.export("deep", v);\n' +
+        "};\n";
+      await writeFile(at(file), program);
+      const state = `state/prog-${lists}.json`;
+      const r = await runCli(["apply", "--auto-approve", "-f", file, "--state", state], {
+        cwd: ws.dir,
+        timeoutMs: 60_000,
+      });
+      // At the call that exported it (its opening parenthesis, where the SDK records a call).
+      expectTooDeep(r, `${file}:6:${"  stack.export(".length}`, MAX_STACK_DEPTH);
+      expect(existsSync(at(state))).toBe(false);
+    }, 60_000);
+  }
+});
+
+describe("a YAML stack whose ${…} references build a value deeper than a stack may hold", () => {
+  it("six variables, each 55 lists around the last: plan and apply refuse where it passes the limit", async () => {
+    let text = "name: chain\nprovider:\n  project: my-project\n  endpoint: embedded\nvariables:\n  v0: x\n";
+    for (let k = 1; k <= 6; k++) text += `  v${k}: ${"[".repeat(55)}"\${v${k - 1}}"${"]".repeat(55)}\n`;
+    text += "outputs:\n  deep: ${v6}\n";
+    await writeFile(at("chain.yaml"), text);
+    for (const args of [["plan"], ["apply", "--auto-approve"]]) {
+      const r = await runCli([...args, "-f", "chain.yaml", "--state", "state/chain.json"], {
+        cwd: ws.dir,
+        timeoutMs: 60_000,
+      });
+      // v2 (line 8) is the first too deep: 2 levels (root, variables) + 55 lists + v1's 55.
+      expectTooDeep(r, `chain.yaml:8:${"  v2: ".length + 55 + 2}`, MAX_STACK_DEPTH);
+      expect(r.stderr).toContain('"${v1}"');
+      expect(existsSync(at("state/chain.json"))).toBe(false);
+    }
   }, 60_000);
 });
