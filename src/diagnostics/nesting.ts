@@ -10,12 +10,12 @@
 // scanning the text of a 100,000-resource state instead took half as long as parsing it), and only
 // a value too deep has its text scanned (brackets outside strings) for the line and column.
 //
-// Stacks (YAML or JSON, --var values): 64 levels. A stack needs about six; 64 leaves ten times that
-// for data in variables.
-// Saved plans and states: 256 levels. converge writes them, holding a stack's values (at most 64
-// deep) a few levels down (a plan's outputs, changes and configuration; a state's outputs), and a
-// program stack's values; 256 leaves room for those and stays far below what the recursive walks
-// can take (a few thousand levels).
+// Stacks: 64 levels, for a YAML (or JSON) stack's text, --var values, a seed file, a program's
+// document (../config/load.ts) and a value that ${…} references build (../config/resolve.ts). A
+// stack needs about six; 64 leaves ten times that for data in variables.
+// Saved plans and states: 256 levels. converge writes them holding a stack's values (so at most
+// 64 deep) a few levels down: a plan's outputs, changes and configuration, a state's outputs. 256
+// leaves room for those and stays far below what the recursive walks can take (a few thousand).
 
 import type { CST } from "yaml";
 
