@@ -7,7 +7,9 @@ import type { EmulatorWorld } from "../generated/schemas.js";
 import type { EmulatorContext } from "./context.js";
 import { Faults } from "./faults.js";
 import { loadDataFile, Persister } from "./persist.js";
-import { removeTempLeftovers } from "../fs/atomic-file.js";
+import { removeTempLeftovers, writeFileAtomic } from "../fs/atomic-file.js";
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { makeDirs, writablePath, type FileRole } from "../state/regular-files.js";
 import { checkWorld, coerceSeed, loadSeedFile, WorldError } from "./seed.js";
 import { createEmulatorServer } from "./server.js";
@@ -30,6 +32,9 @@ export interface EmulatorOptions {
   seed?: EmulatorWorld;
   /** Persisted world (JSON, same shape); if it exists at start it is loaded instead of the seed. */
   dataFile?: string;
+  /** With seedFile and dataFile: when the seed file changed since the world was made from it
+   *  (its sha256 is kept beside the world, in `{dataFile}.seed`), start again from the seed. */
+  followSeed?: boolean;
   /** Host names that reach it through a reverse proxy or TLS front (accepted in `Host` with any
    *  port); loopback names and the address it listens on always are. */
   allowedHosts?: readonly string[];
@@ -45,11 +50,31 @@ export interface RunningEmulator {
   hostPort: string;
   /** Stops accepting, flushes the data file, closes keep-alive sockets. */
   close(): Promise<void>;
+  /** followSeed: the world was made again from the seed, which had changed. */
+  reseeded?: boolean;
 }
 
 export { loadSeedFile, WorldError };
 export { METHOD_IDS, type MethodId } from "./routes.js";
 export type { FaultConfig } from "./faults.js";
+
+/** The seed file's sha256, the one recorded beside the world, and whether they differ (a world
+ *  recorded without one, from before the seed was followed, counts as made from this seed). */
+interface SeedChange {
+  digest: string;
+  digestFile: string;
+  /** A digest is recorded, and it is another seed's. */
+  changed: boolean;
+  /** The recorded digest is this seed's. */
+  current: boolean;
+}
+
+async function seedChange(seedFile: string, dataFile: string): Promise<SeedChange> {
+  const digest = createHash("sha256").update(await readFile(seedFile)).digest("hex");
+  const digestFile = `${dataFile}.seed`;
+  const recorded = (await readFile(digestFile, "utf8").catch(() => undefined))?.trim();
+  return { digest, digestFile, changed: recorded !== undefined && recorded !== digest, current: recorded === digest };
+}
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const host = opts.host ?? "127.0.0.1";
@@ -68,6 +93,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     await removeTempLeftovers(dataFile);
     initial = loadDataFile(dataFile);
   }
+  const follow = opts.followSeed && opts.seedFile && dataFile ? await seedChange(opts.seedFile, dataFile) : undefined;
+  // A world made from another version of the seed is set aside: this one starts from the seed.
+  const reseeded = follow?.changed === true && initial !== undefined;
+  if (reseeded) initial = undefined;
   const store = new Store();
   store.load(initial ?? loadSeed());
 
@@ -83,6 +112,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   };
   // Write the filled-in world (uids, etags, times) now, so a restart sees the same one.
   await ctx.commit();
+  if (follow && !follow.current) await writeFileAtomic(follow.digestFile, `${follow.digest}\n`);
 
   const { server, shutdown } = createEmulatorServer(ctx, { host, allowedHosts: opts.allowedHosts ?? [] });
   await new Promise<void>((resolve, reject) => {
@@ -104,6 +134,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     host,
     port,
     hostPort: `${hostPart}:${port}`,
+    ...(reseeded ? { reseeded: true } : {}),
     close() {
       closing ??= (async () => {
         ctx.closing = true;

@@ -110,6 +110,7 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     endpoint = emu.url;
     close = () => emu.close();
     target = "embedded emulator";
+    if (emu.reseeded) target += " (started again from its seed, which changed since the last command)";
   } else {
     target = endpoint === "google" ? `Google APIs${provider.project ? ` (project ${provider.project})` : ""}` : `emulator at ${describeEndpoint(endpoint)}`;
   }
@@ -151,7 +152,7 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
 async function startEmbedded(seed: string | undefined, dataFile: string) {
   const { startEmulator, WorldError } = await import("../emulator/index.js");
   try {
-    return await startEmulator({ ...(seed ? { seedFile: seed } : {}), dataFile });
+    return await startEmulator({ ...(seed ? { seedFile: seed } : {}), dataFile, followSeed: true });
   } catch (e) {
     if (!(e instanceof WorldError)) throw e;
     const { file, line, column } = e.position;
