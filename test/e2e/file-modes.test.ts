@@ -62,8 +62,10 @@ describe("file modes whatever the umask", { timeout: 60_000 }, () => {
       const r = await runCli(["plan"], { cwd: dir, umask });
       expectExit(r, 0);
       expect(modeOf(join(dir, "state"))).toBe("700");
-      expect(readdirSync(join(dir, "state"))).toEqual(["embedded.emulator.world"]);
+      // The world, and the digest of the seed it was made from.
+      expect(readdirSync(join(dir, "state")).sort()).toEqual(["embedded.emulator.world", "embedded.emulator.world.seed"]);
       expect(modeOf(join(dir, "state", "embedded.emulator.world"))).toBe("600");
+      expect(modeOf(join(dir, "state", "embedded.emulator.world.seed"))).toBe("600");
     });
 
     it(`umask ${umask}: the directories plan --out creates are 0700, the plan 0600`, async () => {
