@@ -55,8 +55,8 @@ function place(text: string, offset: number): string {
   return `${lines.length}:${lines[lines.length - 1]!.length + 1}`;
 }
 
-/** `text` with the JSON string "deep-marker" replaced by `chain` (open brackets, `inner`, closing
- *  ones); and where its first bracket past MAX_DATA_DEPTH is (`unit`: characters per level). */
+/** `text` with the JSON string "deep-marker" replaced by 100,000 `open`s, `inner` and as many
+ *  `close`s; and where its first bracket past MAX_DATA_DEPTH is, as "line:column". */
 function deepen(text: string, open: string, inner: string, close: string): { text: string; where: string } {
   const start = text.indexOf(`"${MARK}"`);
   if (start < 0) throw new Error(`no "${MARK}" in the file`);
@@ -102,7 +102,7 @@ describe("a saved plan 100,000 levels deep", () => {
     }, 120_000);
   }
 
-  it("a condition in a resource change nested that deep is refused the same way", async () => {
+  it("a value in a resource change (a member) nested that deep is refused the same way", async () => {
     const text = (await readFile(at("plan.json"), "utf8")).replace('"user:alice@example.com"', `"${MARK}"`);
     const deep = deepen(text, ...MAPS);
     const file = "plan-change.json";
