@@ -12,6 +12,7 @@ import { collectRefs, type DeclaredNames, referenceGraph } from "./references.js
 import { loadTimeScope } from "./for-each.js";
 import { loadMoved } from "./moved.js";
 import { resolveProvider } from "./provider.js";
+import { yamlSyntaxDiagnostics } from "./yaml-syntax.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, nestingError, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
@@ -126,12 +127,7 @@ function loadVariables(src: SourceDocument, doc: Record<string, unknown>, variab
 
 /** The YAML syntax and structure errors of `src` (bad aliases, too deep), as diagnostics. */
 function syntaxDiagnostics(src: SourceDocument): Diagnostic[] {
-  const diags: Diagnostic[] = [];
-  for (const e of src.errors) {
-    const { line, column } = src.positionAt(e.pos[0]);
-    const summary = e.code === "MULTIPLE_DOCS" ? `a stack file holds one YAML document; found a second at ${line}:${column}` : `YAML syntax error: ${e.message.split("\n")[0]}`;
-    diags.push(error(summary, { file: src.file, line, column, detail: e.code === "MULTIPLE_DOCS" ? "Remove the second document (from its --- on), or put it in a stack file of its own." : e.code }));
-  }
+  const diags = yamlSyntaxDiagnostics(src);
   for (const p of src.structureErrors) {
     const { line, column } = src.positionAt(p.offset);
     diags.push(error(p.summary, { file: src.file, line, column, detail: p.detail }));
