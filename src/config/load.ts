@@ -45,20 +45,30 @@ function readStackText(path: string, file: string): string | Diagnostic {
   } catch (e) {
     if (e instanceof InputFileError) return error(`stack file ${path} ${e.problem}`, { file: path, detail: e.detail });
     const code = (e as NodeJS.ErrnoException).code;
-    return error(code === "ENOENT" ? `stack file ${path} does not exist` : `cannot read stack file ${path}: ${(e as Error).message}`, {
-      file: path,
-      detail: code === "ENOENT" ? "Pass the stack with -f FILE, or run in a directory with stack.yaml." : undefined,
-    });
+    return error(
+      code === "ENOENT"
+        ? `stack file ${path} does not exist`
+        : `cannot read stack file ${path}: ${(e as Error).message}`,
+      {
+        file: path,
+        detail: code === "ENOENT" ? "Pass the stack with -f FILE, or run in a directory with stack.yaml." : undefined,
+      },
+    );
   }
+  const hexByte = (b: number) => b.toString(16).toUpperCase().padStart(2, "0");
   const decoded = decodeUtf8(bytes);
   if (decoded.ok) return decoded.text;
   const { byte, line, column } = decoded.invalid;
-  return error(`the stack file is not valid UTF-8: byte 0x${byte.toString(16).toUpperCase().padStart(2, "0")} cannot start or continue a character here`, {
-    file,
-    line,
-    column,
-    detail: "Stack files are UTF-8 text. Save the file as UTF-8 (it may have been saved as Latin-1 or another encoding).",
-  });
+  return error(
+    `the stack file is not valid UTF-8: byte 0x${hexByte(byte)} cannot start or continue a character here`,
+    {
+      file,
+      line,
+      column,
+      detail:
+        "Stack files are UTF-8 text. Save the file as UTF-8 (it may have been saved as Latin-1 or another encoding).",
+    },
+  );
 }
 
 /** Reads and loads a stack file (the only I/O of loading). */
@@ -88,8 +98,14 @@ export function checkSeedFile(result: LoadResult): LoadResult {
     try {
       readInputFile(seed, "seed file", MAX_SOURCE_BYTES);
     } catch (e) {
-      if (e instanceof InputFileError) result.diagnostics.push(at(result.stack.source, ["provider", "seed"], e.message, { detail: e.detail }));
-      else result.diagnostics.push(at(result.stack.source, ["provider", "seed"], `seed file ${seed} does not exist`, { detail: "provider.seed is resolved relative to the stack file." }));
+      if (e instanceof InputFileError)
+        result.diagnostics.push(at(result.stack.source, ["provider", "seed"], e.message, { detail: e.detail }));
+      else
+        result.diagnostics.push(
+          at(result.stack.source, ["provider", "seed"], `seed file ${seed} does not exist`, {
+            detail: "provider.seed is resolved relative to the stack file.",
+          }),
+        );
       delete result.stack;
     }
   }
@@ -98,10 +114,16 @@ export function checkSeedFile(result: LoadResult): LoadResult {
 
 const INVOKE_KEY = "fn::invoke";
 
-const mapOr = (v: unknown): Record<string, unknown> => (v && typeof v === "object" ? (v as Record<string, unknown>) : {});
+const mapOr = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" ? (v as Record<string, unknown>) : {};
 
 /** The variables whose value or function is known, in document order. */
-function loadVariables(src: SourceDocument, doc: Record<string, unknown>, variablesRaw: Record<string, unknown>, diags: Diagnostic[]): Map<string, VariableDecl> {
+function loadVariables(
+  src: SourceDocument,
+  doc: Record<string, unknown>,
+  variablesRaw: Record<string, unknown>,
+  diags: Diagnostic[],
+): Map<string, VariableDecl> {
   const variables = new Map<string, VariableDecl>();
   for (const [name, value] of Object.entries(variablesRaw)) {
     const path = ["variables", name];
@@ -110,13 +132,22 @@ function loadVariables(src: SourceDocument, doc: Record<string, unknown>, variab
       continue;
     }
     // An unknown function gets its own message with a suggestion below.
-    const invokeErrors = validate("stack.schema.json#/definitions/Invoke", value).filter((e) => !(e.keyword === "enum" && e.instancePath === "/fn::invoke/function"));
+    const invokeErrors = validate("stack.schema.json#/definitions/Invoke", value).filter(
+      (e) => !(e.keyword === "enum" && e.instancePath === "/fn::invoke/function"),
+    );
     pushAll(diags, schemaDiagnostics(src, doc, invokeErrors, path));
     const inv = mapOr((value as Record<string, unknown>)[INVOKE_KEY]);
     const token = String(inv.function ?? "");
     const driver = functionDriver(token);
     if (!driver && token) {
-      diags.push(at(src, [...path, INVOKE_KEY, "function"], `unknown function "${token}" (did you mean "${suggestToken(token, "function")}"?)`, { detail: `Known functions: ${FUNCTION_TOKENS.join(", ")}.` }));
+      diags.push(
+        at(
+          src,
+          [...path, INVOKE_KEY, "function"],
+          `unknown function "${token}" (did you mean "${suggestToken(token, "function")}"?)`,
+          { detail: `Known functions: ${FUNCTION_TOKENS.join(", ")}.` },
+        ),
+      );
     }
     const args = mapOr(inv.arguments);
     const refs = collectRefs(src, args, [...path, INVOKE_KEY, "arguments"], diags);
@@ -136,14 +167,33 @@ function syntaxDiagnostics(src: SourceDocument): Diagnostic[] {
 }
 
 /** Inputs, variables and resources share one namespace (references use bare names). */
-function sharedNames(src: SourceDocument, configRaw: Record<string, unknown>, variablesRaw: Record<string, unknown>, resourcesRaw: Record<string, unknown>, diags: Diagnostic[]): void {
+function sharedNames(
+  src: SourceDocument,
+  configRaw: Record<string, unknown>,
+  variablesRaw: Record<string, unknown>,
+  resourcesRaw: Record<string, unknown>,
+  diags: Diagnostic[],
+): void {
   const detail = "References use bare names, so each name must be unique.";
   for (const name of Object.keys(configRaw)) {
-    const other = Object.hasOwn(variablesRaw, name) ? "a variable" : Object.hasOwn(resourcesRaw, name) ? "a resource" : undefined;
-    if (other) diags.push(at(src, ["config", name], `"${name}" is declared both as an input and as ${other}`, { key: true, detail }));
+    const other = Object.hasOwn(variablesRaw, name)
+      ? "a variable"
+      : Object.hasOwn(resourcesRaw, name)
+        ? "a resource"
+        : undefined;
+    if (other)
+      diags.push(
+        at(src, ["config", name], `"${name}" is declared both as an input and as ${other}`, { key: true, detail }),
+      );
   }
   for (const name of Object.keys(variablesRaw)) {
-    if (Object.hasOwn(resourcesRaw, name)) diags.push(at(src, ["variables", name], `"${name}" is declared both as a variable and as a resource`, { key: true, detail }));
+    if (Object.hasOwn(resourcesRaw, name))
+      diags.push(
+        at(src, ["variables", name], `"${name}" is declared both as a variable and as a resource`, {
+          key: true,
+          detail,
+        }),
+      );
   }
 }
 
@@ -171,7 +221,9 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
   if (syntax.length) return { diagnostics: syntax };
   const root = src.toJS();
   if (root === null || typeof root !== "object" || Array.isArray(root)) {
-    return { diagnostics: [error("the stack must be a YAML mapping with at least `name:`", { file, line: 1, column: 1 })] };
+    return {
+      diagnostics: [error("the stack must be a YAML mapping with at least `name:`", { file, line: 1, column: 1 })],
+    };
   }
   return loadStackDocument(src, root as Record<string, unknown>, opts);
 }
@@ -179,7 +231,11 @@ export function parseStack(file: string, text: string, opts: LoadOptions = {}): 
 /** Loads a stack from its document (what a YAML stack parses to, or what a program stack built),
  *  with `src` saying where each part of it was written. Pure: no file system or network access.
  *  Its diagnostics quote no secret met while loading: "(sensitive value)" instead, as in plans. */
-export function loadStackDocument(src: SourceDocument, doc: Record<string, unknown>, opts: LoadOptions = {}): LoadResult {
+export function loadStackDocument(
+  src: SourceDocument,
+  doc: Record<string, unknown>,
+  opts: LoadOptions = {},
+): LoadResult {
   const deep = nestingError(src, doc);
   if (deep) return { diagnostics: [deep] };
   const secrets = new Set<string>();
@@ -189,8 +245,38 @@ export function loadStackDocument(src: SourceDocument, doc: Record<string, unkno
   return { ...result, diagnostics: scrub(result.diagnostics, secretList(secrets)) };
 }
 
+/** A dependency cycle of the reference graph, as an error at its first member. */
+function checkCycle(
+  src: SourceDocument,
+  graph: StackModel["graph"],
+  resources: StackModel["resources"],
+  diags: Diagnostic[],
+): void {
+  const cycle = graph.findCycle();
+  if (!cycle) return;
+  const first = cycle[0]!;
+  const path = resources.has(first) ? ["resources", resources.get(first)!.decl] : ["variables", first];
+  const detail = "Break the cycle by removing a reference or a dependsOn entry.";
+  diags.push(at(src, path, `dependency cycle: ${cycle.join(" -> ")}`, { key: true, detail }));
+}
+
+/** The provider's endpoint (google by default); a seed is an error with any but embedded. */
+function endpointOf(src: SourceDocument, providerRaw: Record<string, unknown>, diags: Diagnostic[]): string {
+  const endpoint = typeof providerRaw.endpoint === "string" ? providerRaw.endpoint : "google";
+  if (providerRaw.seed !== undefined && endpoint !== "embedded") {
+    const detail = `endpoint is "${endpoint}".`;
+    diags.push(at(src, ["provider", "seed"], "provider.seed is only used with endpoint: embedded", { detail }));
+  }
+  return endpoint;
+}
+
 /** loadStackDocument, adding to `secrets` the strings of the secret values it meets. */
-function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: LoadOptions, secrets: Set<string>): LoadResult {
+function loadDocument(
+  src: SourceDocument,
+  doc: Record<string, unknown>,
+  opts: LoadOptions,
+  secrets: Set<string>,
+): LoadResult {
   const file = src.file;
   const diags = schemaDiagnostics(src, doc, validate("stack.schema.json", doc));
 
@@ -212,25 +298,23 @@ function loadDocument(src: SourceDocument, doc: Record<string, unknown>, opts: L
   const defaults: Defaults = { project: provider.fields.project, location: provider.fields.location };
   const instances = new Map<string, ForEachInstances>();
   const lenient = opts.inputsOptional === true || provider.missing;
-  const resources = loadResources(src, resourcesRaw, defaults, { scope, lenient, secrets, instances, ...(provider.missing ? { unchecked: true } : {}) }, diags);
+  const resources = loadResources(
+    src,
+    resourcesRaw,
+    defaults,
+    { scope, lenient, secrets, instances, ...(provider.missing ? { unchecked: true } : {}) },
+    diags,
+  );
   const moved = loadMoved(src, doc.moved, resources, diags);
   const outputs = new Map<string, OutputDecl>();
-  for (const [name, value] of Object.entries(mapOr(doc.outputs))) outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
+  for (const [name, value] of Object.entries(mapOr(doc.outputs)))
+    outputs.set(name, { name, value, refs: collectRefs(src, value, ["outputs", name], diags) });
 
   // References: known roots and, for resources and invokes, known first fields.
   const names = declaredNames([configRaw, variablesRaw, resourcesRaw]);
   const graph = referenceGraph(src, { variables, resources, outputs, names, instances }, diags);
-  const cycle = graph.findCycle();
-  if (cycle) {
-    const first = cycle[0]!;
-    const path = resources.has(first) ? ["resources", resources.get(first)!.decl] : ["variables", first];
-    diags.push(at(src, path, `dependency cycle: ${cycle.join(" -> ")}`, { key: true, detail: "Break the cycle by removing a reference or a dependsOn entry." }));
-  }
-
-  const endpoint = typeof providerRaw.endpoint === "string" ? providerRaw.endpoint : "google";
-  if (providerRaw.seed !== undefined && endpoint !== "embedded") {
-    diags.push(at(src, ["provider", "seed"], "provider.seed is only used with endpoint: embedded", { detail: `endpoint is "${endpoint}".` }));
-  }
+  checkCycle(src, graph, resources, diags);
+  const endpoint = endpointOf(src, providerRaw, diags);
 
   // Warnings (an unknown key in a shared --var-file) do not stop the stack; errors do.
   if (hasErrors(diags)) return { diagnostics: diags };

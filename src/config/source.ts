@@ -28,13 +28,23 @@ interface Parsed {
 }
 
 /** What parseDocument(text, options) gives, from the parser's tokens. */
-function composeDocument(tokens: readonly CST.Token[], text: string, options: { lineCounter: LineCounter; uniqueKeys: boolean; prettyErrors: false }): Document {
+function composeDocument(
+  tokens: readonly CST.Token[],
+  text: string,
+  options: { lineCounter: LineCounter; uniqueKeys: boolean; prettyErrors: false },
+): Document {
   const { Composer, YAMLParseError } = yaml();
   let doc: Document | undefined;
   for (const next of new Composer(options).compose(tokens, true, text.length)) {
     if (!doc) doc = next;
     else {
-      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+      doc.errors.push(
+        new YAMLParseError(
+          [next.range[0], next.range[1]],
+          "MULTIPLE_DOCS",
+          "Source contains multiple documents; please use YAML.parseAllDocuments()",
+        ),
+      );
       break;
     }
   }
@@ -132,7 +142,7 @@ export class SourceDocument {
   /** The node at `path`, or its nearest existing ancestor. */
   private nearest(path: DocPath): { node: Node | undefined; depth: number } {
     for (let depth = path.length; depth >= 0; depth--) {
-      const node = depth === 0 ? (this.doc.contents as Node | null) ?? undefined : this.nodeAt(path, depth);
+      const node = depth === 0 ? ((this.doc.contents as Node | null) ?? undefined) : this.nodeAt(path, depth);
       if (node && (node as Node).range) return { node, depth };
     }
     return { node: undefined, depth: 0 };
@@ -146,7 +156,7 @@ export class SourceDocument {
     let node: unknown = this.doc.contents;
     for (let i = 0; i < depth; i++) {
       if (!isCollection(node)) return undefined;
-      node = isMap(node) ? this.pairOf(node, path[i]!)?.value ?? undefined : node.get(path[i], true);
+      node = isMap(node) ? (this.pairOf(node, path[i]!)?.value ?? undefined) : node.get(path[i], true);
     }
     return node as Node | undefined;
   }
@@ -240,7 +250,8 @@ export class SourceDocument {
       // Never past the scalar's end.
       const end = node.range[1];
       if (node.type === "PLAIN") start += Math.min(opts.offset, end - start);
-      else if (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE") start += 1 + rawOffset(this.text, start + 1, end, opts.offset, node.type === "QUOTE_DOUBLE");
+      else if (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE")
+        start += 1 + rawOffset(this.text, start + 1, end, opts.offset, node.type === "QUOTE_DOUBLE");
     }
     return this.toPos(start);
   }
@@ -348,7 +359,12 @@ export function resolvedTooDeep(
   return errorAt(src, at, summary, { offset: ref.offset, detail });
 }
 
-export function errorAt(src: SourceDocument, path: DocPath, summary: string, extra: { detail?: string; key?: boolean; offset?: number; address?: string } = {}): Diagnostic {
+export function errorAt(
+  src: SourceDocument,
+  path: DocPath,
+  summary: string,
+  extra: { detail?: string; key?: boolean; offset?: number; address?: string } = {},
+): Diagnostic {
   const pos = src.position(path, { key: extra.key, offset: extra.offset });
   return error(summary, {
     file: src.file,

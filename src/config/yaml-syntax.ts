@@ -8,7 +8,8 @@ import type { SourceDocument } from "./source.js";
 const INDENTATION = new Set(["BAD_INDENT", "BLOCK_AS_IMPLICIT_KEY", "MULTILINE_IMPLICIT_KEY", "TAB_AS_INDENT"]);
 
 const INDENT_HINT =
-  "The keys of one map start in the same column, and a value nested under a key is indented further than the key, with spaces (not tabs).";
+  "The keys of one map start in the same column, and a value nested under a key is indented " +
+  "further than the key, with spaces (not tabs).";
 
 /** The YAML syntax errors of `src`, the indentation ones as one. */
 export function yamlSyntaxDiagnostics(src: SourceDocument): Diagnostic[] {
@@ -21,12 +22,29 @@ export function yamlSyntaxDiagnostics(src: SourceDocument): Diagnostic[] {
       if (indentation) continue;
       indentation = true;
       const said = `${e.message.split("\n")[0]} (${e.code})`;
-      diags.push(error(`YAML indentation mistake near line ${line}`, { file: src.file, line, column, code: "yaml/indentation", detail: `${INDENT_HINT} The parser said: ${said}.` }));
+      diags.push(
+        error(`YAML indentation mistake near line ${line}`, {
+          file: src.file,
+          line,
+          column,
+          code: "yaml/indentation",
+          detail: `${INDENT_HINT} The parser said: ${said}.`,
+        }),
+      );
       continue;
     }
     const second = e.code === "MULTIPLE_DOCS";
-    const summary = second ? `a stack file holds one YAML document; found a second at ${line}:${column}` : `YAML syntax error: ${e.message.split("\n")[0]}`;
-    diags.push(error(summary, { file: src.file, line, column, detail: second ? "Remove the second document (from its --- on), or put it in a stack file of its own." : e.code }));
+    const summary = second
+      ? `a stack file holds one YAML document; found a second at ${line}:${column}`
+      : `YAML syntax error: ${e.message.split("\n")[0]}`;
+    diags.push(
+      error(summary, {
+        file: src.file,
+        line,
+        column,
+        detail: second ? "Remove the second document (from its --- on), or put it in a stack file of its own." : e.code,
+      }),
+    );
   }
   return diags;
 }

@@ -57,7 +57,17 @@ export function retryEvent(e: CloudEvent): EngineEvent | undefined {
     };
   }
   if (e.type === "policy" && e.outcome === "aborted" && e.delayMs !== undefined) {
-    return { type: "retry", resource: e.resource, call: "setIamPolicy", status: "ABORTED", httpStatus: 409, attempt: e.round, maxAttempts: e.maxRounds, delayMs: Math.round(e.delayMs), reason: "etag-conflict" };
+    return {
+      type: "retry",
+      resource: e.resource,
+      call: "setIamPolicy",
+      status: "ABORTED",
+      httpStatus: 409,
+      attempt: e.round,
+      maxAttempts: e.maxRounds,
+      delayMs: Math.round(e.delayMs),
+      reason: "etag-conflict",
+    };
   }
   return undefined;
 }
@@ -71,8 +81,19 @@ export function retryEvent(e: CloudEvent): EngineEvent | undefined {
 export async function embeddedDataFile(stateDir: string, stackName: string): Promise<string> {
   const file = join(stateDir, `${stackName}.emulator.world`);
   const legacy = join(stateDir, `${stackName}.emulator.json`);
-  const regular = (path: string) => lstat(path).then((st) => st.isFile(), () => false);
-  if ((await lstat(file).then(() => true, () => false)) || !(await regular(legacy))) return file;
+  const regular = (path: string) =>
+    lstat(path).then(
+      (st) => st.isFile(),
+      () => false,
+    );
+  if (
+    (await lstat(file).then(
+      () => true,
+      () => false,
+    )) ||
+    !(await regular(legacy))
+  )
+    return file;
   const text = await readFile(legacy, "utf8").catch(() => "");
   if (!/"lineage"\s*:/.test(text) || !/"resources"\s*:/.test(text)) {
     const failed = (e: unknown) => Promise.reject(fsError(e, "move the emulator's world", legacy));
@@ -90,7 +111,10 @@ function describeEndpoint(endpoint: string): string {
   }
 }
 
-export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed" | "project">, opts: OpenCloudOptions): Promise<OpenCloud> {
+export async function openCloud(
+  provider: Pick<ProviderModel, "endpoint" | "seed" | "project">,
+  opts: OpenCloudOptions,
+): Promise<OpenCloud> {
   const env = opts.env ?? process.env;
   // First: a log path it refuses must not leave an embedded emulator running (the process would hang).
   const log = debugLogger(env);
@@ -112,7 +136,10 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     target = "embedded emulator";
     if (emu.reseeded) target += " (started again from its seed, which changed since the last command)";
   } else {
-    target = endpoint === "google" ? `Google APIs${provider.project ? ` (project ${provider.project})` : ""}` : `emulator at ${describeEndpoint(endpoint)}`;
+    target =
+      endpoint === "google"
+        ? `Google APIs${provider.project ? ` (project ${provider.project})` : ""}`
+        : `emulator at ${describeEndpoint(endpoint)}`;
   }
   let emit = opts.emit ?? noEmit;
   const onEvent = (e: CloudEvent) => {
@@ -122,7 +149,13 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
   };
   let client: CloudClient;
   try {
-    client = new CloudClient({ endpoint, env, onEvent, ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}), ...(opts.rates ? { rates: opts.rates } : {}) });
+    client = new CloudClient({
+      endpoint,
+      env,
+      onEvent,
+      ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}),
+      ...(opts.rates ? { rates: opts.rates } : {}),
+    });
   } catch (e) {
     await close();
     // A malformed CLOUDNATIVE_EMULATOR_HOST, endpoint or proxy setting: the user's to fix.
@@ -141,7 +174,11 @@ export async function openCloud(provider: Pick<ProviderModel, "endpoint" | "seed
     getFederation: (name, signal) => client.getFederation(name, signal ? { signal } : {}),
     getProject: (project, signal) => client.getProject(project, signal ? { signal } : {}),
     async modifyPolicy(kind, name, mods, initial, signal, planned) {
-      const r = await modifyPolicy(client, kind, name, mods, { ...(initial ? { initial } : {}), ...(signal ? { signal } : {}), ...(planned ? { planned } : {}) });
+      const r = await modifyPolicy(client, kind, name, mods, {
+        ...(initial ? { initial } : {}),
+        ...(signal ? { signal } : {}),
+        ...(planned ? { planned } : {}),
+      });
       return { policy: r.policy, written: r.written, attempts: r.attempts };
     },
   };
