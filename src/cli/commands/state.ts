@@ -66,9 +66,12 @@ export function registerState(program: Command): void {
 
   common(state.command("list").description("List the addresses in the state")).action(
     action(async (o: StateCliOptions) => {
-      const s = redactState(await readOrFail(await stateStoreOf(o)));
-      if (o.json) await writeOut(jsonText(s.resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), 2) + "\n");
-      else await writeOut(s.resources.map((r) => terminalText(r.address)).join("\n") + (s.resources.length ? "\n" : ""));
+      // No state yet lists nothing, as an empty one does (as `terraform state list`): scripts that
+      // loop over the addresses work before the first apply.
+      const read = await (await stateStoreOf(o)).read();
+      const resources = read ? redactState(read).resources : [];
+      if (o.json) await writeOut(jsonText(resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), 2) + "\n");
+      else await writeOut(resources.map((r) => terminalText(r.address)).join("\n") + (resources.length ? "\n" : ""));
     }),
   );
 
