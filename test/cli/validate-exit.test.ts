@@ -25,7 +25,7 @@ describe("validate's prompt exit", () => {
     expect(out.error_count).toBe(N);
     expect(out.diagnostics).toHaveLength(N);
     expect(r.stderr.match(/not-a-role-/g)?.length).toBeGreaterThanOrEqual(N);
-    expect(r.stderr.trimEnd().endsWith(`${N} error(s), 0 warning(s).`) || r.stderr.includes(`not-a-role-${N - 1}`)).toBe(true);
+    expect(r.stderr.trimEnd().endsWith(`${N} errors, 0 warnings.`) || r.stderr.includes(`not-a-role-${N - 1}`)).toBe(true);
   });
 
   it("exits 0 after the success line when the stack is valid", () => {

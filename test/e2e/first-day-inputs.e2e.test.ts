@@ -60,6 +60,15 @@ describe("inputs on the first day", () => {
     expectExit(await cli(["validate", "-f", file, "--var-file", "dev.yaml"]), 0);
   });
 
+  it("warnings then a later error: no count says \"0 errors\" before the error comes", async () => {
+    const file = await files("acme-${env}", 'env: stage\nreaders: ["user:a@example.com"]\nother1: 1\nother2: 2\n');
+    const plan = await cli(["plan", "-f", file, "--var-file", "dev.yaml"]);
+    expectExit(plan, 1);
+    expect(plan.stderr).toContain('Warning: unknown input "other2"');
+    expect(plan.stderr).toContain("projects/acme-stage/locations/us-central1/restorePlans/nightly");
+    expect(plan.stderr).not.toMatch(/\b0 error/);
+  });
+
   it("provider.project takes an input: the same stack plans dev and prod", async () => {
     const file = await files("acme-${env}", 'readers: ["user:a@example.com"]\n');
     const prod = await cli(["plan", "-f", file, "--var-file", "dev.yaml", "--var", "env=prod"]);

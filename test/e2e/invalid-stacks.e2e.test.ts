@@ -38,7 +38,7 @@ describe.concurrent("converge plan rejects malformed stacks", () => {
     }
     if (fx.errors.length > 1) {
       // all reported together, in document order, with a count
-      expect(r.stderr).toContain(`${fx.errors.length} error(s), 0 warning(s).`);
+      expect(r.stderr).toContain(`${fx.errors.length} errors, 0 warnings.`);
       const positions = lines.filter((l) => l.startsWith(`${rel}:`)).map((l) => l.slice(rel.length + 1).split(":").slice(0, 2).join(":"));
       expect(positions).toEqual(fx.errors.map((e) => `${e.line}:${e.column}`));
     }

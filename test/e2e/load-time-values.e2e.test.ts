@@ -92,7 +92,7 @@ describe("a property made of inputs is checked when the stack loads", () => {
       const err = await refused(dir, [command, "--var", "who=nobody"]);
       expect(err).toContain(`stack.yaml:8:71: Error: a: ${NO_PREFIX}`);
       expect(err).toContain(`stack.yaml:11:66: Error: b: ${NO_PREFIX}`);
-      expect(err).toContain("2 error(s), 0 warning(s).");
+      expect(err).toContain("2 errors, 0 warnings.");
     });
   }
 
@@ -145,7 +145,7 @@ describe("a reference to a forEach instance that does not exist is an error when
       expect(err).toContain(`stack.yaml:19:73: Error: "\${none["q"].etag}": none has no instance "q"; it has no instances`);
       expect(err).toContain(`stack.yaml:22:73: Error: "\${mixed[5].etag}": mixed has no instance 5; its instances are "a", "b"`);
       expect(err).toContain(`stack.yaml:25:73: Error: "\${mixed.etag}": mixed is a forEach resource: name one instance, e.g. mixed["a"]`);
-      expect(err).toContain("4 error(s), 0 warning(s).");
+      expect(err).toContain("4 errors, 0 warnings.");
     });
   }
 });

@@ -72,7 +72,7 @@ function expectErrors(stderr: string, file: string, want: [line: number, column:
     expect(found, `no line starting ${where}:\n${stderr}`).toBeDefined();
     expect(found).toMatch(expected);
   }
-  expect(stderr).toContain(`${want.length} error(s), 0 warning(s).`);
+  expect(stderr).toContain(`${want.length} errors, 0 warnings.`);
   // The escapes are shown, never the control characters themselves.
   expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
 }

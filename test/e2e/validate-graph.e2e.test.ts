@@ -25,7 +25,7 @@ describe("converge validate", () => {
     const r = await runCli(["validate", "-f", join(INVALID_DIR, "20-several-errors.yaml")], { emulator: ws.emu });
     expectExit(r, 1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("4 error(s), 0 warning(s).");
+    expect(r.stderr).toContain("4 errors, 0 warnings.");
     expect(stackTraceLines(r.stderr)).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { type Line, seg } from "./lines.js";
 import { relative } from "node:path";
+import { counted } from "../../diagnostics/listed.js";
 
 /** Diagnostics as `file:line:column: Error: summary` blocks, Terraform style. */
 export function diagnosticLines(diags: readonly Diagnostic[], cwd = process.cwd()): Line[] {
@@ -15,6 +16,8 @@ export function diagnosticLines(diags: readonly Diagnostic[], cwd = process.cwd(
   }
   const errors = diags.filter((d) => d.severity === "error").length;
   const warnings = diags.length - errors;
-  if (diags.length > 1) lines.push([seg(`${errors} error(s), ${warnings} warning(s).`, "bold")]);
+  // Counted only when errors are among them: "0 errors" over warnings read as a clean bill of
+  // health, and an error of a later step (a read of the cloud) could still follow.
+  if (errors > 0 && diags.length > 1) lines.push([seg(`${counted(errors, "error")}, ${counted(warnings, "warning")}.`, "bold")]);
   return lines;
 }
