@@ -58,10 +58,10 @@ describe("team state on PostgreSQL", { timeout: 180_000 }, () => {
     for (let i = 0; i < MANY; i++) {
       const mine = rows.filter((r) => r.stack === `s${i}`);
       const last = Number(states.rows.find((s) => s.stack === `s${i}`)!.serial);
-      // Every version written is in the history: serials 1..last, no gap, each by this stack's actor.
-      expect(mine.map((r) => Number(r.serial))).toEqual(Array.from({ length: last }, (_, k) => k + 1));
-      expect(new Set(mine.map((r) => r.actor))).toEqual(new Set([`ci-${i}`]));
-      expect(mine.at(-1)).toMatchObject({ operation: "apply", granted: 2 });
+      // One apply, one row: its last version (the apply wrote each policy's result as it landed),
+      // by this stack's actor.
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ serial: String(last), actor: `ci-${i}`, operation: "apply", granted: 2 });
     }
   });
 

@@ -27,28 +27,46 @@ export interface HistoryEntry {
   text: string;
   operation: string;
   meta: WriteMeta;
+  /** The run that wrote it (the id of the lock held), when one did. */
+  run?: string;
 }
 
-/** Adds a version to the history, inside the caller's transaction. */
+/**
+ * Adds a version to the history, inside the caller's transaction. A version written by a run (the
+ * lock a command holds) that has a row already replaces that row: an apply saves the state as each
+ * policy lands, and is still one row, holding its last version.
+ */
 export async function recordVersion(client: pg.ClientBase, schema: string, e: HistoryEntry): Promise<void> {
+  const values = [
+    e.stack,
+    e.workspace,
+    e.lineage,
+    e.serial,
+    e.text,
+    actorOf(),
+    osHostname(),
+    e.operation,
+    e.meta.planDigest ?? null,
+    e.meta.access?.granted ?? null,
+    e.meta.access?.revoked ?? null,
+    TOOL_VERSION,
+    e.run ?? null,
+  ];
+  const q = client.escapeIdentifier(schema);
+  if (e.run !== undefined) {
+    const updated = await client.query(
+      `UPDATE ${q}.history SET lineage = $3, serial = $4, state = $5::json, actor = $6, host = $7, operation = $8,
+         plan_digest = $9, granted = $10, revoked = $11, converge_version = $12, written = now()
+       WHERE stack = $1 AND workspace = $2 AND run = $13`,
+      values,
+    );
+    if (updated.rowCount) return;
+  }
   await client.query(
-    `INSERT INTO ${client.escapeIdentifier(schema)}.history
-       (stack, workspace, lineage, serial, state, actor, host, operation, plan_digest, granted, revoked, converge_version)
-     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12)`,
-    [
-      e.stack,
-      e.workspace,
-      e.lineage,
-      e.serial,
-      e.text,
-      actorOf(),
-      osHostname(),
-      e.operation,
-      e.meta.planDigest ?? null,
-      e.meta.access?.granted ?? null,
-      e.meta.access?.revoked ?? null,
-      TOOL_VERSION,
-    ],
+    `INSERT INTO ${q}.history
+       (stack, workspace, lineage, serial, state, actor, host, operation, plan_digest, granted, revoked, converge_version, run)
+     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    values,
   );
 }
 

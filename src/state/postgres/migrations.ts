@@ -85,6 +85,12 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        since timestamptz NOT NULL DEFAULT now(),
        PRIMARY KEY (stack, workspace))`,
   ],
+  [
+    // The run (the lock held: one apply, one destroy) that wrote a history row: the run's later
+    // writes replace its row, so one apply is one row, holding the last version it wrote.
+    `ALTER TABLE history ADD COLUMN run text`,
+    `CREATE INDEX history_by_run ON history (stack, workspace, run)`,
+  ],
 ];
 
 /** The version that added the claims table: the states already there get theirs recorded then. */

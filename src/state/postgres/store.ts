@@ -226,7 +226,9 @@ export class PostgresStateStore implements StateStore, FencedStore {
         throw stateConflict(where, (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
       }
     }
-    await recordVersion(client, schema, { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta });
+    const run = this.held?.lock.holder.id;
+    const version = { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta };
+    await recordVersion(client, schema, run === undefined ? version : { ...version, run });
     await this.recordClaims(client, written);
     await client.query("COMMIT");
     return parsedState(written);
