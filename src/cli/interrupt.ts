@@ -173,6 +173,9 @@ export interface Interrupts {
   readonly signal: AbortSignal;
   /** Runs before a second signal exits at once (e.g. to flush buffered progress lines). */
   beforeExit(fn: () => void): void;
+  /** Where the acknowledgement of an interrupt (or of --timeout) goes: a view that redraws the
+   *  terminal in place shows it among what it draws, or its next redraw would erase it. Default: stderr. */
+  announceWith(fn: (line: string) => void): void;
   /** Stops listening; the command's handling (see above) applies again. */
   dispose(): void;
 }
@@ -203,10 +206,11 @@ export function catchInterrupts(messages: InterruptMessages): Interrupts {
   if (exiting) controller.abort();
   let received = 0;
   let flush = () => {};
+  let announce: (line: string) => void = (line) => void process.stderr.write(`\n${line}\n`);
   const handler = (cause: InterruptCause) => {
     received++;
     if (received === 1) {
-      process.stderr.write(`\n${arrival(cause)}. ${messages.first}\n`);
+      announce(`${arrival(cause)}. ${messages.first}`);
       controller.abort();
       return;
     }
@@ -214,10 +218,11 @@ export function catchInterrupts(messages: InterruptMessages): Interrupts {
     void exitInterrupted(messages.second);
   };
   const untake = takeSignals(handler);
-  const unlink = followTimeout(controller);
+  const unlink = followTimeout(controller, (line) => announce(line));
   return {
     signal: controller.signal,
     beforeExit: (fn) => (flush = fn),
+    announceWith: (fn) => (announce = fn),
     dispose: () => {
       untake();
       unlink();
@@ -227,13 +232,13 @@ export function catchInterrupts(messages: InterruptMessages): Interrupts {
 
 /** Aborts `controller` (as a first Ctrl-C would) when the command's --timeout is reached;
  *  meanwhile the limit does not end the process at once. Returns the unlinking function. */
-function followTimeout(controller: AbortController): () => void {
+function followTimeout(controller: AbortController, announce: (line: string) => void): () => void {
   const limit = commandTimeout();
   if (!limit) return () => {};
   const end = handleTimeout();
   const stop = () => {
     if (controller.signal.aborted) return;
-    process.stderr.write(`\n--timeout ${limit.text} reached: stopping as on Ctrl-C (no new cloud call starts)...\n`);
+    announce(`--timeout ${limit.text} reached: stopping as on Ctrl-C (no new cloud call starts)...`);
     controller.abort(limit.signal.reason);
   };
   if (limit.signal.aborted) stop();

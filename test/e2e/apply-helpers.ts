@@ -11,6 +11,9 @@ import { describeErrors, validate } from "../../src/schemas/index.js";
 import { decodeLogMessage } from "../support/terraform-json-decoder.js";
 import { GET_EP, GET_FED, GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
 import { BIN, readThenSetPolicy, stats, type EmulatorStats } from "./helpers.js";
+import xterm from "@xterm/headless";
+
+const { Terminal } = xterm;
 
 export const M = { rpGet: GET_RP, rpSet: SET_RP, epGet: GET_EP, epSet: SET_EP, fedGet: GET_FED } as const;
 
@@ -146,6 +149,11 @@ export interface PtySession {
   waitFor(needle: string, from?: number, timeoutMs?: number): Promise<number>;
   /** Types a word then Enter, as a person at the terminal would. */
   answer(word: string): Promise<void>;
+  /** Types keys without Enter ("\x03" is Ctrl-C). */
+  type(keys: string): void;
+  /** What a terminal of the session's size shows now (its scrollback too): the output replayed
+   *  through a terminal emulator, so that lines redrawn or erased in place read as a person sees them. */
+  screen(): Promise<string>;
   exit: Promise<number | null>;
   kill(): void;
 }
@@ -196,10 +204,24 @@ export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmu
     await sleep(150);
     child.stdin.write("\r");
   };
-  return { text, waitFor, answer, exit, kill: () => child.kill("SIGKILL") };
+  // Keystrokes as they are, no Enter (Ctrl-C is "\x03").
+  const type = (keys: string) => void child.stdin.write(keys);
+  const screen = () => terminalScreen(raw, o.cols ?? 160, 60);
+  return { text, waitFor, answer, type, screen, exit, kill: () => child.kill("SIGKILL") };
 }
 
 export const PROMPT = "Do you want to perform these actions?";
+
+/** The lines a `cols` × `rows` terminal (with its scrollback) shows after receiving `output`. */
+async function terminalScreen(output: string, cols: number, rows: number): Promise<string> {
+  const term = new Terminal({ cols, rows, scrollback: 10_000, allowProposedApi: true });
+  await new Promise<void>((done) => term.write(output, done));
+  const buffer = term.buffer.active;
+  const lines: string[] = [];
+  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? "");
+  term.dispose();
+  return lines.join("\n").trimEnd();
+}
 
 /** Resolves once every API request the emulator received has been answered (or its answer lost):
  *  the writes of a killed client still in the emulator's latency have landed by then. Polls; the

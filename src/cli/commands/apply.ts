@@ -43,6 +43,7 @@ async function execute(session: StackSession, planned: PlannedStack, o: ApplyCli
   const tally = new ChangeTally(planned.plan);
   const interrupts = catchInterrupts(APPLYING);
   interrupts.beforeExit(() => view.flush());
+  if (view.notice) interrupts.announceWith((line) => view.notice?.(line));
   view.applying(planned.plan);
   // What views show of the apply holds no secret (a refused write may quote the value).
   const emit = (e: Parameters<OperationView["onEvent"]>[0]) => {

@@ -21,6 +21,12 @@ export class ProgressModel {
   listeners = new Set<() => void>();
   retries = new RetryTally();
   lastRetry: string | undefined;
+  /** Lines the operation said meanwhile (an interrupt acknowledged), drawn under the rows. */
+  notices: string[] = [];
+  notice(line: string): void {
+    this.notices.push(terminalText(line));
+    for (const l of this.listeners) l();
+  }
   on(e: EngineEvent): void {
     if (e.type === "retry") {
       this.retries.add(e);
@@ -70,6 +76,11 @@ export function ProgressView({ model }: { model: ProgressModel }) {
           ↻ {model.retries.total} {model.retries.total === 1 ? "retry" : "retries"} so far; last: {model.lastRetry}
         </Text>
       ) : null}
+      {model.notices.map((n, i) => (
+        <Text key={`notice-${i}`} color="yellow">
+          {n}
+        </Text>
+      ))}
     </Box>
   );
 }

@@ -27,6 +27,13 @@ export class LiveView extends HumanView {
     else this.pending.push(e);
   }
 
+  /** While the progress is drawn, the line is drawn with it (a line written beside ink's output
+   *  is erased by its next redraw); before and after, it goes to stderr. */
+  notice(line: string): void {
+    if (this.model && this.view) this.model.notice(line);
+    else process.stderr.write(`\n${line}\n`);
+  }
+
   override async applied(report: ApplyReport): Promise<void> {
     await this.stopDrawing();
     await super.applied(report);

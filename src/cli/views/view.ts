@@ -37,6 +37,9 @@ export interface OperationView {
   applied(report: ApplyReport): Promise<void>;
   /** Writes what is buffered: before anything else is written, and before a second Ctrl-C exits. */
   flush(): void;
+  /** Shows a line the operation says while the view draws (an interrupt acknowledged), where a
+   *  view that redraws the terminal in place keeps it on screen; without it, stderr has it. */
+  notice?(line: string): void;
   /** Stops drawing and timers; the view is done. */
   close(): Promise<void>;
 }
