@@ -14,6 +14,7 @@ import type { StackSession } from "../engine/session.js";
 import type { OpenedState, StateLocation } from "../state/factory.js";
 import { BACKEND_TYPES, type BackendType } from "../state/backend-types.js";
 import { diagnosticLines } from "./render/diagnostics.js";
+import { terminalWidth, wrapLines } from "./render/wrap.js";
 import { rateOption } from "./rate-option.js";
 import { catchCommandSignals, exitCodeAfter, outputFailed } from "./interrupt.js";
 import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
@@ -134,9 +135,9 @@ export function useLiveView(o: { color?: boolean; json?: boolean }): boolean {
 /** Largest piece of text handed to stdout at once by printLines and writeJsonOut. */
 const OUT_PIECE = 1 << 20;
 
-/** Prints lines to stdout: with ANSI colours in a colour terminal, else as plain text. Each line
- *  is written whole and the terminal wraps it for display, so a long quoted value (an ID a reader
- *  copies) never gets a line break inside it, as ink's layout to the terminal's width would.
+/** Prints lines to stdout: with ANSI colours in a colour terminal, else as plain text. In a
+ *  terminal, a line longer than its width is folded at word boundaries (./render/wrap.ts), never
+ *  inside a quoted value (an ID a reader copies); to a pipe or a file each line is written whole.
  *  The text (toAnsi's or toPlain's) goes out in pieces of about a megabyte: that of a plan of
  *  100,000 resources (66 MB) is never one string. */
 export function printLines(lines: Iterable<Line>, o: { color?: boolean; json?: boolean }): Promise<void> {
@@ -144,7 +145,7 @@ export function printLines(lines: Iterable<Line>, o: { color?: boolean; json?: b
   return writeInPieces(
     (function* () {
       let any = false;
-      for (const l of lines) {
+      for (const l of wrapLines(lines, terminalWidth(process.stdout))) {
         any = true;
         yield line(l) + "\n";
       }
@@ -231,7 +232,7 @@ export function writeJsonOut(value: unknown): Promise<void> {
 }
 
 export function printDiagnostics(diags: readonly Diagnostic[]): void {
-  if (diags.length) process.stderr.write(redactText(toPlain(diagnosticLines(diags))));
+  if (diags.length) process.stderr.write(redactText(toPlain([...wrapLines(diagnosticLines(diags), terminalWidth(process.stderr))])));
 }
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from "react";
 import { Box, Text, render, useApp, useInput } from "ink";
 import { type Line, toPlain } from "../render/lines.js";
 import { LinesView } from "./lines-view.js";
+import { terminalWidth, wrapLines } from "../render/wrap.js";
 import { takeSignals } from "../interrupt.js";
 
 export type Answer = "yes" | "no" | "details";
@@ -106,7 +107,9 @@ export async function askPlain(question: string, io: PromptIo, summary: readonly
   }
 }
 
-export async function askApproval(question: string, summary: readonly Line[] = []): Promise<Answer> {
+export async function askApproval(question: string, lines: readonly Line[] = []): Promise<Answer> {
+  // Folded as the plan above it is, so that the prompt shows the same lines.
+  const summary = [...wrapLines(lines, terminalWidth(process.stdout))];
   if (isInCi) return askPlain(question, { input: process.stdin, output: process.stdout }, summary);
   let answer: Answer = "no";
   const instance = render(<ApprovalPrompt question={question} onAnswer={(a) => (answer = a)} summary={summary} />, { exitOnCtrlC: true, patchConsole: false });
