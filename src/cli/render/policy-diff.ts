@@ -18,13 +18,25 @@ function byBinding(p: Policy): Map<string, Binding> {
   return out;
 }
 
+/** "~ condition description "a" → "b" (same expression)": how a reworded condition reads. */
+function rewording(before: Binding, after: Binding): Line[] {
+  const lines: Line[] = [];
+  for (const field of ["title", "description"] as const) {
+    const was = before.condition?.[field] ?? "";
+    const now = after.condition?.[field] ?? "";
+    if (was !== now) lines.push([seg("        ~ ", "change"), seg(`condition ${field} ${JSON.stringify(was)} → ${JSON.stringify(now)} (same expression)`, "change")]);
+  }
+  return lines;
+}
+
 function bindingLines(before: Binding | undefined, after: Binding | undefined): { lines: Line[]; changed: boolean } {
   const b = before ?? after!;
   const title = `${b.role}${b.condition ? ` if "${b.condition.title}"` : ""}`;
+  const reworded = before && after ? rewording(before, after) : [];
   const was = new Map((before?.members ?? []).map((m) => [memberKey(m), m]));
   const now = new Map((after?.members ?? []).map((m) => [memberKey(m), m]));
-  const rows: Line[] = [];
-  let changed = false;
+  const rows: Line[] = reworded;
+  let changed = reworded.length > 0;
   for (const [k, m] of was) {
     if (now.has(k)) rows.push([seg(`          ${m}`)]);
     else {
@@ -40,6 +52,24 @@ function bindingLines(before: Binding | undefined, after: Binding | undefined): 
   return { lines: [[seg(`      ${title}`, "bold")], ...rows], changed };
 }
 
+/**
+ * The bindings only in `before` paired with one only in `after` of the same role and condition
+ * expression (another title or description): a condition reworded, shown as one binding. Both
+ * keys map to the one after.
+ */
+function rewordedPairs(before: Map<string, Binding>, after: Map<string, Binding>): Map<string, string> {
+  const pairs = new Map<string, string>();
+  const added = [...after].filter(([k, b]) => !before.has(k) && b.condition);
+  for (const [k, b] of before) {
+    if (after.has(k) || !b.condition) continue;
+    const match = added.find(([k2, a]) => !pairs.has(k2) && a.role === b.role && a.condition!.expression === b.condition!.expression);
+    if (!match) continue;
+    pairs.set(k, match[0]);
+    pairs.set(match[0], match[0]);
+  }
+  return pairs;
+}
+
 /** Each policy that changes: only its changed bindings, each with all of its members. */
 export function policyDiffLines(policies: readonly PlannedPolicy[]): Line[] {
   const lines: Line[] = [];
@@ -47,7 +77,11 @@ export function policyDiffLines(policies: readonly PlannedPolicy[]): Line[] {
     const before = byBinding(p.before);
     const after = byBinding(p.after);
     const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
-    const blocks = keys.map((k) => bindingLines(before.get(k), after.get(k))).filter((b) => b.changed);
+    const reworded = rewordedPairs(before, after);
+    const blocks = keys
+      .filter((k) => !reworded.has(k) || before.has(k))
+      .map((k) => bindingLines(before.get(k), after.get(reworded.get(k) ?? k)))
+      .filter((b) => b.changed);
     if (!blocks.length) continue;
     lines.push([seg(`  ${kindLabel(p.kind)} ${p.name}`, "heading")]);
     for (const b of blocks) pushAll(lines, b.lines);
