@@ -116,13 +116,23 @@ async function migrate(o: MigrateOptions): Promise<number> {
   await stopPoint("checked");
   const done: string[] = [];
   for (const ws of workspaces) done.push(await migrateWorkspace(source, target, ws, durationMs(o.lockTimeout)));
-  const history =
-    fromType === "postgres"
-      ? "The history stays on PostgreSQL (the local backend keeps none): converge state history --backend postgres still lists it."
-      : "The local backend kept no history but the previous version (.backup): the history on PostgreSQL starts there.";
-  const next = to === "postgres" ? `backend: {type: postgres} in ${file} (or --backend postgres)` : `no backend: in ${file} (or --backend local)`;
-  await writeOut(`Migrated the state of stack "${stack.name}" from ${fromType} to ${to}:\n${done.map((d) => `  ${d}\n`).join("")}${history}\nThe ${fromType} state was removed${fromType === "local" ? " (kept as its .backup file)" : ""}. Use ${next} from now on.\n`);
+  const advice = migrateAdvice(fromType, to, file, stack.backend?.type === "postgres" ? stack.backend.schema : undefined);
+  await writeOut(`Migrated the state of stack "${stack.name}" from ${fromType} to ${to}:\n${done.map((d) => `  ${d}\n`).join("")}${advice}\n`);
   return EXIT.ok;
+}
+
+/** What to do next, as it works: a schema other than the default is named in the backend block
+ *  (`--backend postgres` alone reads the default schema). */
+function migrateAdvice(fromType: BackendType, to: BackendType, file: string, schema: string | undefined): string {
+  const block = schema === undefined ? "backend: {type: postgres}" : `backend: {type: postgres, schema: ${schema}}`;
+  const history =
+    fromType !== "postgres"
+      ? "The local backend kept no history but the previous version (.backup): the history on PostgreSQL starts there."
+      : schema === undefined
+        ? "The history stays on PostgreSQL (the local backend keeps none): converge state history --backend postgres still lists it."
+        : `The history stays on PostgreSQL, in schema ${schema} (the local backend keeps none): with \`${block}\` in ${file}, converge state history lists it.`;
+  const next = to === "postgres" ? `\`${block}\` in ${file}${schema === undefined ? " (or --backend postgres)" : ""}` : `no backend: in ${file} (or --backend local)`;
+  return `${history}\nThe ${fromType} state was removed${fromType === "local" ? " (kept as its .backup file)" : ""}. Use ${next} from now on.`;
 }
 
 export function registerStateMigrate(state: Command, common: (cmd: Command) => Command): void {
