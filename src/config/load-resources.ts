@@ -72,7 +72,7 @@ function conflictDiagnostic(src: SourceDocument, decl: ResourceDecl, inputs: Iam
       : c.kind === "member"
         ? [`resources ${addressText(other)} and ${addressText(name)} both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
         : [conflictSummary(c, name, claims[0]!), "Remove one of them, or move the grant into the resource that manages the whole binding or policy."];
-  return at(src, ["resources", decl.decl], summary, { key: true, address: name, detail: `"${other}" is declared at ${declaredAt(src, other)}. ${detail}` });
+  return at(src, ["resources", decl.decl], summary, { key: true, address: name, detail: `${addressText(other)} is declared at ${declaredAt(src, other)}. ${detail}` });
 }
 
 /**

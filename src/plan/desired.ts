@@ -89,7 +89,7 @@ function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
       : c.kind === "member"
         ? `resources ${addressText(other)} and ${addressText(r.name)} manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
         : conflictSummary(c, r.name, claims[0]!);
-  const detail = `"${other}" is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
+  const detail = `${addressText(other)} is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
   ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.decl], { key: true }) }));
 }
 

@@ -92,6 +92,8 @@ describe("ClaimIndex", () => {
     index.hold([binding()], "viewers");
     const c = index.conflict([member("user:a@example.com")])!;
     expect(conflictSummary(c, "alice", member("user:a@example.com"))).toBe(`resources "viewers" and "alice" both manage user:a@example.com of role roles/x.y on ${RP}: "viewers" manages the whole binding, "alice" one member of it`);
+    // An instance address is quoted as it is, not wrapped in quotes of its own.
+    expect(conflictSummary(c, 'team["a"]', member("user:a@example.com"))).toContain(`"viewers" manages the whole binding, team["a"] one member of it`);
     const p = index.conflict([policy()])!;
     expect(conflictSummary(p, "all", policy())).toBe(`resources "viewers" and "all" both manage ${RP}: "all" manages its whole IAM policy, so "viewers" cannot manage part of it`);
   });
