@@ -13,8 +13,8 @@ describe("wrapLine", () => {
   });
 
   it("never breaks inside a quoted value, and leaves a word longer than the line whole", () => {
-    const out = plain(wrapLine([seg('    + id = "projects/p/locations/l/restorePlans/n roles/viewer title with spaces"')], 30));
-    expect(out).toEqual(["    + id =", '        "projects/p/locations/l/restorePlans/n roles/viewer title with spaces"']);
+    const id = '    + id      = "projects/p/locations/l/restorePlans/n roles/viewer title with spaces"';
+    expect(plain(wrapLine([seg(id)], 30))).toEqual([id]);
     expect(plain(wrapLine([seg("x".repeat(50) + " tail")], 30))).toEqual(["x".repeat(50), "    tail"]);
   });
 

@@ -98,7 +98,10 @@ describe("the first day", { timeout: 240_000 }, () => {
       expectExit(plan, 0);
       expect(plan.stderr).toContain('Warning: unknown input "region"');
       expect(plan.stdout).toContain(`${rp(env, "nightly")}`);
-      expect(plan.stdout).toContain('team-viewers["data"]');
+      expect(plan.stdout).toContain('  # team-viewers["data"] will be created');
+      // As Terraform: the block names the resource, the heading its instance (no quotes in quotes).
+      expect(plan.stdout).toContain('  + resource "cloudnative:backup/v1:RestorePlanIamMember" "team-viewers" {');
+      expect(plan.stdout).not.toContain('"team-viewers[');
       // The access summary: who gains and who loses, the authoritative binding's revocation named.
       expect(plan.stdout).toContain("Access: 4 granted, 1 revoked");
       expect(plan.stdout).toMatch(/\+ group:ml@acme\.example gains roles\/gkebackup\.backupAdmin on .*weekly/);

@@ -22,15 +22,18 @@ const CONDITION = `      condition:
 `;
 const MEMBERS = ["user:someone-with-a-long-name@example.com", "serviceAccount:deployer-robot@my-project.iam.gserviceaccount.com"];
 
-/** Where a line may be broken: a space outside double quotes, after its indentation. */
+/** Where a line may be broken: a space outside double quotes, after its indentation and change
+ *  marker, not beside "=". */
 function breakable(line: string): boolean {
   let quoted = false;
-  const start = line.length - line.trimStart().length;
+  const indent = line.length - line.trimStart().length;
+  // A change marker ("+ ", "-/+ ") stays with the word after it.
+  const start = indent + (/^(?:[-+~#>]|[-+]\/[-+]|<=) +/.exec(line.slice(indent))?.[0].length ?? 0);
   for (let i = start; i < line.length; i++) {
     const c = line[i];
     if (c === "\\" && quoted) i++;
     else if (c === '"') quoted = !quoted;
-    else if (c === " " && !quoted && i > start) return true;
+    else if (c === " " && !quoted && i > start && line[i - 1] !== "=" && !/^ *=/.test(line.slice(i))) return true;
   }
   return false;
 }

@@ -1,5 +1,6 @@
 // The human plan, Terraform's layout: symbols, per-attribute diffs, member lists diffed line by
 // line, "# forces replacement", the drift section and the summary line. Pure: Plan → lines.
+import { splitAddress } from "../../config/addresses.js";
 import { diffArrays } from "diff";
 import type { Condition, Plan, ResourceChange } from "../../generated/schemas.js";
 import { memberKey } from "../../iam/members.js";
@@ -265,7 +266,9 @@ function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], 
   if (c.change.importing && !opts.drift) lines.push([seg(`  # (import ID "${c.change.importing.id}")`, "dim")]);
   const sym = opts.drift ? (c.change.actions[0] === "delete" ? SYMBOL.delete : SYMBOL.update) : s;
   const kw = c.mode === "data" ? "data" : "resource";
-  lines.push([seg(sym.sym, sym.style), seg(` ${kw} "${c.type}" "${c.name}" {`)]);
+  // The block names the resource, the heading above its instance (Terraform's `"viewers"` under
+  // `# viewers["sre"]`): an instance address in quotes would read as two strings.
+  lines.push([seg(sym.sym, sym.style), seg(` ${kw} "${c.type}" "${splitAddress(c.address).name}" {`)]);
   const before = isObj(c.change.before) ? c.change.before : {};
   const after = isObj(c.change.after) ? c.change.after : {};
   const unknown = isObj(c.change.after_unknown) ? c.change.after_unknown : {};

@@ -1,6 +1,7 @@
 // Values as the plan renders them, without change markers: scalars inline, lists and maps over
 // several lines, each element or entry on lines of its own however deep it is nested. Used by
 // `converge show` (the state) and `converge state show`. Pure.
+import { splitAddress } from "../../config/addresses.js";
 import { type Line, seg } from "./lines.js";
 import { maxOf } from "../../arrays.js";
 
@@ -55,5 +56,5 @@ function valueLines(head: string, value: unknown, indent: string, after: string)
 export function resourceLines(address: string, type: string, values: Obj, mode: "managed" | "data" = "managed"): Line[] {
   const keys = Object.keys(values).sort();
   const pad = keyPad(keys);
-  return [[seg(`# ${address}:`, "bold")], [seg(`${mode === "data" ? "data" : "resource"} "${type}" "${address}" {`)], ...keys.flatMap((k) => attributeLines(k, pad, values[k], "    ")), [seg("}")]];
+  return [[seg(`# ${address}:`, "bold")], [seg(`${mode === "data" ? "data" : "resource"} "${type}" "${splitAddress(address).name}" {`)], ...keys.flatMap((k) => attributeLines(k, pad, values[k], "    ")), [seg("}")]];
 }

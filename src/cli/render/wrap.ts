@@ -11,7 +11,8 @@ const HANGING = 4;
 /** Below this, folding leaves too little on a line to read: lines are left to the terminal. */
 const NARROWEST = 20;
 
-/** The places a line may be broken (indices of spaces outside double quotes, past its indentation). */
+/** The places a line may be broken: spaces outside double quotes, past its indentation, and not
+ *  beside an "=" (an attribute's name stays with its value). */
 function breaks(text: string, from: number): number[] {
   const at: number[] = [];
   let quoted = false;
@@ -19,7 +20,7 @@ function breaks(text: string, from: number): number[] {
     const c = text[i];
     if (quoted && c === "\\") i++;
     else if (c === '"') quoted = !quoted;
-    else if (c === " " && !quoted && text[i - 1] !== " ") at.push(i);
+    else if (c === " " && !quoted && text[i - 1] !== " " && text[i - 1] !== "=" && !/^ *=/.test(text.slice(i, i + 40))) at.push(i);
   }
   return at;
 }
@@ -47,11 +48,13 @@ export function wrapLine(line: Line, width: number): Line[] {
   text = text.trimEnd();
   if (text.length <= width || width < NARROWEST) return [line];
   const indent = text.length - text.trimStart().length;
+  // A change marker ("+", "-/+", "#") stays with the word after it.
+  const marker = /^(?:[-+~#>]|[-+]\/[-+]|<=) +/.exec(text.slice(indent))?.[0].length ?? 0;
   const pad = " ".repeat(Math.min(indent + HANGING, width - NARROWEST / 2));
   const out: Line[] = [];
   let start = 0;
   let room = width;
-  const points = breaks(text, indent);
+  const points = breaks(text, indent + marker);
   while (text.length - start > room) {
     // The last break that fits on this line; none: the first after it (a word longer than the line).
     let cut = -1;
