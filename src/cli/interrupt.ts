@@ -26,6 +26,7 @@ import { releaseHeldLocks } from "../state/held-locks.js";
 import { isolatePrograms } from "../sdk/program-mode.js";
 import { EXIT } from "./common.js";
 import { abortedByTimeout, commandTimeout, handleTimeout } from "./deadline.js";
+import type { Stopped } from "../engine/operations.js";
 
 /** A signal; "terminal": a write to the terminal failed (it hung up); "output": a write to a
  *  pipe or file failed (its reader left). */
@@ -249,9 +250,7 @@ function followTimeout(controller: AbortController, announce: (line: string) => 
   };
 }
 
-/** What stopped a phase early: an interrupt (Ctrl-C, another signal, a closed output) or the
- *  command's --timeout; false when nothing did. */
-export type Stopped = false | "signal" | "timeout";
+export type { Stopped };
 
 export function stoppedBy(signal: AbortSignal): Stopped {
   return !signal.aborted ? false : abortedByTimeout(signal) ? "timeout" : "signal";

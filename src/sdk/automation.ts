@@ -1,16 +1,20 @@
 // The Automation API: drive plan and apply from a program, as the CLI does, through the same
-// engine session (src/engine/session.ts): `Stack.fromFile("stack.yaml" | "stack.ts")` or
-// `Stack.inline(name, program)`, then `plan()` → the Plan value, `apply(plan)`, `destroy()`,
-// `outputs()`, `import()`. User errors are thrown as `UserError` (their diagnostics as values),
-// cloud errors as `CloudError` (with their status).
-import { join, resolve } from "node:path";
+// operations (src/engine/operations.ts), with the same state lock: `Stack.fromFile("stack.yaml" |
+// "stack.ts")` or `Stack.inline(name, program)`, then `plan()` → the Plan value, `apply(plan)`,
+// `up()`, `destroy()`, `refresh()`, `outputs()`, `import()`. User errors are thrown as `UserError`
+// (their diagnostics as values), cloud errors as `CloudError` (with their status). Nothing stays
+// open between calls: a script that only plans exits by itself. ./workspace.ts shapes it as
+// Pulumi's LocalWorkspace.
+import { isAbsolute, join, resolve } from "node:path";
 import { UserError } from "../diagnostics/diagnostic.js";
 import type { ApplyResult } from "../apply/executor.js";
 import type { Plan } from "../generated/schemas.js";
-import { applyPlan, openStackFile, type PlannedStack, planStack, sessionOf, type StackSession, withStateLock } from "../engine/session.js";
-import { importResource } from "../engine/import.js";
+import { openStackFile, type PlanRequest, sessionOf, type StackSession } from "../engine/session.js";
+import { applyMade, type Controls, type Hooks, importGrant, type Outcome, planAndApply, preview, refresh, type ShownPlan, type Stopped } from "../engine/operations.js";
 import type { Emit } from "../engine/events.js";
+import type { GivenInputs } from "../config/inputs.js";
 import type { BackendType } from "../state/factory.js";
+import { newState } from "../state/index.js";
 import { callSiteIn } from "./call-site.js";
 import { loadProgram, type Program } from "./program.js";
 
@@ -31,11 +35,16 @@ export interface StackOptions {
   callTimeoutMs?: number;
   /** How long to wait for the state lock (default: not at all). */
   lockTimeoutMs?: number;
+  /** Values of the stack's inputs (as --var gives them). */
+  inputs?: GivenInputs;
 }
 
 export interface PlanOptions {
   onEvent?: Emit;
   signal?: AbortSignal;
+  /** up() and destroy(): asked with the plan, holding the state lock, before anything is applied
+   *  (as the CLI's prompt is); false applies nothing. Absent: approved. */
+  approve?: (plan: Plan) => boolean | Promise<boolean>;
   destroy?: boolean;
   refresh?: boolean;
   targets?: string[];
@@ -47,9 +56,36 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
+
+/** Controls of an operation stopped by the caller's AbortSignal. */
+function controlsOf(signal: AbortSignal | undefined, lockTimeoutMs: number | undefined): Controls {
+  const stopped = (): Stopped => (signal?.aborted ? "signal" : false);
+  const phase = async <T>(run: (s: AbortSignal | undefined) => Promise<T>) => {
+    const value = await run(signal);
+    return { value, stopped: stopped() };
+  };
+  return { planning: phase, applying: phase, ...(lockTimeoutMs !== undefined ? { lockTimeoutMs } : {}) };
+}
+
+/** What an operation that may apply returns: its ApplyResult, or the errors that stopped it. */
+function resultOf(outcome: Outcome, state: () => Promise<ApplyResult["state"]>): Promise<ApplyResult> | ApplyResult {
+  switch (outcome.kind) {
+    case "applied":
+      return outcome.result;
+    case "errored":
+      throw new UserError(outcome.plan.diagnostics.filter((d) => d.severity === "error"));
+    case "cancelled":
+      throw new UserError({ severity: "error", summary: "the apply was not approved: nothing was changed" });
+    case "stopped":
+      return state().then((s) => ({ state: s, failed: [], skipped: [], interrupted: true }));
+    case "unchanged":
+      return state().then((s) => ({ state: s, failed: [], skipped: [], interrupted: false }));
+  }
+}
+
 export class Stack {
-  /** The plans this stack made, with what applying them needs (policies read, prior state, cloud). */
-  private readonly planned = new WeakMap<Plan, PlannedStack>();
+  /** The plans this stack made: apply takes only those. */
+  private readonly made = new WeakSet<Plan>();
 
   private constructor(
     private readonly session: StackSession,
@@ -61,11 +97,14 @@ export class Stack {
     return new Stack(await openStackFile({ file, ...requestOf(opts) }), opts);
   }
 
-  /** A program given as a function; diagnostics point into the file that calls `inline`. */
+  /** A program given as a function; diagnostics point into the file that calls `inline`; its
+   *  state, and a relative seed path it names, are in `dir` (default: the current directory). */
   static async inline(name: string, program: Program, opts: StackOptions = {}): Promise<Stack> {
     const caller = callSiteIn(undefined)?.file ?? resolve("inline.ts");
-    const state = opts.state ?? join(resolve(opts.dir ?? "."), "state", `${name}.json`);
-    const loaded = await loadProgram(program, caller, name, { strict: opts.strict === true, state, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) });
+    const dir = resolve(opts.dir ?? ".");
+    const state = opts.state ?? join(dir, "state", `${name}.json`);
+    const loadOpts = { strict: opts.strict === true, state, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}), ...(opts.inputs ? { inputs: opts.inputs } : {}) };
+    const loaded = await loadProgram(seedsIn(program, dir), caller, name, loadOpts);
     return new Stack(sessionOf(loaded, { ...requestOf(opts), state }), opts);
   }
 
@@ -78,34 +117,43 @@ export class Stack {
     return this.session.warnings;
   }
 
-  /** Plans (holding no lock, as `converge plan`); the Plan is the value `plan --out` saves. */
+  /** Plans (holding no lock, as `converge plan`): the Plan is the value `plan --out` saves, and
+   *  nothing stays open once it is made. */
   async plan(o: PlanOptions = {}): Promise<Plan> {
-    const req = { refresh: o.refresh !== false, destroy: o.destroy === true, targets: o.targets ?? [], replace: o.replace ?? [], parallelism: this.parallelism, callTimeoutMs: this.opts.callTimeoutMs ?? 120_000, strict: this.opts.strict === true };
-    const planned = await planStack(this.session, req, o.onEvent, o.signal);
-    this.planned.set(planned.plan, planned);
-    if (planned.plan.errored) await planned.close();
-    return planned.plan;
+    const { shown } = await preview(this.session, this.request(o), o.onEvent ? { emit: o.onEvent } : {}, controlsOf(o.signal, undefined));
+    this.made.add(shown.plan);
+    return shown.plan;
   }
 
-  /** Applies a plan this stack made, holding the state lock. A state written since the plan was
-   *  made is not overwritten (the store's compare-and-swap refuses the first save). */
+  /** Applies a plan this stack made, as `converge apply FILE` applies a saved one: under the state
+   *  lock, refused when the state changed since, planned again with its options and applied only
+   *  when that makes the same grant changes. */
   async apply(plan: Plan, o: ApplyOptions = {}): Promise<ApplyResult> {
-    const planned = this.planned.get(plan);
-    if (!planned) throw new UserError({ severity: "error", summary: "apply takes a plan made by this Stack's plan()", detail: "Plan again with stack.plan() and apply that plan." });
-    this.planned.delete(plan);
+    if (!this.made.has(plan)) throw new UserError({ severity: "error", summary: "apply takes a plan made by this Stack's plan()", detail: "Plan again with stack.plan() and apply that plan." });
     if (plan.errored) throw new UserError(plan.diagnostics.filter((d) => d.severity === "error"));
-    try {
-      return await withStateLock(this.session.store, plan.options.destroy ? "destroy" : "apply", this.opts.lockTimeoutMs, () =>
-        applyPlan(this.session, planned, { parallelism: this.parallelism, ...(o.onEvent ? { emit: o.onEvent } : {}), ...(o.signal ? { signal: o.signal } : {}) }),
-      );
-    } finally {
-      await planned.close();
-    }
+    this.made.delete(plan);
+    const outcome = await applyMade(this.session, { plan, label: "(the plan given to apply)" }, this.request({}), o.onEvent ? { emit: o.onEvent } : {}, controlsOf(o.signal, this.opts.lockTimeoutMs));
+    return resultOf(outcome, () => this.state());
   }
 
-  /** Plans the destruction of every resource and applies it. */
-  async destroy(o: ApplyOptions = {}): Promise<ApplyResult> {
-    return this.apply(await this.plan({ ...o, destroy: true }), o);
+  /** Plans and applies under one hold of the state lock (as `converge apply --auto-approve`). */
+  async up(o: PlanOptions = {}): Promise<ApplyResult> {
+    const approve = o.approve;
+    const hooks: Hooks = { ...(o.onEvent ? { emit: o.onEvent } : {}), ...(approve ? { approve: async (shown: ShownPlan) => approve(shown.plan) } : {}) };
+    const outcome = await planAndApply(this.session, this.request(o), hooks, controlsOf(o.signal, this.opts.lockTimeoutMs));
+    return resultOf(outcome, () => this.state());
+  }
+
+  /** Plans the destruction of every resource and applies it (as `converge destroy --auto-approve`). */
+  async destroy(o: ApplyOptions & Pick<PlanOptions, "approve"> = {}): Promise<ApplyResult> {
+    return this.up({ ...o, destroy: true });
+  }
+
+  /** The state's resources as the live cloud has them (as `converge refresh`); no cloud write. */
+  async refresh(o: ApplyOptions = {}): Promise<{ plan: Plan; state: ApplyResult["state"] | undefined }> {
+    const { shown, written } = await refresh(this.session, this.request({}), o.onEvent ? { emit: o.onEvent } : {}, controlsOf(o.signal, this.opts.lockTimeoutMs));
+    if (shown.plan.errored) throw new UserError(shown.plan.diagnostics.filter((d) => d.severity === "error"));
+    return { plan: shown.plan, state: written };
   }
 
   /** The stack's outputs as the state has them. */
@@ -113,16 +161,48 @@ export class Stack {
     return (await this.session.store.read())?.outputs ?? {};
   }
 
-  /** Adopts the existing grant `id` into the state as the stack's resource `address`. */
-  async import(address: string, id: string, o: { onEvent?: Emit } = {}): Promise<{ id: string; serial: number }> {
-    return withStateLock(this.session.store, "import", this.opts.lockTimeoutMs, () => importResource(this.session, address, id, { callTimeoutMs: this.opts.callTimeoutMs ?? 120_000, ...(o.onEvent ? { emit: o.onEvent } : {}) }));
+  /** The outputs with whether each is secret (computed from a secret), as Pulumi's `outputs()`. */
+  async outputValues(): Promise<Record<string, { value: unknown; secret: boolean }>> {
+    const s = await this.session.store.read();
+    const secret = new Set(s?.sensitive_outputs ?? []);
+    return Object.fromEntries(Object.entries(s?.outputs ?? {}).map(([k, value]) => [k, { value, secret: secret.has(k) }]));
   }
 
-  private get parallelism(): number {
-    return this.opts.parallelism ?? 10;
+  /** Adopts the existing grant `id` into the state as the stack's resource `address`. */
+  async import(address: string, id: string, o: { onEvent?: Emit } = {}): Promise<{ id: string; serial: number }> {
+    const request = { callTimeoutMs: this.opts.callTimeoutMs ?? 120_000, ...(o.onEvent ? { emit: o.onEvent } : {}) };
+    return importGrant(this.session, address, id, request, this.opts.lockTimeoutMs !== undefined ? { lockTimeoutMs: this.opts.lockTimeoutMs } : {});
+  }
+
+  private async state(): Promise<ApplyResult["state"]> {
+    return (await this.session.store.read()) ?? newState(this.session.stack.name);
+  }
+
+  private request(o: PlanOptions): PlanRequest {
+    return {
+      refresh: o.refresh !== false,
+      destroy: o.destroy === true,
+      targets: o.targets ?? [],
+      replace: o.replace ?? [],
+      parallelism: this.opts.parallelism ?? 10,
+      callTimeoutMs: this.opts.callTimeoutMs ?? 120_000,
+      strict: this.opts.strict === true,
+    };
   }
 }
 
+/** `program` with a relative `provider.seed` it sets resolved in `dir` (the classic form's
+ *  `s.provider = {…}`): an inline program has no file of its own to be relative to. */
+function seedsIn(program: Program, dir: string): Program {
+  return (s) => {
+    let provider = s.provider;
+    const set = (p: typeof provider) => (p && typeof p.seed === "string" && !isAbsolute(p.seed) ? { ...p, seed: resolve(dir, p.seed) } : p);
+    Object.defineProperty(s, "provider", { configurable: true, enumerable: true, get: () => provider, set: (p: typeof provider) => (provider = set(p)) });
+    provider = set(provider);
+    return program(s);
+  };
+}
+
 function requestOf(o: StackOptions) {
-  return { ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}) };
+  return { ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}), ...(o.inputs ? { inputs: o.inputs } : {}) };
 }

@@ -1,6 +1,7 @@
 // Where a program called the SDK: the frame of the program's own file in a stack trace, so a
 // diagnostic about a resource points at its constructor call (file:line:column of the .ts file:
 // tsx turns on source maps, so the positions are the TypeScript source's).
+import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Position } from "../config/source.js";
 
@@ -34,11 +35,15 @@ export function framesOf(stack: string): CallSite[] {
   return out;
 }
 
-/** The directory of the SDK's own modules (src/sdk or dist/sdk): frames there are not the program's. */
-const SDK_DIR = fileURLToPath(new URL(".", import.meta.url));
+/** The directories of converge's own modules: frames there are not the program's. Under source
+ *  maps (tsx, node --enable-source-maps) a frame of dist/ is shown at its source in src/, so both
+ *  are converge's (the package's root is two levels above this module, in either). */
+const OWN_DIRS = ((root: string) => [join(root, "src", sep), join(root, "dist", sep)])(fileURLToPath(new URL("../..", import.meta.url)));
 
-/** The first frame in `file`; else the first frame outside the SDK and node's internals. */
+const converges = (path: string) => OWN_DIRS.some((d) => path.startsWith(d));
+
+/** The first frame in `file`; else the first frame outside converge and node's internals. */
 export function callSiteIn(file: string | undefined): CallSite | undefined {
-  const frames = callerFrames().filter((f) => !f.file.startsWith(SDK_DIR) && !f.file.startsWith("node:"));
+  const frames = callerFrames().filter((f) => !converges(f.file) && !f.file.startsWith("node:"));
   return (file !== undefined ? frames.find((f) => f.file === file) : undefined) ?? frames[0];
 }

@@ -1,5 +1,5 @@
-// Another writer changes a policy between the plan and its apply (an approval prompt, a review of
-// a pipeline's plan): the apply's first write meets an etag conflict, reads the policy again and
+// Another writer changes a policy between the plan and its apply (while it is reviewed at an
+// approval prompt, here the Automation API's approve callback): the apply's first write meets an etag conflict, reads the policy again and
 // would re-apply the reviewed changes. It must not revoke the other writer's grant (the plan said
 // nobody loses access). Adoption is decided at plan time only: a grant the other writer made after
 // the plan, that the reviewed plan creates, is the stack's (a re-read during apply cannot tell it
@@ -67,10 +67,14 @@ describe("apply after another writer changed the policy since the plan", () => {
       },
       { dir },
     );
-    const plan = await stack.plan();
-    expect(plan.access_changes?.changes.filter((c) => c.action === "revoke")).toEqual([]);
-    await otherWriterAdds(rp("nightly"), VIEWER, "user:bob@example.com");
-    const result = await stack.apply(plan);
+    // The other writer acts while the plan is reviewed (the lock held, as at the CLI's prompt).
+    const result = await stack.up({
+      approve: async (plan) => {
+        expect(plan.access_changes?.changes.filter((c) => c.action === "revoke")).toEqual([]);
+        await otherWriterAdds(rp("nightly"), VIEWER, "user:bob@example.com");
+        return true;
+      },
+    });
     expect(result.failed.map((f) => f.address)).toEqual(["viewers"]);
     const why = result.failed[0]!.diagnostic;
     expect(`${why.summary} ${why.detail}`).toContain("revoke user:bob@example.com from roles/gkebackup.viewer");
@@ -85,10 +89,13 @@ describe("apply after another writer changed the policy since the plan", () => {
       new EndpointIamMember("erin", { name: "churn", role: USER, member: "user:erin@example.com" });
     };
     const stack = await Stack.inline("other-writer-member", program, { dir });
-    const plan = await stack.plan();
-    expect(plan.resource_changes.find((c) => c.address === "erin")?.after_adopted).toBeUndefined();
-    await otherWriterAdds(ep("churn"), USER, "user:erin@example.com");
-    const result = await stack.apply(plan);
+    const result = await stack.up({
+      approve: async (plan) => {
+        expect(plan.resource_changes.find((c) => c.address === "erin")?.after_adopted).toBeUndefined();
+        await otherWriterAdds(ep("churn"), USER, "user:erin@example.com");
+        return true;
+      },
+    });
     expect(result.failed).toEqual([]);
     expect(result.state.resources.find((r) => r.address === "erin")?.adopted).toBeUndefined();
     const gone = await stack.destroy();

@@ -2,20 +2,20 @@ import { type Command, Option } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { counted } from "../../diagnostics/listed.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
-import { applyPlan, type PlannedStack, saveRefreshed, saveSettlement, type StackSession, withStateLock } from "../../engine/session.js";
-import { SENSITIVE_TEXT, redactState, scrub, showSensitiveValues } from "../../plan/redact.js";
-import { checkNotStale, checkSameChanges, checkSameInputs, checkSameState, checkStackName } from "../../engine/saved-plan-checks.js";
-import { ChangeTally } from "../../engine/tally.js";
+import { applyMade, type Hooks, type Outcome, planAndApply, refresh } from "../../engine/operations.js";
+import { SENSITIVE_TEXT, redactState, showSensitiveValues } from "../../plan/redact.js";
+import { checkStackName } from "../../engine/saved-plan-checks.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { addStackOptions, durationMs, withExamples, action, EXIT, parallelismOf, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
+import { addStackOptions, durationMs, withExamples, action, EXIT, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
 import { seg } from "../render/lines.js";
 import { outputLines } from "../render/values.js";
 import { refreshLines } from "../render/plan-text.js";
-import { addPlanOptions, planWithView, reportingFailure, type PlanCliOptions } from "./plan.js";
+import { addPlanOptions, planRequestOf, reportingFailure, type PlanCliOptions } from "./plan.js";
 import { UiStream } from "../ui-stream.js";
-import { APPLYING, catchInterrupts, haltForExit, interruptedExit, planInterrupted, stopping, stoppedBy } from "../interrupt.js";
-import type { OperationView } from "../views/view.js";
+import { interruptedExit, planInterrupted } from "../interrupt.js";
+import { cliControls } from "../controls.js";
+import type { ApplyView } from "../views/view.js";
 import { HumanView } from "../views/human-view.js";
 import { LiveView } from "../views/live-view.js";
 import { JsonStreamView } from "../views/json-view.js";
@@ -30,46 +30,52 @@ interface ApplyCliOptions extends PlanCliOptions {
 }
 
 /** The JSON UI's lines with --json, a live ink view in a terminal, Terraform-style lines otherwise. */
-function applyView(o: ApplyCliOptions, ui: UiStream | undefined): OperationView {
+function applyView(o: ApplyCliOptions, ui: UiStream | undefined): ApplyView {
   if (ui) return new JsonStreamView(ui);
   return useLiveView(o) ? new LiveView({ color: o.color }) : new HumanView({ color: o.color });
 }
 
-/** Applies a plan with Ctrl-C handling; the view shows the progress and the end. Returns the exit code. */
-async function execute(session: StackSession, planned: PlannedStack, o: ApplyCliOptions, destroy: boolean, view: OperationView): Promise<number> {
-  // An interrupt while the plan was shown (a signal, its reader gone): nothing starts, not even
-  // the claims' record; the process exits once the lock is released.
-  if (stopping()) return haltForExit();
-  const tally = new ChangeTally(planned.plan);
-  const interrupts = catchInterrupts(APPLYING);
-  interrupts.beforeExit(() => view.flush());
-  if (view.notice) interrupts.announceWith((line) => view.notice?.(line));
-  view.applying(planned.plan);
-  // What views show of the apply holds no secret (a refused write may quote the value).
-  const emit = (e: Parameters<OperationView["onEvent"]>[0]) => {
-    tally.onEvent(e);
-    view.onEvent(scrub(e, planned.secrets));
+/** What the view shows along an apply, and who approves (--auto-approve: nobody is asked). */
+function hooksOf(view: ApplyView, o: ApplyCliOptions): Hooks {
+  return {
+    emit: view.onEvent,
+    planned: (shown) => view.planned(shown),
+    replanned: (shown) => view.replanned(shown),
+    ...(o.autoApprove ? {} : { approve: (shown, destroy) => view.approve(shown, destroy) }),
+    unchanged: async (shown, destroy) => view.unchanged?.(shown, destroy),
+    applying: (plan) => view.applying(plan),
   };
-  let result;
-  try {
-    result = await applyPlan(session, planned, { parallelism: parallelismOf(o), emit, signal: interrupts.signal });
-  } finally {
-    interrupts.dispose();
+}
+
+/** The exit code of an operation's outcome; the view shows how the apply ended. */
+async function ended(outcome: Outcome, view: ApplyView): Promise<number> {
+  switch (outcome.kind) {
+    case "stopped":
+      return planInterrupted(outcome.how);
+    case "errored":
+      return EXIT.error;
+    case "unchanged":
+      return EXIT.ok;
+    case "cancelled":
+      process.stderr.write(`${outcome.plan.options.destroy ? "Destroy" : "Apply"} cancelled: nothing was changed.\n`);
+      return EXIT.error;
+    case "applied": {
+      const { result, counts, destroy, stopped } = outcome;
+      await view.applied({ result, counts, destroy, stopped });
+      if (result.interrupted) return stopped === "timeout" ? EXIT.error : interruptedExit();
+      return result.failed.length ? EXIT.error : EXIT.ok;
+    }
   }
-  const stopped = stoppedBy(interrupts.signal);
-  await view.applied({ result: scrub(result, planned.secrets), counts: tally.counts, destroy, stopped });
-  if (result.interrupted) return stopped === "timeout" ? EXIT.error : interruptedExit();
-  return result.failed.length ? EXIT.error : EXIT.ok;
 }
 
 /**
  * `apply FILE`: the endpoint, the state and the stack come from -f and the environment, as for
- * `plan`; the file only says what was reviewed. After the file's own checks, the stack is planned
- * again with the saved options and, when the grant changes match, the fresh plan is executed
- * (with the policies it has just read): it is built only from trusted inputs, and every field the
+ * `plan`; the file only says what was reviewed. After the file's own checks, the operation
+ * (../../engine/operations.ts: applyMade) plans again with the saved options and, when the grant
+ * changes match, applies the fresh plan: it is built only from trusted inputs, and every field the
  * comparison leaves out (dependencies, protect, variables) comes from them rather than the file.
  */
-async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: OperationView): Promise<number> {
+async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: ApplyView): Promise<number> {
   if (o.target.length || o.replace.length || o.refresh !== "true") {
     throw new UserError({ severity: "error", summary: "--target, --replace and --refresh cannot be given with a plan file: it applies with the options it was made with" });
   }
@@ -77,27 +83,12 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: Operat
   // The inputs the plan was made with, as Terraform's saved plans carry them: only the secret
   // ones are given again (the plan holds none).
   const session = await openStackOf(o, { planInputs: savedInputs(saved, planFile) });
-  checkStackName(saved, planFile, session.stack.name, o.file);
-  checkSameState(saved, planFile, session.stateIdentity);
-  checkSameInputs(saved, planFile, session.stack.config);
-  return withStateLock(session.store, "apply", durationMs(o.lockTimeout), async () => {
-    checkNotStale(saved, planFile, await session.store.read());
-    const { destroy, refresh, targets, replace } = saved.options;
-    const { planned, interrupted } = await planWithView(session, { ...o, destroy, refresh: String(refresh), target: targets, replace }, view.onEvent);
-    try {
-      if (interrupted) return planInterrupted(interrupted);
-      if (planned.plan.errored) {
-        await view.planned(planned);
-        return EXIT.error;
-      }
-      checkSameChanges(saved, planFile, planned.plan);
-      await view.replanned(planned);
-      return await execute(session, planned, o, destroy, view);
-    } finally {
-      await view.close();
-      await planned.close();
-    }
-  });
+  if (o.file !== undefined) checkStackName(saved, planFile, session.stack.name, o.file);
+  try {
+    return await ended(await applyMade(session, { plan: saved, label: planFile }, planRequestOf(o), hooksOf(view, o), cliControls(view, durationMs(o.lockTimeout))), view);
+  } finally {
+    await view.close();
+  }
 }
 
 /** The input values a saved plan records (its `variables`; a secret one there is a placeholder,
@@ -107,51 +98,30 @@ function savedInputs(saved: Plan, file: string): InputValue[] {
 }
 
 /** `apply` and `destroy` without a plan file: plan, show, ask, execute. */
-async function planAndApply(o: ApplyCliOptions, destroy: boolean, view: OperationView): Promise<number> {
+async function runApply(o: ApplyCliOptions, destroy: boolean, view: ApplyView): Promise<number> {
   const session = await openStackOf(o);
-  return withStateLock(session.store, destroy ? "destroy" : "apply", durationMs(o.lockTimeout), async () => {
-    const { planned, interrupted } = await planWithView(session, { ...o, destroy }, view.onEvent);
-    try {
-      if (interrupted) return planInterrupted(interrupted);
-      await view.planned(planned);
-      if (planned.plan.errored) return EXIT.error;
-      if (!planned.plan.applyable) {
-        // Nothing to change, but what settling an interrupted run's writes found is recorded.
-        await saveSettlement(session, planned);
-        await view.unchanged?.(planned, destroy);
-        return EXIT.ok;
-      }
-      if (!o.autoApprove && !(await view.approve(planned, destroy))) {
-        process.stderr.write(`${destroy ? "Destroy" : "Apply"} cancelled: nothing was changed.\n`);
-        return EXIT.error;
-      }
-      return await execute(session, planned, o, destroy, view);
-    } finally {
-      await view.close();
-      await planned.close();
-    }
-  });
+  try {
+    return await ended(await planAndApply(session, planRequestOf({ ...o, destroy }), hooksOf(view, o), cliControls(view, durationMs(o.lockTimeout))), view);
+  } finally {
+    await view.close();
+  }
 }
 
 /** `converge refresh`: the state's resources as the live cloud has them; no cloud write. */
 async function runRefresh(o: StackOptions): Promise<number> {
   const session = await openStackOf(o);
-  return withStateLock(session.store, "refresh", durationMs(o.lockTimeout), async () => {
-    const { planned, interrupted } = await planWithView(session, { ...o, refresh: "true", target: [], replace: [] }, () => {});
-    await planned.close();
-    if (interrupted) return planInterrupted(interrupted);
-    printDiagnostics(planned.diagnostics);
-    if (planned.plan.errored) return EXIT.error;
-    if (stopping()) return haltForExit();
-    const written = await saveRefreshed(session, planned);
-    if (!written) {
-      await writeOut("There is no state yet: nothing to refresh.\n");
-      return EXIT.ok;
-    }
-    if (o.json) await writeOut(jsonText({ drift: planned.plan.resource_drift, serial: written.serial }, 2) + "\n");
-    else await printLines([...refreshLines(planned.plan), [], [seg(`State refreshed: ${counted(planned.refreshed.length, "resource")} (serial ${written.serial}).`)]], o);
+  const none = { planned: async () => {}, onEvent: () => {}, flush: () => {}, close: async () => {} };
+  const { shown, stopped, written } = await refresh(session, planRequestOf({ ...o, refresh: "true", target: [], replace: [] }), {}, cliControls(none, durationMs(o.lockTimeout)));
+  if (stopped) return planInterrupted(stopped);
+  printDiagnostics(shown.diagnostics);
+  if (shown.plan.errored) return EXIT.error;
+  if (!written) {
+    await writeOut("There is no state yet: nothing to refresh.\n");
     return EXIT.ok;
-  });
+  }
+  if (o.json) await writeOut(jsonText({ drift: shown.plan.resource_drift, serial: written.serial }, 2) + "\n");
+  else await printLines([...refreshLines(shown.plan), [], [seg(`State refreshed: ${counted(written.resources.length, "resource")} (serial ${written.serial}).`)]], o);
+  return EXIT.ok;
 }
 
 /** The JSON UI cannot ask for approval: refused before any work, as Terraform refuses it. */
@@ -180,7 +150,7 @@ function applyAction(destroy: boolean) {
         return applySavedPlan(planFile, o, view);
       }
       if (o.json && !o.autoApprove) refuseUnapprovedJson(destroy);
-      return planAndApply(o, destroy, view);
+      return runApply(o, destroy, view);
     });
   });
 }

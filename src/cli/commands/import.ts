@@ -5,8 +5,7 @@ import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { openCloud } from "../../engine/cloud.js";
-import { withStateLock } from "../../engine/session.js";
-import { importResource, importTarget } from "../../engine/import.js";
+import { importGrant } from "../../engine/operations.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";
 import { isPolicyKind, kindLabel, OBJECT_KINDS, POLICY_KINDS, type PolicyKind } from "../../gcp/object-kinds.js";
@@ -287,13 +286,12 @@ export function registerImport(program: Command): void {
       const [address, ...idParts] = args as [string, ...string[]];
       const id = idParts.join(" ");
       const loaded = await openStackOf(o);
-      importTarget(loaded, address, id);
-      return withStateLock(loaded.store, "import", durationMs(o.lockTimeout), async () => {
-        const done = await importResource(loaded, address, id, { callTimeoutMs: callTimeoutOf(o), rates: ratesOf(o), emit: retryPrinter(o), reading: readUntilTimeout });
-        if (o.json) await writeOut(jsonText({ imported: address, id: done.id, serial: done.serial }) + "\n");
-        else await writeOut(`${terminalText(`${address}: Import complete [id=${done.id}]`)}\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
-        return EXIT.ok;
-      });
+      const request = { callTimeoutMs: callTimeoutOf(o), rates: ratesOf(o), emit: retryPrinter(o), reading: readUntilTimeout };
+      const lockTimeout = durationMs(o.lockTimeout);
+      const done = await importGrant(loaded, address, id, request, lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {});
+      if (o.json) await writeOut(jsonText({ imported: address, id: done.id, serial: done.serial }) + "\n");
+      else await writeOut(`${terminalText(`${address}: Import complete [id=${done.id}]`)}\n\nImport successful! The resource is now in the state; run converge plan to compare it with the stack.\n`);
+      return EXIT.ok;
     }),
   );
 }

@@ -2,7 +2,9 @@ import { lstatSync, renameSync, rmSync } from "node:fs";
 import type { Command } from "commander";
 import { tempPathFor } from "../../fs/atomic-file.js";
 import type { Plan } from "../../generated/schemas.js";
-import { type PlannedStack, planStack, type PlanRequest, type StackSession } from "../../engine/session.js";
+import type { PlanRequest } from "../../engine/session.js";
+import { preview } from "../../engine/operations.js";
+import { cliControls } from "../controls.js";
 import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
 import { terraformPlanFailure } from "../../plan/terraform-json.js";
 import { UiStream } from "../ui-stream.js";
@@ -12,9 +14,8 @@ import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
 import { ratesOf } from "../rate-option.js";
 import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, openStackOf, parallelismOf, stdoutWritten, writeOut, type StackOptions } from "../common.js";
-import { haltForExit, planInterrupted, planning, stopping, type Stopped } from "../interrupt.js";
-import type { Emit } from "../../engine/events.js";
-import type { OperationView } from "../views/view.js";
+import { haltForExit, planInterrupted, stopping } from "../interrupt.js";
+import type { PlanView } from "../views/view.js";
 import { HumanView } from "../views/human-view.js";
 import { JsonPlanView, JsonStreamView } from "../views/json-view.js";
 
@@ -55,13 +56,6 @@ export function planRequestOf(o: PlanCliOptions & { destroy?: boolean }): PlanRe
   };
 }
 
-/** Plans with Ctrl-C caught; `emit` (a view's) follows the progress. The caller closes the cloud. */
-export async function planWithView(session: StackSession, o: PlanCliOptions & { destroy?: boolean }, emit: Emit): Promise<{ planned: PlannedStack; interrupted: Stopped }> {
-  const request = planRequestOf(o);
-  const { value, interrupted } = await planning((signal) => planStack(session, request, emit, signal));
-  return { planned: value, interrupted };
-}
-
 /**
  * Runs `fn`; a user or cloud error is also reported on stdout when stdout carries JSON (so that
  * it always carries one JSON document, or the stream's lines): with --json as a plan that has
@@ -97,7 +91,7 @@ function checkPlanOptions(o: PlanCommandOptions): void {
 }
 
 /** The view `plan` shows its result in. */
-function planView(o: PlanCommandOptions, ui: UiStream | undefined): OperationView {
+function planView(o: PlanCommandOptions, ui: UiStream | undefined): PlanView {
   if (ui) return new JsonStreamView(ui);
   if (o.json) return new JsonPlanView();
   const format = o.format === "markdown" ? "markdown" : o.view === "access" ? "access" : "changes";
@@ -141,23 +135,23 @@ async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise
   const out = o.out === undefined ? undefined : await writablePath(o.out, PLAN_FILE);
   const session = await openStackOf(o);
   const view = planView(o, ui);
-  const { planned, interrupted } = await planWithView(session, o, view.onEvent);
-  await planned.close();
-  if (interrupted) {
+  const { shown, stopped } = await preview(session, planRequestOf(o), { emit: view.onEvent }, cliControls(view, undefined));
+  if (stopped) {
     view.flush();
-    return planInterrupted(interrupted);
+    return planInterrupted(stopped);
   }
+  const { plan } = shown;
   // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
-  const sealed = !planned.plan.errored && (out || o.json) ? sealPlan(planned.plan, planKey()) : planned.plan;
-  const saved = out && !planned.plan.errored ? stagePlan(out, o.out ?? out, sealed) : undefined;
-  await view.planned({ ...planned, plan: sealed });
+  const sealed = !plan.errored && (out || o.json) ? sealPlan(plan, planKey()) : plan;
+  const saved = out && !plan.errored ? stagePlan(out, o.out ?? out, sealed) : undefined;
+  await view.planned({ ...shown, plan: sealed });
   await view.close();
   // A plan whose output was not all read (its reader gone, a signal meanwhile) is not saved.
   await stdoutWritten();
   if (stopping()) return haltForExit();
   saved?.commit();
-  if (planned.plan.errored) return EXIT.error;
-  return o.detailedExitcode && planned.plan.applyable ? EXIT.changes : EXIT.ok;
+  if (plan.errored) return EXIT.error;
+  return o.detailedExitcode && plan.applyable ? EXIT.changes : EXIT.ok;
 }
 
 export function registerPlan(program: Command): void {

@@ -1,16 +1,15 @@
 import type { Command } from "commander";
-import { isAddress } from "../../config/addresses.js";
 import { redactState } from "../../plan/redact.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
-import { type StateStore, versionOf } from "../../state/index.js";
-import { withStateLock } from "../../engine/session.js";
+import type { StateStore } from "../../state/index.js";
+import { forgetResources, renameResource } from "../../engine/state-edits.js";
 import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
 import { seg } from "../render/lines.js";
 import { registerStateMigrate } from "./state-migrate.js";
 import { registerStateTeam } from "./state-team.js";
-import { listed, NAMES_IN_DETAIL } from "../../diagnostics/listed.js";
+import { counted, listed, NAMES_IN_DETAIL } from "../../diagnostics/listed.js";
 import type { State, WriteIntent } from "../../generated/schemas.js";
 
 interface StateCliOptions {
@@ -79,36 +78,17 @@ export function registerState(program: Command): void {
 
   common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
     action(async (addresses: string[], o: StateCliOptions) => {
-      const store = await stateStoreOf(o);
-      return withStateLock(store, "state rm", durationMs(o.lockTimeout), async () => {
-        const s = await readOrFail(store);
-        const read = versionOf(s);
-        const missing = addresses.filter((a) => !s.resources.some((r) => r.address === a));
-        if (missing.length) throw new UserError({ severity: "error", summary: `not in the state: ${missing.join(", ")}`, detail: "Nothing was removed." });
-        s.resources = s.resources.filter((r) => !addresses.includes(r.address));
-        await store.write(s, read);
-        await writeOut(`Removed ${addresses.length} resource${addresses.length === 1 ? "" : "s"} from the state: ${addresses.join(", ")}.\nTheir grants are still in the cloud; converge no longer manages them.\n`);
-        return EXIT.ok;
-      });
+      await forgetResources(await stateStoreOf(o), addresses, durationMs(o.lockTimeout));
+      await writeOut(`Removed ${counted(addresses.length, "resource")} from the state: ${addresses.join(", ")}.\nTheir grants are still in the cloud; converge no longer manages them.\n`);
+      return EXIT.ok;
     }),
   );
 
   common(state.command("mv").argument("<from>").argument("<to>").description("Rename a resource in the state")).action(
     action(async (from: string, to: string, o: StateCliOptions) => {
-      const store = await stateStoreOf(o);
-      if (!isAddress(to)) throw new UserError({ severity: "error", summary: `"${to}" is not a valid resource address`, detail: 'An address is a name, or name["key"] or name[0] for an instance of a forEach.' });
-      return withStateLock(store, "state mv", durationMs(o.lockTimeout), async () => {
-        const s = await readOrFail(store);
-        const read = versionOf(s);
-        const r = s.resources.find((x) => x.address === from);
-        if (!r) throw new UserError({ severity: "error", summary: `${from} is not in the state` });
-        if (s.resources.some((x) => x.address === to)) throw new UserError({ severity: "error", summary: `${to} is already in the state` });
-        r.address = to;
-        for (const x of s.resources) x.dependencies = x.dependencies.map((d) => (d === from ? to : d));
-        await store.write(s, read);
-        await writeOut(`Moved ${from} to ${to}.\n`);
-        return EXIT.ok;
-      });
+      await renameResource(await stateStoreOf(o), from, to, durationMs(o.lockTimeout));
+      await writeOut(`Moved ${from} to ${to}.\n`);
+      return EXIT.ok;
     }),
   );
 

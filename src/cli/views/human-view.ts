@@ -5,9 +5,8 @@
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { terminalText } from "../../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../../engine/events.js";
-import type { PlannedStack } from "../../engine/session.js";
+import type { ShownPlan } from "../../engine/operations.js";
 import type { Plan, State } from "../../generated/schemas.js";
-import { plannedPolicies } from "../../plan/access.js";
 import { batchedStdout, printDiagnostics, printLines, writeOut } from "../common.js";
 import { stoppedWords } from "../interrupt.js";
 import { accessSummaryLines } from "../render/access-summary.js";
@@ -21,7 +20,7 @@ import { outputLines } from "../render/values.js";
 import { policyDiffLines } from "../render/policy-diff.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
-import type { ApplyReport, OperationView } from "./view.js";
+import type { ApplyReport, ApplyView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
 import { pushAll } from "../../arrays.js";
 import { redactText, SENSITIVE_TEXT } from "../../plan/redact.js";
@@ -35,7 +34,7 @@ export interface HumanViewOptions {
   savedTo?: string;
 }
 
-export class HumanView implements OperationView {
+export class HumanView implements ApplyView {
   protected retries = new RetryTally();
   private refreshed = 0;
   private phase: "plan" | "apply" = "plan";
@@ -68,9 +67,9 @@ export class HumanView implements OperationView {
     if (text !== undefined) this.out.line(terminalText(text));
   }
 
-  async planned(planned: PlannedStack): Promise<void> {
-    const { plan } = planned;
-    printDiagnostics(planned.diagnostics);
+  async planned(shown: ShownPlan): Promise<void> {
+    const { plan } = shown;
+    printDiagnostics(shown.diagnostics);
     // Where the calls went comes first, in a failed plan too (an emulator the environment named
     // instead of the stack's endpoint explains many failures).
     if (plan.errored) return this.o.format === "markdown" ? undefined : printLines(targetLines(plan), this.o);
@@ -87,8 +86,8 @@ export class HumanView implements OperationView {
     if (this.o.savedTo) yield* savedHint(plan, this.o.savedTo);
   }
 
-  async replanned(planned: PlannedStack): Promise<void> {
-    printDiagnostics(planned.diagnostics);
+  async replanned(shown: ShownPlan): Promise<void> {
+    printDiagnostics(shown.diagnostics);
   }
 
   /** The refresh and retry summary above the plan. */
@@ -100,7 +99,7 @@ export class HumanView implements OperationView {
 
   /** The access summary stands directly above "Enter a value:"; answering 'details' shows every
    *  policy the apply writes, before and after. */
-  async approve(planned: PlannedStack, destroy: boolean): Promise<boolean> {
+  async approve(shown: ShownPlan, destroy: boolean): Promise<boolean> {
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new UserError({
         severity: "error",
@@ -109,13 +108,13 @@ export class HumanView implements OperationView {
       });
     }
     const { askApproval } = await import("./approval.js");
-    const { plan, live } = planned;
+    const { plan } = shown;
     const question = destroy ? "Do you really want to destroy all resources?" : "Do you want to perform these actions?";
     for (;;) {
       const a = await askApproval(question, accessSummaryLines(plan, lintWarningCount(plan.diagnostics)));
       if (a === "yes") return true;
       if (a === "no") return false;
-      await printLines(policyDiffLines(plannedPolicies(plan.resource_changes, live, plan.options.refresh).policies), this.o);
+      await printLines(policyDiffLines(shown.policies()), this.o);
     }
   }
 

@@ -4,16 +4,16 @@
 import type { ApplyResult } from "../../apply/executor.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import type { EngineEvent } from "../../engine/events.js";
-import type { PlannedStack } from "../../engine/session.js";
+import type { ShownPlan } from "../../engine/operations.js";
 import { noChanges } from "../../engine/tally.js";
 import { newState } from "../../state/index.js";
 import { toTerraformPlanJson } from "../../plan/terraform-json.js";
 import { printDiagnostics, writeJsonOut, writeOut } from "../common.js";
 import { RetryTally } from "../render/retry-text.js";
 import type { UiStream } from "../ui-stream.js";
-import type { ApplyReport, OperationView } from "./view.js";
+import type { ApplyReport, ApplyView, PlanView } from "./view.js";
 
-export class JsonStreamView implements OperationView {
+export class JsonStreamView implements ApplyView {
   private retries = new RetryTally();
 
   constructor(private readonly ui: UiStream) {}
@@ -23,15 +23,15 @@ export class JsonStreamView implements OperationView {
     this.ui.onEvent(e);
   };
 
-  async planned(planned: PlannedStack): Promise<void> {
-    printDiagnostics(planned.diagnostics);
-    this.ui.diagnostics(planned.plan.diagnostics);
-    if (!planned.plan.errored) this.ui.plan(planned.plan, this.retries.counts());
+  async planned(shown: ShownPlan): Promise<void> {
+    printDiagnostics(shown.diagnostics);
+    this.ui.diagnostics(shown.plan.diagnostics);
+    if (!shown.plan.errored) this.ui.plan(shown.plan, this.retries.counts());
     this.ui.flush();
   }
 
-  replanned(planned: PlannedStack): Promise<void> {
-    return this.planned(planned);
+  replanned(shown: ShownPlan): Promise<void> {
+    return this.planned(shown);
   }
 
   /** The JSON UI cannot ask: an apply with it is refused before any work unless approved. */
@@ -52,8 +52,8 @@ export class JsonStreamView implements OperationView {
   }
 
   /** A plan with nothing to apply still ends with the apply's summary messages. */
-  async unchanged(planned: PlannedStack, destroy: boolean): Promise<void> {
-    const result: ApplyResult = { state: planned.prior ?? newState(planned.plan.stack.name), failed: [], skipped: [], interrupted: false };
+  async unchanged(shown: ShownPlan, destroy: boolean): Promise<void> {
+    const result: ApplyResult = { state: shown.state ?? newState(shown.plan.stack.name), failed: [], skipped: [], interrupted: false };
     this.ui.applied(result, noChanges(), destroy, {});
     this.ui.flush();
   }
@@ -68,29 +68,13 @@ export class JsonStreamView implements OperationView {
   }
 }
 
-export class JsonPlanView implements OperationView {
+export class JsonPlanView implements PlanView {
   readonly onEvent = (_e: EngineEvent): void => {};
 
   /** The plan as one document (the caller seals it first); a plan with errors too. */
-  async planned(planned: PlannedStack): Promise<void> {
-    printDiagnostics(planned.diagnostics);
-    await writeJsonOut(toTerraformPlanJson(planned.plan));
-  }
-
-  replanned(): Promise<void> {
-    throw new Error("plan --json never applies");
-  }
-
-  approve(): Promise<boolean> {
-    throw new Error("plan --json never applies");
-  }
-
-  applying(): void {
-    throw new Error("plan --json never applies");
-  }
-
-  applied(): Promise<void> {
-    throw new Error("plan --json never applies");
+  async planned(shown: ShownPlan): Promise<void> {
+    printDiagnostics(shown.diagnostics);
+    await writeJsonOut(toTerraformPlanJson(shown.plan));
   }
 
   flush(): void {}

@@ -6,9 +6,9 @@
 import type { ApplyResult } from "../../apply/executor.js";
 import type { Emit } from "../../engine/events.js";
 import type { ChangeCounts } from "../../engine/tally.js";
-import type { PlannedStack } from "../../engine/session.js";
+import type { ShownPlan } from "../../engine/operations.js";
 import type { Plan } from "../../generated/schemas.js";
-import type { Stopped } from "../interrupt.js";
+import type { Stopped } from "../../engine/operations.js";
 
 /** How an apply ended, for its summary. */
 export interface ApplyReport {
@@ -19,27 +19,32 @@ export interface ApplyReport {
   stopped: Stopped;
 }
 
-export interface OperationView {
+/** What `plan` shows: its progress, then the plan. */
+export interface PlanView {
   /** Subscribes to the engine's events. */
   readonly onEvent: Emit;
   /** The plan is made: its diagnostics and, unless it has errors, its changes. */
-  planned(planned: PlannedStack): Promise<void>;
+  planned(shown: ShownPlan): Promise<void>;
+  /** Writes what is buffered: before anything else is written, and before a second Ctrl-C exits. */
+  flush(): void;
+  /** Stops drawing and timers; the view is done. */
+  close(): Promise<void>;
+}
+
+/** What `apply` and `destroy` show: the plan, the prompt, the apply's progress and its end. */
+export interface ApplyView extends PlanView {
   /** A saved plan was made again and matches what was reviewed: its diagnostics (and, for a
    *  machine, its changes) before the apply. */
-  replanned(planned: PlannedStack): Promise<void>;
-  /** Asks whether to apply `plan`; true when approved. */
-  approve(planned: PlannedStack, destroy: boolean): Promise<boolean>;
+  replanned(shown: ShownPlan): Promise<void>;
+  /** Asks whether to apply the plan; true when approved. */
+  approve(shown: ShownPlan, destroy: boolean): Promise<boolean>;
   /** The apply starts (its progress follows as events). */
   applying(plan: Plan): void;
   /** The plan had nothing to apply (no approval was asked, nothing ran). */
-  unchanged?(planned: PlannedStack, destroy: boolean): Promise<void>;
+  unchanged?(shown: ShownPlan, destroy: boolean): Promise<void>;
   /** How the apply ended. */
   applied(report: ApplyReport): Promise<void>;
-  /** Writes what is buffered: before anything else is written, and before a second Ctrl-C exits. */
-  flush(): void;
   /** Shows a line the operation says while the view draws (an interrupt acknowledged), where a
    *  view that redraws the terminal in place keeps it on screen; without it, stderr has it. */
   notice?(line: string): void;
-  /** Stops drawing and timers; the view is done. */
-  close(): Promise<void>;
 }
