@@ -36,6 +36,7 @@ export type {
   PlanDiagnostic,
 } from "./generated/schemas.js";
 export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./sdk/automation.js";
+export { LocalWorkspace, WorkspaceStack } from "./sdk/workspace.js";
 export type { ApplyResult } from "./apply/executor.js";
 export type { EngineEvent, Emit } from "./engine/events.js";
 export { UserError, type Diagnostic } from "./diagnostics/diagnostic.js";

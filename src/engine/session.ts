@@ -25,6 +25,7 @@ import { NOTHING_PENDING, type Settlement, settleIntents } from "./settle.js";
 import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
+import type { WorkspaceCatalog } from "../state/workspace.js";
 
 /** A loaded stack and the store of its state. */
 export interface StackSession {
@@ -38,6 +39,8 @@ export interface StackSession {
   workspace: string;
   /** Which state `store` holds (backend, workspace, file or schema): a saved plan records it. */
   stateIdentity: StateIdentity;
+  /** The stack's workspaces on its backend. */
+  workspaces: WorkspaceCatalog;
 }
 
 export interface OpenStackRequest {
@@ -77,8 +80,8 @@ export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStac
     ...(req.backend !== undefined ? { backendType: req.backend } : {}),
     ...(req.workspace !== undefined ? { workspace: req.workspace } : {}),
   };
-  const { store, dir, workspace, identity } = openStateStore(location);
-  return { stack, warnings: diagnostics, store, stateDir: dir, workspace, stateIdentity: identity };
+  const { store, dir, workspace, identity, workspaces } = openStateStore(location);
+  return { stack, warnings: diagnostics, store, stateDir: dir, workspace, stateIdentity: identity, workspaces };
 }
 
 /** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */

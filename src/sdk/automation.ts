@@ -37,6 +37,10 @@ export interface StackOptions {
   lockTimeoutMs?: number;
   /** Values of the stack's inputs (as --var gives them). */
   inputs?: GivenInputs;
+  /** Creates `workspace` when it does not exist yet (as Pulumi's createOrSelectStack). */
+  createWorkspace?: boolean;
+  /** An inline program's file for diagnostics (default: the file that calls `inline`). */
+  caller?: string;
 }
 
 export interface PlanOptions {
@@ -94,18 +98,23 @@ export class Stack {
 
   /** A YAML stack or a program stack file. */
   static async fromFile(file: string, opts: StackOptions = {}): Promise<Stack> {
-    return new Stack(await openStackFile({ file, ...requestOf(opts) }), opts);
+    return Stack.made(await openStackFile({ file, ...requestOf(opts) }), opts);
+  }
+
+  private static async made(session: StackSession, opts: StackOptions): Promise<Stack> {
+    if (opts.createWorkspace && !(await session.workspaces.exists(session.workspace))) await session.workspaces.create(session.workspace);
+    return new Stack(session, opts);
   }
 
   /** A program given as a function; diagnostics point into the file that calls `inline`; its
    *  state, and a relative seed path it names, are in `dir` (default: the current directory). */
   static async inline(name: string, program: Program, opts: StackOptions = {}): Promise<Stack> {
-    const caller = callSiteIn(undefined)?.file ?? resolve("inline.ts");
+    const caller = opts.caller ?? callSiteIn(undefined)?.file ?? resolve("inline.ts");
     const dir = resolve(opts.dir ?? ".");
     const state = opts.state ?? join(dir, "state", `${name}.json`);
     const loadOpts = { strict: opts.strict === true, state, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}), ...(opts.inputs ? { inputs: opts.inputs } : {}) };
     const loaded = await loadProgram(seedsIn(program, dir), caller, name, loadOpts);
-    return new Stack(sessionOf(loaded, { ...requestOf(opts), state }), opts);
+    return Stack.made(sessionOf(loaded, { ...requestOf(opts), state }), opts);
   }
 
   get name(): string {

@@ -47,8 +47,9 @@ describe("the CLI and the Automation API", { timeout: 120_000 }, () => {
     const cli = await runCli(["apply", "--auto-approve", "--json"], { cwd: cliDir, emulator: viaCli, timeoutMs: 60_000 });
     expectExit(cli, 0);
     const cliSteps = uiEvents(cli.stdout)
-      .filter((e) => e.type === "apply_complete" && (e.hook as { action?: string }).action !== "read")
-      .map((e) => `${(e.hook as { resource: { addr: string } }).resource.addr} ${(e.hook as { action: string }).action}`)
+      .filter((e) => e.type === "apply_complete" && (e as { hook: { action?: string } }).hook.action !== "read")
+      .map((e) => (e as unknown as { hook: { resource: { addr: string }; action: string } }).hook)
+      .map((h) => `${h.resource.addr} ${h.action}`)
       .sort();
 
     process.env.CLOUDNATIVE_EMULATOR_HOST = viaSdk.hostPort;
