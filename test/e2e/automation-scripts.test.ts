@@ -49,11 +49,13 @@ describe("Automation API scripts", { timeout: 120_000 }, () => {
     await mkdir(dir);
     await copyFile(SEED, join(dir, "cloud.seed.yaml"));
     await writeFile(join(dir, "preview.mjs"), script("cloud.seed.yaml", `{ dir: ${JSON.stringify(dir)} }`));
-    for (const args of [["preview.mjs"], ["--enable-source-maps", "preview.mjs"]]) {
+    await writeFile(join(dir, "preview.mts"), script("cloud.seed.yaml", `{ dir: ${JSON.stringify(dir)} }`));
+    const tsx = join(REPO, "node_modules", "tsx", "dist", "cli.mjs");
+    for (const args of [["preview.mjs"], ["--enable-source-maps", "preview.mjs"], [tsx, "preview.mts"]]) {
       const r = await run(args, dir);
       expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(0);
       const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { errored: boolean; file: string; changes: string[] };
-      expect(out).toEqual({ errored: false, file: join(dir, "preview.mjs"), changes: ["create"] });
+      expect(out).toEqual({ errored: false, file: join(dir, args.at(-1)!), changes: ["create"] });
     }
   });
 
