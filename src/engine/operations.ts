@@ -11,7 +11,13 @@ import type { Plan, State } from "../generated/schemas.js";
 import { type PlannedPolicy, plannedPolicies } from "../plan/access.js";
 import { redactState, scrub } from "../plan/redact.js";
 import { type Emit, noEmit } from "./events.js";
-import { checkNotStale, checkSameChanges, checkSameInputs, checkSameState, checkStackName } from "./saved-plan-checks.js";
+import {
+  checkNotStale,
+  checkSameChanges,
+  checkSameInputs,
+  checkSameState,
+  checkStackName,
+} from "./saved-plan-checks.js";
 import {
   applyPlan,
   type PlannedStack,
@@ -75,28 +81,54 @@ export type Outcome =
   | { kind: "cancelled"; plan: Plan }
   | { kind: "applied"; plan: Plan; result: ApplyResult; counts: ChangeCounts; stopped: Stopped; destroy: boolean };
 
-const unstopped: Required<Pick<Controls, "planning">>["planning"] = async (run) => ({ value: await run(undefined), stopped: false });
+const unstopped: Required<Pick<Controls, "planning">>["planning"] = async (run) => ({
+  value: await run(undefined),
+  stopped: false,
+});
 
 function shownOf(planned: PlannedStack): ShownPlan {
   const { plan, live, secrets } = planned;
   const policies = () =>
-    plannedPolicies(plan.resource_changes, live, plan.options.refresh).policies.map((p) => ({ ...p, before: scrub(p.before, secrets), after: scrub(p.after, secrets) }));
-  return { plan, diagnostics: planned.diagnostics, state: planned.prior ? redactState(planned.prior) : undefined, policies };
+    plannedPolicies(plan.resource_changes, live, plan.options.refresh).policies.map((p) => ({
+      ...p,
+      before: scrub(p.before, secrets),
+      after: scrub(p.after, secrets),
+    }));
+  return {
+    plan,
+    diagnostics: planned.diagnostics,
+    state: planned.prior ? redactState(planned.prior) : undefined,
+    policies,
+  };
 }
 
 /** Plans (no lock, no write): the plan as it may be shown, the cloud closed. */
-export async function preview(session: StackSession, request: PlanRequest, hooks: Hooks = {}, controls: Controls = {}): Promise<{ shown: ShownPlan; stopped: Stopped }> {
+export async function preview(
+  session: StackSession,
+  request: PlanRequest,
+  hooks: Hooks = {},
+  controls: Controls = {},
+): Promise<{ shown: ShownPlan; stopped: Stopped }> {
   const planning = controls.planning ?? unstopped;
-  const { value: planned, stopped } = await planning((signal) => planStack(session, request, hooks.emit ?? noEmit, signal));
+  const { value: planned, stopped } = await planning((signal) =>
+    planStack(session, request, hooks.emit ?? noEmit, signal),
+  );
   await planned.close();
   return { shown: shownOf(planned), stopped };
 }
 
 /** `apply` and `destroy`: under the state lock, plan, show, ask, apply. */
-export function planAndApply(session: StackSession, request: PlanRequest, hooks: Hooks = {}, controls: Controls = {}): Promise<Outcome> {
+export function planAndApply(
+  session: StackSession,
+  request: PlanRequest,
+  hooks: Hooks = {},
+  controls: Controls = {},
+): Promise<Outcome> {
   return withStateLock(session.store, request.destroy ? "destroy" : "apply", controls.lockTimeoutMs, async () => {
     const planning = controls.planning ?? unstopped;
-    const { value: planned, stopped } = await planning((signal) => planStack(session, request, hooks.emit ?? noEmit, signal));
+    const { value: planned, stopped } = await planning((signal) =>
+      planStack(session, request, hooks.emit ?? noEmit, signal),
+    );
     try {
       if (stopped) return { kind: "stopped", how: stopped };
       const shown = shownOf(planned);
@@ -108,7 +140,8 @@ export function planAndApply(session: StackSession, request: PlanRequest, hooks:
         await hooks.unchanged?.(shown, request.destroy);
         return { kind: "unchanged", plan: planned.plan };
       }
-      if (hooks.approve && !(await hooks.approve(shown, request.destroy))) return { kind: "cancelled", plan: planned.plan };
+      if (hooks.approve && !(await hooks.approve(shown, request.destroy)))
+        return { kind: "cancelled", plan: planned.plan };
       return await execute(session, planned, request, hooks, controls);
     } finally {
       await planned.close();
@@ -129,7 +162,13 @@ export interface MadePlan {
  * again with its options and applied only when it makes the same grant changes. The cloud is
  * read again: the plan carries no open handle and no secret.
  */
-export function applyMade(session: StackSession, made: MadePlan, request: Omit<PlanRequest, "refresh" | "destroy" | "targets" | "replace">, hooks: Hooks = {}, controls: Controls = {}): Promise<Outcome> {
+export function applyMade(
+  session: StackSession,
+  made: MadePlan,
+  request: Omit<PlanRequest, "refresh" | "destroy" | "targets" | "replace">,
+  hooks: Hooks = {},
+  controls: Controls = {},
+): Promise<Outcome> {
   const { plan: saved, label } = made;
   checkStackName(saved, label, session.stack.name, session.stack.file);
   checkSameState(saved, label, session.stateIdentity);
@@ -139,7 +178,9 @@ export function applyMade(session: StackSession, made: MadePlan, request: Omit<P
     const { destroy, refresh, targets, replace } = saved.options;
     const full: PlanRequest = { ...request, destroy, refresh, targets, replace };
     const planning = controls.planning ?? unstopped;
-    const { value: planned, stopped } = await planning((signal) => planStack(session, full, hooks.emit ?? noEmit, signal));
+    const { value: planned, stopped } = await planning((signal) =>
+      planStack(session, full, hooks.emit ?? noEmit, signal),
+    );
     try {
       if (stopped) return { kind: "stopped", how: stopped };
       if (planned.plan.errored) {
@@ -156,7 +197,13 @@ export function applyMade(session: StackSession, made: MadePlan, request: Omit<P
 }
 
 /** Applies `planned` (holding the lock): the events and the result scrubbed of its secrets. */
-async function execute(session: StackSession, planned: PlannedStack, request: PlanRequest, hooks: Hooks, controls: Controls): Promise<Outcome> {
+async function execute(
+  session: StackSession,
+  planned: PlannedStack,
+  request: PlanRequest,
+  hooks: Hooks,
+  controls: Controls,
+): Promise<Outcome> {
   await controls.beforeApply?.();
   const tally = new ChangeTally(planned.plan);
   hooks.applying?.(planned.plan);
@@ -165,17 +212,33 @@ async function execute(session: StackSession, planned: PlannedStack, request: Pl
     hooks.emit?.(scrub(e, planned.secrets));
   };
   const applying = controls.applying ?? unstopped;
-  const { value: result, stopped } = await applying((signal) => applyPlan(session, planned, { parallelism: request.parallelism, emit, ...(signal ? { signal } : {}) }));
-  return { kind: "applied", plan: planned.plan, result: scrub(result, planned.secrets), counts: tally.counts, stopped, destroy: request.destroy };
+  const { value: result, stopped } = await applying((signal) =>
+    applyPlan(session, planned, { parallelism: request.parallelism, emit, ...(signal ? { signal } : {}) }),
+  );
+  return {
+    kind: "applied",
+    plan: planned.plan,
+    result: scrub(result, planned.secrets),
+    counts: tally.counts,
+    stopped,
+    destroy: request.destroy,
+  };
 }
 
 /** `refresh`: under the state lock, the state's resources as the live cloud has them; no cloud
  *  write. `written` is undefined when there is no state yet. */
-export function refresh(session: StackSession, request: Omit<PlanRequest, "refresh" | "destroy" | "targets" | "replace">, hooks: Hooks = {}, controls: Controls = {}): Promise<{ shown: ShownPlan; stopped: Stopped; written?: State }> {
+export function refresh(
+  session: StackSession,
+  request: Omit<PlanRequest, "refresh" | "destroy" | "targets" | "replace">,
+  hooks: Hooks = {},
+  controls: Controls = {},
+): Promise<{ shown: ShownPlan; stopped: Stopped; written?: State }> {
   return withStateLock(session.store, "refresh", controls.lockTimeoutMs, async () => {
     const full: PlanRequest = { ...request, refresh: true, destroy: false, targets: [], replace: [] };
     const planning = controls.planning ?? unstopped;
-    const { value: planned, stopped } = await planning((signal) => planStack(session, full, hooks.emit ?? noEmit, signal));
+    const { value: planned, stopped } = await planning((signal) =>
+      planStack(session, full, hooks.emit ?? noEmit, signal),
+    );
     await planned.close();
     const shown = shownOf(planned);
     if (stopped || planned.plan.errored) return { shown, stopped };
@@ -187,7 +250,15 @@ export function refresh(session: StackSession, request: Omit<PlanRequest, "refre
 
 /** `import ADDRESS ID`: the address and ID checked, then under the state lock the grant read and
  *  recorded in the state (nothing is written to the cloud). */
-export function importGrant(session: StackSession, address: string, id: string, request: ImportRequest, controls: Controls = {}): Promise<{ id: string; serial: number }> {
+export function importGrant(
+  session: StackSession,
+  address: string,
+  id: string,
+  request: ImportRequest,
+  controls: Controls = {},
+): Promise<{ id: string; serial: number }> {
   importTarget(session, address, id);
-  return withStateLock(session.store, "import", controls.lockTimeoutMs, () => importResource(session, address, id, request));
+  return withStateLock(session.store, "import", controls.lockTimeoutMs, () =>
+    importResource(session, address, id, request),
+  );
 }

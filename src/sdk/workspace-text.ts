@@ -29,11 +29,21 @@ export function changeSummary(plan: Plan): Partial<Record<OpType, number>> {
   return out;
 }
 
-const SYMBOL: Record<OpType, string> = { same: " ", create: "+", update: "~", delete: "-", replace: "+-", import: "=", read: ">" };
+const SYMBOL: Record<OpType, string> = {
+  same: " ",
+  create: "+",
+  update: "~",
+  delete: "-",
+  replace: "+-",
+  import: "=",
+  read: ">",
+};
 
 /** A line per change that is not "same", then the counts. */
 export function planLines(plan: Plan): string[] {
-  const lines = plan.resource_changes.filter((c) => opOf(c) !== "same").map((c) => `  ${SYMBOL[opOf(c)]} ${c.type} ${c.address} ${opOf(c)}`);
+  const lines = plan.resource_changes
+    .filter((c) => opOf(c) !== "same")
+    .map((c) => `  ${SYMBOL[opOf(c)]} ${c.type} ${c.address} ${opOf(c)}`);
   const counts = Object.entries(changeSummary(plan)).map(([op, n]) => `${n} to ${op}`);
   lines.push(`Resources: ${counts.length ? counts.join(", ") : "no changes"}`);
   return lines.map((l) => redactText(terminalText(l)));
@@ -44,9 +54,18 @@ export function eventLine(e: EngineEvent): string | undefined {
   if (e.type === "step" && e.action !== "no-op") {
     const what = `${e.address} ${e.action}`;
     const line =
-      e.phase === "start" ? `  ${what}...` : e.phase === "done" ? `  ${what} done` : e.phase === "error" ? `  ${what} failed: ${e.error?.detail ?? e.error?.summary ?? "error"}` : `  ${what} ${e.phase}`;
+      e.phase === "start"
+        ? `  ${what}...`
+        : e.phase === "done"
+          ? `  ${what} done`
+          : e.phase === "error"
+            ? `  ${what} failed: ${e.error?.detail ?? e.error?.summary ?? "error"}`
+            : `  ${what} ${e.phase}`;
     return redactText(terminalText(line));
   }
-  if (e.type === "retry") return redactText(terminalText(`  ${e.resource}: ${e.call} ${e.status}, retrying (attempt ${e.attempt} of ${e.maxAttempts})`));
+  if (e.type === "retry")
+    return redactText(
+      terminalText(`  ${e.resource}: ${e.call} ${e.status}, retrying (attempt ${e.attempt} of ${e.maxAttempts})`),
+    );
   return undefined;
 }

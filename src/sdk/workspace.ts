@@ -110,7 +110,12 @@ export class WorkspaceStack {
 
   async getConfig(key: string): Promise<ConfigValue> {
     const v = this.config.get(this.keyOf(key));
-    if (!v) throw new UserError({ severity: "error", summary: `no config value for "${key}"`, detail: `Set it with setConfig("${key}", { value }).` });
+    if (!v)
+      throw new UserError({
+        severity: "error",
+        summary: `no config value for "${key}"`,
+        detail: `Set it with setConfig("${key}", { value }).`,
+      });
     return v;
   }
 
@@ -168,7 +173,12 @@ export class WorkspaceStack {
   }
 
   private stack(): Promise<Stack> {
-    const inputs = [...this.config].map(([name, v]): InputValue => ({ name, value: v.value, text: true, source: { kind: "flag", flag: "--var", name } }));
+    const inputs = [...this.config].map(([name, v]): InputValue => ({
+      name,
+      value: v.value,
+      text: true,
+      source: { kind: "flag", flag: "--var", name },
+    }));
     return this.open(inputs);
   }
 
@@ -188,17 +198,34 @@ function collector(o: OperationOptions) {
   const event = (e: EngineEvent) => {
     o.onEvent?.(e);
     if (e.type === "step" && e.phase === "done") {
-      const op: OpType = e.action === "create" ? "create" : e.action === "delete" ? "delete" : e.action === "replace" ? "replace" : e.action === "import" ? "import" : "update";
+      const op: OpType =
+        e.action === "create"
+          ? "create"
+          : e.action === "delete"
+            ? "delete"
+            : e.action === "replace"
+              ? "replace"
+              : e.action === "import"
+                ? "import"
+                : "update";
       done[op] = (done[op] ?? 0) + 1;
     }
     const text = eventLine(e);
     if (text !== undefined) line(text);
   };
-  return { line, event, counts: () => done, texts: () => ({ stdout: lines.map((l) => `${l}\n`).join(""), stderr: "" }) };
+  return {
+    line,
+    event,
+    counts: () => done,
+    texts: () => ({ stdout: lines.map((l) => `${l}\n`).join(""), stderr: "" }),
+  };
 }
 
 function summaryOf(result: ApplyResult, changes: Partial<Record<OpType, number>>) {
-  return { result: result.failed.length || result.interrupted ? ("failed" as const) : ("succeeded" as const), resourceChanges: changes };
+  return {
+    result: result.failed.length || result.interrupted ? ("failed" as const) : ("succeeded" as const),
+    resourceChanges: changes,
+  };
 }
 
 export const LocalWorkspace = {
@@ -209,19 +236,36 @@ export const LocalWorkspace = {
    * (`stackName`, created when missing): `dev` and `prod` of one program keep a state each.
    * Nothing is read until an operation runs.
    */
-  async createOrSelectStack(args: InlineProgramArgs | LocalProgramArgs, opts: LocalWorkspaceOptions = {}): Promise<WorkspaceStack> {
+  async createOrSelectStack(
+    args: InlineProgramArgs | LocalProgramArgs,
+    opts: LocalWorkspaceOptions = {},
+  ): Promise<WorkspaceStack> {
     const { workDir, ...rest } = opts;
     const base: StackOptions = { ...rest, workspace: args.stackName, createWorkspace: true };
     if ("program" in args) {
       // Diagnostics point into the file that made the workspace stack, as Stack.inline's do.
       const caller = callSiteIn(undefined)?.file;
       const dir = resolve(workDir ?? ".");
-      const open = (inputs: InputValue[]) => Stack.inline(args.projectName, args.program, { ...base, dir, inputs: { vars: inputs, files: [], env: [] }, ...(caller ? { caller } : {}) });
+      const open = (inputs: InputValue[]) =>
+        Stack.inline(args.projectName, args.program, {
+          ...base,
+          dir,
+          inputs: { vars: inputs, files: [], env: [] },
+          ...(caller ? { caller } : {}),
+        });
       return new WorkspaceStack(args.stackName, open, args.projectName);
     }
-    const file = args.stackFile ? resolve(args.workDir, args.stackFile) : STACK_FILES.map((f) => join(resolve(args.workDir), f)).find((f) => existsSync(f));
-    if (!file) throw new UserError({ severity: "error", summary: `no stack file in ${args.workDir}`, detail: `converge looks for ${STACK_FILES.join(", ")}.` });
-    const open = (inputs: InputValue[]) => Stack.fromFile(file, { ...base, inputs: { vars: inputs, files: [], env: [] } });
+    const file = args.stackFile
+      ? resolve(args.workDir, args.stackFile)
+      : STACK_FILES.map((f) => join(resolve(args.workDir), f)).find((f) => existsSync(f));
+    if (!file)
+      throw new UserError({
+        severity: "error",
+        summary: `no stack file in ${args.workDir}`,
+        detail: `converge looks for ${STACK_FILES.join(", ")}.`,
+      });
+    const open = (inputs: InputValue[]) =>
+      Stack.fromFile(file, { ...base, inputs: { vars: inputs, files: [], env: [] } });
     return new WorkspaceStack(args.stackName, open, undefined);
   },
   createStack(args: InlineProgramArgs | LocalProgramArgs, opts: LocalWorkspaceOptions = {}): Promise<WorkspaceStack> {

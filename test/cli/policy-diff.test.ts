@@ -25,7 +25,9 @@ const text = (p: PlannedPolicy) => policyDiffLines([p]).map(plainLine);
 
 describe("details of a reworded condition", () => {
   it("shows the description's change, and the members as kept", () => {
-    const out = text(planned([binding("old words", ["user:a@example.com"])], [binding("new words", ["user:a@example.com"])]));
+    const out = text(
+      planned([binding("old words", ["user:a@example.com"])], [binding("new words", ["user:a@example.com"])]),
+    );
     expect(out).toContain('      roles/gkebackup.viewer if "until 2027"');
     expect(out).toContain('        ~ condition description "old words" → "new words" (same expression)');
     expect(out).toContain("          user:a@example.com");
@@ -33,7 +35,12 @@ describe("details of a reworded condition", () => {
   });
 
   it("a new title with a member added: the title's change, then only the member gained", () => {
-    const out = text(planned([binding("d", ["user:a@example.com"])], [binding("d", ["user:a@example.com", "user:b@example.com"], "until next year")]));
+    const out = text(
+      planned(
+        [binding("d", ["user:a@example.com"])],
+        [binding("d", ["user:a@example.com", "user:b@example.com"], "until next year")],
+      ),
+    );
     expect(out).toContain('        ~ condition title "until 2027" → "until next year" (same expression)');
     expect(out.filter((l) => /^\s+[+-] /.test(l))).toEqual(["        + user:b@example.com"]);
   });

@@ -6,9 +6,18 @@ const plain = (lines: ReturnType<typeof wrapLine>) => lines.map(plainLine);
 
 describe("wrapLine", () => {
   it("folds at the last space that fits, continuation indented under the text, styles kept", () => {
-    const line = [seg("  "), seg("+ user:a@example.com", "add"), seg(" gains roles/viewer on projects/p/locations/l/restorePlans/n (viewers)")];
+    const line = [
+      seg("  "),
+      seg("+ user:a@example.com", "add"),
+      seg(" gains roles/viewer on projects/p/locations/l/restorePlans/n (viewers)"),
+    ];
     const out = wrapLine(line, 40);
-    expect(plain(out)).toEqual(["  + user:a@example.com gains", "      roles/viewer on", "      projects/p/locations/l/restorePlans/n", "      (viewers)"]);
+    expect(plain(out)).toEqual([
+      "  + user:a@example.com gains",
+      "      roles/viewer on",
+      "      projects/p/locations/l/restorePlans/n",
+      "      (viewers)",
+    ]);
     expect(out[0]![1]).toEqual({ text: "+ user:a@example.com", style: "add" });
   });
 

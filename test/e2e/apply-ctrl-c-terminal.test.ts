@@ -17,15 +17,24 @@ const SEED: EmulatorWorld = {
   restorePlans: ids.map((i) => ({ name: rp(i), policy: { bindings: [] } })),
 };
 const ws = useEmulatorWorkspace(SEED, "converge-ctrl-c-terminal-");
-const answered = (s: Awaited<ReturnType<typeof stats>>) => Object.values(s.responses?.[M.rpSet] ?? {}).reduce((a, b) => a + b, 0);
+const answered = (s: Awaited<ReturnType<typeof stats>>) =>
+  Object.values(s.responses?.[M.rpSet] ?? {}).reduce((a, b) => a + b, 0);
 
 describe.skipIf(!HAS_SCRIPT)("Ctrl-C typed during an approved apply", { timeout: 90_000 }, () => {
   it("is acknowledged while the writes in flight still wait, and the apply stops (exit 130)", async () => {
     const file = join(ws.dir, "stack.yaml");
-    await writeFile(file, stackHead("ctrlc") + ids.map((i) => bindingYaml(i, i, "roles/gkebackup.viewer", [`user:${i}@example.com`])).join(""));
+    await writeFile(
+      file,
+      stackHead("ctrlc") +
+        ids.map((i) => bindingYaml(i, i, "roles/gkebackup.viewer", [`user:${i}@example.com`])).join(""),
+    );
     // Every write waits far longer than the acknowledgement may take.
     await setFaults(ws.emu, { latencyMs: 8_000, methods: [M.rpSet] });
-    const pty = runInPty(["apply", "-f", file, "--parallelism", "2"], { cwd: ws.dir, emulator: ws.emu, timeoutMs: 80_000 });
+    const pty = runInPty(["apply", "-f", file, "--parallelism", "2"], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      timeoutMs: 80_000,
+    });
     try {
       const prompted = await pty.waitFor(PROMPT);
       await pty.answer("yes");

@@ -17,15 +17,22 @@ const ENTRY = join(REPO, "dist", "index.js");
  *  source of Stack.inline's options. */
 const script = (seed: string, opts: string) => `import { Stack, RestorePlanIamBinding } from ${JSON.stringify(ENTRY)};
 const stack = await Stack.inline("scripted", (s) => {
-  s.provider = { project: "my-project", location: "us-central1", endpoint: "embedded", seed: ${JSON.stringify(seed)} };
-  new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "user:new@example.com"] });
+  const seed = ${JSON.stringify(seed)};
+  s.provider = { project: "my-project", location: "us-central1", endpoint: "embedded", seed };
+  const members = ["user:carol@example.com", "user:new@example.com"];
+  new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members });
 }, ${opts});
 const plan = await stack.plan();
-console.log(JSON.stringify({ errored: plan.errored, file: plan.stack.file, changes: plan.resource_changes.map((c) => c.change.actions.join()) }));
+const changes = plan.resource_changes.map((c) => c.change.actions.join());
+console.log(JSON.stringify({ errored: plan.errored, file: plan.stack.file, changes }));
 `;
 
 /** Runs `node ...args` in `cwd`; resolves its exit and output, or "hung" after `ms`. */
-function run(args: string[], cwd: string, ms = 60_000): Promise<{ code: number | null | "hung"; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  cwd: string,
+  ms = 60_000,
+): Promise<{ code: number | null | "hung"; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd, env: { ...process.env, CLOUDNATIVE_EMULATOR_HOST: "" } });
     let stdout = "";
@@ -54,7 +61,11 @@ describe("Automation API scripts", { timeout: 120_000 }, () => {
     for (const args of [["preview.mjs"], ["--enable-source-maps", "preview.mjs"], [tsx, "preview.mts"]]) {
       const r = await run(args, dir);
       expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(0);
-      const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { errored: boolean; file: string; changes: string[] };
+      const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as {
+        errored: boolean;
+        file: string;
+        changes: string[];
+      };
       expect(out).toEqual({ errored: false, file: join(dir, args.at(-1)!), changes: ["create"] });
     }
   });

@@ -12,11 +12,26 @@ import type { EngineEvent } from "../../src/engine/events.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { useFileEmulator } from "../support/emulator.js";
 import { expectExit, runCli, useTempDir, world } from "./helpers.js";
-import { bindingYaml, memberYaml, PROMPT, readStateFile, rp, ep, runInPty, stackHead, uiEvents } from "./apply-helpers.js";
+import {
+  bindingYaml,
+  memberYaml,
+  PROMPT,
+  readStateFile,
+  rp,
+  ep,
+  runInPty,
+  stackHead,
+  uiEvents,
+} from "./apply-helpers.js";
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: [{ name: rp("nightly"), policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:old@example.com"] }] } }],
+  restorePlans: [
+    {
+      name: rp("nightly"),
+      policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:old@example.com"] }] },
+    },
+  ],
   endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
 };
 const STACK =
@@ -37,14 +52,24 @@ async function stackIn(name: string): Promise<string> {
 
 /** What a state holds, without what differs by run (lineage, serial, etags, times). */
 function comparable(s: State) {
-  return s.resources.map(({ address, type, id, inputs, outputs }) => ({ address, type, id, inputs, outputs: { ...outputs, etag: undefined } }));
+  return s.resources.map(({ address, type, id, inputs, outputs }) => ({
+    address,
+    type,
+    id,
+    inputs,
+    outputs: { ...outputs, etag: undefined },
+  }));
 }
 
 describe("the CLI and the Automation API", { timeout: 120_000 }, () => {
   it("apply the same stack with the same steps, live policies and state", async () => {
     const cliDir = await stackIn("cli");
     const sdkDir = await stackIn("sdk");
-    const cli = await runCli(["apply", "--auto-approve", "--json"], { cwd: cliDir, emulator: viaCli, timeoutMs: 60_000 });
+    const cli = await runCli(["apply", "--auto-approve", "--json"], {
+      cwd: cliDir,
+      emulator: viaCli,
+      timeoutMs: 60_000,
+    });
     expectExit(cli, 0);
     const cliSteps = uiEvents(cli.stdout)
       .filter((e) => e.type === "apply_complete" && (e as { hook: { action?: string } }).hook.action !== "read")
@@ -61,16 +86,22 @@ describe("the CLI and the Automation API", { timeout: 120_000 }, () => {
     } finally {
       delete process.env.CLOUDNATIVE_EMULATOR_HOST;
     }
-    const sdkSteps = events.flatMap((e) => (e.type === "step" && e.phase === "done" ? [`${e.address} ${e.action}`] : [])).sort();
+    const sdkSteps = events
+      .flatMap((e) => (e.type === "step" && e.phase === "done" ? [`${e.address} ${e.action}`] : []))
+      .sort();
     expect(sdkSteps).toEqual(["invoker create", "viewers create"]);
     expect(cliSteps).toEqual(sdkSteps);
 
     const [a, b] = [await world(viaCli), await world(viaSdk)];
     for (const name of [rp("nightly"), ep("churn")]) {
-      const policy = (w: EmulatorWorld) => [...(w.restorePlans ?? []), ...(w.endpoints ?? [])].find((o) => o.name === name)?.policy?.bindings;
+      const policy = (w: EmulatorWorld) =>
+        [...(w.restorePlans ?? []), ...(w.endpoints ?? [])].find((o) => o.name === name)?.policy?.bindings;
       expect(policy(a)).toEqual(policy(b));
     }
-    const [sa, sb] = [await readStateFile(join(cliDir, "state", "same.json")), await readStateFile(join(sdkDir, "state", "same.json"))];
+    const [sa, sb] = [
+      await readStateFile(join(cliDir, "state", "same.json")),
+      await readStateFile(join(sdkDir, "state", "same.json")),
+    ];
     expect(comparable(sa)).toEqual(comparable(sb));
   });
 
@@ -82,14 +113,16 @@ describe("the CLI and the Automation API", { timeout: 120_000 }, () => {
     try {
       const stack = await Stack.fromFile(file);
       let refused = "";
-      const result = await stack.up({
-        approve: async () => {
-          const r = await runCli(["apply", "--auto-approve"], { cwd: dir, emulator: viaCli, timeoutMs: 60_000 });
-          expectExit(r, 1);
-          refused = r.stderr;
-          return false;
-        },
-      }).catch((e: Error) => e);
+      const result = await stack
+        .up({
+          approve: async () => {
+            const r = await runCli(["apply", "--auto-approve"], { cwd: dir, emulator: viaCli, timeoutMs: 60_000 });
+            expectExit(r, 1);
+            refused = r.stderr;
+            return false;
+          },
+        })
+        .catch((e: Error) => e);
       expect(String(result)).toContain("not approved");
       expect(refused).toContain("state is locked");
       expect(existsSync(join(dir, "state", "same.json"))).toBe(false);
@@ -99,7 +132,9 @@ describe("the CLI and the Automation API", { timeout: 120_000 }, () => {
       try {
         await pty.waitFor(PROMPT);
         const err = await stack.up().catch((e: Error) => e);
-        expect(String((err as { diagnostics?: { summary: string }[] }).diagnostics?.[0]?.summary ?? err)).toContain("state is locked");
+        expect(String((err as { diagnostics?: { summary: string }[] }).diagnostics?.[0]?.summary ?? err)).toContain(
+          "state is locked",
+        );
         await pty.answer("no");
         expect(await pty.exit).toBe(1);
       } finally {

@@ -16,7 +16,10 @@ const rp = (env: string, id: string) => `projects/acme-${env}/locations/us-centr
 const SEED: EmulatorWorld = {
   projects: { "acme-dev": { number: "111111111111" }, "acme-prod": { number: "222222222222" } },
   restorePlans: ["dev", "prod"].flatMap((env) => [
-    { name: rp(env, "nightly"), policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:intern@acme.example"] }] } },
+    {
+      name: rp(env, "nightly"),
+      policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:intern@acme.example"] }] },
+    },
     { name: rp(env, "weekly"), policy: { bindings: [] } },
   ]),
 };
@@ -66,7 +69,11 @@ const sockets = new Set<Socket>();
 beforeAll(async () => {
   // A corporate proxy whose policy refuses every tunnel (CONNECT), as one that wants credentials.
   proxy = createServer((_req, res) => res.writeHead(403).end());
-  proxy.on("connect", (_req, client: Socket) => void client.end("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n"));
+  proxy.on(
+    "connect",
+    (_req, client: Socket) =>
+      void client.end("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n"),
+  );
   proxy.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -79,13 +86,19 @@ afterAll(async () => {
   await new Promise((r) => proxy.close(r));
 });
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, emulator: ws.emu, env, timeoutMs: 60_000 });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { cwd: ws.dir, emulator: ws.emu, env, timeoutMs: 60_000 });
 
 describe("the first day", { timeout: 240_000 }, () => {
-  it("dev and prod from one stack, a shared var file, forEach, a condition, a saved plan, the access summary, a refusing proxy", async () => {
+  const title =
+    "dev and prod from one stack, a shared var file, forEach, a condition, a saved plan, access, a refusing proxy";
+  it(title, async () => {
     await writeFile(join(ws.dir, "stack.yaml"), STACK);
     // Shared with the team's other stack, which has a `region` input this one does not.
-    await writeFile(join(ws.dir, "common.yaml"), "teams:\n  data: nightly\n  ml: weekly\noncall: ana@acme.example\nregion: europe-west1\n");
+    await writeFile(
+      join(ws.dir, "common.yaml"),
+      "teams:\n  data: nightly\n  ml: weekly\noncall: ana@acme.example\nregion: europe-west1\n",
+    );
 
     const validate = await cli(["validate"]);
     expectExit(validate, 0);
@@ -105,7 +118,9 @@ describe("the first day", { timeout: 240_000 }, () => {
       // The access summary: who gains and who loses, the authoritative binding's revocation named.
       expect(plan.stdout).toContain("Access: 4 granted, 1 revoked");
       expect(plan.stdout).toMatch(/\+ group:ml@acme\.example gains roles\/gkebackup\.backupAdmin on .*weekly/);
-      expect(plan.stdout).toMatch(/\+ user:ana@acme\.example gains roles\/gkebackup\.admin if "until 2027" on .*weekly/);
+      expect(plan.stdout).toMatch(
+        /\+ user:ana@acme\.example gains roles\/gkebackup\.admin if "until 2027" on .*weekly/,
+      );
       expect(plan.stdout).toMatch(/- user:intern@acme\.example loses roles\/gkebackup\.viewer on .*nightly/);
       expect(plan.stdout).toContain(`converge apply ${out}`);
       if (env === "prod") continue;
@@ -115,9 +130,15 @@ describe("the first day", { timeout: 240_000 }, () => {
       expect(applied.stdout).toContain("Apply complete! Resources: 4 added, 0 changed, 0 destroyed.");
     }
     const live = await world(ws.emu);
-    expect(membersOf(policyIn(live, rp("dev", "nightly")), "roles/gkebackup.viewer")).toEqual(["group:data@acme.example"]);
-    expect(membersOf(policyIn(live, rp("dev", "weekly")), "roles/gkebackup.admin", "until 2027")).toEqual(["user:ana@acme.example"]);
-    expect(membersOf(policyIn(live, rp("prod", "nightly")), "roles/gkebackup.viewer")).toEqual(["user:intern@acme.example"]);
+    expect(membersOf(policyIn(live, rp("dev", "nightly")), "roles/gkebackup.viewer")).toEqual([
+      "group:data@acme.example",
+    ]);
+    expect(membersOf(policyIn(live, rp("dev", "weekly")), "roles/gkebackup.admin", "until 2027")).toEqual([
+      "user:ana@acme.example",
+    ]);
+    expect(membersOf(policyIn(live, rp("prod", "nightly")), "roles/gkebackup.viewer")).toEqual([
+      "user:intern@acme.example",
+    ]);
 
     // At the office, behind the proxy, against Google's endpoint: the proxy's refusal is named.
     const offline = await runCli(["plan", "--var-file", "common.yaml", "--var", "env=prod", "--workspace", "prod"], {

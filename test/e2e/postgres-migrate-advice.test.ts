@@ -10,7 +10,10 @@ import { bindingYaml, rp, stackHead } from "./apply-helpers.js";
 import { expectExit, runCli, useEmulatorWorkspace } from "./helpers.js";
 
 const ws = useEmulatorWorkspace(
-  { projects: { "my-project": { number: "123456789012" } }, restorePlans: [{ name: rp("adv"), policy: { bindings: [] } }] },
+  {
+    projects: { "my-project": { number: "123456789012" } },
+    restorePlans: [{ name: rp("adv"), policy: { bindings: [] } }],
+  },
   "converge-migrate-advice-",
 );
 const fresh = useFreshDatabase("e2e_advice");

@@ -13,14 +13,20 @@ import { bindingYaml, PROMPT, rp, runInPty, stackHead } from "./apply-helpers.js
 const HAS_SCRIPT = existsSync("/usr/bin/script");
 const NAME = "nightly-backups-of-the-customer-database";
 const ws = useEmulatorWorkspace(
-  { projects: { "my-project": { number: "123456789012" } }, restorePlans: [{ name: rp(NAME), policy: { bindings: [] } }] },
+  {
+    projects: { "my-project": { number: "123456789012" } },
+    restorePlans: [{ name: rp(NAME), policy: { bindings: [] } }],
+  },
   "converge-terminal-wrap-",
 );
 const CONDITION = `      condition:
         title: business hours only for the robot
         expression: request.time < timestamp("2027-01-01T00:00:00Z")
 `;
-const MEMBERS = ["user:someone-with-a-long-name@example.com", "serviceAccount:deployer-robot@my-project.iam.gserviceaccount.com"];
+const MEMBERS = [
+  "user:someone-with-a-long-name@example.com",
+  "serviceAccount:deployer-robot@my-project.iam.gserviceaccount.com",
+];
 
 /** Where a line may be broken: a space outside double quotes, after its indentation and change
  *  marker, not beside "=". */
@@ -41,7 +47,10 @@ function breakable(line: string): boolean {
 describe.skipIf(!HAS_SCRIPT)("long lines in an 80-column terminal", { timeout: 60_000 }, () => {
   it("wrap at word boundaries with a hanging indent, in the plan and at the prompt alike", async () => {
     const file = join(ws.dir, "stack.yaml");
-    await writeFile(file, stackHead("wrap") + bindingYaml("viewers", NAME, "roles/gkebackup.viewer", MEMBERS, CONDITION));
+    await writeFile(
+      file,
+      stackHead("wrap") + bindingYaml("viewers", NAME, "roles/gkebackup.viewer", MEMBERS, CONDITION),
+    );
     const pty = runInPty(["apply", "-f", file], { cwd: ws.dir, emulator: ws.emu, cols: 80 });
     try {
       await pty.waitFor("Enter a value:");

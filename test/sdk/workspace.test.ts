@@ -73,7 +73,10 @@ describe("LocalWorkspace", { timeout: 60_000 }, () => {
     const events: EngineEvent[] = [];
     const up = await stack.up({ onOutput: (l) => printed.push(l), onEvent: (e) => events.push(e) });
     expect(up.summary).toEqual({ result: "succeeded", resourceChanges: { create: 1 } });
-    expect(up.outputs).toEqual({ who: { value: "ana@example.com", secret: false }, token: { value: "s3cret-t0ken-value", secret: true } });
+    expect(up.outputs).toEqual({
+      who: { value: "ana@example.com", secret: false },
+      token: { value: "s3cret-t0ken-value", secret: true },
+    });
     expect(events.some((e) => e.type === "step" && e.phase === "done")).toBe(true);
     expect(await viewers()).toEqual(["user:ana@example.com"]);
     // Pulumi's stack is converge's workspace: its own state file.
@@ -95,7 +98,11 @@ describe("LocalWorkspace", { timeout: 60_000 }, () => {
         projectName: "inline-team",
         program: (s) => {
           s.provider = { project: "my-project", location: "us-central1", endpoint: emu.url };
-          const b = new RestorePlanIamBinding("admins", { name: "nightly", role: "roles/gkebackup.restoreAdmin", members: ["user:bo@example.com"] });
+          const b = new RestorePlanIamBinding("admins", {
+            name: "nightly",
+            role: "roles/gkebackup.restoreAdmin",
+            members: ["user:bo@example.com"],
+          });
           s.export("id", b.id);
         },
       },

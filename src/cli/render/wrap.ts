@@ -20,7 +20,8 @@ function breaks(text: string, from: number): number[] {
     const c = text[i];
     if (quoted && c === "\\") i++;
     else if (c === '"') quoted = !quoted;
-    else if (c === " " && !quoted && text[i - 1] !== " " && text[i - 1] !== "=" && !/^ *=/.test(text.slice(i, i + 40))) at.push(i);
+    else if (c === " " && !quoted && text[i - 1] !== " " && text[i - 1] !== "=" && !/^ *=/.test(text.slice(i, i + 40)))
+      at.push(i);
   }
   return at;
 }
@@ -33,7 +34,12 @@ function slice(line: Line, from: number, to: number): Segment[] {
     const end = start + s.text.length;
     const a = Math.max(from, start);
     const b = Math.min(to, end);
-    if (a < b) out.push(s.style ? { text: s.text.slice(a - start, b - start), style: s.style } : { text: s.text.slice(a - start, b - start) });
+    if (a < b)
+      out.push(
+        s.style
+          ? { text: s.text.slice(a - start, b - start), style: s.style }
+          : { text: s.text.slice(a - start, b - start) },
+      );
     start = end;
   }
   return out;
@@ -42,7 +48,9 @@ function slice(line: Line, from: number, to: number): Segment[] {
 /** `line` as one or more lines of at most `width` columns where it can be broken (see above). */
 export function wrapLine(line: Line, width: number): Line[] {
   // The text as the terminal shows it: escaped characters take their escapes' width.
-  const shown: Line = line.map((s) => (s.style ? { text: terminalText(s.text), style: s.style } : { text: terminalText(s.text) }));
+  const shown: Line = line.map((s) =>
+    s.style ? { text: terminalText(s.text), style: s.style } : { text: terminalText(s.text) },
+  );
   let text = "";
   for (const s of shown) text += s.text;
   text = text.trimEnd();
