@@ -5,6 +5,7 @@ import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import { checkCondition } from "../iam/condition-check.js";
 import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
+import { codePoints, suspectReasons } from "../iam/lookalike.js";
 import { hasCall } from "./references.js";
 import { functionCall } from "./functions.js";
 import { hasInterpolation } from "./expressions.js";
@@ -20,6 +21,8 @@ export const LINT_RULES = {
   "invalid-condition": "a condition expression Google refuses: not valid CEL, not boolean, or using attributes or functions IAM does not have",
   "expired-condition": "a time condition that has already expired",
   "deleted-principal": "a deleted: principal is granted a role",
+  "lookalike-principal":
+    "a member that may look like another: beyond ASCII (punycode decoded), mixed scripts, invisible characters",
   "duplicate-member": "the same member is listed twice in one binding",
   "empty-binding": "a binding with `members: []` removes every member of its role",
 } as const;
@@ -95,6 +98,8 @@ function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | unde
   const role = v.role?.value;
   for (const m of v.members) {
     if (isPublicMember(m.value)) add([m], { rule: "public-principal", path: m.path, summary: `${v.name}: ${m.value} makes this grant public`, detail: `Anyone${m.value === "allAuthenticatedUsers" ? " with a Google account" : " on the internet"} gets ${role ?? "the role"}.` });
+    const lookalike = suspectReasons(m.value);
+    if (lookalike.length) add([m], lookalikeFinding(v.name, m, lookalike));
     if (m.value.startsWith("deleted:")) add([m], { rule: "deleted-principal", path: m.path, summary: `${v.name}: ${m.value} is a deleted principal`, detail: "It grants nothing; remove it from the stack." });
   }
   if (v.role && isBasicRole(v.role.value)) add([v.role], { rule: "basic-role", path: v.role.path, summary: `${v.name}: ${v.role.value} is a basic role`, detail: "Basic roles grant thousands of permissions; prefer a predefined or custom role." });
@@ -123,6 +128,13 @@ function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | unde
     else seen.set(k, m);
   }
   return out;
+}
+
+/** A member that may look like another, its characters spelled out. */
+function lookalikeFinding(name: string, m: Val, reasons: string[]): Finding {
+  const spelled = codePoints(m.value).join(", ");
+  const summary = `${name}: ${m.value} may look like another principal (${reasons.join("; ")})`;
+  return { rule: "lookalike-principal", path: m.path, summary, detail: `Its characters beyond ASCII: ${spelled}.` };
 }
 
 /** A literal value at `base` + `at`, its path built only when a finding names it (most values
@@ -229,7 +241,7 @@ export function mayHaveLiteralFindings(p: Record<string, unknown>): boolean {
     for (const m of list) if (typeof m === "string") strings.push(m);
   }
   if (typeof p.member === "string") strings.push(p.member);
-  for (const m of strings) if (isPublicMember(m) || m.startsWith("deleted:")) return true;
+  for (const m of strings) if (isPublicMember(m) || m.startsWith("deleted:") || suspectReasons(m).length) return true;
   return hasDuplicateMember(strings);
 }
 

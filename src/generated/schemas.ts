@@ -102,6 +102,7 @@ export interface AllSchemas {
   "plan.schema.json#PolicyRead"?: PolicyRead;
   "plan.schema.json#PlanDiagnostic"?: PlanDiagnostic;
   "plan.schema.json#AccessDelta"?: AccessDelta;
+  "plan.schema.json#Lookalike"?: Lookalike;
   "plan.schema.json#AccessChange"?: AccessChange;
   "plan.schema.json#AuditChange"?: AuditChange;
   "plan.schema.json#ConditionChange"?: ConditionChange;
@@ -943,6 +944,10 @@ export interface AccessDelta {
    */
   audit_changes?: AuditChange[];
   /**
+   * Principals of `changes` and `condition_changes` that may look like another principal to a reviewer: characters beyond ASCII, letters of more than one script, invisible or bidi characters, or the same as another principal of the plan or of the policies it touches after Unicode's confusables mapping. Absent when there is none.
+   */
+  lookalikes?: Lookalike[];
+  /**
    * Members moved between two conditional bindings of one role whose conditions have the same expression and another title or description (Google's identity of a binding is its role and its whole condition): one binding removed, another added, but the members keep exactly the access they had, so they are not in `changes`. One entry per object, role, condition before and after.
    */
   condition_changes?: ConditionChange[];
@@ -955,6 +960,21 @@ export interface AuditChange {
   exempted_members: string[];
   action: "add" | "remove";
   addresses: string[];
+}
+export interface Lookalike {
+  principal: string;
+  /**
+   * What in the principal's own characters makes it suspect, e.g. "characters beyond ASCII", "mixed scripts (Cyrillic, Latin)", "invisible or bidi characters"; empty when only `looks_like` does.
+   */
+  reasons: string[];
+  /**
+   * Each distinct character beyond ASCII, spelled out: "U+0430 CYRILLIC SMALL LETTER A".
+   */
+  code_points: string[];
+  /**
+   * Other principals of the plan or of the policies it touches that are the same after Unicode's confusables mapping.
+   */
+  looks_like?: string[];
 }
 export interface ConditionChange {
   object: string;

@@ -11,6 +11,7 @@ import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
 import { accessDelta, plannedPolicies } from "./access.js";
+import { accessLookalikes } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
@@ -192,6 +193,8 @@ function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs:
 function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, Policy>): void {
   const planned = plannedPolicies(result.resource_changes, live, ctx.opts.refresh);
   result.access_changes = accessDelta(planned);
+  const lookalikes = accessLookalikes(result.access_changes, planned.policies, ctx.secrets);
+  if (lookalikes.length) result.access_changes.lookalikes = lookalikes;
   pushAll(ctx.diags, auditRemovalWarnings(ctx.stack, result.resource_changes, planned.policies));
   const oversized = plannedPolicySizeErrors(ctx.stack, planned.policies);
   if (!oversized.length) return;

@@ -2,6 +2,7 @@
 // terminal through any renderer: control characters, ESC, C1 controls and bidi overrides are shown
 // escaped, and a newline cannot start a line of its own.
 import { render } from "ink-testing-library";
+import { marked } from "marked";
 import { describe, expect, it, vi } from "vitest";
 import { diagnosticLines } from "../../src/cli/render/diagnostics.js";
 import { seg, toAnsi, toPlain } from "../../src/cli/render/lines.js";
@@ -71,9 +72,10 @@ describe("renderers neutralise hostile text", () => {
     const md = planMarkdown({ ...plan, access_changes: { ...plan.access_changes!, changes: [{ ...change, principal: `user:${EVIL}`, condition: { title: EVIL, expression: "true" } }] } }, [
       { severity: "warning", summary: `lint ${EVIL}`, detail: EVIL },
     ]);
-    expect(md).toContain(`\`user:${SHOWN}\``);
-    expect(md).toContain(`| ${SHOWN} |`);
-    expect(md).toContain(`lint ${SHOWN} — ${SHOWN}`);
+    // What a reader sees once GitHub renders it (Markdown escapes undone): the escaped text.
+    const seen = (marked.parse(md) as string).replace(/<[^>]*>/g, "").replace(/&amp;/g, "&");
+    expect(seen).toContain(`user:${SHOWN}`);
+    expect(seen).toContain(`lint ${SHOWN} — ${SHOWN}`);
     expect(md).not.toMatch(RAW);
   });
 });

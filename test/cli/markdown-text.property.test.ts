@@ -22,7 +22,7 @@ describe("Markdown escaping", () => {
         expect(tokens.map((t) => t.type)).toEqual(["table"]);
         const table = tokens[0] as Tokens.Table;
         expect(table.rows).toHaveLength(1);
-        expect(table.rows[0]!.map((c) => visible(rendered(c.text).replace(/^<p>|<\/p>\n?$/g, "")).trim())).toEqual([terminalText(a).trim(), terminalText(b).trim(), "end"]);
+        expect(table.rows[0]!.map((c) => visible(marked.parseInline(c.text) as string).trim())).toEqual([terminalText(a).trim(), terminalText(b).trim(), "end"]);
       }),
       { numRuns: 300 },
     );

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { marked, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
 import type { AccessDelta, EmulatorWorld } from "../../src/generated/schemas.js";
+import { shortText } from "../../src/cli/render/access-summary.js";
 import { rp, stackHead } from "./apply-helpers.js";
 import { expectExit, runCli, useStackWorkspace } from "./helpers.js";
 
@@ -18,7 +19,6 @@ const STACK_DESC = "a\n```\n</details>\n# Owned\n- item\n| a | b |\n`` ` ``` `co
 const GRANT_TITLE = "```\n</details>\n\n<details><summary>gotcha</summary>\n\n| x | y |\n|---|---|";
 const SERVER_TITLE = "srv `` | <b>bold</b>\n## heading\n<!--";
 const SERVER_DESC = "~~~\n```\n</details>\n\n<details><summary>server</summary>\n- [x] done";
-const HOSTILE = [STACK_TITLE, STACK_DESC, GRANT_TITLE, SERVER_TITLE, SERVER_DESC];
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
@@ -86,13 +86,15 @@ function checkStructure(md: string, changes: number): void {
   expect(html.trimEnd().endsWith("</code></pre>\n</details>")).toBe(true);
   const code = tokens.find((t): t is Tokens.Code => t.type === "code")!;
   expect(code.text).toContain("Plan: 0 to import, 1 to add, 0 to change, 0 to destroy.");
-  // Above the collapsed plan, each value is visible as text: a title in its table cell as it is
-  // (newlines as `\n`), titles and descriptions in the reworded condition as JSON strings.
+  // Above the collapsed plan, each value is visible as text, shortened past SUMMARY_TEXT_MAX
+  // characters: a title in its table cell as it is (newlines as `\n`), titles and descriptions in
+  // the reworded condition as JSON strings. The full plan shows each whole.
   const [page, full] = html.split("<details>") as [string, string];
   const seen = visibleText(page);
-  expect(seen).toContain(oneLine(GRANT_TITLE));
-  for (const v of [STACK_TITLE, STACK_DESC, SERVER_TITLE, SERVER_DESC]) expect(seen).toContain(JSON.stringify(v));
-  for (const v of HOSTILE) expect(visibleText(full)).toContain(JSON.stringify(v));
+  expect(seen).toContain(oneLine(shortText(GRANT_TITLE)));
+  for (const v of [STACK_TITLE, STACK_DESC, SERVER_TITLE, SERVER_DESC]) expect(seen).toContain(JSON.stringify(shortText(v)));
+  // The stack's values are whole in the full plan's diff (the server's are in plan --view access).
+  for (const v of [STACK_TITLE, STACK_DESC, GRANT_TITLE]) expect(visibleText(full)).toContain(JSON.stringify(v));
 }
 
 describe("Markdown of a plan with hostile condition wording", { timeout: 60_000 }, () => {
@@ -109,5 +111,9 @@ describe("Markdown of a plan with hostile condition wording", { timeout: 60_000 
     const shown = await runCli(["show", "--format", "markdown", join(ws.dir, "plan.bin")], { cwd: ws.dir, emulator: ws.emu });
     expectExit(shown, 0);
     checkStructure(shown.stdout, 2);
+    // The server's wording, shortened in the summaries, is whole in the access view.
+    const access = await runCli(["plan", "--view", "access"], { cwd: ws.dir, emulator: ws.emu });
+    expectExit(access, 0);
+    for (const v of [SERVER_TITLE, SERVER_DESC, STACK_TITLE, STACK_DESC]) expect(access.stdout).toContain(JSON.stringify(v));
   });
 });

@@ -2,7 +2,9 @@
 // and above the approval prompt, and, inside a resource's block, the grants it revokes that its
 // own diff does not list (members of its role granted outside converge, the old object of a
 // replacement). Pure: plan data → lines.
-import type { AccessChange, AuditConfig, ConditionChange, Plan, ResourceChange } from "../../generated/schemas.js";
+import type {
+  AccessChange, AccessDelta, AuditConfig, ConditionChange, Plan, ResourceChange,
+} from "../../generated/schemas.js";
 import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
 import { isBasicRole } from "../../iam/roles.js";
@@ -11,8 +13,10 @@ import { auditKey, auditSettings, auditText } from "../../iam/policy-effect.js";
 import { listed } from "../../diagnostics/listed.js";
 import { pushAll } from "../../arrays.js";
 import { SENSITIVE_TEXT } from "../../sensitive-text.js";
+import { lookalikeText } from "../../iam/lookalike.js";
 
-const where = (c: AccessChange) => `${c.role}${c.condition ? ` if "${c.condition.title}"` : ""} on ${c.object}`;
+const where = (c: AccessChange) =>
+  `${c.role}${c.condition ? ` if "${shortText(c.condition.title)}"` : ""} on ${c.object}`;
 const by = (c: AccessChange) => (c.addresses.length ? ` (${c.addresses.join(", ")})` : "");
 
 /**
@@ -27,8 +31,15 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
   const lines: Line[] = [[seg("Access: ", "bold"), seg(`${grants.length} granted, ${revokes.length} revoked`, "bold")]];
   // Who loses (every one: no access is lost unseen), then who gains (named up to a bound, the
   // rest counted; --view access lists them all).
-  for (const r of revokes) lines.push([seg("  - ", "remove"), seg(`${who(r.principal)} loses ${where(r)}`), seg(by(r), "dim")]);
-  for (const g of grants.slice(0, GRANTS_NAMED)) lines.push([seg("  + ", "add"), seg(`${who(g.principal)} gains ${where(g)}`), seg(by(g), "dim")]);
+  const flag = lookalikeFlag(plan.access_changes);
+  for (const r of revokes) {
+    const text = `${who(r.principal)}${flag(r.principal)} loses ${where(r)}`;
+    lines.push([seg("  - ", "remove"), seg(text), seg(by(r), "dim")]);
+  }
+  for (const g of grants.slice(0, GRANTS_NAMED)) {
+    const text = `${who(g.principal)}${flag(g.principal)} gains ${where(g)}`;
+    lines.push([seg("  + ", "add"), seg(text), seg(by(g), "dim")]);
+  }
   if (grants.length > GRANTS_NAMED) lines.push([seg("  + ", "add"), seg(`and ${grants.length - GRANTS_NAMED} more granted (plan --view access lists them all)`)]);
   for (const g of grants) {
     // A public principal given a basic role: one warning saying both.
@@ -36,6 +47,7 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
     const basic = isBasicRole(g.role);
     if (publicly || basic) lines.push([seg("  ! ", "warning"), seg(`${g.principal}${publicly ? " (public)" : ""} gains ${basic ? "the basic role " : ""}${where(g)}`), seg(by(g), "dim")]);
   }
+  pushAll(lines, lookalikeLines(plan));
   for (const c of plan.access_changes?.condition_changes ?? []) lines.push([seg("  ~ ", "change"), seg(`${c.role} on ${c.object}: ${rewordingText(c)}`), seg(c.addresses.length ? ` (${c.addresses.join(", ")})` : "", "dim")]);
   pushAll(lines, auditSummaryLines(plan));
   const incomplete = plan.access_changes?.incomplete ?? [];
@@ -54,12 +66,47 @@ function who(principal: string): string {
   return principal.includes(SENSITIVE_TEXT) ? `${principal} (a principal computed from a secret)` : principal;
 }
 
+/** Condition titles and descriptions longer than this are cut in summaries; the plan's diff (and
+ *  `details` at the prompt) shows them whole. */
+export const SUMMARY_TEXT_MAX = 60;
+
+/** `text`, cut to SUMMARY_TEXT_MAX characters with "…" when longer. */
+export function shortText(text: string, max = SUMMARY_TEXT_MAX): string {
+  if (text.length <= max) return text;
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
+}
+
+/** " (lookalike)" after a principal the plan flags as looking like another, "" after others. */
+export function lookalikeFlag(delta: AccessDelta | undefined): (principal: string) => string {
+  const flagged = new Set((delta?.lookalikes ?? []).map((l) => l.principal));
+  return (p) => (flagged.has(p) ? " (lookalike)" : "");
+}
+
+/** A warning per principal that looks like another, its suspect characters spelled out. */
+function lookalikeLines(plan: Plan): Line[] {
+  const all = plan.access_changes?.lookalikes ?? [];
+  const warn = (text: string): Line => [seg("  ! ", "warning"), seg(text)];
+  const lines = all.slice(0, GRANTS_NAMED).map((l) => warn(`${l.principal} ${lookalikeText(l)}`));
+  const more = all.length - GRANTS_NAMED;
+  if (more > 0) lines.push(warn(`and ${more} more principals that look like others (plan --json lists them)`));
+  return lines;
+}
+
 /** `condition "T" description "a" → "b", same expression: user:x keeps access`: what changes of
- *  a condition whose expression stays, and the members who keep their access through it. */
-export function rewordingText(c: ConditionChange): string {
-  const q = (s: string | undefined) => (s ? JSON.stringify(s) : "(none)");
-  const title = c.before.title !== c.after.title ? `title ${q(c.before.title)} → ${q(c.after.title)}` : undefined;
-  const description = (c.before.description ?? "") !== (c.after.description ?? "") ? `description ${q(c.before.description)} → ${q(c.after.description)}` : undefined;
+ *  a condition whose expression stays, and the members who keep their access through it; long
+ *  titles and descriptions shortened unless `short` is false. */
+export function rewordingText(c: ConditionChange, short = true): string {
+  const q = (s: string | undefined) => (s ? JSON.stringify(short ? shortText(s) : s) : "(none)");
+  // Two long values that differ only past the cut are shown whole: the change must be visible.
+  const change = (a: string | undefined, b: string | undefined) => {
+    const whole = shortText(a ?? "") === shortText(b ?? "");
+    const f = (s: string | undefined) => (whole && s ? JSON.stringify(s) : q(s));
+    return `${f(a)} → ${f(b)}`;
+  };
+  const title = c.before.title !== c.after.title ? `title ${change(c.before.title, c.after.title)}` : undefined;
+  const described = (c.before.description ?? "") !== (c.after.description ?? "");
+  const description = described ? `description ${change(c.before.description, c.after.description)}` : undefined;
   const what = title ? `condition ${[title, description].filter(Boolean).join(", ")}` : `condition ${q(c.before.title)} ${description ?? "wording"}`;
   const n = c.principals.length;
   const named = listed(c.principals, MAX_NAMED);

@@ -1,11 +1,14 @@
-// The access view: per cloud object, who gains (+) or loses (-) which role.
+// The access view: per cloud object, who gains (+) or loses (-) which role. Condition titles and
+// descriptions are shown whole here (the summaries shorten long ones).
 import type { AccessChange, AccessDelta, ConditionChange } from "../../generated/schemas.js";
 import { type Line, seg } from "./lines.js";
-import { rewordingText } from "./access-summary.js";
+import { lookalikeFlag, rewordingText } from "./access-summary.js";
+import { lookalikeText } from "../../iam/lookalike.js";
 import { maxOf } from "../../arrays.js";
 
 export function accessLines(delta: AccessDelta | undefined): Line[] {
   const lines: Line[] = [];
+  const flag = lookalikeFlag(delta);
   const reworded = delta?.condition_changes ?? [];
   if (!delta || (!delta.changes.length && !delta.incomplete.length && !reworded.length)) {
     lines.push([seg("No access changes.", "heading"), seg(" Nobody gains or loses a role.")]);
@@ -16,17 +19,24 @@ export function accessLines(delta: AccessDelta | undefined): Line[] {
   for (const [o, { rows, rewordings }] of byObject(delta.changes, reworded)) {
     lines.push([]);
     lines.push([seg(`  ${o}`, "bold")]);
-    for (const c of rewordings) lines.push([seg("    ~ ", "change"), seg(`${c.role}: ${rewordingText(c)}`), seg(`  (${c.addresses.join(", ")})`, "dim")]);
+    for (const c of rewordings) {
+      const by = seg(`  (${c.addresses.join(", ")})`, "dim");
+      lines.push([seg("    ~ ", "change"), seg(`${c.role}: ${rewordingText(c, false)}`), by]);
+    }
     if (!rows.length) continue;
-    const pad = maxOf(rows.map((r) => r.principal.length));
+    const pad = maxOf(rows.map((r) => r.principal.length + flag(r.principal).length));
     for (const r of rows) {
       const cond = r.condition ? ` if "${r.condition.title}"` : "";
       lines.push([
         seg(r.action === "grant" ? "    + " : "    - ", r.action === "grant" ? "add" : "remove"),
-        seg(`${r.principal.padEnd(pad)}  ${r.role}${cond}`),
+        seg(`${(r.principal + flag(r.principal)).padEnd(pad)}  ${r.role}${cond}`),
         seg(`  (${r.addresses.join(", ")})`, "dim"),
       ]);
     }
+  }
+  if (delta.lookalikes?.length) {
+    lines.push([]);
+    for (const l of delta.lookalikes) lines.push([seg("! ", "warning"), seg(`${l.principal} ${lookalikeText(l)}`)]);
   }
   if (delta.incomplete.length) {
     lines.push([]);

@@ -6,13 +6,15 @@
 import { maxOf } from "../../arrays.js";
 import { terminalText } from "../../diagnostics/terminal-text.js";
 
-/** ASCII punctuation: CommonMark lets a backslash escape each, and then shows it as itself. */
-const PUNCTUATION = /[!-/:-@[-`{-~]/g;
+/** The punctuation Markdown (GitHub's included: `$` math, `:` emoji) may read inside a line:
+ *  CommonMark lets a backslash escape each, and then shows it as itself. (What only matters at the
+ *  start of a line, `-`, `+`, `=`, digits, cannot be there: a value never starts a line.) */
+const PUNCTUATION = /[\\`*_[\]<>&|#!~$:]/g;
 
 /**
  * Inline text (a table cell, a list item, a heading, a summary): on one line (newlines and other
- * control characters shown as escapes, `\n`), every punctuation character backslash-escaped, so
- * that no `|`, `<`, `*`, `` ` ``, `#` or `&` is read as Markdown, HTML or an entity.
+ * control characters shown as escapes, `\n`), Markdown's punctuation backslash-escaped, so that no
+ * `|`, `<`, `*`, `` ` ``, `[` or `&` is read as Markdown, HTML, a link or an entity.
  */
 export function mdText(value: string): string {
   return terminalText(value).replace(PUNCTUATION, "\\$&");

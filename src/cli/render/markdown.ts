@@ -6,7 +6,8 @@ import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { planCounts } from "../../plan/planner.js";
 import { toPlain } from "./lines.js";
 import { planLines } from "./plan-text.js";
-import { rewordingText } from "./access-summary.js";
+import { lookalikeFlag, rewordingText, shortText } from "./access-summary.js";
+import { lookalikeText } from "../../iam/lookalike.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-text.js";
 
 /** Addresses as code spans, comma-separated. */
@@ -44,13 +45,20 @@ function accessMarkdown(plan: Plan, out: string[]): void {
   const delta = plan.access_changes;
   if (!delta || !delta.changes.length) out.push("Nobody gains or loses a role.", "");
   else {
+    const flag = lookalikeFlag(delta);
     out.push("| | Principal | Role | Condition | Object | Because of |", "|---|---|---|---|---|---|");
     for (const c of delta.changes) {
       const action = c.action === "grant" ? "➕ grant" : "➖ revoke";
-      const condition = c.condition ? mdText(c.condition.title) : "";
-      const cells = [action, mdCode(c.principal, true), mdCode(c.role, true), condition, mdCode(c.object, true)];
+      const condition = c.condition ? mdText(shortText(c.condition.title)) : "";
+      const principal = `${mdCode(c.principal, true)}${flag(c.principal) ? " ⚠️ lookalike" : ""}`;
+      const cells = [action, principal, mdCode(c.role, true), condition, mdCode(c.object, true)];
       out.push(`| ${cells.join(" | ")} | ${codes(c.addresses, true)} |`);
     }
+    out.push("");
+  }
+  if (delta?.lookalikes?.length) {
+    out.push("**Principals that look like others:**", "");
+    for (const l of delta.lookalikes) out.push(`- ⚠️ ${mdCode(l.principal)} ${mdText(lookalikeText(l))}`);
     out.push("");
   }
   if (delta?.condition_changes?.length) {
