@@ -82,24 +82,31 @@ export function codePoints(text: string): string[] {
 
 const load = createRequire(import.meta.url);
 
-/** Unicode's confusables, character → prototype, and the ASCII characters among them. */
-let confusables: { map: Map<string, string>; ascii: RegExp } | undefined;
+/** Unicode's confusables, character → prototype, and the ASCII characters among them with theirs
+ *  (none of which holds an ASCII confusable: replacing them one after another is one mapping). */
+let confusables: { map: Map<string, string>; ascii: [string, string][] } | undefined;
 
-function confusableTable(): { map: Map<string, string>; ascii: RegExp } {
+function confusableTable(): { map: Map<string, string>; ascii: [string, string][] } {
   if (confusables) return confusables;
   const map = new Map(Object.entries(load("unhomoglyph/data.json") as Record<string, string>));
-  const hex = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  const ascii = [...map.keys()].filter((c) => !NON_ASCII.test(c)).map(hex);
-  return (confusables = { map, ascii: new RegExp(`[${ascii.join("")}]`, "g") });
+  const ascii = [...map].filter(([c]) => !NON_ASCII.test(c));
+  return (confusables = { map, ascii });
 }
 
 /** What two principals are compared by: their keys (case as Google compares it), decomposed,
  *  with every confusable character mapped to its prototype. */
 export function skeleton(principal: string): string {
+  return keySkeleton(decoded(memberKey(principal)));
+}
+
+function keySkeleton(key: string): string {
   const { map, ascii } = confusableTable();
-  const key = memberKey(decoded(principal));
-  // Most principals are ASCII: a replace of the few ASCII confusables ("1" → "l", "m" → "rn").
-  if (!NON_ASCII.test(key)) return key.replace(ascii, (c) => map.get(c)!);
+  // Most principals are ASCII: a replace of each of the few ASCII confusables ("1" → "l", "m" → "rn").
+  if (!NON_ASCII.test(key)) {
+    let out = key;
+    for (const [c, prototype] of ascii) if (out.includes(c)) out = out.replaceAll(c, prototype);
+    return out;
+  }
   let out = "";
   for (const c of key.normalize("NFD")) out += map.get(c) ?? c;
   return out.normalize("NFD");
@@ -111,22 +118,31 @@ export function skeleton(principal: string): string {
  * plan touches) said so. In the order of `shown`, each once.
  */
 export function lookalikes(shown: Iterable<string>, others: Iterable<string> = []): Lookalike[] {
-  /** Each principal by key, with its skeleton; the shown ones first. */
+  /** Each principal by key (the shown ones, and the others alike to one), with its skeleton. */
   const all = new Map<string, { principal: string; skeleton: string }>();
-  const shownKeys = new Set<string>();
+  /** The keys of each skeleton of a shown principal. */
   const bySkeleton = new Map<string, string[]>();
-  const add = (p: string) => {
+  for (const p of shown) {
     const key = memberKey(p);
-    if (all.has(key)) return key;
-    const s = skeleton(p);
+    if (all.has(key)) continue;
+    const s = keySkeleton(decoded(key));
     all.set(key, { principal: p, skeleton: s });
     const keys = bySkeleton.get(s);
     if (keys) keys.push(key);
     else bySkeleton.set(s, [key]);
-    return key;
-  };
-  for (const p of shown) shownKeys.add(add(p));
-  for (const p of others) add(p);
+  }
+  const shownKeys = [...all.keys()];
+  // The others only matter when alike to a shown one: looked up, not kept (a plan's policies may
+  // hold hundreds of thousands of members).
+  for (const p of others) {
+    const key = memberKey(p);
+    if (all.has(key)) continue;
+    const s = keySkeleton(decoded(key));
+    const keys = bySkeleton.get(s);
+    if (!keys) continue;
+    all.set(key, { principal: p, skeleton: s });
+    keys.push(key);
+  }
   const out: Lookalike[] = [];
   for (const key of shownKeys) {
     const { principal, skeleton: s } = all.get(key)!;
