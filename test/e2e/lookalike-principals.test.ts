@@ -55,6 +55,9 @@ describe("principals that look like others", { timeout: 90_000 }, () => {
     expect(r.stdout).toContain(`! ${FAKE_ALICE} looks like another principal (characters beyond ASCII; mixed scripts (Cyrillic, Latin); confusable with user:alice@example.com): ${A}`);
     expect(r.stdout).toContain(`! ${FAKE_DOMAIN} looks like another principal (${DOMAIN_READS}; mixed scripts (Cyrillic, Latin); confusable with domain:example.com): ${A}`);
     expect(r.stdout).not.toContain("user:bob@example.com (lookalike)");
+    // In the resource's block too, under the members its diff lists.
+    expect(r.stdout).toContain(`      ! ${JSON.stringify(FAKE_ALICE)}  # looks like another principal (characters beyond ASCII;`);
+    expect(r.stdout).toContain(`      ! ${JSON.stringify(FAKE_DOMAIN)}  # looks like another principal (${DOMAIN_READS};`);
     expect(r.stderr).toContain(`viewers: ${FAKE_ALICE} may look like another principal`);
     expect(r.stderr).toContain(`viewers: ${FAKE_DOMAIN} may look like another principal`);
     expect(r.stderr).toContain("[lint: lookalike-principal]");

@@ -3,7 +3,7 @@
 // own diff does not list (members of its role granted outside converge, the old object of a
 // replacement). Pure: plan data → lines.
 import type {
-  AccessChange, AccessDelta, AuditConfig, ConditionChange, Plan, ResourceChange,
+  AccessChange, AccessDelta, AuditConfig, ConditionChange, Lookalike, Plan, ResourceChange,
 } from "../../generated/schemas.js";
 import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
@@ -134,6 +134,38 @@ export function auditRemovalLines(c: ResourceChange, plan: Plan): Line[] {
   return mine
     .filter((a) => !before.has(auditKey(a)))
     .map((a): Line => [seg("      - ", "remove"), seg(`auditConfigs: ${a.service} ${a.log_type}${a.exempted_members.length ? ` (exempting ${a.exempted_members.join(", ")})` : ""}`), seg("  # configured outside converge, will be removed", "remove")]);
+}
+
+/** Lines inside a resource's block after its diff: the audit logging it turns off that the diff
+ *  does not show, and each principal it grants or revokes that may look like another. */
+export function blockNoteLines(c: ResourceChange, plan: Plan): Line[] {
+  const lines = auditRemovalLines(c, plan);
+  for (const l of lookalikesByAddress(plan).get(c.address) ?? []) {
+    const note = seg(`  # ${lookalikeText(l)}`, "warning");
+    lines.push([seg("      ! ", "warning"), seg(JSON.stringify(l.principal)), note]);
+  }
+  return lines;
+}
+
+const lookalikeIndex = new WeakMap<Plan, Map<string, Lookalike[]>>();
+
+/** The lookalike principals each address grants or revokes (built once per plan). */
+function lookalikesByAddress(plan: Plan): Map<string, Lookalike[]> {
+  const known = lookalikeIndex.get(plan);
+  if (known) return known;
+  const out = new Map<string, Lookalike[]>();
+  const found = new Map((plan.access_changes?.lookalikes ?? []).map((l) => [l.principal, l]));
+  for (const c of found.size ? (plan.access_changes?.changes ?? []) : []) {
+    const l = found.get(c.principal);
+    if (!l) continue;
+    for (const a of c.addresses) {
+      const list = out.get(a) ?? [];
+      if (!list.includes(l)) list.push(l);
+      out.set(a, list);
+    }
+  }
+  lookalikeIndex.set(plan, out);
+  return out;
 }
 
 /** The revocations of each address, from the plan's access delta. */

@@ -9,7 +9,7 @@ import { displayAction, type DisplayAction } from "../../plan/planner.js";
 import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "./lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
-import { accessSummaryLines, auditRemovalLines, revocationLines, revocationsByAddress } from "./access-summary.js";
+import { accessSummaryLines, blockNoteLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
 import { pushAll } from "../../arrays.js";
 import { ownershipNotes } from "./ownership-notes.js";
@@ -372,7 +372,7 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
     }
     const revokes = revocationsByAddress(plan);
     for (const c of visible) {
-      resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address), audit: auditRemovalLines(c, plan) });
+      resourceBlock(c, displayAction(c), lines, { revokes: revokes.get(c.address), audit: blockNoteLines(c, plan) });
       if (lines.length < GROUP_LINES) continue;
       yield lines;
       lines = [];
