@@ -57,7 +57,14 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
   out.push({ type: "change_summary", changes: { add: n.add, change: n.change, import: n.import, remove: n.destroy, operation: "plan" }, message: `Plan: ${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.` });
   const changes = plan.access_changes?.changes ?? [];
   const granted = changes.filter((c) => c.action === "grant").length;
-  out.push({ type: "access_summary", access: { granted, revoked: changes.length - granted, changes, incomplete: plan.access_changes?.incomplete ?? [] }, message: `Access: ${granted} granted, ${changes.length - granted} revoked` });
+  const lookalikes = plan.access_changes?.lookalikes;
+  const incomplete = plan.access_changes?.incomplete ?? [];
+  const access = { granted, revoked: changes.length - granted, changes, incomplete };
+  out.push({
+    type: "access_summary",
+    access: { ...access, ...(lookalikes?.length ? { lookalikes } : {}) },
+    message: `Access: ${granted} granted, ${changes.length - granted} revoked`,
+  });
   const outputs = Object.entries(plan.output_changes);
   if (outputs.length) {
     const actions = Object.fromEntries(outputs.map(([k, c]) => [k, { sensitive: c.after_sensitive === true, action: c.actions[0] === "no-op" ? ("noop" as const) : c.actions[0] === "create" ? ("create" as const) : c.actions[0] === "delete" ? ("delete" as const) : ("update" as const) }]));

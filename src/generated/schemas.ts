@@ -672,6 +672,10 @@ export interface UiAccessSummary {
     revoked: number;
     changes: AccessChange[];
     incomplete: string[];
+    /**
+     * The plan's access_changes.lookalikes: principals that may look like another, when there is any.
+     */
+    lookalikes?: Lookalike[];
   };
   type: "access_summary";
 }
@@ -683,6 +687,21 @@ export interface AccessChange {
   condition?: Condition;
   action: "grant" | "revoke";
   addresses: string[];
+}
+export interface Lookalike {
+  principal: string;
+  /**
+   * What in the principal's own characters makes it suspect, e.g. "characters beyond ASCII", "mixed scripts (Cyrillic, Latin)", "invisible or bidi characters"; empty when only `looks_like` does.
+   */
+  reasons: string[];
+  /**
+   * Each distinct character beyond ASCII, spelled out: "U+0430 CYRILLIC SMALL LETTER A".
+   */
+  code_points: string[];
+  /**
+   * Other principals of the plan or of the policies it touches that are the same after Unicode's confusables mapping.
+   */
+  looks_like?: string[];
 }
 /**
  * converge's own `apply_result` message: how an apply ended, before its change_summary.
@@ -960,21 +979,6 @@ export interface AuditChange {
   exempted_members: string[];
   action: "add" | "remove";
   addresses: string[];
-}
-export interface Lookalike {
-  principal: string;
-  /**
-   * What in the principal's own characters makes it suspect, e.g. "characters beyond ASCII", "mixed scripts (Cyrillic, Latin)", "invisible or bidi characters"; empty when only `looks_like` does.
-   */
-  reasons: string[];
-  /**
-   * Each distinct character beyond ASCII, spelled out: "U+0430 CYRILLIC SMALL LETTER A".
-   */
-  code_points: string[];
-  /**
-   * Other principals of the plan or of the policies it touches that are the same after Unicode's confusables mapping.
-   */
-  looks_like?: string[];
 }
 export interface ConditionChange {
   object: string;

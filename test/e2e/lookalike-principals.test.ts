@@ -5,9 +5,9 @@
 import { existsSync } from "node:fs";
 import { marked, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
-import type { AccessDelta, EmulatorWorld } from "../../src/generated/schemas.js";
+import type { AccessDelta, EmulatorWorld, UiAccessSummary } from "../../src/generated/schemas.js";
 import { validate } from "../../src/schemas/index.js";
-import { PROMPT, rp, runInPty, stackHead } from "./apply-helpers.js";
+import { PROMPT, rp, runInPty, stackHead, uiEvents } from "./apply-helpers.js";
 import { expectExit, runCli, useStackWorkspace } from "./helpers.js";
 
 const FAKE_ALICE = "user:\u0430lice@example.com";
@@ -45,6 +45,13 @@ describe("principals that look like others", { timeout: 90_000 }, () => {
       { principal: FAKE_DOMAIN, reasons: [DOMAIN_READS, "mixed scripts (Cyrillic, Latin)"], code_points: [A], looks_like: ["domain:example.com"] },
       { principal: FAKE_ALICE, reasons: ["characters beyond ASCII", "mixed scripts (Cyrillic, Latin)"], code_points: [A], looks_like: ["user:alice@example.com"] },
     ]);
+  });
+
+  it("the machine-readable UI stream's access_summary carries them too", async () => {
+    const r = await run(["plan", "--json-stream"]);
+    expectExit(r, 0);
+    const summary = uiEvents(r.stdout).find((e) => e.type === "access_summary") as UiAccessSummary | undefined;
+    expect(summary?.access.lookalikes?.map((l) => l.principal).sort()).toEqual([FAKE_DOMAIN, FAKE_ALICE]);
   });
 
   it("the text plan flags both where they gain access and spells them out; lint warns about each", async () => {
