@@ -11,7 +11,7 @@ import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
 import { accessDelta, plannedPolicies } from "./access.js";
-import { accessLookalikes } from "./lookalikes.js";
+import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "./actions.js";
 import { type PlanContext, planContext } from "./context.js";
@@ -195,8 +195,11 @@ function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, 
   result.access_changes = accessDelta(planned);
   const lookalikes = accessLookalikes(result.access_changes, planned.policies, ctx.secrets);
   if (lookalikes.length) result.access_changes.lookalikes = lookalikes;
+  const confusable = confusableGrantWarnings(ctx.stack, result.access_changes, ctx.opts.strict === true);
+  pushAll(ctx.diags, confusable);
   pushAll(ctx.diags, auditRemovalWarnings(ctx.stack, result.resource_changes, planned.policies));
   const oversized = plannedPolicySizeErrors(ctx.stack, planned.policies);
+  if (hasErrors(confusable)) [result.errored, result.applyable] = [true, false]; // --strict
   if (!oversized.length) return;
   pushAll(ctx.diags, oversized);
   result.errored = true;

@@ -3,6 +3,8 @@
 // prompt, the Markdown and the plan JSON, and the lookalike-principal lint rule warns about them.
 // Through the built CLI against the emulator. Needs `npm run build`.
 import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { marked, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
 import type { AccessDelta, EmulatorWorld, UiAccessSummary } from "../../src/generated/schemas.js";
@@ -18,7 +20,7 @@ const A = "U+0430 CYRILLIC SMALL LETTER A";
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: [{ name: rp("nightly"), policy: { bindings: [{ role: "roles/gkebackup.admin", members: ["user:alice@example.com", "domain:example.com"] }] } }],
+  restorePlans: [{ name: rp("nightly"), policy: { bindings: [{ role: "roles/gkebackup.admin", members: ["user:alice@example.com", "domain:example.com", "user:bobl@example.com"] }] } }],
 };
 
 const STACK = `${stackHead("lookalike")}  viewers:
@@ -83,6 +85,18 @@ describe("principals that look like others", { timeout: 90_000 }, () => {
       `⚠️ ${FAKE_DOMAIN} looks like another principal (${DOMAIN_READS}; mixed scripts (Cyrillic, Latin); confusable with domain:example.com): ${A}`,
       `⚠️ ${FAKE_ALICE} looks like another principal (characters beyond ASCII; mixed scripts (Cyrillic, Latin); confusable with user:alice@example.com): ${A}`,
     ]);
+  });
+
+  it("an ASCII member confusable with one of the policy (1 and l): flagged in the plan, linted at its position", async () => {
+    await writeFile(join(ws.dir, "confusable.yaml"), STACK.replace(/members: \[.*\]/, 'members: ["user:bob1@example.com"]'));
+    const args = ["plan", "-f", "confusable.yaml", "--state", join(ws.dir, "state", "confusable.json")];
+    const r = await run(args);
+    expectExit(r, 0);
+    expect(r.stdout).toContain("+ user:bob1@example.com (lookalike) gains");
+    expect(r.stdout).toContain("! user:bob1@example.com looks like another principal (confusable with user:bobl@example.com)");
+    expect(r.stderr).toContain("confusable.yaml:11:17: Warning: viewers: user:bob1@example.com looks like user:bobl@example.com");
+    expect(r.stderr).toContain("[lint: lookalike-principal]");
+    expectExit(await run([...args, "--strict"]), 1);
   });
 
   it.skipIf(!existsSync("/usr/bin/script"))("the approval prompt shows both flagged right above the question", async () => {
