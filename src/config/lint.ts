@@ -130,11 +130,13 @@ function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | unde
   return out;
 }
 
-/** A member that may look like another, its characters spelled out. */
+/** A member that may look like another, its characters spelled out when it is written in the
+ *  stack (a resolved one may come from a secret, whose characters are not to be listed). */
 function lookalikeFinding(name: string, m: Val, reasons: string[]): Finding {
-  const spelled = codePoints(m.value).join(", ");
   const summary = `${name}: ${m.value} may look like another principal (${reasons.join("; ")})`;
-  return { rule: "lookalike-principal", path: m.path, summary, detail: `Its characters beyond ASCII: ${spelled}.` };
+  if (m.from !== undefined) return { rule: "lookalike-principal", path: m.path, summary };
+  const detail = `Its characters beyond ASCII: ${codePoints(m.value).join(", ")}.`;
+  return { rule: "lookalike-principal", path: m.path, summary, detail };
 }
 
 /** A literal value at `base` + `at`, its path built only when a finding names it (most values

@@ -130,6 +130,20 @@ resources:
     expect(errors(r)).toHaveLength(1);
     expect(JSON.stringify(r.diagnostics)).not.toContain("hush-hush");
   });
+
+  it("a secret input that may look like another principal is linted without its characters spelled out (issue 47)", () => {
+    const stack = `${STACK_HEAD}config:
+  who: { type: string, secret: true }
+resources:
+  a:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.viewer, member: "\${who}" }
+`;
+    const r = load(stack, ["who=user:\u0436\u0430lice@example.com"]);
+    const found = r.diagnostics.filter((d) => d.code === "lint/lookalike-principal");
+    expect(found).toHaveLength(1);
+    expect(JSON.stringify(found)).not.toMatch(/\u0436|\u0430|U\+04/);
+  });
 });
 
 const REFS = `${STACK_HEAD}config:
