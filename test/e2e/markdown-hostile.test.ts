@@ -3,6 +3,7 @@
 // emulator holds) carry HTML, `|`, backticks, code fences and newlines; rendered with a GFM
 // renderer (marked), the page has exactly converge's structure and shows each value as text.
 // Through the built CLI against the emulator. Needs `npm run build`.
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { marked, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
@@ -115,5 +116,29 @@ describe("Markdown of a plan with hostile condition wording", { timeout: 60_000 
     const access = await runCli(["plan", "--view", "access"], { cwd: ws.dir, emulator: ws.emu });
     expectExit(access, 0);
     for (const v of [SERVER_TITLE, SERVER_DESC, STACK_TITLE, STACK_DESC]) expect(access.stdout).toContain(JSON.stringify(v));
+  });
+});
+
+describe("Markdown of a plan with a secret holding Markdown's punctuation", { timeout: 60_000 }, () => {
+  it("the secret appears neither as it is nor escaped (it is redacted before it is escaped)", async () => {
+    const secret = "tok_en:*1`x`";
+    const stack = `${stackHead("secret").replace("resources:\n", "")}config:
+  token: { type: string, secret: true }
+resources:
+  titled:
+    type: cloudnative:backup/v1:RestorePlanIamBinding
+    properties:
+      name: weekly
+      role: roles/gkebackup.admin
+      members: [user:bob@example.com]
+      condition:
+        title: t-\${token}
+        expression: '${EXPR2}'
+`;
+    await writeFile(join(ws.dir, "secret.yaml"), stack);
+    const r = await runCli(["plan", "-f", "secret.yaml", "--state", join(ws.dir, "state", "s.json"), "--format", "markdown", "--var", `token=${secret}`], { cwd: ws.dir, emulator: ws.emu });
+    expectExit(r, 0);
+    expect(r.stdout).toContain("### Access changes");
+    expect(r.stdout).not.toContain("tok");
   });
 });
