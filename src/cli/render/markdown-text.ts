@@ -20,6 +20,9 @@ export function mdText(value: string): string {
   return terminalText(value).replace(PUNCTUATION, "\\$&");
 }
 
+/** A code span's text that needs neither a longer fence, padding nor an escaped pipe. */
+const PLAIN_CODE = /^[^`|\\ ][^`|\\]*(?<! )$/;
+
 /** The length of the longest run of backticks in `text` (0 for none). */
 function longestBacktickRun(text: string): number {
   return maxOf((text.match(/`+/g) ?? []).map((r) => r.length), 0);
@@ -33,6 +36,8 @@ function longestBacktickRun(text: string): number {
  */
 export function mdCode(value: string, cell = false): string {
   const text = terminalText(value);
+  // The usual name or principal: nothing to pad or escape (a plan may hold 100,000 of them).
+  if (PLAIN_CODE.test(text)) return `\`${text}\``;
   if (!text.trim() || (cell && text.includes("\\"))) return mdText(value);
   const fence = "`".repeat(longestBacktickRun(text) + 1);
   const pad = /^[` ]|[` ]$/.test(text) ? " " : "";
