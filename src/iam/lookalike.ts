@@ -118,39 +118,47 @@ function keySkeleton(key: string): string {
  * plan touches) said so. In the order of `shown`, each once.
  */
 export function lookalikes(shown: Iterable<string>, others: Iterable<string> = []): Lookalike[] {
-  /** Each principal by key (the shown ones, and the others alike to one), with its skeleton. */
-  const all = new Map<string, { principal: string; skeleton: string }>();
-  /** The keys of each skeleton of a shown principal. */
-  const bySkeleton = new Map<string, string[]>();
+  /** The shown principals by key, and the others alike to one of them. */
+  const byKey = new Map<string, string>();
+  const otherByKey = new Map<string, string>();
+  /** The keys of each skeleton of a shown principal: one key as it is, more in a list. */
+  const bySkeleton = new Map<string, string | string[]>();
+  const group = (s: string, key: string) => {
+    const g = bySkeleton.get(s);
+    if (g === undefined) bySkeleton.set(s, key);
+    else if (typeof g === "string") bySkeleton.set(s, [g, key]);
+    else g.push(key);
+  };
   for (const p of shown) {
     const key = memberKey(p);
-    if (all.has(key)) continue;
-    const s = keySkeleton(decoded(key));
-    all.set(key, { principal: p, skeleton: s });
-    const keys = bySkeleton.get(s);
-    if (keys) keys.push(key);
-    else bySkeleton.set(s, [key]);
+    if (byKey.has(key)) continue;
+    byKey.set(key, p);
+    group(keySkeleton(decoded(key)), key);
   }
-  const shownKeys = [...all.keys()];
   // The others only matter when alike to a shown one: looked up, not kept (a plan's policies may
   // hold hundreds of thousands of members).
   for (const p of others) {
     const key = memberKey(p);
-    if (all.has(key)) continue;
+    if (byKey.has(key) || otherByKey.has(key)) continue;
     const s = keySkeleton(decoded(key));
-    const keys = bySkeleton.get(s);
-    if (!keys) continue;
-    all.set(key, { principal: p, skeleton: s });
-    keys.push(key);
+    if (!bySkeleton.has(s)) continue;
+    otherByKey.set(key, p);
+    group(s, key);
+  }
+  const alikeByKey = new Map<string, string[]>();
+  for (const g of bySkeleton.values()) {
+    if (typeof g === "string") continue;
+    const principals = g.map((x) => byKey.get(x) ?? otherByKey.get(x)!);
+    g.forEach((k, i) => {
+      if (byKey.has(k)) alikeByKey.set(k, principals.filter((_, j) => j !== i).sort());
+    });
   }
   const out: Lookalike[] = [];
-  for (const key of shownKeys) {
-    const { principal, skeleton: s } = all.get(key)!;
-    const alike = bySkeleton.get(s)!.filter((k) => k !== key).map((k) => all.get(k)!.principal);
+  for (const [key, principal] of byKey) {
     const reasons = suspectReasons(principal);
-    if (!reasons.length && !alike.length) continue;
-    const looks = alike.length ? { looks_like: alike.sort() } : {};
-    out.push({ principal, reasons, code_points: codePoints(principal), ...looks });
+    const alike = alikeByKey.get(key);
+    if (!reasons.length && !alike) continue;
+    out.push({ principal, reasons, code_points: codePoints(principal), ...(alike ? { looks_like: alike } : {}) });
   }
   return out;
 }
