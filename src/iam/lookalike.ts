@@ -15,7 +15,10 @@ const NON_ASCII = /[^\u0020-\u007e]/;
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u180e\u3164\uffa0]/u;
 /** The scripts told apart by name; letters of any other script count as "another script". */
 const SCRIPT_NAMES = ["Latin", "Cyrillic", "Greek", "Armenian", "Cherokee", "Georgian", "Coptic"];
-const SCRIPTS: readonly [string, RegExp][] = SCRIPT_NAMES.map((s): [string, RegExp] => [s, new RegExp(`\\p{Script=${s}}`, "u")]);
+const SCRIPTS: readonly [string, RegExp][] = SCRIPT_NAMES.map((s): [string, RegExp] => [
+  s,
+  new RegExp(`\\p{Script=${s}}`, "u"),
+]);
 
 /** The scripts of the letters of `text`, by name. */
 function scriptsOf(text: string): string[] {
@@ -44,7 +47,10 @@ export function suspectReasons(principal: string): string[] {
   const reasons = [shown === principal ? "characters beyond ASCII" : `punycode that reads ${JSON.stringify(shown)}`];
   // Judged part by part (the type, an email's local part, each label of a domain): `иван@example.com`
   // is two scripts in two parts, `exаmple` two in one.
-  const mixed = shown.split(/[:@./]/).map(scriptsOf).find((scripts) => scripts.length > 1);
+  const mixed = shown
+    .split(/[:@./]/)
+    .map(scriptsOf)
+    .find((scripts) => scripts.length > 1);
   if (mixed) reasons.push(`mixed scripts (${mixed.join(", ")})`);
   if (INVISIBLE.test(shown)) reasons.push("invisible or bidi characters");
   return reasons;

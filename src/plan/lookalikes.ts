@@ -71,10 +71,17 @@ export function confusableGrantWarnings(stack: StackModel, delta: AccessDelta, s
     const path = memberPath(r, l.principal);
     const pos = stack.source.position(path);
     const detail = "Unicode's confusables make them read alike: check that the grant names the principal meant.";
-    out.push((strict ? error : warning)(`${address}: ${l.principal} looks like ${listed(l.looks_like, 5)}`, {
-      file: stack.source.file, line: pos.line, column: pos.column, path: formatPath(path),
-      code: lintCode("lookalike-principal"), detail: `${detail} [lint: lookalike-principal]`, address,
-    }));
+    out.push(
+      (strict ? error : warning)(`${address}: ${l.principal} looks like ${listed(l.looks_like, 5)}`, {
+        file: stack.source.file,
+        line: pos.line,
+        column: pos.column,
+        path: formatPath(path),
+        code: lintCode("lookalike-principal"),
+        detail: `${detail} [lint: lookalike-principal]`,
+        address,
+      }),
+    );
   }
   return out;
 }

@@ -28,7 +28,7 @@ describe("long condition titles and descriptions", () => {
     expect(shortText("😀".repeat(100))).toBe(`${"😀".repeat(SUMMARY_TEXT_MAX - 1)}…`);
   });
 
-  it("the access summary and the Markdown table show the title shortened; the diff and the access view whole", async () => {
+  it("the summary and the Markdown show the title shortened; the diff and the access view whole", async () => {
     const plan = await longTitlePlan();
     const summary = toPlain(accessSummaryLines(plan));
     expect(summary).toContain(`if "${shortText(LONG)}"`);
@@ -43,7 +43,11 @@ describe("long condition titles and descriptions", () => {
 
   it("a reworded condition: shortened, unless the two differ only past the cut", () => {
     const c: ConditionChange = {
-      object: "o", kind: "restorePlan", role: "roles/x", principals: ["user:a@example.com"], addresses: ["a"],
+      object: "o",
+      kind: "restorePlan",
+      role: "roles/x",
+      principals: ["user:a@example.com"],
+      addresses: ["a"],
       before: { title: "t", description: LONG, expression: "true" },
       after: { title: "t", description: "Reviewed", expression: "true" },
     };

@@ -7,11 +7,49 @@ import { mdCode, mdCodeBlock, mdText } from "../../src/cli/render/markdown-text.
 import { terminalText } from "../../src/diagnostics/terminal-text.js";
 
 /** Strings rich in what Markdown reads: pipes, backticks, backslashes, HTML, newlines, markers. */
-const hostile = fc.array(fc.constantFrom("|", "`", "``", "```", "\\", "<", ">", "</td>", "<details>", "&lt;", "\n", " ", "#", "-", "*", "_", "[", "]", "(", ")", "!", "~", "a", "é", "1."), { maxLength: 16 }).map((a) => a.join(""));
+const hostile = fc
+  .array(
+    fc.constantFrom(
+      "|",
+      "`",
+      "``",
+      "```",
+      "\\",
+      "<",
+      ">",
+      "</td>",
+      "<details>",
+      "&lt;",
+      "\n",
+      " ",
+      "#",
+      "-",
+      "*",
+      "_",
+      "[",
+      "]",
+      "(",
+      ")",
+      "!",
+      "~",
+      "a",
+      "é",
+      "1.",
+    ),
+    { maxLength: 16 },
+  )
+  .map((a) => a.join(""));
 
 const rendered = (md: string) => marked.parse(md) as string;
 /** What a reader sees: tags dropped, entities decoded. */
-const visible = (html: string) => html.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+const visible = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
 
 describe("Markdown escaping", () => {
   it("a table row of escaped values has one row with its cells, each showing the value as text", () => {
@@ -22,7 +60,11 @@ describe("Markdown escaping", () => {
         expect(tokens.map((t) => t.type)).toEqual(["table"]);
         const table = tokens[0] as Tokens.Table;
         expect(table.rows).toHaveLength(1);
-        expect(table.rows[0]!.map((c) => visible(marked.parseInline(c.text) as string).trim())).toEqual([terminalText(a).trim(), terminalText(b).trim(), "end"]);
+        expect(table.rows[0]!.map((c) => visible(marked.parseInline(c.text) as string).trim())).toEqual([
+          terminalText(a).trim(),
+          terminalText(b).trim(),
+          "end",
+        ]);
       }),
       { numRuns: 300 },
     );
@@ -46,7 +88,14 @@ describe("Markdown escaping", () => {
   it("a fenced code block holds any text whole, lines and all", () => {
     fc.assert(
       fc.property(hostile, (text) => {
-        const md = ["<details><summary>Full plan</summary>", "", ...mdCodeBlock(`x\n${text}`), "", "</details>", ""].join("\n");
+        const md = [
+          "<details><summary>Full plan</summary>",
+          "",
+          ...mdCodeBlock(`x\n${text}`),
+          "",
+          "</details>",
+          "",
+        ].join("\n");
         const tokens = marked.lexer(md).filter((t) => t.type !== "space");
         expect(tokens.map((t) => t.type)).toEqual(["html", "code", "html"]);
         // (Trailing blank lines aside, which a code block does not keep apart from its fence.)

@@ -8,7 +8,9 @@ import { parseStack } from "../../src/config/load.js";
 import { literalFindings, mayHaveFindings, mayHaveLiteralFindings } from "../../src/config/lint.js";
 import { seededRandom } from "../support/seeded-random.js";
 
-const MEMBERS = ["user:a@example.com", "user:\u0430@example.com", "user:A@example.com", "USER:a@example.com", "user:b@example.com", "group:g@example.com", "allUsers", "allAuthenticatedUsers", "deleted:user:a@example.com?uid=1", "domain:example.com", "domain:EXAMPLE.com", "principal://x/y", "${v}", "${w}"];
+const MEMBERS = ["user:a@example.com", "user:A@example.com", "USER:a@example.com", "user:b@example.com", "group:g@example.com", "allUsers", "allAuthenticatedUsers", "deleted:user:a@example.com?uid=1", "domain:example.com", "domain:EXAMPLE.com", "principal://x/y", "${v}", "${w}"];
+// A member beyond ASCII (lookalike-principal).
+MEMBERS.push("user:\u0430@example.com");
 const ROLES = ["roles/x.y", "roles/viewer", "roles/owner", "roles/editor", "roles/z.a", "${r}"];
 const CONDITIONS = [
   { title: "t", expression: "request.time < timestamp('2020-01-01T00:00:00Z')" },

@@ -131,7 +131,7 @@ resources:
     expect(JSON.stringify(r.diagnostics)).not.toContain("hush-hush");
   });
 
-  it("a secret input that may look like another principal is linted without its characters spelled out (issue 47)", () => {
+  it("a secret input that may look like another principal is linted, its characters not spelled out", () => {
     const stack = `${STACK_HEAD}config:
   who: { type: string, secret: true }
 resources:

@@ -29,7 +29,11 @@ const SEED: EmulatorWorld = {
       policy: {
         version: 3,
         bindings: [
-          { role: "roles/gkebackup.viewer", members: ["user:a@example.com"], condition: { title: SERVER_TITLE, description: SERVER_DESC, expression: EXPR } },
+          {
+            role: "roles/gkebackup.viewer",
+            members: ["user:a@example.com"],
+            condition: { title: SERVER_TITLE, description: SERVER_DESC, expression: EXPR },
+          },
           { role: "roles/gkebackup.backupAdmin", members: ["user:mallory@example.com"] },
         ],
       },
@@ -65,7 +69,21 @@ const oneLine = (s: string) => s.replace(/\n/g, "\\n");
 function checkStructure(md: string, changes: number): void {
   const tokens = marked.lexer(md).filter((t) => t.type !== "space");
   // Title; target; counts; counts table; access changes; lint; the full plan.
-  expect(tokens.map((t) => t.type)).toEqual(["heading", "paragraph", "paragraph", "table", "heading", "table", "paragraph", "list", "heading", "paragraph", "html", "code", "html"]);
+  expect(tokens.map((t) => t.type)).toEqual([
+    "heading",
+    "paragraph",
+    "paragraph",
+    "table",
+    "heading",
+    "table",
+    "paragraph",
+    "list",
+    "heading",
+    "paragraph",
+    "html",
+    "code",
+    "html",
+  ]);
   const headings = tokens.filter((t): t is Tokens.Heading => t.type === "heading");
   expect(headings.map((h) => h.depth)).toEqual([2, 3, 3]);
   expect(headings.slice(1).map((h) => h.text)).toEqual(["Access changes", "Lint"]);
@@ -93,29 +111,37 @@ function checkStructure(md: string, changes: number): void {
   const [page, full] = html.split("<details>") as [string, string];
   const seen = visibleText(page);
   expect(seen).toContain(oneLine(shortText(GRANT_TITLE)));
-  for (const v of [STACK_TITLE, STACK_DESC, SERVER_TITLE, SERVER_DESC]) expect(seen).toContain(JSON.stringify(shortText(v)));
+  for (const v of [STACK_TITLE, STACK_DESC, SERVER_TITLE, SERVER_DESC])
+    expect(seen).toContain(JSON.stringify(shortText(v)));
   // The stack's values are whole in the full plan's diff (the server's are in plan --view access).
   for (const v of [STACK_TITLE, STACK_DESC, GRANT_TITLE]) expect(visibleText(full)).toContain(JSON.stringify(v));
 }
 
 describe("Markdown of a plan with hostile condition wording", { timeout: 60_000 }, () => {
-  it("plan --format markdown and show --format markdown keep converge's structure, each value shown as text", async () => {
+  it("plan and show --format markdown keep converge's structure, each value shown as text", async () => {
     const json = await runCli(["plan", "--json"], { cwd: ws.dir, emulator: ws.emu });
     expectExit(json, 0);
     const delta = (JSON.parse(json.stdout) as { converge: { access_changes: AccessDelta } }).converge.access_changes;
-    expect(delta.changes.map((c) => `${c.action} ${c.principal}`).sort()).toEqual(["grant user:b@example.com", "revoke user:mallory@example.com"]);
+    expect(delta.changes.map((c) => `${c.action} ${c.principal}`).sort()).toEqual([
+      "grant user:b@example.com",
+      "revoke user:mallory@example.com",
+    ]);
     expect(delta.condition_changes).toHaveLength(1);
 
     const md = await runCli(["plan", "--format", "markdown", "--out", "plan.bin"], { cwd: ws.dir, emulator: ws.emu });
     expectExit(md, 0);
     checkStructure(md.stdout, 2);
-    const shown = await runCli(["show", "--format", "markdown", join(ws.dir, "plan.bin")], { cwd: ws.dir, emulator: ws.emu });
+    const shown = await runCli(["show", "--format", "markdown", join(ws.dir, "plan.bin")], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+    });
     expectExit(shown, 0);
     checkStructure(shown.stdout, 2);
     // The server's wording, shortened in the summaries, is whole in the access view.
     const access = await runCli(["plan", "--view", "access"], { cwd: ws.dir, emulator: ws.emu });
     expectExit(access, 0);
-    for (const v of [SERVER_TITLE, SERVER_DESC, STACK_TITLE, STACK_DESC]) expect(access.stdout).toContain(JSON.stringify(v));
+    for (const v of [SERVER_TITLE, SERVER_DESC, STACK_TITLE, STACK_DESC])
+      expect(access.stdout).toContain(JSON.stringify(v));
   });
 });
 
@@ -136,7 +162,20 @@ resources:
         expression: '${EXPR2}'
 `;
     await writeFile(join(ws.dir, "secret.yaml"), stack);
-    const r = await runCli(["plan", "-f", "secret.yaml", "--state", join(ws.dir, "state", "s.json"), "--format", "markdown", "--var", `token=${secret}`], { cwd: ws.dir, emulator: ws.emu });
+    const r = await runCli(
+      [
+        "plan",
+        "-f",
+        "secret.yaml",
+        "--state",
+        join(ws.dir, "state", "s.json"),
+        "--format",
+        "markdown",
+        "--var",
+        `token=${secret}`,
+      ],
+      { cwd: ws.dir, emulator: ws.emu },
+    );
     expectExit(r, 0);
     expect(r.stdout).toContain("### Access changes");
     expect(r.stdout).not.toContain("tok");

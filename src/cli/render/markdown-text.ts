@@ -25,7 +25,10 @@ const PLAIN_CODE = /^[^`|\\ ][^`|\\]*(?<! )$/;
 
 /** The length of the longest run of backticks in `text` (0 for none). */
 function longestBacktickRun(text: string): number {
-  return maxOf((text.match(/`+/g) ?? []).map((r) => r.length), 0);
+  return maxOf(
+    (text.match(/`+/g) ?? []).map((r) => r.length),
+    0,
+  );
 }
 
 /**
