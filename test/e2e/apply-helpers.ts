@@ -176,7 +176,7 @@ export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmu
   let raw = "";
   child.stdout.on("data", (d: Buffer) => (raw += d.toString("utf8")));
   child.stderr.on("data", (d: Buffer) => (raw += d.toString("utf8")));
-  const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 25_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 120_000);
   let exited = false;
   const exit = new Promise<number | null>((res) =>
     child.on("close", (code) => {
@@ -187,7 +187,7 @@ export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmu
   );
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const text = () => stripAnsi(raw);
-  const waitFor = async (needle: string, from = 0, timeoutMs = 15_000): Promise<number> => {
+  const waitFor = async (needle: string, from = 0, timeoutMs = 60_000): Promise<number> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const t = text();

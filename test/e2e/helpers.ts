@@ -55,7 +55,8 @@ export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 20_000);
+    // A budget against a hung process, not a measure of speed: a loaded machine runs a CLI slowly.
+    const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 120_000);
     child.on("error", (e) => {
       clearTimeout(timer);
       reject(e);
@@ -102,7 +103,7 @@ export function startCli(args: string[], o: RunOptions = {}): StartedCli {
   };
   child.stdout!.setEncoding("utf8").on("data", (d: string) => ((stdout += d), (all += d), check()));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => ((stderr += d), (all += d), check()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 120_000);
   const done = new Promise<CliResult & { endedAt: number }>((resolve, reject) => {
     child.on("error", (e) => {
       clearTimeout(timer);
