@@ -1,6 +1,7 @@
 // 'details' at the approval prompt: for every policy the apply writes, its bindings and members
 // before and after (+ granted, - revoked, unchanged members plain). Pure: planned policies → lines.
-import type { Binding, Policy } from "../../generated/schemas.js";
+import type { Binding, Lookalike, Policy } from "../../generated/schemas.js";
+import { lookalikeText } from "../../iam/lookalike.js";
 import { kindLabel } from "../../gcp/object-kinds.js";
 import { bindingKey } from "../../iam/conditions.js";
 import { memberKey } from "../../iam/members.js";
@@ -29,7 +30,15 @@ function rewording(before: Binding, after: Binding): Line[] {
   return lines;
 }
 
-function bindingLines(before: Binding | undefined, after: Binding | undefined): { lines: Line[]; changed: boolean } {
+/** The "! looks like another principal (…)" line under a member the plan flags, if it does. */
+type Flags = ReadonlyMap<string, Lookalike>;
+
+function flagged(rows: Line[], member: string, flags: Flags): void {
+  const l = flags.get(memberKey(member));
+  if (l) rows.push([seg("          ! ", "warning"), seg(lookalikeText(l), "warning")]);
+}
+
+function bindingLines(before: Binding | undefined, after: Binding | undefined, flags: Flags): { lines: Line[]; changed: boolean } {
   const b = before ?? after!;
   const title = `${b.role}${b.condition ? ` if "${b.condition.title}"` : ""}`;
   const reworded = before && after ? rewording(before, after) : [];
@@ -43,10 +52,12 @@ function bindingLines(before: Binding | undefined, after: Binding | undefined): 
       rows.push([seg("        - ", "remove"), seg(m, "remove")]);
       changed = true;
     }
+    flagged(rows, m, flags);
   }
   for (const [k, m] of now) {
     if (was.has(k)) continue;
     rows.push([seg("        + ", "add"), seg(m, "add")]);
+    flagged(rows, m, flags);
     changed = true;
   }
   return { lines: [[seg(`      ${title}`, "bold")], ...rows], changed };
@@ -70,8 +81,10 @@ function rewordedPairs(before: Map<string, Binding>, after: Map<string, Binding>
   return pairs;
 }
 
-/** Each policy that changes: only its changed bindings, each with all of its members. */
-export function policyDiffLines(policies: readonly PlannedPolicy[]): Line[] {
+/** Each policy that changes: only its changed bindings, each with all of its members; a member
+ *  the plan flags as looking like another principal (`lookalikes`) is said so under it. */
+export function policyDiffLines(policies: readonly PlannedPolicy[], lookalikes: readonly Lookalike[] = []): Line[] {
+  const flags: Flags = new Map(lookalikes.map((l) => [memberKey(l.principal), l]));
   const lines: Line[] = [];
   for (const p of policies) {
     const before = byBinding(p.before);
@@ -80,7 +93,7 @@ export function policyDiffLines(policies: readonly PlannedPolicy[]): Line[] {
     const reworded = rewordedPairs(before, after);
     const blocks = keys
       .filter((k) => !reworded.has(k) || before.has(k))
-      .map((k) => bindingLines(before.get(k), after.get(reworded.get(k) ?? k)))
+      .map((k) => bindingLines(before.get(k), after.get(reworded.get(k) ?? k), flags))
       .filter((b) => b.changed);
     if (!blocks.length) continue;
     lines.push([seg(`  ${kindLabel(p.kind)} ${p.name}`, "heading")]);

@@ -114,7 +114,7 @@ export class HumanView implements ApplyView {
       const a = await askApproval(question, accessSummaryLines(plan, lintWarningCount(plan.diagnostics)));
       if (a === "yes") return true;
       if (a === "no") return false;
-      await printLines(policyDiffLines(shown.policies()), this.o);
+      await printLines(policyDiffLines(shown.policies(), plan.access_changes?.lookalikes), this.o);
     }
   }
 
