@@ -100,7 +100,8 @@ function diagnosticOf(file: string, e: unknown): Diagnostic {
   const site = framesOf(`\n${stack}`).find((f) => f.file === file);
   const where = site ? { line: site.line, column: site.column } : {};
   const detail = rest.join("\n").trim();
-  return error(`the program failed: ${boundedMessage(message)}`, { file, ...where, ...(detail ? { detail: boundedMessage(detail) } : {}) });
+  const more = detail ? { detail: boundedMessage(detail) } : {};
+  return error(`the program failed: ${boundedMessage(message)}`, { file, ...where, ...more });
 }
 
 interface Run {

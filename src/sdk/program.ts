@@ -69,7 +69,9 @@ async function importProgram(file: string, work: ProgramWork): Promise<Program |
     const e = loaded.value.thrown;
     const code = (e as NodeJS.ErrnoException).code;
     // The stack file itself (a package it imports is named in the same words: thrownBy says which).
-    if (code === "ERR_MODULE_NOT_FOUND" && !existsSync(file)) return error(`stack file ${file} does not exist`, { file, detail: "Pass the stack with -f FILE." });
+    if (code === "ERR_MODULE_NOT_FOUND" && !existsSync(file)) {
+      return error(`stack file ${file} does not exist`, { file, detail: "Pass the stack with -f FILE." });
+    }
     return thrownBy(file, e);
   }
   const mod = loaded.value.mod;

@@ -20,7 +20,9 @@ describe("a program stack whose package is not installed", () => {
     const r = await planOf("stack.ts", `// a stack\nimport { EndpointIamMember } from "converge-iam";\n${BODY}`);
     expectExit(r, 1);
     expect(r.stderr).not.toContain("\\n");
-    expect(r.stderr).toContain("stack.ts:2:35: Error: the package converge-iam is not installed where stack.ts can import it");
+    expect(r.stderr).toContain(
+      "stack.ts:2:35: Error: the package converge-iam is not installed where stack.ts can import it",
+    );
     expect(r.stderr).toContain("npm install --save-dev converge-iam");
   });
 
@@ -36,6 +38,8 @@ describe("a program stack whose package is not installed", () => {
     const r = await planOf("other.mjs", `import left from "left-pad-not-here";\nexport default () => left;\n`);
     expectExit(r, 1);
     expect(r.stderr).not.toContain("\\n");
-    expect(r.stderr).toContain("other.mjs:1:18: Error: the package left-pad-not-here is not installed where other.mjs can import it");
+    expect(r.stderr).toContain(
+      "other.mjs:1:18: Error: the package left-pad-not-here is not installed where other.mjs can import it",
+    );
   });
 });
