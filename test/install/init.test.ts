@@ -60,6 +60,18 @@ describe("converge init", () => {
     expect(existsSync(join(dir, "stack.ts"))).toBe(false);
   });
 
+  it("--ci github beside an existing stack adds the workflow and keeps the stack", async () => {
+    const dir = join(ws.dir, "later");
+    expectExit(await runCli(["init", dir]), 0);
+    const stack = await readFile(join(dir, "stack.yaml"), "utf8");
+    await writeFile(join(dir, "stack.yaml"), `${stack}# mine\n`);
+    const ci = await runCli(["init", "--ci", "github"], { cwd: dir });
+    expectExit(ci, 0);
+    expect(ci.stdout).toMatch(/^Kept stack.yaml, cloud.seed.yaml.\nWrote .github\/workflows\/converge.yml.\n/);
+    expect(await readFile(join(dir, "stack.yaml"), "utf8")).toBe(`${stack}# mine\n`);
+    expectExit(await runCli(["init", "--ci", "github"], { cwd: dir }), 1);
+  });
+
   it("refuses a name that is not a stack name", async () => {
     const r = await runCli(["init", join(ws.dir, "bad"), "--name", "-x y"]);
     expectExit(r, 1);

@@ -1,7 +1,8 @@
 // converge init: a starter stack in a folder (YAML, or a TypeScript program with --typescript)
 // against the embedded emulator, a .gitignore for state and saved plans, and with --ci github a
-// workflow that plans on pull requests and applies the reviewed plan on merge. The files are the
-// package's templates/init/; nothing is overwritten (a .gitignore gets the lines it lacks).
+// workflow that plans on pull requests and applies the reviewed plan on merge (beside an existing
+// stack, --ci adds only the workflow). The files are the package's templates/init/; nothing is
+// overwritten (a .gitignore gets the lines it lacks).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { type Command, Option } from "commander";
@@ -60,6 +61,10 @@ function filesOf(dir: string, o: InitOptions): Map<string, string> {
 
 export function runInit(dir: string, o: InitOptions): string {
   const files = filesOf(dir, o);
+  // --ci beside a stack made before: the workflow is added, the stack and its seed kept.
+  const stackExists = existsSync(join(dir, o.typescript ? "stack.ts" : "stack.yaml"));
+  const kept = o.ci && stackExists ? [...files.keys()].slice(0, 2).filter((f) => existsSync(join(dir, f))) : [];
+  for (const f of [...files.keys()].slice(0, 2)) if (o.ci && stackExists) files.delete(f);
   const taken = [...files.keys()].filter((f) => existsSync(join(dir, f)));
   if (taken.length) {
     throw new UserError({
@@ -82,7 +87,9 @@ export function runInit(dir: string, o: InitOptions): string {
   const where = relative(process.cwd(), resolve(dir));
   const cd = where ? `cd ${where} && ` : "";
   const plan = `${cd}npx converge plan${o.typescript ? " -f stack.ts" : ""}`;
-  return `Wrote ${written.join(", ")}.\nNext: ${plan}   # what apply would change, against the embedded emulator\n`;
+  const keptLine = kept.length ? `Kept ${kept.join(", ")}.\n` : "";
+  const next = `Next: ${plan}   # what apply would change, against the embedded emulator\n`;
+  return `${keptLine}Wrote ${written.join(", ")}.\n${next}`;
 }
 
 export function registerInit(program: Command): void {
