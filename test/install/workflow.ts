@@ -4,11 +4,11 @@
 // `${{ }}` expressions given; the `uses:` steps are done here (checkout: a fresh copy of the
 // repository; upload-artifact: the files copied to the artifact folder; auth: skipped when its
 // `if:` is false); `npm ci` is the package linked into node_modules.
-import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { BIN, REPO } from "../e2e/helpers.js";
+import { bash } from "./shell.js";
 
 interface Step {
   name?: string;
@@ -51,23 +51,6 @@ export function checkout(repo: string, dir: string): void {
 }
 
 /** Runs job `name` of `wf` in `dir` (a checkout); `values` answers the expressions, `env` adds to the runner's. */
-/** Runs a step's script with bash (asynchronously: the emulator may run in this process). */
-function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const argv = ["--noprofile", "--norc", "-eo", "pipefail", "-c", script];
-    const child = spawn("bash", argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, output });
-    });
-  });
-}
-
 export async function runJob(
   wf: Workflow,
   name: string,
@@ -97,7 +80,7 @@ export async function runJob(
     }
     if (step.run === "npm ci") continue;
     const stepEnv = expanded(step.env);
-    const r = await bash(expand(step.run!, values), dir, { ...base, ...stepEnv });
+    const r = await bash(expand(step.run!, values), dir, { ...base, ...stepEnv }, 180_000);
     steps.push({ step: label, ...r });
     if (r.code !== 0) return { steps, failed: true };
   }
