@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { OBJECT_KINDS } from "../../src/gcp/object-kinds.js";
 import { PROJECTS_GET } from "../../src/gcp/projects-api.js";
+import { validate } from "../../src/schemas/index.js";
 import { REPO } from "../e2e/helpers.js";
 import { anchors, fences, links } from "./markdown.js";
 
@@ -49,6 +50,11 @@ describe("README and docs/", () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+
+  it("the seed example of docs/EMULATOR.md is a valid seed", () => {
+    const [seed] = fences(read(join(REPO, "docs", "EMULATOR.md"))).filter((f) => f.lang === "yaml");
+    expect(validate("emulator-seed.schema.json", parse(seed!.body))).toEqual([]);
   });
 
   it("the custom roles grant exactly the permissions of converge's calls", () => {
