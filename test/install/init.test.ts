@@ -3,7 +3,7 @@
 // overwritten.
 import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO, expectExit, runCli, useTempDir } from "../e2e/helpers.js";
 
@@ -18,7 +18,11 @@ describe("converge init", () => {
       "Wrote stack.yaml, cloud.seed.yaml, .gitignore.\n" +
         "Next: npx converge plan   # what apply would change, against the embedded emulator\n",
     );
-    expect(await readFile(join(dir, "stack.yaml"), "utf8")).toContain("\nname: team-iam\n");
+    const yaml = await readFile(join(dir, "stack.yaml"), "utf8");
+    expect(yaml).toContain("\nname: team-iam\n");
+    // yaml-language-server finds the package's schema from the stack's folder.
+    const schema = /^# yaml-language-server: \$schema=(.*)$/m.exec(yaml)![1]!;
+    expect(resolve(dir, schema)).toBe(join(REPO, "schemas", "stack.schema.json"));
     const ignored = (await readFile(join(dir, ".gitignore"), "utf8")).split("\n");
     expect(ignored).toEqual(expect.arrayContaining(["/state/", "*.plan"]));
     const plan = await runCli(["plan"], { cwd: dir, timeoutMs: 60_000 });

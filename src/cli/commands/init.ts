@@ -5,6 +5,7 @@
 // overwritten (a .gitignore gets the lines it lacks).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { PACKAGE_ROOT } from "../../version.js";
@@ -37,6 +38,12 @@ function stackName(dir: string, given: string | undefined): string {
   return made || "main";
 }
 
+/** The stack schema of this package, as a path relative to `dir` (for yaml-language-server). */
+function schemaPath(dir: string): string {
+  const path = relative(resolve(dir), fileURLToPath(new URL("schemas/stack.schema.json", PACKAGE_ROOT)));
+  return path.startsWith(".") ? path : `./${path}`;
+}
+
 /** The lines of `wanted` that `existing` lacks, appended to it. */
 function withLines(existing: string, wanted: string): string {
   const have = new Set(existing.split("\n").map((l) => l.trim()));
@@ -50,7 +57,7 @@ function filesOf(dir: string, o: InitOptions): Map<string, string> {
   const name = stackName(dir, o.name);
   const stack = o.typescript ? "stack.ts" : "stack.yaml";
   const files = new Map<string, string>([
-    [stack, template(stack, { name })],
+    [stack, template(stack, { name, schema: schemaPath(dir) })],
     ["cloud.seed.yaml", template("cloud.seed.yaml", {})],
   ]);
   const file = o.typescript ? "-f stack.ts " : "";
