@@ -55,6 +55,13 @@ describe("converge init --ci github: the workflow's steps", () => {
         CLOUDNATIVE_EMULATOR_HOST: emu.hostPort,
       };
 
+      // Without the key (not set, or a pull request from a fork): no plan, no comment.
+      checkout(repo, join(ws.dir, "no-key"));
+      const unsealed = await runJob(wf, "plan", join(ws.dir, "no-key"), values(""), env, artifact);
+      expect(unsealed.failed).toBe(true);
+      const refusal = expect.stringContaining("CONVERGE_PLAN_KEY is not set") as unknown;
+      expect(unsealed.steps.at(-1)).toMatchObject({ step: "Plan", output: refusal });
+
       for (const push of ["push1", "push2"]) {
         checkout(repo, join(ws.dir, push));
         const plan = await runJob(wf, "plan", join(ws.dir, push), values("the-key"), env, artifact);
