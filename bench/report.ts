@@ -202,7 +202,7 @@ export function renderReport(r: BenchResults): string {
     "",
     loadLine(r),
     "",
-    "### Targets of issue 20",
+    "### Targets",
     "",
     summaryTable(sections),
     "",
@@ -220,7 +220,7 @@ export function renderReport(r: BenchResults): string {
     "",
     batchingTable(r.results),
     "",
-    "### Earlier targets (issue 7: N = 10,000 within 3 s / 400 MB / 10 s; phases within 1.25x)",
+    "### Earlier targets (N = 10,000 within 3 s / 400 MB / 10 s; phases within 1.25x)",
     "",
     targetsTable(checkTargets(r.results)),
   ].join("\n");

@@ -1,4 +1,4 @@
-// `converge/automation`: the Automation API alone, where Pulumi's users import theirs from
+// `converge-iam/automation`: the Automation API alone, where Pulumi's users import theirs from
 // `@pulumi/pulumi/automation`.
 export { LocalWorkspace, WorkspaceStack } from "./sdk/workspace.js";
 export type {

@@ -3,10 +3,11 @@ import { readFileSync } from "node:fs";
 
 /** The package's own package.json: the nearest above this module, which runs from dist/ or, in
  *  the bundled CLI, from dist/bundle/ (neither holds a package.json). */
-function ownPackage(): { version: string } {
+function ownPackage(): { name: string; version: string; root: URL } {
   for (let dir = new URL("./", import.meta.url); ; dir = new URL("../", dir)) {
     try {
-      return JSON.parse(readFileSync(new URL("package.json", dir), "utf8")) as { version: string };
+      const json = JSON.parse(readFileSync(new URL("package.json", dir), "utf8")) as { name: string; version: string };
+      return { ...json, root: dir };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT" || dir.pathname === "/") throw e;
     }
@@ -16,6 +17,10 @@ function ownPackage(): { version: string } {
 const pkg = ownPackage();
 
 export const TOOL_VERSION: string = pkg.version;
+/** The npm package's name (the command is `converge`): what a program stack imports. */
+export const PACKAGE_NAME: string = pkg.name;
+/** The package's root folder (the one holding its package.json), as a file: URL ending in "/". */
+export const PACKAGE_ROOT: URL = pkg.root;
 export const PROVIDER_SCHEMA_VERSION = "0.32.0";
 export const PROVIDER_SCHEMA_STATUS = "preview";
 

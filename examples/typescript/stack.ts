@@ -1,6 +1,12 @@
 // The quickstart (examples/quickstart/stack.yaml) as a program: `converge plan -f stack.ts`.
 // It builds the same stack, so its plan is the YAML quickstart's.
-import { EndpointIamMember, RestorePlanIamBinding, getFederationOutput, interpolate, type StackContext } from "converge";
+import {
+  EndpointIamMember,
+  RestorePlanIamBinding,
+  getFederationOutput,
+  interpolate,
+  type StackContext,
+} from "converge-iam";
 
 export default (stack: StackContext) => {
   stack.name = "quickstart";

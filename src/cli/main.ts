@@ -10,6 +10,7 @@ type Register = (program: Command) => void;
 
 /** Each command group's module and the commands it registers, in the order of `converge --help`. */
 const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Register> }[] = [
+  { names: ["init"], load: async () => (await import("./commands/init.js")).registerInit },
   { names: ["plan"], load: async () => (await import("./commands/plan.js")).registerPlan },
   { names: ["apply", "destroy", "refresh", "output"], load: async () => (await import("./commands/apply.js")).registerApply },
   { names: ["import"], load: async () => (await import("./commands/import.js")).registerImport },

@@ -26,6 +26,7 @@ import { inspect } from "node:util";
 import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
 import { type CallSite, framesOf } from "./call-site.js";
+import { missingPackageDiagnostic } from "./missing-package.js";
 import { forgetClosedHandles, HANDLE_TYPES, programClosed, programOpened, programRan } from "./program-handles.js";
 
 export type Phase = "load" | "run";
@@ -88,14 +89,19 @@ function diagnosticOf(file: string, e: unknown): Diagnostic {
   if (!isErrorLike(e)) {
     return error(`the program failed: it threw ${shown(e)}`, { file, detail: "A thrown value that is not an Error has no stack trace, so where it was thrown is not known: throw an Error to get its line." });
   }
-  const message = String(e.message || e.name);
+  const missing = missingPackageDiagnostic(file, e);
+  if (missing) return missing;
+  // A message of several lines: the first is the summary, the others its detail.
+  const [message = "", ...rest] = String(e.message || e.name).split("\n");
   let stack = String(e.stack ?? "");
   // The frames follow the message, which may be long: they are read past it.
   const at = stack.indexOf(message);
   if (at >= 0 && at < 200) stack = stack.slice(at + message.length);
   const site = framesOf(`\n${stack}`).find((f) => f.file === file);
   const where = site ? { line: site.line, column: site.column } : {};
-  return error(`the program failed: ${boundedMessage(message)}`, { file, ...where });
+  const detail = rest.join("\n").trim();
+  const more = detail ? { detail: boundedMessage(detail) } : {};
+  return error(`the program failed: ${boundedMessage(message)}`, { file, ...where, ...more });
 }
 
 interface Run {

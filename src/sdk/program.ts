@@ -3,6 +3,7 @@
 // part; src/config/load.ts loadStackDocument then checks and models it exactly as it does YAML,
 // so plans, state, review and JSON are the same. TypeScript runs through tsx's hooks, registered
 // from its API when the first .ts stack is loaded: no build step, no loader flag.
+import { existsSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { checkSeedFile, type LoadOptions, type LoadResult, loadStackDocument, withInputProblems } from "../config/load.js";
@@ -67,7 +68,10 @@ async function importProgram(file: string, work: ProgramWork): Promise<Program |
   if ("thrown" in loaded.value) {
     const e = loaded.value.thrown;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes(file)) return error(`stack file ${file} does not exist`, { file, detail: "Pass the stack with -f FILE." });
+    // The stack file itself (a package it imports is named in the same words: thrownBy says which).
+    if (code === "ERR_MODULE_NOT_FOUND" && !existsSync(file)) {
+      return error(`stack file ${file} does not exist`, { file, detail: "Pass the stack with -f FILE." });
+    }
     return thrownBy(file, e);
   }
   const mod = loaded.value.mod;

@@ -11,14 +11,14 @@ import { REPO, expectExit, runCli, stackTraceLines, stats, totalRequests, useTem
 
 const ws = useTempDir("converge-program-contract-");
 const SEED = join(REPO, "examples", "quickstart", "cloud.seed.yaml");
-const IMPORTS = `import { EndpointIamMember, getFederation, type StackContext } from "converge";\n`;
+const IMPORTS = `import { EndpointIamMember, getFederation, type StackContext } from "converge-iam";\n`;
 const PROVIDER = `stack.provider = { project: "my-project", location: "us-central1", endpoint: "embedded", seed: ${JSON.stringify(SEED)} };`;
 
-/** A directory outside the repository whose node_modules/converge is the package, with `stack.ts`. */
+/** A directory outside the repository whose node_modules/converge-iam is the package, with `stack.ts`. */
 async function program(name: string, body: string, file = "stack.ts"): Promise<string> {
   const dir = join(ws.dir, name);
   await mkdir(join(dir, "node_modules"), { recursive: true });
-  await symlink(REPO, join(dir, "node_modules", "converge"), "dir");
+  await symlink(REPO, join(dir, "node_modules", "converge-iam"), "dir");
   await writeFile(join(dir, file), file.endsWith(".ts") ? IMPORTS + body : body);
   return dir;
 }

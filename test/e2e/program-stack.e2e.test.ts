@@ -73,21 +73,35 @@ describe("examples/typescript: the quickstart as a program", () => {
 
 const SEED = join(YAML_DIR, "cloud.seed.yaml");
 
-/** A directory outside the repository whose node_modules/converge is the package, as `npm install` makes it. */
+/** A directory outside the repository whose node_modules/converge-iam is the package, as `npm install`
+ *  makes it. */
 async function consumer(name: string, files: Record<string, string>): Promise<string> {
   const dir = join(ws.dir, name);
   await mkdir(join(dir, "node_modules"), { recursive: true });
-  await symlink(REPO, join(dir, "node_modules", "converge"), "dir");
+  await symlink(REPO, join(dir, "node_modules", "converge-iam"), "dir");
   for (const [f, text] of Object.entries(files)) await writeFile(join(dir, f), text);
   return dir;
 }
 
 const HEAD = `stack.name = "consumer";\n  stack.provider = { project: "my-project", location: "us-central1", endpoint: "embedded", seed: ${JSON.stringify(SEED)} };`;
 
+/** A source file of these lines. */
+const lines = (...text: string[]) => `${text.join("\n")}\n`;
+
 describe("a program outside the repository", () => {
   it("imports converge by name; a diagnostic points at the constructor call in the .ts file", async () => {
     const dir = await consumer("ts-consumer", {
-      "stack.ts": `import { RestorePlanIamMember, type StackContext } from "converge";\n\ntype Unused = { a: number };\n\nexport default (stack: StackContext) => {\n  ${HEAD}\n  new RestorePlanIamMember("bad", { name: "nightly", role: "roles/gkebackup.viewer", member: "bob@example.com" });\n};\n`,
+      "stack.ts": lines(
+        `import { RestorePlanIamMember, type StackContext } from "converge-iam";`,
+        ``,
+        `type Unused = { a: number };`,
+        ``,
+        `export default (stack: StackContext) => {`,
+        `  ${HEAD}`,
+        `  new RestorePlanIamMember("bad",`,
+        `    { name: "nightly", role: "roles/gkebackup.viewer", member: "bob@example.com" });`,
+        `};`,
+      ),
     });
     const r = await runCli(["plan", "-f", "stack.ts"], { cwd: dir, timeoutMs: 60_000 });
     expectExit(r, 1);
@@ -97,7 +111,19 @@ describe("a program outside the repository", () => {
 
   it("runs an .mjs stack, and shows an invoke waiting on a resource output as <= read", async () => {
     const dir = await consumer("mjs-consumer", {
-      "stack.mjs": `import { RestorePlanIamBinding, EndpointIamMember, getFederationOutput, interpolate } from "converge";\n\nexport default (stack) => {\n  ${HEAD}\n  const viewers = new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] });\n  const lake = getFederationOutput({ federationId: interpolate\`lake-\${viewers.etag}\`, location: "us-central1" }, { name: "lake" });\n  new EndpointIamMember("invoker", { name: "churn", role: "roles/aiplatform.user", member: interpolate\`serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com\` });\n};\n`,
+      "stack.mjs": lines(
+        `import { RestorePlanIamBinding, EndpointIamMember, getFederationOutput, interpolate } from "converge-iam";`,
+        ``,
+        `export default (stack) => {`,
+        `  ${HEAD}`,
+        `  const viewers = new RestorePlanIamBinding("viewers",`,
+        `    { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] });`,
+        `  const lake = getFederationOutput(`,
+        `    { federationId: interpolate\`lake-\${viewers.etag}\`, location: "us-central1" }, { name: "lake" });`,
+        `  new EndpointIamMember("invoker", { name: "churn", role: "roles/aiplatform.user",`,
+        `    member: interpolate\`serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com\` });`,
+        `};`,
+      ),
     });
     const r = await runCli(["plan", "-f", "stack.mjs"], { cwd: dir, timeoutMs: 60_000 });
     expectExit(r, 0);
@@ -108,8 +134,28 @@ describe("a program outside the repository", () => {
 
   it("drives a .ts stack with the Automation API from a consumer's script", async () => {
     const dir = await consumer("automation", {
-      "stack.ts": `import { RestorePlanIamBinding, type StackContext } from "converge";\n\nexport default (stack: StackContext) => {\n  ${HEAD}\n  const v = new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] });\n  stack.export("id", v.id);\n};\n`,
-      "automate.mjs": `import { Stack } from "converge";\nconst s = await Stack.fromFile("stack.ts");\nconst events = [];\nconst plan = await s.plan({ onEvent: (e) => events.push(e.type) });\nconst applied = await s.apply(plan, { onEvent: (e) => events.push(e.type) });\nconst outputs = await s.outputs();\nconst destroyed = await s.destroy();\nconsole.log(JSON.stringify({ name: s.name, changes: plan.resource_changes.length, failed: applied.failed.length, outputs, left: destroyed.state.resources.length, events: [...new Set(events)].sort() }));\n`,
+      "stack.ts": lines(
+        `import { RestorePlanIamBinding, type StackContext } from "converge-iam";`,
+        ``,
+        `export default (stack: StackContext) => {`,
+        `  ${HEAD}`,
+        `  const v = new RestorePlanIamBinding("viewers",`,
+        `    { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] });`,
+        `  stack.export("id", v.id);`,
+        `};`,
+      ),
+      "automate.mjs": lines(
+        `import { Stack } from "converge-iam";`,
+        `const s = await Stack.fromFile("stack.ts");`,
+        `const events = [];`,
+        `const plan = await s.plan({ onEvent: (e) => events.push(e.type) });`,
+        `const applied = await s.apply(plan, { onEvent: (e) => events.push(e.type) });`,
+        `const outputs = await s.outputs();`,
+        `const destroyed = await s.destroy();`,
+        `console.log(JSON.stringify({ name: s.name, changes: plan.resource_changes.length,`,
+        `  failed: applied.failed.length, outputs, left: destroyed.state.resources.length,`,
+        `  events: [...new Set(events)].sort() }));`,
+      ),
     });
     const out = await new Promise<string>((res, rej) => execFile(process.execPath, ["automate.mjs"], { cwd: dir }, (e, stdout, stderr) => (e ? rej(new Error(stderr)) : res(stdout))));
     expect(JSON.parse(out)).toEqual({

@@ -1,4 +1,4 @@
-// The quickstart exactly as the README runs it (cd examples/quickstart && converge plan), with
+// The quickstart example (examples/quickstart: cd there and converge plan), with
 // --state in a temp dir so the checkout stays clean. The stack's embedded emulator keeps its
 // world beside the state file.
 import { existsSync, readdirSync, statSync } from "node:fs";
