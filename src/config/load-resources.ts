@@ -11,7 +11,7 @@ import { declaredAt, errorAt as at, formatPath, type SourceDocument } from "./so
 import { ClaimIndex, type Conflict, conflictSummary } from "../drivers/claims.js";
 import { type Each, forEachInstances, instanceAddress, substituteEach } from "./for-each.js";
 import { type Scope, resolveValue } from "./resolve.js";
-import { UNKNOWN, containsUnknown } from "./expressions.js";
+import { UNKNOWN, containsUnknown, hasInterpolation } from "./expressions.js";
 import { plain } from "./sensitive.js";
 import { validate } from "../schemas/index.js";
 import { pushAll } from "../arrays.js";
@@ -151,10 +151,36 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
     const inputNames: readonly string[] = driver.inputFields;
     if (!inputNames.includes(p)) diags.push(at(src, ["resources", decl.decl, "options", "ignoreChanges", i], `${name}: ignoreChanges names "${p}", which is not an input of ${decl.type}`, { address: name, detail: `Inputs: ${inputNames.join(", ")}.` }));
   }
-  if (decl.options.import !== undefined) {
-    const t = driver.parseImportId(decl.options.import, defaults);
+  const importId = loadTimeImportId(src, decl, scope, diags);
+  if (importId !== undefined) {
+    const t = driver.parseImportId(importId, defaults);
     if (typeof t === "string") diags.push(at(src, ["resources", decl.decl, "options", "import"], `${name}: ${t}`, { address: name }));
   }
+}
+
+/** The import ID, with the inputs (and variables built from them) it uses resolved into it now,
+ *  as the properties' are; undefined while one has no value (validate), or when it refers to what
+ *  is known only later (an error). */
+function loadTimeImportId(
+  src: SourceDocument,
+  decl: ResourceDecl,
+  scope: Scope,
+  diags: Diagnostic[],
+): string | undefined {
+  const raw = decl.options.import;
+  if (raw === undefined || decl.each || !hasInterpolation(raw)) return raw;
+  const path = ["resources", decl.decl, "options", "import"];
+  let later = false;
+  const known: Scope = (root) => scope(root) ?? ((later = true), { value: UNKNOWN });
+  const value = plain(resolveValue(raw, path, known, src, diags));
+  if (later) {
+    const summary = `${decl.name}: options.import can use only inputs and variables known when the stack loads`;
+    diags.push(at(src, path, summary, { address: decl.name }));
+    return undefined;
+  }
+  if (typeof value !== "string") return undefined;
+  decl.options.import = value;
+  return value;
 }
 
 /** How forEach collections are evaluated when the stack loads. */
