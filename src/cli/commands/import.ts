@@ -25,8 +25,10 @@ import { ratesOf } from "../rate-option.js";
 import { addStackOptions, action, callTimeoutOf, EXIT, durationMs, openStackOf, writeOut, type StackOptions } from "../common.js";
 import { commandTimeout, handlingTimeout } from "../deadline.js";
 
-interface ImportOptions extends StackOptions {
+export interface ImportOptions extends StackOptions {
   generate?: boolean;
+  fromPulumi?: string;
+  fromTerraform?: string;
   out?: string;
   force?: boolean;
   name?: string;
@@ -131,22 +133,39 @@ export function generateStack(
 ): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
   const used = new Set<string>();
-  const firstKind = policies[0] ? kindOfName(policies[0].name) : undefined;
-  const first = policies[0] && isPolicyKind(firstKind) ? parseFullName(firstKind, policies[0].name) : undefined;
   for (const { name, policy } of policies) {
     const kind = kindOfName(name);
     if (!isPolicyKind(kind)) throw new Error(`generateStack: ${name} is not the name of an object with a policy`);
     for (const [key, value] of adoptingResources(name, policy, adoptingDriver(kind, as), used, group)) resources[key] = value;
   }
+  const n = policies.length;
+  const description = `Adopted by converge import --generate from ${n} ${n === 1 ? "policy" : "policies"}`;
+  return stackDocument({ name: stackName, description, endpoint, seed, firstName: policies[0]?.name, resources });
+}
+
+/** A generated stack: its name, a provider block (the first object's project and location, the
+ *  endpoint unless google, the seed), config inputs when any, and the resources. Pure. */
+export function stackDocument(s: {
+  name: string;
+  description: string;
+  endpoint: string;
+  seed?: string | undefined;
+  firstName?: string | undefined;
+  config?: Record<string, unknown>;
+  resources: Record<string, unknown>;
+}): Record<string, unknown> {
+  const kind = s.firstName !== undefined ? kindOfName(s.firstName) : undefined;
+  const first = s.firstName !== undefined && isPolicyKind(kind) ? parseFullName(kind, s.firstName) : undefined;
   return {
-    name: stackName,
-    description: `Adopted by converge import --generate from ${policies.length} ${policies.length === 1 ? "policy" : "policies"}`,
+    name: s.name,
+    description: s.description,
     provider: {
       ...(first ? { project: first.project, location: first.location } : {}),
-      ...(endpoint !== "google" ? { endpoint } : {}),
-      ...(seed !== undefined ? { seed } : {}),
+      ...(s.endpoint !== "google" ? { endpoint: s.endpoint } : {}),
+      ...(s.seed !== undefined ? { seed: s.seed } : {}),
     },
-    resources,
+    ...(s.config && Object.keys(s.config).length > 0 ? { config: s.config } : {}),
+    resources: s.resources,
   };
 }
 
@@ -215,6 +234,47 @@ function readUntilTimeout<T>(read: (signal: AbortSignal | undefined) => Promise<
   return handlingTimeout(() => read(commandTimeout()?.signal));
 }
 
+/** Where a generated stack is written (where the --out symlinks lead) and its name; what import
+ *  must not replace is refused before anything is read. */
+export async function generatedTarget(
+  o: ImportOptions,
+  outFile: string,
+): Promise<{ target: string; out: string; name: string }> {
+  const target = await writablePath(outFile, GENERATED_STACK);
+  const out = resolve(outFile);
+  const name = generatedName(o, out);
+  checkOutFile(out, name, o.force === true);
+  return { target, out, name };
+}
+
+/** The generated stack's endpoint: credentials in an http://user:password@… endpoint are never
+ *  written down. */
+export const generatedEndpoint = (o: ImportOptions): string => withoutCredentials(o.endpoint ?? "google");
+
+/** An embedded emulator's seed, named relative to the stack, which plans where it was written. */
+export function generatedSeed(o: ImportOptions, target: string): string | undefined {
+  return o.endpoint === "embedded" && o.seed ? relative(dirname(resolve(target)), resolve(o.seed)) : undefined;
+}
+
+/** Writes a generated stack: the schema (for the editor) named relative to it, then `comments`. */
+export function writeStackFile(
+  target: string,
+  out: string,
+  stack: Record<string, unknown>,
+  force: boolean,
+  comments: string[],
+): void {
+  const schema = relative(dirname(resolve(target)), join(SCHEMAS_DIR, "stack.schema.json"));
+  const header = [`yaml-language-server: $schema=${schema}`, ...comments].map((l) => `# ${l}\n`).join("");
+  try {
+    makeDirsSync(dirname(resolve(target)));
+    writeFileSync(target, header + stringify(stack, { lineWidth: 0 }), { flag: force ? "w" : "wx" });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw outExists(out);
+    throw fsError(e, `write ${GENERATED_STACK.what}`, out);
+  }
+}
+
 /** `import --generate NAME… --out FILE`: writes a stack that adopts every binding of the named objects. */
 async function generate(args: string[], o: ImportOptions): Promise<number> {
   const as = ownershipOf(o.as);
@@ -227,11 +287,7 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
       throw new UserError({ severity: "error", summary: `"${n}" is not a full ${POLICY_KINDS.map(kindLabel).join(" or ")} name`, detail: `Expected ${forms.join(" or ")}.` });
     }
   }
-  // Written where its symlinks lead; what import must not replace is refused before the cloud is read.
-  const target = await writablePath(o.out, GENERATED_STACK);
-  const out = resolve(o.out);
-  const name = generatedName(o, out);
-  checkOutFile(out, name, o.force === true);
+  const { target, out, name } = await generatedTarget(o, o.out);
   // The embedded emulator keeps its world beside the state the generated stack will use.
   const stateDir = dirname(o.state ? resolve(o.state) : defaultStateOf(out, name));
   const cloud = await openCloud({ endpoint: o.endpoint ?? "google", ...(o.seed ? { seed: resolve(o.seed) } : {}) }, { stateDir, stackName: name, emit: retryPrinter(o), callTimeoutMs: callTimeoutOf(o), rates: ratesOf(o) });
@@ -243,21 +299,10 @@ async function generate(args: string[], o: ImportOptions): Promise<number> {
       if (!policy) throw new UserError({ severity: "error", summary: `${full} does not exist` });
       policies.push({ name: full, policy });
     }
-    // Credentials in an http://user:password@… endpoint are never sent, and never written down.
-    // The stack plans where it was written: an embedded emulator's seed and the schema (for the
-    // editor) are named relative to it.
-    const here = dirname(resolve(target));
-    const seed = o.endpoint === "embedded" && o.seed ? relative(here, resolve(o.seed)) : undefined;
-    const stack = generateStack(name, withoutCredentials(o.endpoint ?? "google"), policies, as, o.group === true, seed);
-    const schema = relative(here, join(SCHEMAS_DIR, "stack.schema.json"));
-    const header = `# yaml-language-server: $schema=${schema}\n# Generated by converge import --generate. Review it, then run converge plan: it should show only imports.\n`;
-    try {
-      makeDirsSync(dirname(resolve(target)));
-      writeFileSync(target, header + stringify(stack, { lineWidth: 0 }), { flag: o.force ? "w" : "wx" });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EEXIST") throw outExists(out);
-      throw fsError(e, `write ${GENERATED_STACK.what}`, out);
-    }
+    const stack = generateStack(name, generatedEndpoint(o), policies, as, o.group === true, generatedSeed(o, target));
+    const made = "Generated by converge import --generate. " +
+      "Review it, then run converge plan: it should show only imports.";
+    writeStackFile(target, out, stack, o.force === true, [made]);
     await writeOut(`Wrote ${Object.keys(stack.resources as object).length} resources adopting ${policies.length} ${policies.length === 1 ? "policy" : "policies"} to ${o.out} (stack "${name}").\nRun \`converge plan -f ${o.out}\`: it should show only imports.\n`);
     return EXIT.ok;
   } finally {
@@ -271,9 +316,14 @@ export function registerImport(program: Command): void {
     .argument("[args...]", `ADDRESS ID, or with --generate: the full names of the ${POLICY_OBJECTS}`)
     .description("Adopt an existing grant into the state (nothing is written to the cloud)")
     .option("--generate", `write a stack that adopts every binding of the named ${POLICY_OBJECTS}`)
-    .option("--out <file>", "with --generate: where to write the stack (an existing file only with --force)")
-    .option("--force", "with --generate: overwrite --out, or reuse the existing state of a stack of that name")
-    .option("--name <name>", "with --generate: the generated stack's name (default: the --out file's name without its extension)")
+    .option("--from-pulumi <file>", "write a stack adopting the resources of a `pulumi stack export` (version 3)")
+    .option("--from-terraform <file>", "write a stack adopting a Terraform state's (v4, or `terraform show -json`)")
+    .option("--out <file>", "with --generate or --from-…: where to write the stack (an existing one only with --force)")
+    .option("--force", "with --generate or --from-…: overwrite --out, or reuse the state of a stack of that name")
+    .option(
+      "--name <name>",
+      "with --generate or --from-…: the generated stack's name (default: the --out file's name without its extension)",
+    )
     .addOption(new Option("--stack-name <name>", "the old spelling of --name").hideHelp())
     .option("--endpoint <endpoint>", "with --generate: google (default), embedded or http://host:port", "google")
     .option("--seed <file>", "with --generate and --endpoint embedded: the emulator seed")
@@ -281,6 +331,10 @@ export function registerImport(program: Command): void {
     .option("--group", "with --generate --as member: one resource per role, with an instance per member (options.forEach)");
   addStackOptions(cmd).action(
     action(async (args: string[], o: ImportOptions) => {
+      if (o.fromPulumi !== undefined || o.fromTerraform !== undefined) {
+        // Loaded when used: the migration's module uses this one's writer.
+        return (await import("../../migrate/command.js")).importFromState(args, o);
+      }
       if (o.generate) return generate(args, o);
       if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Policy ID: "{name}"; binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });
       const [address, ...idParts] = args as [string, ...string[]];
