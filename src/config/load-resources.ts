@@ -159,8 +159,9 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
 }
 
 /** The import ID, with the inputs (and variables built from them) it uses resolved into it now,
- *  as the properties' are; undefined while one has no value (validate), or when it refers to what
- *  is known only later (an error). */
+ *  as the properties' are; undefined while one has no value (validate). An ID with a `${…}` that
+ *  names no input nor variable is taken as written, as before inputs could be used in it (import
+ *  --generate writes live members and titles holding "${" as they are). */
 function loadTimeImportId(
   src: SourceDocument,
   decl: ResourceDecl,
@@ -170,14 +171,11 @@ function loadTimeImportId(
   const raw = decl.options.import;
   if (raw === undefined || decl.each || !hasInterpolation(raw)) return raw;
   const path = ["resources", decl.decl, "options", "import"];
-  let later = false;
-  const known: Scope = (root) => scope(root) ?? ((later = true), { value: UNKNOWN });
-  const value = plain(resolveValue(raw, path, known, src, diags));
-  if (later) {
-    const summary = `${decl.name}: options.import can use only inputs and variables known when the stack loads`;
-    diags.push(at(src, path, summary, { address: decl.name }));
-    return undefined;
-  }
+  let literal = false;
+  const known: Scope = (root) => scope(root) ?? ((literal = true), { value: UNKNOWN });
+  const found: Diagnostic[] = [];
+  const value = plain(resolveValue(raw, path, known, src, found));
+  if (literal || found.length > 0) return raw;
   if (typeof value !== "string") return undefined;
   decl.options.import = value;
   return value;
