@@ -205,6 +205,12 @@ describe("converge import --from-pulumi / --from-terraform", { timeout: 120_000 
       '{\n  "version": 3,\n  "modules": []\n}\n',
       /bad\.json:2:14: .*state format version 3/,
     ],
+    [
+      "one with nothing to adopt",
+      "--from-pulumi",
+      '{"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", "type": "pulumi:pulumi:Stack"}]}}',
+      /bad\.json.*holds no resource converge can adopt/,
+    ],
   ])("refuses %s at its position, exit 1, writing nothing", async (_what, flag, body, message) => {
     const file = join(ws.dir, "bad.json");
     await writeFile(file, body);

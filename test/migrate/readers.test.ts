@@ -113,6 +113,44 @@ describe("Pulumi export (deployment version 3)", () => {
     expect(m.config.b_members).toMatchObject({ type: "list", secret: true });
   });
 
+  it("warns about pending operations; a secret condition or member list is a map or list input", () => {
+    const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:x" };
+    const urn = (t: string, n: string) => `urn:pulumi:s::p::${t}::${n}`;
+    const member = "google-native:aiplatform/v1beta1:EndpointIamMember";
+    const binding = "google-native:gkebackup/v1:RestorePlanIamBinding";
+    const resources = [
+      {
+        urn: urn(member, "m"),
+        custom: true,
+        type: member,
+        inputs: { name: `${EP}/e`, role: "roles/x", member: "user:a@example.com", condition: secret },
+      },
+      {
+        urn: urn(binding, "b"),
+        custom: true,
+        type: binding,
+        inputs: { name: `${RP}/r`, role: "roles/y", members: secret },
+      },
+    ];
+    const dep = { version: 3, deployment: { resources, pending_operations: [{ type: "creating", resource: {} }] } };
+    const read = readPulumiExport(
+      readSourceFile(fileWith("pending.json", JSON.stringify(dep, null, 2)), "Pulumi export"),
+    );
+    expect(read.notes).toEqual([
+      expect.objectContaining({ severity: "warning", summary: expect.stringMatching(/1 pending operation:/) }),
+    ]);
+    const m = migratedStack(read.resources);
+    expect(m.config).toEqual({
+      m_condition: expect.objectContaining({ type: "map", secret: true }),
+      b_members: expect.objectContaining({ type: "list", secret: true }),
+    });
+    expect(m.resources.m).toMatchObject({
+      properties: { condition: "${m_condition}" },
+      options: { import: `${EP}/e roles/x user:a@example.com \${m_condition.title}` },
+    });
+    expect(m.resources.b).toMatchObject({ properties: { members: "${b_members}" } });
+  });
+
   it.each([
     ["not an object", "[1, 2]", 1, 1, /is not a `pulumi stack export` file/],
     ["no version", '{\n  "deployment": {}\n}', 1, 1, /has no "version"/],
