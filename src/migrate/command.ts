@@ -62,6 +62,8 @@ function checkArgs(args: string[], o: ImportOptions): { kind: SourceKind; file: 
   const kind: SourceKind = o.fromPulumi !== undefined ? "pulumi" : "terraform";
   const { flag } = SOURCES[kind];
   if (o.generate) throw new UserError(error(`--generate reads the cloud and ${flag} reads a state: give one of them`));
+  // Each resource keeps the kind it had in the file (policy, binding or member).
+  if (o.group) throw new UserError(error(`--group is for --generate --as member, not for ${flag}`));
   if (args.length)
     throw new UserError(
       error(`import ${flag} FILE takes no other arguments, got "${args[0]}"`, {

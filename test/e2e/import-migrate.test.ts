@@ -230,4 +230,21 @@ describe("converge import --from-pulumi / --from-terraform", { timeout: 120_000 
     expect(r.stderr).toMatch(/cannot read Terraform state .*no-such\.tfstate: it does not exist/);
     expect(existsSync(out)).toBe(false);
   });
+
+  it("refuses options that do not apply: --generate, --group, names, no --out", async () => {
+    const file = join(FIXTURES, "pulumi-export.json");
+    const out = join(ws.dir, "never.yaml");
+    const cases: [string[], RegExp][] = [
+      [["--generate", "--out", out], /--generate reads the cloud and --from-pulumi reads a state/],
+      [["--group", "--out", out], /--group is for --generate --as member/],
+      [[rpName("nightly"), "--out", out], /takes no other arguments/],
+      [[], /import --from-pulumi needs --out FILE/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(["import", "--from-pulumi", file, ...args]);
+      expectExit(r, 1);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(existsSync(out)).toBe(false);
+  });
 });
