@@ -71,14 +71,40 @@ const nameOfUrn = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2) 
 /** Whether a type is Pulumi's own: the stack, or a provider instance. */
 const isPulumiOwn = (type: string): boolean => type === "pulumi:pulumi:Stack" || type.startsWith("pulumi:providers:");
 
-function resourceOf(file: SourceFile, r: Record<string, unknown>, path: DocPath): SourceResource {
+/** Where a provider resource puts what it manages: its project and region (google-native's
+ *  defaults), by the reference resources give it ("{urn}::{id}"). */
+type ProviderDefaults = Map<string, Record<string, string>>;
+
+function providerDefaults(list: unknown[]): ProviderDefaults {
+  const out: ProviderDefaults = new Map();
+  for (const r of list) {
+    const o = objectOf(r);
+    if (typeof o?.type !== "string" || !o.type.startsWith("pulumi:providers:")) continue;
+    const p = { ...objectOf(o.outputs), ...objectOf(o.inputs) };
+    const d: Record<string, string> = {};
+    if (typeof p.project === "string") d.project = p.project;
+    const location = p.region ?? p.location;
+    if (typeof location === "string") d.location = location;
+    out.set(`${String(o.urn)}::${String(o.id)}`, d);
+  }
+  return out;
+}
+
+function resourceOf(
+  file: SourceFile,
+  r: Record<string, unknown>,
+  path: DocPath,
+  providers: ProviderDefaults,
+): SourceResource {
   const { src } = file;
   if (typeof r.urn !== "string" || typeof r.type !== "string")
     throw refuse(src, path, `${src.file}: a resource without a "urn" and a "type"`);
   const inputs = objectOf(r.inputs) ?? {};
   const outputs = objectOf(r.outputs) ?? {};
-  // Inputs are what the program declared; an output fills what they lack (an id, a project).
-  const properties = withSecrets({ ...outputs, ...inputs }) as Record<string, unknown>;
+  // Inputs are what the program declared; an output fills what they lack (an id, a project), and
+  // the provider's project and region complete a short name.
+  const defaults = (typeof r.provider === "string" ? providers.get(r.provider) : undefined) ?? {};
+  const properties = withSecrets({ ...defaults, ...outputs, ...inputs }) as Record<string, unknown>;
   const res: SourceResource = { address: r.urn, type: r.type, name: nameOfUrn(r.urn), properties, path };
   if (r.delete === true) res.skip = "Pulumi marked it for deletion (a replacement it did not finish)";
   else if (r.custom === false)
@@ -93,12 +119,13 @@ export function readPulumiExport(file: SourceFile): { resources: SourceResource[
   const list = deployment.resources ?? [];
   if (!Array.isArray(list)) throw refuse(src, [...at, "resources"], `${src.file}: "resources" is not a list`);
   const resources: SourceResource[] = [];
+  const providers = providerDefaults(list);
   list.forEach((r, i) => {
     const path = [...at, "resources", i];
     const o = objectOf(r);
     if (!o) throw refuse(src, path, `${src.file}: a resource is not an object`);
     if (typeof o.type === "string" && isPulumiOwn(o.type)) return;
-    resources.push(resourceOf(file, o, path));
+    resources.push(resourceOf(file, o, path, providers));
   });
   const pending = deployment.pending_operations;
   const notes =

@@ -113,6 +113,31 @@ describe("Pulumi export (deployment version 3)", () => {
     expect(m.config.b_members).toMatchObject({ type: "list", secret: true });
   });
 
+  it("completes a short name from the project and region of the resource's provider", () => {
+    const provider = "urn:pulumi:s::p::pulumi:providers:google-native::eu";
+    const binding = "google-native:gkebackup/v1:RestorePlanIamBinding";
+    const resources = [
+      {
+        urn: provider,
+        custom: true,
+        id: "42",
+        type: "pulumi:providers:google-native",
+        inputs: { project: "eu-project", region: "europe-west1" },
+      },
+      {
+        urn: `urn:pulumi:s::p::${binding}::b`,
+        custom: true,
+        type: binding,
+        provider: `${provider}::42`,
+        inputs: { name: "nightly", role: "roles/y", members: ["user:a@example.com"] },
+      },
+    ];
+    const f = fileWith("provider.json", JSON.stringify({ version: 3, deployment: { resources } }));
+    const m = migratedStack(readPulumiExport(readSourceFile(f, "Pulumi export")).resources);
+    const name = "projects/eu-project/locations/europe-west1/restorePlans/nightly";
+    expect(m.resources.b).toMatchObject({ properties: { name }, options: { import: `${name} roles/y` } });
+  });
+
   it("warns about pending operations; a secret condition or member list is a map or list input", () => {
     const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:x" };
     const urn = (t: string, n: string) => `urn:pulumi:s::p::${t}::${n}`;
