@@ -138,6 +138,42 @@ describe("Pulumi export (deployment version 3)", () => {
     expect(m.resources.b).toMatchObject({ properties: { name }, options: { import: `${name} roles/y` } });
   });
 
+  it("maps the Pulumi gcp provider's types as Terraform's (project, location, a short name, policyData)", () => {
+    const member = "gcp:vertex/aiEndpointIamMember:AiEndpointIamMember";
+    const policy = "gcp:gkebackup/restorePlanIamPolicy:RestorePlanIamPolicy";
+    const where = { project: "my-project", location: "us-central1" };
+    const condition = { title: "t", description: "", expression: "true" };
+    const policyData = JSON.stringify({ bindings: [{ role: "roles/z", members: ["user:b@example.com"] }] });
+    const resources = [
+      {
+        urn: `urn:pulumi:s::p::${member}::m`,
+        custom: true,
+        type: member,
+        inputs: { ...where, endpoint: "e", role: "roles/x", member: "user:a@example.com", condition },
+      },
+      { urn: `urn:pulumi:s::p::${policy}::p`, custom: true, type: policy, inputs: { ...where, name: "r", policyData } },
+    ];
+    const f = fileWith("gcp.json", JSON.stringify({ version: 3, deployment: { resources } }));
+    const m = migratedStack(readPulumiExport(readSourceFile(f, "Pulumi export")).resources);
+    expect(m.resources).toEqual({
+      m: {
+        type: "cloudnative:aiplatform/v1beta1:EndpointIamMember",
+        properties: {
+          name: `${EP}/e`,
+          role: "roles/x",
+          member: "user:a@example.com",
+          condition: { title: "t", expression: "true" },
+        },
+        options: { import: `${EP}/e roles/x user:a@example.com t` },
+      },
+      p: {
+        type: "cloudnative:backup/v1:RestorePlanIamPolicy",
+        properties: { name: `${RP}/r`, bindings: [{ role: "roles/z", members: ["user:b@example.com"] }] },
+        options: { import: `${RP}/r` },
+      },
+    });
+  });
+
   it("warns about pending operations; a secret condition or member list is a map or list input", () => {
     const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:x" };
     const urn = (t: string, n: string) => `urn:pulumi:s::p::${t}::${n}`;
