@@ -60,6 +60,30 @@ export interface HistoryRecord {
   convergeVersion: string;
 }
 
+/** What `drift --watch` records: a drift found (new, or changed), or one that is gone. */
+export interface DriftEvent {
+  event: "found" | "cleared";
+  /** The finding (src/plan/drift.ts), as the report shows it: no secret in it. */
+  finding: { class: string; object: string; role: string; member: string };
+}
+
+/** A recorded drift event, with who recorded it and when. */
+export interface DriftEventRecord extends DriftEvent {
+  /** RFC 3339. */
+  recorded: string;
+  actor: string;
+  host: string;
+  /** The serial of the state the check compared with (0: none yet). */
+  serial: number;
+}
+
+/** The drift events of one (stack, workspace) on PostgreSQL. */
+export interface DriftLog {
+  record(events: readonly DriftEvent[], serial: number): Promise<void>;
+  /** Oldest first. */
+  read(): Promise<DriftEventRecord[]>;
+}
+
 export interface StateStore {
   /** Where the state lives, for messages: "state/quickstart.json", `postgres (schema converge) stack "x" workspace "default"`; never a secret. */
   describe(): string;
@@ -91,6 +115,8 @@ export interface StateStore {
 
   /** The versions written, oldest first (backends that keep history). */
   history?(): Promise<HistoryRecord[]>;
+  /** What `drift --watch` found ({schema}.drift_events on PostgreSQL; the local file keeps none). */
+  readonly drift?: DriftLog;
   /** The version written with `serial` (of the current lineage when several were), if kept. */
   version?(serial: number): Promise<State | undefined>;
   /**

@@ -10,6 +10,7 @@ import type { State } from "../../generated/schemas.js";
 import { describeClaim, redactClaim } from "../../state/claims.js";
 import { parseState, serializeState } from "../../state/format.js";
 import { type HistoryRecord, type StateStore, versionOf } from "../../state/index.js";
+import type { DriftEventRecord } from "../../state/store.js";
 import { action, durationMs, EXIT, openedStateOf, type StateCommandOptions, writeOut } from "../common.js";
 import { maxOf } from "../../arrays.js";
 
@@ -45,10 +46,34 @@ export async function stateAt(store: StateStore, serial: number | undefined): Pr
   return old;
 }
 
-function historyText(records: HistoryRecord[]): string {
+/** A drift event as a history row: "drift found" or "drift gone", the finding in place of the plan. */
+type DriftRow = Omit<HistoryRecord, "lineage" | "convergeVersion"> & { drift: DriftEventRecord["finding"] };
+
+function driftRows(events: readonly DriftEventRecord[]): DriftRow[] {
+  return events.map((e) => {
+    const operation = e.event === "found" ? "drift found" : "drift gone";
+    return { serial: e.serial, written: e.recorded, actor: e.actor, host: e.host, operation, drift: e.finding };
+  });
+}
+
+/** The versions and the drift events, in the order they were written. */
+async function historyOf(store: StateStore): Promise<(HistoryRecord | DriftRow)[]> {
+  const versions: (HistoryRecord | DriftRow)[] = await store.history!();
+  if (!store.drift) return versions;
+  const all = versions.concat(driftRows(await store.drift.read()));
+  // Stable: a version and an event of the same instant keep versions first.
+  return all.sort((a, b) => (a.written < b.written ? -1 : a.written > b.written ? 1 : 0));
+}
+
+const driftSummary = (d: DriftRow["drift"]) => `${d.class}: ${d.member} ${d.role} on ${d.object}`;
+
+function historyText(records: (HistoryRecord | DriftRow)[]): string {
   const rows = [["SERIAL", "WRITTEN", "ACTOR", "HOST", "OPERATION", "GRANTED", "REVOKED", "PLAN"]];
   for (const r of records) {
-    rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, r.access ? String(r.access.granted) : "-", r.access ? String(r.access.revoked) : "-", r.planDigest ? `${r.planDigest.slice(0, 19)}…` : "-"]);
+    const plan = "drift" in r ? driftSummary(r.drift) : r.planDigest ? `${r.planDigest.slice(0, 19)}…` : "-";
+    const access = "access" in r && r.access ? r.access : undefined;
+    const counts = access ? [String(access.granted), String(access.revoked)] : ["-", "-"];
+    rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, counts[0]!, counts[1]!, plan]);
   }
   const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
   return rows.map((r) => terminalText(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd())).join("\n") + "\n";
@@ -62,7 +87,7 @@ async function history(o: TeamOptions): Promise<number> {
     if (!o.json) await writeOut(`No history: ${store.describe()} is a local state file.\n`);
     return EXIT.ok;
   }
-  const records = await store.history();
+  const records = await historyOf(store);
   if (o.json) await writeOut(jsonText(records, 2) + "\n");
   else await writeOut(records.length ? historyText(records) : `No history yet: nothing was written to ${store.describe()}.\n`);
   return EXIT.ok;

@@ -7,7 +7,7 @@ import type pg from "pg";
 import { pgModule } from "./pg.js";
 import { TOOL_VERSION } from "../../version.js";
 import { currentUser } from "../lock.js";
-import type { HistoryRecord, WriteMeta } from "../store.js";
+import type { DriftEvent, DriftLog, HistoryRecord, WriteMeta } from "../store.js";
 import type { State } from "../../generated/schemas.js";
 import { serializeState } from "../format.js";
 
@@ -133,4 +133,42 @@ export async function importVersions(
     added++;
   }
   return added;
+}
+
+type Query = <T>(action: string, fn: (db: pg.Pool) => Promise<T>) => Promise<T>;
+
+export type { DriftLog };
+
+/** The drift log of `scope`, through the store's `query` (its pool, its errors). */
+export function driftLog(scope: { schema: string; stack: string; workspace: string }, query: Query): DriftLog {
+  const table = () => `${pgEscape(scope.schema)}.drift_events`;
+  return {
+    record: (events, serial) =>
+      query("record the drift", async (db) => {
+        if (!events.length) return;
+        const rows = events.map((e) => [e.event, e.finding.class, e.finding.object, JSON.stringify(e.finding)]);
+        await db.query(
+          `INSERT INTO ${table()} (stack, workspace, serial, actor, host, event, class, object, finding)
+           SELECT $1, $2, $3, $4, $5, e->>0, e->>1, e->>2, (e->>3)::json FROM json_array_elements($6::json) AS e`,
+          [scope.stack, scope.workspace, serial, actorOf(), osHostname(), JSON.stringify(rows)],
+        );
+      }),
+    read: () =>
+      query("read the drift history", async (db) => {
+        type Row = { recorded: Date; actor: string; host: string; serial: string; event: string; finding: unknown };
+        const r = await db.query<Row>(
+          `SELECT recorded, actor, host, serial, event, finding FROM ${table()}
+             WHERE stack = $1 AND workspace = $2 ORDER BY id`,
+          [scope.stack, scope.workspace],
+        );
+        return r.rows.map((row) => ({
+          recorded: new Date(row.recorded).toISOString(),
+          actor: row.actor,
+          host: row.host,
+          serial: Number(row.serial),
+          event: row.event === "cleared" ? ("cleared" as const) : ("found" as const),
+          finding: row.finding as DriftEvent["finding"],
+        }));
+      }),
+  };
 }

@@ -91,6 +91,14 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
     `ALTER TABLE history ADD COLUMN run text`,
     `CREATE INDEX history_by_run ON history (stack, workspace, run)`,
   ],
+  [
+    // What `converge drift --watch` found: each drift once when found (or changed), and when gone.
+    `CREATE TABLE drift_events (
+       id bigserial PRIMARY KEY, stack text NOT NULL, workspace text NOT NULL, serial bigint NOT NULL,
+       recorded timestamptz NOT NULL DEFAULT now(), actor text NOT NULL, host text NOT NULL,
+       event text NOT NULL, class text NOT NULL, object text NOT NULL, finding json NOT NULL)`,
+    `CREATE INDEX drift_events_by_stack ON drift_events (stack, workspace, id)`,
+  ],
 ];
 
 /** The version that added the claims table: the states already there get theirs recorded then. */

@@ -13,7 +13,7 @@ import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, 
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
 import { claimedProjectNumbers, conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
 import { connectionFromEnv, inTransaction, pgFailure, type PgTarget, rollback, withPoolClient, within } from "./connection.js";
-import { importVersions, readHistory, readVersion, recordVersion } from "./history.js";
+import { driftLog, type DriftLog, importVersions, readHistory, readVersion, recordVersion } from "./history.js";
 import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
 import type { ProjectIds } from "../../cloud/names.js";
@@ -113,6 +113,8 @@ export class PostgresStateStore implements StateStore, FencedStore {
   history(): Promise<HistoryRecord[]> {
     return this.query("read the history", (db) => readHistory(db, this.scope.schema, this.scope.stack, this.scope.workspace));
   }
+
+  get drift(): DriftLog { return driftLog(this.scope, (action, fn) => this.query(action, fn)); }
 
   async version(serial: number): Promise<State | undefined> {
     const current = await this.read();
