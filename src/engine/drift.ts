@@ -84,11 +84,13 @@ export async function checkDrift(
 }
 
 /** The addresses a remediation plan targets: the state's resources whose grants drifted and that
- *  an apply restores (an unmanaged grant has none: `--adopt` is for those). */
+ *  an apply restores (an unmanaged grant has none: `--adopt` is for those; a deleted principal is
+ *  left to a person). */
 export function remediatedAddresses(findings: readonly DriftFinding[]): string[] {
   const out = new Set<string>();
   for (const f of findings) {
-    if (f.class === "unmanaged" || !f.address) continue;
+    // A deleted principal is not granted again: its email may name another account by now.
+    if (f.class === "unmanaged" || f.class === "deleted-principal" || !f.address) continue;
     if (f.class === "added" && !f.revokedByNextApply) continue;
     out.add(f.address);
   }

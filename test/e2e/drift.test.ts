@@ -119,6 +119,17 @@ describe("converge drift", { timeout: 180_000 }, () => {
     expect(await readFile(adopted, "utf8")).toContain(GRACE);
   });
 
+  it("options that do not go together are an error before anything is read", async () => {
+    const s = stackRunner(ws, "cls");
+    await resetStats(ws.emu);
+    const r = await s.cli("drift", "--adopt");
+    expectExit(r, 1);
+    expect(r.stderr).toContain("--adopt needs --out FILE");
+    expect(r.stderr).not.toContain("internal error");
+    const calls = await stats(ws.emu);
+    expect(getCalls(calls) + setCalls(calls)).toBe(0);
+  });
+
   it("a --remediate plan, reviewed and applied, restores the approved state: the next drift exits 0", async () => {
     const s = stackRunner(ws, "fix");
     await s.write({
