@@ -230,7 +230,8 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
   if (session.stack.config.size) result.plan.inputs_hash = inputsHash(session.stack.config);
   // Which state the plan was made from: `apply FILE` refuses it for any other.
   result.plan.backend = session.stateIdentity;
-  const secrets = secretList(result.secrets);
+  // The state's secrets too: a targeted plan resolves no output, and the state's secret outputs are in it.
+  const secrets = secretList([...result.secrets].concat(prior ? stateSecrets(prior) : []));
   rememberSecrets(secrets);
   const shown = redactPlan(result.plan, secrets);
   return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, settlement, cloud, projectIds, close: () => cloud.close() };

@@ -9,7 +9,7 @@ import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { useFreshDatabase } from "../postgres/helpers.js";
 import { tree } from "../support/file-tree.js";
 import { BINDING_T, MEMBER_T, ep, rp } from "./apply-helpers.js";
-import { type CliResult, runCli, useEmulatorWorkspace } from "./helpers.js";
+import { type CliResult, runCli, setPolicyOutOfBand, useEmulatorWorkspace } from "./helpers.js";
 
 const TOKEN = "s3cr3t-alice";
 const OBJECT = "zq-hidden-ep";
@@ -69,6 +69,9 @@ outputs:
 `;
 }
 
+/** Not a command: the test removes the secret member from its policy, as someone with gcloud would. */
+const REMOVE_SECRET_MEMBER = "(remove the secret member out of band)";
+
 /** Every command a user runs in a stack's life, in order. */
 const COMMANDS: string[][] = [
   ["validate"],
@@ -86,6 +89,18 @@ const COMMANDS: string[][] = [
   ["apply", "--auto-approve", "--json"],
   ["apply", "--auto-approve", "--json"],
   ["apply", "--auto-approve"],
+  // The secret member removed out of band: drift reports it (exit 2) in every form, and acts on it.
+  [REMOVE_SECRET_MEMBER],
+  ["drift"],
+  ["drift", "--json"],
+  ["drift", "--format", "markdown"],
+  ["drift", "--format", "sarif"],
+  ["drift", "--adopt", "--out", "adopted.yaml"],
+  ["drift", "--remediate", "--out", "restore.plan"],
+  ["plan", "--target", "member", "--out", "targeted.plan"],
+  ["show", "restore.plan"],
+  ["apply", "restore.plan"],
+  ["drift"],
   ["refresh"],
   ["output"],
   ["output", "--json"],
@@ -120,11 +135,23 @@ async function canary(dir: string, backendYaml: string, env: Record<string, stri
     results.push({ args, r });
     return r;
   };
-  for (const args of COMMANDS) await cli(args);
+  for (const args of COMMANDS) {
+    if (args[0] !== REMOVE_SECRET_MEMBER) await cli(args);
+    else {
+      await setPolicyOutOfBand(emu!.emulator!, ep("churn"), (p) => ({
+        ...p,
+        bindings: (p.bindings ?? []).map((b) => ({ ...b, members: b.members.filter((m) => !m.includes(TOKEN)) })),
+      }));
+    }
+  }
   // An error about an object whose name is secret.
   const missing = await cli(["plan"], { CONVERGE_VAR_objname: MISSING });
   expect(missing.code).toBe(1);
-  const failed = results.filter(({ args, r }) => r.code !== 0 && !(args[0] === "plan" && r === missing));
+  const drifted = (args: string[], r: CliResult) => args[0] === "drift" && r.code === 2;
+  const expected = (args: string[], r: CliResult) => (args[0] === "plan" && r === missing) || drifted(args, r);
+  const failed = results.filter(({ args, r }) => r.code !== 0 && !expected(args, r));
+  // drift saw the secret member's removal (its text says so, without the member).
+  expect(results.find(({ args }) => args.join(" ") === "drift")!.r.stdout).toContain("(a) removed out of band");
   expect(failed.map(({ args, r }) => `${args.join(" ")}: ${r.code}\n${r.stderr}`)).toEqual([]);
   // Outputs computed from a secret (directly, through a resource's id, fn::secret) are sensitive.
   const planJson = results.find(({ args }) => args.join(" ") === "plan --json")!.r;
