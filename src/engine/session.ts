@@ -6,7 +6,7 @@ import { loadAnyStackFile } from "../config/load-any.js";
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import type { GivenInputs } from "../config/inputs.js";
-import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, hasErrors, UserError } from "../diagnostics/diagnostic.js";
 import { EMULATOR_HOST_ENV, withoutCredentials } from "../cloud/endpoint.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
@@ -26,6 +26,9 @@ import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import type { WorkspaceCatalog } from "../state/workspace.js";
+import { loadRuleSet, type RuleSet } from "../guardrails/rules.js";
+import type { Approval } from "../guardrails/enforce.js";
+import { delimiter } from "node:path";
 
 /** A loaded stack and the store of its state. */
 export interface StackSession {
@@ -41,6 +44,8 @@ export interface StackSession {
   stateIdentity: StateIdentity;
   /** The stack's workspaces on its backend. */
   workspaces: WorkspaceCatalog;
+  /** The guardrail rules in force (the stack's policies:, --policy files, CONVERGE_POLICY). */
+  rules?: RuleSet;
 }
 
 export interface OpenStackRequest {
@@ -54,6 +59,14 @@ export interface OpenStackRequest {
   strict?: boolean;
   /** Values given for the stack's inputs */
   inputs?: GivenInputs;
+  /** Rules files (--policy); default: CONVERGE_POLICY's files (separated as PATH is). */
+  policyFiles?: readonly string[];
+}
+
+/** The rules files CONVERGE_POLICY names (separated as PATH is), then `given` (--policy), each once. */
+export function policyFilesOf(env: NodeJS.ProcessEnv = process.env, given: readonly string[] = []): string[] {
+  const files = (env.CONVERGE_POLICY ?? "").split(delimiter).filter((f) => f.trim() !== "");
+  return [...new Set(files.concat(given))];
 }
 
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
@@ -80,8 +93,13 @@ export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStac
     ...(req.backend !== undefined ? { backendType: req.backend } : {}),
     ...(req.workspace !== undefined ? { workspace: req.workspace } : {}),
   };
+  // The rules are checked before the state is opened: a rule that does not load stops the command.
+  const ruleDiags: Diagnostic[] = [];
+  const rules = loadRuleSet(stack, req.policyFiles ?? policyFilesOf(), ruleDiags);
+  if (hasErrors(ruleDiags)) throw new UserError(ruleDiags);
   const { store, dir, workspace, identity, workspaces } = openStateStore(location);
-  return { stack, warnings: diagnostics, store, stateDir: dir, workspace, stateIdentity: identity, workspaces };
+  const opened = { stack, warnings: diagnostics, store, stateDir: dir, workspace, stateIdentity: identity, workspaces };
+  return rules ? { ...opened, rules } : opened;
 }
 
 /** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
@@ -99,6 +117,8 @@ export interface PlanRequest {
   /** --rate: requests per minute by service, over the defaults. */
   rates?: RateTable;
   strict?: boolean;
+  /** Who applies and the owner-approval rules they approve (--approve). */
+  approval?: Approval;
 }
 
 /** A plan and what applying it needs: the state it was made from, the policies it read, the
@@ -190,6 +210,8 @@ async function planWith(session: StackSession, stored: State | undefined, ids: P
       target: cloud.target,
       readAhead: ahead,
       projectIds: ids,
+      workspace: session.workspace,
+      ...(session.rules ? { guardrails: session.rules } : {}),
       ...(own.length ? { ownGrants: own } : {}),
       ...(planSignal ? { signal: planSignal } : {}),
     }, emit);
