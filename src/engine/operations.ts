@@ -30,7 +30,7 @@ import {
 } from "./session.js";
 import { type ChangeCounts, ChangeTally } from "./tally.js";
 import { importResource, importTarget, type ImportRequest } from "./import.js";
-import { checkSameRules, enforceGuardrails } from "../guardrails/enforce.js";
+import { approvedRules, checkSameRules, enforceGuardrails } from "../guardrails/enforce.js";
 
 /** What stopped a phase early: an interrupt (Ctrl-C, a signal, a closed output) or a deadline. */
 export type Stopped = false | "signal" | "timeout";
@@ -217,9 +217,10 @@ async function execute(
     hooks.emit?.(scrub(e, planned.secrets));
   };
   const applying = controls.applying ?? unstopped;
-  const { value: result, stopped } = await applying((signal) =>
-    applyPlan(session, planned, { parallelism: request.parallelism, emit, ...(signal ? { signal } : {}) }),
-  );
+  const approvals = approvedRules(planned.plan, request.approval);
+  const req = { parallelism: request.parallelism, emit, ...(approvals.length ? { approvals } : {}) };
+  const run = (signal: AbortSignal | undefined) => applyPlan(session, planned, { ...req, ...(signal ? { signal } : {}) });
+  const { value: result, stopped } = await applying(run);
   return {
     kind: "applied",
     plan: planned.plan,

@@ -15,6 +15,7 @@ import { readAheadPolicies } from "../plan/refresh.js";
 import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
+import type { GuardrailApproval } from "../state/store.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
 import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
@@ -260,6 +261,8 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
 
 export interface ApplyRequest {
   parallelism: number;
+  /** The owner-approval guardrails approved (--approve), recorded in a backend's history. */
+  approvals?: GuardrailApproval[];
   emit?: Emit;
   signal?: AbortSignal;
 }
@@ -270,7 +273,7 @@ export interface ApplyRequest {
  */
 export async function applyPlan(session: StackSession, planned: PlannedStack, req: ApplyRequest): Promise<ApplyResult> {
   let expect = versionOf(planned.prior);
-  const meta = writeMetaOf(planned.plan);
+  const meta = writeMetaOf(planned.plan, req.approvals);
   // Again after approval, and recorded at once: another stack may have claimed the same grants
   // since the plan, or be applying them now.
   await reservePlanClaims(session.store, planned.real, planned.projectIds);
@@ -317,7 +320,7 @@ export async function saveSettlement(session: StackSession, planned: PlannedStac
 }
 
 /** What a backend with history records of an apply: the plan's digest and access summary. */
-function writeMetaOf(plan: Plan): WriteMeta {
+function writeMetaOf(plan: Plan, approvals?: GuardrailApproval[]): WriteMeta {
   const changes = plan.access_changes?.changes ?? [];
   let digest = plan.digest;
   return {
@@ -326,6 +329,7 @@ function writeMetaOf(plan: Plan): WriteMeta {
       return (digest ??= sealPlan(plan, undefined).digest!);
     },
     access: { granted: changes.filter((c) => c.action === "grant").length, revoked: changes.filter((c) => c.action === "revoke").length },
+    ...(approvals?.length ? { approvals } : {}),
   };
 }
 

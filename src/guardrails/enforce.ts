@@ -53,6 +53,14 @@ export function enforceGuardrails(plan: Plan, approval: Approval | undefined): v
   if (refusals.length) throw new UserError(refusals);
 }
 
+/** The owner-approval rules `approval` approves that the plan flags, each with its approver:
+ *  what a backend with history records of the apply (the local file keeps no history). */
+export function approvedRules(plan: Plan, approval: Approval | undefined): { rule: string; actor: string }[] {
+  const results = plan.guardrails?.results ?? [];
+  const flagged = new Set(results.filter((r) => r.enforcement === "owner-approval").map((r) => r.rule));
+  return (approval?.rules ?? []).filter((id) => flagged.has(id)).map((rule) => ({ rule, actor: approval!.actor }));
+}
+
 /** A saved plan is refused when it was checked against other rules than those in force now. */
 export function checkSameRules(saved: Plan, label: string, digest: string | undefined): void {
   const then = saved.guardrails?.rules_digest;

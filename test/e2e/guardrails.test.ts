@@ -10,7 +10,7 @@ import { expectExit, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
 import { ALICE, CAROL, DAN, RESTORE_PLAN as K, foreignPolicy, liveView, stackRunner } from "./iam-family-helpers.js";
 import { rp } from "./apply-helpers.js";
 
-const IDS = ["dom", "priv", "prot", "sod", "whole", "owner", "changed"];
+const IDS = ["dom", "priv", "prot", "sod", "whole", "owner", "changed", "views"];
 const ws = useEmulatorWorkspace(
   {
     projects: { "my-project": { number: "123456789012" } },
@@ -154,6 +154,40 @@ describe("guardrails", { timeout: 180_000 }, () => {
     const r = await s.cli("apply", planFile, "--policy", file);
     expectExit(r, 1);
     expect(r.stderr).toContain("was checked against other guardrail rules than those in force now");
+  });
+
+  it("a stack's policies: section is checked in every view: text, --view access, Markdown, plan JSON", async () => {
+    const s = stackRunner(ws, "views");
+    const rule = {
+      id: "no-outsiders",
+      description: "only example.com",
+      enforcement: "advisory",
+      condition: "member.domain != 'example.com'",
+    };
+    await s.write(member("views", K.r1, OUTSIDER), { policies: { rules: [rule], builtins: { "basic-role": "off" } } });
+    const line = `no-outsiders (advisory): grant of ${K.r1} to ${OUTSIDER} on ${rp("views")} (g)`;
+    expect((await s.planChanges()).stdout).toContain(line);
+    expect((await s.planChanges("--view", "access")).stdout).toContain(line);
+    const md = await s.planChanges("--format", "markdown");
+    expect(md.stdout).toContain("### Guardrails");
+    expect(md.stdout).toContain(`| \`no-outsiders\` | \`advisory\` | \`grant\` | \`${OUTSIDER}\` |`);
+    const json = await s.cli("plan", "--json");
+    expectExit(json, 0);
+    const g = (JSON.parse(json.stdout) as { converge: { guardrails: { rules: { id: string }[]; results: unknown[] } } })
+      .converge.guardrails;
+    expect(g.rules.map((r) => r.id)).toContain("no-outsiders");
+    expect(g.rules.map((r) => r.id)).not.toContain("basic-role");
+    expect(g.results).toEqual([
+      {
+        rule: "no-outsiders",
+        enforcement: "advisory",
+        change: "grant",
+        principal: OUTSIDER,
+        role: K.r1,
+        object: rp("views"),
+        resource: "g",
+      },
+    ]);
   });
 
   it("a rule that does not type-check stops the command at load, positioned", async () => {

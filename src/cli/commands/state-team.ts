@@ -46,9 +46,12 @@ export async function stateAt(store: StateStore, serial: number | undefined): Pr
 }
 
 function historyText(records: HistoryRecord[]): string {
-  const rows = [["SERIAL", "WRITTEN", "ACTOR", "HOST", "OPERATION", "GRANTED", "REVOKED", "PLAN"]];
+  const rows = [["SERIAL", "WRITTEN", "ACTOR", "HOST", "OPERATION", "GRANTED", "REVOKED", "PLAN", "APPROVED"]];
   for (const r of records) {
-    rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, r.access ? String(r.access.granted) : "-", r.access ? String(r.access.revoked) : "-", r.planDigest ? `${r.planDigest.slice(0, 19)}…` : "-"]);
+    const approved = r.approvals?.map((a) => `${a.rule} by ${a.actor}`).join(", ") ?? "-";
+    const access = r.access ? [String(r.access.granted), String(r.access.revoked)] : ["-", "-"];
+    const plan = r.planDigest ? `${r.planDigest.slice(0, 19)}…` : "-";
+    rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, ...access, plan, approved]);
   }
   const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
   return rows.map((r) => terminalText(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd())).join("\n") + "\n";

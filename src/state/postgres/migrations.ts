@@ -91,6 +91,10 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
     `ALTER TABLE history ADD COLUMN run text`,
     `CREATE INDEX history_by_run ON history (stack, workspace, run)`,
   ],
+  [
+    // The owner-approval guardrails approved for an apply (--approve), each with its approver.
+    `ALTER TABLE history ADD COLUMN approvals json`,
+  ],
 ];
 
 /** The version that added the claims table: the states already there get theirs recorded then. */
