@@ -27,9 +27,8 @@ import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import type { WorkspaceCatalog } from "../state/workspace.js";
-import { loadRuleSet, type RuleSet } from "../guardrails/rules.js";
+import { loadRuleSet, policyFilesOf, type RuleSet } from "../guardrails/rules.js";
 import type { Approval } from "../guardrails/enforce.js";
-import { delimiter } from "node:path";
 
 /** A loaded stack and the store of its state. */
 export interface StackSession {
@@ -64,18 +63,12 @@ export interface OpenStackRequest {
   policyFiles?: readonly string[];
 }
 
-/** The rules files CONVERGE_POLICY names (separated as PATH is), then `given` (--policy), each once. */
-export function policyFilesOf(env: NodeJS.ProcessEnv = process.env, given: readonly string[] = []): string[] {
-  const files = (env.CONVERGE_POLICY ?? "").split(delimiter).filter((f) => f.trim() !== "");
-  return [...new Set(files.concat(given))];
-}
-
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
 export function openStack(req: OpenStackRequest): StackSession {
   return sessionOf(loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) }), req);
 }
 
-export { loadAnyStackFile };
+export { loadAnyStackFile, policyFilesOf };
 
 /** openStack for a YAML stack or a program stack. */
 export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number; offline?: string }): Promise<StackSession> {

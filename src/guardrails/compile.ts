@@ -42,12 +42,17 @@ export function compileCondition(expression: string): CompiledCondition | Condit
     if (cel.isCelError(r)) return new Error(r.message);
     return typeof r === "boolean" ? r : new Error(`the condition is not a boolean (it gave ${typeof r})`);
   };
+  // Where an evaluation error is: the parser may position an operator on the blank before it.
+  const at = (id: bigint | undefined) => {
+    const p = id !== undefined ? (positions[String(id)] ?? 0) : 0;
+    return p + (/^\s*/.exec(expression.slice(p))?.[0].length ?? 0);
+  };
   for (const sample of sampleValues()) {
     const r = fn(toCel(sample));
     if (cel.isCelError(r)) {
       // Only a type error is the rule's fault: a missing key depends on the data.
       if (!/no matching overload|unbound|undeclared|unknown function/i.test(r.message)) continue;
-      return { message: r.message, offset: r.exprId !== undefined ? (positions[String(r.exprId)] ?? 0) : 0 };
+      return { message: r.message, offset: at(r.exprId) };
     }
     if (typeof r !== "boolean")
       return {
@@ -62,7 +67,7 @@ export const isProblem = (c: CompiledCondition | ConditionProblem): c is Conditi
 
 const suggest = (name: string, options: readonly string[]): string => {
   const best = closest(name, options as string[]);
-  return distance(name, best) <= Math.max(1, Math.floor(name.length / 3)) ? `; did you mean ${best}?` : "";
+  return distance(name, best) <= Math.max(1, Math.ceil(name.length / 3)) ? `; did you mean ${best}?` : "";
 };
 
 /** The first unknown variable, or unknown field of a variable with fixed fields, in `e`. */

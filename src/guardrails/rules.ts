@@ -3,6 +3,7 @@
 // added (./builtins.ts). A rule set has a digest: a saved plan records it, and `apply FILE`
 // refuses a plan made under other rules.
 import { createHash } from "node:crypto";
+import { delimiter } from "node:path";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { errorAt, type DocPath, SourceDocument } from "../config/source.js";
 import { decodeUtf8 } from "../config/utf8.js";
@@ -41,6 +42,12 @@ interface Section {
   src: SourceDocument;
   root: DocPath;
   value: unknown;
+}
+
+/** The rules files CONVERGE_POLICY names (separated as PATH is), then `given` (--policy), each once. */
+export function policyFilesOf(env: NodeJS.ProcessEnv = process.env, given: readonly string[] = []): string[] {
+  const files = (env.CONVERGE_POLICY ?? "").split(delimiter).filter((f) => f.trim() !== "");
+  return [...new Set(files.concat(given))];
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_./-]*$/;

@@ -191,7 +191,8 @@ describe("guardrails", { timeout: 180_000 }, () => {
   });
 
   it("a rule that does not type-check stops the command at load, positioned", async () => {
-    const s = stackRunner(ws, "dom");
+    const s = stackRunner(ws, "typed");
+    await s.write(member("dom", K.r1, ALICE));
     const file = await rules("bad", {
       rules: [
         { id: "bad", description: "bad", enforcement: "mandatory", condition: "role + 1 == 2" },
@@ -203,5 +204,13 @@ describe("guardrails", { timeout: 180_000 }, () => {
     expect(r.stderr).toMatch(/bad\.rules\.yaml:\d+:\d+/);
     expect(r.stderr).toContain("no matching overload");
     expect(r.stderr).toContain("unknown variable membr; did you mean member?");
+    // validate checks a stack's policies: section too, at its line in the stack file.
+    const v = stackRunner(ws, "invalid");
+    const bad = { id: "x", description: "x", enforcement: "mandatory", condition: "role + 1 == 2" };
+    await v.write(member("dom", K.r1, ALICE), { policies: { rules: [bad] } });
+    const validated = await runCli(["validate", "-f", v.file()], { cwd: ws.dir });
+    expectExit(validated, 1);
+    expect(validated.stderr).toMatch(/invalid\.yaml:\d+:\d+/);
+    expect(validated.stderr).toContain("rule x: found no matching overload");
   });
 });
