@@ -219,7 +219,8 @@ async function execute(
   const applying = controls.applying ?? unstopped;
   const approvals = approvedRules(planned.plan, request.approval);
   const req = { parallelism: request.parallelism, emit, ...(approvals.length ? { approvals } : {}) };
-  const run = (signal: AbortSignal | undefined) => applyPlan(session, planned, { ...req, ...(signal ? { signal } : {}) });
+  const run = (signal: AbortSignal | undefined) =>
+    applyPlan(session, planned, { ...req, ...(signal ? { signal } : {}) });
   const { value: result, stopped } = await applying(run);
   return {
     kind: "applied",
