@@ -38,6 +38,8 @@ export interface StackOptions {
   var?: string[];
   /** --var-file FILE, repeatable */
   varFile?: string[];
+  /** --policy FILE: guardrail rules files, repeatable (with CONVERGE_POLICY's) */
+  policy?: string[];
 }
 
 /** Exit codes (SPEC section 5): interrupted by SIGINT or SIGTERM 130, by SIGHUP 129, by a closed
@@ -72,6 +74,8 @@ export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: bo
   if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m")).addOption(rateOption());
   cmd.addOption(new Option("--timeout <duration>", "stop the whole command after this long, as Ctrl-C does, and exit 1 (default: no limit)"));
   cmd.option("--strict", "treat lint warnings as errors");
+  const policy = "guardrail rules to check the plan against (repeatable; also CONVERGE_POLICY)";
+  if (opts.cloud !== false) cmd.addOption(new Option("--policy <file>", policy).argParser(collect));
   addInputOptions(cmd);
   if (opts.json !== false) cmd.option("--json", "machine-readable output on stdout (diagnostics on stderr)");
   return cmd;
@@ -238,10 +242,22 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
 export async function openStackOf(o: StackOptions, how: { offline?: string; planInputs?: InputValue[] } = {}): Promise<StackSession> {
   // The engine loads with the first command that opens a session (not for validate).
-  const { openStackFile } = await import("../engine/session.js");
+  const { openStackFile, policyFilesOf } = await import("../engine/session.js");
   const { planInputs, ...rest } = how;
   const inputs = planInputs ? { ...inputsOf(o), plan: planInputs } : inputsOf(o);
-  const session = await openStackFile({ file: o.file, ...rest, callTimeoutMs: callTimeoutOf(o), ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, inputs });
+  const state = o.state !== undefined ? { state: o.state } : {};
+  const where = { ...state, ...(o.backend !== undefined ? { backend: o.backend } : {}) };
+  const policyFiles = policyFilesOf(process.env, o.policy);
+  const session = await openStackFile({
+    file: o.file,
+    ...rest,
+    callTimeoutMs: callTimeoutOf(o),
+    ...where,
+    ...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
+    strict: o.strict === true,
+    inputs,
+    policyFiles,
+  });
   printDiagnostics(session.warnings);
   return session;
 }

@@ -20,6 +20,7 @@ const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Registe
   { names: ["workspace"], load: async () => (await import("./commands/workspace.js")).registerWorkspace },
   { names: ["validate"], load: async () => (await import("./commands/validate.js")).registerValidate },
   { names: ["graph"], load: async () => (await import("./commands/graph.js")).registerGraph },
+  { names: ["policy"], load: async () => (await import("./commands/policy.js")).registerPolicy },
   { names: ["emulator"], load: async () => (await import("./commands/emulator.js")).registerEmulator },
 ];
 

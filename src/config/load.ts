@@ -338,6 +338,7 @@ function loadDocument(
     outputs,
     moved,
     lint: mapOr(doc.lint) as Record<string, boolean>,
+    ...(doc.policies !== undefined ? { policies: doc.policies } : {}),
     graph,
     order: graph.topoOrder(),
     source: src,

@@ -83,6 +83,8 @@ export interface StackModel {
   /** `moved:` entries, each to its final address */
   moved: Move[];
   lint: Record<string, boolean>;
+  /** The `policies:` section as written: guardrail rules (../guardrails/rules.ts reads it). */
+  policies?: unknown;
   /** Variables and resources; edges from references and dependsOn */
   graph: Graph;
   /** Topological order of graph nodes */

@@ -30,6 +30,7 @@ import {
 } from "./session.js";
 import { type ChangeCounts, ChangeTally } from "./tally.js";
 import { importResource, importTarget, type ImportRequest } from "./import.js";
+import { approvedRules, checkSameRules, enforceGuardrails } from "../guardrails/enforce.js";
 
 /** What stopped a phase early: an interrupt (Ctrl-C, a signal, a closed output) or a deadline. */
 export type Stopped = false | "signal" | "timeout";
@@ -134,6 +135,8 @@ export function planAndApply(
       const shown = shownOf(planned);
       await hooks.planned?.(shown);
       if (planned.plan.errored) return { kind: "errored", plan: planned.plan };
+      // A mandatory rule that fails, or an owner approval missing, refuses the plan before any write.
+      enforceGuardrails(planned.plan, request.approval);
       if (!planned.plan.applyable) {
         // Nothing to change, but what settling an interrupted run's writes found is recorded.
         await saveSettlement(session, planned);
@@ -173,6 +176,7 @@ export function applyMade(
   checkStackName(saved, label, session.stack.name, session.stack.file);
   checkSameState(saved, label, session.stateIdentity);
   checkSameInputs(saved, label, session.stack.config);
+  checkSameRules(saved, label, session.rules?.digest);
   return withStateLock(session.store, "apply", controls.lockTimeoutMs, async () => {
     checkNotStale(saved, label, await session.store.read());
     const { destroy, refresh, targets, replace } = saved.options;
@@ -188,6 +192,7 @@ export function applyMade(
         return { kind: "errored", plan: planned.plan };
       }
       checkSameChanges(saved, label, planned.plan);
+      enforceGuardrails(planned.plan, request.approval);
       await hooks.replanned?.(shownOf(planned));
       return await execute(session, planned, full, hooks, controls);
     } finally {
@@ -212,9 +217,11 @@ async function execute(
     hooks.emit?.(scrub(e, planned.secrets));
   };
   const applying = controls.applying ?? unstopped;
-  const { value: result, stopped } = await applying((signal) =>
-    applyPlan(session, planned, { parallelism: request.parallelism, emit, ...(signal ? { signal } : {}) }),
-  );
+  const approvals = approvedRules(planned.plan, request.approval);
+  const req = { parallelism: request.parallelism, emit, ...(approvals.length ? { approvals } : {}) };
+  const run = (signal: AbortSignal | undefined) =>
+    applyPlan(session, planned, { ...req, ...(signal ? { signal } : {}) });
+  const { value: result, stopped } = await applying(run);
   return {
     kind: "applied",
     plan: planned.plan,

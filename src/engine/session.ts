@@ -6,7 +6,7 @@ import { loadAnyStackFile } from "../config/load-any.js";
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import type { GivenInputs } from "../config/inputs.js";
-import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
+import { type Diagnostic, hasErrors, UserError } from "../diagnostics/diagnostic.js";
 import { EMULATOR_HOST_ENV, withoutCredentials } from "../cloud/endpoint.js";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import { apply, type ApplyResult } from "../apply/executor.js";
@@ -15,6 +15,7 @@ import { readAheadPolicies } from "../plan/refresh.js";
 import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../plan/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
+import type { GuardrailApproval } from "../state/store.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
 import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "./cloud.js";
@@ -26,6 +27,8 @@ import type { PolicyRef } from "./cloud-port.js";
 import { type Emit, noEmit } from "./events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import type { WorkspaceCatalog } from "../state/workspace.js";
+import { loadRuleSet, policyFilesOf, type RuleSet } from "../guardrails/rules.js";
+import type { Approval } from "../guardrails/enforce.js";
 
 /** A loaded stack and the store of its state. */
 export interface StackSession {
@@ -41,6 +44,8 @@ export interface StackSession {
   stateIdentity: StateIdentity;
   /** The stack's workspaces on its backend. */
   workspaces: WorkspaceCatalog;
+  /** The guardrail rules in force (the stack's policies:, --policy files, CONVERGE_POLICY). */
+  rules?: RuleSet;
 }
 
 export interface OpenStackRequest {
@@ -54,6 +59,8 @@ export interface OpenStackRequest {
   strict?: boolean;
   /** Values given for the stack's inputs */
   inputs?: GivenInputs;
+  /** Rules files (--policy); default: CONVERGE_POLICY's files (separated as PATH is). */
+  policyFiles?: readonly string[];
 }
 
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
@@ -61,7 +68,7 @@ export function openStack(req: OpenStackRequest): StackSession {
   return sessionOf(loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) }), req);
 }
 
-export { loadAnyStackFile };
+export { loadAnyStackFile, policyFilesOf };
 
 /** openStack for a YAML stack or a program stack. */
 export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number; offline?: string }): Promise<StackSession> {
@@ -80,8 +87,13 @@ export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStac
     ...(req.backend !== undefined ? { backendType: req.backend } : {}),
     ...(req.workspace !== undefined ? { workspace: req.workspace } : {}),
   };
+  // The rules are checked before the state is opened: a rule that does not load stops the command.
+  const ruleDiags: Diagnostic[] = [];
+  const rules = loadRuleSet(stack, req.policyFiles ?? policyFilesOf(), ruleDiags);
+  if (hasErrors(ruleDiags)) throw new UserError(ruleDiags);
   const { store, dir, workspace, identity, workspaces } = openStateStore(location);
-  return { stack, warnings: diagnostics, store, stateDir: dir, workspace, stateIdentity: identity, workspaces };
+  const opened = { stack, warnings: diagnostics, store, stateDir: dir, workspace, stateIdentity: identity, workspaces };
+  return rules ? { ...opened, rules } : opened;
 }
 
 /** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
@@ -99,6 +111,8 @@ export interface PlanRequest {
   /** --rate: requests per minute by service, over the defaults. */
   rates?: RateTable;
   strict?: boolean;
+  /** Who applies and the owner-approval rules they approve (--approve). */
+  approval?: Approval;
 }
 
 /** A plan and what applying it needs: the state it was made from, the policies it read, the
@@ -190,6 +204,8 @@ async function planWith(session: StackSession, stored: State | undefined, ids: P
       target: cloud.target,
       readAhead: ahead,
       projectIds: ids,
+      workspace: session.workspace,
+      ...(session.rules ? { guardrails: session.rules } : {}),
       ...(own.length ? { ownGrants: own } : {}),
       ...(planSignal ? { signal: planSignal } : {}),
     }, emit);
@@ -239,6 +255,8 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
 
 export interface ApplyRequest {
   parallelism: number;
+  /** The owner-approval guardrails approved (--approve), recorded in a backend's history. */
+  approvals?: GuardrailApproval[];
   emit?: Emit;
   signal?: AbortSignal;
 }
@@ -249,7 +267,7 @@ export interface ApplyRequest {
  */
 export async function applyPlan(session: StackSession, planned: PlannedStack, req: ApplyRequest): Promise<ApplyResult> {
   let expect = versionOf(planned.prior);
-  const meta = writeMetaOf(planned.plan);
+  const meta = writeMetaOf(planned.plan, req.approvals);
   // Again after approval, and recorded at once: another stack may have claimed the same grants
   // since the plan, or be applying them now.
   await reservePlanClaims(session.store, planned.real, planned.projectIds);
@@ -296,7 +314,7 @@ export async function saveSettlement(session: StackSession, planned: PlannedStac
 }
 
 /** What a backend with history records of an apply: the plan's digest and access summary. */
-function writeMetaOf(plan: Plan): WriteMeta {
+function writeMetaOf(plan: Plan, approvals?: GuardrailApproval[]): WriteMeta {
   const changes = plan.access_changes?.changes ?? [];
   let digest = plan.digest;
   return {
@@ -305,6 +323,7 @@ function writeMetaOf(plan: Plan): WriteMeta {
       return (digest ??= sealPlan(plan, undefined).digest!);
     },
     access: { granted: changes.filter((c) => c.action === "grant").length, revoked: changes.filter((c) => c.action === "revoke").length },
+    ...(approvals?.length ? { approvals } : {}),
   };
 }
 

@@ -96,6 +96,9 @@ export interface AllSchemas {
   "iam-policy.schema.json#AuditLogConfig"?: AuditLogConfig;
   "iam-policy.schema.json#AuditConfig"?: AuditConfig;
   "plan.schema.json"?: Plan;
+  "plan.schema.json#GuardrailReport"?: GuardrailReport;
+  "plan.schema.json#GuardrailRule"?: GuardrailRule;
+  "plan.schema.json#GuardrailResult"?: GuardrailResult;
   "plan.schema.json#Action"?: TfAction;
   "plan.schema.json#Change"?: Change;
   "plan.schema.json#ResourceChange"?: ResourceChange;
@@ -777,6 +780,7 @@ export interface Plan {
     resources?: ConfiguredResource[];
   };
   access_changes?: AccessDelta;
+  guardrails?: GuardrailReport;
   /**
    * sha256:{salt}:{hash} of the stack's input values (config:), salted: a saved plan holds no secret, only this; `apply FILE` is given the inputs again and refuses them if they hash differently.
    */
@@ -1035,6 +1039,43 @@ export interface Condition2 {
   location?: string;
 }
 /**
+ * The guardrail rules the plan was checked against (the stack's policies: section, --policy files and the built-in rules) and what each found, one result per access change a rule flags (docs/guardrails.md).
+ */
+export interface GuardrailReport {
+  /**
+   * sha256 of the rules as declared: apply FILE refuses the plan when the rules have changed since.
+   */
+  rules_digest: string;
+  rules: GuardrailRule[];
+  results: GuardrailResult[];
+}
+export interface GuardrailRule {
+  id: string;
+  description: string;
+  enforcement: "advisory" | "mandatory" | "owner-approval";
+  approvers?: string[];
+  builtin?: boolean;
+}
+/**
+ * One access change a rule flags (its condition was true), or could not judge (error: the rule counts as failed).
+ */
+export interface GuardrailResult {
+  rule: string;
+  enforcement: "advisory" | "mandatory" | "owner-approval";
+  change: "grant" | "revoke" | "condition-change";
+  principal: string;
+  role: string;
+  object: string;
+  /**
+   * The stack address that causes the change (empty when none does).
+   */
+  resource: string;
+  /**
+   * Why the rule could not be evaluated on this change.
+   */
+  error?: string;
+}
+/**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.
  */
 export interface Stack {
@@ -1070,6 +1111,10 @@ export interface Stack {
   outputs?: {
     [k: string]: unknown;
   };
+  /**
+   * Guardrail rules on the plan's access changes: `rules` (each with id, description, a CEL condition that is true when a change breaks the rule, enforcement and for owner-approval approvers) and settings of the `builtins` (docs/guardrails.md). Checked in full when the stack loads.
+   */
+  policies?: {};
   /**
    * Lint rules to turn off (false) or on (true) for this stack.
    */
@@ -1431,6 +1476,7 @@ export interface ConvergePlanExtras {
   policies: PolicyRead[];
   diagnostics: PlanDiagnostic[];
   access_changes?: AccessDelta;
+  guardrails?: GuardrailReport;
   /**
    * One entry per element of resource_changes, in the same order.
    */

@@ -328,7 +328,7 @@ class Checker {
 }
 
 /** Converts `<input>:LINE:COL: message` (a parse error) into an offset in `text`. */
-function parseProblem(text: string, e: Error): ConditionProblem {
+export function parseProblem(text: string, e: Error): ConditionProblem {
   const m = /<input>:(\d+):(\d+): (.*)$/s.exec(e.message);
   if (!m) return { message: `condition expression is not valid CEL: ${e.message}`, offset: 0 };
   const lines = text.split("\n");

@@ -2,7 +2,7 @@
 // evaluate the stack in dependency order (data sources, each resource's decision) → orphans →
 // targets → outputs → a serialisable Plan. The only I/O is reads through the CloudPort. Each
 // step lives in its own file; this one puts them in order and assembles the result.
-import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
+import type { AccessDelta, Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { resourceDriver } from "../drivers/registry.js";
@@ -10,7 +10,7 @@ import type { CloudPort, PolicyRef } from "../engine/cloud-port.js";
 import { type Emit, noEmit } from "../engine/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
-import { accessDelta, plannedPolicies } from "./access.js";
+import { accessDelta, type PlannedPolicy, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "./actions.js";
@@ -26,6 +26,8 @@ import { planResource } from "./resource.js";
 import { selectTargets } from "./targeting.js";
 import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
 import { extended } from "../extended.js";
+import type { RuleSet } from "../guardrails/rules.js";
+import { evaluateRules } from "../guardrails/evaluate.js";
 
 export { displayAction, planCounts, type DisplayAction } from "./actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
@@ -55,6 +57,10 @@ export interface PlanOptions {
   /** Grants converge wrote that the prior state does not record yet (settled pending writes,
    *  ../engine/settle.ts): converge's own, never adopted. */
   ownGrants?: readonly StateResource[];
+  /** The guardrail rules (../guardrails/rules.ts) every access change is checked against. */
+  guardrails?: RuleSet;
+  /** The workspace planned, as rules see it. */
+  workspace?: string;
 }
 
 export interface PlanResult {
@@ -197,6 +203,8 @@ function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, 
   if (lookalikes.length) result.access_changes.lookalikes = lookalikes;
   const confusable = confusableGrantWarnings(ctx.stack, result.access_changes, ctx.opts.strict === true);
   pushAll(ctx.diags, confusable);
+  const rules = ctx.opts.guardrails;
+  if (rules) result.guardrails = guardrailReport(ctx, rules, result.access_changes, planned.policies);
   pushAll(ctx.diags, auditRemovalWarnings(ctx.stack, result.resource_changes, planned.policies));
   const oversized = plannedPolicySizeErrors(ctx.stack, planned.policies);
   if (hasErrors(confusable)) [result.errored, result.applyable] = [true, false]; // --strict
@@ -204,6 +212,14 @@ function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, 
   pushAll(ctx.diags, oversized);
   result.errored = true;
   result.applyable = false;
+}
+
+/** The guardrail rules on the plan's access changes, each policy as the plan leaves it. */
+function guardrailReport(ctx: PlanContext, rules: RuleSet, delta: AccessDelta, policies: readonly PlannedPolicy[]) {
+  const after = new Map(policies.map((p) => [p.name, p.after]));
+  const now = (ctx.opts.now ?? (() => new Date()))();
+  const where = { stack: ctx.stack.name, workspace: ctx.opts.workspace ?? "default", now };
+  return evaluateRules(rules, delta, after, where);
 }
 
 /** The prior state with every resource as the refresh found it (for `converge refresh`). */

@@ -141,6 +141,7 @@ export function toTerraformPlanJson(plan: Plan): TerraformPlan {
       policies: plan.policies,
       diagnostics: plan.diagnostics,
       ...(plan.access_changes ? { access_changes: plan.access_changes } : {}),
+      ...(plan.guardrails ? { guardrails: plan.guardrails } : {}),
       resource_changes: plan.resource_changes.map(changeExtras),
       ...(plan.digest ? { digest: plan.digest } : {}),
       ...(plan.signature ? { signature: plan.signature } : {}),

@@ -41,6 +41,14 @@ export interface WriteMeta {
   planDigest?: string;
   /** The plan's access summary, when known: grants added and removed. */
   access?: { granted: number; revoked: number };
+  /** The owner-approval guardrails approved for this apply (--approve), and by whom. */
+  approvals?: GuardrailApproval[];
+}
+
+/** An owner-approval guardrail approved for an apply, and who approved it (CONVERGE_ACTOR). */
+export interface GuardrailApproval {
+  rule: string;
+  actor: string;
 }
 
 /** One version in a backend's history. */
@@ -57,6 +65,8 @@ export interface HistoryRecord {
   planDigest?: string;
   /** The applied plan's access summary, when known. */
   access?: { granted: number; revoked: number };
+  /** The owner-approval guardrails approved for the apply that wrote it. */
+  approvals?: GuardrailApproval[];
   convergeVersion: string;
 }
 

@@ -256,6 +256,16 @@ describe("postgres writes", () => {
     expect(rows[1]).toMatchObject({ actor: "ci-pipeline-42", operation: "state rm", plan_digest: null, granted: null });
     expect(rows[0].state).toMatchObject({ serial: 1, lineage: v1.lineage });
   });
+
+  it("history records the owner-approval guardrails approved for an apply, and by whom", async () => {
+    const schema = freshSchema();
+    const store = open("approved", schema);
+    const approvals = [{ rule: "lead-ok", actor: "lead" }];
+    const lock = await store.lock("apply");
+    await store.write(newState("approved"), undefined, { approvals });
+    await lock.release();
+    expect((await store.history!()).map((r) => r.approvals)).toEqual([approvals]);
+  });
 });
 
 describe("postgres schema and connection", () => {

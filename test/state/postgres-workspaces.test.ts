@@ -130,7 +130,7 @@ describe("a schema of version 3 (no intents table)", () => {
       expect(await tables()).toContain("intents");
       const v = await db.admin.query(`SELECT max(version) AS v FROM ${schema}.schema_migrations`);
       expect(v.rows[0].v).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(7);
+      expect(SCHEMA_VERSION).toBe(8);
       expect(await tables()).toContain("drift_events");
     } finally {
       await store.close();

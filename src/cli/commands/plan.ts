@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { tempPathFor } from "../../fs/atomic-file.js";
 import type { Plan } from "../../generated/schemas.js";
 import type { PlanRequest } from "../../engine/session.js";
+import { actorOf } from "../../state/postgres/history.js";
 import { preview } from "../../engine/operations.js";
 import { cliControls } from "../controls.js";
 import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
@@ -25,6 +26,8 @@ export interface PlanCliOptions extends StackOptions {
   refresh: string;
   target: string[];
   replace: string[];
+  /** --approve RULE: owner-approval guardrails the actor (CONVERGE_ACTOR) approves, repeatable */
+  approve?: string[];
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -33,7 +36,8 @@ export function addPlanOptions(cmd: Command): Command {
   return cmd
     .option("--refresh <bool>", "read live policies before diffing (--refresh=false uses the state as is)", "true")
     .option("--target <address>", "limit the plan to this resource and what it depends on (repeatable)", collect, [])
-    .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, []);
+    .option("--replace <address>", "plan to replace this resource even if unchanged (repeatable)", collect, [])
+    .option("--approve <rule>", "approve an owner-approval guardrail, as CONVERGE_ACTOR (repeatable)", collect, []);
 }
 
 export function bool(text: string, flag: string): boolean {
@@ -53,6 +57,7 @@ export function planRequestOf(o: PlanCliOptions & { destroy?: boolean }): PlanRe
     callTimeoutMs: callTimeoutOf(o),
     rates: ratesOf(o),
     strict: o.strict === true,
+    ...(o.approve?.length ? { approval: { actor: actorOf(), rules: o.approve } } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import type { BackendType } from "../../state/factory.js";
 import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, WORKSPACE_OPTION_HELP, writeJsonOut, writeOut } from "../common.js";
 import { serialOf, stateAt } from "./state-team.js";
 import { accessLines } from "../render/access-text.js";
+import { guardrailLines } from "../render/guardrails.js";
 import { type Line, seg } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLineStream } from "../render/plan-text.js";
@@ -37,7 +38,9 @@ async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
   if (o.json) return writeJsonOut(toTerraformPlanJson(plan));
   const lint = lintOf(plan.diagnostics);
   if (o.format === "markdown") return writeOut(planMarkdown(plan, lint));
-  if (o.view === "access") return printLines(accessLines(plan.access_changes), o);
+  if (o.view === "access") {
+    return printLines([...accessLines(plan.access_changes), ...guardrailLines(plan.guardrails)], o);
+  }
   return printLines(planLineStream(plan, { lintWarnings: lintWarningCount(plan.diagnostics) }), o);
 }
 

@@ -68,12 +68,14 @@ async function historyOf(store: StateStore): Promise<(HistoryRecord | DriftRow)[
 const driftSummary = (d: DriftRow["drift"]) => `${d.class}: ${d.member} ${d.role} on ${d.object}`;
 
 function historyText(records: (HistoryRecord | DriftRow)[]): string {
-  const rows = [["SERIAL", "WRITTEN", "ACTOR", "HOST", "OPERATION", "GRANTED", "REVOKED", "PLAN"]];
+  const rows = [["SERIAL", "WRITTEN", "ACTOR", "HOST", "OPERATION", "GRANTED", "REVOKED", "PLAN", "APPROVED"]];
   for (const r of records) {
     const plan = "drift" in r ? driftSummary(r.drift) : r.planDigest ? `${r.planDigest.slice(0, 19)}…` : "-";
     const access = "access" in r && r.access ? r.access : undefined;
     const counts = access ? [String(access.granted), String(access.revoked)] : ["-", "-"];
-    rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, counts[0]!, counts[1]!, plan]);
+    const approvals = "approvals" in r ? r.approvals : undefined;
+    const approved = approvals?.map((a) => `${a.rule} by ${a.actor}`).join(", ") ?? "-";
+    rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, counts[0]!, counts[1]!, plan, approved]);
   }
   const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
   return rows.map((r) => terminalText(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd())).join("\n") + "\n";

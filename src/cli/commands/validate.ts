@@ -1,11 +1,22 @@
 import type { Command } from "commander";
 import { loadAnyStackFile } from "../../config/load-any.js";
-import { hasErrors } from "../../diagnostics/diagnostic.js";
+import { type Diagnostic, hasErrors } from "../../diagnostics/diagnostic.js";
+import type { StackModel } from "../../config/model.js";
+import { loadRuleSet, policyFilesOf } from "../../guardrails/rules.js";
 import { counted } from "../../diagnostics/listed.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
 import type { ValidateOutput } from "../../generated/schemas.js";
 import { action, addInputOptions, EXIT, inputsOf, printDiagnostics, writeOut } from "../common.js";
+
+/** The problems of the rules of `stack` (its policies: section) and of the rules files. */
+function checkRules(stack: StackModel, given: string[]): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  loadRuleSet(stack, policyFilesOf(process.env, given), diags);
+  return diags;
+}
+
+const collect = (v: string, prev: string[]): string[] => prev.concat([v]);
 
 export function registerValidate(program: Command): void {
   const cmd = program
@@ -14,11 +25,17 @@ export function registerValidate(program: Command): void {
     .option("-f, --file <path>", "stack file", "stack.yaml")
     .option("--json", "print Terraform's validate JSON on stdout (diagnostics also on stderr)")
     .option("--no-color", "plain text output")
-    .option("--strict", "treat lint warnings as errors");
+    .option("--strict", "treat lint warnings as errors")
+    .option("--policy <file>", "guardrail rules to check too (repeatable; also CONVERGE_POLICY)", collect, []);
   // validate reads files and prints; nothing of it runs on (a program stack's too has finished).
-  const run = action(async (o: { file: string; json?: boolean; strict?: boolean; var?: string[]; varFile?: string[] }) => {
+  type Options = { file: string; json?: boolean; strict?: boolean; var?: string[]; varFile?: string[] };
+  const run = action(async (o: Options & { policy?: string[] }) => {
     // As `terraform validate`: an input without a value is unknown here, not an error.
-    const { stack, diagnostics } = await loadAnyStackFile(o.file, { strict: o.strict === true, inputs: inputsOf(o), inputsOptional: true, offline: "validate" });
+    const how = { strict: o.strict === true, inputs: inputsOf(o), inputsOptional: true, offline: "validate" };
+    const loaded = await loadAnyStackFile(o.file, how);
+    const { stack } = loaded;
+    // The guardrail rules are checked as every command that plans checks them.
+    const diagnostics = stack ? loaded.diagnostics.concat(checkRules(stack, o.policy ?? [])) : loaded.diagnostics;
     const valid = stack !== undefined && !hasErrors(diagnostics);
     printDiagnostics(diagnostics);
     if (o.json) {

@@ -14,6 +14,7 @@ import { listed } from "../../diagnostics/listed.js";
 import { pushAll } from "../../arrays.js";
 import { SENSITIVE_TEXT } from "../../sensitive-text.js";
 import { lookalikeText } from "../../iam/lookalike.js";
+import { guardrailLines } from "./guardrails.js";
 
 const where = (c: AccessChange) =>
   `${c.role}${c.condition ? ` if "${shortText(c.condition.title)}"` : ""} on ${c.object}`;
@@ -53,6 +54,7 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
   const incomplete = plan.access_changes?.incomplete ?? [];
   if (incomplete.length) lines.push([seg("  ? ", "warning"), seg(`known only after apply for: ${incomplete.join(", ")}`)]);
   if (lintWarnings) lines.push([seg("  ! ", "warning"), seg(`${lintWarnings} lint warning${lintWarnings === 1 ? "" : "s"} (see above)`)]);
+  pushAll(lines, guardrailLines(plan.guardrails));
   return lines;
 }
 

@@ -24,6 +24,18 @@ export function planMarkdown(plan: Plan, lint: readonly Diagnostic[]): string {
   out.push(`| ${n.import} | ${n.add} | ${n.change} | ${n.destroy} | ${plan.resource_drift.length} |`, "");
   out.push("### Access changes", "");
   accessMarkdown(plan, out);
+  if (plan.guardrails) {
+    const g = plan.guardrails;
+    out.push("### Guardrails", "");
+    if (!g.results.length) out.push(`All ${g.rules.length} rules passed.`, "");
+    else out.push("| Rule | Enforcement | Change | Principal | Role | Object | Resource |", `|${"---|".repeat(7)}`);
+    for (const r of g.results) {
+      const values = [r.rule, r.enforcement, r.change, r.principal, r.role, r.object, r.resource];
+      const cells = values.map((v) => mdCode(v, true));
+      out.push(`| ${cells.join(" | ")} |${r.error ? ` could not be evaluated: ${mdText(r.error)}` : ""}`);
+    }
+    if (g.results.length) out.push("");
+  }
   out.push("### Lint", "");
   if (!lint.length) out.push("No findings.", "");
   else {

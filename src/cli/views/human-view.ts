@@ -11,6 +11,7 @@ import { batchedStdout, printDiagnostics, printLines, writeOut } from "../common
 import { stoppedWords } from "../interrupt.js";
 import { accessSummaryLines } from "../render/access-summary.js";
 import { accessLines } from "../render/access-text.js";
+import { guardrailLines } from "../render/guardrails.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { type Line, seg, toPlain } from "../render/lines.js";
 import { planMarkdown } from "../render/markdown.js";
@@ -74,7 +75,10 @@ export class HumanView implements ApplyView {
     // instead of the stack's endpoint explains many failures).
     if (plan.errored) return this.o.format === "markdown" ? undefined : printLines(targetLines(plan), this.o);
     if (this.o.format === "markdown") return writeOut(planMarkdown(plan, lintOf(plan.diagnostics)));
-    if (this.o.format === "access") return printLines([...targetLines(plan), ...accessLines(plan.access_changes)], this.o);
+    if (this.o.format === "access") {
+      const access = accessLines(plan.access_changes);
+      return printLines([...targetLines(plan), ...access, ...guardrailLines(plan.guardrails)], this.o);
+    }
     await printLines(this.planText(plan), this.o);
   }
 

@@ -7,7 +7,7 @@ import type pg from "pg";
 import { pgModule } from "./pg.js";
 import { TOOL_VERSION } from "../../version.js";
 import { currentUser } from "../lock.js";
-import type { DriftEvent, DriftLog, HistoryRecord, WriteMeta } from "../store.js";
+import type { DriftEvent, DriftLog, GuardrailApproval, HistoryRecord, WriteMeta } from "../store.js";
 import type { State } from "../../generated/schemas.js";
 import { serializeState } from "../format.js";
 
@@ -51,12 +51,13 @@ export async function recordVersion(client: pg.ClientBase, schema: string, e: Hi
     e.meta.access?.revoked ?? null,
     TOOL_VERSION,
     e.run ?? null,
+    e.meta.approvals?.length ? JSON.stringify(e.meta.approvals) : null,
   ];
   const q = client.escapeIdentifier(schema);
   if (e.run !== undefined) {
     const updated = await client.query(
       `UPDATE ${q}.history SET lineage = $3, serial = $4, state = $5::json, actor = $6, host = $7, operation = $8,
-         plan_digest = $9, granted = $10, revoked = $11, converge_version = $12, written = now()
+         plan_digest = $9, granted = $10, revoked = $11, converge_version = $12, written = now(), approvals = $14::json
        WHERE stack = $1 AND workspace = $2 AND run = $13`,
       values,
     );
@@ -64,8 +65,9 @@ export async function recordVersion(client: pg.ClientBase, schema: string, e: Hi
   }
   await client.query(
     `INSERT INTO ${q}.history
-       (stack, workspace, lineage, serial, state, actor, host, operation, plan_digest, granted, revoked, converge_version, run)
-     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13)`,
+       (stack, workspace, lineage, serial, state, actor, host, operation, plan_digest, granted, revoked,
+        converge_version, run, approvals)
+     VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13, $14::json)`,
     values,
   );
 }
@@ -81,12 +83,13 @@ interface HistoryRow {
   granted: number | null;
   revoked: number | null;
   converge_version: string;
+  approvals: GuardrailApproval[] | null;
 }
 
 /** The versions of (stack, workspace), oldest first. */
 export async function readHistory(db: pg.Pool, schema: string, stack: string, workspace: string): Promise<HistoryRecord[]> {
   const r = await db.query<HistoryRow>(
-    `SELECT serial, lineage, written, actor, host, operation, plan_digest, granted, revoked, converge_version
+    `SELECT serial, lineage, written, actor, host, operation, plan_digest, granted, revoked, converge_version, approvals
        FROM ${pgEscape(schema)}.history WHERE stack = $1 AND workspace = $2 ORDER BY id`,
     [stack, workspace],
   );
@@ -99,6 +102,7 @@ export async function readHistory(db: pg.Pool, schema: string, stack: string, wo
     operation: row.operation,
     ...(row.plan_digest !== null ? { planDigest: row.plan_digest } : {}),
     ...(row.granted !== null || row.revoked !== null ? { access: { granted: row.granted ?? 0, revoked: row.revoked ?? 0 } } : {}),
+    ...(row.approvals !== null ? { approvals: row.approvals } : {}),
     convergeVersion: row.converge_version,
   }));
 }

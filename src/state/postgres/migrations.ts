@@ -99,6 +99,10 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        event text NOT NULL, class text NOT NULL, object text NOT NULL, finding json NOT NULL)`,
     `CREATE INDEX drift_events_by_stack ON drift_events (stack, workspace, id)`,
   ],
+  [
+    // The owner-approval guardrails approved for an apply (--approve), each with its approver.
+    `ALTER TABLE history ADD COLUMN approvals json`,
+  ],
 ];
 
 /** The version that added the claims table: the states already there get theirs recorded then. */
