@@ -264,10 +264,26 @@ export interface EmulatorFederation {
   state?: FederationState;
   stateMessage?: string;
   uid?: string;
+  policy?: Policy1;
 }
 export interface BackendMetastore {
   name: string;
   metastoreType: MetastoreType;
+}
+/**
+ * Google IAM Policy as carried by getIamPolicy/setIamPolicy (v1 REST JSON).
+ */
+export interface Policy1 {
+  /**
+   * Policy format version; 3 is required when any binding has a condition.
+   */
+  version?: 0 | 1 | 3;
+  bindings?: Binding[];
+  auditConfigs?: AuditConfig[];
+  /**
+   * Standard base64 etag used for optimistic concurrency.
+   */
+  etag?: string;
 }
 /**
  * Terraform's `version` message: the first line; `ui` is the version of this message format.
