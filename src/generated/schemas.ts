@@ -1570,15 +1570,10 @@ export interface EndpointIamPolicyInputs {
    * Every binding of the policy: a role (and condition) with its members. Bindings not listed are removed.
    */
   bindings: Binding[];
-  /**
-   * The policy's audit logging configuration; omitted means none (any present is removed).
-   */
-  auditConfigs?: AuditConfig[];
 }
 export interface EndpointIamPolicyOutputs {
   name: string;
   bindings: Binding[];
-  auditConfigs: AuditConfig[];
   /**
    * Etag of the resource's IAM policy.
    */
