@@ -49,6 +49,18 @@ export const SET_IAM_POLICY_UPDATE_MASK = "bindings,etag";
 /** The mask of a whole-policy write: the audit configs too. */
 export const SET_WHOLE_POLICY_UPDATE_MASK = "bindings,etag,auditConfigs";
 
+/** Kinds whose API version has no auditConfigs in Policy and no updateMask in SetIamPolicyRequest
+ *  (aiplatform v1beta1): their setIamPolicy sends the policy's bindings, version and etag only. */
+const WITHOUT_AUDIT_CONFIGS: ReadonlySet<PolicyKind> = new Set(["endpoint"]);
+
+function setIamPolicyBody(kind: PolicyKind, policy: Policy, auditConfigs?: boolean): Record<string, unknown> {
+  if (!WITHOUT_AUDIT_CONFIGS.has(kind)) {
+    return { policy, updateMask: auditConfigs ? SET_WHOLE_POLICY_UPDATE_MASK : SET_IAM_POLICY_UPDATE_MASK };
+  }
+  const { auditConfigs: _none, ...rest } = policy;
+  return { policy: rest };
+}
+
 /** Per-call options. `signal`: once aborted (Ctrl-C), the call sends nothing more (see CallSpec). */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -148,7 +160,7 @@ export class CloudClient {
       project,
       write: true,
       path: `/${api.version}/${name}:setIamPolicy`,
-      body: { policy, updateMask: opts.auditConfigs ? SET_WHOLE_POLICY_UPDATE_MASK : SET_IAM_POLICY_UPDATE_MASK },
+      body: setIamPolicyBody(kind, policy, opts.auditConfigs),
       methodId: api.setId,
       resource: name,
       operation: "setIamPolicy",

@@ -69,6 +69,13 @@ function describe(src: SourceDocument, e: ErrorObject, path: DocPath, value: unk
       return at(src, path, `${where}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`);
     case "additionalProperties": {
       const prop = (e.params as { additionalProperty: string }).additionalProperty;
+      // A property the type deliberately lacks says why (`x-absentProperties` in its schema).
+      const parent = e.parentSchema as { "x-absentProperties"?: Record<string, string> } | undefined;
+      const why = parent?.["x-absentProperties"];
+      if (why && Object.hasOwn(why, prop)) {
+        const summary = `${where}: "${prop}" is not a property of this type`;
+        return at(src, [...path, prop], summary, { key: true, detail: why[prop] });
+      }
       const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
       const guess = suggest(prop, known);
       const hint = guess ? ` (did you mean "${guess}"?)` : "";

@@ -1,5 +1,6 @@
 // The whole-policy types (RestorePlanIamPolicy, EndpointIamPolicy): authoritative for every
-// binding and the audit configs of one object. After apply the live policy has exactly the
+// binding and the audit configs of one object (EndpointIamPolicy has none: aiplatform v1beta1's
+// Policy has no auditConfigs). After apply the live policy has exactly the
 // resource's bindings and audit configs (none when `auditConfigs` is omitted); destroy leaves an
 // empty policy. They claim the whole object, so no other resource of a stack may touch it.
 import type { AuditConfig, Binding, Policy } from "../generated/schemas.js";
@@ -19,20 +20,26 @@ interface PolicyDriverSpec {
   kind: PolicyKind;
   schemaFile: string;
   typeName: string;
+  /** The API version's Policy has auditConfigs (aiplatform v1beta1's has none). */
+  auditConfigs: boolean;
 }
 
 const IMPORT_ID_FORM = "{name}";
 
 export function policyDriver(spec: PolicyDriverSpec): IamDriver {
-  const normalize = rememberedNormalize((raw, defaults) => normalizePolicyInputs(spec.kind, raw, defaults));
+  const normalize = rememberedNormalize((raw, defaults) =>
+    normalizePolicyInputs(spec.kind, spec.auditConfigs ? raw : withoutAuditConfigs(raw), defaults),
+  );
   return {
     token: spec.token,
     kind: spec.kind,
     ownership: "policy",
-    inputFields: ["name", "bindings", "auditConfigs"],
+    inputFields: spec.auditConfigs ? ["name", "bindings", "auditConfigs"] : ["name", "bindings"],
     inputsSchema: `${spec.schemaFile}#/definitions/${spec.typeName}Inputs`,
     outputsSchema: `${spec.schemaFile}#/definitions/${spec.typeName}Outputs`,
-    outputNames: ["name", "bindings", "auditConfigs", "etag", "id", "project"],
+    outputNames: spec.auditConfigs
+      ? ["name", "bindings", "auditConfigs", "etag", "id", "project"]
+      : ["name", "bindings", "etag", "id", "project"],
     replaceOn: ["name"],
     importIdForm: IMPORT_ID_FORM,
     normalize,
@@ -41,13 +48,21 @@ export function policyDriver(spec: PolicyDriverSpec): IamDriver {
     describe: (i) => `whole IAM policy of ${i.name}`,
     id: (i) => i.name,
     outputs(i, etag) {
-      return { name: i.name, bindings: i.bindings ?? [], auditConfigs: i.auditConfigs ?? [], etag, id: i.name, project: projectOf(spec.kind, i.name) };
+      const project = projectOf(spec.kind, i.name);
+      const audit = spec.auditConfigs ? { auditConfigs: i.auditConfigs ?? [] } : {};
+      return { name: i.name, bindings: i.bindings ?? [], ...audit, etag, id: i.name, project };
     },
-    observe: (i, policy) => observePolicy(i, policy),
+    observe: (i, policy) => observePolicy(i, policy, spec.auditConfigs),
     modifications: (_prior, desired) => [wholePolicy(desired)],
     parseImportId: (text, defaults) => parsePolicyImportId(spec.kind, text, defaults),
-    adopt: (target, policy) => observePolicy({ name: target.name, bindings: [] }, policy),
+    adopt: (target, policy) => observePolicy({ name: target.name, bindings: [] }, policy, spec.auditConfigs),
   };
+}
+
+/** The inputs of a type without audit configs (its schema refuses them where it is checked). */
+function withoutAuditConfigs(raw: Record<string, unknown>): Record<string, unknown> {
+  const { auditConfigs: _none, ...rest } = raw;
+  return rest;
 }
 
 /** The edit that makes the object's policy `desired`'s (an empty one when it is gone). */
@@ -57,12 +72,13 @@ function wholePolicy(desired: IamInputs | undefined): PolicyModification {
 
 /** The live policy as this resource's inputs; the configured spelling of a binding's members
  *  is kept when the live set is the same (no permanent case diffs). */
-function observePolicy(i: IamInputs, policy: Policy): IamInputs {
+function observePolicy(i: IamInputs, policy: Policy, auditConfigs: boolean): IamInputs {
   const configured = new Map((i.bindings ?? []).map((b) => [bindingKey(b.role, b.condition), b]));
   const bindings = canonicalBindings(policy.bindings ?? []).map((b) => {
     const mine = configured.get(bindingKey(b.role, b.condition));
     return mine && sameMemberSet(mine.members, b.members) ? extended(b, { members: mine.members }) : b;
   });
+  if (!auditConfigs) return { name: i.name, bindings };
   return { name: i.name, bindings, auditConfigs: policy.auditConfigs ?? [] };
 }
 

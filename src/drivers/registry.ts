@@ -18,10 +18,23 @@ export const GET_FEDERATION = getFederation.token;
  *  and Pulumi's trio). */
 const resources = new Map<string, IamDriver>(
   [
-    policyDriver({ token: RESTORE_PLAN_IAM_POLICY, kind: "restorePlan", schemaFile: "types/restore-plan-iam-policy.schema.json", typeName: "RestorePlanIamPolicy" }),
+    policyDriver({
+      token: RESTORE_PLAN_IAM_POLICY,
+      kind: "restorePlan",
+      schemaFile: "types/restore-plan-iam-policy.schema.json",
+      typeName: "RestorePlanIamPolicy",
+      auditConfigs: true,
+    }),
     iamDriver({ token: RESTORE_PLAN_IAM_BINDING, kind: "restorePlan", ownership: "binding", schemaFile: "types/restore-plan-iam-binding.schema.json", typeName: "RestorePlanIamBinding" }),
     iamDriver({ token: RESTORE_PLAN_IAM_MEMBER, kind: "restorePlan", ownership: "member", schemaFile: "types/restore-plan-iam-member.schema.json", typeName: "RestorePlanIamMember" }),
-    policyDriver({ token: ENDPOINT_IAM_POLICY, kind: "endpoint", schemaFile: "types/endpoint-iam-policy.schema.json", typeName: "EndpointIamPolicy" }),
+    // aiplatform v1beta1's Policy has no auditConfigs.
+    policyDriver({
+      token: ENDPOINT_IAM_POLICY,
+      kind: "endpoint",
+      schemaFile: "types/endpoint-iam-policy.schema.json",
+      typeName: "EndpointIamPolicy",
+      auditConfigs: false,
+    }),
     iamDriver({ token: ENDPOINT_IAM_BINDING, kind: "endpoint", ownership: "binding", schemaFile: "types/endpoint-iam-binding.schema.json", typeName: "EndpointIamBinding" }),
     iamDriver({ token: ENDPOINT_IAM_MEMBER, kind: "endpoint", ownership: "member", schemaFile: "types/endpoint-iam-member.schema.json", typeName: "EndpointIamMember" }),
   ].map((d) => [d.token, d]),

@@ -43,13 +43,33 @@ export function authorize(
     );
   }
   if (access !== "any" && project.iamAdmins) {
-    const key = principalIdentity(principal);
-    const allowed = access === "read" ? [...project.iamAdmins, ...(project.iamViewers ?? [])] : project.iamAdmins;
-    if (!allowed.some((a) => principalIdentity(a) === key)) {
+    const held = principalAccess(project, principal);
+    if (held === "none" || (access === "write" && held === "read")) {
       throw new ApiError("PERMISSION_DENIED", `Permission '${permission}' denied on resource '${resource}' (or it may not exist).`, {
         reason: "IAM_PERMISSION_DENIED",
         metadata: { permission, resource },
       });
     }
   }
+}
+
+/** What a principal may do with the project's policies by its caller lists. */
+function principalAccess(project: EmulatorProject, principal: string): "write" | "read" | "none" {
+  if (!project.iamAdmins) return "write";
+  const key = principalIdentity(principal);
+  const listed = (list: readonly string[] | undefined): boolean =>
+    (list ?? []).some((a) => principalIdentity(a) === key);
+  if (listed(project.iamAdmins)) return "write";
+  return listed(project.iamViewers) ? "read" : "none";
+}
+
+/** What the caller of an authorized request may do; a project without callers lets anyone write. */
+export function callerAccess(
+  project: EmulatorProject | undefined,
+  authorization: string | undefined,
+): "write" | "read" | "none" {
+  if (!project?.callers) return "write";
+  const token = bearer(authorization);
+  if (!token || !Object.prototype.hasOwnProperty.call(project.callers, token)) return "none";
+  return principalAccess(project, project.callers[token]!);
 }

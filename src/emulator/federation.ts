@@ -44,7 +44,8 @@ export function fillFederation(f: EmulatorFederation, now: string): EmulatorFede
 
 /**
  * The GET response. The real API names the project by number when it has one, whatever form the
- * request used; enums are numbers when the client asked for `enum-encoding=int`.
+ * request used; enums are numbers when the client asked for `enum-encoding=int`. Empty fields
+ * (no labels, no backends, no state message) are omitted, as proto3 JSON prints them.
  */
 export function renderFederation(f: EmulatorFederation, projectNumber: string | undefined, intEnums: boolean): string {
   let name = f.name;
@@ -53,16 +54,13 @@ export function renderFederation(f: EmulatorFederation, projectNumber: string | 
   for (const [rank, b] of Object.entries(f.backendMetastores ?? {})) {
     backends[rank] = { name: b.name, metastoreType: intEnums ? METASTORE_TYPES.indexOf(b.metastoreType) : b.metastoreType };
   }
-  return JSON.stringify({
-    name,
-    createTime: f.createTime,
-    updateTime: f.updateTime,
-    labels: f.labels ?? {},
-    version: f.version,
-    backendMetastores: backends,
-    endpointUri: f.endpointUri,
-    state: intEnums ? STATES.indexOf(f.state ?? "STATE_UNSPECIFIED") : f.state,
-    stateMessage: f.stateMessage ?? "",
-    uid: f.uid,
-  });
+  const wire: Record<string, unknown> = { name, createTime: f.createTime, updateTime: f.updateTime };
+  if (Object.keys(f.labels ?? {}).length > 0) wire.labels = f.labels;
+  wire.version = f.version;
+  if (Object.keys(backends).length > 0) wire.backendMetastores = backends;
+  wire.endpointUri = f.endpointUri;
+  wire.state = intEnums ? STATES.indexOf(f.state ?? "STATE_UNSPECIFIED") : f.state;
+  if (f.stateMessage) wire.stateMessage = f.stateMessage;
+  wire.uid = f.uid;
+  return JSON.stringify(wire);
 }

@@ -1,8 +1,8 @@
 // Server-side IAM policy rules: what setIamPolicy accepts, how a stored policy is normalised and
 // how it is rendered on the wire. The emulator's own principal, role and binding rules live in
 // principals.ts, roles.ts and bindings.ts (independent of the client's src/iam/).
-import { randomBytes } from "node:crypto";
-import type { AuditConfig, Binding, Policy } from "../generated/schemas.js";
+import { createHash, randomBytes } from "node:crypto";
+import type { AuditConfig, Binding, Condition, Policy } from "../generated/schemas.js";
 import { validate } from "../schemas/index.js";
 import { mergeBindings, MAX_PRINCIPALS, policySize, sizeProblem } from "./bindings.js";
 import { conditionExpressionProblem } from "./conditions.js";
@@ -10,6 +10,7 @@ import { isPublicPrincipal, principalProblem } from "./principals.js";
 import { isBasicRole, roleNameProblem } from "./roles.js";
 import { schemaProblem } from "./schema-errors.js";
 import { ApiError, invalidArgument } from "./errors.js";
+import { base64Bytes, LOG_TYPES } from "./proto-json.js";
 
 export const VALID_VERSIONS: readonly number[] = [0, 1, 3];
 
@@ -30,29 +31,20 @@ export function newEtag(): string {
   return randomBytes(8).toString("base64");
 }
 
-// proto3 JSON allows enums as numbers; clients asking for `$alt=json;enum-encoding=int` send them so.
-const LOG_TYPES = ["LOG_TYPE_UNSPECIFIED", "ADMIN_READ", "DATA_WRITE", "DATA_READ"] as const;
+/** A binding without `members` (proto3 JSON omits empty repeated fields) has none (in place). */
+function defaultMembers(policy: Record<string, unknown>): void {
+  if (!Array.isArray(policy.bindings)) return;
+  for (const b of policy.bindings) {
+    const rec = b as { members?: unknown } | null;
+    if (rec && typeof rec === "object" && !Array.isArray(rec) && rec.members === undefined) rec.members = [];
+  }
+}
 
-/**
- * Undoes proto3 JSON shortcuts before validation (in place): numeric AuditLogConfig.logType values
- * become names, and a binding without `members` (empty repeated fields are omitted) gets [].
- */
-function protoJsonInPlace(policy: Record<string, unknown>): void {
-  if (Array.isArray(policy.bindings)) {
-    for (const b of policy.bindings) {
-      if (b && typeof b === "object" && !Array.isArray(b) && (b as { members?: unknown }).members === undefined) (b as { members: unknown[] }).members = [];
-    }
-  }
-  const configs = policy.auditConfigs;
-  if (!Array.isArray(configs)) return;
-  for (const c of configs) {
-    const logs = (c as { auditLogConfigs?: unknown }).auditLogConfigs;
-    if (!Array.isArray(logs)) continue;
-    for (const l of logs) {
-      const rec = l as { logType?: unknown };
-      if (typeof rec.logType === "number" && LOG_TYPES[rec.logType]) rec.logType = LOG_TYPES[rec.logType];
-    }
-  }
+/** Etags are bytes: two spellings of the same bytes (padded or not, either alphabet) are equal. */
+export function sameEtag(a: string, b: string): boolean {
+  const x = base64Bytes(a);
+  const y = base64Bytes(b);
+  return x !== undefined && y !== undefined && x.equals(y);
 }
 
 /**
@@ -63,7 +55,7 @@ export function checkRequestPolicy(raw: unknown, field = "policy"): Policy {
   if (raw === undefined || raw === null) throw invalidArgument(`Invalid argument: '${field}' is required.`, field);
   if (typeof raw !== "object" || Array.isArray(raw)) throw invalidArgument(`Invalid value at '${field}': expected an object.`, field);
   const rec = raw as Record<string, unknown>;
-  protoJsonInPlace(rec);
+  defaultMembers(rec);
   if (rec.version !== undefined && !(typeof rec.version === "number" && VALID_VERSIONS.includes(rec.version))) {
     throw invalidArgument(
       `Invalid policy version ${JSON.stringify(rec.version)}: the version must be 0, 1 or 3.`,
@@ -133,27 +125,47 @@ export function normalizePolicy(policy: Policy, etag: string, field = "policy"):
 }
 
 export function storedPolicy(version: 1 | 3, bindings: Binding[], auditConfigs: AuditConfig[] | undefined, etag: string): StoredPolicy {
-  const wire: Policy = { version };
+  const conditional = bindings.some((b) => b.condition);
+  // Google answers version 1 for a policy without conditional bindings, whatever was written.
+  const wire: Policy = { version: conditional ? 3 : 1 };
   if (bindings.length > 0) wire.bindings = bindings;
   if (auditConfigs) wire.auditConfigs = auditConfigs;
   wire.etag = etag;
-  return { version, bindings, ...(auditConfigs ? { auditConfigs } : {}), etag, conditional: bindings.some((b) => b.condition), json: JSON.stringify(wire) };
+  const json = JSON.stringify(wire);
+  return { version, bindings, ...(auditConfigs ? { auditConfigs } : {}), etag, conditional, json };
 }
 
 export function emptyPolicy(etag = newEtag()): StoredPolicy {
   return storedPolicy(1, [], undefined, etag);
 }
 
-/** The policy as sent on the wire; with int enums when the client asked for them. */
-export function renderPolicy(p: StoredPolicy, intEnums: boolean): string {
-  if (!intEnums || !p.auditConfigs) return p.json;
+/**
+ * The policy as sent on the wire at the requested version; with int enums when the client asked
+ * for them. Below version 3 a conditional binding loses its condition and its role is suffixed
+ * `_withcond_{hash}`, as Google documents (https://cloud.google.com/iam/docs/policies#versions).
+ */
+export function renderPolicy(p: StoredPolicy, intEnums: boolean, requestedVersion = 3): string {
+  const v1 = p.conditional && requestedVersion < 3;
+  if (!v1 && (!intEnums || !p.auditConfigs)) return p.json;
   const wire = JSON.parse(p.json) as Policy;
-  for (const c of wire.auditConfigs ?? []) {
+  if (v1) {
+    wire.version = 1;
+    wire.bindings = (wire.bindings ?? []).map((b) =>
+      b.condition ? { role: withcondRole(b.role, b.condition), members: b.members } : b,
+    );
+  }
+  for (const c of intEnums ? (wire.auditConfigs ?? []) : []) {
     for (const l of c.auditLogConfigs ?? []) {
       if (l.logType) (l as { logType: unknown }).logType = LOG_TYPES.indexOf(l.logType);
     }
   }
   return JSON.stringify(wire);
+}
+
+/** roles/x_withcond_{20 hex digits}: the same name for the same condition, another for another. */
+function withcondRole(role: string, c: Condition): string {
+  const hash = createHash("sha256").update(JSON.stringify([c.title, c.description ?? "", c.expression])).digest("hex");
+  return `${role}_withcond_${hash.slice(0, 20)}`;
 }
 
 /** Field-mask paths setIamPolicy understands; the default is Google's `bindings,etag`. */
@@ -162,14 +174,11 @@ export interface UpdateMask {
   auditConfigs: boolean;
 }
 
+/** The paths of a FieldMask (proto3 JSON: one comma-separated string, lowerCamel or proto names). */
 export function parseUpdateMask(raw: unknown): UpdateMask {
-  if (raw === undefined || raw === null || raw === "") return { bindings: true, auditConfigs: false };
-  let paths: string[];
-  if (typeof raw === "string") paths = raw.split(",");
-  else if (typeof raw === "object" && Array.isArray((raw as { paths?: unknown }).paths)) paths = (raw as { paths: unknown[] }).paths.map(String);
-  else throw invalidArgument(`Invalid value at 'update_mask' (type.googleapis.com/google.protobuf.FieldMask): expected a comma-separated string of paths, got ${Array.isArray(raw) ? "a list" : typeof raw}`, "updateMask");
+  if (raw === undefined || raw === "") return { bindings: true, auditConfigs: false };
   const mask: UpdateMask = { bindings: false, auditConfigs: false };
-  for (const p of paths.map((s) => s.trim()).filter((s) => s !== "")) {
+  for (const p of String(raw).split(",").map((s) => s.trim()).filter((s) => s !== "")) {
     if (p === "bindings") mask.bindings = true;
     else if (p === "auditConfigs" || p === "audit_configs") mask.auditConfigs = true;
     else if (p === "etag" || p === "version") continue;
@@ -177,4 +186,3 @@ export function parseUpdateMask(raw: unknown): UpdateMask {
   }
   return mask;
 }
-

@@ -1,11 +1,12 @@
 // The REST methods the emulator serves, matched on the path alone (one host:port serves every
 // service; the Host header only decides whether a request is served at all: ./origin.ts).
-// The five object methods come from the neutral object-kind table in src/gcp/, and Cloud Resource
+// The object methods converge calls come from the neutral object-kind table in src/gcp/, and Cloud Resource
 // Manager's projects.get from its neutral description there.
 import {
   ALL_KINDS,
   METHOD_IDS as OBJECT_METHOD_IDS,
   OBJECT_KINDS,
+  type ApiMethod,
   type MethodId as ObjectMethodId,
   type MethodVerb,
   type ObjectKind,
@@ -14,16 +15,60 @@ import { PROJECTS_GET } from "../gcp/projects-api.js";
 
 export { PROJECTS_GET } from "../gcp/projects-api.js";
 
-/** Every method the emulator serves (counted in stats, named in fault filters). */
-export type MethodId = ObjectMethodId | typeof PROJECTS_GET.id;
-export const METHOD_IDS: readonly MethodId[] = [...OBJECT_METHOD_IDS, PROJECTS_GET.id];
+/** What a method does: src/gcp/'s verbs, and testIamPermissions (which converge does not call). */
+export type EmulatorVerb = MethodVerb | "testIamPermissions";
 
-/** A call of one of the five object methods. */
-export interface ApiRoute {
-  method: ObjectMethodId;
+/** A method the emulator serves beyond those converge's client calls (named in src/gcp/): the
+ *  rest of each collection's IAM surface, as the vendored discovery documents describe it. */
+interface ExtraMethod {
   kind: ObjectKind;
-  verb: MethodVerb;
-  /** IAM permission the call needs, as named in PERMISSION_DENIED messages. */
+  verb: EmulatorVerb;
+  id: string;
+  http: "GET" | "POST";
+  permission: string;
+}
+
+/** testIamPermissions needs no permission: it answers which of the asked ones the caller holds. */
+function testPermissions<K extends ObjectKind, I extends string>(kind: K, id: I) {
+  return { kind, verb: "testIamPermissions", id, http: "POST", permission: "" } as const;
+}
+
+const EXTRA_METHODS = [
+  testPermissions("restorePlan", "gkebackup.projects.locations.restorePlans.testIamPermissions"),
+  testPermissions("endpoint", "aiplatform.projects.locations.endpoints.testIamPermissions"),
+  {
+    kind: "federation",
+    verb: "getIamPolicy",
+    id: "metastore.projects.locations.federations.getIamPolicy",
+    http: "GET",
+    permission: "metastore.federations.getIamPolicy",
+  },
+  {
+    kind: "federation",
+    verb: "setIamPolicy",
+    id: "metastore.projects.locations.federations.setIamPolicy",
+    http: "POST",
+    permission: "metastore.federations.setIamPolicy",
+  },
+  testPermissions("federation", "metastore.projects.locations.federations.testIamPermissions"),
+] as const satisfies readonly ExtraMethod[];
+
+type ServedObjectMethodId = ObjectMethodId | (typeof EXTRA_METHODS)[number]["id"];
+
+/** Every method the emulator serves (counted in stats, named in fault filters). */
+export type MethodId = ServedObjectMethodId | typeof PROJECTS_GET.id;
+export const METHOD_IDS: readonly MethodId[] = [
+  ...OBJECT_METHOD_IDS,
+  ...EXTRA_METHODS.map((m) => m.id),
+  PROJECTS_GET.id,
+];
+
+/** A call of one of the object methods. */
+export interface ApiRoute {
+  method: ServedObjectMethodId;
+  kind: ObjectKind;
+  verb: EmulatorVerb;
+  /** IAM permission the call needs, as named in PERMISSION_DENIED messages ("" for none). */
   permission: string;
   project: string;
   location: string;
@@ -44,24 +89,31 @@ export type EmulatorRoute = ApiRoute | ProjectRoute;
 
 interface RouteDef {
   kind: ObjectKind;
-  verb: MethodVerb;
-  method: ObjectMethodId;
+  verb: EmulatorVerb;
+  method: ServedObjectMethodId;
   permission: string;
 }
 
 // "{HTTP verb} {API version} {collection} {method verb}" → the method.
-const INDEX = new Map<string, RouteDef>(
-  ALL_KINDS.flatMap((kind) => {
-    const k = OBJECT_KINDS[kind];
-    return k.methods.map((m): [string, RouteDef] => [`${m.http} ${k.version} ${k.collection} ${m.verb}`, { kind, verb: m.verb, method: m.id, permission: m.permission }]);
-  }),
-);
+const INDEX = new Map<string, RouteDef>();
+for (const kind of ALL_KINDS) {
+  const k = OBJECT_KINDS[kind];
+  const methods: readonly (ApiMethod | ExtraMethod)[] = k.methods;
+  for (const m of [...methods, ...EXTRA_METHODS.filter((e) => e.kind === kind)]) {
+    INDEX.set(`${m.http} ${k.version} ${k.collection} ${m.verb}`, {
+      kind,
+      verb: m.verb,
+      method: m.id as ServedObjectMethodId,
+      permission: m.permission,
+    });
+  }
+}
 
 // Segments as Google accepts them in resource names (no '/', no ':').
 const PATH = /^\/(v1|v1beta1|v1alpha)\/projects\/([^/:]+)\/locations\/([^/:]+)\/([A-Za-z]+)\/([^/:]+)(?::([A-Za-z]+))?$/;
 
 /**
- * Matches a decoded path to one of the five methods; undefined for anything else (unknown path
+ * Matches a decoded path to one of the object methods; undefined for anything else (unknown path
  * or wrong HTTP method), which the server answers with NOT_FOUND.
  */
 export function matchApiRoute(httpMethod: string, path: string): ApiRoute | undefined {

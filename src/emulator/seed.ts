@@ -6,6 +6,7 @@ import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/s
 import { ALL_KINDS, OBJECT_KINDS, parseFullName, POLICY_KINDS, type ObjectKind } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
+import { DIALECTS } from "./dialects.js";
 import { ApiError } from "./errors.js";
 import { mergeBindings, policySize, sizeProblem } from "./bindings.js";
 import { checkPolicyRules } from "./policy.js";
@@ -97,7 +98,7 @@ export function coerceSeed(value: unknown): unknown {
       if (rec && typeof rec === "object" && typeof rec.number === "number" && Number.isSafeInteger(rec.number)) rec.number = String(rec.number);
     }
   }
-  for (const key of POLICY_KINDS.map((k) => OBJECT_KINDS[k].collection)) {
+  for (const key of ALL_KINDS.map((k) => OBJECT_KINDS[k].collection)) {
     const list = w[key];
     if (!Array.isArray(list)) continue;
     for (const o of list) {
@@ -160,7 +161,7 @@ function objectsProblem(world: EmulatorWorld, numbers: Map<string, string>): Pro
       if (seen.has(canonical)) return { message: `${at}.name "${o.name}" is declared twice`, path: [key, i, "name"] };
       seen.add(canonical);
       if (o.policy) {
-        const p = policyProblem(o.policy, `${at}.policy`);
+        const p = policyProblem(kind, o.policy, `${at}.policy`);
         if (p) return { message: p, path: [key, i, "policy"] };
       }
     }
@@ -172,7 +173,11 @@ function article(kind: ObjectKind): string {
   return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
 }
 
-function policyProblem(policy: Policy, at: string): string | undefined {
+function policyProblem(kind: ObjectKind, policy: Policy, at: string): string | undefined {
+  const dialect = DIALECTS[kind];
+  if (!dialect.auditConfigs && policy.auditConfigs) {
+    return `${at}.auditConfigs: ${dialect.api}'s Policy has no auditConfigs`;
+  }
   try {
     checkPolicyRules(policy, at);
     const tooBig = sizeProblem(policySize(mergeBindings(policy.bindings ?? [])));
@@ -190,7 +195,7 @@ export function objectProblem(kind: ObjectKind, value: unknown): string | undefi
   if (errors.length > 0) return schemaProblem(errors);
   const o = value as EmulatorPolicyObject;
   if (!parseFullName(kind, o.name)) return `"${o.name}" is not ${article(kind)} name`;
-  if (o.policy) return policyProblem(o.policy, "policy");
+  if (o.policy) return policyProblem(kind, o.policy, "policy");
   return undefined;
 }
 

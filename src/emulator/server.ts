@@ -9,6 +9,7 @@ import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { handleApi } from "./api.js";
 import type { EmulatorContext, Reply } from "./context.js";
 import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors.js";
+import { partialResponse } from "./fields.js";
 import { foreignRequest, type OriginPolicy } from "./origin.js";
 import { handleProjectGet } from "./projects-api.js";
 import { decodePath, matchRoute, PROJECTS_GET, type EmulatorRoute } from "./routes.js";
@@ -136,7 +137,7 @@ class EmulatorHttp {
       if (route) ctx.stats.request(route.method);
       const body = await this.body(req, method, route);
       if (body === CLIENT_GONE) return;
-      const reply = await this.reply(route, method, path, query, req, body);
+      const reply = partialResponse(await this.reply(route, method, path, query, req, body), route && query);
       if (route && reply.code === "OK") {
         const lost = ctx.faults.lose(route.method);
         if (lost) {

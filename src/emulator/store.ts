@@ -21,6 +21,8 @@ export interface FederationObject {
   name: string;
   project: string;
   record: EmulatorFederation;
+  /** The federation's IAM policy (metastore v1alpha serves getIamPolicy / setIamPolicy on it). */
+  policy: StoredPolicy;
   fragment?: string | undefined;
   /** Cached GET body and the project number it was rendered with. */
   wire?: { number: string | undefined; json: string } | undefined;
@@ -86,13 +88,12 @@ export class Store {
     if (!p) throw new Error(`"${value.name}" is not a ${kind} name`);
     const project = this.projectId(p.project);
     const name = formatName(kind, project, p.location, p.id);
-    let obj: WorldObject;
-    if (kind === "federation") {
-      obj = { kind, name, project, record: fillFederation({ ...(value as EmulatorFederation), name }, now) };
-    } else {
-      const given = (value as EmulatorPolicyObject).policy;
-      obj = { kind, name, project, policy: given ? normalizePolicy(given, given.etag ?? newEtag()) : emptyPolicy() };
-    }
+    const { policy: given, ...rest } = value;
+    const policy = given ? normalizePolicy(given, given.etag ?? newEtag()) : emptyPolicy();
+    const obj: WorldObject =
+      kind === "federation"
+        ? { kind, name, project, record: fillFederation({ ...(rest as EmulatorFederation), name }, now), policy }
+        : { kind, name, project, policy };
     this.objects[kind].set(name, obj);
     return obj;
   }
@@ -102,7 +103,7 @@ export class Store {
     return o ? this.objects[kind].delete(o.name) : false;
   }
 
-  setPolicy(obj: PolicyObject, policy: StoredPolicy): void {
+  setPolicy(obj: WorldObject, policy: StoredPolicy): void {
     obj.policy = policy;
     obj.fragment = undefined;
   }
@@ -116,10 +117,14 @@ export class Store {
 
   objectJson(obj: WorldObject): string {
     if (obj.fragment === undefined) {
-      obj.fragment =
-        obj.kind === "federation"
-          ? JSON.stringify(obj.record)
-          : `{"name":${JSON.stringify(obj.name)},"policy":${obj.policy.json}}`;
+      if (obj.kind !== "federation") obj.fragment = `{"name":${JSON.stringify(obj.name)},"policy":${obj.policy.json}}`;
+      else {
+        // A federation's policy is kept once it has bindings or audit configs.
+        const record = JSON.stringify(obj.record);
+        const { policy } = obj;
+        const kept = policy.bindings.length > 0 || policy.auditConfigs !== undefined;
+        obj.fragment = kept ? `${record.slice(0, -1)},"policy":${policy.json}}` : record;
+      }
     }
     return obj.fragment;
   }

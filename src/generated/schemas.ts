@@ -267,10 +267,26 @@ export interface EmulatorFederation {
   state?: FederationState;
   stateMessage?: string;
   uid?: string;
+  policy?: Policy1;
 }
 export interface BackendMetastore {
   name: string;
   metastoreType: MetastoreType;
+}
+/**
+ * Google IAM Policy as carried by getIamPolicy/setIamPolicy (v1 REST JSON).
+ */
+export interface Policy1 {
+  /**
+   * Policy format version; 3 is required when any binding has a condition.
+   */
+  version?: 0 | 1 | 3;
+  bindings?: Binding[];
+  auditConfigs?: AuditConfig[];
+  /**
+   * Standard base64 etag used for optimistic concurrency.
+   */
+  etag?: string;
 }
 /**
  * Terraform's `version` message: the first line; `ui` is the version of this message format.
@@ -1600,15 +1616,10 @@ export interface EndpointIamPolicyInputs {
    * Every binding of the policy: a role (and condition) with its members. Bindings not listed are removed.
    */
   bindings: Binding[];
-  /**
-   * The policy's audit logging configuration; omitted means none (any present is removed).
-   */
-  auditConfigs?: AuditConfig[];
 }
 export interface EndpointIamPolicyOutputs {
   name: string;
   bindings: Binding[];
-  auditConfigs: AuditConfig[];
   /**
    * Etag of the resource's IAM policy.
    */

@@ -63,7 +63,10 @@ describe("CloudClient wire calls (real Google hosts)", () => {
     const r = f.calls[0]!;
     expect(r.method).toBe("POST");
     expect(r.url).toBe(`https://europe-west4-aiplatform.googleapis.com/v1beta1/${EP}:setIamPolicy`);
-    expect(JSON.parse(r.body!)).toEqual({ policy: POLICY, updateMask: "bindings,etag" });
+    // aiplatform v1beta1's SetIamPolicyRequest has no updateMask, its Policy no auditConfigs.
+    expect(JSON.parse(r.body!)).toEqual({ policy: POLICY });
+    await c.setIamPolicy("endpoint", EP, { ...POLICY, auditConfigs: [{ service: "allServices" }] }, { auditConfigs: true });
+    expect(JSON.parse(f.calls[1]!.body!)).toEqual({ policy: POLICY });
   });
 
   it("getFederation: GET /v1alpha/{name} on metastore.googleapis.com", async () => {

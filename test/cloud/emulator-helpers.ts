@@ -50,7 +50,7 @@ export function world(): EmulatorWorld {
             { role: "roles/aiplatform.user", members: ["serviceAccount:runner@my-project.iam.gserviceaccount.com"] },
             { role: "roles/aiplatform.viewer", members: ["user:dana@example.com"], condition: UNTIL_2027 },
           ],
-          auditConfigs: AUDIT,
+          // aiplatform v1beta1's Policy has no auditConfigs.
         },
       },
     ],

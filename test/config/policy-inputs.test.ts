@@ -37,3 +37,20 @@ describe("RestorePlanIamPolicy inputs at load", () => {
     expect(r.diagnostics).toEqual([]);
   });
 });
+
+describe("EndpointIamPolicy inputs at load", () => {
+  it("auditConfigs is refused at its position, saying that aiplatform v1beta1's Policy has none", () => {
+    const yaml = stack(`        - service: allServices
+          auditLogConfigs: [{ logType: DATA_READ }]
+`)
+      .replace("cloudnative:backup/v1:RestorePlanIamPolicy", "cloudnative:aiplatform/v1beta1:EndpointIamPolicy")
+      .replace(", bob]", "]");
+    const r = parseStack(FILE, yaml);
+    const errors = r.diagnostics.filter((d) => d.severity === "error");
+    expect(errors).toHaveLength(1);
+    const path = "resources.whole.properties.auditConfigs";
+    expect(errors[0]).toMatchObject({ file: FILE, line: 13, column: 7, path });
+    const text = `${errors[0]!.summary} ${errors[0]!.detail ?? ""}`;
+    expect(text).toMatch(/aiplatform v1beta1's Policy has no auditConfigs/);
+  });
+});

@@ -134,7 +134,11 @@ describe("EndpointIamBinding", { timeout: 120_000 }, () => {
     expect(create.stdout).toContain("Access: 1 granted, 1 revoked");
     expect(create.stdout).toContain(`- ${CAROL} loses ${E.r1} on ${B1} (b)`);
     await s.apply();
-    expect(await liveView(ws.emu, B1)).toEqual({ bindings: expected([{ role: E.r1, members: [ALICE] }, { role: E.r2, members: [DAN] }]), auditConfigs: FOREIGN_AUDIT });
+    // An endpoint has no audit configs (aiplatform v1beta1's Policy has none).
+    expect(await liveView(ws.emu, B1)).toEqual({
+      bindings: expected([{ role: E.r1, members: [ALICE] }, { role: E.r2, members: [DAN] }]),
+      auditConfigs: undefined,
+    });
     await s.expectNoChanges();
 
     await s.write({ b: binding("b1", E.r1, [ALICE, BOB]) });
@@ -151,7 +155,10 @@ describe("EndpointIamBinding", { timeout: 120_000 }, () => {
     expect(role.stdout).toContain("# b must be replaced");
     expect(role.stdout).toContain(`- ${DAN} loses ${E.r2} on ${B1} (b)`);
     await s.apply();
-    expect(await liveView(ws.emu, B1)).toEqual({ bindings: expected([{ role: E.r2, members: [ALICE, BOB] }]), auditConfigs: FOREIGN_AUDIT });
+    expect(await liveView(ws.emu, B1)).toEqual({
+      bindings: expected([{ role: E.r2, members: [ALICE, BOB] }]),
+      auditConfigs: undefined,
+    });
     await s.expectNoChanges();
 
     // Replace: another object; b1 loses r2, b2's r1 (carol) stays.
@@ -159,12 +166,21 @@ describe("EndpointIamBinding", { timeout: 120_000 }, () => {
     const moved = await s.planChanges();
     expect(moved.stdout).toContain("# b must be replaced");
     await s.apply();
-    expect(await liveView(ws.emu, B1)).toEqual({ bindings: [], auditConfigs: FOREIGN_AUDIT });
-    expect(await liveView(ws.emu, B2)).toEqual({ bindings: expected([{ role: E.r1, members: [CAROL] }, { role: E.r2, members: [ALICE, BOB] }]), auditConfigs: FOREIGN_AUDIT });
+    expect(await liveView(ws.emu, B1)).toEqual({
+      bindings: [],
+      auditConfigs: undefined,
+    });
+    expect(await liveView(ws.emu, B2)).toEqual({
+      bindings: expected([{ role: E.r1, members: [CAROL] }, { role: E.r2, members: [ALICE, BOB] }]),
+      auditConfigs: undefined,
+    });
     await s.expectNoChanges();
 
     expectExit(await s.cli("destroy", "--auto-approve"), 0);
-    expect(await liveView(ws.emu, B2)).toEqual({ bindings: expected([{ role: E.r1, members: [CAROL] }]), auditConfigs: FOREIGN_AUDIT });
+    expect(await liveView(ws.emu, B2)).toEqual({
+      bindings: expected([{ role: E.r1, members: [CAROL] }]),
+      auditConfigs: undefined,
+    });
   });
 
   it("converge import ADDRESS '{name} {role} [condition]' adopts bindings with no write", async () => {
@@ -193,7 +209,10 @@ describe("EndpointIamBinding", { timeout: 120_000 }, () => {
     expect(plan.stdout).toContain(`- ${CAROL} loses ${E.r1} on ${I2} (b)`);
     await s.apply();
     expect(setCalls(await stats(ws.emu))).toBe(1);
-    expect(await liveView(ws.emu, I2)).toEqual({ bindings: expected([{ role: E.r1, members: [BOB] }, { role: E.r2, members: [DAN] }]), auditConfigs: FOREIGN_AUDIT });
+    expect(await liveView(ws.emu, I2)).toEqual({
+      bindings: expected([{ role: E.r1, members: [BOB] }, { role: E.r2, members: [DAN] }]),
+      auditConfigs: undefined,
+    });
     await s.expectNoChanges();
   });
 

@@ -36,6 +36,8 @@ export interface Kind {
   /** Two roles valid on the object. */
   r1: string;
   r2: string;
+  /** Its API version's Policy has auditConfigs (aiplatform v1beta1's has none). */
+  audit: boolean;
 }
 
 export const RESTORE_PLAN: Kind = {
@@ -48,6 +50,7 @@ export const RESTORE_PLAN: Kind = {
   idArg: "restorePlanId",
   r1: "roles/gkebackup.viewer",
   r2: "roles/gkebackup.admin",
+  audit: true,
 };
 
 export const ENDPOINT: Kind = {
@@ -60,16 +63,22 @@ export const ENDPOINT: Kind = {
   idArg: "endpointId",
   r1: "roles/aiplatform.user",
   r2: "roles/aiplatform.viewer",
+  audit: false,
 };
 
-/** The policy every seeded object starts with: carol on r1, dan on r2, and FOREIGN_AUDIT. */
+/** The policy every seeded object starts with: carol on r1, dan on r2, and FOREIGN_AUDIT where
+ *  the kind has audit configs. */
 export const foreignPolicy = (k: Kind): Policy => ({
   bindings: [
     { role: k.r1, members: [CAROL] },
     { role: k.r2, members: [DAN] },
   ],
-  auditConfigs: FOREIGN_AUDIT,
+  ...(k.audit ? { auditConfigs: FOREIGN_AUDIT } : {}),
 });
+
+/** `auditConfigs` as a kind holds them: undefined for one without audit configs. */
+export const auditOf = (k: Kind, auditConfigs: AuditConfig[]): AuditConfig[] | undefined =>
+  k.audit ? auditConfigs : undefined;
 
 /** Restore plans and endpoints with these ids, each holding foreignPolicy. */
 export function familySeed(ids: string[]): EmulatorWorld {
