@@ -11,7 +11,9 @@ export function concat(...params: Input<unknown>[]): Output<string> {
 type Unwrapped<T> = T extends Output<infer U> ? U : T extends Promise<infer U> ? U : T;
 
 /** One output of a list (or a map) of inputs: known when every part is. */
-export function all<T extends readonly unknown[] | []>(values: T): Output<{ -readonly [K in keyof T]: Unwrapped<T[K]> }>;
+type AllOf<T extends readonly unknown[]> = { -readonly [K in keyof T]: Unwrapped<T[K]> };
+
+export function all<T extends readonly unknown[] | []>(values: T): Output<AllOf<T>>;
 export function all<T extends Record<string, unknown>>(values: T): Output<{ [K in keyof T]: Unwrapped<T[K]> }>;
 export function all(values: readonly unknown[] | Record<string, unknown>): Output<unknown> {
   if (Array.isArray(values)) return outputOf({ kind: "list", items: values.map((v) => output(v)) });

@@ -171,7 +171,10 @@ function plainDeep(v: unknown): unknown {
 }
 
 function isSecret(e: Expr): boolean {
-  return e.kind === "secret" || (e.kind === "list" && e.items.some((i) => isOutput(i) && isSecret(exprOf(i))));
+  const anySecret = (vs: unknown[]) => vs.some((v) => isOutput(v) && isSecret(exprOf(v)));
+  if (e.kind === "template") return anySecret(e.parts.filter((_, i) => i % 2 === 1));
+  if (e.kind === "json") return anySecret([e.inner]);
+  return e.kind === "secret" || (e.kind === "list" && anySecret(e.items));
 }
 
 let unknownApply: ((o: Output<unknown>) => Output<unknown> | undefined) | undefined;
@@ -319,16 +322,20 @@ function encodeExpr(expr: Expr): unknown {
     }
     case "pending":
       throw new TypeError("a pending output reached the stack document before it settled");
-    case "template":
-      return expr.parts
+    case "template": {
+      // A secret part makes the whole text secret: fn::secret around it.
+      const text = expr.parts
         .map((p, i) => {
           if (i % 2 === 0) return escapeLiteral(p as string);
           const known = knownValue(p);
           if (known && !(isOutput(p) && exprOf(p).kind === "known" && (exprOf(p) as { ref?: Ref }).ref))
             return escapeLiteral(asText(plainDeep(known.value)));
-          return String(encode(p));
+          const e = encode(p);
+          return String(e !== null && typeof e === "object" && "fn::secret" in e ? e["fn::secret"] : e);
         })
         .join("");
+      return isSecret(expr) ? { "fn::secret": text } : text;
+    }
   }
 }
 

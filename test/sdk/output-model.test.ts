@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { all, concat } from "../../src/sdk/combine.js";
 import {
   encode,
+  interpolate,
   isSecretOutput,
   jsonStringify,
   output,
@@ -29,6 +30,10 @@ describe("the Output model", () => {
     expect(isSecretOutput(s.apply((v) => v.length))).toBe(true);
     expect(encode(s)).toEqual({ "fn::secret": "hunter2" });
     expect(encode(unsecret(s))).toBe("hunter2");
+    // Text made with a secret is secret, known or not.
+    expect(encode(interpolate`user:${s}@example.com`)).toEqual({ "fn::secret": "user:hunter2@example.com" });
+    const later = secret(referenceOutput<string>("v", ["etag"]));
+    expect(encode(concat("e-", later))).toEqual({ "fn::secret": "e-${v.etag}" });
   });
 
   it("jsonStringify is text when known, fn::toJSON when a part is known later", () => {
