@@ -41,3 +41,7 @@ export type { ApplyResult } from "./apply/executor.js";
 export type { EngineEvent, Emit } from "./engine/events.js";
 export { UserError, type Diagnostic } from "./diagnostics/diagnostic.js";
 export { CloudError, isCloudError } from "./cloud/errors.js";
+export { backup, gkebackup, aiplatform, metastore, Provider } from "./google-native.js";
+export { Config } from "./sdk/config.js";
+export { secret, unsecret, jsonStringify } from "./sdk/output.js";
+export { all, concat } from "./sdk/combine.js";

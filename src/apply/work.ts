@@ -137,6 +137,7 @@ function entryOf(c: ResourceChange, d: IamDriver, inputs: IamInputs, etag: strin
     outputs: d.outputs(inputs, etag),
     dependencies: c.dependencies ?? [],
     ...(c.protect ? { protect: true } : {}),
+    ...(c.retain_on_delete ? { retainOnDelete: true } : {}),
     ...(c.change.after_sensitive && typeof c.change.after_sensitive === "object" ? { sensitive: c.change.after_sensitive as Record<string, true> } : {}),
     ...(c.after_adopted === true ? { adopted: true } : {}),
   };
@@ -156,7 +157,8 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     return [];
   }
   if (n.action === "delete") {
-    const mods = revoke(prior!);
+    // retainOnDelete: the delete forgets the resource; its grant stays.
+    const mods = c.retain_on_delete ? [] : revoke(prior!);
     const forget = () => {
       w.recorder.remove(c.address, c.type);
     };

@@ -46,6 +46,7 @@ function resourceOptions(opts: Readonly<Record<string, unknown>>, importId: unkn
     ignoreChanges: Array.isArray(opts.ignoreChanges) ? opts.ignoreChanges.map(String) : [],
   };
   if (typeof importId === "string") options.import = importId;
+  if (opts.retainOnDelete === true) options.retainOnDelete = true;
   if (opts.forEach !== undefined) options.forEach = opts.forEach;
   return options;
 }

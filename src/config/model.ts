@@ -16,6 +16,8 @@ export interface LocatedReference extends Reference {
 export interface ResourceOptionsModel {
   dependsOn: string[];
   protect: boolean;
+  /** A delete forgets the resource, revoking nothing. */
+  retainOnDelete?: boolean;
   ignoreChanges: string[];
   import?: string;
   /** The collection as written (a list, a map or a `${…}`), when the resource has instances */

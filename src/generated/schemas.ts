@@ -886,6 +886,10 @@ export interface ResourceChange {
   dependencies?: string[];
   protect?: boolean;
   /**
+   * The resource has retainOnDelete: a delete forgets it and revokes nothing.
+   */
+  retain_on_delete?: boolean;
+  /**
    * The grant `before` holds predates converge (it was adopted): revoking it leaves it in place.
    */
   before_adopted?: boolean;
@@ -1193,6 +1197,10 @@ export interface ResourceOptions {
    */
   protect?: boolean;
   /**
+   * Destroy (or removal from the stack) forgets the resource; its grant stays.
+   */
+  retainOnDelete?: boolean;
+  /**
    * Input properties whose changes are ignored after creation.
    */
   ignoreChanges?: string[];
@@ -1279,6 +1287,10 @@ export interface StateResource {
   };
   dependencies: string[];
   protect?: boolean;
+  /**
+   * Destroy forgets it: its grant stays in the cloud.
+   */
+  retainOnDelete?: boolean;
   /**
    * The inputs computed from a secret (true for each): plans never show their values, old or new.
    */

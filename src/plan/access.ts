@@ -54,7 +54,7 @@ function plannedEdits(changes: readonly ResourceChange[]) {
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
     for (const [planned, revoke] of editsOf(d, a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired)) {
       // An adopted grant predates converge: revoking the resource leaves it in place.
-      if (revoke && c.before_adopted) continue;
+      if (revoke && (c.before_adopted || (c.retain_on_delete && a[0] === "delete" && a.length === 1))) continue;
       const object = (revoke ? prior : desired)!.name;
       const m = isRevoke(planned) ? (held ??= HeldGrants.of(changes)).guard(d.kind, object, [planned])[0] : planned;
       if (!m) continue;

@@ -71,7 +71,11 @@ export function plannedValue(d: IamDriver, inputs: IamInputs, etag: unknown): Re
 }
 
 /** The delete of a state resource. */
-export function deleteChange(s: StateResource, reason: ResourceChange["action_reason"]): ResourceChange {
+export function deleteChange(
+  s: StateResource,
+  reason: ResourceChange["action_reason"],
+  retain = false,
+): ResourceChange {
   return {
     address: s.address,
     mode: "managed",
@@ -80,6 +84,7 @@ export function deleteChange(s: StateResource, reason: ResourceChange["action_re
     dependencies: s.dependencies,
     policy: String(s.inputs.name),
     ...(s.protect ? { protect: true } : {}),
+    ...(retain ? { retain_on_delete: true } : {}),
     ...(s.adopted ? { before_adopted: true } : {}),
     change: { actions: ["delete"], before: s.outputs, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false },
     ...(reason ? { action_reason: reason } : {}),

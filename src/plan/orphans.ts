@@ -27,6 +27,7 @@ export async function planOrphans(ctx: PlanContext): Promise<void> {
       refuseDestroy(ctx, s.address, "destroyed", detail);
       continue;
     }
-    ctx.changes.push(deleteChange(s, ctx.opts.destroy ? undefined : "delete_because_no_resource_config"));
+    const retain = declared ? declared.options.retainOnDelete === true : s.retainOnDelete === true;
+    ctx.changes.push(deleteChange(s, ctx.opts.destroy ? undefined : "delete_because_no_resource_config", retain));
   }
 }

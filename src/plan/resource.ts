@@ -43,6 +43,7 @@ function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): Change
   const base: ChangeBase = { address: r.name, mode: "managed", type: r.type, name: r.name, dependencies: ctx.stack.graph.dependencies(r.name) };
   if (ctx.previous.has(r.name)) base.previous_address = ctx.previous.get(r.name)!;
   if (r.options.protect) base.protect = true;
+  if (r.options.retainOnDelete) base.retain_on_delete = true;
   if (!isUnknown(desired.inputs.name)) base.policy = desired.inputs.name;
   if (!desired.known) base.config = { properties: r.properties };
   return base;

@@ -7,9 +7,10 @@ import { diagnosticLines } from "../cli/render/diagnostics.js";
 import { toPlain } from "../cli/render/lines.js";
 import type { Position } from "../config/source.js";
 import { pathKey } from "../config/program-source.js";
+import { type GivenInputs, NO_INPUTS } from "../config/inputs.js";
 import type { ProviderConfig, BackendConfig } from "../generated/schemas.js";
 import { type CallSite, callSiteIn } from "./call-site.js";
-import { encode } from "./output.js";
+import { encode, onUnknownApply, settled } from "./output.js";
 
 /** Reads a function's result at once (the direct form of an invoke). */
 export type DirectReader = (token: string, args: Record<string, unknown>, site: CallSite | undefined) => Promise<Record<string, unknown>>;
@@ -29,6 +30,8 @@ export class ProgramBuilder {
   readonly variables: Record<string, unknown> = {};
   readonly resources: Record<string, unknown> = {};
   readonly outputs: Record<string, unknown> = {};
+  readonly inputs: Record<string, Record<string, unknown>> = {};
+  readonly moved: { from: string; to: string }[] = [];
   readonly positions = new Map<string, Position>();
   readonly diagnostics: Diagnostic[] = [];
   readonly stack: StackContext;
@@ -42,6 +45,10 @@ export class ProgramBuilder {
     readonly file: string,
     name: string,
     readonly read: DirectReader,
+    /** The values given for the stack's inputs (`Config` reads them). */
+    readonly given: GivenInputs = NO_INPUTS,
+    /** Whether an output-form invoke whose arguments are known is read while the program runs. */
+    readonly readsNow = false,
   ) {
     const outputs = this.outputs;
     const self = this;
@@ -53,7 +60,7 @@ export class ProgramBuilder {
         if (self.refusedLate(`stack.export("${key}")`, site)) return;
         self.place(["outputs", key], site);
         if (Object.hasOwn(outputs, key)) self.diagnostics.push(self.errorAt(site, `output "${key}" is exported twice`));
-        outputs[key] = encode(value);
+        outputs[key] = value;
       },
     };
   }
@@ -112,14 +119,33 @@ export class ProgramBuilder {
     if (this.refusedLate(`new ${type.slice(type.lastIndexOf(":") + 1)}("${name}")`, site)) return;
     if (!this.claim(name, "resource", site)) return;
     this.place(["resources", name], site);
-    this.resources[name] = { type, properties: encode(args), ...(Object.keys(options).length ? { options } : {}) };
+    this.resources[name] = { type, properties: args, ...(Object.keys(options).length ? { options } : {}) };
   }
 
   addInvoke(name: string, token: string, args: unknown, site: CallSite | undefined): void {
     if (this.refusedLate(`${token.slice(token.lastIndexOf(":") + 1)}Output`, site)) return;
     if (!this.claim(name, "invoke", site)) return;
     this.place(["variables", name], site);
-    this.variables[name] = { "fn::invoke": { function: token, arguments: encode(args) } };
+    this.variables[name] = { "fn::invoke": { function: token, arguments: args } };
+  }
+
+  /** A rename (Pulumi's aliases): `moved:` of a YAML stack. */
+  addMove(from: string, to: string, site: CallSite | undefined): void {
+    this.place(["moved", this.moved.length], site);
+    this.moved.push({ from, to });
+  }
+
+  /** Declares a config input the program read (`config:` of a YAML stack), with the value it read. */
+  addInput(name: string, decl: Record<string, unknown>): void {
+    this.inputs[name] ??= decl;
+  }
+
+  /** Waits for every Promise and pending output the program gave (its arguments, options and
+   *  outputs), then encodes them as the stack document holds them: once the program has run. */
+  async finish(): Promise<void> {
+    for (const group of [this.resources, this.variables, this.outputs]) {
+      for (const [k, v] of Object.entries(group)) group[k] = encode(await settled(v));
+    }
   }
 
   /** An unused name for an invoke: `base`, else base2, base3… */
@@ -138,9 +164,11 @@ export class ProgramBuilder {
       ...(s.description !== undefined ? { description: s.description } : {}),
       provider: encode(s.provider),
       ...(s.backend !== undefined ? { backend: s.backend } : {}),
+      ...(Object.keys(this.inputs).length ? { config: this.inputs } : {}),
       ...(Object.keys(this.variables).length ? { variables: this.variables } : {}),
       resources: this.resources,
       ...(Object.keys(this.outputs).length ? { outputs: this.outputs } : {}),
+      ...(this.moved.length ? { moved: this.moved } : {}),
       ...(s.lint !== undefined ? { lint: s.lint } : {}),
     };
   }
@@ -150,6 +178,10 @@ export class ProgramBuilder {
  *  (the CLI's and the one a program imports) share it. */
 const KEY = Symbol.for("converge.sdk.current-program");
 const store = ((globalThis as Record<symbol, unknown>)[KEY] ??= new AsyncLocalStorage<ProgramBuilder>()) as AsyncLocalStorage<ProgramBuilder>;
+
+// Under validate and graph no invoke is read while the program runs: `.apply` on its result then
+// stands for the (unknown) result itself, so the stack's shape and dependencies can be checked.
+onUnknownApply((o) => (store.getStore()?.readsNow === false ? o : undefined));
 
 export function runInProgram<T>(builder: ProgramBuilder, fn: () => T): T {
   return store.run(builder, fn);

@@ -13,12 +13,13 @@ import { thrownBy } from "./program-guard.js";
 import { programRanIsolated } from "./program-handles.js";
 import type { ProgramWorkerData, ProgramWorkerResult } from "./program-worker.js";
 
-/** What the worker needs of the options: no input's value (only whether reads are refused). */
+/** What the worker needs of the options: the inputs' values (the program's Config reads them) and
+ *  whether reads are refused. */
 function workerOptions(opts: ProgramOptions): ProgramOptions {
   const inputs: GivenInputs | undefined = opts.inputs && {
-    vars: opts.inputs.vars.map((v) => ({ ...v, value: "" })),
-    files: [],
-    env: [],
+    vars: opts.inputs.vars,
+    files: opts.inputs.files,
+    env: opts.inputs.env,
     problems: (opts.inputs.problems ?? []).filter((d) => d.severity === "error"),
   };
   return {

@@ -16,6 +16,7 @@ import { statePathOf } from "../state/factory.js";
 import { openCloud, type OpenCloud } from "../engine/cloud.js";
 import type { CallSite } from "./call-site.js";
 import type { Position } from "../config/source.js";
+import type { ProviderConfig } from "../generated/schemas.js";
 import { guarded, ProgramWork, thrownBy } from "./program-guard.js";
 import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 
@@ -46,24 +47,42 @@ async function registerTypeScript(): Promise<void> {
   esm.register();
 }
 
-/** The program a stack file exports by default. */
-async function importProgram(file: string, work: ProgramWork): Promise<Program | Diagnostic> {
+/** What a stack file is: a program its default export declares, or (Pulumi's shape) a module whose
+ *  top-level code declares the resources and whose other exports are the stack's outputs. */
+type Loaded = Program | { exports: Record<string, unknown> };
+
+let imports = 0;
+
+/** A top-level program's provider, as @pulumi/google-native's defaults are read from the
+ *  environment: GOOGLE_PROJECT (or GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT, CLOUDSDK_CORE_PROJECT) and
+ *  GOOGLE_REGION (or GCLOUD_REGION, CLOUDSDK_COMPUTE_REGION); the endpoint is the CLI's choice. */
+function providerFromEnv(env = process.env): ProviderConfig {
+  const first = (...names: string[]) => names.map((n) => env[n]).find((v) => v);
+  const project = first("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
+  const location = first("GOOGLE_REGION", "GCLOUD_REGION", "CLOUDSDK_COMPUTE_REGION");
+  return { ...(project ? { project } : {}), ...(location ? { location } : {}) };
+}
+
+/** Imports a stack file, its top-level code run as the program `b` (a fresh copy of the module
+ *  each time: a top-level program declares its resources when it is evaluated). */
+async function importProgram(file: string, work: ProgramWork, b: ProgramBuilder): Promise<Loaded | Diagnostic> {
   try {
     checkInputFile(file, "stack file", MAX_SOURCE_BYTES);
   } catch (e) {
     if (e instanceof InputFileError) return error(e.message, { file, detail: e.detail });
     // A missing or unreadable file: import() below says so.
   }
-  const url = pathToFileURL(file).href;
+  const url = `${pathToFileURL(file).href}?converge-run=${++imports}`;
+  b.stack.provider = providerFromEnv();
   // Its top-level code runs guarded (src/sdk/program-guard.ts); import()'s own failure is a value.
-  const loaded = await guarded(file, "load", async () => {
+  const loaded = await guarded(file, "load", () => runInProgram(b, async () => {
     try {
       if (/\.[mc]?ts$/i.test(file)) await registerTypeScript();
-      return { mod: (await import(url)) as { default?: unknown } };
+      return { mod: (await import(url)) as Record<string, unknown> };
     } catch (e) {
       return { thrown: e };
     }
-  }, work);
+  }), work);
   if ("failure" in loaded) return loaded.failure;
   if ("thrown" in loaded.value) {
     const e = loaded.value.thrown;
@@ -76,8 +95,20 @@ async function importProgram(file: string, work: ProgramWork): Promise<Program |
   }
   const mod = loaded.value.mod;
   const fn = typeof mod.default === "function" ? mod.default : (mod.default as { default?: unknown } | undefined)?.default;
-  if (typeof fn !== "function") return error(`${basename(file)} has no default export declaring the stack`, { file, line: 1, column: 1, detail: "Write `export default (stack) => { … }` and declare the resources in it." });
-  return fn as Program;
+  if (typeof fn === "function") {
+    b.stack.provider = {};
+    return fn as Program;
+  }
+  // A CommonJS module (a .ts file outside a "type": "module" package) has its exports as default.
+  const onlyDefault = Object.keys(mod).every((k) => k === "default" || k === "module.exports");
+  const cjs = onlyDefault && mod.default !== null && typeof mod.default === "object";
+  const named = Object.entries(cjs ? (mod.default as Record<string, unknown>) : mod);
+  const exports = Object.fromEntries(named.filter(([k]) => !["default", "module.exports", "__esModule"].includes(k)));
+  if (Object.keys(b.resources).length || Object.keys(exports).length) return { exports };
+  const detail =
+    "Declare the resources at the top level (`new backup.v1.RestorePlanIamBinding(…)`, outputs as " +
+    "`export const`), or write `export default (stack) => { … }`.";
+  return error(`${basename(file)} declares no resources`, { file, line: 1, column: 1, detail });
 }
 
 /** Why a direct read may not call the cloud: the command does not (validate, graph), or the inputs
@@ -86,15 +117,6 @@ function readRefusal(token: string, opts: ProgramOptions): { summary: string; de
   const fn = token.slice(token.lastIndexOf(":") + 1);
   if (opts.offline !== undefined) return { summary: `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`, detail: `Use ${fn}Output (read at plan time), or run plan.` };
   if (hasErrors(opts.inputs?.problems ?? [])) return { summary: `${fn} reads the cloud at once; it does not while the --var and --var-file errors stand`, detail: "Fix those errors and run the command again." };
-  // A program stack declares no inputs (no `config:`): any --var is an unknown input, an error
-  // known before the program runs.
-  const vars = [...new Set(opts.inputs?.vars.map((v) => v.name) ?? [])];
-  if (vars.length) {
-    return {
-      summary: `${fn} reads the cloud at once; it does not while --var ${vars.join(", --var ")} ${vars.length === 1 ? "is" : "are"} given: a program stack declares no inputs`,
-      detail: "Remove the --var (a program reads its own settings, e.g. from process.env), or declare the input in a YAML stack's config: section.",
-    };
-  }
   return undefined;
 }
 
@@ -155,6 +177,15 @@ export interface ProgramRun {
   positions?: Map<string, Position>;
 }
 
+/** A builder for the program `file`, with its direct reader. */
+function newBuilder(file: string, name: string, opts: ProgramOptions) {
+  let builder: ProgramBuilder | undefined;
+  const reader = directReader(() => builder!, file, opts);
+  const readsNow = opts.offline === undefined && !hasErrors(opts.inputs?.problems ?? []);
+  builder = new ProgramBuilder(file, name, reader.read, opts.inputs, readsNow);
+  return { b: builder, reader };
+}
+
 /** Runs `program`: the stack document it declares; `file` is where its positions are taken from.
  *  `work`: what the program scheduled while it loaded, cancelled with the rest once it has run. */
 export async function runProgram(
@@ -164,13 +195,24 @@ export async function runProgram(
   opts: ProgramOptions = {},
   work = new ProgramWork(),
 ): Promise<ProgramRun> {
-  let builder: ProgramBuilder | undefined;
-  const reader = directReader(() => builder!, file, opts);
-  builder = new ProgramBuilder(file, name, reader.read);
-  const b = builder;
+  return runBuilt(newBuilder(file, name, opts), program, work);
+}
+
+/** Runs a loaded program with its builder: the default export, or a top-level program's exports. */
+async function runBuilt(
+  { b, reader }: ReturnType<typeof newBuilder>,
+  loaded: Loaded,
+  work: ProgramWork,
+): Promise<ProgramRun> {
+  const file = b.file;
   let ran: Awaited<ReturnType<typeof guarded>>;
+  const body = async () => {
+    if (typeof loaded === "function") await loaded(b.stack);
+    else for (const [k, v] of Object.entries(loaded.exports)) b.stack.export(k, v);
+    await b.finish();
+  };
   try {
-    ran = await guarded(file, "run", () => runInProgram(b, async () => program(b.stack)), work);
+    ran = await guarded(file, "run", () => runInProgram(b, body), work);
   } finally {
     b.settle();
     await reader.close(); // its own timers first (it never throws)
@@ -217,19 +259,23 @@ function byPosition(diags: Diagnostic[]): Diagnostic[] {
   });
 }
 
-/** Runs a program stack file: imports it and runs its default export (see runProgram). */
+/** Runs a program stack file: imports it and runs its default export, or its top-level code (see runProgram). */
 export async function runProgramFile(path: string, opts: ProgramOptions = {}): Promise<ProgramRun> {
   const file = resolve(path);
   const work = new ProgramWork();
-  const program = await importProgram(file, work).catch((e: unknown) => {
+  const built = newBuilder(file, basename(file, extname(file)), opts);
+  const program = await importProgram(file, work, built.b).catch((e: unknown) => {
     work.cancel();
     throw e;
   });
-  if (typeof program !== "function") {
+  if (typeof program !== "function" && !("exports" in program)) {
     work.cancel();
-    return { diagnostics: [program] };
+    built.b.settle();
+    await built.reader.close();
+    const diags = built.b.diagnostics;
+    return { diagnostics: diags.includes(program) ? diags : diags.concat([program]) };
   }
-  return runProgram(program, file, basename(file, extname(file)), opts, work);
+  return runBuilt(built, program, work);
 }
 
 /** Loads a program stack file: runs its default export and loads the stack it declares. */

@@ -4,51 +4,70 @@
 import * as registry from "../drivers/registry.js";
 import type * as S from "../generated/schemas.js";
 import { currentProgram } from "./context.js";
-import { type Inputs, type Output, referenceOutput } from "./output.js";
+import { UserError } from "../diagnostics/diagnostic.js";
+import { hasPending, type Input, type Inputs, knownDeep, knownOutput, type Output } from "./output.js";
+import { output, referenceOutput, settled } from "./output.js";
+import { resourceOptions, type ResourceOptions } from "./options.js";
 
-export interface ResourceOptions<I = Record<string, unknown>> {
-  /** Resources (or their names) this one waits for. */
-  dependsOn?: readonly (Resource | string)[];
-  /** A protected resource is never deleted or replaced. */
-  protect?: boolean;
-  /** Inputs whose changes in the live cloud are not planned back. */
-  ignoreChanges?: readonly (keyof I & string)[];
-  /** The ID of an existing grant to adopt instead of creating it. */
-  import?: string;
-}
+export { type ResourceOptions, Provider } from "./options.js";
 
 /** A declared resource: its name in the stack and its type token. */
 export class Resource {
   constructor(
     readonly resourceName: string,
     readonly resourceType: string,
+    /** The options it was declared with (a child inherits its provider and protect). */
+    readonly options?: ResourceOptions,
   ) {}
 }
 
 export type ResourceOutputs<O> = { readonly [K in keyof O]-?: Output<O[K]> };
 
-export type ResourceClass<I, O> = new (name: string, args: Inputs<I>, opts?: ResourceOptions<I>) => Resource & ResourceOutputs<O>;
+type Constructor<I, O> = new (
+  name: string,
+  args: Inputs<I>,
+  opts?: ResourceOptions<I>,
+) => Resource & ResourceOutputs<O>;
 
-function optionsOf(opts: ResourceOptions<never> | undefined): Record<string, unknown> {
-  if (!opts) return {};
-  return {
-    ...(opts.dependsOn?.length ? { dependsOn: opts.dependsOn.map((d) => (d instanceof Resource ? d.resourceName : d)) } : {}),
-    ...(opts.protect !== undefined ? { protect: opts.protect } : {}),
-    ...(opts.ignoreChanges?.length ? { ignoreChanges: [...opts.ignoreChanges] } : {}),
-    ...(opts.import !== undefined ? { import: opts.import } : {}),
-  };
+export type ResourceClass<I, O> = Constructor<I, O> & {
+  /** Pulumi's read-only lookup of an existing resource: refused (use the type's get…IamPolicy invoke). */
+  get(name: string, id: Input<string>, state?: unknown, opts?: ResourceOptions): never;
+};
+
+/** An output of the resource: its input echoed when known while the program runs (`binding.role`),
+ *  else `${name.field}` known once planned or applied. */
+function outputOf(name: string, key: string, args: Record<string, unknown>): Output<unknown> {
+  if (!INPUT_OUTPUTS.has(key)) return referenceOutput(name, [key]);
+  const arg = args[key];
+  if (hasPending(arg)) return output(settled(arg).then((v) => outputOf(name, key, { [key]: v })));
+  const known = knownDeep(arg);
+  return known && known.value !== undefined ? knownOutput(known.value, name, [key]) : referenceOutput(name, [key]);
 }
+
+const INPUT_OUTPUTS = new Set(["name", "role", "members", "member", "condition", "bindings", "auditConfigs"]);
 
 /** The constructor of the resource type `token`. */
 function resourceType<I, O>(token: string): ResourceClass<I, O> {
   const typeName = token.slice(token.lastIndexOf(":") + 1);
   const cls = class extends Resource {
     constructor(name: string, args: Inputs<I>, opts?: ResourceOptions<I>) {
-      super(name, token);
+      super(name, token, opts as ResourceOptions | undefined);
       const program = currentProgram(`new ${typeName}("${name}")`);
-      program.addResource(name, token, args, optionsOf(opts as ResourceOptions<never>), program.siteOfCaller());
-      // Any other property is an output of the resource: `${name.field}`.
-      return new Proxy(this, { get: (t, key, r) => (typeof key === "symbol" || key in t ? Reflect.get(t, key, r) : referenceOutput(name, [key])) });
+      const site = program.siteOfCaller();
+      const given = (args ?? {}) as Record<string, unknown>;
+      const r = resourceOptions(program, name, token, given, opts as ResourceOptions | undefined, site);
+      program.addResource(name, token, r.args, r.options, site);
+      // Any other property is an output of the resource.
+      const get = (t: this, key: string | symbol, rcv: unknown) =>
+        typeof key === "symbol" || key in t ? Reflect.get(t, key, rcv) : outputOf(name, key, r.args);
+      return new Proxy(this, { get });
+    }
+
+    static get(name: string): never {
+      const program = currentProgram(`${typeName}.get("${name}")`);
+      const detail = `Read the policy with the type's get…IamPolicy invoke (its Output form is read at plan time).`;
+      const summary = `${typeName}.get("${name}") is not supported by converge`;
+      throw new UserError(program.errorAt(program.siteOfCaller(), summary, detail));
     }
   };
   Object.defineProperty(cls, "name", { value: typeName });
