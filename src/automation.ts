@@ -17,4 +17,4 @@ export type {
 export type { OpType } from "./sdk/workspace-text.js";
 export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./sdk/automation.js";
 export type { ApplyResult } from "./apply/executor.js";
-export type { EngineEvent, Emit } from "./engine/events.js";
+export type { EngineEvent, Emit } from "./contracts/events.js";

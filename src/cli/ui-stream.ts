@@ -7,7 +7,7 @@ import type { ApplyResult } from "../apply/executor.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { jsonText } from "../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../diagnostics/terraform-diagnostic.js";
-import type { EngineEvent, StepAction } from "../engine/events.js";
+import type { EngineEvent, StepAction } from "../contracts/events.js";
 import type { ChangeCounts } from "../engine/tally.js";
 import type { Plan, UiChangeAction } from "../generated/schemas.js";
 import { TOOL_VERSION } from "../version.js";

@@ -11,7 +11,7 @@ import { newState, versionOf } from "../state/index.js";
 import { openCloud } from "./cloud.js";
 import { claimProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { completeName, projectNumbersOf, type ProjectIds } from "../cloud/names.js";
-import type { Emit } from "./events.js";
+import type { Emit } from "../contracts/events.js";
 import type { StackSession } from "./session.js";
 
 export interface ImportRequest {

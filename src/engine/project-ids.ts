@@ -11,7 +11,7 @@ import { completeName, isProjectNumber, projectNumberOf, projectNumbersOf, type 
 import { stackPolicies } from "../plan/refresh.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { extended } from "../extended.js";
-import type { CloudPort } from "./cloud-port.js";
+import type { CloudPort } from "../contracts/cloud-port.js";
 import type { StateStore } from "../state/store.js";
 
 export type { ProjectIds };

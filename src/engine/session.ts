@@ -22,8 +22,8 @@ import { prefetching } from "./prefetch.js";
 import { claimProjectIds, knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { sharedSignal } from "./shared-signal.js";
 import { NOTHING_PENDING, type Settlement, settleIntents } from "./settle.js";
-import type { PolicyRef } from "./cloud-port.js";
-import { type Emit, noEmit } from "./events.js";
+import type { PolicyRef } from "../contracts/cloud-port.js";
+import { type Emit, noEmit } from "../contracts/events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import type { WorkspaceCatalog } from "../state/workspace.js";
 

@@ -6,14 +6,14 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { resourceDriver } from "../drivers/registry.js";
-import type { CloudPort, PolicyRef } from "../engine/cloud-port.js";
-import { type Emit, noEmit } from "../engine/events.js";
+import type { CloudPort, PolicyRef } from "../contracts/cloud-port.js";
+import { type Emit, noEmit } from "../contracts/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
 import { accessDelta, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";
-import { isNoOp } from "./actions.js";
+import { isNoOp } from "../contracts/actions.js";
 import { type PlanContext, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
 import { nameReads } from "./name-reads.js";
@@ -27,7 +27,7 @@ import { selectTargets } from "./targeting.js";
 import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
 import { extended } from "../extended.js";
 
-export { displayAction, planCounts, type DisplayAction } from "./actions.js";
+export { displayAction, planCounts, type DisplayAction } from "../contracts/actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
 import type { ProjectIds } from "../cloud/names.js";
 import { pushAll } from "../arrays.js";

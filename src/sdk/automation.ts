@@ -11,7 +11,7 @@ import type { ApplyResult } from "../apply/executor.js";
 import type { Plan } from "../generated/schemas.js";
 import { openStackFile, type PlanRequest, sessionOf, type StackSession } from "../engine/session.js";
 import { applyMade, type Controls, type Hooks, importGrant, type Outcome, planAndApply, preview, refresh, type ShownPlan, type Stopped } from "../engine/operations.js";
-import type { Emit } from "../engine/events.js";
+import type { Emit } from "../contracts/events.js";
 import type { GivenInputs } from "../config/inputs.js";
 import type { BackendType } from "../state/factory.js";
 import { newState } from "../state/index.js";

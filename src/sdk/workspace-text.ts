@@ -3,7 +3,7 @@
 // server or a stack author wrote is shown through terminalText, and no secret reaches a line (the
 // plan is the redacted one; the events are scrubbed by the engine).
 import { terminalText } from "../diagnostics/terminal-text.js";
-import type { EngineEvent } from "../engine/events.js";
+import type { EngineEvent } from "../contracts/events.js";
 import type { Plan, ResourceChange } from "../generated/schemas.js";
 import { redactText } from "../plan/redact.js";
 

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { UserError } from "../diagnostics/diagnostic.js";
 import type { ApplyResult } from "../apply/executor.js";
 import type { InputValue } from "../config/inputs.js";
-import type { EngineEvent } from "../engine/events.js";
+import type { EngineEvent } from "../contracts/events.js";
 import type { Plan } from "../generated/schemas.js";
 import { rememberSecrets } from "../plan/redact.js";
 import { Stack, type StackOptions } from "./automation.js";

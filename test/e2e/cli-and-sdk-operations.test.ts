@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Stack } from "../../src/sdk/automation.js";
-import type { EngineEvent } from "../../src/engine/events.js";
+import type { EngineEvent } from "../../src/contracts/events.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { useFileEmulator } from "../support/emulator.js";
 import { expectExit, runCli, useTempDir, world } from "./helpers.js";

@@ -11,7 +11,7 @@ import { Stack } from "../../src/sdk/automation.js";
 import { EndpointIamMember, RestorePlanIamBinding } from "../../src/sdk/resources.js";
 import { getFederation, getFederationOutput } from "../../src/sdk/invokes.js";
 import { interpolate } from "../../src/sdk/output.js";
-import type { EngineEvent } from "../../src/engine/events.js";
+import type { EngineEvent } from "../../src/contracts/events.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 
 const SEED = new URL("../../examples/quickstart/cloud.seed.yaml", import.meta.url).pathname;

@@ -4,7 +4,7 @@
 // summary. ./live-view.ts redraws the apply's progress instead.
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { terminalText } from "../../diagnostics/terminal-text.js";
-import type { EngineEvent } from "../../engine/events.js";
+import type { EngineEvent } from "../../contracts/events.js";
 import type { ShownPlan } from "../../engine/operations.js";
 import type { Plan, State } from "../../generated/schemas.js";
 import { batchedStdout, printDiagnostics, printLines, writeOut } from "../common.js";

@@ -5,7 +5,7 @@ import type { StackModel } from "../../../src/config/model.js";
 import { UNKNOWN, isUnknown } from "../../../src/config/expressions.js";
 import type { IamDriver, IamInputs, InputField } from "../../../src/drivers/types.js";
 import { resourceDriver } from "../../../src/drivers/registry.js";
-import type { PolicyRef } from "../../../src/engine/cloud-port.js";
+import type { PolicyRef } from "../../../src/contracts/cloud-port.js";
 import { bindingKey } from "../../../src/iam/conditions.js";
 import { memberKey, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "../../../src/iam/members.js";
 import { type ChangeBase, change, driftChange, plannedValue } from "../../../src/plan/change-builders.js";
