@@ -1,0 +1,111 @@
+// Every import in src/ points down. A room is a folder right under src/ (or a file there); the
+// rooms stand on floors, and a file may import its own room or a room on a lower floor, never one
+// on its own floor or above. No files import each other in a loop, inside a room or across rooms.
+// The emulator's independence (test/emulator/independence.test.ts) is a stricter rule on one room.
+import { relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { importCircles, importsOf, ROOT, SRC, sourceFiles } from "./imports.js";
+
+/** The floors, top first: the shell, the core, the contracts the core and the shell share, the ground. */
+export const FLOORS: readonly (readonly string[])[] = [
+  ["index.ts", "automation.ts"],
+  ["cli/"],
+  ["sdk/"],
+  ["engine/"],
+  ["apply/"],
+  ["plan/"],
+  ["config/", "state/"],
+  ["drivers/"],
+  ["contracts/", "cloud/", "emulator/"],
+  ["iam/", "fs/", "graph/"],
+  ["diagnostics/"],
+  ["arrays.ts", "plain-object.ts", "text-pieces.ts", "sensitive-text.ts", "extended.ts", "version.ts", "cel-parser.ts"],
+  ["gcp/", "schemas/", "generated/"],
+];
+
+/** Imports that still run up a floor, each to be removed; no new one may join them. */
+const KNOWN_UPWARD: readonly string[] = [
+  "config/load-any.ts → sdk/program-file.ts",
+  "config/load-any.ts → sdk/program-isolated.ts",
+  "config/load-any.ts → sdk/program-mode.ts",
+  "config/load-any.ts → sdk/program.ts",
+  "config/load.ts → plan/redact.ts",
+  "config/policy-size.ts → plan/access.ts",
+  "diagnostics/terraform-diagnostic.ts → config/utf8.ts",
+  "emulator/index.ts → state/regular-files.ts",
+  "emulator/persist.ts → state/fsutil.ts",
+  "fs/atomic-file.ts → state/fsutil.ts",
+  "fs/input-file.ts → state/regular-files.ts",
+  "sdk/context.ts → cli/render/diagnostics.ts",
+  "sdk/context.ts → cli/render/lines.ts",
+  "sdk/program-worker.ts → cli/render/diagnostics.ts",
+  "sdk/program-worker.ts → cli/render/lines.ts",
+];
+
+/** Loops of imports that still stand (each a sorted group of files), to be opened; no new one may join them. */
+const KNOWN_CIRCLES: readonly string[] = [
+  "config/expressions.ts config/sensitive.ts",
+  "config/functions.ts config/schema-diagnostics.ts",
+  "config/for-each.ts config/model.ts config/moved.ts",
+  "config/load-resources.ts config/references.ts",
+  "plan/context.ts plan/data-sources.ts plan/desired.ts plan/name-reads.ts plan/orphans.ts plan/outputs.ts " +
+    "plan/planner.ts plan/protect.ts plan/resource.ts plan/targeting.ts",
+  "cli/common.ts cli/deadline.ts cli/interrupt.ts",
+];
+
+/** The room a source path (relative to src/) belongs to. */
+export function roomOf(path: string): string {
+  const slash = path.indexOf("/");
+  return slash < 0 ? path : path.slice(0, slash + 1);
+}
+
+const floorOf = (room: string): number => FLOORS.findIndex((floor) => floor.includes(room));
+
+/** `from → to` for each import that does not point to the importer's room or a lower floor. */
+export function upwardImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    const room = roomOf(from);
+    for (const to of targets) {
+      if (roomOf(to) !== room && floorOf(roomOf(to)) <= floorOf(room)) out.push(`${from} → ${to}`);
+    }
+  }
+  return out.sort();
+}
+
+/** src/'s import graph, paths relative to src/. */
+function srcGraph(): Map<string, string[]> {
+  const rel = (file: string): string => relative(SRC, file);
+  return new Map(sourceFiles(SRC).map((file) => [rel(file), importsOf(file).map(rel)]));
+}
+
+describe("the layers of src/", () => {
+  const graph = srcGraph();
+
+  it("places every file of src/ in a room on a floor", () => {
+    const unplaced = [...new Set([...graph.keys()].map(roomOf))].filter((room) => floorOf(room) < 0);
+    expect(unplaced).toEqual([]);
+  });
+
+  it("has no import that runs up a floor or across one", () => {
+    expect(upwardImports(graph).filter((edge) => !KNOWN_UPWARD.includes(edge))).toEqual([]);
+    expect(KNOWN_UPWARD.filter((edge) => !upwardImports(graph).includes(edge))).toEqual([]);
+  });
+
+  it("has no files that import each other in a loop", () => {
+    const circles = importCircles(graph).map((group) => group.join(" "));
+    expect(circles.filter((c) => !KNOWN_CIRCLES.includes(c))).toEqual([]);
+    expect(KNOWN_CIRCLES.filter((c) => !circles.includes(c))).toEqual([]);
+  });
+
+  it("sees an upward import and a circle (the checks are not blind)", () => {
+    const made = new Map([
+      ["plan/planner.ts", ["contracts/events.ts", "engine/session.ts"]],
+      ["engine/session.ts", ["plan/planner.ts"]],
+      ["contracts/events.ts", []],
+    ]);
+    expect(upwardImports(made)).toEqual(["plan/planner.ts → engine/session.ts"]);
+    expect(importCircles(made)).toEqual([["engine/session.ts", "plan/planner.ts"]]);
+    expect(relative(ROOT, SRC)).toBe("src");
+  });
+});
