@@ -20,7 +20,7 @@ import { StateRecorder } from "./state-recorder.js";
 import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
 import type { ResourceClaim } from "../state/claims.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface ApplyContext {
   cloud: CloudPort;

@@ -6,7 +6,7 @@
 import type { State, StateResource } from "../generated/schemas.js";
 import type { Emit } from "../contracts/events.js";
 import { jsonEqual } from "../plan/compare.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 import { parsedState, sealedCopy, serializeState, stateProblems } from "../state/format.js";
 
 /** A save slower than this (ms) delays the next one by SAVE_PAUSE_FACTOR times its duration. */

@@ -18,7 +18,7 @@ import { terminalWidth, wrapLines } from "./render/wrap.js";
 import { rateOption } from "./rate-option.js";
 import { catchCommandSignals, exitCodeAfter, outputFailed } from "./interrupt.js";
 import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
-import { textPieces } from "../text-pieces.js";
+import { textPieces } from "../base/text-pieces.js";
 import { redactText } from "../plan/redact.js";
 
 export interface StackOptions {

@@ -1,7 +1,7 @@
 // Entry point: builds the commander program from one module per command group. Only the named
 // command's module loads (with what it imports); help, an unknown command or none load them all.
 import { Command } from "commander";
-import { versionText } from "../version.js";
+import { versionText } from "../base/version.js";
 import { optionHelp } from "./option-help.js";
 import { terraformStyleFlag } from "./option-typos.js";
 import { aProgramRan, letProgramHandlesGo } from "../sdk/program-handles.js";

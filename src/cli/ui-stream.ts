@@ -10,7 +10,7 @@ import { fileTexts, terraformDiagnostic } from "../diagnostics/terraform-diagnos
 import type { EngineEvent, StepAction } from "../contracts/events.js";
 import type { ChangeCounts } from "../engine/tally.js";
 import type { Plan, UiChangeAction } from "../generated/schemas.js";
-import { TOOL_VERSION } from "../version.js";
+import { TOOL_VERSION } from "../base/version.js";
 import { batchedStdout } from "./common.js";
 import { retryWords } from "./render/retry-text.js";
 import { verbs } from "./render/verbs.js";

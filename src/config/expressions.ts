@@ -1,6 +1,6 @@
 // `${…}` interpolation: parsing templates and evaluating them against known and unknown values.
 import { isSensitive, sensitive } from "./sensitive.js";
-import { setOwn } from "../extended.js";
+import { setOwn } from "../base/extended.js";
 
 export type Accessor = { kind: "prop"; name: string } | { kind: "index"; index: number };
 

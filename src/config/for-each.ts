@@ -11,7 +11,7 @@ import { type Scope, resolveValue } from "./resolve.js";
 import { plain, secretStrings, sensitive } from "./sensitive.js";
 export { instanceAddress, splitAddress } from "./addresses.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface Each {
   key: string | number;

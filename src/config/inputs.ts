@@ -7,7 +7,7 @@ import type { ConfigInput } from "../generated/schemas.js";
 import { suggest } from "./schema-diagnostics.js";
 import { errorAt, type SourceDocument } from "./source.js";
 import { jsonNestsTooDeep, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 import { listed } from "../diagnostics/listed.js";
 
 export type InputType = ConfigInput["type"];

@@ -14,7 +14,7 @@ import { type Scope, resolveValue } from "./resolve.js";
 import { UNKNOWN, containsUnknown, hasInterpolation } from "./expressions.js";
 import { plain } from "./sensitive.js";
 import { validate } from "../schemas/index.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface Defaults {
   project?: string;

@@ -17,9 +17,9 @@ import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, nestingError, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
 import { rememberSecrets, scrub, secretList } from "../plan/redact.js";
-import { decodeUtf8 } from "./utf8.js";
+import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface LoadResult {
   stack?: StackModel;

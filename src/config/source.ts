@@ -10,7 +10,7 @@ import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
 import { pathTooDeep, valueTooDeep } from "../diagnostics/nesting.js";
 import { plain } from "./sensitive.js";
 import { valueErrors } from "./yaml-values.js";
-import { columnAt } from "./utf8.js";
+import { columnAt } from "../base/utf8.js";
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];

@@ -10,7 +10,7 @@ import { error, UserError, type Diagnostic } from "../diagnostics/diagnostic.js"
 import { completeName, isProjectNumber, projectNumberOf, projectNumbersOf, type ProjectIds } from "../cloud/names.js";
 import { stackPolicies } from "../plan/refresh.js";
 import { resourceDriver } from "../drivers/registry.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 import type { CloudPort } from "../contracts/cloud-port.js";
 import type { StateStore } from "../state/store.js";
 

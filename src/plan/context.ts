@@ -12,7 +12,7 @@ import { Refresh } from "./refresh.js";
 import type { PlanOptions } from "./planner.js";
 import { ClaimIndex } from "../drivers/claims.js";
 import { OwnGrants } from "./ownership.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 import { secretStrings, sensitive } from "../config/sensitive.js";
 
 export interface PlanContext {

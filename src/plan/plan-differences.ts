@@ -13,7 +13,7 @@ import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import { jsonEqual } from "./compare.js";
 import { displayAction, type DisplayAction } from "./planner.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 const VERB: Record<DisplayAction, [does: string, would: string]> = {
   create: ["creates", "create"],

@@ -8,7 +8,7 @@ import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js"
 import { resourceDriver } from "../drivers/registry.js";
 import type { CloudPort, PolicyRef } from "../contracts/cloud-port.js";
 import { type Emit, noEmit } from "../contracts/events.js";
-import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
+import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../base/version.js";
 import { plannedPolicySizeErrors } from "../config/policy-size.js";
 import { accessDelta, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
@@ -25,12 +25,12 @@ import { planOutputs } from "./outputs.js";
 import { planResource } from "./resource.js";
 import { selectTargets } from "./targeting.js";
 import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 
 export { displayAction, planCounts, type DisplayAction } from "../contracts/actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
 import type { ProjectIds } from "../cloud/names.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface PlanOptions {
   refresh: boolean;

@@ -8,7 +8,7 @@ import { secretStrings, sensitive } from "../config/sensitive.js";
 import type { ConfigDecl } from "../config/inputs.js";
 import { canonicalJson } from "./saved-plan.js";
 
-import { SENSITIVE_TEXT } from "../sensitive-text.js";
+import { SENSITIVE_TEXT } from "../base/sensitive-text.js";
 
 export { SENSITIVE_TEXT };
 

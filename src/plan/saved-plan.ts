@@ -13,9 +13,9 @@ import { capText, MAX_DATA_BYTES } from "../fs/input-file.js";
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import { DATA_TOO_DEEP_DETAIL, jsonDepthError, MAX_DATA_DEPTH } from "../diagnostics/nesting.js";
 import { jsonChunks } from "../diagnostics/terminal-text.js";
-import { makeDirsSync } from "../state/regular-files.js";
+import { makeDirsSync } from "../fs/regular-files.js";
 import type { Plan } from "../generated/schemas.js";
-import { textPieces } from "../text-pieces.js";
+import { textPieces } from "../base/text-pieces.js";
 
 export const PLAN_KEY_ENV = "CONVERGE_PLAN_KEY";
 

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
-import { errnoCode, fsError } from "./fsutil.js";
+import { errnoCode, fsError } from "../fs/errors.js";
 import { workspaceNameProblem } from "./workspace.js";
 
 /** Where `name` is given in the stack file (its first occurrence as a whole word), for the error. */

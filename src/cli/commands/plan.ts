@@ -9,7 +9,7 @@ import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
 import { terraformPlanFailure } from "../../plan/terraform-json.js";
 import { UiStream } from "../ui-stream.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { notRegularError, writablePath, type FileRole } from "../../state/regular-files.js";
+import { notRegularError, writablePath, type FileRole } from "../../fs/regular-files.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
 import { ratesOf } from "../rate-option.js";

@@ -18,7 +18,7 @@ import { planLineStream } from "../render/plan-text.js";
 import { outputLines, resourceLines } from "../render/values.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { pushAll } from "../../arrays.js";
+import { pushAll } from "../../base/arrays.js";
 
 interface ShowOptions {
   file?: string;

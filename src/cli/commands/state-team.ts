@@ -12,7 +12,7 @@ import { parseState, serializeState } from "../../state/format.js";
 import { type HistoryRecord, type StateStore, versionOf } from "../../state/index.js";
 import type { DriftEventRecord } from "../../state/store.js";
 import { action, durationMs, EXIT, openedStateOf, type StateCommandOptions, writeOut } from "../common.js";
-import { maxOf } from "../../arrays.js";
+import { maxOf } from "../../base/arrays.js";
 
 interface TeamOptions extends StateCommandOptions {
   json?: boolean;

@@ -4,7 +4,7 @@ import type { AccessChange, AccessDelta, ConditionChange } from "../../generated
 import { type Line, seg } from "./lines.js";
 import { lookalikeFlag, rewordingText } from "./access-summary.js";
 import { lookalikeText } from "../../iam/lookalike.js";
-import { maxOf } from "../../arrays.js";
+import { maxOf } from "../../base/arrays.js";
 
 export function accessLines(delta: AccessDelta | undefined): Line[] {
   const lines: Line[] = [];

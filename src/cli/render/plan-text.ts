@@ -11,7 +11,7 @@ import { type Line, type Style, seg } from "./lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
 import { accessSummaryLines, blockNoteLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
-import { pushAll } from "../../arrays.js";
+import { pushAll } from "../../base/arrays.js";
 import { ownershipNotes } from "./ownership-notes.js";
 import { summaryText, targetLines } from "./plan-summary.js";
 

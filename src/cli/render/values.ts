@@ -3,7 +3,7 @@
 // `converge show` (the state) and `converge state show`. Pure.
 import { splitAddress } from "../../config/addresses.js";
 import { type Line, seg } from "./lines.js";
-import { maxOf } from "../../arrays.js";
+import { maxOf } from "../../base/arrays.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -22,7 +22,7 @@ import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
 import type { ApplyReport, ApplyView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
-import { pushAll } from "../../arrays.js";
+import { pushAll } from "../../base/arrays.js";
 import { redactText, SENSITIVE_TEXT } from "../../plan/redact.js";
 import { ENV_PREFIX } from "../../config/inputs.js";
 

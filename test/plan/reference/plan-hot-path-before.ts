@@ -13,7 +13,7 @@ import { type ChangeBase, change, driftChange, plannedValue } from "../../../src
 import { fieldEqual } from "../../../src/plan/compare.js";
 import { replacement, withIgnored, type Decision, type ExistingInput } from "../../../src/plan/decide.js";
 import { stackPolicies, statePolicies } from "../../../src/plan/refresh.js";
-import { extended } from "../../../src/extended.js";
+import { extended } from "../../../src/base/extended.js";
 
 /** findBinding as it was: a scan of the bindings per call. */
 function findBinding(policy: Policy, role: string, condition?: Binding["condition"] | null): Binding | undefined {
