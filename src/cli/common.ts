@@ -9,15 +9,15 @@ import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { jsonChunks, terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
-import { loadAnyStackFile } from "../config/load-any.js";
+import { loadAnyStackFile } from "../sdk/load-any.js";
 import type { StackSession } from "../engine/session.js";
 import type { OpenedState, StateLocation } from "../state/factory.js";
 import { BACKEND_TYPES, type BackendType } from "../state/backend-types.js";
-import { diagnosticLines } from "./render/diagnostics.js";
+import { diagnosticLines } from "../diagnostics/diagnostic-lines.js";
 import { terminalWidth, wrapLines } from "./render/wrap.js";
 import { rateOption } from "./rate-option.js";
 import { catchCommandSignals, exitCodeAfter, outputFailed } from "./interrupt.js";
-import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
+import { ansiLine, type Line, plainLine, toPlain } from "../diagnostics/lines.js";
 import { textPieces } from "../base/text-pieces.js";
 import { redactText } from "../plan/redact.js";
 

@@ -2,7 +2,7 @@
 // (the CLI, tests, the Automation API in src/sdk). Each step is a function of its own; none of
 // them renders or reads a flag: what a person sees comes from the events the steps emit
 // (./events.ts) and the values they return. The caller chooses which steps to run and holds the lock around them.
-import { loadAnyStackFile } from "../config/load-any.js";
+import { loadAnyStackFile } from "../sdk/load-any.js";
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import type { GivenInputs } from "../config/inputs.js";
@@ -17,7 +17,7 @@ import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
 import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
-import { openCloud, type OpenCloud } from "./cloud.js";
+import { openCloud, type OpenCloud } from "../connect/cloud.js";
 import { prefetching } from "./prefetch.js";
 import { claimProjectIds, knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { sharedSignal } from "./shared-signal.js";

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Stack } from "../../src/sdk/automation.js";
+import { Stack } from "../../src/automation/automation.js";
 import type { EngineEvent } from "../../src/contracts/events.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { useFileEmulator } from "../support/emulator.js";

@@ -10,8 +10,10 @@ import { importCircles, importsOf, ROOT, SRC, sourceFiles } from "./imports.js";
 export const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "automation.ts"],
   ["cli/"],
-  ["sdk/"],
+  ["automation/"],
   ["engine/"],
+  ["sdk/"],
+  ["connect/"],
   ["apply/"],
   ["plan/"],
   ["config/", "state/"],
@@ -24,16 +26,8 @@ export const FLOORS: readonly (readonly string[])[] = [
 
 /** Imports that still run up a floor, each to be removed; no new one may join them. */
 const KNOWN_UPWARD: readonly string[] = [
-  "config/load-any.ts → sdk/program-file.ts",
-  "config/load-any.ts → sdk/program-isolated.ts",
-  "config/load-any.ts → sdk/program-mode.ts",
-  "config/load-any.ts → sdk/program.ts",
   "config/load.ts → plan/redact.ts",
   "config/policy-size.ts → plan/access.ts",
-  "sdk/context.ts → cli/render/diagnostics.ts",
-  "sdk/context.ts → cli/render/lines.ts",
-  "sdk/program-worker.ts → cli/render/diagnostics.ts",
-  "sdk/program-worker.ts → cli/render/lines.ts",
 ];
 
 /** Loops of imports that still stand (each a sorted group of files), to be opened; no new one may join them. */

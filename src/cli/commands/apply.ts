@@ -8,7 +8,7 @@ import { checkStackName } from "../../engine/saved-plan-checks.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
 import { addStackOptions, durationMs, withExamples, action, EXIT, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
-import { seg } from "../render/lines.js";
+import { seg } from "../../diagnostics/lines.js";
 import { outputLines } from "../render/values.js";
 import { refreshLines } from "../render/plan-text.js";
 import { addPlanOptions, planRequestOf, reportingFailure, type PlanCliOptions } from "./plan.js";

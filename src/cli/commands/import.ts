@@ -4,7 +4,7 @@ import { Option, type Command } from "commander";
 import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
-import { openCloud } from "../../engine/cloud.js";
+import { openCloud } from "../../connect/cloud.js";
 import { importGrant } from "../../engine/operations.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { kindOfName, parseFullName } from "../../cloud/names.js";

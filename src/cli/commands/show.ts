@@ -12,7 +12,7 @@ import type { BackendType } from "../../state/factory.js";
 import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, WORKSPACE_OPTION_HELP, writeJsonOut, writeOut } from "../common.js";
 import { serialOf, stateAt } from "./state-team.js";
 import { accessLines } from "../render/access-text.js";
-import { type Line, seg } from "../render/lines.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLineStream } from "../render/plan-text.js";
 import { outputLines, resourceLines } from "../render/values.js";

@@ -6,7 +6,7 @@ import type { StateStore } from "../../state/index.js";
 import { forgetResources, renameResource } from "../../engine/state-edits.js";
 import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
 import { resourceLines } from "../render/values.js";
-import { seg } from "../render/lines.js";
+import { seg } from "../../diagnostics/lines.js";
 import { registerStateMigrate } from "./state-migrate.js";
 import { registerStateTeam } from "./state-team.js";
 import { counted, listed, NAMES_IN_DETAIL } from "../../diagnostics/listed.js";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { loadAnyStackFile } from "../../config/load-any.js";
+import { loadAnyStackFile } from "../../sdk/load-any.js";
 import { hasErrors } from "../../diagnostics/diagnostic.js";
 import { counted } from "../../diagnostics/listed.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";

@@ -8,7 +8,7 @@ import type {
 import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
 import { isBasicRole } from "../../iam/roles.js";
-import { type Line, seg } from "./lines.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 import { auditKey, auditSettings, auditText } from "../../iam/policy-effect.js";
 import { listed } from "../../diagnostics/listed.js";
 import { pushAll } from "../../base/arrays.js";

@@ -4,7 +4,7 @@
 import type { Plan } from "../../generated/schemas.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { planCounts } from "../../plan/planner.js";
-import { toPlain } from "./lines.js";
+import { toPlain } from "../../diagnostics/lines.js";
 import { planLines } from "./plan-text.js";
 import { lookalikeFlag, rewordingText, shortText } from "./access-summary.js";
 import { lookalikeText } from "../../iam/lookalike.js";

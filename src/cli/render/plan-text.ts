@@ -7,7 +7,7 @@ import { memberKey } from "../../iam/members.js";
 import { conditionKey } from "../../iam/conditions.js";
 import { displayAction, type DisplayAction } from "../../plan/planner.js";
 import { jsonEqual } from "../../plan/compare.js";
-import { type Line, type Style, seg } from "./lines.js";
+import { type Line, type Style, seg } from "../../diagnostics/lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
 import { accessSummaryLines, blockNoteLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";

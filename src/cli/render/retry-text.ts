@@ -3,7 +3,7 @@
 // them: many of them explain a slow run, and an etag conflict means someone else edited the policy.
 import { terminalText } from "../../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../../contracts/events.js";
-import { type Line, seg } from "./lines.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 import { redactText } from "../../plan/redact.js";
 
 export type RetryEvent = Extract<EngineEvent, { type: "retry" }>;

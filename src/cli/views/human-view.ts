@@ -12,7 +12,7 @@ import { stoppedWords } from "../interrupt.js";
 import { accessSummaryLines } from "../render/access-summary.js";
 import { accessLines } from "../render/access-text.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
-import { type Line, seg, toPlain } from "../render/lines.js";
+import { type Line, seg, toPlain } from "../../diagnostics/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLineStream } from "../render/plan-text.js";
 import { targetLines } from "../render/plan-summary.js";

@@ -15,8 +15,8 @@ import type { Emit } from "../contracts/events.js";
 import type { GivenInputs } from "../config/inputs.js";
 import type { BackendType } from "../state/factory.js";
 import { newState } from "../state/index.js";
-import { callSiteIn } from "./call-site.js";
-import { loadProgram, type Program } from "./program.js";
+import { callSiteIn } from "../sdk/call-site.js";
+import { loadProgram, type Program } from "../sdk/program.js";
 
 export interface StackOptions {
   /** An explicit local state file; default: state/{name}.json beside the stack file (an inline

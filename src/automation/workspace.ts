@@ -13,8 +13,8 @@ import type { EngineEvent } from "../contracts/events.js";
 import type { Plan } from "../generated/schemas.js";
 import { rememberSecrets } from "../plan/redact.js";
 import { Stack, type StackOptions } from "./automation.js";
-import { callSiteIn } from "./call-site.js";
-import type { Program } from "./program.js";
+import { callSiteIn } from "../sdk/call-site.js";
+import type { Program } from "../sdk/program.js";
 import { changeSummary, eventLine, planLines, type OpType } from "./workspace-text.js";
 
 export interface ConfigValue {
