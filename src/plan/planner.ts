@@ -9,7 +9,7 @@ import { resourceDriver } from "../drivers/registry.js";
 import type { CloudPort, PolicyRef } from "../contracts/cloud-port.js";
 import { type Emit, noEmit } from "../contracts/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../base/version.js";
-import { plannedPolicySizeErrors } from "../config/policy-size.js";
+import { plannedPolicySizeErrors } from "./policy-size.js";
 import { accessDelta, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Plan, State } from "../generated/schemas.js";
 import { secretStrings, sensitive } from "../config/sensitive.js";
 import type { ConfigDecl } from "../config/inputs.js";
-import { canonicalJson } from "./saved-plan.js";
+import { canonicalJson } from "../base/canonical-json.js";
 
 import { SENSITIVE_TEXT } from "../base/sensitive-text.js";
 
