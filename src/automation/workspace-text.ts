@@ -5,7 +5,7 @@
 import { terminalText } from "../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../contracts/events.js";
 import type { Plan, ResourceChange } from "../generated/schemas.js";
-import { redactText } from "../plan/redact.js";
+import { redactText } from "../config/redact.js";
 
 /** Pulumi's names of what happens to a resource. */
 export type OpType = "same" | "create" | "update" | "delete" | "replace" | "import" | "read";

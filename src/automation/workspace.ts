@@ -11,7 +11,7 @@ import type { ApplyResult } from "../apply/executor.js";
 import type { InputValue } from "../config/inputs.js";
 import type { EngineEvent } from "../contracts/events.js";
 import type { Plan } from "../generated/schemas.js";
-import { rememberSecrets } from "../plan/redact.js";
+import { rememberSecrets } from "../config/redact.js";
 import { Stack, type StackOptions } from "./automation.js";
 import { callSiteIn } from "../sdk/call-site.js";
 import type { Program } from "../sdk/program.js";

@@ -19,7 +19,7 @@ import { rateOption } from "./rate-option.js";
 import { catchCommandSignals, exitCodeAfter, outputFailed } from "./interrupt.js";
 import { ansiLine, type Line, plainLine, toPlain } from "../diagnostics/lines.js";
 import { textPieces } from "../base/text-pieces.js";
-import { redactText } from "../plan/redact.js";
+import { redactText } from "../config/redact.js";
 
 export interface StackOptions {
   file: string;

@@ -16,7 +16,7 @@ import { yamlSyntaxDiagnostics } from "./yaml-syntax.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, nestingError, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
-import { rememberSecrets, scrub, secretList } from "../plan/redact.js";
+import { rememberSecrets, scrub, secretList } from "./redact.js";
 import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 import { pushAll } from "../base/arrays.js";
@@ -240,7 +240,7 @@ export function loadStackDocument(
   if (deep) return { diagnostics: [deep] };
   const secrets = new Set<string>();
   const result = loadDocument(src, doc, opts, secrets);
-  // Whatever this process prints from now on is scrubbed of them too (../plan/redact.ts).
+  // Whatever this process prints from now on is scrubbed of them too (./redact.ts).
   rememberSecrets(secrets);
   return { ...result, diagnostics: scrub(result.diagnostics, secretList(secrets)) };
 }

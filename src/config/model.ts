@@ -73,7 +73,7 @@ export interface StackModel {
   /** Inputs (`config:`) with their values */
   config: Map<string, ConfigDecl>;
   /** The strings of secret values met while loading (secret inputs, forEach collections computed
-   *  from a secret): what is shown of the stack is scrubbed of them (../plan/redact.ts). */
+   *  from a secret): what is shown of the stack is scrubbed of them (./redact.ts). */
   secrets: readonly string[];
   /** Where the state lives (`backend:`); absent: the local file. */
   backend?: BackendConfig;

@@ -9,7 +9,7 @@ import type { ApplyResult } from "../apply/executor.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Plan, State } from "../generated/schemas.js";
 import { type PlannedPolicy, plannedPolicies } from "../plan/access.js";
-import { redactState, scrub } from "../plan/redact.js";
+import { redactState, scrub } from "../config/redact.js";
 import { type Emit, noEmit } from "../contracts/events.js";
 import {
   checkNotStale,

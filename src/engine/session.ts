@@ -12,7 +12,7 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan, type PlanResult } from "../plan/planner.js";
 import { readAheadPolicies } from "../plan/refresh.js";
-import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../plan/redact.js";
+import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../config/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
@@ -104,7 +104,7 @@ export interface PlanRequest {
 /** A plan and what applying it needs: the state it was made from, the policies it read, the
  *  open cloud (the caller closes it, with `close`). */
 export interface PlannedStack {
-  /** The plan as it may be shown and saved: no secret in it (see ../plan/redact.ts). */
+  /** The plan as it may be shown and saved: no secret in it (see ../config/redact.ts). */
   plan: Plan;
   /** The plan apply executes, with the secrets' values: never shown, never saved. */
   real: Plan;

@@ -3,7 +3,7 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { counted } from "../../diagnostics/listed.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { applyMade, type Hooks, type Outcome, planAndApply, refresh } from "../../engine/operations.js";
-import { SENSITIVE_TEXT, redactState, showSensitiveValues } from "../../plan/redact.js";
+import { SENSITIVE_TEXT, redactState, showSensitiveValues } from "../../config/redact.js";
 import { checkStackName } from "../../engine/saved-plan-checks.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";

@@ -2,7 +2,7 @@
 // --view access, --format markdown), or, with no file, the state: its resources and outputs with
 // their values laid out as the plan lays them out. Terraform users run `plan -out` in CI and
 // review the artifact later; this is that workflow. Reads only: no lock, no cloud call.
-import { redactState } from "../../plan/redact.js";
+import { redactState } from "../../config/redact.js";
 import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import type { Plan, State } from "../../generated/schemas.js";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { redactState } from "../../plan/redact.js";
+import { redactState } from "../../config/redact.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import type { StateStore } from "../../state/index.js";

@@ -4,7 +4,7 @@
 import { terminalText } from "../../diagnostics/terminal-text.js";
 import type { EngineEvent } from "../../contracts/events.js";
 import { type Line, seg } from "../../diagnostics/lines.js";
-import { redactText } from "../../plan/redact.js";
+import { redactText } from "../../config/redact.js";
 
 export type RetryEvent = Extract<EngineEvent, { type: "retry" }>;
 

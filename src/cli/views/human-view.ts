@@ -23,7 +23,7 @@ import { verbs } from "../render/verbs.js";
 import type { ApplyReport, ApplyView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
 import { pushAll } from "../../base/arrays.js";
-import { redactText, SENSITIVE_TEXT } from "../../plan/redact.js";
+import { redactText, SENSITIVE_TEXT } from "../../config/redact.js";
 import { ENV_PREFIX } from "../../config/inputs.js";
 
 export interface HumanViewOptions {
