@@ -64,7 +64,12 @@ Environment:
 
 // --timeout (stack commands): the command's time limit starts before its action runs.
 program.hook("preAction", async (_program, command) => {
-  const [{ startCommandTimeout }, { UserError }, { EXIT, printDiagnostics }] = await Promise.all([import("./deadline.js"), import("../diagnostics/diagnostic.js"), import("./common.js")]);
+  const [{ startCommandTimeout }, { UserError }, { printDiagnostics }, { EXIT }] = await Promise.all([
+    import("./deadline.js"),
+    import("../diagnostics/diagnostic.js"),
+    import("./common.js"),
+    import("./exit-codes.js"),
+  ]);
   try {
     startCommandTimeout((command.opts() as { timeout?: string }).timeout);
   } catch (e) {

@@ -4,9 +4,29 @@ import type { BackendConfig } from "../generated/schemas.js";
 import type { Graph } from "../graph/graph.js";
 import type { Reference } from "./expressions.js";
 import type { ConfigDecl } from "./inputs.js";
-import type { Each } from "./for-each.js";
-import type { Move } from "./moved.js";
 import type { DocPath, SourceDocument } from "./source.js";
+
+/** One element of a forEach: its key and value. */
+export interface Each {
+  key: string | number;
+  value: unknown;
+}
+
+/** An entry of `moved:`. */
+export interface Move {
+  from: string;
+  /** The final address (chains followed) */
+  to: string;
+  /** Its entry's index under `moved:` (for positions). */
+  i?: number;
+}
+
+/** The instances of one forEach, for checking references to them. */
+export interface ForEachInstances {
+  keys: readonly (string | number)[];
+  /** The fields an instance has (its type's outputs) */
+  fields: readonly string[];
+}
 
 export interface LocatedReference extends Reference {
   /** Where the string holding the reference is in the document */

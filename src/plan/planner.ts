@@ -6,7 +6,7 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { resourceDriver } from "../drivers/registry.js";
-import type { CloudPort, PolicyRef } from "../contracts/cloud-port.js";
+import type { CloudPort } from "../contracts/cloud-port.js";
 import { type Emit, noEmit } from "../contracts/events.js";
 import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../base/version.js";
 import { plannedPolicySizeErrors } from "./policy-size.js";
@@ -14,7 +14,7 @@ import { accessDelta, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "../contracts/actions.js";
-import { type PlanContext, planContext } from "./context.js";
+import { type PlanContext, type PlanOptions, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
 import { nameReads } from "./name-reads.js";
 import { applyMoves, type Moved } from "./moves.js";
@@ -29,33 +29,7 @@ import { extended } from "../base/extended.js";
 
 export { displayAction, planCounts, type DisplayAction } from "../contracts/actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
-import type { ProjectIds } from "../cloud/names.js";
 import { pushAll } from "../base/arrays.js";
-
-export interface PlanOptions {
-  refresh: boolean;
-  destroy: boolean;
-  targets: string[];
-  replace: string[];
-  parallelism: number;
-  /** Now, for the timestamp and expired-condition lint (injectable for tests) */
-  now?: () => Date;
-  /** Lint warnings on resolved values are errors (--strict). */
-  strict?: boolean;
-  /** Where the calls go, recorded in the plan for its readers (e.g. "embedded emulator"). */
-  target?: string;
-  /** Ctrl-C: once aborted, no read is sent (the plan that comes back is then incomplete). */
-  signal?: AbortSignal;
-  /** readAheadPolicies(stack, prior, these options) as the caller already worked it out (the
-   *  session's prefetch, ../engine/prefetch.ts): 100,000 resources take a second to go over. */
-  readAhead?: readonly PolicyRef[];
-  /** Project numbers → IDs (../engine/project-ids.ts): names are completed with the ID. The
-   *  prior state is expected to name its objects so already (priorWithProjectIds). */
-  projectIds?: ProjectIds;
-  /** Grants converge wrote that the prior state does not record yet (settled pending writes,
-   *  ../engine/settle.ts): converge's own, never adopted. */
-  ownGrants?: readonly StateResource[];
-}
 
 export interface PlanResult {
   plan: Plan;

@@ -7,7 +7,25 @@ import { SENSITIVE_TEXT, redactState, showSensitiveValues } from "../../config/r
 import { checkStackName } from "../../engine/saved-plan-checks.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { addStackOptions, durationMs, withExamples, action, EXIT, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
+import {
+  addStackOptions,
+  withExamples,
+  action,
+  printDiagnostics,
+  printLines,
+  STACK_FILE_HELP,
+  STATE_OPTION_HELP,
+  openStackOf,
+  stateStoreOf,
+  useLiveView,
+  writeOut,
+  type StackOptions,
+  backendOption,
+  WORKSPACE_OPTION_HELP,
+  type StateCommandOptions,
+} from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
 import { seg } from "../../diagnostics/lines.js";
 import { outputLines } from "../render/values.js";
 import { refreshLines } from "../render/plan-text.js";

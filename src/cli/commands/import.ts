@@ -22,7 +22,9 @@ import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
 import { escapeLiteral } from "../../config/expressions.js";
 import { ratesOf } from "../rate-option.js";
-import { addStackOptions, action, callTimeoutOf, EXIT, durationMs, openStackOf, writeOut, type StackOptions } from "../common.js";
+import { addStackOptions, action, callTimeoutOf, openStackOf, writeOut, type StackOptions } from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
 import { commandTimeout, handlingTimeout } from "../deadline.js";
 
 export interface ImportOptions extends StackOptions {

@@ -9,7 +9,18 @@ import type { Plan, State } from "../../generated/schemas.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { toTerraformPlanJson } from "../../plan/terraform-json.js";
 import type { BackendType } from "../../state/factory.js";
-import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, WORKSPACE_OPTION_HELP, writeJsonOut, writeOut } from "../common.js";
+import {
+  action,
+  backendOption,
+  printLines,
+  STACK_FILE_HELP,
+  STATE_OPTION_HELP,
+  stateStoreOf,
+  WORKSPACE_OPTION_HELP,
+  writeJsonOut,
+  writeOut,
+} from "../common.js";
+import { EXIT } from "../exit-codes.js";
 import { serialOf, stateAt } from "./state-team.js";
 import { accessLines } from "../render/access-text.js";
 import { type Line, seg } from "../../diagnostics/lines.js";

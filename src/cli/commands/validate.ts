@@ -5,7 +5,8 @@ import { counted } from "../../diagnostics/listed.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
 import type { ValidateOutput } from "../../generated/schemas.js";
-import { action, addInputOptions, EXIT, inputsOf, printDiagnostics, writeOut } from "../common.js";
+import { action, addInputOptions, inputsOf, printDiagnostics, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
 
 export function registerValidate(program: Command): void {
   const cmd = program
