@@ -9,7 +9,6 @@ import type { Each, VariableDecl } from "./model.js";
 import type { ConfigDecl } from "./inputs.js";
 import { type Scope, resolveValue } from "./resolve.js";
 import { plain, secretStrings, sensitive } from "./sensitive.js";
-export { instanceAddress, splitAddress } from "./addresses.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 import { pushAll } from "../base/arrays.js";
 

@@ -27,7 +27,6 @@ import { selectTargets } from "./targeting.js";
 import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
 import { extended } from "../base/extended.js";
 
-export { displayAction, planCounts, type DisplayAction } from "../contracts/actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
 import { pushAll } from "../base/arrays.js";
 

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { Plan, Policy, ResourceChange, State } from "../../src/generated/schemas.js";
 import type { PlanOptions } from "../../src/plan/context.js";
-import { displayAction, plan, planCounts } from "../../src/plan/planner.js";
+import { displayAction, planCounts } from "../../src/contracts/actions.js";
+import { plan } from "../../src/plan/planner.js";
 import { validate } from "../../src/schemas/index.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import { parseStack } from "../../src/config/load.js";

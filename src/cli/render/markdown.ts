@@ -3,7 +3,7 @@
 // where it stands (markdown-text.ts): the comment has this structure whatever the values hold.
 import type { Plan } from "../../generated/schemas.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import { planCounts } from "../../plan/planner.js";
+import { planCounts } from "../../contracts/actions.js";
 import { toPlain } from "../../diagnostics/lines.js";
 import { planLines } from "./plan-text.js";
 import { lookalikeFlag, rewordingText, shortText } from "./access-summary.js";

@@ -18,7 +18,6 @@ import { holding } from "./held-locks.js";
 import { missingWorkspace } from "../workspace.js";
 import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
 
-export type { StateStore } from "../store.js";
 import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
 import { finalPath, makeDirs, openRegular, regularOrMissing, writablePath, type FileRole } from "../../fs/regular-files.js";
 
