@@ -19,7 +19,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["config/", "state/"],
   ["drivers/"],
   ["contracts/", "cloud/", "emulator/"],
-  ["iam/", "fs/", "graph/"],
+  ["iam/", "fs/", "graph/", "yaml/"],
   ["diagnostics/"],
   ["base/", "gcp/", "schemas/", "generated/"],
 ];
