@@ -15,7 +15,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["sdk/"],
   ["connect/"],
   ["apply/"],
-  ["plan/"],
+  ["plan/", "migrate/"],
   ["config/", "state/"],
   ["drivers/"],
   ["contracts/", "cloud/", "emulator/"],
