@@ -17,7 +17,7 @@ import { median, roundBoundMs } from "./targets.js";
 
 /** Preloaded into the CLI for the per-resource baseline (see bench/per-resource/port.mjs). */
 const PER_RESOURCE = fileURLToPath(new URL("./per-resource/register.mjs", import.meta.url));
-/** The unbundled CLI: the per-resource wrapper hooks dist/engine/cloud.js, which the bundled CLI
+/** The unbundled CLI: the per-resource wrapper hooks dist/connect/cloud.js, which the bundled CLI
  *  that bin/converge.js runs (dist/bundle/) holds inside one of its files. */
 const UNBUNDLED_CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 

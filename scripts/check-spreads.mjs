@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // No call in src/ spreads an array into its arguments (`into.push(...items)`, `Math.max(...xs)`):
 // each item becomes an argument on the stack, and past about 120,000 of them V8 throws RangeError.
-// A destroy plan of 100,000 resources crashed so. src/arrays.ts has pushAll and maxOf instead.
+// A destroy plan of 100,000 resources crashed so. src/base/arrays.ts has pushAll and maxOf instead.
 // Forwarding a function's own rest parameter (`(...args) => fn(...args)`) is allowed: it holds
 // what one call was given. Prints every violation; exits 1 when there is one.
 import { join } from "node:path";
@@ -34,7 +34,7 @@ export function spreadCalls(files = sources(join(ROOT, "src"))) {
     const e = bare(node.expression);
     if (ts.isIdentifier(e) && isRestParameter(e)) return;
     const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-    out.push(`${rel}:${line}: ${node.getText(sf)} spreads into a call (use pushAll or maxOf from src/arrays.ts)`);
+    out.push(`${rel}:${line}: ${node.getText(sf)} spreads into a call (use pushAll or maxOf from src/base/arrays.ts)`);
   });
   return out;
 }

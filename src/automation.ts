@@ -1,6 +1,6 @@
 // `converge-iam/automation`: the Automation API alone, where Pulumi's users import theirs from
 // `@pulumi/pulumi/automation`.
-export { LocalWorkspace, WorkspaceStack } from "./sdk/workspace.js";
+export { LocalWorkspace, WorkspaceStack } from "./automation/workspace.js";
 export type {
   ConfigValue,
   OutputValue,
@@ -13,8 +13,8 @@ export type {
   InlineProgramArgs,
   LocalProgramArgs,
   LocalWorkspaceOptions,
-} from "./sdk/workspace.js";
-export type { OpType } from "./sdk/workspace-text.js";
-export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./sdk/automation.js";
+} from "./automation/workspace.js";
+export type { OpType } from "./automation/workspace-text.js";
+export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./automation/automation.js";
 export type { ApplyResult } from "./apply/executor.js";
-export type { EngineEvent, Emit } from "./engine/events.js";
+export type { EngineEvent, Emit } from "./contracts/events.js";

@@ -35,10 +35,10 @@ export type {
   State,
   PlanDiagnostic,
 } from "./generated/schemas.js";
-export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./sdk/automation.js";
-export { LocalWorkspace, WorkspaceStack } from "./sdk/workspace.js";
+export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./automation/automation.js";
+export { LocalWorkspace, WorkspaceStack } from "./automation/workspace.js";
 export type { ApplyResult } from "./apply/executor.js";
-export type { EngineEvent, Emit } from "./engine/events.js";
+export type { EngineEvent, Emit } from "./contracts/events.js";
 export { UserError, type Diagnostic } from "./diagnostics/diagnostic.js";
 export { CloudError, isCloudError } from "./cloud/errors.js";
 export { backup, gkebackup, aiplatform, metastore, Provider } from "./google-native.js";

@@ -1,11 +1,11 @@
-// dist/engine/cloud.js with openCloud's port made per-resource (./port.mjs). The state file
+// dist/connect/cloud.js with openCloud's port made per-resource (./port.mjs). The state file
 // ($CONVERGE_BENCH_STATE) says how many resources each policy holds: the refresh reads it once per
 // resource, as a provider with one read per resource would.
 import { existsSync, readFileSync } from "node:fs";
-import { openCloud as openRealCloud } from "../../dist/engine/cloud.js";
+import { openCloud as openRealCloud } from "../../dist/connect/cloud.js";
 import { perResourcePort } from "./port.mjs";
 
-export * from "../../dist/engine/cloud.js";
+export * from "../../dist/connect/cloud.js";
 
 /** Resources in the state per policy name. */
 function stateResourcesPerPolicy(file) {

@@ -9,8 +9,8 @@ import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { containsUnknown } from "../config/expressions.js";
 import { resolveValue, type Scope, valuesScope } from "../config/resolve.js";
 import { plain } from "../config/sensitive.js";
-import type { CloudPort } from "../engine/cloud-port.js";
-import { type Emit, noEmit } from "../engine/events.js";
+import type { CloudPort } from "../contracts/cloud-port.js";
+import { type Emit, noEmit } from "../contracts/events.js";
 import { HeldGrants } from "../plan/ownership.js";
 import { changeGraph, type Node } from "./graph.js";
 import { Scheduler, type WriteTicket } from "./scheduler.js";
@@ -20,7 +20,7 @@ import { StateRecorder } from "./state-recorder.js";
 import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
 import type { ResourceClaim } from "../state/claims.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface ApplyContext {
   cloud: CloudPort;

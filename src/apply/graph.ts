@@ -2,8 +2,8 @@
 // order (a resource is deleted before what it depends on), and at an address whose type changed
 // the new resource is created before the old one is removed.
 import type { ResourceChange } from "../generated/schemas.js";
-import type { StepAction } from "../engine/events.js";
-import { displayAction } from "../plan/actions.js";
+import type { StepAction } from "../contracts/events.js";
+import { displayAction } from "../contracts/actions.js";
 
 export interface Node {
   change: ResourceChange;

@@ -16,7 +16,7 @@
 // A change whose object name is known only during apply gets a write of its own.
 import { resourceDriver } from "../drivers/registry.js";
 import { type Node, nodeKey } from "./graph.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 interface Piece {
   node: Node;

@@ -7,8 +7,8 @@
 // started.
 import type { LimitFunction } from "p-limit";
 import type { Policy } from "../generated/schemas.js";
-import { type CloudPort, INTERRUPTED, type PolicyKind, statusOf } from "../engine/cloud-port.js";
-import type { Emit } from "../engine/events.js";
+import { type CloudPort, INTERRUPTED, type PolicyKind, statusOf } from "../contracts/cloud-port.js";
+import type { Emit } from "../contracts/events.js";
 import { kindLabel } from "../gcp/object-kinds.js";
 import type { Node } from "./graph.js";
 import { PolicyGraph } from "./policy-graph.js";

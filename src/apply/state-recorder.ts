@@ -4,9 +4,9 @@
 // changed (a failed apply that changed nothing leaves the state file, its .backup and saved plans
 // valid).
 import type { State, StateResource } from "../generated/schemas.js";
-import type { Emit } from "../engine/events.js";
+import type { Emit } from "../contracts/events.js";
 import { jsonEqual } from "../plan/compare.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 import { parsedState, sealedCopy, serializeState, stateProblems } from "../state/format.js";
 
 /** A save slower than this (ms) delays the next one by SAVE_PAUSE_FACTOR times its duration. */

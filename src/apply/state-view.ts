@@ -6,8 +6,8 @@ import type { Policy, State } from "../generated/schemas.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
-import type { PolicyKind } from "../engine/cloud-port.js";
-import { pushAll } from "../arrays.js";
+import type { PolicyKind } from "../contracts/cloud-port.js";
+import { pushAll } from "../base/arrays.js";
 
 /** The state's view of each policy ("{kind} {name}"), worked out on first use. */
 export function stateView(state: State): (kind: PolicyKind, name: string) => Policy {

@@ -9,17 +9,19 @@ import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
 import { jsonChunks, terminalText } from "../diagnostics/terminal-text.js";
 import { isCloudError } from "../cloud/errors.js";
 import type { StateStore } from "../state/index.js";
-import { loadAnyStackFile } from "../config/load-any.js";
+import { loadAnyStackFile } from "../sdk/load-any.js";
 import type { StackSession } from "../engine/session.js";
 import type { OpenedState, StateLocation } from "../state/factory.js";
 import { BACKEND_TYPES, type BackendType } from "../state/backend-types.js";
-import { diagnosticLines } from "./render/diagnostics.js";
+import { diagnosticLines } from "../diagnostics/diagnostic-lines.js";
 import { terminalWidth, wrapLines } from "./render/wrap.js";
 import { rateOption } from "./rate-option.js";
 import { catchCommandSignals, exitCodeAfter, outputFailed } from "./interrupt.js";
-import { ansiLine, type Line, plainLine, toPlain } from "./render/lines.js";
-import { textPieces } from "../text-pieces.js";
-import { redactText } from "../plan/redact.js";
+import { durationMs } from "./deadline.js";
+import { EXIT } from "./exit-codes.js";
+import { ansiLine, type Line, plainLine, toPlain } from "../diagnostics/lines.js";
+import { textPieces } from "../base/text-pieces.js";
+import { redactText } from "../config/redact.js";
 
 export interface StackOptions {
   file: string;
@@ -41,10 +43,6 @@ export interface StackOptions {
   /** --policy FILE: guardrail rules files, repeatable (with CONVERGE_POLICY's) */
   policy?: string[];
 }
-
-/** Exit codes (SPEC section 5): interrupted by SIGINT or SIGTERM 130, by SIGHUP 129, by a closed
- *  stdout or stderr 141 (128 + SIGPIPE), see ./interrupt.ts. */
-export const EXIT = { ok: 0, error: 1, changes: 2, hangup: 129, interrupted: 130, outputClosed: 141 } as const;
 
 /** The help of -f for the commands that only read or edit the state (see stateStoreOf). */
 export const STACK_FILE_HELP = "stack file: names the state, which must belong to it (default: stack.yaml)";
@@ -107,15 +105,6 @@ export function parallelismOf(o: StackOptions): number {
   const n = Number(o.parallelism);
   if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UserError({ severity: "error", summary: `--parallelism must be a whole number from 1 to 1000, got "${o.parallelism}"` });
   return n;
-}
-
-/** "30s", "2m", "500ms" or plain milliseconds; `flag` names the option in the error. */
-export function durationMs(text: string | undefined, flag = "--lock-timeout"): number | undefined {
-  if (text === undefined) return undefined;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new UserError({ severity: "error", summary: `${flag} "${text}" is not a duration (e.g. 30s, 2m, 500ms)` });
-  const n = Number(m[1]);
-  return Math.round(m[2] === "h" ? n * 3_600_000 : m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n);
 }
 
 /** --call-timeout in ms: a positive duration (default 2 minutes). */

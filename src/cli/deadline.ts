@@ -5,7 +5,7 @@
 // once) it exits 1 at once. A timer that does not keep the process alive.
 import { setMaxListeners } from "node:events";
 import { error, UserError } from "../diagnostics/diagnostic.js";
-import { durationMs, EXIT } from "./common.js";
+import { EXIT } from "./exit-codes.js";
 
 export interface CommandTimeout {
   /** Aborts, with a TimeoutError naming the limit as its reason, when the limit is reached. */
@@ -65,4 +65,15 @@ export async function handlingTimeout<T>(fn: () => Promise<T>): Promise<T> {
 export function abortedByTimeout(signal: AbortSignal): boolean {
   const reason: unknown = signal.reason;
   return signal.aborted && reason instanceof Error && reason.name === "TimeoutError";
+}
+
+/** "30s", "2m", "500ms" or plain milliseconds; `flag` names the option in the error. */
+export function durationMs(text: string | undefined, flag = "--lock-timeout"): number | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) {
+    throw new UserError({ severity: "error", summary: `${flag} "${text}" is not a duration (e.g. 30s, 2m, 500ms)` });
+  }
+  const n = Number(m[1]);
+  return Math.round(m[2] === "h" ? n * 3_600_000 : m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n);
 }

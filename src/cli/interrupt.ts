@@ -22,9 +22,9 @@
 import { setMaxListeners } from "node:events";
 import { closeSync } from "node:fs";
 import { isatty } from "node:tty";
-import { releaseHeldLocks } from "../state/held-locks.js";
+import { releaseHeldLocks } from "../state/local/held-locks.js";
 import { isolatePrograms } from "../sdk/program-mode.js";
-import { EXIT } from "./common.js";
+import { EXIT } from "./exit-codes.js";
 import { abortedByTimeout, commandTimeout, handleTimeout } from "./deadline.js";
 import type { Stopped } from "../engine/operations.js";
 

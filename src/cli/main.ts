@@ -1,7 +1,7 @@
 // Entry point: builds the commander program from one module per command group. Only the named
 // command's module loads (with what it imports); help, an unknown command or none load them all.
 import { Command } from "commander";
-import { versionText } from "../version.js";
+import { versionText } from "../base/version.js";
 import { optionHelp } from "./option-help.js";
 import { terraformStyleFlag } from "./option-typos.js";
 import { aProgramRan, letProgramHandlesGo } from "../sdk/program-handles.js";
@@ -65,7 +65,12 @@ Environment:
 
 // --timeout (stack commands): the command's time limit starts before its action runs.
 program.hook("preAction", async (_program, command) => {
-  const [{ startCommandTimeout }, { UserError }, { EXIT, printDiagnostics }] = await Promise.all([import("./deadline.js"), import("../diagnostics/diagnostic.js"), import("./common.js")]);
+  const [{ startCommandTimeout }, { UserError }, { printDiagnostics }, { EXIT }] = await Promise.all([
+    import("./deadline.js"),
+    import("../diagnostics/diagnostic.js"),
+    import("./common.js"),
+    import("./exit-codes.js"),
+  ]);
   try {
     startCommandTimeout((command.opts() as { timeout?: string }).timeout);
   } catch (e) {

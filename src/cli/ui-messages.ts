@@ -4,7 +4,7 @@
 import type { ApplyResult } from "../apply/executor.js";
 import type { ChangeCounts } from "../engine/tally.js";
 import type { Plan, ResourceChange, TfDiagnostic, UiChangeAction, UiEvent, UiResource } from "../generated/schemas.js";
-import { displayAction, planCounts } from "../plan/planner.js";
+import { displayAction, planCounts } from "../contracts/actions.js";
 import { ctyType } from "../plan/terraform-json.js";
 import { PROVIDER_KEY } from "../plan/terraform-config.js";
 

@@ -1,6 +1,6 @@
 // What a failed HTTP attempt was: Node's network error codes worth another try, the informative
 // message buried in an error's causes, and the small signal and time helpers of the transport.
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 /** Error codes of connection-level failures worth another try. */
 export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([

@@ -1,6 +1,6 @@
 // One REST call with a total deadline, per-attempt timeouts, retries (backoff + full jitter,
 // Retry-After) and attempt events. HTTP goes through ./http.ts (node:http keep-alive agents).
-import { TOOL_VERSION } from "../version.js";
+import { TOOL_VERSION } from "../base/version.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";

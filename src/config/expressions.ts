@@ -1,6 +1,7 @@
 // `${…}` interpolation: parsing templates and evaluating them against known and unknown values.
 import { isSensitive, sensitive } from "./sensitive.js";
-import { setOwn } from "../extended.js";
+import { setOwn } from "../base/extended.js";
+import { containsWhere } from "../base/contains.js";
 
 export type Accessor = { kind: "prop"; name: string } | { kind: "index"; index: number };
 
@@ -115,14 +116,6 @@ export const UNKNOWN = Unknown.instance;
 
 export function isUnknown(v: unknown): v is Unknown {
   return v === UNKNOWN;
-}
-
-/** Whether `test` holds for a value or any part of it (elements, map values). */
-export function containsWhere(v: unknown, test: (x: unknown) => boolean): boolean {
-  if (test(v)) return true;
-  if (Array.isArray(v)) return v.some((x) => containsWhere(x, test));
-  if (v && typeof v === "object") return Object.values(v).some((x) => containsWhere(x, test));
-  return false;
 }
 
 /** Whether any part of a value is unknown. */

@@ -5,18 +5,12 @@
 // that from then on an instance is a resource like any other.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { UNKNOWN, access, containsUnknown, escapeLiteral, isTemplateError, parseTemplate } from "./expressions.js";
-import type { VariableDecl } from "./model.js";
+import type { Each, VariableDecl } from "./model.js";
 import type { ConfigDecl } from "./inputs.js";
 import { type Scope, resolveValue } from "./resolve.js";
 import { plain, secretStrings, sensitive } from "./sensitive.js";
-export { instanceAddress, splitAddress } from "./addresses.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
-import { pushAll } from "../arrays.js";
-
-export interface Each {
-  key: string | number;
-  value: unknown;
-}
+import { pushAll } from "../base/arrays.js";
 
 /** What a forEach expression may read when the stack loads: inputs and variables built from
  *  them (not resources, not data sources: those are known only while planning). A secret

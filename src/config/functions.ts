@@ -2,7 +2,7 @@
 // is resolved (properties, variables, outputs): fn::join, fn::split, fn::select, fn::toJSON and
 // fn::secret. Their shape is checked when the stack loads; they are evaluated at plan time, once
 // their arguments are known (an unknown argument makes the result unknown).
-import { suggest } from "./schema-diagnostics.js";
+import { suggest } from "../diagnostics/did-you-mean.js";
 import type { DocPath } from "./source.js";
 
 export const FUNCTION_NAMES = ["fn::join", "fn::split", "fn::select", "fn::toJSON", "fn::secret"] as const;

@@ -4,10 +4,10 @@
 // error names its source (the flag, file:line:column, the environment variable).
 import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import type { ConfigInput } from "../generated/schemas.js";
-import { suggest } from "./schema-diagnostics.js";
+import { suggest } from "../diagnostics/did-you-mean.js";
 import { errorAt, type SourceDocument } from "./source.js";
-import { jsonNestsTooDeep, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
-import { pushAll } from "../arrays.js";
+import { jsonNestsTooDeep, TOO_DEEP, TOO_DEEP_DETAIL } from "../yaml/yaml-limits.js";
+import { pushAll } from "../base/arrays.js";
 import { listed } from "../diagnostics/listed.js";
 
 export type InputType = ConfigInput["type"];

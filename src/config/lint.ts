@@ -12,7 +12,7 @@ import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { stackPolicySizeErrors } from "./policy-size.js";
 import { type DocPath, formatPath, type PathSegment, type SourceDocument } from "./source.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export const LINT_RULES = {
   "public-principal": "allUsers or allAuthenticatedUsers is granted a role",

@@ -4,17 +4,18 @@ import { addressText } from "../diagnostics/listed.js";
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { functionDriver, resourceDriver, suggestToken, RESOURCE_TOKENS } from "../drivers/registry.js";
 import type { Claim, IamDriver, IamInputs } from "../drivers/types.js";
-import type { ResourceDecl } from "./model.js";
+import type { Each, ForEachInstances, ResourceDecl } from "./model.js";
 import { collectRefs, isLiteral } from "./references.js";
 import { propertySchemaDiagnostic, valueAt } from "./schema-diagnostics.js";
 import { declaredAt, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 import { ClaimIndex, type Conflict, conflictSummary } from "../drivers/claims.js";
-import { type Each, forEachInstances, instanceAddress, substituteEach } from "./for-each.js";
+import { forEachInstances, substituteEach } from "./for-each.js";
+import { instanceAddress } from "./addresses.js";
 import { type Scope, resolveValue } from "./resolve.js";
 import { UNKNOWN, containsUnknown, hasInterpolation } from "./expressions.js";
 import { plain } from "./sensitive.js";
 import { validate } from "../schemas/index.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface Defaults {
   project?: string;
@@ -194,13 +195,6 @@ export interface ForEachContext {
   /** The provider's project or location waits on an input without a value: names are not
    *  checked (that input's error is the one error) */
   unchecked?: boolean;
-}
-
-/** The instances of one forEach, for checking references to them. */
-export interface ForEachInstances {
-  keys: readonly (string | number)[];
-  /** The fields an instance has (its type's outputs) */
-  fields: readonly string[];
 }
 
 /** The declarations of a resource with a forEach: one per element. Problems in `${each.…}` are

@@ -5,9 +5,9 @@ import { validate } from "../schemas/index.js";
 import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { lintStack } from "./lint.js";
 import { functionDriver, suggestToken, FUNCTION_TOKENS } from "../drivers/registry.js";
-import type { OutputDecl, StackModel, VariableDecl } from "./model.js";
+import type { ForEachInstances, OutputDecl, StackModel, VariableDecl } from "./model.js";
 import { type GivenInputs, NO_INPUTS, resolveConfig } from "./inputs.js";
-import { type Defaults, type ForEachInstances, loadResources } from "./load-resources.js";
+import { type Defaults, loadResources } from "./load-resources.js";
 import { collectRefs, type DeclaredNames, referenceGraph } from "./references.js";
 import { loadTimeScope } from "./for-each.js";
 import { loadMoved } from "./moved.js";
@@ -16,10 +16,10 @@ import { yamlSyntaxDiagnostics } from "./yaml-syntax.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, nestingError, SourceDocument } from "./source.js";
 import { secretStrings, sensitive } from "./sensitive.js";
-import { rememberSecrets, scrub, secretList } from "../plan/redact.js";
-import { decodeUtf8 } from "./utf8.js";
+import { rememberSecrets, scrub, secretList } from "./redact.js";
+import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface LoadResult {
   stack?: StackModel;
@@ -240,7 +240,7 @@ export function loadStackDocument(
   if (deep) return { diagnostics: [deep] };
   const secrets = new Set<string>();
   const result = loadDocument(src, doc, opts, secrets);
-  // Whatever this process prints from now on is scrubbed of them too (../plan/redact.ts).
+  // Whatever this process prints from now on is scrubbed of them too (./redact.ts).
   rememberSecrets(secrets);
   return { ...result, diagnostics: scrub(result.diagnostics, secretList(secrets)) };
 }

@@ -4,9 +4,29 @@ import type { BackendConfig } from "../generated/schemas.js";
 import type { Graph } from "../graph/graph.js";
 import type { Reference } from "./expressions.js";
 import type { ConfigDecl } from "./inputs.js";
-import type { Each } from "./for-each.js";
-import type { Move } from "./moved.js";
 import type { DocPath, SourceDocument } from "./source.js";
+
+/** One element of a forEach: its key and value. */
+export interface Each {
+  key: string | number;
+  value: unknown;
+}
+
+/** An entry of `moved:`. */
+export interface Move {
+  from: string;
+  /** The final address (chains followed) */
+  to: string;
+  /** Its entry's index under `moved:` (for positions). */
+  i?: number;
+}
+
+/** The instances of one forEach, for checking references to them. */
+export interface ForEachInstances {
+  keys: readonly (string | number)[];
+  /** The fields an instance has (its type's outputs) */
+  fields: readonly string[];
+}
 
 export interface LocatedReference extends Reference {
   /** Where the string holding the reference is in the document */
@@ -75,7 +95,7 @@ export interface StackModel {
   /** Inputs (`config:`) with their values */
   config: Map<string, ConfigDecl>;
   /** The strings of secret values met while loading (secret inputs, forEach collections computed
-   *  from a secret): what is shown of the stack is scrubbed of them (../plan/redact.ts). */
+   *  from a secret): what is shown of the stack is scrubbed of them (./redact.ts). */
   secrets: readonly string[];
   /** Where the state lives (`backend:`); absent: the local file. */
   backend?: BackendConfig;

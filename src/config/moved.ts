@@ -4,17 +4,9 @@
 // declares is an error when the stack loads.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { isAddress, splitAddress } from "./addresses.js";
-import type { ResourceDecl } from "./model.js";
+import type { Move, ResourceDecl } from "./model.js";
 import { errorAt as at, type SourceDocument } from "./source.js";
 import { listed, NAMES_IN_DETAIL } from "../diagnostics/listed.js";
-
-export interface Move {
-  from: string;
-  /** The final address (chains followed) */
-  to: string;
-  /** Its entry's index under `moved:` (for positions). */
-  i?: number;
-}
 
 /** Whether the stack declares an address: a resource, an instance, or a forEach's name (the
  *  forEach names gathered once: a scan of the resources per move was quadratic). */

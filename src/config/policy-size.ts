@@ -1,25 +1,22 @@
 // Google's limit of 1,500 principals in one allow policy, checked before anything is written:
 // on the stack alone when it loads (the principals it lists for one object), and at plan time on
-// the policy each object would hold (its live policy with the plan's modifications applied).
+// the policy each object would hold (src/plan/policy-size.ts).
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import type { Condition } from "../generated/schemas.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
-import { principalCount } from "../iam/policy.js";
-import type { PlannedPolicy } from "../plan/access.js";
 import { hasInterpolation } from "./expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { formatPath } from "./source.js";
 import { completeNameOnce } from "../cloud/names.js";
-import { listed } from "../diagnostics/listed.js";
 
 /** Google's limit on principal entries in one allow policy. */
 export const MAX_PRINCIPALS = 1500;
 
 /** MAX_PRINCIPALS written with thousands separators ("1,500"), by hand: `toLocaleString("en-US")`
  *  loads the ICU locale data when the module loads, about 25 ms of every command's start. */
-const MAX_TEXT = String(MAX_PRINCIPALS).replace(/\B(?=(\d{3})+$)/g, ",");
-const LIMIT = `Google refuses an allow policy with more than ${MAX_TEXT} principals`;
+export const MAX_TEXT = String(MAX_PRINCIPALS).replace(/\B(?=(\d{3})+$)/g, ",");
+export const LIMIT = `Google refuses an allow policy with more than ${MAX_TEXT} principals`;
 const literal = (v: unknown): v is string => typeof v === "string" && !hasInterpolation(v);
 
 /** The object a resource's literal `name` designates, in full; undefined when it is interpolated
@@ -113,30 +110,6 @@ export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
     const props = stack.resources.get(over)!.properties;
     const at = ["resources", stack.resources.get(over)!.decl, "properties", Array.isArray(props.bindings) ? "bindings" : Array.isArray(props.members) ? "members" : "member"];
     out.push(error(`${over}: the stack grants ${size} principals on ${object}, more than one policy may hold`, { file: stack.source.file, ...stack.source.position(at), path: formatPath(at), address: over, detail: `${LIMIT}; split the grants (for example with groups).` }));
-  }
-  return out;
-}
-
-/**
- * Policies this plan would take over 1,500 principals: one error per object, naming the count,
- * at the first resource (in stack order) that changes it.
- */
-export function plannedPolicySizeErrors(stack: StackModel, policies: readonly PlannedPolicy[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const order = [...stack.resources.keys()];
-  for (const p of policies) {
-    const count = principalCount(p.after);
-    if (count <= MAX_PRINCIPALS) continue;
-    const addresses = [...new Set([...p.byBinding.values()].flatMap((s) => [...s]))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
-    const first = addresses.find((a) => stack.resources.has(a));
-    const where = first ? { file: stack.source.file, ...stack.source.position(["resources", stack.resources.get(first)!.decl], { key: true }), address: first } : {};
-    const shown = listed(addresses, 5);
-    out.push(
-      error(`${p.name}: the planned policy would hold ${count} principals, more than the ${MAX_TEXT} Google allows`, {
-        ...where,
-        detail: `${LIMIT}. It holds ${principalCount(p.before)} now; this plan changes it through ${shown}.`,
-      }),
-    );
   }
   return out;
 }

@@ -4,10 +4,10 @@ import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { Graph } from "../graph/graph.js";
 import { type Accessor, hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
 import { instanceAddress } from "./addresses.js";
-import type { ForEachInstances } from "./load-resources.js";
+import type { ForEachInstances } from "./model.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
 import { functionCall, staticCallProblem } from "./functions.js";
-import { suggest } from "./schema-diagnostics.js";
+import { suggest } from "../diagnostics/did-you-mean.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
 
 /** Walks a raw value, calling `fn` for every string with its path. */

@@ -1,18 +1,11 @@
 // Schema validation errors (ajv) as stack diagnostics: file:line:column, the document path, and a
 // message that says what is wrong in the stack's terms.
-import { closest, distance } from "fastest-levenshtein";
 import type { ErrorObject } from "ajv";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { hasInterpolation } from "./expressions.js";
 import { functionCall } from "./functions.js";
+import { suggest } from "../diagnostics/did-you-mean.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
-
-/** The closest name in `pool`, when it is close enough to be a plausible typo. */
-export function suggest(word: string, pool: readonly string[]): string | undefined {
-  if (!pool.length) return undefined;
-  const guess = closest(word, pool as string[]);
-  return distance(word, guess) <= Math.max(2, Math.floor(word.length / 3)) ? guess : undefined;
-}
 
 function typeOf(v: unknown): string {
   if (v === null) return "null";

@@ -4,7 +4,7 @@
 // inputs, a variable, an output) they are unwrapped into the plain value and Terraform's
 // sensitivity mask (`after_sensitive`: true where sensitive), and the secret strings are
 // collected so that what is shown or saved can be scrubbed of them (./redact.ts).
-import { containsWhere } from "./expressions.js";
+import { containsWhere } from "../base/contains.js";
 
 export class Sensitive {
   constructor(readonly value: unknown) {}

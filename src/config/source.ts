@@ -2,15 +2,15 @@
 // at file:line:column.
 import { splitAddress } from "./addresses.js";
 import type { CST, Document, LineCounter, Node, Pair, YAMLMap } from "yaml";
-import { yaml } from "./yaml-lib.js";
+import { yaml } from "../yaml/yaml-lib.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { parseSimpleYaml, SimpleOutline } from "./fast-yaml.js";
-import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
-import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
+import { parseSimpleYaml, SimpleOutline } from "../yaml/fast-yaml.js";
+import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "../yaml/yaml-limits.js";
+import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "../yaml/yaml-limits.js";
 import { pathTooDeep, valueTooDeep } from "../diagnostics/nesting.js";
 import { plain } from "./sensitive.js";
-import { valueErrors } from "./yaml-values.js";
-import { columnAt } from "./utf8.js";
+import { valueErrors } from "../yaml/yaml-values.js";
+import { columnAt } from "../base/utf8.js";
 
 export type PathSegment = string | number;
 export type DocPath = readonly PathSegment[];

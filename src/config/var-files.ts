@@ -4,7 +4,7 @@
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { ENV_PREFIX, type GivenInputs, type InputValue } from "./inputs.js";
 import { SourceDocument } from "./source.js";
-import { decodeUtf8 } from "./utf8.js";
+import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 
 export interface InputArgs {

@@ -4,7 +4,7 @@
 // deep exhausted the call stack ("internal error: Maximum call stack size exceeded"). The same
 // wording everywhere: "nested more than N levels deep", at the first list or map too deep.
 //
-// YAML's tokens are checked in ../config/yaml-limits.ts. JSON.parse does not recurse (a text
+// YAML's tokens are checked in ../yaml/yaml-limits.ts. JSON.parse does not recurse (a text
 // 20,000,000 levels deep parses, in about twice the time of a flat one of that size), so a JSON
 // file is parsed, its value's depth checked without recursion (a tenth of JSON.parse's time:
 // scanning the text of a 100,000-resource state instead took half as long as parsing it), and only

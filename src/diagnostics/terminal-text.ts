@@ -2,7 +2,7 @@
 // state contents, paths) must not drive the terminal it is printed on: set the window title, clear
 // the screen, move the cursor, fake a line such as "Apply complete!", or reverse what a reviewer
 // reads. Every renderer passes such text through terminalText; JSON output through jsonText.
-import { isPlainObject } from "../plain-object.js";
+import { isPlainObject } from "../base/plain-object.js";
 
 /**
  * C0 controls but tab (newline and carriage return included: a line of output is one line), DEL,

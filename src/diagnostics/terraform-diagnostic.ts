@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import type { TfDiagnostic, TfPos, TfRange } from "../generated/schemas.js";
 import type { Diagnostic } from "./diagnostic.js";
-import { columnAt, decodeUtf8, offsetOfColumn } from "../config/utf8.js";
+import { columnAt, decodeUtf8, offsetOfColumn } from "../base/utf8.js";
 
 /** A file's text by name, read once (undefined when it cannot be read). `exact` is false when
  *  the file is not UTF-8: its text is then decoded with U+FFFD for what is not (the diagnostic

@@ -9,7 +9,7 @@ import { completeName, completeNameOnce, projectOf, type NameDefaults } from "..
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 import { rememberedNormalize } from "./normalize-memo.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 
 interface IamDriverSpec {
   token: string;

@@ -11,9 +11,9 @@ import { roleProblem } from "../iam/roles.js";
 import { completeName, completeNameOnce, projectOf, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 import { rememberedNormalize } from "./normalize-memo.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 interface PolicyDriverSpec {
   token: string;

@@ -1,7 +1,7 @@
 // The driver contract. IAM drivers are pure descriptions of ownership; the policy engine in
 // src/cloud/ does the I/O for both, so a new IAM type is a few lines of registration.
 import type { AuditConfig, Binding, Condition, Policy } from "../generated/schemas.js";
-import type { CloudPort } from "../engine/cloud-port.js";
+import type { CloudPort } from "../contracts/cloud-port.js";
 import type { PolicyModification } from "../iam/policy.js";
 import type { NameDefaults } from "../cloud/names.js";
 import type { ObjectKind, PolicyKind } from "../gcp/object-kinds.js";

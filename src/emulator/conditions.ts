@@ -6,7 +6,7 @@
 // This is deliberately independent of the client's checker (src/iam): the emulator is the oracle
 // of the end-to-end tests, so it must not share the code whose verdicts it judges. Source:
 // https://cloud.google.com/iam/docs/conditions-attribute-reference
-import { parseCel as parse } from "../cel-parser.js";
+import { parseCel as parse } from "../base/cel-parser.js";
 
 type Parsed = ReturnType<typeof parse>;
 type Node = NonNullable<Parsed["expr"]>;

@@ -10,7 +10,7 @@ import { loadDataFile, Persister } from "./persist.js";
 import { removeTempLeftovers, writeFileAtomic } from "../fs/atomic-file.js";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { makeDirs, writablePath, type FileRole } from "../state/regular-files.js";
+import { makeDirs, writablePath, type FileRole } from "../fs/regular-files.js";
 import { checkWorld, coerceSeed, loadSeedFile, WorldError } from "./seed.js";
 import { createEmulatorServer } from "./server.js";
 import { Stats } from "./stats.js";

@@ -5,7 +5,7 @@
 import type { EmulatorWorld } from "../generated/schemas.js";
 import { writeFileAtomic } from "../fs/atomic-file.js";
 import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../fs/input-file.js";
-import { errnoCode } from "../state/fsutil.js";
+import { errnoCode } from "../fs/errors.js";
 import { checkWorld, WorldError } from "./seed.js";
 
 /** Loads a data file if it exists: undefined when absent, a clear Error when broken. */

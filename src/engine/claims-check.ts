@@ -7,7 +7,7 @@ import type { Plan } from "../generated/schemas.js";
 import { claimConflictError, claimsOfValue, type ResourceClaim } from "../state/claims.js";
 import type { StateStore } from "../state/index.js";
 import type { ProjectIds } from "../cloud/names.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 /** The claims of the plan's resources that exist once it is applied (values known at plan time). */
 export function planClaims(plan: Plan): ResourceClaim[] {

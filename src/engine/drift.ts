@@ -6,10 +6,10 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Plan } from "../generated/schemas.js";
 import { accessDelta, plannedPolicies } from "../plan/access.js";
 import { classifyDrift, type DriftFinding, grantKey } from "../plan/drift.js";
-import { scrub } from "../plan/redact.js";
+import { scrub } from "../config/redact.js";
 import { claimsOfValue, type ResourceClaim } from "../state/claims.js";
-import { pushAll } from "../arrays.js";
-import { noEmit } from "./events.js";
+import { pushAll } from "../base/arrays.js";
+import { noEmit } from "../contracts/events.js";
 import type { Controls, Hooks, Stopped } from "./operations.js";
 import { type PlannedStack, type PlanRequest, planStack, type StackSession } from "./session.js";
 

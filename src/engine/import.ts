@@ -1,6 +1,6 @@
 // `import ADDRESS ID`: adopts an existing grant into the state under a resource of the stack,
 // reading its policy and writing only the state (nothing to the cloud). The CLI and the
-// Automation API (src/sdk/automation.ts) both call it, holding the state lock around it.
+// Automation API (src/automation/automation.ts) both call it, holding the state lock around it.
 import { addressText } from "../diagnostics/listed.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import { checkResourceClaims } from "./claims-check.js";
@@ -8,10 +8,10 @@ import { claimsOfValue } from "../state/claims.js";
 import { UserError } from "../diagnostics/diagnostic.js";
 import type { Policy } from "../generated/schemas.js";
 import { newState, versionOf } from "../state/index.js";
-import { openCloud } from "./cloud.js";
+import { openCloud } from "../connect/cloud.js";
 import { claimProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { completeName, projectNumbersOf, type ProjectIds } from "../cloud/names.js";
-import type { Emit } from "./events.js";
+import type { Emit } from "../contracts/events.js";
 import type { StackSession } from "./session.js";
 
 export interface ImportRequest {

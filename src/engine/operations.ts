@@ -1,5 +1,5 @@
 // The operations of converge, each written once for every front end: the CLI's commands and the
-// Automation API (src/sdk/automation.ts) call these, and only these, to plan, apply, apply a plan
+// Automation API (src/automation/automation.ts) call these, and only these, to plan, apply, apply a plan
 // made before, destroy and refresh. Each fixes the order of its steps and holds the state lock
 // the same way whoever calls it: a plan takes no lock; every operation that writes the state takes
 // it before it reads the state and keeps it until its last write. What differs between front ends
@@ -9,8 +9,8 @@ import type { ApplyResult } from "../apply/executor.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Plan, State } from "../generated/schemas.js";
 import { type PlannedPolicy, plannedPolicies } from "../plan/access.js";
-import { redactState, scrub } from "../plan/redact.js";
-import { type Emit, noEmit } from "./events.js";
+import { redactState, scrub } from "../config/redact.js";
+import { type Emit, noEmit } from "../contracts/events.js";
 import {
   checkNotStale,
   checkSameChanges,

@@ -9,7 +9,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import pLimit from "p-limit";
 import type { Policy } from "../generated/schemas.js";
-import type { CloudPort, PolicyRef, StartedRead } from "./cloud-port.js";
+import type { CloudPort, PolicyRef, StartedRead } from "../contracts/cloud-port.js";
 import { sharedSignal } from "./shared-signal.js";
 
 export interface Prefetch {

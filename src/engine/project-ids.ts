@@ -10,8 +10,8 @@ import { error, UserError, type Diagnostic } from "../diagnostics/diagnostic.js"
 import { completeName, isProjectNumber, projectNumberOf, projectNumbersOf, type ProjectIds } from "../cloud/names.js";
 import { stackPolicies } from "../plan/refresh.js";
 import { resourceDriver } from "../drivers/registry.js";
-import { extended } from "../extended.js";
-import type { CloudPort } from "./cloud-port.js";
+import { extended } from "../base/extended.js";
+import type { CloudPort } from "../contracts/cloud-port.js";
 import type { StateStore } from "../state/store.js";
 
 export type { ProjectIds };

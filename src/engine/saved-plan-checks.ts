@@ -5,7 +5,7 @@
 import { UserError } from "../diagnostics/diagnostic.js";
 import type { Plan, State } from "../generated/schemas.js";
 import { planDifferences } from "../plan/plan-differences.js";
-import { sameInputs } from "../plan/redact.js";
+import { sameInputs } from "../config/redact.js";
 import type { ConfigDecl } from "../config/inputs.js";
 import { describeIdentity, type StateIdentity } from "../state/factory.js";
 

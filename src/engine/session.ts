@@ -2,7 +2,7 @@
 // (the CLI, tests, the Automation API in src/sdk). Each step is a function of its own; none of
 // them renders or reads a flag: what a person sees comes from the events the steps emit
 // (./events.ts) and the values they return. The caller chooses which steps to run and holds the lock around them.
-import { loadAnyStackFile } from "../config/load-any.js";
+import { loadAnyStackFile } from "../sdk/load-any.js";
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import type { GivenInputs } from "../config/inputs.js";
@@ -12,19 +12,19 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan, type PlanResult } from "../plan/planner.js";
 import { readAheadPolicies } from "../plan/refresh.js";
-import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../plan/redact.js";
+import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../config/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import type { GuardrailApproval } from "../state/store.js";
 import { type BackendType, openStateStore, type StateIdentity, type StateLocation } from "../state/factory.js";
 import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
-import { openCloud, type OpenCloud } from "./cloud.js";
+import { openCloud, type OpenCloud } from "../connect/cloud.js";
 import { prefetching } from "./prefetch.js";
 import { claimProjectIds, knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
 import { sharedSignal } from "./shared-signal.js";
 import { NOTHING_PENDING, type Settlement, settleIntents } from "./settle.js";
-import type { PolicyRef } from "./cloud-port.js";
-import { type Emit, noEmit } from "./events.js";
+import type { PolicyRef } from "../contracts/cloud-port.js";
+import { type Emit, noEmit } from "../contracts/events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import type { WorkspaceCatalog } from "../state/workspace.js";
 import { loadRuleSet, policyFilesOf, type RuleSet } from "../guardrails/rules.js";
@@ -118,7 +118,7 @@ export interface PlanRequest {
 /** A plan and what applying it needs: the state it was made from, the policies it read, the
  *  open cloud (the caller closes it, with `close`). */
 export interface PlannedStack {
-  /** The plan as it may be shown and saved: no secret in it (see ../plan/redact.ts). */
+  /** The plan as it may be shown and saved: no secret in it (see ../config/redact.ts). */
   plan: Plan;
   /** The plan apply executes, with the secrets' values: never shown, never saved. */
   real: Plan;

@@ -14,7 +14,7 @@ import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { OwnGrants } from "../plan/ownership.js";
 import { newState } from "../state/format.js";
 import { type StateVersion, versionOf } from "../state/store.js";
-import type { CloudPort, PolicyKind } from "./cloud-port.js";
+import type { CloudPort, PolicyKind } from "../contracts/cloud-port.js";
 
 export interface Settlement {
   /** The prior state with what landed recorded (undefined: there was none and nothing landed). */

@@ -1,8 +1,8 @@
 // The counts of an apply ("2 added, 1 changed, 0 destroyed"), made by a subscriber to the
 // engine's events: the executor only says which step finished, and every view counts alike.
 import type { Plan } from "../generated/schemas.js";
-import { displayAction } from "../plan/actions.js";
-import type { EngineEvent } from "./events.js";
+import { displayAction } from "../contracts/actions.js";
+import type { EngineEvent } from "../contracts/events.js";
 
 export interface ChangeCounts {
   added: number;

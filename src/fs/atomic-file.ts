@@ -11,8 +11,8 @@ import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open, readdir, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { fsyncDir, pidAlive } from "../state/fsutil.js";
-import { textPieces } from "../text-pieces.js";
+import { fsyncDir, pidAlive } from "./errors.js";
+import { textPieces } from "../base/text-pieces.js";
 
 const MODE = 0o600;
 

@@ -6,7 +6,7 @@
 // file that grows past the cap while it is read is refused at the cap.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
 import { UserError, error } from "../diagnostics/diagnostic.js";
-import { kindOf } from "../state/regular-files.js";
+import { kindOf } from "./regular-files.js";
 
 const MiB = 1024 * 1024;
 /** Stacks, var files, seeds and program entries: 23 MB of YAML holds 100,000 resources. */

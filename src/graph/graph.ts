@@ -1,6 +1,6 @@
 // A small DAG over string node ids: insertion-ordered, deterministic topological order, cycle
 // reporting, DOT output. Pure.
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export class Graph {
   private readonly nodes = new Map<string, Set<string>>(); // node -> dependencies

@@ -5,7 +5,7 @@
 // stack turns off the built-in of the same name too.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { compileCondition, isProblem } from "./compile.js";
-import type { Enforcement, Rule } from "./rules.js";
+import type { Enforcement, Rule } from "./rule.js";
 
 export type BuiltinSettings = Record<string, { value: unknown; file: string; line: number; column: number }>;
 

@@ -6,30 +6,15 @@ import { createHash } from "node:crypto";
 import { delimiter } from "node:path";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { errorAt, type DocPath, SourceDocument } from "../config/source.js";
-import { decodeUtf8 } from "../config/utf8.js";
+import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
-import { canonicalJson } from "../plan/saved-plan.js";
+import { canonicalJson } from "../base/canonical-json.js";
 import { builtinRules, type BuiltinSettings } from "./builtins.js";
-import { type CompiledCondition, compileCondition, isProblem } from "./compile.js";
+import { compileCondition, isProblem } from "./compile.js";
 
-export const ENFORCEMENTS = ["advisory", "mandatory", "owner-approval"] as const;
-export type Enforcement = (typeof ENFORCEMENTS)[number];
+import { ENFORCEMENTS, type Enforcement, type Rule } from "./rule.js";
 
-export interface Rule {
-  id: string;
-  description: string;
-  condition: string;
-  enforcement: Enforcement;
-  /** Who may approve (CONVERGE_ACTOR values) an owner-approval rule. */
-  approvers: string[];
-  /** Set for a built-in rule. */
-  builtin?: true;
-  /** Where it is declared (a built-in: where it is configured, if anywhere). */
-  file?: string;
-  line?: number;
-  column?: number;
-  compiled: CompiledCondition;
-}
+export { ENFORCEMENTS, type Enforcement, type Rule };
 
 export interface RuleSet {
   rules: Rule[];

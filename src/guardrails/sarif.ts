@@ -3,7 +3,7 @@
 // causes it and named by the resource's address. Levels: mandatory error, owner-approval
 // warning, advisory note.
 import type { GuardrailReport, GuardrailResult } from "../generated/schemas.js";
-import { TOOL_VERSION } from "../version.js";
+import { TOOL_VERSION } from "../base/version.js";
 
 const LEVEL = { mandatory: "error", "owner-approval": "warning", advisory: "note" } as const;
 

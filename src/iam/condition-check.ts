@@ -3,7 +3,7 @@
 // (https://cloud.google.com/iam/docs/conditions-attribute-reference), type-checked with CEL's
 // operators, whose value is a bool. The first problem found is returned with its offset in the
 // expression, so that the stack can point at it.
-import { parseCel as parse } from "../cel-parser.js";
+import { parseCel as parse } from "../base/cel-parser.js";
 import { closest, distance } from "fastest-levenshtein";
 import { assignable, checkLiteral, isList, isMap, T, type Type, typeName } from "./condition-types.js";
 

@@ -2,7 +2,7 @@
 // as YAML, of which JSON is a part, so that every value keeps its line and column).
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { SourceDocument, errorAt, type DocPath } from "../config/source.js";
-import { decodeUtf8 } from "../config/utf8.js";
+import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../fs/input-file.js";
 
 /** A source file read: its document (for positions) and its value. */

@@ -12,7 +12,7 @@ import { type Grant, grantKey, grantsOf as grants } from "../iam/policy-effect.j
 import { memberKey } from "../iam/members.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 /** One policy as this plan leaves it: the live policy before, with the plan's modifications applied after. */
 export interface PlannedPolicy {
@@ -195,7 +195,7 @@ function grantAddresses(p: PlannedPolicy): (g: Grant, key: string) => string[] {
 }
 
 /** { object, kind, ...grant, action, addresses } as literals: a spread followed by more keys is
- *  slow in V8 (see ../extended.ts), and a large apply makes one of these per member. */
+ *  slow in V8 (see ../base/extended.ts), and a large apply makes one of these per member. */
 function accessChange(p: PlannedPolicy, g: Grant, action: AccessChange["action"], addresses: string[]): AccessChange {
   return g.condition
     ? { object: p.name, kind: p.kind, principal: g.principal, role: g.role, condition: g.condition, action, addresses }

@@ -2,7 +2,7 @@
 import type { ResourceChange, StateResource } from "../generated/schemas.js";
 import { UNKNOWN, containsUnknown, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 
 export type ChangeBase = Omit<ResourceChange, "change">;
 type Actions = ResourceChange["change"]["actions"];

@@ -1,19 +1,48 @@
 // What the planning steps share while one plan is made: the inputs, the evaluation scope, the
 // refresh, and what has been decided so far. Made by plan(); each step reads and adds to it.
+import type { RuleSet } from "../guardrails/rules.js";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { ResourceChange, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { type Scope, valuesScope } from "../config/resolve.js";
-import type { NameDefaults } from "../cloud/names.js";
-import type { CloudPort } from "../engine/cloud-port.js";
-import type { Emit } from "../engine/events.js";
+import type { NameDefaults, ProjectIds } from "../cloud/names.js";
+import type { CloudPort, PolicyRef } from "../contracts/cloud-port.js";
+import type { Emit } from "../contracts/events.js";
 import { Refresh } from "./refresh.js";
-import type { PlanOptions } from "./planner.js";
 import { ClaimIndex } from "../drivers/claims.js";
 import { OwnGrants } from "./ownership.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 import { secretStrings, sensitive } from "../config/sensitive.js";
+
+export interface PlanOptions {
+  refresh: boolean;
+  destroy: boolean;
+  targets: string[];
+  replace: string[];
+  parallelism: number;
+  /** Now, for the timestamp and expired-condition lint (injectable for tests) */
+  now?: () => Date;
+  /** Lint warnings on resolved values are errors (--strict). */
+  strict?: boolean;
+  /** Where the calls go, recorded in the plan for its readers (e.g. "embedded emulator"). */
+  target?: string;
+  /** Ctrl-C: once aborted, no read is sent (the plan that comes back is then incomplete). */
+  signal?: AbortSignal;
+  /** readAheadPolicies(stack, prior, these options) as the caller already worked it out (the
+   *  session's prefetch, ../engine/prefetch.ts): 100,000 resources take a second to go over. */
+  readAhead?: readonly PolicyRef[];
+  /** Project numbers → IDs (../engine/project-ids.ts): names are completed with the ID. The
+   *  prior state is expected to name its objects so already (priorWithProjectIds). */
+  projectIds?: ProjectIds;
+  /** Grants converge wrote that the prior state does not record yet (settled pending writes,
+   *  ../engine/settle.ts): converge's own, never adopted. */
+  ownGrants?: readonly StateResource[];
+  /** The guardrail rules (../guardrails/rules.ts) every access change is checked against. */
+  guardrails?: RuleSet;
+  /** The workspace planned, as rules see it. */
+  workspace?: string;
+}
 
 export interface PlanContext {
   readonly stack: StackModel;

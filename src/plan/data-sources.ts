@@ -10,7 +10,7 @@ import { resolveValue } from "../config/resolve.js";
 import { plain, secretStrings } from "../config/sensitive.js";
 import { formatPath } from "../config/source.js";
 import { validate } from "../schemas/index.js";
-import { statusOf } from "../engine/cloud-port.js";
+import { statusOf } from "../contracts/cloud-port.js";
 import type { PlanContext } from "./context.js";
 
 export async function planVariable(ctx: PlanContext, v: VariableDecl): Promise<void> {

@@ -7,7 +7,7 @@ import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { changedFields, sameInputs } from "./compare.js";
 import { type ChangeBase, change, driftChange, noOpChange, plannedValue } from "./change-builders.js";
 import type { Observed } from "./refresh.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 
 export interface ExistingInput {
   base: ChangeBase;

@@ -16,7 +16,7 @@ import { validate } from "../schemas/index.js";
 import { propertySchemaDiagnostic } from "../config/schema-diagnostics.js";
 import type { PlanContext } from "./context.js";
 import { conflictSummary } from "../drivers/claims.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 export interface Desired {
   inputs: IamInputs;

@@ -4,7 +4,7 @@
 // names moves every instance, key for key.
 import type { State, StateResource } from "../generated/schemas.js";
 import { splitAddress } from "../config/addresses.js";
-import type { Move } from "../config/moved.js";
+import type { Move } from "../config/model.js";
 
 export interface Moved {
   /** The prior state with the moves made (the same object when nothing moved). */

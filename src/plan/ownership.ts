@@ -9,7 +9,7 @@ import type { Claim, IamDriver, IamInputs } from "../drivers/types.js";
 import { applyModifications, type PolicyModification } from "../iam/policy.js";
 import { bindingKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
-import { pushAll } from "../arrays.js";
+import { pushAll } from "../base/arrays.js";
 
 interface Held {
   /** A binding resource is authoritative for this role and condition. */

@@ -12,10 +12,10 @@ import { canonicalAuditConfigs, canonicalBindings } from "../iam/policy.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import { jsonEqual } from "./compare.js";
-import { displayAction, type DisplayAction } from "./planner.js";
-import { pushAll } from "../arrays.js";
+import { type Action, displayAction } from "../contracts/actions.js";
+import { pushAll } from "../base/arrays.js";
 
-const VERB: Record<DisplayAction, [does: string, would: string]> = {
+const VERB: Record<Action, [does: string, would: string]> = {
   create: ["creates", "create"],
   update: ["updates", "update"],
   replace: ["replaces", "replace"],

@@ -6,15 +6,15 @@ import type { AccessDelta, Plan, Policy, State, StateResource } from "../generat
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { resourceDriver } from "../drivers/registry.js";
-import type { CloudPort, PolicyRef } from "../engine/cloud-port.js";
-import { type Emit, noEmit } from "../engine/events.js";
-import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../version.js";
-import { plannedPolicySizeErrors } from "../config/policy-size.js";
+import type { CloudPort } from "../contracts/cloud-port.js";
+import { type Emit, noEmit } from "../contracts/events.js";
+import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../base/version.js";
+import { plannedPolicySizeErrors } from "./policy-size.js";
 import { accessDelta, type PlannedPolicy, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";
-import { isNoOp } from "./actions.js";
-import { type PlanContext, planContext } from "./context.js";
+import { isNoOp } from "../contracts/actions.js";
+import { type PlanContext, type PlanOptions, planContext } from "./context.js";
 import { planVariable } from "./data-sources.js";
 import { nameReads } from "./name-reads.js";
 import { applyMoves, type Moved } from "./moves.js";
@@ -25,43 +25,12 @@ import { planOutputs } from "./outputs.js";
 import { planResource } from "./resource.js";
 import { selectTargets } from "./targeting.js";
 import { priorStateRecord, stackConfiguration } from "./plan-configuration.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 import type { RuleSet } from "../guardrails/rules.js";
 import { evaluateRules } from "../guardrails/evaluate.js";
 
-export { displayAction, planCounts, type DisplayAction } from "./actions.js";
 import { withoutCredentials } from "../cloud/endpoint.js";
-import type { ProjectIds } from "../cloud/names.js";
-import { pushAll } from "../arrays.js";
-
-export interface PlanOptions {
-  refresh: boolean;
-  destroy: boolean;
-  targets: string[];
-  replace: string[];
-  parallelism: number;
-  /** Now, for the timestamp and expired-condition lint (injectable for tests) */
-  now?: () => Date;
-  /** Lint warnings on resolved values are errors (--strict). */
-  strict?: boolean;
-  /** Where the calls go, recorded in the plan for its readers (e.g. "embedded emulator"). */
-  target?: string;
-  /** Ctrl-C: once aborted, no read is sent (the plan that comes back is then incomplete). */
-  signal?: AbortSignal;
-  /** readAheadPolicies(stack, prior, these options) as the caller already worked it out (the
-   *  session's prefetch, ../engine/prefetch.ts): 100,000 resources take a second to go over. */
-  readAhead?: readonly PolicyRef[];
-  /** Project numbers → IDs (../engine/project-ids.ts): names are completed with the ID. The
-   *  prior state is expected to name its objects so already (priorWithProjectIds). */
-  projectIds?: ProjectIds;
-  /** Grants converge wrote that the prior state does not record yet (settled pending writes,
-   *  ../engine/settle.ts): converge's own, never adopted. */
-  ownGrants?: readonly StateResource[];
-  /** The guardrail rules (../guardrails/rules.ts) every access change is checked against. */
-  guardrails?: RuleSet;
-  /** The workspace planned, as rules see it. */
-  workspace?: string;
-}
+import { pushAll } from "../base/arrays.js";
 
 export interface PlanResult {
   plan: Plan;

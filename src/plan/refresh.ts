@@ -11,8 +11,8 @@ import { completeNameOnce, type ProjectIds } from "../cloud/names.js";
 import { noAccessToken } from "../cloud/errors.js";
 import { noConnection } from "../cloud/reachability.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
-import type { CloudPort, PolicyKind, PolicyRef } from "../engine/cloud-port.js";
-import type { Emit } from "../engine/events.js";
+import type { CloudPort, PolicyKind, PolicyRef } from "../contracts/cloud-port.js";
+import type { Emit } from "../contracts/events.js";
 import { stateResourcesByPolicy } from "./plan-configuration.js";
 import { counted, listed } from "../diagnostics/listed.js";
 

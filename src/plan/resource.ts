@@ -15,7 +15,7 @@ import { changedFields } from "./compare.js";
 import { type Desired, desiredInputs } from "./desired.js";
 import type { Observed, Read } from "./refresh.js";
 import type { Policy, StateResource } from "../generated/schemas.js";
-import { extended } from "../extended.js";
+import { extended } from "../base/extended.js";
 import { refuseReplace } from "./protect.js";
 import { memberKey } from "../iam/members.js";
 
@@ -38,7 +38,7 @@ export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<
 }
 
 /** The keys in the order the plan writes them, each optional one set only when it applies (an
- *  object literal spreading `{}`s makes V8 add keys to a spread copy: slow, see ../extended.ts). */
+ *  object literal spreading `{}`s makes V8 add keys to a spread copy: slow, see ../base/extended.ts). */
 function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): ChangeBase {
   const base: ChangeBase = { address: r.name, mode: "managed", type: r.type, name: r.name, dependencies: ctx.stack.graph.dependencies(r.name) };
   if (ctx.previous.has(r.name)) base.previous_address = ctx.previous.get(r.name)!;

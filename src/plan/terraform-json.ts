@@ -7,7 +7,7 @@
 import { splitAddress } from "../config/addresses.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Change, ConvergeChangeExtras, Plan, ResourceChange, TerraformPlan, TerraformPlanFailure, TfChange, TfCtyType, TfResourceChange, TfState, TfStateOutput, TfStateResource, TfStateValues } from "../generated/schemas.js";
-import { TOOL_VERSION } from "../version.js";
+import { TOOL_VERSION } from "../base/version.js";
 import { configurationOf, PROVIDER_NAME, relevantAttributes } from "./terraform-config.js";
 
 export const TERRAFORM_PLAN_FORMAT = "1.2";

@@ -3,8 +3,8 @@
 // part. The loader (src/config/load.ts loadStackDocument) then checks it like a YAML stack.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Diagnostic, error, UserError, warning } from "../diagnostics/diagnostic.js";
-import { diagnosticLines } from "../cli/render/diagnostics.js";
-import { toPlain } from "../cli/render/lines.js";
+import { diagnosticLines } from "../diagnostics/diagnostic-lines.js";
+import { toPlain } from "../diagnostics/lines.js";
 import type { Position } from "../config/source.js";
 import { pathKey } from "../config/program-source.js";
 import { type GivenInputs, NO_INPUTS } from "../config/inputs.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { PACKAGE_NAME } from "../version.js";
+import { PACKAGE_NAME } from "../base/version.js";
 
 /** The name converge's package had before it was published under PACKAGE_NAME (an unrelated
  *  package holds it on the npm registry). */

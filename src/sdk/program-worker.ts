@@ -4,8 +4,8 @@
 // load, in its export, or a tick after the export returned) is the program's failure.
 import { parentPort, workerData } from "node:worker_threads";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { diagnosticLines } from "../cli/render/diagnostics.js";
-import { toPlain } from "../cli/render/lines.js";
+import { diagnosticLines } from "../diagnostics/diagnostic-lines.js";
+import { toPlain } from "../diagnostics/lines.js";
 import { runProgramFile, type ProgramOptions, type ProgramRun } from "./program.js";
 import { thrownBy } from "./program-guard.js";
 import { openProgramHandles } from "./program-handles.js";

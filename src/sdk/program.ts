@@ -13,7 +13,7 @@ import { checkInputFile, InputFileError, MAX_SOURCE_BYTES } from "../fs/input-fi
 import { functionDriver } from "../drivers/registry.js";
 import { validate } from "../schemas/index.js";
 import { statePathOf } from "../state/factory.js";
-import { openCloud, type OpenCloud } from "../engine/cloud.js";
+import { openCloud, type OpenCloud } from "../connect/cloud.js";
 import type { CallSite } from "./call-site.js";
 import type { Position } from "../config/source.js";
 import type { ProviderConfig } from "../generated/schemas.js";

@@ -8,7 +8,7 @@ import { claimsConflict, type ConflictKind } from "../drivers/claims.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { Claim, SensitiveClaimField } from "../drivers/types.js";
-import { SENSITIVE_TEXT } from "../sensitive-text.js";
+import { SENSITIVE_TEXT } from "../base/sensitive-text.js";
 import type { State } from "../generated/schemas.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";

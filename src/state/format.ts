@@ -8,8 +8,8 @@ import { jsonSyntaxMessage } from "../diagnostics/json-syntax.js";
 import { DATA_TOO_DEEP_DETAIL, jsonDepthError, lineColumnAt, MAX_DATA_DEPTH } from "../diagnostics/nesting.js";
 import type { State, StateResource } from "../generated/schemas.js";
 import { describeErrors, validate, type ErrorObject } from "../schemas/index.js";
-import { TOOL_VERSION } from "../version.js";
-import { isPlainObject } from "../plain-object.js";
+import { TOOL_VERSION } from "../base/version.js";
+import { isPlainObject } from "../base/plain-object.js";
 
 export const STATE_FORMAT_VERSION = 1;
 

@@ -2,11 +2,11 @@
 // its state in {state dir}/P.W.json, which is also the default state file of a stack named "P.W"
 // (stack names may hold dots, workspace names may not): whichever comes second is refused where
 // its name is given, so that no two states share a file (nor its .backup, lock or intents). The
-// embedded emulator's world has a name no state can have (../engine/cloud.ts).
+// embedded emulator's world has a name no state can have (../connect/cloud.ts).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
-import { errnoCode, fsError } from "./fsutil.js";
+import { errnoCode, fsError } from "../fs/errors.js";
 import { workspaceNameProblem } from "./workspace.js";
 
 /** Where `name` is given in the stack file (its first occurrence as a whole word), for the error. */

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { writeFileAtomic } from "../fs/atomic-file.js";
-import { makeDirs } from "./regular-files.js";
+import { makeDirs } from "../fs/regular-files.js";
 
 export const DEFAULT_WORKSPACE = "default";
 

@@ -2,8 +2,8 @@
 // modifyPolicy call) and a fake save. Plans come from the real planner over an in-memory world,
 // so the executor is exercised on the plans it really receives.
 import { describe, expect, it } from "vitest";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
-import type { EngineEvent } from "../../src/engine/events.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
+import type { EngineEvent } from "../../src/contracts/events.js";
 import type { Policy, State } from "../../src/generated/schemas.js";
 import { EP, MEMBER, RP, bindingState, epName, makeState, memberState, rpName } from "../fixtures/builders.js";
 import { HEAD, addresses, binding, deniedOn, dependsOn, empty, member, newState, planFor, recordingCloud, rejecting, run } from "./harness.js";

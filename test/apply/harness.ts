@@ -3,8 +3,8 @@
 // really receives).
 import { expect } from "vitest";
 import { apply, type ApplyContext, type ApplyResult } from "../../src/apply/executor.js";
-import type { CloudPort, PolicyKind } from "../../src/engine/cloud-port.js";
-import type { Emit } from "../../src/engine/events.js";
+import type { CloudPort, PolicyKind } from "../../src/contracts/cloud-port.js";
+import type { Emit } from "../../src/contracts/events.js";
 import { ChangeTally, type ChangeCounts } from "../../src/engine/tally.js";
 import type { Plan, Policy, State } from "../../src/generated/schemas.js";
 import { applyModifications, type PolicyModification } from "../../src/iam/policy.js";

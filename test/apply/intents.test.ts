@@ -2,7 +2,7 @@
 // left pending (src/engine/settle.ts): real planner, real executor, a recording cloud of plain
 // functions over an in-memory world, and an intent store of plain functions.
 import { describe, expect, it } from "vitest";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import { settleIntents } from "../../src/engine/settle.js";
 import type { Policy, State, WriteIntent } from "../../src/generated/schemas.js";
 import { EP, RP, epName } from "../fixtures/builders.js";

@@ -2,7 +2,7 @@
 // turns the engine's batched calls into one call per resource.
 import { describe, expect, it } from "vitest";
 import { perResourceChunks, perResourcePort } from "../../bench/per-resource/port.mjs";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import type { PolicyModification } from "../../src/iam/policy.js";
 
 function recording() {

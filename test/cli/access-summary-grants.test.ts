@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { AccessChange, Plan } from "../../src/generated/schemas.js";
 import { accessSummaryLines } from "../../src/cli/render/access-summary.js";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 
 const OBJ = "projects/p/locations/l/restorePlans/r";
 const change = (action: "grant" | "revoke", principal: string): AccessChange => ({ object: OBJ, kind: "restorePlan", principal, role: "roles/gkebackup.viewer", action, addresses: ["viewers"] });

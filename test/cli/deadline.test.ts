@@ -2,7 +2,8 @@
 // command's time limit aborts the interrupt signal of the phase running (like a first Ctrl-C),
 // with a reason that says it was the time limit, so the command can exit 1 rather than 130.
 import { describe, expect, it } from "vitest";
-import { callTimeoutOf, durationMs } from "../../src/cli/common.js";
+import { callTimeoutOf } from "../../src/cli/common.js";
+import { durationMs } from "../../src/cli/deadline.js";
 import { abortedByTimeout, commandTimeout, startCommandTimeout } from "../../src/cli/deadline.js";
 import { PLANNING, catchInterrupts, planning, stoppedBy } from "../../src/cli/interrupt.js";
 import { interruptedError } from "../../src/cloud/errors.js";

@@ -4,8 +4,8 @@
 import { render } from "ink-testing-library";
 import { marked } from "marked";
 import { describe, expect, it, vi } from "vitest";
-import { diagnosticLines } from "../../src/cli/render/diagnostics.js";
-import { seg, toAnsi, toPlain } from "../../src/cli/render/lines.js";
+import { diagnosticLines } from "../../src/diagnostics/diagnostic-lines.js";
+import { seg, toAnsi, toPlain } from "../../src/diagnostics/lines.js";
 import { planMarkdown } from "../../src/cli/render/markdown.js";
 import { retryText } from "../../src/cli/render/retry-text.js";
 import { ProgressModel, ProgressView } from "../../src/cli/views/apply-progress.js";

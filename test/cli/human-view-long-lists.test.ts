@@ -3,7 +3,7 @@
 // lines; and the resources skipped after a failure are named up to a limit, then counted.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ApplyResult } from "../../src/apply/executor.js";
-import type { EngineEvent } from "../../src/engine/events.js";
+import type { EngineEvent } from "../../src/contracts/events.js";
 import { HumanView } from "../../src/cli/views/human-view.js";
 import { newState } from "../../src/state/format.js";
 

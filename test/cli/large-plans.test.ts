@@ -4,7 +4,7 @@
 // per object (12,000 objects × 110,000 changes: half a minute).
 import { describe, expect, it } from "vitest";
 import { accessLines } from "../../src/cli/render/access-text.js";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 import { planLineStream } from "../../src/cli/render/plan-text.js";
 import type { AccessChange } from "../../src/generated/schemas.js";
 import { quickstartPlan } from "./plans.js";

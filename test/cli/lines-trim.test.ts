@@ -1,6 +1,6 @@
 // toPlain/toAnsi trim each line's end with trimEnd (was .replace(/\s+$/, "")): the same characters.
 import { describe, expect, it } from "vitest";
-import { seg, toAnsi, toPlain } from "../../src/cli/render/lines.js";
+import { seg, toAnsi, toPlain } from "../../src/diagnostics/lines.js";
 
 describe("line ends", () => {
   it("drop exactly what /\\s+$/ dropped: spaces, tabs, no-break and other Unicode spaces; inner white space stays", () => {

@@ -2,7 +2,7 @@
 import { stripVTControlCharacters } from "node:util";
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 import { planLines } from "../../src/cli/render/plan-text.js";
 import { LinesView } from "../../src/cli/views/lines-view.js";
 import { mixedPlan, noChangesPlan, quickstartPlan } from "./plans.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { ConditionChange, Plan } from "../../src/generated/schemas.js";
 import { accessSummaryLines, rewordingText, shortText, SUMMARY_TEXT_MAX } from "../../src/cli/render/access-summary.js";
 import { accessLines } from "../../src/cli/render/access-text.js";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 import { planMarkdown } from "../../src/cli/render/markdown.js";
 import { planLines } from "../../src/cli/render/plan-text.js";
 import { quickstartPlan } from "./plans.js";

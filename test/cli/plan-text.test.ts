@@ -2,7 +2,7 @@
 // real planner: symbols, line-by-line member diffs, # forces replacement, (known after apply),
 // the drift section, the summary and outputs.
 import { describe, expect, it } from "vitest";
-import { toAnsi, toPlain } from "../../src/cli/render/lines.js";
+import { toAnsi, toPlain } from "../../src/diagnostics/lines.js";
 import { planLines, summaryText } from "../../src/cli/render/plan-text.js";
 import { deferredReadPlan, mixedPlan, noChangesPlan, quickstartPlan } from "./plans.js";
 

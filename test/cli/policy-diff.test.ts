@@ -2,7 +2,7 @@
 // title, the same expression) is one binding whose condition changed, not a grant and a revoke of
 // the same members.
 import { describe, expect, it } from "vitest";
-import { plainLine } from "../../src/cli/render/lines.js";
+import { plainLine } from "../../src/diagnostics/lines.js";
 import { policyDiffLines } from "../../src/cli/render/policy-diff.js";
 import type { PlannedPolicy } from "../../src/plan/access.js";
 import type { Binding } from "../../src/generated/schemas.js";

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../../src/generated/schemas.js";
-import { toPlain, type Line } from "../../src/cli/render/lines.js";
+import { toPlain, type Line } from "../../src/diagnostics/lines.js";
 import { planLines } from "../../src/cli/render/plan-text.js";
 import { attributeLines } from "../../src/cli/render/values.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainLine, seg } from "../../src/cli/render/lines.js";
+import { plainLine, seg } from "../../src/diagnostics/lines.js";
 import { wrapLine } from "../../src/cli/render/wrap.js";
 
 const plain = (lines: ReturnType<typeof wrapLine>) => lines.map(plainLine);

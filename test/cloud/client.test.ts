@@ -5,7 +5,7 @@ import { resolveEndpoint } from "../../src/cloud/endpoint.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import type { CloudEvent } from "../../src/cloud/transport.js";
 import type { Policy } from "../../src/generated/schemas.js";
-import { TOOL_VERSION } from "../../src/version.js";
+import { TOOL_VERSION } from "../../src/base/version.js";
 import { fakeFetch, googleError, json } from "./fakes.js";
 
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";

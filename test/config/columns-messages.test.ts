@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseStack } from "../../src/config/load.js";
 import { readInputs } from "../../src/config/var-files.js";
-import { decodeUtf8 } from "../../src/config/utf8.js";
+import { decodeUtf8 } from "../../src/base/utf8.js";
 import { rangeAt } from "../../src/diagnostics/terraform-diagnostic.js";
 
 const FILE = "/virtual/stack.yaml";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadStackFile } from "../../src/config/load.js";
 import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import type { Federation, Policy } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { FED, LAKE, LOCATION, PROJECT, STACK_HEAD, planOptions, stackOf } from "../fixtures/builders.js";

@@ -6,7 +6,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
+import { parseSimpleYaml } from "../../src/yaml/fast-yaml.js";
 import { parseSimpleYaml as reference } from "./reference/fast-yaml-4615a91.js";
 import { seededRandom } from "../support/seeded-random.js";
 import { yamlFiles } from "../support/yaml-files.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
+import { parseSimpleYaml } from "../../src/yaml/fast-yaml.js";
 import { yamlFiles } from "../support/yaml-files.js";
 
 const root = join(import.meta.dirname, "../..");

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadAnyStackFile } from "../../src/config/load-any.js";
+import { loadAnyStackFile } from "../../src/sdk/load-any.js";
 import { readInputs } from "../../src/config/var-files.js";
 
 const dir = mkdtempSync(join(tmpdir(), "converge-input-problems-"));

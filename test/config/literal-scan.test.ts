@@ -2,7 +2,8 @@
 // must give what their first definitions (a walk over every string, and containsWhere with
 // functionCall) gave, on tricky and random values, and the same on a second asking.
 import { describe, expect, it } from "vitest";
-import { containsWhere, hasInterpolation } from "../../src/config/expressions.js";
+import { containsWhere } from "../../src/base/contains.js";
+import { hasInterpolation } from "../../src/config/expressions.js";
 import { functionCall } from "../../src/config/functions.js";
 import { collectRefs, hasCall, isLiteral } from "../../src/config/references.js";
 import { SourceDocument } from "../../src/config/source.js";

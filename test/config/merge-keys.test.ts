@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseStack } from "../../src/config/load.js";
-import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
+import { parseSimpleYaml } from "../../src/yaml/fast-yaml.js";
 import { readInputs } from "../../src/config/var-files.js";
 
 const FILE = "/virtual/stack.yaml";

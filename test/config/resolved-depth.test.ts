@@ -5,7 +5,7 @@ import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
 import { resolveValue, valuesScope } from "../../src/config/resolve.js";
 import { sensitive } from "../../src/config/sensitive.js";
 import { isUnknown } from "../../src/config/expressions.js";
-import { MAX_DEPTH, TOO_DEEP } from "../../src/config/yaml-limits.js";
+import { MAX_DEPTH, TOO_DEEP } from "../../src/yaml/yaml-limits.js";
 
 /** `n` lists around "x". */
 const lists = (n: number): unknown => (n === 0 ? "x" : [lists(n - 1)]);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { parseStack } from "../../src/config/load.js";
 import type { GivenInputs } from "../../src/config/inputs.js";
-import { scrubText, secretList } from "../../src/plan/redact.js";
+import { scrubText, secretList } from "../../src/config/redact.js";
 import { MEMBER, STACK_HEAD } from "../fixtures/builders.js";
 
 const FILE = "/virtual/stack.yaml";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveValue } from "../../src/config/resolve.js";
 import { isSensitive, plain, sensitive } from "../../src/config/sensitive.js";
-import { scrubText, secretList } from "../../src/plan/redact.js";
+import { scrubText, secretList } from "../../src/config/redact.js";
 
 const scope = (root: string) => (root === "token" ? { value: sensitive("hunter22") } : root === "m" ? { value: sensitive({ a: "x" }) } : root === "open" ? { value: "o" } : undefined);
 const resolve = (v: unknown) => resolveValue(v, ["x"], scope, undefined, []);

@@ -6,11 +6,11 @@
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import type * as Yaml from "yaml";
-import { SimpleOutline } from "../../src/config/fast-yaml.js";
+import { SimpleOutline } from "../../src/yaml/fast-yaml.js";
 import { SourceDocument, type DocPath } from "../../src/config/source.js";
 import { seededRandom } from "../support/seeded-random.js";
 
-// The same module instance as src/config/yaml-lib.ts (required, not imported).
+// The same module instance as src/yaml/yaml-lib.ts (required, not imported).
 const yaml = createRequire(import.meta.url)("yaml") as typeof Yaml;
 
 /** The position as the old code found it: yaml's getIn for the node and its nearest ancestor. */

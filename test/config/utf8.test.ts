@@ -1,11 +1,11 @@
 // Issue 12, class 2: stack files are decoded as strict UTF-8; the first byte that is not UTF-8
-// is reported at its line and column (src/config/utf8.ts), through loadStackFile too.
+// is reported at its line and column (src/base/utf8.ts), through loadStackFile too.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadStackFile } from "../../src/config/load.js";
-import { decodeUtf8, firstInvalidUtf8 } from "../../src/config/utf8.js";
+import { decodeUtf8, firstInvalidUtf8 } from "../../src/base/utf8.js";
 
 const bytes = (...parts: (string | number[])[]) => Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...Buffer.from(p, "utf8")] : p)));
 

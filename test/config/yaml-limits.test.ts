@@ -1,9 +1,9 @@
-// Issue 12, class 2: the limits on a stack's YAML structure (src/config/yaml-limits.ts) at their
+// Issue 12, class 2: the limits on a stack's YAML structure (src/yaml/yaml-limits.ts) at their
 // edges, on both parsing paths (the fast path declines what it cannot check; yaml's path reports).
 import { describe, expect, it } from "vitest";
-import { parseSimpleYaml } from "../../src/config/fast-yaml.js";
+import { parseSimpleYaml } from "../../src/yaml/fast-yaml.js";
 import { parseStack } from "../../src/config/load.js";
-import { MAX_ALIAS_USES, MAX_DEPTH } from "../../src/config/yaml-limits.js";
+import { MAX_ALIAS_USES, MAX_DEPTH } from "../../src/yaml/yaml-limits.js";
 
 const FILE = "/virtual/stack.yaml";
 const load = (text: string) => parseStack(FILE, text);

@@ -8,7 +8,7 @@ import {
   tooDeep,
   valueTooDeep,
 } from "../../src/diagnostics/nesting.js";
-import { jsonNestsTooDeep, MAX_DEPTH, TOO_DEEP } from "../../src/config/yaml-limits.js";
+import { jsonNestsTooDeep, MAX_DEPTH, TOO_DEEP } from "../../src/yaml/yaml-limits.js";
 import { parseState } from "../../src/state/format.js";
 import { refuseDeepPlan } from "../../src/plan/saved-plan.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { functionDriver, FUNCTION_TOKENS } from "../../src/drivers/registry.js";
 import type { DataSourceDriver } from "../../src/drivers/types.js";
-import type { CloudPort, PolicyKind } from "../../src/engine/cloud-port.js";
-import { statusOf } from "../../src/engine/cloud-port.js";
+import type { CloudPort, PolicyKind } from "../../src/contracts/cloud-port.js";
+import { statusOf } from "../../src/contracts/cloud-port.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import { validate } from "../../src/schemas/index.js";
 

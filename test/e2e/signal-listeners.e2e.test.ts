@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Stack } from "../../src/sdk/automation.js";
+import { Stack } from "../../src/automation/automation.js";
 import { RestorePlanIamBinding } from "../../src/sdk/resources.js";
 import { refusedHostPort, runCli } from "./helpers.js";
 

@@ -2,56 +2,12 @@
 // client's code: nothing it loads, directly or through another module, may come from the client's
 // IAM rules, cloud client, configuration, drivers or planner. Shared code is neutral naming
 // (src/gcp/), schemas and generated types.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importSpecifiers, reachableEdges, ROOT, SRC } from "../scripts/imports.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SRC = join(ROOT, "src");
 const FORBIDDEN = ["iam", "cloud", "config", "drivers", "plan"].map((d) => join(SRC, d) + "/");
-
-/** Module specifiers of static imports, re-exports and dynamic imports in a TypeScript file. */
-function importSpecifiers(text: string): string[] {
-  const out: string[] = [];
-  const patterns = [/\bfrom\s+["']([^"']+)["']/g, /\bimport\s+["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g];
-  for (const re of patterns) for (const m of text.matchAll(re)) out.push(m[1]!);
-  return out;
-}
-
-/** The .ts file a relative specifier designates (".js" in ESM specifiers is the .ts source). */
-function resolveLocal(from: string, spec: string): string | undefined {
-  if (!spec.startsWith(".")) return undefined;
-  const base = resolve(dirname(from), spec);
-  for (const candidate of [base.replace(/\.js$/, ".ts"), base.replace(/\.js$/, ".tsx"), `${base}.ts`, join(base, "index.ts")]) {
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // try the next form
-    }
-  }
-  throw new Error(`${relative(ROOT, from)} imports ${spec}, which resolves to no source file`);
-}
-
-/** Every import edge (importer → imported source file) reachable from `roots`. */
-function reachableEdges(roots: string[]): [string, string][] {
-  const seen = new Set<string>(roots);
-  const queue = [...roots];
-  const edges: [string, string][] = [];
-  while (queue.length > 0) {
-    const file = queue.shift()!;
-    for (const spec of importSpecifiers(readFileSync(file, "utf8"))) {
-      const target = resolveLocal(file, spec);
-      if (!target) continue;
-      edges.push([file, target]);
-      if (!seen.has(target)) {
-        seen.add(target);
-        queue.push(target);
-      }
-    }
-  }
-  return edges;
-}
 
 const forbidden = (file: string): boolean => FORBIDDEN.some((dir) => file.startsWith(dir));
 

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, syml
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { debugLine, debugLogger } from "../../src/engine/debug-log.js";
+import { debugLine, debugLogger } from "../../src/connect/debug-log.js";
 
 const RP = "projects/p/locations/us-central1/restorePlans/a";
 const attempt = { type: "attempt", methodId: "gkebackup.projects.locations.restorePlans.getIamPolicy", resource: RP, attempt: 1, maxAttempts: 10, ms: 12.4 } as const;

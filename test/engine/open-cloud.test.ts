@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
-import { openCloud } from "../../src/engine/cloud.js";
+import { openCloud } from "../../src/connect/cloud.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // and stopped (nothing more sent) by the abort signal or when planning ends.
 import { describe, expect, it } from "vitest";
 import { prefetching } from "../../src/engine/prefetch.js";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import type { Federation, Policy } from "../../src/generated/schemas.js";
 
 const KIND = "restorePlan" as const;

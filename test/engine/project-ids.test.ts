@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { completeName, projectNumbersOf } from "../../src/cloud/names.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import { lateProjectNumbers, priorWithProjectIds, resolveProjectNumbers, knownProjectNumbers } from "../../src/engine/project-ids.js";
 import { plan } from "../../src/plan/planner.js";
 import { epName, fakeCloud, makeState, MEMBER, memberState, planOptions, PROJECT, rpName, stackOf } from "../fixtures/builders.js";

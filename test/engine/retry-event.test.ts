@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retryEvent } from "../../src/engine/cloud.js";
+import { retryEvent } from "../../src/connect/cloud.js";
 import { RetryTally, retryText } from "../../src/cli/render/retry-text.js";
 
 const RP = "projects/p/locations/us-central1/restorePlans/a";

@@ -1,10 +1,10 @@
-// src/cel-parser.ts loads @bufbuild/cel's parser by its own file (the package's index loads its
+// src/base/cel-parser.ts loads @bufbuild/cel's parser by its own file (the package's index loads its
 // evaluator and the protobuf runtime too). It must be the very parser the index exports: the same
 // trees for the same expressions, the same errors for bad ones.
 import { createRequire } from "node:module";
 import type * as Cel from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
-import { loadCelParser, parseCel as parse } from "../../src/cel-parser.js";
+import { loadCelParser, parseCel as parse } from "../../src/base/cel-parser.js";
 
 const index = createRequire(import.meta.url)("@bufbuild/cel") as typeof Cel;
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { AccessChange, Plan } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { accessLines } from "../../src/cli/render/access-text.js";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 import { planMarkdown } from "../../src/cli/render/markdown.js";
 import { EP, MEMBER, RP, fakeCloud, makeState, memberState, planOptions, rpName, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Plan } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { planLines } from "../../src/cli/render/plan-text.js";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 import { RP, fakeCloud, makeState, planOptions, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 
 const RP_POLICY = "cloudnative:backup/v1:RestorePlanIamPolicy";

@@ -3,7 +3,7 @@
 // undefined left out of objects and null in arrays), and throw where it throws.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalChunks, canonicalJson } from "../../src/plan/saved-plan.js";
+import { canonicalChunks, canonicalJson } from "../../src/base/canonical-json.js";
 
 /** The definition, as it was written before the fast path. */
 function reference(value: unknown): string {

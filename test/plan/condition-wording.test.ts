@@ -9,7 +9,7 @@ import type { Plan } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { accessSummaryLines } from "../../src/cli/render/access-summary.js";
 import { accessLines } from "../../src/cli/render/access-text.js";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 import { planMarkdown } from "../../src/cli/render/markdown.js";
 import { validate } from "../../src/schemas/index.js";
 import { planDifferences } from "../../src/plan/plan-differences.js";

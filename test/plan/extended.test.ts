@@ -2,7 +2,7 @@
 // same own keys, in the same order, with the same values, "__proto__" an own key.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { extended } from "../../src/extended.js";
+import { extended } from "../../src/base/extended.js";
 
 const key = fc.oneof(fc.constantFrom("name", "role", "members", "etag", "id", "__proto__", "constructor", "0", "10", "a"), fc.string({ maxLength: 4 }));
 const plain = fc.dictionary(key, fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 })), { maxKeys: 6 });

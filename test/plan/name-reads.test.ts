@@ -2,7 +2,7 @@
 // uses are known, all at once (up to --parallelism), not one after the other as the walk reaches
 // each resource; each is still read once, and only when the plan reads it (a create).
 import { describe, expect, it } from "vitest";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { BINDING, bindingState, makeState, planOptions, rpName, STACK_HEAD, stackOf } from "../fixtures/builders.js";

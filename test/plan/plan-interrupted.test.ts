@@ -3,7 +3,7 @@
 // an error per policy whose read was cancelled. At 100,000 resources the old way (every resource
 // walked, then an error with a source position per policy) kept the CLI busy for 45 s after Ctrl-C.
 import { describe, expect, it } from "vitest";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { BINDING, bindingState, makeState, planOptions, rpName, STACK_HEAD, stackOf } from "../fixtures/builders.js";

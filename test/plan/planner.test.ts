@@ -3,7 +3,9 @@
 // refresh=false, deferred reads, drift, imports, outputs and case-insensitive members.
 import { describe, expect, it } from "vitest";
 import type { Plan, Policy, ResourceChange, State } from "../../src/generated/schemas.js";
-import { displayAction, plan, planCounts, type PlanOptions } from "../../src/plan/planner.js";
+import type { PlanOptions } from "../../src/plan/context.js";
+import { displayAction, planCounts } from "../../src/contracts/actions.js";
+import { plan } from "../../src/plan/planner.js";
 import { validate } from "../../src/schemas/index.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import { parseStack } from "../../src/config/load.js";

@@ -2,7 +2,7 @@
 // (readAheadPolicies); and a plan given that list by the session's prefetch reads from the list
 // instead of working it out again (at 100,000 resources going over them took a second).
 import { describe, expect, it } from "vitest";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { readAheadPolicies } from "../../src/plan/refresh.js";

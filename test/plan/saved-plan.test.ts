@@ -10,7 +10,8 @@ import { isLintDiagnostic } from "../../src/config/lint.js";
 import type { Plan, Policy } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { planDifferences } from "../../src/plan/plan-differences.js";
-import { canonicalJson, planKey, savePlan, sealPlan, verifySeal } from "../../src/plan/saved-plan.js";
+import { canonicalJson } from "../../src/base/canonical-json.js";
+import { planKey, savePlan, sealPlan, verifySeal } from "../../src/plan/saved-plan.js";
 import { BINDING, bindingState, fakeCloud, makeState, planOptions, RP, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 
 const STACK = stackOf(`${STACK_HEAD}resources:

@@ -6,7 +6,7 @@ import type { Plan, TerraformPlan, TfChange, TfResourceChange } from "../../src/
 import { plan } from "../../src/plan/planner.js";
 import { toTerraformPlanJson, terraformPlanFailure } from "../../src/plan/terraform-json.js";
 import { planLines } from "../../src/cli/render/plan-text.js";
-import { toPlain } from "../../src/cli/render/lines.js";
+import { toPlain } from "../../src/diagnostics/lines.js";
 import { validate } from "../../src/schemas/index.js";
 import { bindingState, BINDING, fakeCloud, makeState, planOptions, RP, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 import { deferredReadPlan, mixedPlan, noChangesPlan, quickstartPlan } from "../cli/plans.js";

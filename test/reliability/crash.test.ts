@@ -13,7 +13,7 @@ import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { validate } from "../../src/schemas/index.js";
 import { parseState, type State } from "../../src/state/index.js";
-import { pidAlive } from "../../src/state/fsutil.js";
+import { pidAlive } from "../../src/fs/errors.js";
 import {
   admin,
   BASE_SEED,

@@ -27,7 +27,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator/index.js";
 import type { EmulatorWorld, Policy, State } from "../../src/generated/schemas.js";
-import { IntentJournal } from "../../src/state/intent-journal.js";
+import { IntentJournal } from "../../src/state/local/intent-journal.js";
 import {
   admin,
   BASE_SEED,

@@ -9,7 +9,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { apply } from "../../src/apply/executor.js";
 import { loadStackFile } from "../../src/config/load.js";
 import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
-import type { CloudPort } from "../../src/engine/cloud-port.js";
+import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import type { Policy, State } from "../../src/generated/schemas.js";
 import { applyModifications } from "../../src/iam/policy.js";
 import { plan } from "../../src/plan/planner.js";

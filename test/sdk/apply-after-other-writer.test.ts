@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
-import { Stack } from "../../src/sdk/automation.js";
+import { Stack } from "../../src/automation/automation.js";
 import { EndpointIamMember, RestorePlanIamBinding } from "../../src/sdk/resources.js";
 import type { Policy } from "../../src/generated/schemas.js";
 

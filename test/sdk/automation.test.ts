@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
-import { Stack } from "../../src/sdk/automation.js";
+import { Stack } from "../../src/automation/automation.js";
 import { EndpointIamMember, RestorePlanIamBinding } from "../../src/sdk/resources.js";
 import { getFederation, getFederationOutput } from "../../src/sdk/invokes.js";
 import { interpolate } from "../../src/sdk/output.js";
-import type { EngineEvent } from "../../src/engine/events.js";
+import type { EngineEvent } from "../../src/contracts/events.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 
 const SEED = new URL("../../examples/quickstart/cloud.seed.yaml", import.meta.url).pathname;

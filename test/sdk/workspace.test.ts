@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
-import { LocalWorkspace } from "../../src/sdk/workspace.js";
+import { LocalWorkspace } from "../../src/automation/workspace.js";
 import { RestorePlanIamBinding } from "../../src/sdk/resources.js";
-import type { EngineEvent } from "../../src/engine/events.js";
+import type { EngineEvent } from "../../src/contracts/events.js";
 import type { Policy } from "../../src/generated/schemas.js";
 
 const SEED = new URL("../../examples/quickstart/cloud.seed.yaml", import.meta.url).pathname;

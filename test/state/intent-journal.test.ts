@@ -1,4 +1,4 @@
-// The local backend's write-ahead intents (src/state/intent-journal.ts): {state file}.intents,
+// The local backend's write-ahead intents (src/state/local/intent-journal.ts): {state file}.intents,
 // mode 0600, removed once nothing is pending; a last line cut short by a crash is ignored (and the
 // next record does not run into it); any other unreadable line is an error naming file:line; a
 // directory, FIFO or link to a device at its path is refused, as the state file's is. What every

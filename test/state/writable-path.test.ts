@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempPathFor, writeFileAtomicSync } from "../../src/fs/atomic-file.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
-import { makeDirs, makeDirsSync, writablePath } from "../../src/state/regular-files.js";
+import { makeDirs, makeDirsSync, writablePath } from "../../src/fs/regular-files.js";
 import { useTempDir } from "../e2e/helpers.js";
 
 const ROLE = { what: "test file", detail: "" };

@@ -3,12 +3,30 @@ import { UserError } from "../../diagnostics/diagnostic.js";
 import { counted } from "../../diagnostics/listed.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { applyMade, type Hooks, type Outcome, planAndApply, refresh } from "../../engine/operations.js";
-import { SENSITIVE_TEXT, redactState, showSensitiveValues } from "../../plan/redact.js";
+import { SENSITIVE_TEXT, redactState, showSensitiveValues } from "../../config/redact.js";
 import { checkStackName } from "../../engine/saved-plan-checks.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { addStackOptions, durationMs, withExamples, action, EXIT, printDiagnostics, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, openStackOf, stateStoreOf, useLiveView, writeOut, type StackOptions, backendOption, WORKSPACE_OPTION_HELP, type StateCommandOptions } from "../common.js";
-import { seg } from "../render/lines.js";
+import {
+  addStackOptions,
+  withExamples,
+  action,
+  printDiagnostics,
+  printLines,
+  STACK_FILE_HELP,
+  STATE_OPTION_HELP,
+  openStackOf,
+  stateStoreOf,
+  useLiveView,
+  writeOut,
+  type StackOptions,
+  backendOption,
+  WORKSPACE_OPTION_HELP,
+  type StateCommandOptions,
+} from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
+import { seg } from "../../diagnostics/lines.js";
 import { outputLines } from "../render/values.js";
 import { refreshLines } from "../render/plan-text.js";
 import { addPlanOptions, planRequestOf, reportingFailure, type PlanCliOptions } from "./plan.js";

@@ -7,8 +7,22 @@ import type { StackSession } from "../../engine/session.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { driftText } from "../render/drift-text.js";
-import { durationMs, EXIT, writeOut } from "../common.js";
-import { type DriftOptions, oneCheck } from "./drift.js";
+import { writeOut } from "../common.js";
+import { durationMs } from "../deadline.js";
+import { EXIT } from "../exit-codes.js";
+import type { StackOptions } from "../common.js";
+import type { DriftReport } from "../../engine/drift.js";
+
+/** `converge drift`'s options. */
+export interface DriftOptions extends StackOptions {
+  format: string;
+  adopt?: boolean;
+  remediate?: boolean;
+  out?: string;
+  force?: boolean;
+  watch?: boolean;
+  interval: string;
+}
 
 /** The shortest --interval: a check reads every policy of the stack. */
 const MIN_INTERVAL_MS = 1_000;
@@ -65,7 +79,11 @@ async function recordCheck(session: StackSession, c: WatchedCheck): Promise<void
   await log.record(events, serial);
 }
 
-export async function runWatch(session: StackSession, o: DriftOptions): Promise<number> {
+export async function runWatch(
+  session: StackSession,
+  o: DriftOptions,
+  oneCheck: (s: StackSession, o: DriftOptions) => Promise<DriftReport | number>,
+): Promise<number> {
   const intervalMs = intervalOf(o);
   const clock = systemClock();
   const wake = () => clock.wake();

@@ -14,35 +14,29 @@ import type { StackSession } from "../../engine/session.js";
 import type { DriftFinding } from "../../plan/drift.js";
 import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
 import { withoutCredentials } from "../../cloud/endpoint.js";
-import { fsError } from "../../state/fsutil.js";
-import { makeDirsSync, writablePath, type FileRole } from "../../state/regular-files.js";
+import { fsError } from "../../fs/errors.js";
+import { makeDirsSync, writablePath, type FileRole } from "../../fs/regular-files.js";
 import { ratesOf } from "../rate-option.js";
 import { retryPrinter } from "../render/retry-text.js";
 import { driftMarkdown, driftText } from "../render/drift-text.js";
 import { driftSarif, type Where } from "../render/drift-sarif.js";
 import { planning, planInterrupted } from "../interrupt.js";
-import { generateStack, stackNameOfFile } from "./import.js";
-import { runWatch } from "./drift-watch.js";
+import { generateStack } from "./import.js";
+import { stackNameOfFile } from "./stack-writer.js";
+import { type DriftOptions, runWatch } from "./drift-watch.js";
+
+export type { DriftOptions };
 import {
   addStackOptions,
   action,
   callTimeoutOf,
-  EXIT,
   openStackOf,
   parallelismOf,
   printDiagnostics,
 } from "../common.js";
 import { type StackOptions, withExamples, writeJsonOut, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
 
-export interface DriftOptions extends StackOptions {
-  format: string;
-  adopt?: boolean;
-  remediate?: boolean;
-  out?: string;
-  force?: boolean;
-  watch?: boolean;
-  interval: string;
-}
 
 const FORMATS = ["text", "markdown", "sarif"];
 
@@ -197,7 +191,7 @@ async function remediate(session: StackSession, report: DriftReport, o: DriftOpt
 async function runDrift(o: DriftOptions): Promise<number> {
   checkOptions(o);
   const session = await openStackOf(o);
-  if (o.watch) return runWatch(session, o);
+  if (o.watch) return runWatch(session, o, oneCheck);
   const report = await oneCheck(session, o);
   if (typeof report === "number") return report;
   if (report.errored) return EXIT.error;

@@ -35,7 +35,7 @@ export function registerEmulator(program: Command): void {
     .option("--verbose", "log every request to stderr")
     .action(async (opts: StartOptions) => {
       const stderr = (line: string): void => void process.stderr.write(`${line}\n`);
-      // Loaded here, not at start-up: no other command needs the emulator (engine/cloud.ts loads it lazily too).
+      // Loaded here, not at start-up: no other command needs the emulator (connect/cloud.ts loads it lazily too).
       const { startEmulator } = await import("../../emulator/index.js");
       let running;
       try {

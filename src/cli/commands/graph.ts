@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { scrubText, secretList } from "../../plan/redact.js";
+import { scrubText, secretList } from "../../config/redact.js";
 import { action, addStackOptions, openStackOf, writeOut, type StackOptions } from "../common.js";
 
 export function registerGraph(program: Command): void {

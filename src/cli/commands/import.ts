@@ -1,43 +1,34 @@
-import { existsSync, writeFileSync } from "node:fs";
-import { basename, dirname, extname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
-import { openCloud } from "../../engine/cloud.js";
+import { openCloud } from "../../connect/cloud.js";
 import { importGrant } from "../../engine/operations.js";
 import { retryPrinter } from "../render/retry-text.js";
-import { kindOfName, parseFullName } from "../../cloud/names.js";
+import { kindOfName } from "../../cloud/names.js";
 import { isPolicyKind, kindLabel, OBJECT_KINDS, POLICY_KINDS, type PolicyKind } from "../../gcp/object-kinds.js";
-import { withoutCredentials } from "../../cloud/endpoint.js";
 import { adoptingDriver } from "../../drivers/registry.js";
 import { canonicalBindings } from "../../iam/policy.js";
 import type { IamDriver, Ownership } from "../../drivers/types.js";
-import { defaultStatePath } from "../../state/index.js";
-import { fsError } from "../../state/fsutil.js";
-import { makeDirsSync, writablePath, type FileRole } from "../../state/regular-files.js";
-import { SCHEMAS_DIR, validate } from "../../schemas/index.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
 import { escapeLiteral } from "../../config/expressions.js";
 import { ratesOf } from "../rate-option.js";
-import { addStackOptions, action, callTimeoutOf, EXIT, durationMs, openStackOf, writeOut, type StackOptions } from "../common.js";
-import { commandTimeout, handlingTimeout } from "../deadline.js";
+import { addStackOptions, action, callTimeoutOf, openStackOf, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
+import {
+  defaultStateOf,
+  generatedEndpoint,
+  generatedSeed,
+  generatedTarget,
+  type ImportOptions,
+  readUntilTimeout,
+  stackDocument,
+  writeStackFile,
+} from "./stack-writer.js";
 
-export interface ImportOptions extends StackOptions {
-  generate?: boolean;
-  fromPulumi?: string;
-  fromTerraform?: string;
-  out?: string;
-  force?: boolean;
-  name?: string;
-  endpoint?: string;
-  seed?: string;
-  stackName?: string;
-  as?: string;
-  group?: boolean;
-}
 
 /** --as: which IAM type the generated stack uses. */
 function ownershipOf(as: string | undefined): Ownership {
@@ -143,138 +134,6 @@ export function generateStack(
   return stackDocument({ name: stackName, description, endpoint, seed, firstName: policies[0]?.name, resources });
 }
 
-/** A generated stack: its name, a provider block (the first object's project and location, the
- *  endpoint unless google, the seed), config inputs when any, and the resources. Pure. */
-export function stackDocument(s: {
-  name: string;
-  description: string;
-  endpoint: string;
-  seed?: string | undefined;
-  firstName?: string | undefined;
-  config?: Record<string, unknown>;
-  resources: Record<string, unknown>;
-}): Record<string, unknown> {
-  const kind = s.firstName !== undefined ? kindOfName(s.firstName) : undefined;
-  const first = s.firstName !== undefined && isPolicyKind(kind) ? parseFullName(kind, s.firstName) : undefined;
-  return {
-    name: s.name,
-    description: s.description,
-    provider: {
-      ...(first ? { project: first.project, location: first.location } : {}),
-      ...(s.endpoint !== "google" ? { endpoint: s.endpoint } : {}),
-      ...(s.seed !== undefined ? { seed: s.seed } : {}),
-    },
-    ...(s.config && Object.keys(s.config).length > 0 ? { config: s.config } : {}),
-    resources: s.resources,
-  };
-}
-
-/** The state file a stack named `name` gets by default when its file is `out`. */
-function defaultStateOf(out: string, name: string): string {
-  return defaultStatePath(dirname(resolve(out)), name);
-}
-
-/** Whether `name` fits the stack name pattern of schemas/stack.schema.json. */
-function isStackName(name: string): boolean {
-  return validate("stack.schema.json#/properties/name", name).length === 0;
-}
-
-/**
- * The out file's name without its extension, made to fit the stack name pattern: each run of
- * other characters becomes "-", and what cannot start or end a name is dropped
- * ("prod access.yaml" → "prod-access"). undefined when nothing is left.
- */
-export function stackNameOfFile(file: string): string | undefined {
-  const name = basename(file, extname(file))
-    .replace(/[^A-Za-z0-9_.-]+/g, "-")
-    .replace(/^[^A-Za-z0-9]+/, "")
-    .replace(/-+$/, "");
-  return name && isStackName(name) ? name : undefined;
-}
-
-/** The generated stack's name: --name (or its old spelling --stack-name), else from the out file. */
-function generatedName(o: ImportOptions, out: string): string {
-  const given = o.name ?? o.stackName;
-  if (given !== undefined) {
-    if (!isStackName(given)) throw new UserError({ severity: "error", summary: `--name "${given}" is not a valid stack name`, detail: "A stack name starts with a letter or digit and holds only letters, digits, _, . and -." });
-    return given;
-  }
-  const derived = stackNameOfFile(out);
-  if (!derived) throw new UserError({ severity: "error", summary: `cannot make a stack name from the file name ${out}`, detail: "Name the stack with --name NAME." });
-  return derived;
-}
-
-const GENERATED_STACK: FileRole = {
-  what: "generated stack file",
-  detail:
-    "import --generate writes the stack to a regular file (or where a symlink to one points): " +
-    "it never replaces anything else. Name another file with --out.",
-};
-
-/** Refuses, before any cloud call, to overwrite --out or to give the new stack an existing state. */
-function checkOutFile(out: string, name: string, force: boolean): void {
-  if (force) return;
-  if (existsSync(out)) throw outExists(out);
-  const state = defaultStateOf(out, name);
-  if (existsSync(state)) {
-    throw new UserError({
-      severity: "error",
-      summary: `${state} already exists: the generated stack "${name}" would share another stack's state`,
-      detail: `A stack named "${name}" already keeps its state beside ${out}. Choose another name with --name NAME, or pass --force if you are generating that stack again.`,
-    });
-  }
-}
-
-function outExists(out: string): UserError {
-  return new UserError({ severity: "error", summary: `${out} already exists; import --generate does not overwrite it`, detail: "Pass --force to replace it, or choose another --out file." });
-}
-
-/** A read that the command's --timeout abandons (the error then says so) instead of ending the process. */
-function readUntilTimeout<T>(read: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-  return handlingTimeout(() => read(commandTimeout()?.signal));
-}
-
-/** Where a generated stack is written (where the --out symlinks lead) and its name; what import
- *  must not replace is refused before anything is read. */
-export async function generatedTarget(
-  o: ImportOptions,
-  outFile: string,
-): Promise<{ target: string; out: string; name: string }> {
-  const target = await writablePath(outFile, GENERATED_STACK);
-  const out = resolve(outFile);
-  const name = generatedName(o, out);
-  checkOutFile(out, name, o.force === true);
-  return { target, out, name };
-}
-
-/** The generated stack's endpoint: credentials in an http://user:password@… endpoint are never
- *  written down. */
-export const generatedEndpoint = (o: ImportOptions): string => withoutCredentials(o.endpoint ?? "google");
-
-/** An embedded emulator's seed, named relative to the stack, which plans where it was written. */
-export function generatedSeed(o: ImportOptions, target: string): string | undefined {
-  return o.endpoint === "embedded" && o.seed ? relative(dirname(resolve(target)), resolve(o.seed)) : undefined;
-}
-
-/** Writes a generated stack: the schema (for the editor) named relative to it, then `comments`. */
-export function writeStackFile(
-  target: string,
-  out: string,
-  stack: Record<string, unknown>,
-  force: boolean,
-  comments: string[],
-): void {
-  const schema = relative(dirname(resolve(target)), join(SCHEMAS_DIR, "stack.schema.json"));
-  const header = [`yaml-language-server: $schema=${schema}`, ...comments].map((l) => `# ${l}\n`).join("");
-  try {
-    makeDirsSync(dirname(resolve(target)));
-    writeFileSync(target, header + stringify(stack, { lineWidth: 0 }), { flag: force ? "w" : "wx" });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw outExists(out);
-    throw fsError(e, `write ${GENERATED_STACK.what}`, out);
-  }
-}
-
 /** `import --generate NAME… --out FILE`: writes a stack that adopts every binding of the named objects. */
 async function generate(args: string[], o: ImportOptions): Promise<number> {
   const as = ownershipOf(o.as);
@@ -333,7 +192,7 @@ export function registerImport(program: Command): void {
     action(async (args: string[], o: ImportOptions) => {
       if (o.fromPulumi !== undefined || o.fromTerraform !== undefined) {
         // Loaded when used: the migration's module uses this one's writer.
-        return (await import("../../migrate/command.js")).importFromState(args, o);
+        return (await import("./import-from-state.js")).importFromState(args, o);
       }
       if (o.generate) return generate(args, o);
       if (args.length < 2) throw new UserError({ severity: "error", summary: "usage: converge import ADDRESS ID", detail: 'Policy ID: "{name}"; binding ID: "{name} {role} [condition title]"; member ID: "{name} {role} {member} [condition title]".' });

@@ -8,7 +8,7 @@ import { basename, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { PACKAGE_ROOT } from "../../version.js";
+import { PACKAGE_ROOT } from "../../base/version.js";
 import { action, withExamples } from "../common.js";
 
 interface InitOptions {

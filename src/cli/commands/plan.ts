@@ -10,11 +10,22 @@ import { planKey, savePlan, sealPlan } from "../../plan/saved-plan.js";
 import { terraformPlanFailure } from "../../plan/terraform-json.js";
 import { UiStream } from "../ui-stream.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { notRegularError, writablePath, type FileRole } from "../../state/regular-files.js";
+import { notRegularError, writablePath, type FileRole } from "../../fs/regular-files.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { isCloudError } from "../../cloud/errors.js";
 import { ratesOf } from "../rate-option.js";
-import { addStackOptions, withExamples, action, callTimeoutOf, EXIT, openStackOf, parallelismOf, stdoutWritten, writeOut, type StackOptions } from "../common.js";
+import {
+  addStackOptions,
+  withExamples,
+  action,
+  callTimeoutOf,
+  openStackOf,
+  parallelismOf,
+  stdoutWritten,
+  writeOut,
+  type StackOptions,
+} from "../common.js";
+import { EXIT } from "../exit-codes.js";
 import { haltForExit, planInterrupted, stopping } from "../interrupt.js";
 import type { PlanView } from "../views/view.js";
 import { HumanView } from "../views/human-view.js";

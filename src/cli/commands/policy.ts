@@ -9,7 +9,8 @@ import { sarifLog } from "../../guardrails/sarif.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import type { GuardrailResult } from "../../generated/schemas.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { action, EXIT, printDiagnostics, writeOut } from "../common.js";
+import { action, printDiagnostics, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
 
 const show = (r: Partial<GuardrailResult>) =>
   Object.entries(r)

@@ -2,24 +2,35 @@
 // --view access, --format markdown), or, with no file, the state: its resources and outputs with
 // their values laid out as the plan lays them out. Terraform users run `plan -out` in CI and
 // review the artifact later; this is that workflow. Reads only: no lock, no cloud call.
-import { redactState } from "../../plan/redact.js";
+import { redactState } from "../../config/redact.js";
 import type { Command } from "commander";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import type { Plan, State } from "../../generated/schemas.js";
 import { planKey } from "../../plan/saved-plan.js";
 import { toTerraformPlanJson } from "../../plan/terraform-json.js";
 import type { BackendType } from "../../state/factory.js";
-import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, WORKSPACE_OPTION_HELP, writeJsonOut, writeOut } from "../common.js";
+import {
+  action,
+  backendOption,
+  printLines,
+  STACK_FILE_HELP,
+  STATE_OPTION_HELP,
+  stateStoreOf,
+  WORKSPACE_OPTION_HELP,
+  writeJsonOut,
+  writeOut,
+} from "../common.js";
+import { EXIT } from "../exit-codes.js";
 import { serialOf, stateAt } from "./state-team.js";
 import { accessLines } from "../render/access-text.js";
 import { guardrailLines } from "../render/guardrails.js";
-import { type Line, seg } from "../render/lines.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLineStream } from "../render/plan-text.js";
 import { outputLines, resourceLines } from "../render/values.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { readSavedPlan } from "./saved-plan-file.js";
-import { pushAll } from "../../arrays.js";
+import { pushAll } from "../../base/arrays.js";
 
 interface ShowOptions {
   file?: string;

@@ -10,7 +10,7 @@ import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { State } from "../../generated/schemas.js";
 import { type OpenedState, type StateMover } from "../../state/factory.js";
 import { serializeState } from "../../state/format.js";
-import { localStateStore, LocalStateStore } from "../../state/local.js";
+import { localStateStore, LocalStateStore } from "../../state/local/store.js";
 import { MIGRATE_OPERATION } from "../../state/move-fence.js";
 import { type StateStore, versionOf } from "../../state/store.js";
 

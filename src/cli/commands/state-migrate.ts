@@ -13,8 +13,10 @@ import { claimConflictError, claimConflicts, stateClaims } from "../../state/cla
 import type { ClaimConflict, OwnedClaim } from "../../state/claims.js";
 import { DEFAULT_WORKSPACE } from "../../state/workspace.js";
 import { BACKEND_TYPES, type BackendType, backendTypeOf, openStateStore, type StateLocation } from "../../state/factory.js";
-import { action, durationMs, EXIT, stateChoice, type StateCommandOptions, writeOut } from "../common.js";
-import { pushAll } from "../../arrays.js";
+import { action, stateChoice, type StateCommandOptions, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
+import { pushAll } from "../../base/arrays.js";
 import { MIGRATE_OPERATION } from "../../state/move-fence.js";
 import type { StateStore } from "../../state/store.js";
 import { type Moved, moveWorkspace, otherLineage, stopPoint } from "./state-migrate-steps.js";

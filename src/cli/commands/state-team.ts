@@ -11,8 +11,10 @@ import { describeClaim, redactClaim } from "../../state/claims.js";
 import { parseState, serializeState } from "../../state/format.js";
 import { type HistoryRecord, type StateStore, versionOf } from "../../state/index.js";
 import type { DriftEventRecord } from "../../state/store.js";
-import { action, durationMs, EXIT, openedStateOf, type StateCommandOptions, writeOut } from "../common.js";
-import { maxOf } from "../../arrays.js";
+import { action, openedStateOf, type StateCommandOptions, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
+import { maxOf } from "../../base/arrays.js";
 
 interface TeamOptions extends StateCommandOptions {
   json?: boolean;

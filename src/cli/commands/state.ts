@@ -1,12 +1,23 @@
 import type { Command } from "commander";
-import { redactState } from "../../plan/redact.js";
+import { redactState } from "../../config/redact.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import type { StateStore } from "../../state/index.js";
 import { forgetResources, renameResource } from "../../engine/state-edits.js";
-import { action, backendOption, EXIT, printLines, STACK_FILE_HELP, STATE_OPTION_HELP, stateStoreOf, durationMs, WORKSPACE_OPTION_HELP, writeOut } from "../common.js";
+import {
+  action,
+  backendOption,
+  printLines,
+  STACK_FILE_HELP,
+  STATE_OPTION_HELP,
+  stateStoreOf,
+  WORKSPACE_OPTION_HELP,
+  writeOut,
+} from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
 import { resourceLines } from "../render/values.js";
-import { seg } from "../render/lines.js";
+import { seg } from "../../diagnostics/lines.js";
 import { registerStateMigrate } from "./state-migrate.js";
 import { registerStateTeam } from "./state-team.js";
 import { counted, listed, NAMES_IN_DETAIL } from "../../diagnostics/listed.js";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { loadAnyStackFile } from "../../config/load-any.js";
+import { loadAnyStackFile } from "../../sdk/load-any.js";
 import { type Diagnostic, hasErrors } from "../../diagnostics/diagnostic.js";
 import type { StackModel } from "../../config/model.js";
 import { loadRuleSet, policyFilesOf } from "../../guardrails/rules.js";
@@ -7,7 +7,8 @@ import { counted } from "../../diagnostics/listed.js";
 import { jsonText } from "../../diagnostics/terminal-text.js";
 import { fileTexts, terraformDiagnostic } from "../../diagnostics/terraform-diagnostic.js";
 import type { ValidateOutput } from "../../generated/schemas.js";
-import { action, addInputOptions, EXIT, inputsOf, printDiagnostics, writeOut } from "../common.js";
+import { action, addInputOptions, inputsOf, printDiagnostics, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
 
 /** The problems of the rules of `stack` (its policies: section) and of the rules files. */
 function checkRules(stack: StackModel, given: string[]): Diagnostic[] {

@@ -6,7 +6,17 @@ import { error, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { withStateLock } from "../../engine/session.js";
 import { checkWorkspaceName, DEFAULT_WORKSPACE, missingWorkspace, selectWorkspace } from "../../state/workspace.js";
-import { action, backendOption, durationMs, EXIT, openedStateOf, STACK_FILE_HELP, STATE_OPTION_HELP, type StateCommandOptions, writeOut } from "../common.js";
+import {
+  action,
+  backendOption,
+  openedStateOf,
+  STACK_FILE_HELP,
+  STATE_OPTION_HELP,
+  type StateCommandOptions,
+  writeOut,
+} from "../common.js";
+import { EXIT } from "../exit-codes.js";
+import { durationMs } from "../deadline.js";
 
 interface WorkspaceOptions extends StateCommandOptions {
   json?: boolean;

@@ -8,11 +8,11 @@ import type {
 import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
 import { isBasicRole } from "../../iam/roles.js";
-import { type Line, seg } from "./lines.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 import { auditKey, auditSettings, auditText } from "../../iam/policy-effect.js";
 import { listed } from "../../diagnostics/listed.js";
-import { pushAll } from "../../arrays.js";
-import { SENSITIVE_TEXT } from "../../sensitive-text.js";
+import { pushAll } from "../../base/arrays.js";
+import { SENSITIVE_TEXT } from "../../base/sensitive-text.js";
 import { lookalikeText } from "../../iam/lookalike.js";
 import { guardrailLines } from "./guardrails.js";
 

@@ -1,10 +1,10 @@
 // The access view: per cloud object, who gains (+) or loses (-) which role. Condition titles and
 // descriptions are shown whole here (the summaries shorten long ones).
 import type { AccessChange, AccessDelta, ConditionChange } from "../../generated/schemas.js";
-import { type Line, seg } from "./lines.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 import { lookalikeFlag, rewordingText } from "./access-summary.js";
 import { lookalikeText } from "../../iam/lookalike.js";
-import { maxOf } from "../../arrays.js";
+import { maxOf } from "../../base/arrays.js";
 
 export function accessLines(delta: AccessDelta | undefined): Line[] {
   const lines: Line[] = [];

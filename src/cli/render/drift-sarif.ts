@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Log, ReportingDescriptor, Result } from "sarif";
 import { type DriftClass, type DriftFinding, DRIFT_LETTER, findingKey } from "../../plan/drift.js";
-import { TOOL_VERSION } from "../../version.js";
+import { TOOL_VERSION } from "../../base/version.js";
 import { DRIFT_LABEL, findingSentence } from "./drift-text.js";
 
 const CLASSES = Object.keys(DRIFT_LABEL) as DriftClass[];

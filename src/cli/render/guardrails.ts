@@ -1,7 +1,7 @@
 // The guardrails' results in the human views: under the access summary of a plan, above the
 // approval prompt and in `--view access`. Pure: the plan's report → lines (escaped when shown).
 import type { GuardrailReport, GuardrailResult } from "../../generated/schemas.js";
-import { type Line, seg } from "./lines.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 
 const MARK: Record<GuardrailResult["enforcement"], string> = {
   advisory: "  ! ",

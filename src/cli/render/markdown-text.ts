@@ -3,7 +3,7 @@
 // request, where the reviewer approves what GitHub renders: such text must be shown as text, never
 // end a table cell or add a row, open HTML (a `<details>` that collapses the rest of the page),
 // close the code block it stands in, or start a heading or a list.
-import { maxOf } from "../../arrays.js";
+import { maxOf } from "../../base/arrays.js";
 import { terminalText } from "../../diagnostics/terminal-text.js";
 
 /** The punctuation Markdown (GitHub's included: `$` math, `:` emoji) may read inside a line:

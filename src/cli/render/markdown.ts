@@ -3,8 +3,8 @@
 // where it stands (markdown-text.ts): the comment has this structure whatever the values hold.
 import type { Plan } from "../../generated/schemas.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import { planCounts } from "../../plan/planner.js";
-import { toPlain } from "./lines.js";
+import { planCounts } from "../../contracts/actions.js";
+import { toPlain } from "../../diagnostics/lines.js";
 import { planLines } from "./plan-text.js";
 import { lookalikeFlag, rewordingText, shortText } from "./access-summary.js";
 import { lookalikeText } from "../../iam/lookalike.js";

@@ -1,7 +1,7 @@
 // The lines a plan starts and ends with: where its calls went, and its counts.
 import type { Plan } from "../../generated/schemas.js";
-import { planCounts } from "../../plan/planner.js";
-import { type Line, seg } from "./lines.js";
+import { planCounts } from "../../contracts/actions.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
 
 /** "Target: …" and a blank line, or none when the plan has no target. */
 export function targetLines(plan: Plan): Line[] {

@@ -5,19 +5,19 @@ import { diffArrays } from "diff";
 import type { Condition, Plan, ResourceChange } from "../../generated/schemas.js";
 import { memberKey } from "../../iam/members.js";
 import { conditionKey } from "../../iam/conditions.js";
-import { displayAction, type DisplayAction } from "../../plan/planner.js";
+import { type Action, displayAction } from "../../contracts/actions.js";
 import { jsonEqual } from "../../plan/compare.js";
-import { type Line, type Style, seg } from "./lines.js";
+import { type Line, type Style, seg } from "../../diagnostics/lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
 import { accessSummaryLines, blockNoteLines, revocationLines, revocationsByAddress } from "./access-summary.js";
 import type { AccessChange } from "../../generated/schemas.js";
-import { pushAll } from "../../arrays.js";
+import { pushAll } from "../../base/arrays.js";
 import { ownershipNotes } from "./ownership-notes.js";
 import { summaryText, targetLines } from "./plan-summary.js";
 
 export { summaryText };
 
-const SYMBOL: Record<DisplayAction, { sym: string; style: Style; verb: string }> = {
+const SYMBOL: Record<Action, { sym: string; style: Style; verb: string }> = {
   create: { sym: "  +", style: "add", verb: "will be created" },
   update: { sym: "  ~", style: "change", verb: "will be updated in-place" },
   replace: { sym: "+/-", style: "replace", verb: "must be replaced" },
@@ -245,7 +245,12 @@ function elementBlock(ctx: AttrCtx, before: unknown, after: unknown): void {
   ctx.lines.push([seg(`${ctx.indent}  },`)]);
 }
 
-function resourceBlock(c: ResourceChange, action: DisplayAction, lines: Line[], opts: { drift?: boolean; revokes?: readonly AccessChange[]; audit?: readonly Line[] } = {}): void {
+function resourceBlock(
+  c: ResourceChange,
+  action: Action,
+  lines: Line[],
+  opts: { drift?: boolean; revokes?: readonly AccessChange[]; audit?: readonly Line[] } = {},
+): void {
   const s = SYMBOL[action];
   if (action === "no-op" && c.state_only?.includes("protect") && !opts.drift) {
     lines.push([seg(`  # ${c.address}`, "bold"), seg(` will be ${c.protect ? "protected" : "unprotected"} (state only: no cloud change)`)]);

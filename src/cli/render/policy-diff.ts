@@ -6,8 +6,8 @@ import { kindLabel } from "../../gcp/object-kinds.js";
 import { bindingKey } from "../../iam/conditions.js";
 import { memberKey } from "../../iam/members.js";
 import type { PlannedPolicy } from "../../plan/access.js";
-import { type Line, seg } from "./lines.js";
-import { pushAll } from "../../arrays.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
+import { pushAll } from "../../base/arrays.js";
 
 function byBinding(p: Policy): Map<string, Binding> {
   const out = new Map<string, Binding>();

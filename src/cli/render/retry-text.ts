@@ -2,9 +2,9 @@
 // normal (a flaky network, quota, another writer on the same policy), but a reviewer should see
 // them: many of them explain a slow run, and an etag conflict means someone else edited the policy.
 import { terminalText } from "../../diagnostics/terminal-text.js";
-import type { EngineEvent } from "../../engine/events.js";
-import { type Line, seg } from "./lines.js";
-import { redactText } from "../../plan/redact.js";
+import type { EngineEvent } from "../../contracts/events.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
+import { redactText } from "../../config/redact.js";
 
 export type RetryEvent = Extract<EngineEvent, { type: "retry" }>;
 

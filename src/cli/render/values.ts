@@ -2,8 +2,8 @@
 // several lines, each element or entry on lines of its own however deep it is nested. Used by
 // `converge show` (the state) and `converge state show`. Pure.
 import { splitAddress } from "../../config/addresses.js";
-import { type Line, seg } from "./lines.js";
-import { maxOf } from "../../arrays.js";
+import { type Line, seg } from "../../diagnostics/lines.js";
+import { maxOf } from "../../base/arrays.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -4,7 +4,7 @@
 // title a reader copies) is never broken inside, and a word longer than the line is left whole for
 // the terminal to fold: what is copied from the screen is what converge printed.
 import { terminalText } from "../../diagnostics/terminal-text.js";
-import type { Line, Segment } from "./lines.js";
+import type { Line, Segment } from "../../diagnostics/lines.js";
 
 /** How much deeper than its line a continuation starts. */
 const HANGING = 4;

@@ -3,7 +3,7 @@ import { useEffect, useState } from "react";
 import { Box, Text, render } from "ink";
 import { Spinner } from "@inkjs/ui";
 import { terminalText } from "../../diagnostics/terminal-text.js";
-import type { EngineEvent } from "../../engine/events.js";
+import type { EngineEvent } from "../../contracts/events.js";
 import { verbs } from "../render/verbs.js";
 import { RetryTally, retryText } from "../render/retry-text.js";
 

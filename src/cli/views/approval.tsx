@@ -6,7 +6,7 @@ import { createInterface } from "node:readline/promises";
 import isInCi from "is-in-ci";
 import { useEffect, useRef, useState } from "react";
 import { Box, Text, render, useApp, useInput } from "ink";
-import { type Line, toPlain } from "../render/lines.js";
+import { type Line, toPlain } from "../../diagnostics/lines.js";
 import { LinesView } from "./lines-view.js";
 import { terminalWidth, wrapLines } from "../render/wrap.js";
 import { takeSignals } from "../interrupt.js";

@@ -4,7 +4,7 @@
 // summary. ./live-view.ts redraws the apply's progress instead.
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { terminalText } from "../../diagnostics/terminal-text.js";
-import type { EngineEvent } from "../../engine/events.js";
+import type { EngineEvent } from "../../contracts/events.js";
 import type { ShownPlan } from "../../engine/operations.js";
 import type { Plan, State } from "../../generated/schemas.js";
 import { batchedStdout, printDiagnostics, printLines, writeOut } from "../common.js";
@@ -13,7 +13,7 @@ import { accessSummaryLines } from "../render/access-summary.js";
 import { accessLines } from "../render/access-text.js";
 import { guardrailLines } from "../render/guardrails.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
-import { type Line, seg, toPlain } from "../render/lines.js";
+import { type Line, seg, toPlain } from "../../diagnostics/lines.js";
 import { planMarkdown } from "../render/markdown.js";
 import { planLineStream } from "../render/plan-text.js";
 import { targetLines } from "../render/plan-summary.js";
@@ -23,8 +23,8 @@ import { RetryTally, retryText } from "../render/retry-text.js";
 import { verbs } from "../render/verbs.js";
 import type { ApplyReport, ApplyView } from "./view.js";
 import { listed } from "../../diagnostics/listed.js";
-import { pushAll } from "../../arrays.js";
-import { redactText, SENSITIVE_TEXT } from "../../plan/redact.js";
+import { pushAll } from "../../base/arrays.js";
+import { redactText, SENSITIVE_TEXT } from "../../config/redact.js";
 import { ENV_PREFIX } from "../../config/inputs.js";
 
 export interface HumanViewOptions {

@@ -3,7 +3,7 @@
 // JsonPlanView: `plan --json`, one document, Terraform's plan JSON (nothing while planning).
 import type { ApplyResult } from "../../apply/executor.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import type { EngineEvent } from "../../engine/events.js";
+import type { EngineEvent } from "../../contracts/events.js";
 import type { ShownPlan } from "../../engine/operations.js";
 import { noChanges } from "../../engine/tally.js";
 import { newState } from "../../state/index.js";

@@ -1,7 +1,7 @@
 // Ink view of rendered lines: the same characters as the plain renderer, with colour.
 import { Box, Text, render } from "ink";
 import { terminalText } from "../../diagnostics/terminal-text.js";
-import { INK_COLOR, type Line } from "../render/lines.js";
+import { INK_COLOR, type Line } from "../../diagnostics/lines.js";
 
 export function LinesView({ lines }: { lines: readonly Line[] }) {
   return (

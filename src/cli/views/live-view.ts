@@ -1,6 +1,6 @@
 // The live view: as the human view, but in a terminal the apply's progress is redrawn in place by
 // ink (a spinner and elapsed time per change) instead of printed line by line.
-import type { EngineEvent } from "../../engine/events.js";
+import type { EngineEvent } from "../../contracts/events.js";
 import type { Plan } from "../../generated/schemas.js";
 import type { ProgressModel } from "./apply-progress.js";
 import { HumanView } from "./human-view.js";

@@ -4,7 +4,7 @@
 // JSON (Terraform's machine-readable UI, ./json-view.ts). Views render; the command decides the
 // exit code from the engine's values, never from what a view printed.
 import type { ApplyResult } from "../../apply/executor.js";
-import type { Emit } from "../../engine/events.js";
+import type { Emit } from "../../contracts/events.js";
 import type { ChangeCounts } from "../../engine/tally.js";
 import type { ShownPlan } from "../../engine/operations.js";
 import type { Plan } from "../../generated/schemas.js";

@@ -5,8 +5,8 @@
 import { hostname as osHostname } from "node:os";
 import type pg from "pg";
 import { pgModule } from "./pg.js";
-import { TOOL_VERSION } from "../../version.js";
-import { currentUser } from "../lock.js";
+import { TOOL_VERSION } from "../../base/version.js";
+import { currentUser } from "../local/lock.js";
 import type { DriftEvent, DriftLog, GuardrailApproval, HistoryRecord, WriteMeta } from "../store.js";
 import type { State } from "../../generated/schemas.js";
 import { serializeState } from "../format.js";

@@ -4,7 +4,7 @@
 // written by a newer converge (a version this one does not know) is refused, never touched.
 import type pg from "pg";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
-import { TOOL_VERSION } from "../../version.js";
+import { TOOL_VERSION } from "../../base/version.js";
 import type { State } from "../../generated/schemas.js";
 import { replaceClaims } from "./claims.js";
 import { advisoryKey } from "./keys.js";

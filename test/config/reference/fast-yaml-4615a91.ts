@@ -6,7 +6,7 @@
 // 10,000 resources; positions are only needed for diagnostics, so they are parsed lazily.
 // Anchors and aliases are never in the subset, and nesting deeper than MAX_DEPTH gives up too, so
 // yaml-limits.ts checks every document this path does not read.
-import { MAX_DEPTH } from "../../../src/config/yaml-limits.js";
+import { MAX_DEPTH } from "../../../src/yaml/yaml-limits.js";
 
 /** The lines that hold content (not blank, not only a comment), in parallel arrays: each one's
  *  indentation, its text without the indentation and trailing space, and whether it starts a

@@ -5,7 +5,7 @@ import type { StackModel } from "../../../src/config/model.js";
 import { UNKNOWN, isUnknown } from "../../../src/config/expressions.js";
 import type { IamDriver, IamInputs, InputField } from "../../../src/drivers/types.js";
 import { resourceDriver } from "../../../src/drivers/registry.js";
-import type { PolicyRef } from "../../../src/engine/cloud-port.js";
+import type { PolicyRef } from "../../../src/contracts/cloud-port.js";
 import { bindingKey } from "../../../src/iam/conditions.js";
 import { memberKey, normalizeMembers, sameMemberSet, sameMembersAsWritten } from "../../../src/iam/members.js";
 import { type ChangeBase, change, driftChange, plannedValue } from "../../../src/plan/change-builders.js";
@@ -13,7 +13,7 @@ import { type ChangeBase, change, driftChange, plannedValue } from "../../../src
 import { fieldEqual } from "../../../src/plan/compare.js";
 import { replacement, withIgnored, type Decision, type ExistingInput } from "../../../src/plan/decide.js";
 import { stackPolicies, statePolicies } from "../../../src/plan/refresh.js";
-import { extended } from "../../../src/extended.js";
+import { extended } from "../../../src/base/extended.js";
 
 /** findBinding as it was: a scan of the bindings per call. */
 function findBinding(policy: Policy, role: string, condition?: Binding["condition"] | null): Binding | undefined {

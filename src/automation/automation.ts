@@ -11,12 +11,12 @@ import type { ApplyResult } from "../apply/executor.js";
 import type { Plan } from "../generated/schemas.js";
 import { openStackFile, type PlanRequest, sessionOf, type StackSession } from "../engine/session.js";
 import { applyMade, type Controls, type Hooks, importGrant, type Outcome, planAndApply, preview, refresh, type ShownPlan, type Stopped } from "../engine/operations.js";
-import type { Emit } from "../engine/events.js";
+import type { Emit } from "../contracts/events.js";
 import type { GivenInputs } from "../config/inputs.js";
 import type { BackendType } from "../state/factory.js";
 import { newState } from "../state/index.js";
-import { callSiteIn } from "./call-site.js";
-import { loadProgram, type Program } from "./program.js";
+import { callSiteIn } from "../sdk/call-site.js";
+import { loadProgram, type Program } from "../sdk/program.js";
 
 export interface StackOptions {
   /** An explicit local state file; default: state/{name}.json beside the stack file (an inline

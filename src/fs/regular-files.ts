@@ -6,9 +6,9 @@
 import { chmodSync, constants, mkdirSync, statSync, type Stats } from "node:fs";
 import { chmod, lstat, mkdir, open, readlink, realpath, rm, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { tempPathFor } from "../fs/atomic-file.js";
+import { tempPathFor } from "./atomic-file.js";
 import { UserError, error } from "../diagnostics/diagnostic.js";
-import { errnoCode, fsError } from "./fsutil.js";
+import { errnoCode, fsError } from "./errors.js";
 
 /** A file converge keeps: its name in messages ("state file") and what the user can do. */
 export interface FileRole {

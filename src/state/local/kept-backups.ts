@@ -7,8 +7,8 @@
 import { constants } from "node:fs";
 import { chmod, copyFile, link, open, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { errnoCode, fsError, fsyncDir } from "./fsutil.js";
-import { openRegular, type FileRole } from "./regular-files.js";
+import { errnoCode, fsError, fsyncDir } from "../../fs/errors.js";
+import { openRegular, type FileRole } from "../../fs/regular-files.js";
 
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS", "EINVAL"]);
 

@@ -5,8 +5,8 @@ import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, realp
 import type { CloudEvent } from "../cloud/client.js";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
-import { notRegularError, type FileRole } from "../state/regular-files.js";
-import { redactText } from "../plan/redact.js";
+import { notRegularError, type FileRole } from "../fs/regular-files.js";
+import { redactText } from "../config/redact.js";
 
 const OFF = new Set(["", "0", "off", "false", "none"]);
 

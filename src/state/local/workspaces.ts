@@ -4,14 +4,14 @@
 // first write, as Terraform's `workspace new` makes one without a state.
 import { lstat, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { UserError, error } from "../diagnostics/diagnostic.js";
-import { writeFileAtomic } from "../fs/atomic-file.js";
-import { errnoCode, fsError } from "./fsutil.js";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+import { writeFileAtomic } from "../../fs/atomic-file.js";
+import { errnoCode, fsError } from "../../fs/errors.js";
 import { keepOtherLineage, lineageIn, moveBackupAside, readKept } from "./kept-backups.js";
-import { makeDirs, type FileRole } from "./regular-files.js";
-import { movingFile } from "./local.js";
-import { checkNewWorkspace } from "./name-collisions.js";
-import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "./workspace.js";
+import { makeDirs, type FileRole } from "../../fs/regular-files.js";
+import { movingFile } from "./store.js";
+import { checkNewWorkspace } from "../name-collisions.js";
+import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "../workspace.js";
 
 /** The state file of `workspace`, given the default workspace's file. */
 export function workspaceStatePath(defaultPath: string, workspace: string): string {

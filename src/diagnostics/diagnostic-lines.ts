@@ -1,7 +1,7 @@
-import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { Diagnostic } from "./diagnostic.js";
 import { type Line, seg } from "./lines.js";
 import { relative } from "node:path";
-import { counted } from "../../diagnostics/listed.js";
+import { counted } from "./listed.js";
 
 /** Diagnostics as `file:line:column: Error: summary` blocks, Terraform style. */
 export function diagnosticLines(diags: readonly Diagnostic[], cwd = process.cwd()): Line[] {

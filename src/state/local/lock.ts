@@ -15,11 +15,11 @@ import { createHash, randomUUID } from "node:crypto";
 import { lstat, open, readdir, rm, stat, unlink } from "node:fs/promises";
 import { hostname as osHostname, userInfo } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { UserError, error } from "../diagnostics/diagnostic.js";
-import { TOOL_VERSION } from "../version.js";
-import { errnoCode, fsError, pidAlive, sleep } from "./fsutil.js";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+import { TOOL_VERSION } from "../../base/version.js";
+import { errnoCode, fsError, pidAlive, sleep } from "../../fs/errors.js";
 import { isProcessIdentity, processIdentity, processState, type ProcessIdentity } from "./process-identity.js";
-import { finalPath, makeDirs, openRegular, type FileRole } from "./regular-files.js";
+import { finalPath, makeDirs, openRegular, type FileRole } from "../../fs/regular-files.js";
 
 export interface LockInfo {
   /** Random UUID; `converge force-unlock ID` needs it. */

@@ -12,11 +12,11 @@ import { ProxyError } from "../cloud/proxy.js";
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import { modifyPolicy } from "../cloud/policy-engine.js";
 import type { ProviderModel } from "../config/model.js";
-import type { CloudPort } from "./cloud-port.js";
-import { type Emit, type EngineEvent, noEmit } from "./events.js";
+import type { CloudPort } from "../contracts/cloud-port.js";
+import { type Emit, type EngineEvent, noEmit } from "../contracts/events.js";
 import { debugLogger } from "./debug-log.js";
-import { fsError } from "../state/fsutil.js";
-import { makeDirs } from "../state/regular-files.js";
+import { fsError } from "../fs/errors.js";
+import { makeDirs } from "../fs/regular-files.js";
 
 export interface OpenCloudOptions {
   env?: NodeJS.ProcessEnv;

@@ -2,7 +2,7 @@
 // view maps them to colours: both print the same characters. Every renderer shows a segment's
 // text through terminalText: whatever a segment holds (a server's message, an object name), it
 // cannot drive the terminal or start a line of its own.
-import { terminalText } from "../../diagnostics/terminal-text.js";
+import { terminalText } from "./terminal-text.js";
 
 export type Style = "add" | "remove" | "change" | "replace" | "read" | "import" | "bold" | "dim" | "warning" | "error" | "heading";
 

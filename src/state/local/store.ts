@@ -3,24 +3,23 @@
 // the backup, the lock and the temp files sit beside that file, and the link stays a link.
 import { chmod, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { UserError, error } from "../diagnostics/diagnostic.js";
-import type { State, WriteIntent } from "../generated/schemas.js";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+import type { State, WriteIntent } from "../../generated/schemas.js";
 import { IntentJournal } from "./intent-journal.js";
-import { describeErrors, validate } from "../schemas/index.js";
-import { hasSealedResources, parsedState, parseState, serializeState, serializeStateBytes, stateProblems, withSerial } from "./format.js";
-import { errnoCode, fsError } from "./fsutil.js";
-import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../fs/atomic-file.js";
-import { checkInputStats, InputFileError, MAX_DATA_BYTES } from "../fs/input-file.js";
+import { describeErrors, validate } from "../../schemas/index.js";
+import { hasSealedResources, parsedState, parseState, serializeState, serializeStateBytes, stateProblems, withSerial } from "../format.js";
+import { errnoCode, fsError } from "../../fs/errors.js";
+import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../../fs/atomic-file.js";
+import { checkInputStats, InputFileError, MAX_DATA_BYTES } from "../../fs/input-file.js";
 import { acquireLock, forceUnlock, type LockHandle, type LockOptions } from "./lock.js";
-import { type StateStore, type StateVersion, type StoreLock, stateConflict, versionOf } from "./store.js";
+import { type StateStore, type StateVersion, type StoreLock, stateConflict, versionOf } from "../store.js";
 import { withWriteGuard } from "./write-guard.js";
 import { holding } from "./held-locks.js";
-import { missingWorkspace } from "./workspace.js";
-import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "./move-fence.js";
+import { missingWorkspace } from "../workspace.js";
+import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
 
-export type { StateStore } from "./store.js";
 import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
-import { finalPath, makeDirs, openRegular, regularOrMissing, writablePath, type FileRole } from "./regular-files.js";
+import { finalPath, makeDirs, openRegular, regularOrMissing, writablePath, type FileRole } from "../../fs/regular-files.js";
 
 /** Temp files of writes that crashed are removed once their process is gone and they are this old. */
 const LEFTOVER_MIN_AGE_MS = 60_000;

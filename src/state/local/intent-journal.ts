@@ -6,10 +6,10 @@
 // intents are converge's record of its own writes, and guessing would forge or lose one.
 import { type FileHandle, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { UserError, error } from "../diagnostics/diagnostic.js";
-import type { WriteIntent } from "../generated/schemas.js";
-import { errnoCode, fsError, fsyncDir } from "./fsutil.js";
-import { makeDirs, regularOrMissing, type FileRole } from "./regular-files.js";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+import type { WriteIntent } from "../../generated/schemas.js";
+import { errnoCode, fsError, fsyncDir } from "../../fs/errors.js";
+import { makeDirs, regularOrMissing, type FileRole } from "../../fs/regular-files.js";
 
 const JOURNAL: FileRole = {
   what: "intent journal",

@@ -5,8 +5,6 @@ import type { Plan, ResourceChange } from "../generated/schemas.js";
 
 /** The single action a change stands for. */
 export type Action = "create" | "update" | "replace" | "delete" | "read" | "import" | "import-update" | "no-op";
-/** Kept for the renderers' older name. */
-export type DisplayAction = Action;
 
 export function displayAction(c: ResourceChange): Action {
   const a = c.change.actions;

@@ -2,10 +2,11 @@
 // tool's state (no cloud call) and writes, with import --generate's writer, a stack whose first
 // plan adopts every resource it could map; the rest are warned about and listed in the stack.
 import { basename } from "node:path";
-import { UserError, error, warning, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { terminalText } from "../diagnostics/terminal-text.js";
-import { formatPath } from "../config/source.js";
-import { EXIT, printDiagnostics, writeOut } from "../cli/common.js";
+import { UserError, error, warning, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { terminalText } from "../../diagnostics/terminal-text.js";
+import { formatPath } from "../../config/source.js";
+import { printDiagnostics, writeOut } from "../common.js";
+import { EXIT } from "../exit-codes.js";
 import {
   generatedEndpoint,
   generatedSeed,
@@ -13,11 +14,11 @@ import {
   stackDocument,
   writeStackFile,
   type ImportOptions,
-} from "../cli/commands/import.js";
-import { readSourceFile, type SourceFile } from "./file.js";
-import { readPulumiExport } from "./pulumi.js";
-import { readTerraformState } from "./terraform.js";
-import { migratedStack, type MigratedStack, type Unmapped } from "./stack.js";
+} from "./stack-writer.js";
+import { readSourceFile, type SourceFile } from "../../migrate/file.js";
+import { readPulumiExport } from "../../migrate/pulumi.js";
+import { readTerraformState } from "../../migrate/terraform.js";
+import { migratedStack, type MigratedStack, type Unmapped } from "../../migrate/stack.js";
 
 const SOURCES = {
   pulumi: { flag: "--from-pulumi", what: "Pulumi export", tool: "Pulumi's" },

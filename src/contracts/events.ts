@@ -1,9 +1,9 @@
 // The engine never renders: it emits these typed events; ink views and the JSON renderer
 // subscribe.
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Action } from "../plan/actions.js";
+import type { Action } from "./actions.js";
 
-/** A step's action: the one Action union (src/plan/actions.ts); an import that also updates is
+/** A step's action: the one Action union (src/contracts/actions.ts); an import that also updates is
  *  reported as its import. */
 export type StepAction = Exclude<Action, "import-update">;
 

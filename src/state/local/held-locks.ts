@@ -1,7 +1,7 @@
 // The state locks this process holds now (withLock registers each for as long as it holds it), so
 // that a command stopped by a signal outside the phases that handle one (src/cli/interrupt.ts) can
 // release them before it exits, instead of leaving a lock another host must force-unlock.
-import type { StoreLock } from "./store.js";
+import type { StoreLock } from "../store.js";
 
 const held = new Set<StoreLock>();
 

@@ -3,9 +3,9 @@
 // server or a stack author wrote is shown through terminalText, and no secret reaches a line (the
 // plan is the redacted one; the events are scrubbed by the engine).
 import { terminalText } from "../diagnostics/terminal-text.js";
-import type { EngineEvent } from "../engine/events.js";
+import type { EngineEvent } from "../contracts/events.js";
 import type { Plan, ResourceChange } from "../generated/schemas.js";
-import { redactText } from "../plan/redact.js";
+import { redactText } from "../config/redact.js";
 
 /** Pulumi's names of what happens to a resource. */
 export type OpType = "same" | "create" | "update" | "delete" | "replace" | "import" | "read";

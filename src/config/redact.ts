@@ -4,11 +4,11 @@
 // stores them. Saved plans carry a salted hash of the inputs instead (checked by `apply FILE`).
 import { createHash, randomBytes } from "node:crypto";
 import type { Plan, State } from "../generated/schemas.js";
-import { secretStrings, sensitive } from "../config/sensitive.js";
-import type { ConfigDecl } from "../config/inputs.js";
-import { canonicalJson } from "./saved-plan.js";
+import { secretStrings, sensitive } from "./sensitive.js";
+import type { ConfigDecl } from "./inputs.js";
+import { canonicalJson } from "../base/canonical-json.js";
 
-import { SENSITIVE_TEXT } from "../sensitive-text.js";
+import { SENSITIVE_TEXT } from "../base/sensitive-text.js";
 
 export { SENSITIVE_TEXT };
 

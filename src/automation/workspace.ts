@@ -9,12 +9,12 @@ import { join, resolve } from "node:path";
 import { UserError } from "../diagnostics/diagnostic.js";
 import type { ApplyResult } from "../apply/executor.js";
 import type { InputValue } from "../config/inputs.js";
-import type { EngineEvent } from "../engine/events.js";
+import type { EngineEvent } from "../contracts/events.js";
 import type { Plan } from "../generated/schemas.js";
-import { rememberSecrets } from "../plan/redact.js";
+import { rememberSecrets } from "../config/redact.js";
 import { Stack, type StackOptions } from "./automation.js";
-import { callSiteIn } from "./call-site.js";
-import type { Program } from "./program.js";
+import { callSiteIn } from "../sdk/call-site.js";
+import type { Program } from "../sdk/program.js";
 import { changeSummary, eventLine, planLines, type OpType } from "./workspace-text.js";
 
 export interface ConfigValue {

@@ -5,8 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { link, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { UserError, error } from "../diagnostics/diagnostic.js";
-import { errnoCode, fsError, pidAlive } from "./fsutil.js";
+import { UserError, error } from "../../diagnostics/diagnostic.js";
+import { errnoCode, fsError, pidAlive } from "../../fs/errors.js";
 
 /** How long a writer waits for another one's check-and-rename. */
 const WAIT_MS = 10_000;

@@ -1,2 +1,0 @@
-// What every view shows in place of a secret value (../plan/redact.ts scrubs output of them).
-export const SENSITIVE_TEXT = "(sensitive value)";
