@@ -28,4 +28,3 @@ export function all(values: readonly unknown[] | Record<string, unknown>): Outpu
   }
   return list.apply((vs) => Object.fromEntries(entries.map(([k], i) => [k, vs[i]])));
 }
-

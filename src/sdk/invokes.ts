@@ -8,7 +8,8 @@ import { getFederation as federationDriver } from "../drivers/get-federation.js"
 import { getEndpointIamPolicy as endpointPolicyDriver, getRestorePlanIamPolicy as restorePlanPolicyDriver } from "../drivers/get-iam-policy.js";
 import type * as S from "../generated/schemas.js";
 import { currentProgram } from "./context.js";
-import { type Inputs, knownDeep, knownOutput, type Output, output, referenceOutput, settled } from "./output.js";
+import { type Inputs, knownDeep, loadableOutput, type Output, referenceOutput } from "./output.js";
+import { settled, UnknownApplyError } from "./output.js";
 
 export interface InvokeOptions {
   /** The invoke's name in the stack (a variable's name in YAML); default: the function's name. */
@@ -23,14 +24,14 @@ export function invoke<R = Record<string, unknown>>(token: string, args: Record<
   const site = program.siteOfCaller();
   program.addInvoke(name, token, args, site);
   if (!program.readsNow) return referenceOutput<R>(name);
-  // Arguments known while the program runs: read now, so `.apply` runs on the result; the stack
-  // still declares the invoke (read again at plan time, as a YAML stack's is).
-  const read = settled(args).then(async (a) => {
-    const known = knownDeep(a);
-    if (!known) return referenceOutput<R>(name);
-    return knownOutput<R>(await program.read(token, known.value as Record<string, unknown>, site), name);
+  // Read while the program runs once a function (`.apply`) needs its result and its arguments are
+  // known; the stack still declares the invoke (read again at plan time, as a YAML stack's is).
+  return loadableOutput<R>(name, async () => {
+    const known = knownDeep(await settled(args));
+    const why = `${fnName}'s arguments are known only during apply: its result cannot be read now`;
+    if (!known) throw new UnknownApplyError(why);
+    return program.read(token, known.value as Record<string, unknown>, site);
   });
-  return output(read) as Output<R>;
 }
 
 /** The direct form of `token`: the result, read now. */

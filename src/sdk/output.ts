@@ -6,6 +6,9 @@
 // pending (a Promise, an invoke being read): the program's stack document is made once every
 // pending output it used has settled (./context.ts).
 import { escapeLiteral, formatReference, type Accessor } from "../config/expressions.js";
+import { hasLoad, hasPending, loaded, settled } from "./output-settle.js";
+
+export { hasPending, settled } from "./output-settle.js";
 
 /** Marks outputs; a symbol from the global registry, so two copies of the package agree. */
 const BRAND = Symbol.for("converge.sdk.output");
@@ -14,7 +17,8 @@ type Ref = { root: string; path: Accessor[] };
 export type Expr =
   /** Known now; `ref` is where it comes from in the stack (kept in the document, so the plan shows it). */
   | { kind: "known"; value: unknown; ref?: Ref }
-  | ({ kind: "ref" } & Ref)
+  /** `load`: reads the root's value while the program runs, when a function needs it (an invoke). */
+  | ({ kind: "ref"; load?: () => Promise<unknown> } & Ref)
   | { kind: "template"; parts: unknown[] }
   | { kind: "list"; items: unknown[] }
   | { kind: "secret"; inner: Output<unknown> }
@@ -96,7 +100,7 @@ function child(expr: Expr, key: string): Expr {
       };
     }
     case "ref":
-      return { kind: "ref", root: expr.root, path: [...expr.path, step(key)] };
+      return { ...expr, path: [...expr.path, step(key)] };
     case "list": {
       const item = /^(0|[1-9]\d*)$/.test(key) ? expr.items[Number(key)] : undefined;
       return exprOf(output(item));
@@ -185,24 +189,6 @@ export function onUnknownApply(hook: (o: Output<unknown>) => Output<unknown> | u
   unknownApply = hook;
 }
 
-/** Whether a value holds a Promise or a pending output (deeply). */
-export function hasPending(v: unknown): boolean {
-  if (isOutput(v)) {
-    const e = exprOf(v);
-    if (e.kind === "pending") return true;
-    if (e.kind === "known") return hasPending(e.value);
-    if (e.kind === "list") return hasPending(e.items);
-    if (e.kind === "template") return hasPending(e.parts);
-    if (e.kind === "secret" || e.kind === "json") return hasPending(e.inner);
-    return false;
-  }
-  if (isPromise(v)) return true;
-  if (Array.isArray(v)) return v.some(hasPending);
-  if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype)
-    return Object.values(v).some(hasPending);
-  return false;
-}
-
 function applyNow<T, U>(self: Output<T>, fn: (value: T) => U | Output<U> | Promise<U>): Output<U> {
   const e = exprOf(self);
   const known = knownDeep(self);
@@ -210,6 +196,12 @@ function applyNow<T, U>(self: Output<T>, fn: (value: T) => U | Output<U> | Promi
     return make<U>({
       kind: "pending",
       promise: settled(self).then((o) => applyNow(o as Output<T>, fn) as Output<unknown>),
+    });
+  }
+  if (!known && hasLoad(self)) {
+    return make<U>({
+      kind: "pending",
+      promise: loaded(self).then((o) => applyNow(o as Output<T>, fn) as Output<unknown>),
     });
   }
   if (!known) {
@@ -262,6 +254,12 @@ export function knownOutput<T>(value: unknown, root: string, path: string[] = []
 /** An output made from an expression (./invokes.ts, ./context.ts). */
 export function outputOf<T>(expr: Expr): Output<T> {
   return make<T>(expr);
+}
+
+/** An output referring to `root` (an invoke of the stack) whose value `load` reads when a function needs it. */
+export function loadableOutput<T>(root: string, load: () => Promise<unknown>): Output<T> {
+  let value: Promise<unknown> | undefined;
+  return make<T>({ kind: "ref", root, path: [], load: () => (value ??= load()) });
 }
 
 /** An output referring to `root` (a resource or a variable of the stack) and a path into it. */
@@ -349,39 +347,6 @@ export function encode(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = encode(v);
     return out;
-  }
-  return value;
-}
-
-/** `value` with every Promise and pending output in it settled (deeply), so `encode` can take it. */
-export async function settled(value: unknown): Promise<unknown> {
-  if (isPromise(value)) return settled(await value);
-  if (isOutput(value)) {
-    const e = exprOf(value);
-    if (e.kind === "pending") return settled(await e.promise);
-    if (e.kind === "secret")
-      return make({
-        kind: "secret",
-        inner: (await settled(e.inner)) as Output<unknown>,
-      });
-    if (e.kind === "list")
-      return make({
-        kind: "list",
-        items: (await settled(e.items)) as unknown[],
-      });
-    if (e.kind === "template")
-      return make({
-        kind: "template",
-        parts: (await settled(e.parts)) as unknown[],
-      });
-    if (e.kind === "json") return make({ kind: "json", inner: await settled(e.inner) });
-    if (e.kind === "known" && hasPending(e.value)) return make({ ...e, value: await settled(e.value) });
-    return value;
-  }
-  if (Array.isArray(value)) return Promise.all(value.map(settled));
-  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await settled(v)] as const));
-    return Object.fromEntries(entries);
   }
   return value;
 }

@@ -113,10 +113,21 @@ async function importProgram(file: string, work: ProgramWork, b: ProgramBuilder)
 
 /** Why a direct read may not call the cloud: the command does not (validate, graph), or the inputs
  *  given have errors (the run fails, with them reported, and a bad input makes no call). */
-function readRefusal(token: string, opts: ProgramOptions): { summary: string; detail: string } | undefined {
+function readRefusal(
+  token: string,
+  opts: ProgramOptions,
+  read: ReadonlySet<string>,
+): { summary: string; detail: string } | undefined {
   const fn = token.slice(token.lastIndexOf(":") + 1);
   if (opts.offline !== undefined) return { summary: `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`, detail: `Use ${fn}Output (read at plan time), or run plan.` };
   if (hasErrors(opts.inputs?.problems ?? [])) return { summary: `${fn} reads the cloud at once; it does not while the --var and --var-file errors stand`, detail: "Fix those errors and run the command again." };
+  // A --var the program has not read (yet) may be an unknown input, an error: no call before it is read.
+  const unread = [...new Set(opts.inputs?.vars.map((v) => v.name) ?? [])].filter((n) => !read.has(n));
+  if (unread.length) {
+    const given = `--var ${unread.join(", --var ")} ${unread.length === 1 ? "is" : "are"} given`;
+    const detail = "Read every --var with Config before the read, or remove the --var the program does not read.";
+    return { summary: `${fn} reads the cloud at once; it does not while ${given} and not read by the program`, detail };
+  }
   return undefined;
 }
 
@@ -140,7 +151,7 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
     if (b.refusedLate(token.slice(token.lastIndexOf(":") + 1), site)) return new Promise<never>(() => {});
     const driver = functionDriver(token)!;
     const fail = (summary: string, detail?: string) => new UserError(b.errorAt(site, summary, detail));
-    const refused = readRefusal(token, opts);
+    const refused = readRefusal(token, opts, new Set(Object.keys(b.inputs)));
     if (refused) {
       const d = b.errorAt(site, refused.summary, refused.detail);
       b.diagnostics.push(d);
