@@ -1,6 +1,28 @@
 // Outputs waiting on something the program can wait for: Promises and pending outputs (settled
 // before the stack document is made), and invoke results read when a function needs them.
-import { exprOf, isOutput, type Output, outputOf } from "./output.js";
+// ./output.ts gives this module its primitives (registerOutputs) when it loads: it imports this
+// module, and an import back would close a loop.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Output<T> = { readonly __output?: T } & object;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyExpr = any;
+
+interface OutputPrimitives {
+  isOutput(v: unknown): v is Output<unknown>;
+  exprOf(o: Output<unknown>): AnyExpr;
+  outputOf(expr: AnyExpr): Output<unknown>;
+}
+
+let prims: OutputPrimitives | undefined;
+
+/** Called once by ./output.ts with its primitives. */
+export function registerOutputs(p: OutputPrimitives): void {
+  prims = p;
+}
+
+const isOutput = (v: unknown): v is Output<unknown> => prims!.isOutput(v);
+const exprOf = (o: Output<unknown>): AnyExpr => prims!.exprOf(o);
+const outputOf = (expr: AnyExpr): Output<unknown> => prims!.outputOf(expr);
 
 const isPromise = (v: unknown): v is Promise<unknown> =>
   typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";

@@ -6,7 +6,7 @@
 // pending (a Promise, an invoke being read): the program's stack document is made once every
 // pending output it used has settled (./context.ts).
 import { escapeLiteral, formatReference, type Accessor } from "../config/expressions.js";
-import { hasLoad, hasPending, loaded, settled } from "./output-settle.js";
+import { hasLoad, hasPending, loaded, registerOutputs, settled } from "./output-settle.js";
 
 export { hasPending, settled } from "./output-settle.js";
 
@@ -350,3 +350,5 @@ export function encode(value: unknown): unknown {
   }
   return value;
 }
+
+registerOutputs({ isOutput, exprOf, outputOf: (expr) => outputOf(expr) });
