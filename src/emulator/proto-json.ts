@@ -84,7 +84,7 @@ const TYPE_NAMES: Record<FieldType["t"], string> = {
 };
 
 function badValue(path: string, f: FieldType, raw: unknown): never {
-  throw invalidArgument(`Invalid value at '${path}' (${TYPE_NAMES[f.t]}), ${JSON.stringify(raw)}`, path);
+  throw invalidArgument(`Invalid value at '${path}' (${TYPE_NAMES[f.t]}), ${shown(raw)}`, path);
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]|[A-Za-z0-9_-])*={0,2}$/;
@@ -96,6 +96,15 @@ export function base64Bytes(s: string): Buffer | undefined {
   if (body.length % 4 === 1 || (/[+/]/.test(body) && /[-_]/.test(body))) return undefined;
   if (s.length !== body.length && s.length % 4 !== 0) return undefined;
   return Buffer.from(body.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+}
+
+/** A value as an error message quotes it: a scalar as JSON, a list or an object by its kind only
+ *  (a body of 200,000 nested lists has no JSON text that fits a message, or a stack). */
+function shown(raw: unknown): string {
+  if (Array.isArray(raw)) return "[…]";
+  if (raw !== null && typeof raw === "object") return "{…}";
+  const text = JSON.stringify(raw) ?? String(raw);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function scalar(f: FieldType, raw: unknown, path: string): unknown {
@@ -134,7 +143,7 @@ function value(field: Field, raw: unknown, path: string): unknown {
 export function parseMessage(raw: unknown, m: Message, path = ""): Record<string, unknown> {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     if (path === "") throw invalidArgument("Invalid JSON payload received. The request body must be a JSON object.");
-    throw invalidArgument(`Invalid value at '${path}' (TYPE_MESSAGE), ${JSON.stringify(raw)}`, path);
+    throw invalidArgument(`Invalid value at '${path}' (TYPE_MESSAGE), ${shown(raw)}`, path);
   }
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(raw as Record<string, unknown>)) {
