@@ -21,6 +21,7 @@ import {
   VALID_VERSIONS,
 } from "./policy.js";
 import {
+  checkQuery,
   GET_IAM_POLICY_REQUEST,
   type Message,
   parseBody,
@@ -80,6 +81,7 @@ export function handleApi(ctx: EmulatorContext, req: ApiRequest): Reply | Promis
   const authorization = headerValue(req.headers.authorization);
   authorize(project, authorization, route.permission || route.method, route.name, access(route.verb));
   const dialect = DIALECTS[route.kind];
+  checkQuery(req.query, queryParameters(route.verb, dialect));
   switch (route.verb) {
     case "get": {
       const obj = store.find(route.kind, route.project, route.location, route.id) as FederationObject | undefined;
@@ -102,6 +104,12 @@ export function handleApi(ctx: EmulatorContext, req: ApiRequest): Reply | Promis
       return ok(JSON.stringify(held.length > 0 ? { permissions: held } : {}));
     }
   }
+}
+
+/** The query parameters of a method beyond the system ones (its discovery document's). */
+function queryParameters(verb: EmulatorVerb, dialect: IamDialect): readonly string[] {
+  if (verb === "getIamPolicy") return ["options.requestedPolicyVersion", "options.requested_policy_version"];
+  return verb === "testIamPermissions" && dialect.permissionsInQuery ? ["permissions"] : [];
 }
 
 function permissionsFromQuery(req: ApiRequest): string[] {

@@ -183,3 +183,23 @@ export function parseJsonBody(body: Buffer | undefined): Record<string, unknown>
 export function parseBody(body: Buffer | undefined, m: Message): Record<string, unknown> {
   return parseMessage(parseJsonBody(body), m);
 }
+
+/** Google's system parameters (the discovery documents' top-level `parameters`), which every
+ *  method takes, and the `$`-prefixed spellings Google's client libraries send. */
+const SYSTEM_PARAMETERS = new Set(
+  ["$.xgafv", "access_token", "alt", "callback", "fields", "key", "oauth_token", "prettyPrint", "quotaUser"]
+    .concat(["upload_protocol", "uploadType"])
+    .flatMap((p) => [p, `$${p}`]),
+);
+
+/** Refuses a query parameter that is neither a system parameter nor one of the method's own. */
+export function checkQuery(query: URLSearchParams | undefined, own: readonly string[]): void {
+  for (const name of query?.keys() ?? []) {
+    if (SYSTEM_PARAMETERS.has(name) || own.includes(name)) continue;
+    throw invalidArgument(
+      `Invalid JSON payload received. Unknown name "${name}": Cannot bind query parameter. ` +
+        `Field '${name}' could not be found in request message.`,
+      name,
+    );
+  }
+}

@@ -131,4 +131,16 @@ describe("proto3 JSON as Google's front end parses it", () => {
     const fed = await get(`/v1alpha/${FED}?fields=name,labels`);
     expect(Object.keys(fed.json).sort()).toEqual(["labels", "name"]);
   });
+
+  it("refuses a query parameter the method does not have, as Google's front end does", async () => {
+    const r = await get(`/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=3&foo=1`);
+    expectEnvelope(r, 400, "INVALID_ARGUMENT");
+    expect(r.json.error.message).toContain('Unknown name "foo": Cannot bind query parameter.');
+    // gkebackup v1 takes the permissions in the body only.
+    const inQuery = await post(`/v1/${RP}:testIamPermissions?permissions=gkebackup.restorePlans.get`);
+    expectEnvelope(inQuery, 400, "INVALID_ARGUMENT");
+    // System parameters are every method's.
+    const system = "fields=etag&prettyPrint=false&alt=json&quotaUser=q&key=k&%24.xgafv=2";
+    expect((await get(`/v1/${RP}:getIamPolicy?${system}`)).status).toBe(200);
+  });
 });
