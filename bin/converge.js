@@ -13,7 +13,7 @@ if (!existsSync(fileURLToPath(entry))) {
 // commander's output for it: the text and a newline, exit 0.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  const { versionText } = await import("../dist/version.js");
+  const { versionText } = await import("../dist/base/version.js");
   process.stdout.write(`${versionText()}\n`);
 } else {
   await import(entry.href);

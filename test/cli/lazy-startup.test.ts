@@ -34,6 +34,7 @@ function packagesLoaded(name: string, args: string[]): { status: number | null; 
   const env: NodeJS.ProcessEnv = { ...process.env, CONVERGE_TEST_LOAD_LOG: log, NO_COLOR: "1" };
   delete env.CLOUDNATIVE_EMULATOR_HOST;
   const r = spawnSync(process.execPath, ["--import", RECORDER, join(REPO, "bin", "converge.js"), ...args], { cwd: dir, env, encoding: "utf8" });
+  if (r.status !== 0) process.stderr.write(`converge ${args.join(" ")} exited ${r.status}:\n${r.stderr}\n`);
   const packages = new Set<string>();
   const files = readFileSync(log, "utf8").split("\n").map((l) => l.replaceAll("\\", "/"));
   for (const line of files) {
