@@ -10,7 +10,18 @@ import { UserError } from "../diagnostics/diagnostic.js";
 import type { ApplyResult } from "../apply/executor.js";
 import type { Plan } from "../generated/schemas.js";
 import { openStackFile, type PlanRequest, sessionOf, type StackSession } from "../engine/session.js";
-import { applyMade, type Controls, type Hooks, importGrant, type Outcome, planAndApply, preview, refresh, type ShownPlan, type Stopped } from "../engine/operations.js";
+import {
+  applyMade,
+  type Controls,
+  type Hooks,
+  importGrant,
+  type Outcome,
+  planAndApply,
+  preview,
+  refresh,
+  type ShownPlan,
+  type Stopped,
+} from "../engine/operations.js";
 import type { Emit } from "../contracts/events.js";
 import type { GivenInputs } from "../config/inputs.js";
 import type { BackendType } from "../state/factory.js";
@@ -60,7 +71,6 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
-
 /** Controls of an operation stopped by the caller's AbortSignal. */
 function controlsOf(signal: AbortSignal | undefined, lockTimeoutMs: number | undefined): Controls {
   const stopped = (): Stopped => (signal?.aborted ? "signal" : false);
@@ -72,7 +82,7 @@ function controlsOf(signal: AbortSignal | undefined, lockTimeoutMs: number | und
 }
 
 /** What an operation that may apply returns: its ApplyResult, or the errors that stopped it. */
-function resultOf(outcome: Outcome, state: () => Promise<ApplyResult["state"]>): Promise<ApplyResult> | ApplyResult {
+async function resultOf(outcome: Outcome, state: () => Promise<ApplyResult["state"]>): Promise<ApplyResult> {
   switch (outcome.kind) {
     case "applied":
       return outcome.result;
@@ -81,9 +91,8 @@ function resultOf(outcome: Outcome, state: () => Promise<ApplyResult["state"]>):
     case "cancelled":
       throw new UserError({ severity: "error", summary: "the apply was not approved: nothing was changed" });
     case "stopped":
-      return state().then((s) => ({ state: s, failed: [], skipped: [], interrupted: true }));
     case "unchanged":
-      return state().then((s) => ({ state: s, failed: [], skipped: [], interrupted: false }));
+      return { state: await state(), failed: [], skipped: [], interrupted: outcome.kind === "stopped" };
   }
 }
 
@@ -102,7 +111,8 @@ export class Stack {
   }
 
   private static async made(session: StackSession, opts: StackOptions): Promise<Stack> {
-    if (opts.createWorkspace && !(await session.workspaces.exists(session.workspace))) await session.workspaces.create(session.workspace);
+    if (opts.createWorkspace && !(await session.workspaces.exists(session.workspace)))
+      await session.workspaces.create(session.workspace);
     return new Stack(session, opts);
   }
 
@@ -112,7 +122,12 @@ export class Stack {
     const caller = opts.caller ?? callSiteIn(undefined)?.file ?? resolve("inline.ts");
     const dir = resolve(opts.dir ?? ".");
     const state = opts.state ?? join(dir, "state", `${name}.json`);
-    const loadOpts = { strict: opts.strict === true, state, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}), ...(opts.inputs ? { inputs: opts.inputs } : {}) };
+    const loadOpts = {
+      strict: opts.strict === true,
+      state,
+      ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}),
+      ...(opts.inputs ? { inputs: opts.inputs } : {}),
+    };
     const loaded = await loadProgram(seedsIn(program, dir), caller, name, loadOpts);
     return Stack.made(sessionOf(loaded, { ...requestOf(opts), state }), opts);
   }
@@ -129,7 +144,12 @@ export class Stack {
   /** Plans (holding no lock, as `converge plan`): the Plan is the value `plan --out` saves, and
    *  nothing stays open once it is made. */
   async plan(o: PlanOptions = {}): Promise<Plan> {
-    const { shown } = await preview(this.session, this.request(o), o.onEvent ? { emit: o.onEvent } : {}, controlsOf(o.signal, undefined));
+    const { shown } = await preview(
+      this.session,
+      this.request(o),
+      o.onEvent ? { emit: o.onEvent } : {},
+      controlsOf(o.signal, undefined),
+    );
     this.made.add(shown.plan);
     return shown.plan;
   }
@@ -138,18 +158,37 @@ export class Stack {
    *  lock, refused when the state changed since, planned again with its options and applied only
    *  when that makes the same grant changes. */
   async apply(plan: Plan, o: ApplyOptions = {}): Promise<ApplyResult> {
-    if (!this.made.has(plan)) throw new UserError({ severity: "error", summary: "apply takes a plan made by this Stack's plan()", detail: "Plan again with stack.plan() and apply that plan." });
+    if (!this.made.has(plan))
+      throw new UserError({
+        severity: "error",
+        summary: "apply takes a plan made by this Stack's plan()",
+        detail: "Plan again with stack.plan() and apply that plan.",
+      });
     if (plan.errored) throw new UserError(plan.diagnostics.filter((d) => d.severity === "error"));
     this.made.delete(plan);
-    const outcome = await applyMade(this.session, { plan, label: "(the plan given to apply)" }, this.request({}), o.onEvent ? { emit: o.onEvent } : {}, controlsOf(o.signal, this.opts.lockTimeoutMs));
+    const outcome = await applyMade(
+      this.session,
+      { plan, label: "(the plan given to apply)" },
+      this.request({}),
+      o.onEvent ? { emit: o.onEvent } : {},
+      controlsOf(o.signal, this.opts.lockTimeoutMs),
+    );
     return resultOf(outcome, () => this.state());
   }
 
   /** Plans and applies under one hold of the state lock (as `converge apply --auto-approve`). */
   async up(o: PlanOptions = {}): Promise<ApplyResult> {
     const approve = o.approve;
-    const hooks: Hooks = { ...(o.onEvent ? { emit: o.onEvent } : {}), ...(approve ? { approve: async (shown: ShownPlan) => approve(shown.plan) } : {}) };
-    const outcome = await planAndApply(this.session, this.request(o), hooks, controlsOf(o.signal, this.opts.lockTimeoutMs));
+    const hooks: Hooks = {
+      ...(o.onEvent ? { emit: o.onEvent } : {}),
+      ...(approve ? { approve: async (shown: ShownPlan) => approve(shown.plan) } : {}),
+    };
+    const outcome = await planAndApply(
+      this.session,
+      this.request(o),
+      hooks,
+      controlsOf(o.signal, this.opts.lockTimeoutMs),
+    );
     return resultOf(outcome, () => this.state());
   }
 
@@ -160,7 +199,12 @@ export class Stack {
 
   /** The state's resources as the live cloud has them (as `converge refresh`); no cloud write. */
   async refresh(o: ApplyOptions = {}): Promise<{ plan: Plan; state: ApplyResult["state"] | undefined }> {
-    const { shown, written } = await refresh(this.session, this.request({}), o.onEvent ? { emit: o.onEvent } : {}, controlsOf(o.signal, this.opts.lockTimeoutMs));
+    const { shown, written } = await refresh(
+      this.session,
+      this.request({}),
+      o.onEvent ? { emit: o.onEvent } : {},
+      controlsOf(o.signal, this.opts.lockTimeoutMs),
+    );
     if (shown.plan.errored) throw new UserError(shown.plan.diagnostics.filter((d) => d.severity === "error"));
     return { plan: shown.plan, state: written };
   }
@@ -174,13 +218,21 @@ export class Stack {
   async outputValues(): Promise<Record<string, { value: unknown; secret: boolean }>> {
     const s = await this.session.store.read();
     const secret = new Set(s?.sensitive_outputs ?? []);
-    return Object.fromEntries(Object.entries(s?.outputs ?? {}).map(([k, value]) => [k, { value, secret: secret.has(k) }]));
+    return Object.fromEntries(
+      Object.entries(s?.outputs ?? {}).map(([k, value]) => [k, { value, secret: secret.has(k) }]),
+    );
   }
 
   /** Adopts the existing grant `id` into the state as the stack's resource `address`. */
   async import(address: string, id: string, o: { onEvent?: Emit } = {}): Promise<{ id: string; serial: number }> {
     const request = { callTimeoutMs: this.opts.callTimeoutMs ?? 120_000, ...(o.onEvent ? { emit: o.onEvent } : {}) };
-    return importGrant(this.session, address, id, request, this.opts.lockTimeoutMs !== undefined ? { lockTimeoutMs: this.opts.lockTimeoutMs } : {});
+    return importGrant(
+      this.session,
+      address,
+      id,
+      request,
+      this.opts.lockTimeoutMs !== undefined ? { lockTimeoutMs: this.opts.lockTimeoutMs } : {},
+    );
   }
 
   private async state(): Promise<ApplyResult["state"]> {
@@ -205,13 +257,26 @@ export class Stack {
 function seedsIn(program: Program, dir: string): Program {
   return (s) => {
     let provider = s.provider;
-    const set = (p: typeof provider) => (p && typeof p.seed === "string" && !isAbsolute(p.seed) ? { ...p, seed: resolve(dir, p.seed) } : p);
-    Object.defineProperty(s, "provider", { configurable: true, enumerable: true, get: () => provider, set: (p: typeof provider) => (provider = set(p)) });
+    const set = (p: typeof provider) =>
+      p && typeof p.seed === "string" && !isAbsolute(p.seed) ? { ...p, seed: resolve(dir, p.seed) } : p;
+    Object.defineProperty(s, "provider", {
+      configurable: true,
+      enumerable: true,
+      get: () => provider,
+      set: (p: typeof provider) => (provider = set(p)),
+    });
     provider = set(provider);
     return program(s);
   };
 }
 
 function requestOf(o: StackOptions) {
-  return { ...(o.state !== undefined ? { state: o.state } : {}), ...(o.backend !== undefined ? { backend: o.backend } : {}), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}), strict: o.strict === true, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}), ...(o.inputs ? { inputs: o.inputs } : {}) };
+  return {
+    ...(o.state !== undefined ? { state: o.state } : {}),
+    ...(o.backend !== undefined ? { backend: o.backend } : {}),
+    ...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
+    strict: o.strict === true,
+    ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}),
+    ...(o.inputs ? { inputs: o.inputs } : {}),
+  };
 }

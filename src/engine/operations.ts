@@ -41,7 +41,7 @@ export interface ShownPlan {
   /** Diagnostics of the planning (the plan's own list also has the loading warnings). */
   diagnostics: Diagnostic[];
   /** The state the plan was made from, secrets redacted (undefined: none yet). */
-  state: State | undefined;
+  state(): State | undefined;
   /** Each policy the apply writes, before and after (read from the cloud while planning), secrets
    *  redacted: what `details` at a prompt shows. Computed when asked. */
   policies(): PlannedPolicy[];
@@ -87,6 +87,12 @@ const unstopped: Required<Pick<Controls, "planning">>["planning"] = async (run) 
   stopped: false,
 });
 
+/** The planning step of every operation: the stack planned as the front end stops it. */
+function planPhase(session: StackSession, request: PlanRequest, hooks: Hooks, controls: Controls) {
+  const planning = controls.planning ?? unstopped;
+  return planning((signal) => planStack(session, request, hooks.emit ?? noEmit, signal));
+}
+
 function shownOf(planned: PlannedStack): ShownPlan {
   const { plan, live, secrets } = planned;
   const policies = () =>
@@ -98,7 +104,8 @@ function shownOf(planned: PlannedStack): ShownPlan {
   return {
     plan,
     diagnostics: planned.diagnostics,
-    state: planned.prior ? redactState(planned.prior) : undefined,
+    // Redacted when asked (a walk of the whole state): only a view that shows it asks.
+    state: () => (planned.prior ? redactState(planned.prior) : undefined),
     policies,
   };
 }
@@ -110,10 +117,7 @@ export async function preview(
   hooks: Hooks = {},
   controls: Controls = {},
 ): Promise<{ shown: ShownPlan; stopped: Stopped }> {
-  const planning = controls.planning ?? unstopped;
-  const { value: planned, stopped } = await planning((signal) =>
-    planStack(session, request, hooks.emit ?? noEmit, signal),
-  );
+  const { value: planned, stopped } = await planPhase(session, request, hooks, controls);
   await planned.close();
   return { shown: shownOf(planned), stopped };
 }
@@ -126,10 +130,7 @@ export function planAndApply(
   controls: Controls = {},
 ): Promise<Outcome> {
   return withStateLock(session.store, request.destroy ? "destroy" : "apply", controls.lockTimeoutMs, async () => {
-    const planning = controls.planning ?? unstopped;
-    const { value: planned, stopped } = await planning((signal) =>
-      planStack(session, request, hooks.emit ?? noEmit, signal),
-    );
+    const { value: planned, stopped } = await planPhase(session, request, hooks, controls);
     try {
       if (stopped) return { kind: "stopped", how: stopped };
       const shown = shownOf(planned);
@@ -181,10 +182,7 @@ export function applyMade(
     checkNotStale(saved, label, await session.store.read());
     const { destroy, refresh, targets, replace } = saved.options;
     const full: PlanRequest = { ...request, destroy, refresh, targets, replace };
-    const planning = controls.planning ?? unstopped;
-    const { value: planned, stopped } = await planning((signal) =>
-      planStack(session, full, hooks.emit ?? noEmit, signal),
-    );
+    const { value: planned, stopped } = await planPhase(session, full, hooks, controls);
     try {
       if (stopped) return { kind: "stopped", how: stopped };
       if (planned.plan.errored) {
@@ -242,10 +240,7 @@ export function refresh(
 ): Promise<{ shown: ShownPlan; stopped: Stopped; written?: State }> {
   return withStateLock(session.store, "refresh", controls.lockTimeoutMs, async () => {
     const full: PlanRequest = { ...request, refresh: true, destroy: false, targets: [], replace: [] };
-    const planning = controls.planning ?? unstopped;
-    const { value: planned, stopped } = await planning((signal) =>
-      planStack(session, full, hooks.emit ?? noEmit, signal),
-    );
+    const { value: planned, stopped } = await planPhase(session, full, hooks, controls);
     await planned.close();
     const shown = shownOf(planned);
     if (stopped || planned.plan.errored) return { shown, stopped };

@@ -1,19 +1,25 @@
 // `state rm` and `state mv`: edits of the state alone (never the cloud), each under the state lock
 // with a compare-and-swap write, for every front end.
 import { isAddress } from "../config/addresses.js";
-import { UserError } from "../diagnostics/diagnostic.js";
+import { error, UserError } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
 import { type StateStore, versionOf } from "../state/index.js";
 import { withStateLock } from "./session.js";
 
-async function stateOf(store: StateStore): Promise<State> {
-  const s = await store.read();
-  if (!s)
-    throw new UserError({
-      severity: "error",
-      summary: `no state at ${store.describe()}`,
+/** What a command that needs a state says when there is none. */
+export function noStateError(store: StateStore): UserError {
+  return new UserError(
+    error(`no state at ${store.describe()}`, {
+      code: "state/none",
       detail: "Run converge apply or converge import first.",
-    });
+    }),
+  );
+}
+
+/** The state of `store`; a user error when there is none yet. */
+export async function existingState(store: StateStore): Promise<State> {
+  const s = await store.read();
+  if (!s) throw noStateError(store);
   return s;
 }
 
@@ -24,7 +30,7 @@ export function forgetResources(
   lockTimeoutMs?: number,
 ): Promise<State> {
   return withStateLock(store, "state rm", lockTimeoutMs, async () => {
-    const s = await stateOf(store);
+    const s = await existingState(store);
     const read = versionOf(s);
     const missing = addresses.filter((a) => !s.resources.some((r) => r.address === a));
     if (missing.length)
@@ -48,7 +54,7 @@ export function renameResource(store: StateStore, from: string, to: string, lock
     });
   }
   return withStateLock(store, "state mv", lockTimeoutMs, async () => {
-    const s = await stateOf(store);
+    const s = await existingState(store);
     const read = versionOf(s);
     const r = s.resources.find((x) => x.address === from);
     if (!r) throw new UserError({ severity: "error", summary: `${from} is not in the state` });

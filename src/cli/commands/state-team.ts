@@ -1,6 +1,7 @@
 // The state commands of team state (issue 17): `state history`, `state pull`, `state push` and
 // `state claims`. History and claims are optional capabilities of a backend: the local file
 // keeps neither, and says so.
+import { noStateError } from "../../engine/state-edits.js";
 import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../../fs/input-file.js";
 import type { Command } from "commander";
 import { error, UserError } from "../../diagnostics/diagnostic.js";
@@ -40,7 +41,7 @@ export async function stateAt(store: StateStore, serial: number | undefined): Pr
   const current = await store.read();
   if (serial === undefined || current?.serial === serial) {
     if (current) return current;
-    throw new UserError(error(`no state at ${store.describe()}`, { code: "state/none", detail: "Run converge apply or converge import first." }));
+    throw noStateError(store);
   }
   if (!store.version) throw new UserError(error(`serial ${serial} is not the current state (${current ? `serial ${current.serial}` : "no state yet"}) of ${store.describe()}`, { code: "state/no-history", detail: noHistory(store.describe()) }));
   const old = await store.version(serial);

@@ -2,8 +2,7 @@ import type { Command } from "commander";
 import { redactState } from "../../config/redact.js";
 import { UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
-import type { StateStore } from "../../state/index.js";
-import { forgetResources, renameResource } from "../../engine/state-edits.js";
+import { existingState, forgetResources, renameResource } from "../../engine/state-edits.js";
 import {
   action,
   backendOption,
@@ -32,11 +31,6 @@ interface StateCliOptions {
   lockTimeout?: string;
 }
 
-async function readOrFail(store: StateStore) {
-  const s = await store.read();
-  if (!s) throw new UserError({ severity: "error", summary: `no state at ${store.describe()}`, detail: "Run converge apply or converge import first." });
-  return s;
-}
 
 function common(cmd: Command): Command {
   return cmd
@@ -50,7 +44,7 @@ function common(cmd: Command): Command {
 
 async function showResource(address: string, o: StateCliOptions): Promise<void> {
   const store = await stateStoreOf(o);
-  const s = redactState(await readOrFail(store));
+  const s = redactState(await existingState(store));
   const r = s.resources.find((x) => x.address === address);
   const pending = await store.pendingIntents();
   if (!r) {

@@ -11,6 +11,12 @@ const HANGING = 4;
 /** Below this, folding leaves too little on a line to read: lines are left to the terminal. */
 const NARROWEST = 20;
 
+/** The first character after the spaces at `i`. */
+function nextWord(text: string, i: number): string | undefined {
+  while (text[i] === " ") i++;
+  return text[i];
+}
+
 /** The places a line may be broken: spaces outside double quotes, past its indentation, and not
  *  beside an "=" (an attribute's name stays with its value). */
 function breaks(text: string, from: number): number[] {
@@ -20,7 +26,7 @@ function breaks(text: string, from: number): number[] {
     const c = text[i];
     if (quoted && c === "\\") i++;
     else if (c === '"') quoted = !quoted;
-    else if (c === " " && !quoted && text[i - 1] !== " " && text[i - 1] !== "=" && !/^ *=/.test(text.slice(i, i + 40)))
+    else if (c === " " && !quoted && text[i - 1] !== " " && text[i - 1] !== "=" && nextWord(text, i) !== "=")
       at.push(i);
   }
   return at;
