@@ -150,7 +150,7 @@ function outputsNow(plan: Plan, scope: Scope, state: State): Record<string, unkn
   const outputs: Record<string, unknown> = Object.create(null); // any name, __proto__ too
   const config = plan.configuration?.outputs;
   for (const [name, oc] of Object.entries(plan.output_changes)) {
-    if (oc.actions[0] === "delete") continue;
+    if (oc.action === "delete") continue;
     const raw = config && Object.hasOwn(config, name) ? config[name] : undefined;
     const diags: Diagnostic[] = [];
     const v = raw === undefined ? oc.after : resolveValue(raw, ["outputs", name], scope, undefined, diags);

@@ -14,7 +14,7 @@ export interface Node {
 }
 
 export function nodeKey(c: ResourceChange): string {
-  return `${c.address}\u0000${c.change.actions.join(",")}\u0000${c.type}`;
+  return `${c.address}\u0000${c.change.action}\u0000${c.type}`;
 }
 
 function stepAction(c: ResourceChange): StepAction {

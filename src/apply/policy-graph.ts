@@ -35,7 +35,7 @@ const nameOf = (v: unknown): string | undefined => {
 function plannedKeys(n: Node): string[] {
   const c = n.change;
   const d = c.mode === "managed" ? resourceDriver(c.type) : undefined;
-  if (!d || n.action === "no-op" || (n.action === "import" && c.change.actions[0] === "no-op")) return [];
+  if (!d || n.action === "no-op" || (n.action === "import" && c.change.action === "no-op")) return [];
   const before = nameOf(c.change.before);
   if (n.action === "delete") return before ? [`${d.kind} ${before}`] : [];
   if (!c.policy) return [`? ${nodeKey(c)}`];

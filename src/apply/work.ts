@@ -151,7 +151,7 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
   // What revoking the prior grant takes away: nothing of a grant converge adopted (it was there
   // before converge), nothing another resource of this plan holds.
   const revoke = (from: IamInputs) => (c.before_adopted ? [] : w.held.guard(d.kind, from.name, d.modifications(from, undefined)));
-  if (n.action === "no-op" || (n.action === "import" && c.change.actions[0] === "no-op")) {
+  if (n.action === "no-op" || (n.action === "import" && c.change.action === "no-op")) {
     if (desired) record(desired, { etag: String(((c.change.before ?? {}) as Obj).etag ?? "") });
     n.status = "done";
     return [];

@@ -10,13 +10,11 @@ import { redactText } from "../config/redact.js";
 /** Pulumi's names of what happens to a resource. */
 export type OpType = "same" | "create" | "update" | "delete" | "replace" | "import" | "read";
 
-/** The operation type of a change, by its Terraform-style actions. */
+/** The operation type of a change, by its action. */
 function opOf(c: ResourceChange): OpType {
-  const [first, second] = c.change.actions;
+  const a = c.change.action;
   if (c.change.importing) return "import";
-  if (second) return "replace";
-  if (first === "no-op") return "same";
-  return first;
+  return a === "no-op" ? "same" : a;
 }
 
 /** How many resources of the plan each operation type touches. */

@@ -38,7 +38,7 @@ export function diagnosticBody(d: TfDiagnostic): UiBody {
 export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[] {
   const out: UiBody[] = [];
   for (const d of plan.resource_drift) {
-    const action = d.change.actions[0] === "delete" ? "delete" : "update";
+    const action = d.change.action === "delete" ? "delete" : "update";
     out.push({ type: "resource_drift", change: { resource: uiResource(d.address, d.type), action }, message: `${d.address}: Drift detected (${action})` });
   }
   for (const c of plan.resource_changes) {
@@ -67,7 +67,7 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
   });
   const outputs = Object.entries(plan.output_changes);
   if (outputs.length) {
-    const actions = Object.fromEntries(outputs.map(([k, c]) => [k, { sensitive: c.after_sensitive === true, action: c.actions[0] === "no-op" ? ("noop" as const) : c.actions[0] === "create" ? ("create" as const) : c.actions[0] === "delete" ? ("delete" as const) : ("update" as const) }]));
+    const actions = Object.fromEntries(outputs.map(([k, c]) => [k, { sensitive: c.after_sensitive === true, action: c.action === "no-op" ? ("noop" as const) : c.action === "create" ? ("create" as const) : c.action === "delete" ? ("delete" as const) : ("update" as const) }]));
     out.push({ type: "outputs", outputs: actions, message: `Outputs: ${outputs.length}` });
   }
   return out;

@@ -1,20 +1,27 @@
-// The one internal notion of an action: what a change stands for, for rendering, counting and
-// executing. Terraform's `actions[]` pairs are the plan data's spelling; everything that needs
-// "the action" of a change asks here.
-import type { Plan, ResourceChange } from "../generated/schemas.js";
+// The one notion of an action: a plan stores one `Action` per change (schemas/plan.schema.json);
+// Terraform's `actions[]` pairs exist only in Terraform's plan JSON (../plan/terraform-json.ts).
+// Everything that renders, counts or executes a change asks here what it stands for.
+import type { Action, Plan, ResourceChange, TfAction } from "../generated/schemas.js";
 
-/** The single action a change stands for. */
-export type Action = "create" | "update" | "replace" | "delete" | "read" | "import" | "import-update" | "no-op";
+export type { Action };
 
-export function displayAction(c: ResourceChange): Action {
-  const a = c.change.actions;
-  if (c.change.importing) return a[0] === "update" ? "import-update" : "import";
-  if (a.length === 2) return "replace";
-  return a[0] as Action;
+/** What a change stands for where an import is its own kind of step: the stored action, with an
+ *  import shown as one ("import", or "import-update" when the import also changes the policy). */
+export type ShownAction = Action | "import" | "import-update";
+
+export function displayAction(c: ResourceChange): ShownAction {
+  const a = c.change.action;
+  if (c.change.importing) return a === "update" ? "import-update" : "import";
+  return a;
 }
 
 export function isNoOp(c: ResourceChange): boolean {
-  return c.change.actions.length === 1 && c.change.actions[0] === "no-op";
+  return c.change.action === "no-op";
+}
+
+/** Terraform's `actions[]` for an action: a replacement creates first, then deletes. */
+export function terraformActions(a: Action): [TfAction] | [TfAction, TfAction] {
+  return a === "replace" ? ["create", "delete"] : [a];
 }
 
 export function planCounts(p: Plan): { import: number; add: number; change: number; destroy: number } {

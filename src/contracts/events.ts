@@ -1,11 +1,11 @@
 // The engine never renders: it emits these typed events; ink views and the JSON renderer
 // subscribe.
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Action } from "./actions.js";
+import type { ShownAction } from "./actions.js";
 
-/** A step's action: the one Action union (src/contracts/actions.ts); an import that also updates is
+/** A step's action: the one action of a change as shown (src/contracts/actions.ts); an import that also updates is
  *  reported as its import. */
-export type StepAction = Exclude<Action, "import-update">;
+export type StepAction = Exclude<ShownAction, "import-update">;
 
 export type EngineEvent =
   /** resources: the state resources this read of a policy refreshes (none for a policy only new

@@ -13,8 +13,7 @@ import { pushAll } from "../base/arrays.js";
 export function planClaims(plan: Plan): ResourceClaim[] {
   const out: ResourceClaim[] = [];
   for (const c of plan.resource_changes) {
-    const a = c.change.actions;
-    if (c.mode !== "managed" || c.config || !c.change.after || (a.length === 1 && a[0] === "delete")) continue;
+    if (c.mode !== "managed" || c.config || !c.change.after || c.change.action === "delete") continue;
     pushAll(out, claimsOfValue(c.type, c.address, c.change.after, c.change.after_sensitive));
   }
   return out;

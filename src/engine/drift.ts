@@ -32,7 +32,7 @@ export interface DriftReport {
 function stackClaimsOf(plan: Plan): ResourceClaim[] {
   const out: ResourceClaim[] = [];
   for (const rc of plan.resource_changes) {
-    if (rc.mode !== "managed" || rc.change.actions.includes("delete")) continue;
+    if (rc.mode !== "managed" || rc.change.action === "delete" || rc.change.action === "replace") continue;
     pushAll(out, claimsOfValue(rc.type, rc.address, rc.change.after));
   }
   return out;

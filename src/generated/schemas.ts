@@ -38,7 +38,10 @@ export type UiChangeAction =
  * The value's type as cty serialises it: "string", "number", "bool", "dynamic" (null), ["tuple", [types]] or ["object", {name: type}].
  */
 export type TfCtyType = ("string" | "number" | "bool" | "dynamic") | unknown[];
-export type TfAction = "no-op" | "create" | "read" | "update" | "delete";
+/**
+ * What a change does, one action per change. A replacement creates the new before it deletes the old; Terraform's actions[] pair (["create", "delete"]) is made from it only in Terraform's plan JSON.
+ */
+export type Action = "no-op" | "create" | "read" | "update" | "replace" | "delete";
 /**
  * A binding created over members its role already has outside converge: it takes them over (they stay), and destroying it revokes them.
  */
@@ -61,6 +64,10 @@ export type StackResource = {
   properties: Record<string, unknown>;
   options?: ResourceOptions;
 };
+/**
+ * Terraform's action names; a replacement is the pair ["create","delete"].
+ */
+export type TfAction = "no-op" | "create" | "read" | "update" | "delete";
 
 export interface AllSchemas {
   "emulator-seed.schema.json"?: EmulatorWorld;
@@ -99,7 +106,7 @@ export interface AllSchemas {
   "plan.schema.json#GuardrailReport"?: GuardrailReport;
   "plan.schema.json#GuardrailRule"?: GuardrailRule;
   "plan.schema.json#GuardrailResult"?: GuardrailResult;
-  "plan.schema.json#Action"?: TfAction;
+  "plan.schema.json#Action"?: Action;
   "plan.schema.json#Change"?: Change;
   "plan.schema.json#ResourceChange"?: ResourceChange;
   "plan.schema.json#PolicyRead"?: PolicyRead;
@@ -124,6 +131,7 @@ export interface AllSchemas {
   "terraform-plan.schema.json"?: TerraformPlan;
   "terraform-plan.schema.json#TerraformPlanFailure"?: TerraformPlanFailure;
   "terraform-plan.schema.json#TfPlanVariable"?: TfPlanVariable;
+  "terraform-plan.schema.json#TfAction"?: TfAction;
   "terraform-plan.schema.json#TfChange"?: TfChange;
   "terraform-plan.schema.json#TfResourceChange"?: TfResourceChange;
   "terraform-plan.schema.json#TfStateValues"?: TfStateValues;
@@ -751,7 +759,10 @@ export interface UiApplyResult {
  * A converge plan as data: what `plan --out` saves, what `apply FILE` and `show FILE` read, and the only input of apply. It is converge's own format, sealed with a digest (src/plan/saved-plan.ts). What `plan --json` and `show --json FILE` print is Terraform's plan JSON, made from it by src/plan/terraform-json.ts and described by schemas/terraform-plan.schema.json.
  */
 export interface Plan {
-  format_version: "1.2";
+  /**
+   * The format of converge's own plan (a saved plan file); Terraform's plan JSON (`plan --json`) has its own.
+   */
+  format_version: "2";
   converge_version: string;
   provider_schema_version?: string;
   timestamp: string;
@@ -911,13 +922,7 @@ export interface ResourceChange {
   };
 }
 export interface Change {
-  /**
-   * Terraform's action list: ["create","delete"] is a replacement that creates first.
-   *
-   * @minItems 1
-   * @maxItems 2
-   */
-  actions: [TfAction] | [TfAction, TfAction];
+  action: Action;
   before: unknown;
   after: unknown;
   after_unknown: unknown;

@@ -44,17 +44,17 @@ function plannedEdits(changes: readonly ResourceChange[]) {
     if (c.mode !== "managed") continue;
     const d = resourceDriver(c.type);
     if (!d) continue;
-    const a = c.change.actions;
-    if (a.length === 1 && a[0] === "no-op") continue;
-    if (c.config && a[0] !== "delete") {
+    const a = c.change.action;
+    if (a === "no-op") continue;
+    if (c.config && a !== "delete") {
       if (c.policy) incomplete.add(c.policy);
       continue;
     }
     const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
     const desired = c.change.after ? inputsOf(d, c.change.after) : undefined;
-    for (const [planned, revoke] of editsOf(d, a[0] === "create" && a.length === 1 && !c.change.importing ? undefined : prior, desired)) {
+    for (const [planned, revoke] of editsOf(d, a === "create" && !c.change.importing ? undefined : prior, desired)) {
       // An adopted grant predates converge: revoking the resource leaves it in place.
-      if (revoke && (c.before_adopted || (c.retain_on_delete && a[0] === "delete" && a.length === 1))) continue;
+      if (revoke && (c.before_adopted || (c.retain_on_delete && a === "delete"))) continue;
       const object = (revoke ? prior : desired)!.name;
       const m = isRevoke(planned) ? (held ??= HeldGrants.of(changes)).guard(d.kind, object, [planned])[0] : planned;
       if (!m) continue;

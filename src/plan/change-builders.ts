@@ -5,13 +5,13 @@ import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { extended } from "../base/extended.js";
 
 export type ChangeBase = Omit<ResourceChange, "change">;
-type Actions = ResourceChange["change"]["actions"];
+type Action = ResourceChange["change"]["action"];
 
-export function change(base: ChangeBase, actions: Actions, before: unknown, after: unknown, extra: Partial<ResourceChange["change"]> = {}): ResourceChange {
+export function change(base: ChangeBase, action: Action, before: unknown, after: unknown, extra: Partial<ResourceChange["change"]> = {}): ResourceChange {
   const strippedBefore = before === null ? null : stripUnknown(before);
   return extended(base, {
     change: {
-      actions,
+      action,
       before: strippedBefore,
       // A no-op's after is its before: one copy serves both (values in a plan are not mutated).
       after: after === before ? strippedBefore : after === null ? null : stripUnknown(after),
@@ -23,14 +23,14 @@ export function change(base: ChangeBase, actions: Actions, before: unknown, afte
   });
 }
 
-/** change(base, ["no-op"], value, value), with `value` itself as before and after where its
+/** change(base, "no-op", value, value), with `value` itself as before and after where its
  *  stripped copy would be the same JSON data (plain objects and arrays, nothing unknown): at
  *  100,000 resources those copies were a fifth of what a no-op plan held. */
 export function noOpChange(base: ChangeBase, value: unknown): ResourceChange {
   const mask = value === null ? NOT_PLAIN : knownMask(value);
-  if (mask === NOT_PLAIN) return change(base, ["no-op"], value, value);
-  const actions: Actions = ["no-op"];
-  return extended(base, { change: { actions, before: value, after: value, after_unknown: mask, before_sensitive: false, after_sensitive: false } });
+  if (mask === NOT_PLAIN) return change(base, "no-op", value, value);
+  const action: Action = "no-op";
+  return extended(base, { change: { action, before: value, after: value, after_unknown: mask, before_sensitive: false, after_sensitive: false } });
 }
 
 const NOT_PLAIN = Symbol("not plain data");
@@ -86,12 +86,12 @@ export function deleteChange(
     ...(s.protect ? { protect: true } : {}),
     ...(retain ? { retain_on_delete: true } : {}),
     ...(s.adopted ? { before_adopted: true } : {}),
-    change: { actions: ["delete"], before: s.outputs, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false },
+    change: { action: "delete", before: s.outputs, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false },
     ...(reason ? { action_reason: reason } : {}),
   };
 }
 
 /** Drift of a state resource as the refresh found it: changed, or gone. */
 export function driftChange(base: ChangeBase, prior: StateResource, now: Record<string, unknown> | null): ResourceChange {
-  return change({ ...base, dependencies: prior.dependencies }, now ? ["update"] : ["delete"], prior.outputs, now);
+  return change({ ...base, dependencies: prior.dependencies }, now ? "update" : "delete", prior.outputs, now);
 }

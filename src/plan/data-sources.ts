@@ -40,7 +40,7 @@ function deferRead(ctx: PlanContext, v: VariableDecl): void {
     type: invoke.token,
     name: v.name,
     dependencies: ctx.stack.graph.dependencies(v.name),
-    change: { actions: ["read"], before: null, after: null, after_unknown: true, before_sensitive: false, after_sensitive: false },
+    change: { action: "read", before: null, after: null, after_unknown: true, before_sensitive: false, after_sensitive: false },
     action_reason: "read_because_dependency_pending",
     config: { function: invoke.token, arguments: invoke.arguments },
   };

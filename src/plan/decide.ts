@@ -48,7 +48,7 @@ export function decideExisting(i: ExistingInput): Decision {
   if (!o.inputs) {
     const after = plannedValue(d, i.desired, UNKNOWN);
     const { before_adopted: _, ...gone } = base;
-    return withDrift({ kind: "change" as const, change: { ...change(gone, ["create"], null, after), action_reason: "create_because_gone" as const }, value: after }, drift);
+    return withDrift({ kind: "change" as const, change: { ...change(gone, "create", null, after), action_reason: "create_because_gone" as const }, value: after }, drift);
   }
   const target = withIgnored(i.desired, o.inputs, i.ignoreChanges);
   const fields = changedFields(d, o.inputs, target);
@@ -57,7 +57,7 @@ export function decideExisting(i: ExistingInput): Decision {
   const kept: ChangeBase = state.adopted ? extended(base, { after_adopted: true }) : base;
   if (fields.length) {
     const after = plannedValue(d, target, UNKNOWN);
-    return withDrift({ kind: "change" as const, change: change(kept, ["update"], before, after), value: after }, drift);
+    return withDrift({ kind: "change" as const, change: change(kept, "update", before, after), value: after }, drift);
   }
   // A new object: a copy of it (`{ ...c }`) would only be more garbage.
   const noOp = noOpChange(kept, before);
@@ -80,7 +80,7 @@ export function replacement(i: ExistingInput, base: ChangeBase, before: unknown,
   return {
     kind: "change",
     change: {
-      ...change(base, ["create", "delete"], before, after, { replace_paths: paths }),
+      ...change(base, "replace", before, after, { replace_paths: paths }),
       action_reason: i.replaceRequested ? "replace_by_request" : "replace_because_cannot_update",
       ...(adopted ? { after_adopted: true } : {}),
     },

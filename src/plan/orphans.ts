@@ -19,7 +19,7 @@ export async function planOrphans(ctx: PlanContext): Promise<void> {
     }
     const o = await ctx.refresh.observe(s, d);
     if (o && (!o.inputs || !sameInputs(d, s.inputs as unknown as IamInputs, o.inputs))) {
-      ctx.drift.push({ ...deleteChange(s, undefined), change: { actions: o.inputs ? ["update"] : ["delete"], before: s.outputs, after: o.inputs ? d.outputs(o.inputs, o.etag) : null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
+      ctx.drift.push({ ...deleteChange(s, undefined), change: { action: o.inputs ? "update" : "delete", before: s.outputs, after: o.inputs ? d.outputs(o.inputs, o.etag) : null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
     }
     const declared = ctx.stack.resources.get(s.address);
     if (declared ? declared.options.protect === true : s.protect === true) {

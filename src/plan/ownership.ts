@@ -77,7 +77,7 @@ function heldKey(kind: string, object: string, role: string, condition: Conditio
 }
 
 function isDelete(c: ResourceChange): boolean {
-  return c.change.actions.length === 1 && c.change.actions[0] === "delete";
+  return c.change.action === "delete";
 }
 
 /**

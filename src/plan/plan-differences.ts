@@ -12,10 +12,10 @@ import { canonicalAuditConfigs, canonicalBindings } from "../iam/policy.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 import { jsonEqual } from "./compare.js";
-import { type Action, displayAction } from "../contracts/actions.js";
+import { displayAction, type ShownAction } from "../contracts/actions.js";
 import { pushAll } from "../base/arrays.js";
 
-const VERB: Record<Action, [does: string, would: string]> = {
+const VERB: Record<ShownAction, [does: string, would: string]> = {
   create: ["creates", "create"],
   update: ["updates", "update"],
   replace: ["replaces", "replace"],
@@ -66,7 +66,9 @@ function changeDifferences(s: ResourceChange, f: ResourceChange): string[] {
   const a = s.address;
   const out: string[] = [];
   const [sa, fa] = [displayAction(s), displayAction(f)];
-  if (sa !== fa || s.change.actions.join() !== f.change.actions.join()) out.push(`${a}: the saved plan ${VERB[sa][0]} it (${s.change.actions.join(", ")}), a fresh plan would ${VERB[fa][1]} it (${f.change.actions.join(", ")})`);
+  if (sa !== fa || s.change.action !== f.change.action) {
+    out.push(`${a}: the saved plan ${VERB[sa][0]} it (${s.change.action}), a fresh plan would ${VERB[fa][1]} it (${f.change.action})`);
+  }
   if ((s.change.importing?.id ?? null) !== (f.change.importing?.id ?? null)) out.push(`${a}: import ID: the saved plan has ${show(s.change.importing?.id)}, a fresh plan has ${show(f.change.importing?.id)}`);
   if (!jsonEqual(s.config ?? null, f.config ?? null)) out.push(`${a}: the configuration of values known only during apply differs`);
   if (s.mode !== "managed") return out;

@@ -8,7 +8,7 @@ import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js"
 import { resourceDriver } from "../drivers/registry.js";
 import type { CloudPort } from "../contracts/cloud-port.js";
 import { type Emit, noEmit } from "../contracts/events.js";
-import { PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../base/version.js";
+import { PLAN_FORMAT, PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../base/version.js";
 import { plannedPolicySizeErrors } from "./policy-size.js";
 import { accessDelta, type PlannedPolicy, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
@@ -135,9 +135,9 @@ function markSensitive(ctx: PlanContext): void {
 function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs: Plan["output_changes"], refreshed: StateResource[]): Plan {
   const { stack, prior, opts } = ctx;
   const errored = hasErrors(ctx.diags);
-  const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0 || c.previous_address !== undefined) || Object.values(outputs).some((c) => c.actions[0] !== "no-op"));
+  const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0 || c.previous_address !== undefined) || Object.values(outputs).some((c) => c.action !== "no-op"));
   return {
-    format_version: "1.2",
+    format_version: PLAN_FORMAT,
     converge_version: TOOL_VERSION,
     provider_schema_version: PROVIDER_SCHEMA_VERSION,
     timestamp: (opts.now ?? (() => new Date()))().toISOString(),

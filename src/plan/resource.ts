@@ -102,7 +102,7 @@ function decideAndRecord(ctx: PlanContext, r: ResourceDecl, state: StateResource
   if (decision.drift) ctx.drift.push(decision.drift);
   if (decision.kind === "missing") return objectMissing(ctx, r.name, r.driver, String(state.inputs.name));
   // A replacement destroys the old grant: protect refuses it as it refuses a destroy.
-  if (r.options.protect && decision.change.change.actions.includes("delete")) {
+  if (r.options.protect && (decision.change.change.action === "replace" || decision.change.change.action === "delete")) {
     refuseReplace(ctx, r, decision.change);
     return void ctx.values.set(r.name, UNKNOWN);
   }
@@ -139,7 +139,7 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
     return void ctx.values.set(r.name, UNKNOWN);
   }
   const after = fields.length ? plannedValue(d, wanted, UNKNOWN) : before;
-  ctx.changes.push(change(base, [fields.length ? "update" : "no-op"], before, after, { importing: { id: importId } }));
+  ctx.changes.push(change(base, fields.length ? "update" : "no-op", before, after, { importing: { id: importId } }));
   ctx.values.set(r.name, after);
 }
 
@@ -164,7 +164,7 @@ function createRead(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base:
 function created(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase): void {
   const d = r.driver;
   const after = plannedValue(d, desired, UNKNOWN);
-  const created = change(base, ["create"], null, after);
+  const created = change(base, "create", null, after);
   const takenOver = takenOverMembers(ctx, d, desired);
   ctx.changes.push(liveHas(ctx, d)(desired) ? extended(created, { after_adopted: true }) : takenOver.length ? extended(created, { after_taken_over: takenOver }) : created);
   ctx.values.set(r.name, after);

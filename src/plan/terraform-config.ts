@@ -136,9 +136,9 @@ export function relevantAttributes(plan: Plan): TfResourceAttribute[] {
       found.set(JSON.stringify([r.root, attribute]), { resource: r.root, attribute });
     });
   for (const ch of plan.resource_changes) {
-    if (ch.change.actions.length === 1 && ch.change.actions[0] === "no-op" && !ch.change.importing) continue;
+    if (ch.change.action === "no-op" && !ch.change.importing) continue;
     follow(ch.mode === "data" ? invokes.get(ch.address) : resources.get(ch.address));
   }
-  for (const [name, oc] of Object.entries(plan.output_changes)) if (oc.actions[0] !== "no-op") follow(c.outputs?.[name]);
+  for (const [name, oc] of Object.entries(plan.output_changes)) if (oc.action !== "no-op") follow(c.outputs?.[name]);
   return [...found.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
 }

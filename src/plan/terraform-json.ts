@@ -8,6 +8,7 @@ import { splitAddress } from "../config/addresses.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Change, ConvergeChangeExtras, Plan, ResourceChange, TerraformPlan, TerraformPlanFailure, TfChange, TfCtyType, TfResourceChange, TfState, TfStateOutput, TfStateResource, TfStateValues } from "../generated/schemas.js";
 import { TOOL_VERSION } from "../base/version.js";
+import { terraformActions } from "../contracts/actions.js";
 import { configurationOf, PROVIDER_NAME, relevantAttributes } from "./terraform-config.js";
 
 export const TERRAFORM_PLAN_FORMAT = "1.2";
@@ -27,7 +28,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 function tfChange(c: Change): TfChange {
   return {
-    actions: c.actions,
+    actions: terraformActions(c.action),
     before: c.before,
     after: c.after,
     after_unknown: c.after_unknown,
@@ -88,12 +89,12 @@ function stateOutput(value: unknown): TfStateOutput {
  *  now (the others null), and the outputs (values known only after apply left out). */
 function plannedValues(plan: Plan): TfStateValues {
   const resources = plan.resource_changes
-    .filter((c) => !(c.change.actions.length === 1 && c.change.actions[0] === "delete"))
+    .filter((c) => c.change.action !== "delete")
     .map((c) => stateResource({ address: c.address, mode: c.mode, type: c.type, name: c.name, values: c.change.after }))
     .sort(byAddress);
   const outputs: Record<string, TfStateOutput> = Object.create(null);
   for (const [name, oc] of Object.entries(plan.output_changes)) {
-    if (oc.actions[0] === "delete") continue;
+    if (oc.action === "delete") continue;
     outputs[name] = oc.after_unknown === false ? stateOutput(oc.after) : { sensitive: false };
   }
   return { outputs, root_module: { resources } };

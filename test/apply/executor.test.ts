@@ -189,7 +189,7 @@ describe("executor: ordering", () => {
     // b depends on a, c depends on b; each on its own policy. Destroy: c, then b, then a.
     const { world, prior } = appliedChain();
     const { p, live } = await planFor(CHAIN, prior, world, true);
-    expect(p.resource_changes.map((c) => c.change.actions[0])).toEqual(["delete", "delete", "delete"]);
+    expect(p.resource_changes.map((c) => c.change.action)).toEqual(["delete", "delete", "delete"]);
     const cloud = recordingCloud(world);
     const { result } = await run(p, cloud.port, prior, { live });
     expect(result.failed).toEqual([]);
@@ -218,7 +218,7 @@ describe("executor: ordering", () => {
     };
     const prior = makeState("t", [bindingState("v", { name: RP, role: "roles/gkebackup.viewer", members: ["user:a@example.com"] }, "rp-0")]);
     const { p, live } = await planFor(HEAD + binding("v", "weekly", "roles/gkebackup.viewer", ["user:a@example.com"]), prior, world);
-    expect(p.resource_changes.find((c) => c.address === "v")?.change.actions).toEqual(["create", "delete"]);
+    expect(p.resource_changes.find((c) => c.address === "v")?.change.action).toEqual("replace");
     const cloud = recordingCloud(world);
     const { result } = await run(p, cloud.port, prior, { live });
 

@@ -118,7 +118,7 @@ describe("settling the intents an interrupted run left pending", () => {
     const { world, pending } = await crashed();
     const s = await settleIntents(pending, undefined, "t", reading(world));
     const { p } = await planFor(STACK, s.state, world);
-    expect(p.resource_changes.map((c) => [c.address, c.change.actions.join(), c.after_adopted])).toEqual([
+    expect(p.resource_changes.map((c) => [c.address, c.change.action, c.after_adopted])).toEqual([
       ["a", "no-op", undefined],
       ["b", "no-op", undefined],
     ]);

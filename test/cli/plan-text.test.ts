@@ -58,7 +58,7 @@ describe("creates (the quickstart)", () => {
     const big = { ...base, resource_changes };
     const lines = toPlain(planLines(big)).split("\n");
     const headers = lines.filter((l) => / will be created$/.test(l));
-    expect(headers).toEqual(resource_changes.filter((c) => c.change.actions.includes("create")).map((c) => `  # ${c.address} will be created`));
+    expect(headers).toEqual(resource_changes.filter((c) => c.change.action === "create").map((c) => `  # ${c.address} will be created`));
     expect(lines.length).toBeGreaterThan(3 * 4096);
     // Each copy's block is the first copy's with its own name.
     const first = block(lines, "  # restoreViewers_0 will be created").join("\n");

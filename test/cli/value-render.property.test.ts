@@ -24,9 +24,9 @@ function outputLines(change: Change): string[] {
   return lines.slice(start + 1, end);
 }
 
-const created = (v: unknown) => outputLines({ actions: ["create"], before: null, after: v, after_unknown: false, before_sensitive: false, after_sensitive: false });
-const destroyed = (v: unknown) => outputLines({ actions: ["delete"], before: v, after: null, after_unknown: false, before_sensitive: false, after_sensitive: false });
-const changed = (b: unknown, a: unknown) => outputLines({ actions: ["update"], before: b, after: a, after_unknown: false, before_sensitive: false, after_sensitive: false });
+const created = (v: unknown) => outputLines({ action: "create", before: null, after: v, after_unknown: false, before_sensitive: false, after_sensitive: false });
+const destroyed = (v: unknown) => outputLines({ action: "delete", before: v, after: null, after_unknown: false, before_sensitive: false, after_sensitive: false });
+const changed = (b: unknown, a: unknown) => outputLines({ action: "update", before: b, after: a, after_unknown: false, before_sensitive: false, after_sensitive: false });
 const shown = (v: unknown) => toPlain(attributeLines("o", 1, v, "") as Line[]).trimEnd().split("\n");
 
 /**
@@ -245,7 +245,7 @@ describe("the human plan shows exactly the value", () => {
   });
 
   it("an element known only after apply says so, not null", () => {
-    const change: Change = { actions: ["create"], before: null, after: [1, null, { a: null }], after_unknown: [false, true, { a: true }], before_sensitive: false, after_sensitive: false };
+    const change: Change = { action: "create", before: null, after: [1, null, { a: null }], after_unknown: [false, true, { a: true }], before_sensitive: false, after_sensitive: false };
     expect(outputLines(change)).toEqual(["  + o = [", "      + 1,", "      + (known after apply),", "      + {", "          + a = (known after apply)", "        },", "    ]"]);
   });
 

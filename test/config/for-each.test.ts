@@ -59,7 +59,7 @@ describe("forEach", () => {
   it("plans every instance, and a reference to an instance reads its values", async () => {
     const r = await plan(stackOf(STACK), undefined, fakeCloud(world()).port, planOptions());
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(r.plan.resource_changes.map((c) => [c.address, c.change.actions[0]])).toEqual([
+    expect(r.plan.resource_changes.map((c) => [c.address, c.change.action])).toEqual([
       ['bindings["viewer"]', "create"],
       ['bindings["admin"]', "create"],
       ['members["user:x@example.com"]', "create"],

@@ -47,7 +47,7 @@ describe("jsonChunks", () => {
   });
 
   it("a large array is many pieces, none of them the whole", () => {
-    const plan = { resource_changes: Array.from({ length: 1_000 }, (_, i) => ({ address: `r${i}`, change: { actions: ["no-op"], before: { members: ["user:a@example.com"] } } })) };
+    const plan = { resource_changes: Array.from({ length: 1_000 }, (_, i) => ({ address: `r${i}`, change: { action: "no-op", before: { members: ["user:a@example.com"] } } })) };
     const pieces = [...jsonChunks(plan, 2)];
     expect(pieces.join("")).toBe(jsonText(plan, 2));
     // A piece per change (with the separator before it), none much longer than one change.

@@ -153,7 +153,7 @@ describe("an edited saved plan", () => {
     const c = await reviewed("foreign");
     await editPlan(c.planFile, (p) => {
       const before = { name: rp("foreign"), role: FOREIGN.role, members: FOREIGN.members, etag: "x", id: `${rp("foreign")} ${FOREIGN.role}`, project: "my-project" };
-      p.resource_changes.push({ address: "takeover", mode: "managed", type: BINDING_T, name: "takeover", policy: rp("foreign"), change: { actions: ["delete"], before, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
+      p.resource_changes.push({ address: "takeover", mode: "managed", type: BINDING_T, name: "takeover", policy: rp("foreign"), change: { action: "delete", before, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
       p.access_changes?.changes.push({ object: rp("foreign"), kind: "restorePlan", principal: "user:root@example.com", role: FOREIGN.role, action: "revoke", addresses: ["takeover"] });
       p.applyable = true;
     }, "digest");

@@ -23,7 +23,7 @@ const stack = await Stack.inline("scripted", (s) => {
   new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members });
 }, ${opts});
 const plan = await stack.plan();
-const changes = plan.resource_changes.map((c) => c.change.actions.join());
+const changes = plan.resource_changes.map((c) => c.change.action);
 console.log(JSON.stringify({ errored: plan.errored, file: plan.stack.file, changes }));
 `;
 

@@ -78,7 +78,7 @@ describe("planStack: the first reads overlap the planner's work", () => {
   it("with no state: the stack's policies are read before the planner begins, each once", async () => {
     atPlan.hook = readSeen;
     const planned = await planWith("cold.json");
-    expect(planned.plan.resource_changes.map((c) => c.change.actions[0])).toEqual(Array(6).fill("create"));
+    expect(planned.plan.resource_changes.map((c) => c.change.action)).toEqual(Array(6).fill("create"));
     expect(await reads()).toBe(3);
   });
 

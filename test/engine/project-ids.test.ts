@@ -98,7 +98,7 @@ resources:
     const text = stackText.replace(/ {2}by_number:[\s\S]*$/, "");
     const cloud = fakeCloud({ policies: { [epName("nightly")]: { version: 3, etag: "E1", bindings: [{ role: "roles/aiplatform.user", members: ["user:a@example.com"] }] } } });
     const r = await plan(stackOf(text), prior, cloud.port, planOptions({ projectIds: IDS }));
-    expect(r.plan.resource_changes.map((c) => c.change.actions)).toEqual([["no-op"]]);
+    expect(r.plan.resource_changes.map((c) => c.change.action)).toEqual(["no-op"]);
     expect(lateProjectNumbers(r.plan, IDS)).toEqual(new Set());
   });
 });

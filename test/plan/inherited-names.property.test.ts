@@ -75,9 +75,9 @@ describe("names every object inherits are ordinary names", () => {
         for (const o of n.outputs) {
           const c = p.output_changes[o]!;
           expect(c.after).toBe(outputExpr(o, n).value);
-          expect(c.actions).toEqual([n.prior.includes(o) ? "no-op" : "create"]);
+          expect(c.action).toEqual(n.prior.includes(o) ? "no-op" : "create");
         }
-        for (const o of n.prior.filter((x) => !n.outputs.includes(x))) expect(p.output_changes[o]).toMatchObject({ actions: ["delete"], before: `old-${o}` });
+        for (const o of n.prior.filter((x) => !n.outputs.includes(x))) expect(p.output_changes[o]).toMatchObject({ action: "delete", before: `old-${o}` });
         // The plan goes through JSON (plan --out, plan --json) unchanged.
         expect(JSON.parse(JSON.stringify(p.output_changes))).toEqual(p.output_changes);
       }),

@@ -38,23 +38,23 @@ const change = (p: Plan, address: string): ResourceChange => {
 describe("a grant that moves between resources of the stack", () => {
   it("is not adopted by a renamed member resource when converge created it", async () => {
     const p = await run(memberYaml("m2", ZOE), makeState("t", [rpMemberState("m1", ZOE)]), [ZOE]);
-    expect(change(p, "m2").change.actions).toEqual(["create"]);
+    expect(change(p, "m2").change.action).toEqual("create");
     expect(change(p, "m2").after_adopted).toBeUndefined();
-    expect(change(p, "m1").change.actions).toEqual(["delete"]);
+    expect(change(p, "m1").change.action).toEqual("delete");
     expect(change(p, "m1").before_adopted).toBeUndefined();
   });
 
   it("is not adopted by a member resource that takes it over from a binding resource", async () => {
     const p = await run(memberYaml("m", ALICE), makeState("t", [bindingState("b", { name: RP, role: ADMIN, members: [ALICE] }, "AAAAAAAAAAE=")]), [ALICE]);
-    expect(change(p, "m").change.actions).toEqual(["create"]);
+    expect(change(p, "m").change.action).toEqual("create");
     expect(change(p, "m").after_adopted).toBeUndefined();
-    expect(change(p, "b").change.actions).toEqual(["delete"]);
+    expect(change(p, "b").change.action).toEqual("delete");
   });
 
   it("is not adopted by a member resource replaced onto it", async () => {
     // m2 held bob and now holds zoe (a replacement), while m1, which held zoe, goes.
     const p = await run(memberYaml("m2", ZOE), makeState("t", [rpMemberState("m1", ZOE), rpMemberState("m2", BOB)]), [ZOE, BOB]);
-    expect(change(p, "m2").change.actions).toEqual(["create", "delete"]);
+    expect(change(p, "m2").change.action).toEqual("replace");
     expect(change(p, "m2").after_adopted).toBeUndefined();
   });
 

@@ -45,7 +45,7 @@ describe("reads of interpolated policy names", () => {
     const c = slowCloud();
     const r = await plan(stackOf(stackText()), undefined, c.port, planOptions({ parallelism: 10 }));
     expect(r.plan.errored).toBe(false);
-    expect(r.plan.resource_changes.map((x) => x.change.actions[0])).toEqual(Array(N).fill("create"));
+    expect(r.plan.resource_changes.map((x) => x.change.action)).toEqual(Array(N).fill("create"));
     expect([...c.calls].sort()).toEqual(Array.from({ length: N }, (_, i) => rpName(`sre-${i}`)).sort());
     expect(c.most()).toBe(N);
   });

@@ -64,7 +64,7 @@ describe("create", () => {
     const { plan: p, diagnostics } = await run(BASIC, undefined, liveInSync());
     expect(diagnostics).toEqual([]);
     const viewers = byAddress(p, "viewers");
-    expect(viewers.change.actions).toEqual(["create"]);
+    expect(viewers.change.action).toEqual("create");
     expect(viewers.change.before).toBeNull();
     expect(viewers.change.after).toEqual({
       name: RP,
@@ -114,9 +114,9 @@ describe("no-op", () => {
   it("plans no changes when stack, state and live agree (other bindings and members are not ours)", async () => {
     const { plan: p, diagnostics } = await run(BASIC, stateInSync(), liveInSync());
     expect(diagnostics).toEqual([]);
-    expect(p.resource_changes.map((c) => [c.address, c.change.actions])).toEqual([
-      ["viewers", ["no-op"]],
-      ["invoker", ["no-op"]],
+    expect(p.resource_changes.map((c) => [c.address, c.change.action])).toEqual([
+      ["viewers", "no-op"],
+      ["invoker", "no-op"],
     ]);
     expect(p.resource_drift).toEqual([]);
     expect(p.applyable).toBe(false);
@@ -137,7 +137,7 @@ describe("no-op", () => {
       memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "user:DANA@example.com" }, "AAAAAAAAAAI="),
     ]);
     const { plan: p } = await run(text, state, liveInSync());
-    expect(p.resource_changes.map((c) => c.change.actions)).toEqual([["no-op"], ["no-op"]]);
+    expect(p.resource_changes.map((c) => c.change.action)).toEqual(["no-op", "no-op"]);
     expect(p.resource_drift).toEqual([]);
     expect(p.applyable).toBe(false);
   });
@@ -153,7 +153,7 @@ describe("update", () => {
     world.policies![RP]!.bindings![0] = viewersLive(["user:alice@example.com"]);
     const { plan: p } = await run(BASIC, state, world);
     const c = byAddress(p, "viewers");
-    expect(c.change.actions).toEqual(["update"]);
+    expect(c.change.action).toEqual("update");
     expect((c.change.before as { members: string[] }).members).toEqual(["user:alice@example.com"]);
     expect((c.change.after as { members: string[] }).members).toEqual(["user:alice@example.com", "user:bob@example.com"]);
     expect(c.change.after_unknown).toEqual({ members: [false, false], etag: true });
@@ -170,7 +170,7 @@ describe("replace", () => {
     world.policies![RP]!.bindings = [viewersLive(["user:alice@example.com", "user:bob@example.com"])];
     const { plan: p } = await run(text, stateInSync(), world);
     const c = byAddress(p, "viewers");
-    expect(c.change.actions).toEqual(["create", "delete"]);
+    expect(c.change.action).toEqual("replace");
     expect(c.change.replace_paths).toEqual([["role"]]);
     expect(c.action_reason).toBe("replace_because_cannot_update");
     expect(c.change.before).toMatchObject({ role: "roles/gkebackup.viewer" });
@@ -183,7 +183,7 @@ describe("replace", () => {
     const text = BASIC.replace("member: user:dana@example.com", "member: user:erin@example.com");
     const { plan: p } = await run(text, stateInSync(), liveInSync());
     const c = byAddress(p, "invoker");
-    expect(c.change.actions).toEqual(["create", "delete"]);
+    expect(c.change.action).toEqual("replace");
     expect(c.change.replace_paths).toEqual([["member"]]);
   });
 
@@ -197,7 +197,7 @@ describe("replace", () => {
   it("replaces on request (--replace) even when nothing changed", async () => {
     const { plan: p } = await run(BASIC, stateInSync(), liveInSync(), { replace: ["viewers"] });
     const c = byAddress(p, "viewers");
-    expect(c.change.actions).toEqual(["create", "delete"]);
+    expect(c.change.action).toEqual("replace");
     expect(c.action_reason).toBe("replace_by_request");
   });
 });
@@ -216,7 +216,7 @@ describe("delete", () => {
     const { plan: p, diagnostics } = await run(BASIC, state, world());
     expect(diagnostics).toEqual([]);
     const c = byAddress(p, "old");
-    expect(c.change.actions).toEqual(["delete"]);
+    expect(c.change.action).toEqual("delete");
     expect(c.change.after).toBeNull();
     expect(c.change.before).toEqual(extra.outputs);
     expect(c.action_reason).toBe("delete_because_no_resource_config");
@@ -238,9 +238,9 @@ describe("delete", () => {
 
   it("destroys everything with destroy: true, without reading data sources", async () => {
     const { plan: p, calls } = await run(BASIC, stateInSync(), liveInSync(), { destroy: true });
-    expect(p.resource_changes.map((c) => [c.address, c.change.actions])).toEqual([
-      ["viewers", ["delete"]],
-      ["invoker", ["delete"]],
+    expect(p.resource_changes.map((c) => [c.address, c.change.action])).toEqual([
+      ["viewers", "delete"],
+      ["invoker", "delete"],
     ]);
     expect(calls.getFederation).toEqual([]);
   });
@@ -255,7 +255,7 @@ describe("protect and replacement", () => {
     expect(errors, JSON.stringify(diagnostics)).toHaveLength(1);
     expect(p.errored).toBe(true);
     expect(p.applyable).toBe(false);
-    expect(p.resource_changes.filter((c) => c.change.actions.includes("delete"))).toEqual([]);
+    expect(p.resource_changes.filter((c) => (c.change.action === "delete" || c.change.action === "replace"))).toEqual([]);
     return errors[0]!;
   };
 
@@ -311,7 +311,7 @@ describe("protect and replacement", () => {
     const text = PROTECTED.replace("members: [user:bob@example.com, user:alice@example.com]", "members: [user:alice@example.com]");
     const { plan: p, diagnostics } = await run(text, stateInSync(), liveInSync());
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(byAddress(p, "viewers").change.actions).toEqual(["update"]);
+    expect(byAddress(p, "viewers").change.action).toEqual("update");
     expect(p.applyable).toBe(true);
   });
 
@@ -319,7 +319,7 @@ describe("protect and replacement", () => {
     const text = PROTECTED.replace("member: user:dana@example.com\n    options: { protect: true }", "member: user:erin@example.com\n    options: { protect: false }");
     const { plan: p, diagnostics } = await run(text, stateInSync(), liveInSync());
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(byAddress(p, "invoker").change.actions).toEqual(["create", "delete"]);
+    expect(byAddress(p, "invoker").change.action).toEqual("replace");
   });
 });
 
@@ -349,7 +349,7 @@ describe("refresh", () => {
     const { plan: p, calls } = await run(BASIC, stateInSync(), world, { refresh: false });
     expect(calls.getIamPolicy).toEqual([]);
     expect(p.resource_drift).toEqual([]);
-    expect(p.resource_changes.map((c) => c.change.actions)).toEqual([["no-op"], ["no-op"]]);
+    expect(p.resource_changes.map((c) => c.change.action)).toEqual(["no-op", "no-op"]);
     expect(p.policies).toEqual([]);
   });
 
@@ -360,19 +360,19 @@ describe("refresh", () => {
     expect(p.resource_drift).toHaveLength(1);
     const d = p.resource_drift[0]!;
     expect(d.address).toBe("viewers");
-    expect(d.change.actions).toEqual(["update"]);
+    expect(d.change.action).toEqual("update");
     expect((d.change.before as { members: string[] }).members).toEqual(["user:alice@example.com", "user:bob@example.com"]);
     expect((d.change.after as { members: string[] }).members).toEqual(["user:alice@example.com"]);
-    expect(byAddress(p, "viewers").change.actions).toEqual(["update"]);
+    expect(byAddress(p, "viewers").change.action).toEqual("update");
   });
 
   it("recreates a grant deleted outside converge", async () => {
     const world = liveInSync();
     world.policies![EP]!.bindings = [invokerLive(["user:erin@example.com"])];
     const { plan: p } = await run(BASIC, stateInSync(), world);
-    expect(p.resource_drift.map((c) => [c.address, c.change.actions])).toEqual([["invoker", ["delete"]]]);
+    expect(p.resource_drift.map((c) => [c.address, c.change.action])).toEqual([["invoker", "delete"]]);
     const c = byAddress(p, "invoker");
-    expect(c.change.actions).toEqual(["create"]);
+    expect(c.change.action).toEqual("create");
     expect(c.action_reason).toBe("create_because_gone");
   });
 
@@ -390,7 +390,7 @@ describe("refresh", () => {
     delete world.policies![EP];
     const { plan: p, diagnostics } = await run(`${STACK_HEAD}resources:\n${VIEWERS}`, stateInSync(), world);
     expect(diagnostics).toEqual([]);
-    expect(byAddress(p, "invoker").change.actions).toEqual(["delete"]);
+    expect(byAddress(p, "invoker").change.action).toEqual("delete");
   });
 });
 
@@ -406,7 +406,7 @@ ${LAKE_INVOKER}outputs:
     expect(calls.getFederation).toEqual([FED]);
     expect(byAddress(p, "invoker").change.after).toMatchObject({ member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com" });
     expect(p.variables).toMatchObject({ lake: { endpointUri: "thrift://10.0.0.7:9083", backendMetastores: { "1": `projects/my-project/locations/us-central1/services/hive` } } });
-    expect(p.output_changes.lakeEndpoint).toMatchObject({ actions: ["create"], after: "thrift://10.0.0.7:9083" });
+    expect(p.output_changes.lakeEndpoint).toMatchObject({ action: "create", after: "thrift://10.0.0.7:9083" });
   });
 
   it("defers a read whose arguments depend on a created resource's etag: a read change with after_unknown true", async () => {
@@ -420,15 +420,15 @@ ${VIEWERS}${LAKE_INVOKER}outputs:
     expect(calls.getFederation).toEqual([]);
     const read = byAddress(p, "lake");
     expect(read.mode).toBe("data");
-    expect(read.change.actions).toEqual(["read"]);
+    expect(read.change.action).toEqual("read");
     expect(read.change.after_unknown).toBe(true);
     expect(read.action_reason).toBe("read_because_dependency_pending");
     expect(read.dependencies).toEqual(["viewers"]);
     expect(displayAction(read)).toBe("read");
     const invoker = byAddress(p, "invoker");
-    expect(invoker.change.actions).toEqual(["create"]);
+    expect(invoker.change.action).toEqual("create");
     expect(invoker.change.after_unknown).toMatchObject({ member: true, id: true, etag: true });
-    expect(p.output_changes.lakeEndpoint).toMatchObject({ actions: ["create"], after: null, after_unknown: true });
+    expect(p.output_changes.lakeEndpoint).toMatchObject({ action: "create", after: null, after_unknown: true });
     // data reads are not counted in the summary
     expect(planCounts(p)).toEqual({ import: 0, add: 2, change: 0, destroy: 0 });
   });
@@ -448,7 +448,7 @@ describe("import", () => {
     const { plan: p, diagnostics } = await run(text, undefined, liveInSync());
     expect(diagnostics).toEqual([]);
     const c = byAddress(p, "viewers");
-    expect(c.change.actions).toEqual(["no-op"]);
+    expect(c.change.action).toEqual("no-op");
     expect(c.change.importing).toEqual({ id: `${RP} roles/gkebackup.viewer` });
     expect(displayAction(c)).toBe("import");
     expect(planCounts(p).import).toBe(1);
@@ -459,7 +459,7 @@ describe("import", () => {
     const text = BASIC.replace("      members: [user:bob@example.com, user:alice@example.com]\n", `      members: [user:bob@example.com, user:alice@example.com, user:zoe@example.com]\n    options: { import: "nightly roles/gkebackup.viewer" }\n`);
     const { plan: p } = await run(text, undefined, liveInSync());
     const c = byAddress(p, "viewers");
-    expect(c.change.actions).toEqual(["update"]);
+    expect(c.change.action).toEqual("update");
     expect(displayAction(c)).toBe("import-update");
     expect(planCounts(p)).toEqual({ import: 1, add: 1, change: 1, destroy: 0 });
   });
@@ -533,9 +533,9 @@ describe("outputs", () => {
     state.outputs = { viewersId: `${RP} roles/gkebackup.viewer`, gone: 1 };
     const { plan: p } = await run(text, state, liveInSync());
     expect(p.output_changes).toEqual({
-      viewersId: expect.objectContaining({ actions: ["no-op"] }),
-      fresh: expect.objectContaining({ actions: ["create"], after: "hello" }),
-      gone: expect.objectContaining({ actions: ["delete"], before: 1, after: null }),
+      viewersId: expect.objectContaining({ action: "no-op" }),
+      fresh: expect.objectContaining({ action: "create", after: "hello" }),
+      gone: expect.objectContaining({ action: "delete", before: 1, after: null }),
     });
     expect(p.applyable).toBe(true);
   });
@@ -545,7 +545,7 @@ describe("ignoreChanges", () => {
   it("keeps the live members when members are ignored: no-op despite a different configuration", async () => {
     const text = BASIC.replace("      members: [user:bob@example.com, user:alice@example.com]\n", "      members: [user:zoe@example.com]\n    options: { ignoreChanges: [members] }\n");
     const { plan: p } = await run(text, stateInSync(), liveInSync());
-    expect(byAddress(p, "viewers").change.actions).toEqual(["no-op"]);
+    expect(byAddress(p, "viewers").change.action).toEqual("no-op");
   });
 });
 
@@ -565,7 +565,7 @@ describe("read failures", () => {
     const d = r.diagnostics.find((x) => x.severity === "error")!;
     expect(d).toMatchObject({ address: "viewers", summary: `viewers: cannot read the IAM policy of ${RP}`, detail: "The caller does not have permission" });
     expect(r.plan.resource_changes.find((c) => c.address === "viewers")).toBeUndefined();
-    expect(byAddress(r.plan, "invoker").change.actions).toEqual(["no-op"]);
+    expect(byAddress(r.plan, "invoker").change.action).toEqual("no-op");
   });
 });
 

@@ -147,6 +147,7 @@ function tally(f: typeof figures.stacks, o: StackOutcome, what: string): void {
 const REFUSALS: [string, RegExp][] = [
   ["unreadable", /cannot read the saved plan|is not valid JSON/],
   ["not a plan", /is not a converge plan/],
+  ["other format", /was saved in plan format/],
   ["digest", /digest/],
   ["signature", /signature|is not signed/],
   ["errored", /has errors/],

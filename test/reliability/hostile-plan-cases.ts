@@ -135,7 +135,7 @@ function grant(type: unknown, v: unknown): unknown {
 export function grantsOf(p: Plan): string {
   const adoption = (c: Plan["resource_changes"][number]) => [c.before_adopted === true, c.after_adopted === true];
   const changes = (p.resource_changes ?? []).map((c) =>
-    canon([c.mode, c.address, c.type, c.change.actions, c.change.importing?.id ?? null, c.config ?? null, ...(c.mode === "managed" ? [grant(c.type, c.change.before), grant(c.type, c.change.after), adoption(c)] : [])]),
+    canon([c.mode, c.address, c.type, c.change.action, c.change.importing?.id ?? null, c.config ?? null, ...(c.mode === "managed" ? [grant(c.type, c.change.before), grant(c.type, c.change.after), adoption(c)] : [])]),
   );
   const access = new Set((p.access_changes?.changes ?? []).map((a) => canon([a.object, a.kind, norm(a.principal), a.role, cond(a.condition), a.action])));
   return canon({ changes: changes.sort(), access: [...access].sort(), incomplete: [...new Set(p.access_changes?.incomplete ?? [])].sort() });
@@ -144,7 +144,7 @@ export function grantsOf(p: Plan): string {
 // --- edits ---------------------------------------------------------------------------------------
 
 const GRANT_EDITS = ["addMember", "removeMember", "swapMember", "role", "name", "condition", "conditionTitle", "dropCondition", "member", "memberCase", "reorder", "dupCase", "nullify"] as const;
-const ACTIONS = [["create"], ["update"], ["delete"], ["no-op"], ["read"], ["delete", "create"], ["create", "delete"], [], ["create", "create"], ["bogus"]];
+const ACTIONS = ["create", "update", "delete", "no-op", "read", "replace", ["create", "delete"], [], "", "bogus", null];
 const ACCESS_EDITS = ["principal", "principalCase", "action", "drop", "add", "role", "object", "incomplete", "removeAll", "addresses"] as const;
 /** Raw JSON spliced into the text in place of a marker string: numbers JSON.stringify cannot write. */
 const RAW = ["1e999", "-1e999", "9007199254740993", "1e-400", "-0", "123456789012345678901234567890", "0.1e1"];
@@ -227,7 +227,7 @@ export function editPlan(doc: Obj, e: PlanEdit): void {
     }
     case "actions": {
       const c = inner(e.change);
-      if (c) c.actions = structuredClone(ACTIONS[e.to % ACTIONS.length]);
+      if (c) c.action = structuredClone(ACTIONS[e.to % ACTIONS.length]);
       break;
     }
     case "dropChange":
@@ -257,7 +257,7 @@ export function editPlan(doc: Obj, e: PlanEdit): void {
       break;
     }
     case "addChange":
-      changes.push({ address: "mallory", mode: "managed", type: BINDING, name: "mallory", policy: RP, change: { actions: ["create"], before: null, after: { name: RP, role: "roles/owner", members: ["user:mallory@example.com"] } } });
+      changes.push({ address: "mallory", mode: "managed", type: BINDING, name: "mallory", policy: RP, change: { action: "create", before: null, after: { name: RP, role: "roles/owner", members: ["user:mallory@example.com"] } } });
       break;
     case "access":
       editAccess(doc, e.index, e.edit);

@@ -46,9 +46,9 @@ describe("Stack.inline: plan, apply, destroy with events", () => {
     const events: EngineEvent[] = [];
     const plan = await stack.plan({ onEvent: (e) => events.push(e) });
     expect(plan.errored).toBe(false);
-    expect(plan.resource_changes.map((c) => [c.address, c.change.actions])).toEqual([
-      ["viewers", ["create"]],
-      ["invoker", ["create"]],
+    expect(plan.resource_changes.map((c) => [c.address, c.change.action])).toEqual([
+      ["viewers", "create"],
+      ["invoker", "create"],
     ]);
     expect(events.some((e) => e.type === "read" && e.address === "lake" && e.phase === "done")).toBe(true);
 
@@ -159,7 +159,7 @@ describe("invokes", () => {
     );
     const plan = await stack.plan();
     const read = plan.resource_changes.find((c) => c.address === "lake")!;
-    expect(read).toMatchObject({ mode: "data", change: { actions: ["read"] }, action_reason: "read_because_dependency_pending" });
+    expect(read).toMatchObject({ mode: "data", change: { action: "read" }, action_reason: "read_because_dependency_pending" });
     const events: EngineEvent[] = [];
     const result = await stack.apply(plan, { onEvent: (e) => events.push(e) });
     // Resolved during apply with the etag the write of viewers returned: the name is then
@@ -179,7 +179,7 @@ describe("Stack.fromFile", () => {
     const stack = await Stack.fromFile(file, { state: join(dir, "from-file", "state.json") });
     expect(stack.name).toBe("quickstart");
     const plan = await stack.plan();
-    expect(plan.resource_changes.filter((c) => c.mode === "managed").map((c) => c.change.actions[0])).toEqual(["create", "create", "create"]);
+    expect(plan.resource_changes.filter((c) => c.mode === "managed").map((c) => c.change.action)).toEqual(["create", "create", "create"]);
     const done = await stack.import("restoreViewers", "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer");
     expect(done).toEqual({ id: "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer", serial: 1 });
     await expect(stack.import("nothere", "x")).rejects.toMatchObject({ diagnostics: [{ summary: `no resource "nothere" in ${file}` }] });

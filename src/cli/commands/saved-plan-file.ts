@@ -7,6 +7,7 @@ import { jsonSyntaxMessage } from "../../diagnostics/json-syntax.js";
 import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../../fs/input-file.js";
 import type { Plan } from "../../generated/schemas.js";
 import { PLAN_KEY_ENV, refuseDeepPlan, verifySeal } from "../../plan/saved-plan.js";
+import { PLAN_FORMAT } from "../../base/version.js";
 import { describeErrors, validate } from "../../schemas/index.js";
 import { printDiagnostics } from "../common.js";
 
@@ -30,6 +31,20 @@ function planText(file: string): string {
   return text.startsWith("\ufeff") ? text.slice(1) : text;
 }
 
+/** A plan saved by a converge that wrote another plan format is refused by name, before its schema
+ *  is checked: "is not a converge plan" would send the user after the wrong problem. */
+function refuseOtherFormat(data: unknown, file: string): void {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return;
+  const { format_version: format, converge_version: made } = data as Record<string, unknown>;
+  if (typeof format !== "string" || format === PLAN_FORMAT) return;
+  const quoted = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  const by = typeof made === "string" ? ` (converge ${quoted(made)})` : "";
+  refuse(
+    `the saved plan ${file} was saved in plan format ${quoted(format)}${by}; this converge reads format "${PLAN_FORMAT}"`,
+    `Plans are saved in the format of the converge that makes them. ${AGAIN}`,
+  );
+}
+
 /** Reads and checks the plan file itself: JSON, the plan schema, the seal, no errors. */
 export function readSavedPlan(file: string, key: string | undefined): Plan {
   const text = planText(file);
@@ -40,6 +55,7 @@ export function readSavedPlan(file: string, key: string | undefined): Plan {
     refuse(`the saved plan ${file} is not valid JSON: ${jsonSyntaxMessage(e, text)}`, "Nothing was applied.");
   }
   refuseDeepPlan(text, data, file);
+  refuseOtherFormat(data, file);
   const errors = validate("plan.schema.json", data);
   if (errors.length) throw new UserError({ severity: "error", summary: `${file} is not a converge plan`, detail: describeErrors(errors.slice(0, 5)) });
   const plan = data as Plan;

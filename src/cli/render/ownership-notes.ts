@@ -1,11 +1,11 @@
 // What a change's heading says of who owns its grants: adopted grants stay where they were, a
 // binding created over existing members takes them over.
 import type { ResourceChange } from "../../generated/schemas.js";
-import type { Action } from "../../contracts/actions.js";
+import type { ShownAction } from "../../contracts/actions.js";
 import { listed } from "../../diagnostics/listed.js";
 
 /** Notes on ownership under a change's heading: grants converge adopted stay where they were. */
-export function ownershipNotes(c: ResourceChange, action: Action): string[] {
+export function ownershipNotes(c: ResourceChange, action: ShownAction): string[] {
   const notes: string[] = [];
   if (c.after_adopted && (action === "create" || action === "replace"))
     notes.push("already granted outside converge: converge will adopt it");

@@ -5,7 +5,7 @@ import { diffArrays } from "diff";
 import type { Condition, Plan, ResourceChange } from "../../generated/schemas.js";
 import { memberKey } from "../../iam/members.js";
 import { conditionKey } from "../../iam/conditions.js";
-import { type Action, displayAction } from "../../contracts/actions.js";
+import { displayAction, type ShownAction } from "../../contracts/actions.js";
 import { jsonEqual } from "../../plan/compare.js";
 import { type Line, type Style, seg } from "../../diagnostics/lines.js";
 import { attributeLines, keyPad, keyText } from "./values.js";
@@ -17,7 +17,7 @@ import { summaryText, targetLines } from "./plan-summary.js";
 
 export { summaryText };
 
-const SYMBOL: Record<Action, { sym: string; style: Style; verb: string }> = {
+const SYMBOL: Record<ShownAction, { sym: string; style: Style; verb: string }> = {
   create: { sym: "  +", style: "add", verb: "will be created" },
   update: { sym: "  ~", style: "change", verb: "will be updated in-place" },
   replace: { sym: "+/-", style: "replace", verb: "must be replaced" },
@@ -247,7 +247,7 @@ function elementBlock(ctx: AttrCtx, before: unknown, after: unknown): void {
 
 function resourceBlock(
   c: ResourceChange,
-  action: Action,
+  action: ShownAction,
   lines: Line[],
   opts: { drift?: boolean; revokes?: readonly AccessChange[]; audit?: readonly Line[] } = {},
 ): void {
@@ -262,14 +262,14 @@ function resourceBlock(
     lines.push([]);
     return;
   }
-  const verb = opts.drift ? (c.change.actions[0] === "delete" ? "has been deleted" : "has changed") : s.verb;
+  const verb = opts.drift ? (c.change.action === "delete" ? "has been deleted" : "has changed") : s.verb;
   lines.push([seg(`  # ${c.address}`, "bold"), seg(` ${verb}`)]);
   const reason = c.action_reason && !opts.drift ? REASON[c.action_reason] : "";
   if (reason) lines.push([seg(`  # ${reason}`, "dim")]);
   if (!opts.drift) for (const note of ownershipNotes(c, action)) lines.push([seg(`  # ${note}`, "dim")]);
   if (c.previous_address && !opts.drift) lines.push([seg(`  # (moved from ${c.previous_address})`, "dim")]);
   if (c.change.importing && !opts.drift) lines.push([seg(`  # (import ID "${c.change.importing.id}")`, "dim")]);
-  const sym = opts.drift ? (c.change.actions[0] === "delete" ? SYMBOL.delete : SYMBOL.update) : s;
+  const sym = opts.drift ? (c.change.action === "delete" ? SYMBOL.delete : SYMBOL.update) : s;
   const kw = c.mode === "data" ? "data" : "resource";
   // The block names the resource, the heading above its instance (Terraform's `"viewers"` under
   // `# viewers["sre"]`): an instance address in quotes would read as two strings.
@@ -317,7 +317,7 @@ export interface PlanTextOptions {
 export function refreshLines(plan: Plan): Line[] {
   if (!plan.resource_drift.length) return [[seg("No changes outside of converge.")]];
   const lines: Line[] = [[seg("Objects have changed outside of converge", "heading")], [], [seg("converge read the live policies and records these changes, made outside of converge, in the state:")], []];
-  for (const c of plan.resource_drift) resourceBlock(c, c.change.actions[0] === "delete" ? "delete" : "update", lines, { drift: true });
+  for (const c of plan.resource_drift) resourceBlock(c, c.change.action === "delete" ? "delete" : "update", lines, { drift: true });
   return lines;
 }
 
@@ -343,7 +343,7 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
     lines.push([seg('converge detected the following changes made outside of converge since the last "converge apply":')]);
     lines.push([]);
     for (const c of plan.resource_drift) {
-      resourceBlock(c, c.change.actions[0] === "delete" ? "delete" : "update", lines, { drift: true });
+      resourceBlock(c, c.change.action === "delete" ? "delete" : "update", lines, { drift: true });
       if (lines.length < GROUP_LINES) continue;
       yield lines;
       lines = [];
@@ -354,7 +354,7 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
   const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length || c.previous_address);
   // By name, as apply's "Outputs:" and `converge output` list them.
   const outputChanges = Object.entries(plan.output_changes)
-    .filter(([, c]) => c.actions[0] !== "no-op")
+    .filter(([, c]) => c.action !== "no-op")
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (!visible.length && !outputChanges.length) {
     lines.push([seg("No changes.", "heading"), seg(" Your access policies match the stack.")]);
@@ -390,7 +390,7 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
     const pad = keyPad(outputChanges.map(([k]) => k));
     const ctx: AttrCtx = { indent: "  ", replacePaths: [], lines, sameElement: sameValue };
     for (const [name, c] of outputChanges) {
-      const mode = c.actions[0] === "create" ? "create" : c.actions[0] === "delete" ? "delete" : "diff";
+      const mode = c.action === "create" ? "create" : c.action === "delete" ? "delete" : "diff";
       attribute(ctx, name, pad, mode === "create" ? undefined : c.before, mode === "delete" ? undefined : c.after, c.after_unknown, mode);
     }
   }

@@ -40,7 +40,7 @@ export function decideExisting(i: ExistingInput): Decision {
   if (!o.inputs) {
     const after = plannedValue(d, i.desired, UNKNOWN);
     const { before_adopted: _, ...gone } = base;
-    return withDrift({ kind: "change" as const, change: { ...change(gone, ["create"], null, after), action_reason: "create_because_gone" as const }, value: after });
+    return withDrift({ kind: "change" as const, change: { ...change(gone, "create", null, after), action_reason: "create_because_gone" as const }, value: after });
   }
   const target = withIgnored(i.desired, o.inputs, i.ignoreChanges);
   const fields = changedFields(d, o.inputs, target);
@@ -49,10 +49,10 @@ export function decideExisting(i: ExistingInput): Decision {
   const kept: ChangeBase = state.adopted ? extended(base, { after_adopted: true }) : base;
   if (fields.length) {
     const after = plannedValue(d, target, UNKNOWN);
-    return withDrift({ kind: "change" as const, change: change(kept, ["update"], before, after), value: after });
+    return withDrift({ kind: "change" as const, change: change(kept, "update", before, after), value: after });
   }
   const stateOnly = (state.protect === true) !== i.protect ? { state_only: ["protect" as const] } : {};
-  return withDrift({ kind: "change" as const, change: { ...change(kept, ["no-op"], before, before), ...stateOnly }, value: before });
+  return withDrift({ kind: "change" as const, change: { ...change(kept, "no-op", before, before), ...stateOnly }, value: before });
 }
 
 export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean }): Generator<PolicyRef> {
