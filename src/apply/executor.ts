@@ -19,7 +19,7 @@ import type { Work } from "./work.js";
 import { StateRecorder } from "./state-recorder.js";
 import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
-import type { ResourceClaim } from "../state/claims.js";
+import type { ResourceClaim } from "../claims/claims.js";
 import { pushAll } from "../base/arrays.js";
 
 export interface ApplyContext {

@@ -8,7 +8,7 @@ import { functionDriver, resourceDriver } from "../drivers/registry.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { type Diagnostic, UserError } from "../diagnostics/diagnostic.js";
-import type { ResourceClaim } from "../state/claims.js";
+import type { ResourceClaim } from "../claims/claims.js";
 import { containsUnknown, stripUnknown } from "../config/expressions.js";
 import { resolveValue, type Scope } from "../config/resolve.js";
 import type { NameDefaults } from "../cloud/names.js";

@@ -22,7 +22,7 @@ export const PACKAGE_NAME: string = pkg.name;
 /** The package's root folder (the one holding its package.json), as a file: URL ending in "/". */
 export const PACKAGE_ROOT: URL = pkg.root;
 export const PROVIDER_SCHEMA_VERSION = "0.32.0";
-export const PROVIDER_SCHEMA_STATUS = "preview";
+const PROVIDER_SCHEMA_STATUS = "preview";
 /** The format of converge's own plan, which a saved plan file holds (schemas/plan.schema.json):
  *  a saved plan of another format is refused by `apply FILE` and `show FILE`, saying so. */
 export const PLAN_FORMAT = "2";

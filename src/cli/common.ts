@@ -115,7 +115,7 @@ export function callTimeoutOf(o: { callTimeout?: string }): number {
 }
 
 /** Whether stdout gets colour/ink: a terminal, no --no-color, no NO_COLOR. */
-export function useColor(o: { color?: boolean; json?: boolean }): boolean {
+function useColor(o: { color?: boolean; json?: boolean }): boolean {
   return !o.json && o.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
 }
 
@@ -231,7 +231,8 @@ export function printDiagnostics(diags: readonly Diagnostic[]): void {
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
 export async function openStackOf(o: StackOptions, how: { offline?: string; planInputs?: InputValue[] } = {}): Promise<StackSession> {
   // The engine loads with the first command that opens a session (not for validate).
-  const { openStackFile, policyFilesOf } = await import("../engine/session.js");
+  const { openStackFile } = await import("../engine/session.js");
+  const { policyFilesOf } = await import("../guardrails/rules.js");
   const { planInputs, ...rest } = how;
   const inputs = planInputs ? { ...inputsOf(o), plan: planInputs } : inputsOf(o);
   const state = o.state !== undefined ? { state: o.state } : {};

@@ -160,7 +160,7 @@ export function takeSignals(handler: InterruptHandler): () => void {
 
 /** Releases the state locks this process holds (waiting RELEASE_WAIT_MS at most), writes `line`
  *  to stderr and exits with the interrupt's code. A further signal meanwhile exits at once. */
-export async function exitInterrupted(line: string | ((released: number) => string)): Promise<never> {
+async function exitInterrupted(line: string | ((released: number) => string)): Promise<never> {
   exiting = true;
   let timer: NodeJS.Timeout | undefined;
   const released = await Promise.race([releaseHeldLocks(), new Promise<number>((r) => (timer = setTimeout(() => r(0), RELEASE_WAIT_MS)))]);

@@ -16,7 +16,7 @@ export function uiResource(address: string, type: string): UiResource {
 }
 
 /** The action a change stands for in the UI (Terraform's words: noop, replace, import…). */
-export function uiAction(c: ResourceChange): UiChangeAction {
+function uiAction(c: ResourceChange): UiChangeAction {
   const a = displayAction(c);
   return a === "no-op" ? "noop" : a === "import-update" ? "update" : a;
 }
@@ -73,7 +73,7 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
   return out;
 }
 
-export function retrySummary(operation: "plan" | "apply" | "destroy", causes: Record<string, number>): UiBody {
+function retrySummary(operation: "plan" | "apply" | "destroy", causes: Record<string, number>): UiBody {
   const total = Object.values(causes).reduce((a, b) => a + b, 0);
   return { type: "retry_summary", retries: { operation, total, causes }, message: total ? `Retried ${total} ${total === 1 ? "time" : "times"} while ${operation === "plan" ? "planning" : "applying"}` : `No retry while ${operation === "plan" ? "planning" : "applying"}` };
 }

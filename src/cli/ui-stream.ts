@@ -16,10 +16,10 @@ import { retryWords } from "./render/retry-text.js";
 import { verbs } from "./render/verbs.js";
 import { appliedBodies, diagnosticBody, planBodies, type UiBody, uiResource } from "./ui-messages.js";
 
-export const UI_MODULE = "converge.ui";
-export const UI_VERSION = "1.2";
+const UI_MODULE = "converge.ui";
+const UI_VERSION = "1.2";
 /** Terraform's: an apply_progress message for a change still running, every 10 seconds. */
-export const PROGRESS_INTERVAL_MS = 10_000;
+const PROGRESS_INTERVAL_MS = 10_000;
 
 type Step = Extract<EngineEvent, { type: "step" }>;
 type Running = { t0: number; timer: NodeJS.Timeout };

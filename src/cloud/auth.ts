@@ -2,8 +2,8 @@
 // nowhere else (never into messages, errors, events, state or logs).
 import { redact } from "./errors.js";
 
-export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
-export const TOKEN_ENV_VARS = ["CLOUDNATIVE_ACCESS_TOKEN", "GOOGLE_OAUTH_ACCESS_TOKEN"] as const;
+const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+const TOKEN_ENV_VARS = ["CLOUDNATIVE_ACCESS_TOKEN", "GOOGLE_OAUTH_ACCESS_TOKEN"] as const;
 
 export interface TokenProvider {
   /** The bearer token to send, or undefined to send no Authorization header. */
@@ -114,7 +114,7 @@ let silenced = false;
  * the probe fails oddly off Google Cloud. It says nothing the user can act on: when there are no
  * credentials, the AuthError above says what to do. Every other warning still goes out.
  */
-export function silenceMetadataLookupWarnings(): void {
+function silenceMetadataLookupWarnings(): void {
   if (silenced) return;
   silenced = true;
   const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;

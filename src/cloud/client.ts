@@ -47,7 +47,7 @@ export interface CloudClientOptions {
  */
 export const SET_IAM_POLICY_UPDATE_MASK = "bindings,etag";
 /** The mask of a whole-policy write: the audit configs too. */
-export const SET_WHOLE_POLICY_UPDATE_MASK = "bindings,etag,auditConfigs";
+const SET_WHOLE_POLICY_UPDATE_MASK = "bindings,etag,auditConfigs";
 
 /** Kinds whose API version has no auditConfigs in Policy and no updateMask in SetIamPolicyRequest
  *  (aiplatform v1beta1): their setIamPolicy sends the policy's bindings, version and etag only. */
@@ -83,7 +83,7 @@ const POLICY_APIS = Object.fromEntries(POLICY_KINDS.map((k) => [k, policyApi(k)]
 
 export { policyMethodId };
 
-export const FEDERATION_GET_ID = apiMethod("federation", "get")!.id;
+const FEDERATION_GET_ID = apiMethod("federation", "get")!.id;
 
 /** What converge reads of a project: its ID and its number. */
 export interface ProjectInfo {

@@ -60,7 +60,7 @@ export function responseTooLarge(declared?: number): Error {
  * sent on such a socket fails with ECONNRESET. The agent's own idle timer cannot help then (it is
  * a timer of the same busy event loop), so the pool is pruned just before each request.
  */
-export const MAX_IDLE_MS = 4_000;
+const MAX_IDLE_MS = 4_000;
 
 // One agent per scheme (and per proxy) for the process: connections are reused across calls and
 // clients. Idle sockets are unref'd by the agent, so they never keep the process alive.

@@ -55,7 +55,7 @@ export interface ModifyOptions {
   planned?: Policy;
 }
 
-export const MODIFY_DEFAULTS = { maxAttempts: 12, baseDelayMs: 20, maxDelayMs: 2_000 } as const;
+const MODIFY_DEFAULTS = { maxAttempts: 12, baseDelayMs: 20, maxDelayMs: 2_000 } as const;
 
 export async function modifyPolicy(
   client: CloudClient,

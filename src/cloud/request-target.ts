@@ -35,7 +35,7 @@ function verbatimPath(path: string): boolean {
 }
 
 /** The options of full URL parsing: what every other URL gets. */
-export function parsedTarget(url: string): { target: URL; options: TargetOptions } {
+function parsedTarget(url: string): { target: URL; options: TargetOptions } {
   const target = new URL(url);
   return { target, options: urlToHttpOptions(target) as TargetOptions };
 }

@@ -15,7 +15,7 @@ export interface RetryOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export const DEFAULT_RETRY: RetryOptions = {
+const DEFAULT_RETRY: RetryOptions = {
   // 10 attempts, full jitter, 5 s cap: about 10 s of waiting in the worst case; at a 25%
   // transient-error rate a call then fails once in a million, not once in four thousand.
   maxAttempts: 10,

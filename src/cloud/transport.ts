@@ -102,9 +102,9 @@ export interface CallSpec {
   write?: boolean;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
-export const USER_AGENT = `converge/${TOOL_VERSION}`;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+const USER_AGENT = `converge/${TOOL_VERSION}`;
 
 type Failure = { ok: false; error: CloudError; retryAfterMs?: number | undefined };
 type Outcome = { ok: true; value: unknown; httpStatus: number } | Failure;

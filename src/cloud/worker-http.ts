@@ -25,7 +25,7 @@ import type { HttpWorkerData } from "./http-worker.js";
  *  the emulator (paired runs): with the worker from the 65th request, a no-op plan of 1,200
  *  policies took 1.05x as long (and 20 MB more memory), one of 12,000 policies 0.89x; by those
  *  two points, the worker pays for itself from about 2,300 requests on. */
-export const DIRECT_FIRST = 2_000;
+const DIRECT_FIRST = 2_000;
 
 export interface WorkerHttpOptions {
   /** Names proxies (see ./proxy.ts); default process.env. */

@@ -5,7 +5,7 @@
 import { suggest } from "../diagnostics/did-you-mean.js";
 import type { DocPath } from "./source.js";
 
-export const FUNCTION_NAMES = ["fn::join", "fn::split", "fn::select", "fn::toJSON", "fn::secret"] as const;
+const FUNCTION_NAMES = ["fn::join", "fn::split", "fn::select", "fn::toJSON", "fn::secret"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /** What `fn::invoke` is: a data source, only as a variable's whole value (./load.ts). */

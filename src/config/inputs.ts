@@ -59,7 +59,7 @@ export interface ConfigDecl {
 export const ENV_PREFIX = "CONVERGE_VAR_";
 
 /** How a source is named in messages. */
-export function sourceText(s: InputSource): string {
+function sourceText(s: InputSource): string {
   if (s.kind === "flag") return `${s.flag} ${s.name}=…`;
   if (s.kind === "env") return s.variable;
   if (s.kind === "plan") return `the saved plan ${s.file}`;

@@ -8,7 +8,7 @@ import type { Each, ForEachInstances, ResourceDecl } from "./model.js";
 import { collectRefs, isLiteral } from "./references.js";
 import { propertySchemaDiagnostic, valueAt } from "./schema-diagnostics.js";
 import { declaredAt, errorAt as at, formatPath, type SourceDocument } from "./source.js";
-import { ClaimIndex, type Conflict, conflictSummary } from "../drivers/claims.js";
+import { ClaimIndex, type Conflict, conflictSummary } from "../claims/conflict-rule.js";
 import { forEachInstances, substituteEach } from "./for-each.js";
 import { instanceAddress } from "./addresses.js";
 import { type Scope, resolveValue } from "./resolve.js";

@@ -117,7 +117,7 @@ const keyText = (k: string | number): string => (typeof k === "number" ? String(
 
 /** What is wrong with `${root…}` where root is a forEach with these instances; undefined: nothing.
  *  (While planning, a forEach's name is the map of its instances' values by key: see valuesScope.) */
-export function instanceProblem(root: string, f: ForEachInstances, path: readonly Accessor[]): string | undefined {
+function instanceProblem(root: string, f: ForEachInstances, path: readonly Accessor[]): string | undefined {
   const [first, field] = path;
   if (!first) return undefined;
   const shown = f.keys.slice(0, 12).map(keyText).join(", ") + (f.keys.length > 12 ? ", …" : "");

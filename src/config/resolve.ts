@@ -112,5 +112,3 @@ function located(src: SourceDocument | undefined, at: DocPath, summary: string, 
   const text = `${formatPath(at)}: ${summary}`;
   return src ? errorAt(src, at, text, { offset }) : error(text, { path: formatPath(at) });
 }
-
-export { containsUnknown };

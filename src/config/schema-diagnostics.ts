@@ -45,7 +45,7 @@ function toDocPath(root: unknown, instancePath: string): DocPath {
  * arguments, resource properties, outputs). Everything else (the stack name, provider, types,
  * options, lint) is used as written, so its schema checks apply to the text as it is.
  */
-export function isResolvedPath(path: DocPath): boolean {
+function isResolvedPath(path: DocPath): boolean {
   const [top, , third, fourth] = path;
   if (path.length < 2) return false;
   if (top === "outputs") return true;

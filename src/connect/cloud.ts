@@ -78,7 +78,7 @@ export function retryEvent(e: CloudEvent): EngineEvent | undefined {
  * whatever the stack and workspace names. It was {stack}.emulator.json, the state file of workspace
  * "emulator" (and of a stack named {stack}.emulator): a world found there is moved, a state is left.
  */
-export async function embeddedDataFile(stateDir: string, stackName: string): Promise<string> {
+async function embeddedDataFile(stateDir: string, stackName: string): Promise<string> {
   const file = join(stateDir, `${stackName}.emulator.world`);
   const legacy = join(stateDir, `${stackName}.emulator.json`);
   const regular = (path: string) =>

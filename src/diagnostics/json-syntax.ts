@@ -11,14 +11,14 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}]/gu;
 const NAMES: Record<number, string> = { 0xfeff: "a byte order mark", 0x200b: "a zero-width space", 0xa0: "a no-break space", 0x1b: "an escape" };
 
 /** `c` as U+XXXX, with its name when it has a common one. */
-export function describeCharacter(c: string): string {
+function describeCharacter(c: string): string {
   const code = c.codePointAt(0)!;
   const name = NAMES[code];
   return `U+${code.toString(16).toUpperCase().padStart(4, "0")}${name ? ` (${name})` : ""}`;
 }
 
 /** `text` with every invisible character (but the plain space) described as U+XXXX. */
-export function visibleCharacters(text: string): string {
+function visibleCharacters(text: string): string {
   return text.replace(INVISIBLE, (c) => (c === " " ? c : describeCharacter(c)));
 }
 

@@ -24,7 +24,7 @@ class NotFound extends Error {
   readonly status = "NOT_FOUND";
 }
 
-export function policyResult(p: Policy): IamPolicyResult {
+function policyResult(p: Policy): IamPolicyResult {
   const bindings = (p.bindings ?? []).filter((b) => b.members.length > 0).map((b) => ({ role: b.role, members: normalizeMembers(b.members), ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) }));
   return { bindings, auditConfigs: p.auditConfigs ?? [], etag: p.etag ?? "", version: p.version ?? 1 };
 }

@@ -45,7 +45,7 @@ export interface ImportTarget {
  * A grant a resource holds once applied: a whole policy (authoritative for every binding of one
  * object; no type claims it yet), a whole binding (authoritative for one role and condition on
  * one object) or one member of it. Revokes leave the grants other resources claim; two claims
- * of a stack may not conflict (src/drivers/claims.ts).
+ * of a stack may not conflict (src/claims/conflict-rule.ts).
  */
 export type Claim = (
   | { scope: "policy"; kind: PolicyKind; object: string }

@@ -12,14 +12,14 @@ import type { Binding, Condition } from "../generated/schemas.js";
 import { isGoogleGroup, principalIdentity } from "./principals.js";
 
 export const MAX_PRINCIPALS = 1500;
-export const MAX_GOOGLE_GROUPS = 250;
+const MAX_GOOGLE_GROUPS = 250;
 
 function bindingIdentity(role: string, condition: Condition | undefined): string {
   return JSON.stringify(condition ? [role, condition.title, condition.description ?? "", condition.expression] : [role]);
 }
 
 /** The condition as Google stores it. */
-export function storedCondition(condition: Condition): Condition {
+function storedCondition(condition: Condition): Condition {
   const stored: Condition = { expression: condition.expression, title: condition.title };
   if (condition.description) stored.description = condition.description;
   return stored;

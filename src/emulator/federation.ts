@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { EmulatorFederation } from "../generated/schemas.js";
 
-export const DEFAULT_FEDERATION_VERSION = "3.1.2";
+const DEFAULT_FEDERATION_VERSION = "3.1.2";
 
 const STATES = ["STATE_UNSPECIFIED", "CREATING", "ACTIVE", "UPDATING", "DELETING", "ERROR"];
 const METASTORE_TYPES = ["METASTORE_TYPE_UNSPECIFIED", "DATAPLEX", "BIGQUERY", "DATAPROC_METASTORE"];
@@ -16,7 +16,7 @@ function digest(name: string): Buffer {
  * A UUID derived from the name, so a seed without uids gives the same uids on every start and
  * reset (the filled value is persisted as well).
  */
-export function uidFor(name: string): string {
+function uidFor(name: string): string {
   const h = digest(`uid:${name}`).subarray(0, 16);
   h[6] = (h[6]! & 0x0f) | 0x40; // RFC 4122 version 4 layout
   h[8] = (h[8]! & 0x3f) | 0x80;

@@ -124,7 +124,7 @@ export function normalizePolicy(policy: Policy, etag: string, field = "policy"):
   return storedPolicy(policy.version === 3 ? 3 : 1, bindings, auditConfigs, etag);
 }
 
-export function storedPolicy(version: 1 | 3, bindings: Binding[], auditConfigs: AuditConfig[] | undefined, etag: string): StoredPolicy {
+function storedPolicy(version: 1 | 3, bindings: Binding[], auditConfigs: AuditConfig[] | undefined, etag: string): StoredPolicy {
   const conditional = bindings.some((b) => b.condition);
   // Google answers version 1 for a policy without conditional bindings, whatever was written.
   const wire: Policy = { version: conditional ? 3 : 1 };

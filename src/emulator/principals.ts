@@ -15,7 +15,7 @@
 //   deleted:{user|group|serviceAccount}:{email}?uid={id} a recently deleted principal
 //   deleted:principal://…                                a deleted federated identity
 
-export const PRINCIPAL_FORMS =
+const PRINCIPAL_FORMS =
   "allUsers, allAuthenticatedUsers, user:{email}, group:{email}, serviceAccount:{email}, serviceAccount:{project}.svc.id.goog[{namespace}/{name}], domain:{domain}, principal://…, principalSet://…, deleted:{user|group|serviceAccount}:{email}?uid={id}, deleted:principal://…";
 
 const PUBLIC = new Set(["allUsers", "allAuthenticatedUsers"]);

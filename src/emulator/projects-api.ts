@@ -25,7 +25,7 @@ import { PROJECTS_GET, type ProjectRoute } from "./routes.js";
 const ACTIVE = { name: "ACTIVE", number: 1 } as const;
 
 /** Google's answer for a project that does not exist or that the caller may not see. */
-export function projectDenied(segment: string): ApiError {
+function projectDenied(segment: string): ApiError {
   const { permission, host } = PROJECTS_GET;
   return new ApiError("PERMISSION_DENIED", `Permission '${permission}' denied on resource '//${host}/projects/${segment}' (or it may not exist).`, {
     reason: "IAM_PERMISSION_DENIED",

@@ -29,14 +29,14 @@ export const LOG_TYPES = ["LOG_TYPE_UNSPECIFIED", "ADMIN_READ", "DATA_WRITE", "D
 
 export const EXPR: Message = { expression: STRING, title: STRING, description: STRING, location: STRING };
 export const BINDING: Message = { role: STRING, members: STRINGS, condition: message(EXPR) };
-export const AUDIT_LOG_CONFIG: Message = {
+const AUDIT_LOG_CONFIG: Message = {
   logType: { type: { t: "enum", values: LOG_TYPES } },
   exemptedMembers: STRINGS,
 };
-export const AUDIT_CONFIG: Message = { service: STRING, auditLogConfigs: message(AUDIT_LOG_CONFIG, true) };
+const AUDIT_CONFIG: Message = { service: STRING, auditLogConfigs: message(AUDIT_LOG_CONFIG, true) };
 
 /** google.iam.v1.Policy; `auditConfigs` only where the API version has it. */
-export function policyMessage(auditConfigs: boolean): Message {
+function policyMessage(auditConfigs: boolean): Message {
   const m: Record<string, Field> = {
     version: { type: { t: "int32" } },
     bindings: message(BINDING, true),

@@ -116,7 +116,7 @@ const PATH = /^\/(v1|v1beta1|v1alpha)\/projects\/([^/:]+)\/locations\/([^/:]+)\/
  * Matches a decoded path to one of the object methods; undefined for anything else (unknown path
  * or wrong HTTP method), which the server answers with NOT_FOUND.
  */
-export function matchApiRoute(httpMethod: string, path: string): ApiRoute | undefined {
+function matchApiRoute(httpMethod: string, path: string): ApiRoute | undefined {
   const m = PATH.exec(path);
   if (!m) return undefined;
   const [, api, project, location, collection, id, verb] = m as unknown as [string, string, string, string, string, string, string | undefined];

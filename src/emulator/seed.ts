@@ -121,7 +121,7 @@ export function checkWorld(value: unknown, source: string): EmulatorWorld {
   return value as EmulatorWorld;
 }
 
-export function worldProblem(value: unknown): string | undefined {
+function worldProblem(value: unknown): string | undefined {
   return worldProblemAt(value)?.message;
 }
 

@@ -16,7 +16,7 @@ import { decodePath, matchRoute, PROJECTS_GET, type EmulatorRoute } from "./rout
 import { OBJECT_KINDS } from "../gcp/object-kinds.js";
 
 /** Request bodies above this are refused without being buffered. */
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 const TOO_LARGE = Symbol("too large");
 const CLIENT_GONE = Symbol("client gone");

@@ -7,7 +7,7 @@ import type { Plan } from "../generated/schemas.js";
 import { accessDelta, plannedPolicies } from "../plan/access.js";
 import { classifyDrift, type DriftFinding, grantKey } from "../plan/drift.js";
 import { scrub } from "../config/redact.js";
-import { claimsOfValue, type ResourceClaim } from "../state/claims.js";
+import { claimsOfValue, type ResourceClaim } from "../claims/claims.js";
 import { pushAll } from "../base/arrays.js";
 import { noEmit } from "../contracts/events.js";
 import type { Controls, Hooks, Stopped } from "./operations.js";
@@ -52,7 +52,7 @@ function revokesOf(planned: PlannedStack): Map<string, Set<string>> {
 }
 
 /** The drift of a planned stack. */
-export function driftOf(planned: PlannedStack): DriftReport {
+function driftOf(planned: PlannedStack): DriftReport {
   const base = { diagnostics: planned.diagnostics, policies: planned.live.size, plan: planned.plan };
   if (planned.plan.errored) return { ...base, findings: [], errored: true };
   const findings = classifyDrift({

@@ -4,7 +4,7 @@
 import { addressText } from "../diagnostics/listed.js";
 import type { RateTable } from "../cloud/rate-limit.js";
 import { checkResourceClaims } from "./claims-check.js";
-import { claimsOfValue } from "../state/claims.js";
+import { claimsOfValue } from "../claims/claims.js";
 import { UserError } from "../diagnostics/diagnostic.js";
 import type { Policy } from "../generated/schemas.js";
 import { newState, versionOf } from "../state/index.js";

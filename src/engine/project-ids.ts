@@ -105,12 +105,12 @@ export function lateProjectNumbers(plan: Plan, ids: ProjectIds): Set<string> {
 }
 
 /**
- * `ids` with the IDs of the project numbers other stacks' claims name (`StateStore.claimedProjectNumbers`:
+ * `ids` with the IDs of the project numbers other stacks' claims name (`ClaimRegistry.projectNumbers`:
  * claims recorded before numbers were resolved), so that they are compared as their IDs'. Those
  * Resource Manager cannot answer are left out: they are another stack's names, not this plan's.
  */
 export async function claimProjectIds(store: StateStore, cloud: CloudPort, ids: ProjectIds, signal?: AbortSignal): Promise<ProjectIds> {
-  const numbers = (await store.claimedProjectNumbers?.()) ?? [];
+  const numbers = (await store.claims?.projectNumbers()) ?? [];
   const missing = numbers.filter((n) => !ids.has(n));
   if (!missing.length || !cloud.getProject) return ids;
   const out = new Map(ids);

@@ -68,8 +68,6 @@ export function openStack(req: OpenStackRequest): StackSession {
   return sessionOf(loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) }), req);
 }
 
-export { loadAnyStackFile, policyFilesOf };
-
 /** openStack for a YAML stack or a program stack. */
 export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number; offline?: string }): Promise<StackSession> {
   const opts = { strict: req.strict === true, ...(req.offline !== undefined ? { offline: req.offline } : {}), ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}), ...(req.inputs ? { inputs: req.inputs } : {}) };

@@ -20,9 +20,9 @@ interface Builtin {
 const NOT_REVOKE = "change != 'revoke'";
 const list = (v: unknown) => JSON.stringify(v);
 /** 90 % of Google's 1,500 principals in one policy. */
-export const POLICY_SIZE_WARN = 1350;
+const POLICY_SIZE_WARN = 1350;
 
-export const BUILTINS: Record<string, Builtin> = {
+const BUILTINS: Record<string, Builtin> = {
   "public-principal": {
     description: "allUsers or allAuthenticatedUsers gains a role",
     condition: () => `${NOT_REVOKE} && member.type in ['allUsers', 'allAuthenticatedUsers']`,

@@ -16,7 +16,7 @@ const describe = (r: GuardrailResult): string =>
 
 /** The refusals of `report`: every mandatory failure, and every owner-approval failure that
  *  `approval` does not cover. */
-export function guardrailRefusals(report: GuardrailReport | undefined, approval: Approval | undefined): Diagnostic[] {
+function guardrailRefusals(report: GuardrailReport | undefined, approval: Approval | undefined): Diagnostic[] {
   if (!report) return [];
   const out: Diagnostic[] = [];
   const byRule = new Map<string, GuardrailResult[]>();

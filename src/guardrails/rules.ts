@@ -14,8 +14,6 @@ import { compileCondition, isProblem } from "./compile.js";
 
 import { ENFORCEMENTS, type Enforcement, type Rule } from "./rule.js";
 
-export { ENFORCEMENTS, type Enforcement, type Rule };
-
 export interface RuleSet {
   rules: Rule[];
   /** sha256 of the rules as declared (ids, descriptions, conditions, enforcement, approvers). */

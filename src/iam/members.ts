@@ -9,7 +9,7 @@ const EMAIL_PREFIXES = ["user", "serviceAccount", "group"] as const;
 const EXACT_PREFIXES = ["principal://", "principalSet://"];
 const PUBLIC = ["allUsers", "allAuthenticatedUsers"] as const;
 
-export const MEMBER_FORMS =
+const MEMBER_FORMS =
   "user:{email}, serviceAccount:{email}, serviceAccount:{project}.svc.id.goog[{namespace}/{name}], group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n}, deleted:principal://…)";
 
 /** A lone UTF-16 surrogate: text that is not valid Unicode (Google refuses it). */

@@ -8,7 +8,7 @@ const ROLE_FORMS = [
   /^organizations\/[0-9]+\/roles\/[A-Za-z0-9_.]{3,64}$/,
 ];
 
-export const ROLE_FORMS_TEXT = "roles/{name}, projects/{project}/roles/{name} or organizations/{id}/roles/{name}";
+const ROLE_FORMS_TEXT = "roles/{name}, projects/{project}/roles/{name} or organizations/{id}/roles/{name}";
 
 export function roleProblem(role: string): string | undefined {
   if (typeof role !== "string" || role.length === 0) return "a role must be a non-empty string";
@@ -16,7 +16,7 @@ export function roleProblem(role: string): string | undefined {
   return ROLE_FORMS.some((r) => r.test(role)) ? undefined : `role "${role}" is not of the form ${ROLE_FORMS_TEXT}`;
 }
 
-export const BASIC_ROLES = ["roles/owner", "roles/editor", "roles/viewer"] as const;
+const BASIC_ROLES = ["roles/owner", "roles/editor", "roles/viewer"] as const;
 
 export function isBasicRole(role: string): boolean {
   return (BASIC_ROLES as readonly string[]).includes(role);

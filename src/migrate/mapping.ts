@@ -45,7 +45,7 @@ const OWNERSHIPS: [Ownership, string][] = [
 ];
 
 /** Every source type converge adopts, by its name in the source. */
-export const SOURCE_TYPES: ReadonlyMap<string, Shape> = new Map(
+const SOURCE_TYPES: ReadonlyMap<string, Shape> = new Map(
   OWNERSHIPS.flatMap(([as, suffix]): [string, Shape][] => [
     [`google-native:gkebackup/v1:RestorePlanIam${suffix}`, { object: "restorePlan", as, style: "native" }],
     [`google-native:aiplatform/v1beta1:EndpointIam${suffix}`, { object: "endpoint", as, style: "native" }],

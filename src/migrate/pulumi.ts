@@ -11,13 +11,13 @@ import { objectOf, refuse, type SourceFile } from "./file.js";
 import { SecretValue, typeOfValue, type SourceResource } from "./model.js";
 
 /** The key and value Pulumi marks a secret with (its "special signature" for secrets). */
-export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 const EXPORT = "a `pulumi stack export` file";
 
 /** `v` with each secret replaced by a SecretValue (typed by its plaintext when the export has it). */
-export function withSecrets(v: unknown): unknown {
+function withSecrets(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withSecrets);
   const o = objectOf(v);
   if (!o) return v;

@@ -23,7 +23,7 @@ export interface MigratedStack {
 }
 
 /** A resource or input name (schemas/stack.schema.json) made from an author's name. */
-export function stackNameFor(name: string, used: Set<string>, chars = /[^A-Za-z0-9_-]+/g): string {
+function stackNameFor(name: string, used: Set<string>, chars = /[^A-Za-z0-9_-]+/g): string {
   let base =
     name
       .replace(chars, "_")

@@ -19,7 +19,7 @@ export function markSensitive(value: unknown, mask: unknown): unknown {
 }
 
 /** State v4's sensitive_attributes (paths of get_attr and index steps) as a sensitive_values mask. */
-export function maskOfPaths(paths: unknown): Record<string, unknown> {
+function maskOfPaths(paths: unknown): Record<string, unknown> {
   const mask: Record<string, unknown> = {};
   for (const p of Array.isArray(paths) ? paths : []) {
     const steps = (Array.isArray(p) ? p : []).map((s) => {

@@ -10,7 +10,7 @@ import type { NameDefaults, ProjectIds } from "../cloud/names.js";
 import type { CloudPort, PolicyRef } from "../contracts/cloud-port.js";
 import type { Emit } from "../contracts/events.js";
 import { Refresh } from "./refresh.js";
-import { ClaimIndex } from "../drivers/claims.js";
+import { ClaimIndex } from "../claims/conflict-rule.js";
 import { OwnGrants } from "./ownership.js";
 import { pushAll } from "../base/arrays.js";
 import { secretStrings, sensitive } from "../config/sensitive.js";

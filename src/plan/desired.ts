@@ -15,7 +15,7 @@ import type { IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
 import { propertySchemaDiagnostic } from "../config/schema-diagnostics.js";
 import type { PlanContext } from "./context.js";
-import { conflictSummary } from "../drivers/claims.js";
+import { conflictSummary } from "../claims/conflict-rule.js";
 import { pushAll } from "../base/arrays.js";
 
 export interface Desired {

@@ -9,7 +9,7 @@ import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
-import type { ResourceClaim } from "../state/claims.js";
+import type { ResourceClaim } from "../claims/claims.js";
 
 /**
  * (a) `removed`: a grant converge owns was removed (or its whole object is gone);

@@ -41,7 +41,7 @@ const step = (a: Accessor) => (a.kind === "index" ? `[${a.index}]` : /^[A-Za-z_]
 
 /** Terraform's expression representation: the constant, or every reference with each of its
  *  shorter steps (`lake.labels.owner`, `lake.labels`, `lake`), without repeats. */
-export function expressionOf(value: unknown): TfExpression {
+function expressionOf(value: unknown): TfExpression {
   const constant = constantOf(value);
   if (constant) return { constant_value: constant.value };
   const references: string[] = [];
@@ -60,7 +60,7 @@ export function expressionOf(value: unknown): TfExpression {
 
 /** A block's arguments: an expression each; a map written as such (a condition) is a nested
  *  block, which Terraform lists. */
-export function blockExpressions(args: Record<string, unknown>): TfBlockExpressions {
+function blockExpressions(args: Record<string, unknown>): TfBlockExpressions {
   const out: TfBlockExpressions = {};
   for (const [k, v] of Object.entries(args)) {
     out[k] = v && typeof v === "object" && !Array.isArray(v) ? [blockExpressions(v as Record<string, unknown>)] : expressionOf(v);

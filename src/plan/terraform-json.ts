@@ -11,8 +11,8 @@ import { TOOL_VERSION } from "../base/version.js";
 import { terraformActions } from "../contracts/actions.js";
 import { configurationOf, PROVIDER_NAME, relevantAttributes } from "./terraform-config.js";
 
-export const TERRAFORM_PLAN_FORMAT = "1.2";
-export const TERRAFORM_STATE_FORMAT = "1.0";
+const TERRAFORM_PLAN_FORMAT = "1.2";
+const TERRAFORM_STATE_FORMAT = "1.0";
 
 /** cty's JSON serialisation of the type Terraform infers for a JSON value. */
 export function ctyType(value: unknown): TfCtyType {

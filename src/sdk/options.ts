@@ -77,7 +77,7 @@ const WHY: Record<string, string> = {
 };
 
 /** Names of the resources a dependsOn value (resources, names, outputs or promises of them) refers to. */
-export async function dependencyNames(value: unknown): Promise<string[]> {
+async function dependencyNames(value: unknown): Promise<string[]> {
   const out: string[] = [];
   const walk = (v: unknown): void => {
     if (v === undefined || v === null) return;

@@ -199,7 +199,7 @@ function newBuilder(file: string, name: string, opts: ProgramOptions) {
 
 /** Runs `program`: the stack document it declares; `file` is where its positions are taken from.
  *  `work`: what the program scheduled while it loaded, cancelled with the rest once it has run. */
-export async function runProgram(
+async function runProgram(
   program: Program,
   file: string,
   name: string,

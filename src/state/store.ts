@@ -4,7 +4,7 @@
 // its holder.
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import type { State, WriteIntent } from "../generated/schemas.js";
-import type { ClaimConflict, OwnedClaim, ResourceClaim } from "./claims.js";
+import type { ClaimConflict, OwnedClaim, ResourceClaim } from "../claims/claims.js";
 import type { ProjectIds } from "../cloud/names.js";
 
 /** The version of a state a writer last saw: a write succeeds only while the store still holds it. */
@@ -94,7 +94,8 @@ export interface DriftLog {
   read(): Promise<DriftEventRecord[]>;
 }
 
-export interface StateStore {
+/** The state itself: where it lives, reading it, and compare-and-swap writes. */
+export interface StateData {
   /** Where the state lives, for messages: "state/quickstart.json", `postgres (schema converge) stack "x" workspace "default"`; never a secret. */
   describe(): string;
   /** The current state; undefined when there is none yet. */
@@ -106,48 +107,62 @@ export interface StateStore {
    * keeps history.
    */
   write(next: State, expect: StateVersion | undefined, meta?: WriteMeta): Promise<State>;
-  /** One writer at a time; a second one fails at once naming the holder, or waits up to timeoutMs. */
+}
+
+/** One writer at a time. */
+export interface StateLocking {
+  /** A second writer fails at once naming the holder, or waits up to timeoutMs. */
   lock(operation: string, opts?: { timeoutMs?: number }): Promise<StoreLock>;
   /** Clears a lock whose holder cannot be checked (another host), given its ID. */
   forceUnlock(id: string): Promise<void>;
+}
 
-  /**
-   * Write-ahead intents (../apply/intents.ts): records them durably (a file fsynced beside the
-   * state, a committed row) before it returns: the cloud writes they describe start only then.
-   */
+/** Write-ahead intents (../apply/intents.ts). */
+export interface IntentLog {
+  /** Records them durably (a file fsynced beside the state, a committed row) before it returns:
+   *  the cloud writes they describe start only then. */
   recordIntents(intents: readonly WriteIntent[]): Promise<void>;
   /** The intents recorded and not cleared, in the order they were recorded. */
   pendingIntents(): Promise<WriteIntent[]>;
   /** The intents with these IDs are settled: a saved state covers them, or they did not land. */
   clearIntents(ids: readonly string[]): Promise<void>;
+}
 
-  // Optional capabilities: a backend that has none leaves them out (the local file).
+/** Backends that keep history: the versions written. */
+export interface StateHistory {
+  /** The versions written, oldest first. */
+  history(): Promise<HistoryRecord[]>;
+  /** The version written with `serial` (of the current lineage when several were), if kept. */
+  version(serial: number): Promise<State | undefined>;
+}
 
-  /** The versions written, oldest first (backends that keep history). */
-  history?(): Promise<HistoryRecord[]>;
+/**
+ * Backends that see every stack (PostgreSQL): the claims of each state (../claims/), recorded with
+ * every write of it. `projectIds` (project numbers → IDs): a claim recorded with a project's number
+ * is compared as the claim of its ID.
+ */
+export interface ClaimRegistry {
+  /** The claims recorded by other stacks, or other workspaces of this one, that conflict with
+   *  `claims` (a plan's). */
+  conflicts(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]>;
+  /** Under the store's lock: records `claims` (an apply's, before its first write) as this state's
+   *  until the lock is released, in one step with the check, unless another stack or workspace
+   *  claims or reserves a conflicting grant: then nothing is recorded and the conflicts are returned. */
+  reserve(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]>;
+  /** The project numbers in the objects claims name (claims recorded before project numbers were
+   *  resolved to IDs), for `projectIds` above. */
+  projectNumbers(): Promise<string[]>;
+  /** Every recorded claim, of every stack and workspace. */
+  all(): Promise<OwnedClaim[]>;
+}
+
+/** The state contract: what every backend does, and the capabilities some have (a backend without
+ *  one, such as the local file, leaves it out). The conformance suite checks each backend. */
+export interface StateStore extends StateData, StateLocking, IntentLog, Partial<StateHistory> {
   /** What `drift --watch` found ({schema}.drift_events on PostgreSQL; the local file keeps none). */
   readonly drift?: DriftLog;
-  /** The version written with `serial` (of the current lineage when several were), if kept. */
-  version?(serial: number): Promise<State | undefined>;
-  /**
-   * Backends that see every stack: the claims recorded by other stacks, or other workspaces of
-   * this one, that conflict with `claims` (a plan's). The claims of each state are recorded with
-   * every write of it. `projectIds` (project numbers → IDs): a claim recorded with a project's
-   * number is compared as the claim of its ID.
-   */
-  claimConflicts?(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]>;
-  /**
-   * Backends that see every stack, under this store's lock: records `claims` (an apply's, before
-   * its first write) as this state's until the lock is released, in one step with the check,
-   * unless another stack or workspace claims or reserves a conflicting grant: then nothing is
-   * recorded and the conflicts are returned.
-   */
-  reserveClaims?(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]>;
-  /** Backends that see every stack: the project numbers in the objects claims name (claims
-   *  recorded before project numbers were resolved to IDs), for `projectIds` above. */
-  claimedProjectNumbers?(): Promise<string[]>;
-  /** Backends that see every stack: every recorded claim, of every stack and workspace. */
-  allClaims?(): Promise<OwnedClaim[]>;
+  /** Cross-stack claims (PostgreSQL). */
+  readonly claims?: ClaimRegistry;
 }
 
 /** The version a state was read at (or written as). */

@@ -20,7 +20,7 @@ const NOT_FINITE_DETAIL = "Numbers must be finite: JSON, the state and the cloud
 
 /** What is wrong with a number that is not finite, written as `text`: an overflow (1e400) or a
  *  spelling of infinity or NaN (.inf, .nan). */
-export function nonFiniteSummary(text: string): string {
+function nonFiniteSummary(text: string): string {
   return /inf|nan/i.test(text) ? "not a finite number" : "number out of range";
 }
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Policy, State } from "../../src/generated/schemas.js";
 import { classifyDrift, grantKey, type DriftInput } from "../../src/plan/drift.js";
-import { claimsOfValue } from "../../src/state/claims.js";
+import { claimsOfValue } from "../../src/claims/claims.js";
 
 const OBJ = "projects/my-project/locations/us-central1/restorePlans/nightly";
 const BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";

@@ -180,18 +180,18 @@ describe("reservations", () => {
     const b = postgresStateStore({ stack: "waits", schema: "res1", env });
     try {
       const lock = await a.lock("apply");
-      expect(await a.reserveClaims([claim])).toEqual([]);
-      expect(await b.claimConflicts([{ ...claim, address: "readers" }])).toMatchObject([{ owner: { stack: "crashes", pending: true } }]);
+      expect(await a.claims.reserve([claim])).toEqual([]);
+      expect(await b.claims.conflicts([{ ...claim, address: "readers" }])).toMatchObject([{ owner: { stack: "crashes", pending: true } }]);
       // `state claims` lists it too, as what that stack is applying now.
-      expect(await b.allClaims!()).toEqual([{ stack: "crashes", workspace: "default", address: "viewers", claim: claim.claim, pending: true }]);
+      expect(await b.claims.all()).toEqual([{ stack: "crashes", workspace: "default", address: "viewers", claim: claim.claim, pending: true }]);
       // The holder's session ends (a crash, a network cut): its reservation counts no more.
       const pid = (await fresh.db.admin.query("SELECT backend_pid FROM res1.locks WHERE stack = 'crashes'")).rows[0].backend_pid as number;
       await fresh.db.admin.query("SELECT pg_terminate_backend($1)", [pid]);
-      await expect.poll(() => b.claimConflicts([{ ...claim, address: "readers" }])).toEqual([]);
-      expect(await b.allClaims!()).toEqual([]);
-      expect(await b.reserveClaims([claim]).catch((e: Error) => e.message)).toContain("needs the state lock");
+      await expect.poll(() => b.claims.conflicts([{ ...claim, address: "readers" }])).toEqual([]);
+      expect(await b.claims.all()).toEqual([]);
+      expect(await b.claims.reserve([claim]).catch((e: Error) => e.message)).toContain("needs the state lock");
       const block = await b.lock("apply");
-      expect(await b.reserveClaims([{ ...claim, address: "readers" }])).toEqual([]);
+      expect(await b.claims.reserve([{ ...claim, address: "readers" }])).toEqual([]);
       await block.release();
       await lock.release();
       // A released lock takes its reservations along; the crashed one's row stays, inert, until its stack reserves again.

@@ -19,6 +19,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["plan/", "migrate/"],
   ["guardrails/"],
   ["config/", "state/"],
+  ["claims/"],
   ["drivers/"],
   ["contracts/", "cloud/", "emulator/"],
   ["iam/", "fs/", "graph/", "yaml/"],

@@ -56,22 +56,22 @@ describe("claims on PostgreSQL", () => {
     const a = open("team-a", schema);
     const v1 = await a.write(withBinding(newState("team-a"), "viewers", "nightly", "roles/gkebackup.viewer", ["user:a@example.com"]), undefined);
     const mine = [{ address: "readers", claim: { scope: "binding" as const, kind: "restorePlan" as never, object: rp("nightly"), role: "roles/gkebackup.viewer" } }];
-    const conflicts = await open("team-b", schema).claimConflicts(mine);
+    const conflicts = await open("team-b", schema).claims.conflicts(mine);
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]).toMatchObject({ kind: "binding", owner: { stack: "team-a", workspace: "default", address: "viewers" }, mine: { address: "readers" } });
     // The same stack's own claims are its own; another role on the same object is free.
-    expect(await a.claimConflicts(mine)).toEqual([]);
-    expect(await open("team-b", schema).claimConflicts([{ ...mine[0]!, claim: { ...mine[0]!.claim, role: "roles/gkebackup.admin" } }])).toEqual([]);
+    expect(await a.claims.conflicts(mine)).toEqual([]);
+    expect(await open("team-b", schema).claims.conflicts([{ ...mine[0]!, claim: { ...mine[0]!.claim, role: "roles/gkebackup.admin" } }])).toEqual([]);
     // A member of that binding conflicts too (member-of-binding), from another workspace as well.
     const member = [{ address: "one", claim: { scope: "member" as const, kind: "restorePlan" as never, object: rp("nightly"), role: "roles/gkebackup.viewer", member: "user:x@example.com" } }];
     await new PostgresWorkspaces(a, "team-a", schema).create("dev");
-    expect((await open("team-a", schema, "dev").claimConflicts(member))[0]).toMatchObject({ kind: "member-of-binding", owner: { stack: "team-a", address: "viewers" } });
-    const all = await a.allClaims();
+    expect((await open("team-a", schema, "dev").claims.conflicts(member))[0]).toMatchObject({ kind: "member-of-binding", owner: { stack: "team-a", address: "viewers" } });
+    const all = await a.claims.all();
     expect(all).toEqual([{ stack: "team-a", workspace: "default", address: "viewers", claim: expect.objectContaining({ scope: "binding", object: rp("nightly"), role: "roles/gkebackup.viewer" }) }]);
     // The resource is destroyed: its claims go with it.
     await a.write({ ...v1, resources: [] }, versionOf(v1));
-    expect(await open("team-b", schema).claimConflicts(mine)).toEqual([]);
-    expect(await a.allClaims()).toEqual([]);
+    expect(await open("team-b", schema).claims.conflicts(mine)).toEqual([]);
+    expect(await a.claims.all()).toEqual([]);
   });
 
   it("member claims of two stacks: the same member conflicts, another member does not", async () => {
@@ -79,8 +79,8 @@ describe("claims on PostgreSQL", () => {
     const inputs = { name: ep("churn"), role: "roles/aiplatform.user", member: "user:Dana@example.com" };
     await open("one", schema).write({ ...newState("one"), resources: [{ address: "dana", type: MEMBER, id: "x", inputs, outputs: inputs, dependencies: [] }] }, undefined);
     const claim = (member: string) => [{ address: "m", claim: { scope: "member" as const, kind: "endpoint" as never, object: ep("churn"), role: "roles/aiplatform.user", member } }];
-    expect(await open("two", schema).claimConflicts(claim("user:dana@example.com"))).toHaveLength(1);
-    expect(await open("two", schema).claimConflicts(claim("user:erin@example.com"))).toEqual([]);
+    expect(await open("two", schema).claims.conflicts(claim("user:dana@example.com"))).toHaveLength(1);
+    expect(await open("two", schema).claims.conflicts(claim("user:erin@example.com"))).toEqual([]);
   });
 });
 
@@ -147,7 +147,7 @@ describe("a schema of the previous version (1: no workspaces, no claims)", () =>
     const other = postgresStateStore({ stack: "newcomer", schema, env: db.env });
     try {
       const mine = [{ address: "readers", claim: { scope: "binding" as const, kind: "restorePlan" as never, object: rp("legacy"), role: "roles/gkebackup.viewer" } }];
-      const conflicts = await other.claimConflicts(mine);
+      const conflicts = await other.claims.conflicts(mine);
       expect(conflicts.map((c) => c.owner)).toEqual([expect.objectContaining({ stack: "legacy", workspace: "default", address: "viewers" })]);
       const v = await db.admin.query(`SELECT max(version) AS v FROM ${schema}.schema_migrations`);
       expect(v.rows[0].v).toBe(SCHEMA_VERSION);

@@ -9,8 +9,8 @@ import type { Command } from "commander";
 import { loadStackFile } from "../../config/load.js";
 import { type Diagnostic, error, UserError } from "../../diagnostics/diagnostic.js";
 import { withStateLock } from "../../engine/session.js";
-import { claimConflictError, claimConflicts, stateClaims } from "../../state/claims.js";
-import type { ClaimConflict, OwnedClaim } from "../../state/claims.js";
+import { claimConflictError, claimConflicts, stateClaims } from "../../claims/claims.js";
+import type { ClaimConflict, OwnedClaim } from "../../claims/claims.js";
 import { DEFAULT_WORKSPACE } from "../../state/workspace.js";
 import { BACKEND_TYPES, type BackendType, backendTypeOf, openStateStore, type StateLocation } from "../../state/factory.js";
 import { action, stateChoice, type StateCommandOptions, writeOut } from "../common.js";
@@ -65,7 +65,7 @@ async function checkTargets(source: StateLocation, target: StateLocation, worksp
 async function checkClaimsOnTarget(source: StateLocation, target: StateLocation, workspaces: string[]): Promise<void> {
   // The default workspace's store (it always exists) asks for every stack's claims.
   const store = openStateStore({ ...target, workspace: DEFAULT_WORKSPACE }).store;
-  if (!store.claimConflicts) return;
+  if (!store.claims) return;
   const moved: OwnedClaim[] = [];
   const refusals: Diagnostic[] = [];
   for (const ws of workspaces) {
@@ -74,7 +74,7 @@ async function checkClaimsOnTarget(source: StateLocation, target: StateLocation,
     const mine = stateClaims(state);
     // A copy of this workspace already on the target (a migrate run again) is not another owner.
     const mineThere = (c: ClaimConflict) => c.owner.stack === target.stackName && c.owner.workspace === ws;
-    const theirs = (await store.claimConflicts(mine)).filter((c) => !mineThere(c));
+    const theirs = (await store.claims.conflicts(mine)).filter((c) => !mineThere(c));
     const found = [...theirs, ...claimConflicts(mine, moved)];
     if (found.length) pushAll(refusals, claimConflictError(found, openStateStore({ ...target, workspace: ws }).store.describe()).diagnostics);
     pushAll(moved, mine.map((m) => ({ ...m, stack: target.stackName, workspace: ws })));

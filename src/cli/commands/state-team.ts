@@ -8,7 +8,7 @@ import { error, UserError } from "../../diagnostics/diagnostic.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import { withStateLock } from "../../engine/session.js";
 import type { State } from "../../generated/schemas.js";
-import { describeClaim, redactClaim } from "../../state/claims.js";
+import { describeClaim, redactClaim } from "../../claims/claims.js";
 import { parseState, serializeState } from "../../state/format.js";
 import { type HistoryRecord, type StateStore, versionOf } from "../../state/index.js";
 import type { DriftEventRecord } from "../../state/store.js";
@@ -142,12 +142,12 @@ function alignedColumns(rows: readonly string[][]): string[] {
 
 async function claims(o: TeamOptions): Promise<number> {
   const store = (await openedStateOf(o)).store;
-  if (!store.allClaims) {
+  if (!store.claims) {
     if (o.json) await writeOut("[]\n");
     else await writeOut(`No claims: ${store.describe()} is a local state file, which sees no other stack. Cross-stack ownership is recorded on PostgreSQL (backend: {type: postgres}).\n`);
     return EXIT.ok;
   }
-  const all = await store.allClaims();
+  const all = await store.claims.all();
   if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...redactClaim(c.claim), ...(c.pending ? { applying: true } : {}) })), 2) + "\n").then(() => EXIT.ok);
   if (!all.length) return writeOut("No claims recorded: no stack has applied a state here yet.\n").then(() => EXIT.ok);
   // A grant an apply under way has reserved but not yet recorded is listed as such.

@@ -129,7 +129,7 @@ function auditSummaryLines(plan: Plan): Line[] {
 
 /** Lines inside a whole-policy resource's block for the audit logging it turns off that its
  *  diff does not show: configured on the object outside converge (not in its before). */
-export function auditRemovalLines(c: ResourceChange, plan: Plan): Line[] {
+function auditRemovalLines(c: ResourceChange, plan: Plan): Line[] {
   const mine = (plan.access_changes?.audit_changes ?? []).filter((a) => a.action === "remove" && a.addresses.includes(c.address));
   if (!mine.length) return [];
   const before = isObj(c.change.before) && Array.isArray(c.change.before.auditConfigs) ? auditSettings(c.change.before.auditConfigs as AuditConfig[]) : new Map();

@@ -7,7 +7,7 @@ import type pg from "pg";
 import { pgModule } from "./pg.js";
 import type { Claim } from "../../drivers/types.js";
 import type { State } from "../../generated/schemas.js";
-import { claimColumns, claimConflicts, type ClaimConflict, type OwnedClaim, type ResourceClaim, stateClaims } from "../claims.js";
+import { claimColumns, claimConflicts, type ClaimConflict, type OwnedClaim, type ResourceClaim, stateClaims } from "../../claims/claims.js";
 import { advisoryHeld, advisoryKey } from "./keys.js";
 import { inTransaction } from "./connection.js";
 import { nameWithProjectId, type ProjectIds } from "../../cloud/names.js";

@@ -15,7 +15,7 @@ export interface PgTarget {
 }
 
 /** How converge finds the server, for error details. */
-export const CONNECTION_HELP =
+const CONNECTION_HELP =
   "converge connects as libpq does: DATABASE_URL, or PGHOST, PGPORT, PGUSER, PGPASSWORD (or ~/.pgpass), PGDATABASE and PGSSLMODE. The stack file never holds the connection.";
 
 function urlParts(url: string): { host?: string; port?: string; database?: string; password?: string } {
@@ -119,7 +119,7 @@ export function pgFailure(e: unknown, action: string, target: PgTarget, where: s
 
 /** Whether `e` says the connection is gone or silent (node-postgres's query timeout, or its end):
  *  nothing more is sent on it, and the pool must not hand it out again. */
-export function connectionDead(e: unknown): boolean {
+function connectionDead(e: unknown): boolean {
   return e instanceof Error && /^(Query read timeout|Connection terminated\b)/.test(e.message);
 }
 

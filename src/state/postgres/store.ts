@@ -8,8 +8,8 @@ import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { State, WriteIntent } from "../../generated/schemas.js";
 import { describeErrors } from "../../schemas/index.js";
 import { parsedState, parseState, serializeState, stateProblems } from "../format.js";
-import { claimConflictError, type ClaimConflict, type OwnedClaim, type ResourceClaim } from "../claims.js";
-import { type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
+import { claimConflictError, type ClaimConflict, type ResourceClaim } from "../../claims/claims.js";
+import { type ClaimRegistry, type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
 import { claimedProjectNumbers, conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
 import { connectionFromEnv, inTransaction, pgFailure, type PgTarget, rollback, withPoolClient, within } from "./connection.js";
@@ -20,7 +20,6 @@ import type { ProjectIds } from "../../cloud/names.js";
 import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
 
 export const DEFAULT_PG_SCHEMA = "converge";
-export { DEFAULT_WORKSPACE };
 
 export interface PostgresStoreOptions {
   stack: string;
@@ -37,7 +36,7 @@ export interface PostgresStoreOptions {
 }
 
 /** PostgresStoreOptions.queryTimeoutMs's default: a large state's write takes seconds, not minutes. */
-export const PG_QUERY_TIMEOUT_MS = 120_000;
+const PG_QUERY_TIMEOUT_MS = 120_000;
 /** A stored state that cannot be used: PostgreSQL keeps every version (there is no .backup file). */
 const STORED = {
   label: "stored state",
@@ -123,23 +122,22 @@ export class PostgresStateStore implements StateStore, FencedStore {
     return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`, STORED);
   }
 
-  claimConflicts(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
-    return this.query("read the claims", (db) => conflictsWith(db, this.scope.schema, this.scope.stack, this.scope.workspace, claims, projectIds));
+  /** Cross-stack claims, kept in {schema}.claims (./claims.ts). */
+  get claims(): ClaimRegistry {
+    const { schema, stack, workspace } = this.scope;
+    return {
+      conflicts: (claims, projectIds) => this.query("read the claims", (db) => conflictsWith(db, schema, stack, workspace, claims, projectIds)),
+      reserve: (claims, projectIds) => this.reserveClaims(claims, projectIds),
+      projectNumbers: () => this.query("read the claims", (db) => claimedProjectNumbers(db, schema)),
+      all: () => this.query("read the claims", (db) => everyClaim(db, schema)),
+    };
   }
 
-  async reserveClaims(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
+  private async reserveClaims(claims: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
     const held = this.held?.lock;
     if (!held) throw new Error(`reserving claims needs the state lock of ${this.scope.where}`);
     const { schema, stack, workspace } = this.scope;
     return this.query("record the claims", (db) => withPoolClient(db, (client) => reserveClaims(client, schema, stack, workspace, held.session, claims, projectIds)));
-  }
-
-  claimedProjectNumbers(): Promise<string[]> {
-    return this.query("read the claims", (db) => claimedProjectNumbers(db, this.scope.schema));
-  }
-
-  allClaims(): Promise<OwnedClaim[]> {
-    return this.query("read the claims", (db) => everyClaim(db, this.scope.schema));
   }
 
   private failure(e: unknown, action: string): UserError {

@@ -1,15 +1,17 @@
-// Cross-stack ownership: what a state manages, as the drivers' claims (src/drivers/claims.ts
-// decides when two conflict: one rule for a stack's own resources and across stacks). A backend
-// that sees every stack (PostgreSQL) records the claims of each state it writes and answers which
-// recorded claims of other stacks or workspaces a plan's claims conflict with.
+// Claims: what a resource manages, as its driver declares it (`IamDriver.claims`). This room is
+// their one home: the claims of a state, a plan or a value; when two conflict (./conflict-rule.ts:
+// one rule for a stack's own resources and across stacks); how a claim is shown, keyed and
+// redacted. A backend that sees every stack (PostgreSQL) stores them through the state contract's
+// `ClaimRegistry` capability (../state/store.ts) and answers with the conflicts found here.
 import { addressText } from "../diagnostics/listed.js";
 import { error, UserError } from "../diagnostics/diagnostic.js";
-import { claimsConflict, type ConflictKind } from "../drivers/claims.js";
+import { claimsConflict, type ConflictKind } from "./conflict-rule.js";
 import { inputsOf } from "../drivers/inputs.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { Claim, SensitiveClaimField } from "../drivers/types.js";
 import { SENSITIVE_TEXT } from "../base/sensitive-text.js";
-import type { State } from "../generated/schemas.js";
+import type { Plan, State } from "../generated/schemas.js";
+import { pushAll } from "../base/arrays.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
 
@@ -52,6 +54,16 @@ export function claimsOfValue(type: string, address: string, value: unknown, mas
   if (!d) return [];
   const secret = sensitiveFields(mask);
   return d.claims(inputsOf(d, value)).map((claim) => ({ address, claim: secret.length ? { ...claim, sensitive: secret } : claim }));
+}
+
+/** The claims of the plan's resources that exist once it is applied (values known at plan time). */
+export function planClaims(plan: Plan): ResourceClaim[] {
+  const out: ResourceClaim[] = [];
+  for (const c of plan.resource_changes) {
+    if (c.mode !== "managed" || c.config || !c.change.after || c.change.action === "delete") continue;
+    pushAll(out, claimsOfValue(c.type, c.address, c.change.after, c.change.after_sensitive));
+  }
+  return out;
 }
 
 /** What the resources of a state manage. */

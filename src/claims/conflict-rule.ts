@@ -4,7 +4,7 @@
 import { addressText } from "../diagnostics/listed.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
-import type { Claim } from "./types.js";
+import type { Claim } from "../drivers/types.js";
 
 /**
  * - policy: one of the claims is a whole policy, the other anything on the same object;

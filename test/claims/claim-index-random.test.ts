@@ -2,7 +2,7 @@
 // (src/drivers/claims.ts): on random sequences of claims it must find a conflict exactly when
 // some held claim conflicts (claimsConflict against every held claim), and name a conflicting one.
 import { describe, expect, it } from "vitest";
-import { ClaimIndex, claimsConflict } from "../../src/drivers/claims.js";
+import { ClaimIndex, claimsConflict } from "../../src/claims/conflict-rule.js";
 import type { Claim } from "../../src/drivers/types.js";
 import { seededRandom } from "../support/seeded-random.js";
 

@@ -1,7 +1,7 @@
 // Claim conflicts of one cause are one error (issue 38, item 2): eight of this stack's resources
 // claiming grants another stack manages are one error listing them, not eight errors.
 import { describe, expect, it } from "vitest";
-import { type ClaimConflict, claimConflictError } from "../../src/state/claims.js";
+import { type ClaimConflict, claimConflictError } from "../../src/claims/claims.js";
 
 const conflict = (i: number, stack = "owner", pending = false): ClaimConflict => ({
   kind: "member",
