@@ -6,9 +6,9 @@
 import pLimit from "p-limit";
 import type { Plan, Policy, State } from "../generated/schemas.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { containsUnknown } from "../config/expressions.js";
-import { resolveValue, type Scope, valuesScope } from "../config/resolve.js";
-import { plain } from "../config/sensitive.js";
+import { containsUnknown } from "../language/expressions.js";
+import { resolveValue, type Scope, valuesScope } from "../language/resolve.js";
+import { plain } from "../language/sensitive.js";
 import type { CloudPort } from "../contracts/cloud-port.js";
 import { type Emit, noEmit } from "../contracts/events.js";
 import { HeldGrants } from "../plan/ownership.js";

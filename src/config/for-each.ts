@@ -4,12 +4,12 @@
 // index: `name[0]`) and its `${each.key}` / `${each.value}` are replaced by its own values, so
 // that from then on an instance is a resource like any other.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
-import { UNKNOWN, access, containsUnknown, escapeLiteral, isTemplateError, parseTemplate } from "./expressions.js";
+import { UNKNOWN, access, containsUnknown, escapeLiteral, isTemplateError, parseTemplate } from "../language/expressions.js";
 import type { Each, VariableDecl } from "./model.js";
 import type { ConfigDecl } from "./inputs.js";
-import { type Scope, resolveValue } from "./resolve.js";
-import { plain, secretStrings, sensitive } from "./sensitive.js";
-import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
+import { type Scope, resolveValue } from "../language/resolve.js";
+import { plain, secretStrings, sensitive } from "../language/sensitive.js";
+import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "../yaml/source.js";
 import { pushAll } from "../base/arrays.js";
 
 /** What a forEach expression may read when the stack loads: inputs and variables built from

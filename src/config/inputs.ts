@@ -5,7 +5,7 @@
 import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import type { ConfigInput } from "../generated/schemas.js";
 import { suggest } from "../diagnostics/did-you-mean.js";
-import { errorAt, type SourceDocument } from "./source.js";
+import { errorAt, type SourceDocument } from "../yaml/source.js";
 import { jsonNestsTooDeep, TOO_DEEP, TOO_DEEP_DETAIL } from "../yaml/yaml-limits.js";
 import { pushAll } from "../base/arrays.js";
 import { listed } from "../diagnostics/listed.js";

@@ -7,11 +7,11 @@ import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
 import { codePoints, suspectReasons } from "../iam/lookalike.js";
 import { hasCall } from "./references.js";
-import { functionCall } from "./functions.js";
-import { hasInterpolation } from "./expressions.js";
+import { functionCall } from "../language/functions.js";
+import { hasInterpolation } from "../language/expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
 import { stackPolicySizeErrors } from "./policy-size.js";
-import { type DocPath, formatPath, type PathSegment, type SourceDocument } from "./source.js";
+import { type DocPath, formatPath, type PathSegment, type SourceDocument } from "../yaml/source.js";
 import { pushAll } from "../base/arrays.js";
 
 export const LINT_RULES = {

@@ -2,9 +2,9 @@
 import type { DataSourceDriver, IamDriver } from "../drivers/types.js";
 import type { BackendConfig } from "../generated/schemas.js";
 import type { Graph } from "../graph/graph.js";
-import type { Reference } from "./expressions.js";
+import type { Reference } from "../language/expressions.js";
 import type { ConfigDecl } from "./inputs.js";
-import type { DocPath, SourceDocument } from "./source.js";
+import type { DocPath, SourceDocument } from "../yaml/source.js";
 
 /** One element of a forEach: its key and value. */
 export interface Each {

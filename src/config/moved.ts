@@ -3,9 +3,9 @@
 // (a → b, b → c) moves a to c; a cycle, a target the stack does not declare, or a source it still
 // declares is an error when the stack loads.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
-import { isAddress, splitAddress } from "./addresses.js";
+import { isAddress, splitAddress } from "../language/addresses.js";
 import type { Move, ResourceDecl } from "./model.js";
-import { errorAt as at, type SourceDocument } from "./source.js";
+import { errorAt as at, type SourceDocument } from "../yaml/source.js";
 import { listed, NAMES_IN_DETAIL } from "../diagnostics/listed.js";
 
 /** Whether the stack declares an address: a resource, an instance, or a forEach's name (the

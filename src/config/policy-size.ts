@@ -5,9 +5,9 @@ import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import type { Condition } from "../generated/schemas.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey } from "../iam/members.js";
-import { hasInterpolation } from "./expressions.js";
+import { hasInterpolation } from "../language/expressions.js";
 import type { ResourceDecl, StackModel } from "./model.js";
-import { formatPath } from "./source.js";
+import { formatPath } from "../yaml/source.js";
 import { completeNameOnce } from "../cloud/names.js";
 
 /** Google's limit on principal entries in one allow policy. */

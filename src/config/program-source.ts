@@ -1,6 +1,6 @@
 // Where the parts of a stack built by a program (src/sdk) were written: a call site (file, line,
 // column) per document path, so a diagnostic about a resource points at its constructor call.
-import { type DocPath, type Position, SourceDocument } from "./source.js";
+import { type DocPath, type Position, SourceDocument } from "../yaml/source.js";
 
 /** Looks up a position by document path (as JSON text). */
 export const pathKey = (path: DocPath): string => JSON.stringify(path);

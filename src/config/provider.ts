@@ -3,10 +3,10 @@
 // may use inputs and variables known at load (not resources, not invokes), never a secret (the
 // project and location are in every object's name, which plans and reviews show).
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { containsUnknown, UNKNOWN } from "./expressions.js";
-import { resolveValue, type Scope } from "./resolve.js";
-import { containsSensitive, plain } from "./sensitive.js";
-import type { SourceDocument } from "./source.js";
+import { containsUnknown, UNKNOWN } from "../language/expressions.js";
+import { resolveValue, type Scope } from "../language/resolve.js";
+import { containsSensitive, plain } from "../language/sensitive.js";
+import type { SourceDocument } from "../yaml/source.js";
 
 /** The provider fields that may hold interpolations (endpoint is one of three forms: the schema's). */
 const RESOLVED = ["project", "location", "seed"] as const;

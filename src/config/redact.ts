@@ -4,7 +4,7 @@
 // stores them. Saved plans carry a salted hash of the inputs instead (checked by `apply FILE`).
 import { createHash, randomBytes } from "node:crypto";
 import type { Plan, State } from "../generated/schemas.js";
-import { secretStrings, sensitive } from "./sensitive.js";
+import { secretStrings, sensitive } from "../language/sensitive.js";
 import type { ConfigDecl } from "./inputs.js";
 import { canonicalJson } from "../base/canonical-json.js";
 

@@ -2,13 +2,13 @@
 // the declared names, and turned into the dependency graph.
 import { type Diagnostic } from "../diagnostics/diagnostic.js";
 import { Graph } from "../graph/graph.js";
-import { type Accessor, hasInterpolation, isTemplateError, parseTemplate } from "./expressions.js";
-import { instanceAddress } from "./addresses.js";
+import { type Accessor, hasInterpolation, isTemplateError, parseTemplate } from "../language/expressions.js";
+import { instanceAddress } from "../language/addresses.js";
 import type { ForEachInstances } from "./model.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
-import { functionCall, staticCallProblem } from "./functions.js";
+import { functionCall, staticCallProblem } from "../language/functions.js";
 import { suggest } from "../diagnostics/did-you-mean.js";
-import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
+import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "../yaml/source.js";
 
 /** Walks a raw value, calling `fn` for every string with its path. */
 function eachString(value: unknown, path: DocPath, fn: (s: string, path: DocPath) => void): void {

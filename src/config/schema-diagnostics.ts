@@ -2,10 +2,10 @@
 // message that says what is wrong in the stack's terms.
 import type { ErrorObject } from "ajv";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { hasInterpolation } from "./expressions.js";
-import { functionCall } from "./functions.js";
+import { hasInterpolation } from "../language/expressions.js";
+import { functionCall } from "../language/functions.js";
 import { suggest } from "../diagnostics/did-you-mean.js";
-import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "./source.js";
+import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "../yaml/source.js";
 
 function typeOf(v: unknown): string {
   if (v === null) return "null";

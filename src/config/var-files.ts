@@ -3,7 +3,7 @@
 // inputs lives here; checking them against the stack is ./inputs.ts.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { ENV_PREFIX, type GivenInputs, type InputValue } from "./inputs.js";
-import { SourceDocument } from "./source.js";
+import { SourceDocument } from "../yaml/source.js";
 import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 

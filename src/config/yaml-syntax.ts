@@ -2,7 +2,7 @@
 // report several errors in its own terms (BAD_INDENT, then a compact mapping and a multi-line
 // implicit key at the same place): they are one error, with one hint, at the first of them.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import type { SourceDocument } from "./source.js";
+import type { SourceDocument } from "../yaml/source.js";
 
 /** The parser's codes that an indentation mistake produces. */
 const INDENTATION = new Set(["BAD_INDENT", "BLOCK_AS_IMPLICIT_KEY", "MULTILINE_IMPLICIT_KEY", "TAB_AS_INDENT"]);

@@ -11,7 +11,7 @@
 // a value too deep has its text scanned (brackets outside strings) for the line and column.
 //
 // Stacks: 64 levels, for a YAML (or JSON) stack's text, --var values, a seed file, a program's
-// document (../config/load.ts) and a value that ${…} references build (../config/resolve.ts). A
+// document (../config/load.ts) and a value that ${…} references build (../language/resolve.ts). A
 // stack needs about six; 64 leaves ten times that for data in variables.
 // Saved plans and states: 256 levels. converge writes them holding a stack's values (so at most
 // 64 deep) a few levels down: a plan's outputs, changes and configuration, a state's outputs. 256

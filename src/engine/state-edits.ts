@@ -1,6 +1,6 @@
 // `state rm` and `state mv`: edits of the state alone (never the cloud), each under the state lock
 // with a compare-and-swap write, for every front end.
-import { isAddress } from "../config/addresses.js";
+import { isAddress } from "../language/addresses.js";
 import { error, UserError } from "../diagnostics/diagnostic.js";
 import type { State } from "../generated/schemas.js";
 import { type StateStore, versionOf } from "../state/index.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type Diagnostic, error, UserError } from "../diagnostics/diagnostic.js";
 import type { GuardrailReport, GuardrailResult } from "../generated/schemas.js";
-import { SourceDocument } from "../config/source.js";
+import { SourceDocument } from "../yaml/source.js";
 import { readInputFile, MAX_SOURCE_BYTES } from "../fs/input-file.js";
 
 export interface PolicyCase {

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { delimiter } from "node:path";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { errorAt, type DocPath, SourceDocument } from "../config/source.js";
+import { errorAt, type DocPath, SourceDocument } from "../yaml/source.js";
 import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 import { canonicalJson } from "../base/canonical-json.js";

@@ -1,7 +1,7 @@
 // Reads the file import --from-pulumi / --from-terraform is given: a regular file of JSON (read
 // as YAML, of which JSON is a part, so that every value keeps its line and column).
 import { UserError, error } from "../diagnostics/diagnostic.js";
-import { SourceDocument, errorAt, type DocPath } from "../config/source.js";
+import { SourceDocument, errorAt, type DocPath } from "../yaml/source.js";
 import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_DATA_BYTES, readInputFile } from "../fs/input-file.js";
 

@@ -1,7 +1,7 @@
 // What the readers of other tools' states (pulumi.ts, terraform.ts) give the mapping (mapping.ts):
 // each resource of the source with its type, a readable name, its properties and where it is in
 // the file. A value the source keeps secret is a SecretValue: its clear text is never kept.
-import type { DocPath } from "../config/source.js";
+import type { DocPath } from "../yaml/source.js";
 
 /** The type of the stack input a secret becomes (schemas/stack.schema.json ConfigInput.type). */
 export type SecretType = "string" | "number" | "boolean" | "list" | "map";

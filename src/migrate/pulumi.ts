@@ -6,7 +6,7 @@
 // --show-secrets) becomes a SecretValue, its clear text dropped here.
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { warning } from "../diagnostics/diagnostic.js";
-import type { DocPath } from "../config/source.js";
+import type { DocPath } from "../yaml/source.js";
 import { objectOf, refuse, type SourceFile } from "./file.js";
 import { SecretValue, typeOfValue, type SourceResource } from "./model.js";
 

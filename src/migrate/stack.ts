@@ -1,8 +1,8 @@
 // The stack a migration writes, from the resources read and mapped: one resource per adoptable
 // resource, named as its author named it, with options.import; a secret of the source becomes a
 // secret input (config) of the stack, never its value; what cannot be adopted is listed.
-import { escapeLiteral } from "../config/expressions.js";
-import type { DocPath } from "../config/source.js";
+import { escapeLiteral } from "../language/expressions.js";
+import type { DocPath } from "../yaml/source.js";
 import { mapResource, type ImportPiece } from "./mapping.js";
 import { SecretValue, type SourceResource } from "./model.js";
 

@@ -2,7 +2,7 @@
 // terraform.tfstate) or `terraform show -json` of it (format_version 1.x: values.root_module with
 // its child_modules), read into the resources to adopt. Sensitive attributes (state v4's
 // sensitive_attributes, show -json's sensitive_values) become SecretValues.
-import type { DocPath } from "../config/source.js";
+import type { DocPath } from "../yaml/source.js";
 import { objectOf, refuse, type SourceFile } from "./file.js";
 import { SecretValue, typeOfValue, type SourceResource } from "./model.js";
 

@@ -1,6 +1,6 @@
 // Pure constructors of the plan's ResourceChange records (Terraform's change shape).
 import type { ResourceChange, StateResource } from "../generated/schemas.js";
-import { UNKNOWN, containsUnknown, isUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
+import { UNKNOWN, containsUnknown, isUnknown, stripUnknown, unknownMask } from "../language/expressions.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { extended } from "../base/extended.js";
 

@@ -1,7 +1,7 @@
 // Comparisons of IAM inputs that know the semantics (member case, member order, conditions).
 import type { IamDriver, IamInputs, InputField } from "../drivers/types.js";
 import { sameAuditConfigs, sameBindings } from "../iam/policy.js";
-import { containsUnknown, isUnknown } from "../config/expressions.js";
+import { containsUnknown, isUnknown } from "../language/expressions.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
 

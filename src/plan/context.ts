@@ -5,7 +5,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { ResourceChange, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { type Scope, valuesScope } from "../config/resolve.js";
+import { type Scope, valuesScope } from "../language/resolve.js";
 import type { NameDefaults, ProjectIds } from "../cloud/names.js";
 import type { CloudPort, PolicyRef } from "../contracts/cloud-port.js";
 import type { Emit } from "../contracts/events.js";
@@ -13,7 +13,7 @@ import { Refresh } from "./refresh.js";
 import { ClaimIndex } from "../claims/conflict-rule.js";
 import { OwnGrants } from "./ownership.js";
 import { pushAll } from "../base/arrays.js";
-import { secretStrings, sensitive } from "../config/sensitive.js";
+import { secretStrings, sensitive } from "../language/sensitive.js";
 
 export interface PlanOptions {
   refresh: boolean;

@@ -2,7 +2,7 @@
 // stack wants, what the state recorded and what the refresh observed. No I/O: the reads it
 // depends on are done before it is called.
 import type { ResourceChange, StateResource } from "../generated/schemas.js";
-import { UNKNOWN, isUnknown } from "../config/expressions.js";
+import { UNKNOWN, isUnknown } from "../language/expressions.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import { changedFields, sameInputs } from "./compare.js";
 import { type ChangeBase, change, driftChange, noOpChange, plannedValue } from "./change-builders.js";

@@ -2,15 +2,15 @@
 // normalised by its driver (full names, canonical members), resolved values linted, and its
 // grant claimed (two resources may not manage the same one). Unknown parts stay unknown.
 import { addressText } from "../diagnostics/listed.js";
-import { declaredAt } from "../config/source.js";
+import { declaredAt } from "../language/addresses.js";
 import type { ResourceDecl } from "../config/model.js";
 import { error } from "../diagnostics/diagnostic.js";
-import { containsUnknown } from "../config/expressions.js";
-import { resolveValue } from "../config/resolve.js";
+import { containsUnknown } from "../language/expressions.js";
+import { resolveValue } from "../language/resolve.js";
 import { lintResolved } from "../config/lint.js";
 import { hasCall } from "../config/references.js";
-import { fieldMask, plain, secretStrings } from "../config/sensitive.js";
-import { formatPath } from "../config/source.js";
+import { fieldMask, plain, secretStrings } from "../language/sensitive.js";
+import { formatPath } from "../yaml/source.js";
 import type { IamInputs } from "../drivers/types.js";
 import { validate } from "../schemas/index.js";
 import { propertySchemaDiagnostic } from "../config/schema-diagnostics.js";

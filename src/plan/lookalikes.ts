@@ -6,7 +6,7 @@ import type { PlannedPolicy } from "./access.js";
 import type { ResourceDecl, StackModel } from "../config/model.js";
 import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import { lintCode } from "../config/lint.js";
-import { type DocPath, formatPath } from "../config/source.js";
+import { type DocPath, formatPath } from "../yaml/source.js";
 import { listed } from "../diagnostics/listed.js";
 
 /** The members of the policies before and after the plan; none that holds a secret's text (the

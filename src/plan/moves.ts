@@ -3,7 +3,7 @@
 // where it came from (`previous_address`, as in Terraform's plan JSON). A move between two forEach
 // names moves every instance, key for key.
 import type { State, StateResource } from "../generated/schemas.js";
-import { splitAddress } from "../config/addresses.js";
+import { splitAddress } from "../language/addresses.js";
 import type { Move } from "../config/model.js";
 
 export interface Moved {

@@ -3,10 +3,10 @@
 // plans in order and waits for each resource's read, so without this the reads of such
 // resources would be made one after the other. Only the reads the resource's own planning
 // makes (a create: no state for it, no import) are started; the refresh reads each once.
-import { hasInterpolation, containsUnknown } from "../config/expressions.js";
+import { hasInterpolation, containsUnknown } from "../language/expressions.js";
 import type { ResourceDecl } from "../config/model.js";
-import { resolveValue } from "../config/resolve.js";
-import { plain } from "../config/sensitive.js";
+import { resolveValue } from "../language/resolve.js";
+import { plain } from "../language/sensitive.js";
 import { completeName } from "../cloud/names.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { PlanContext } from "./context.js";

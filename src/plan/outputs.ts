@@ -1,9 +1,9 @@
 // The stack's outputs: each resolved now (unknown parts known after apply) and compared with the
 // state's; outputs the stack no longer has (every one, when destroying) are deleted.
 import type { Plan, ResourceChange } from "../generated/schemas.js";
-import { containsUnknown, stripUnknown, unknownMask } from "../config/expressions.js";
-import { resolveValue } from "../config/resolve.js";
-import { containsSensitive, plain, secretStrings } from "../config/sensitive.js";
+import { containsUnknown, stripUnknown, unknownMask } from "../language/expressions.js";
+import { resolveValue } from "../language/resolve.js";
+import { containsSensitive, plain, secretStrings } from "../language/sensitive.js";
 import type { PlanContext } from "./context.js";
 import { jsonEqual } from "./compare.js";
 

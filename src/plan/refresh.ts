@@ -5,7 +5,7 @@ import type { LimitFunction } from "p-limit";
 import type { Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { hasInterpolation } from "../config/expressions.js";
+import { hasInterpolation } from "../language/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { completeNameOnce, type ProjectIds } from "../cloud/names.js";
 import { noAccessToken } from "../cloud/errors.js";

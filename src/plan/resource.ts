@@ -2,10 +2,10 @@
 // has (decide.ts), an import (options.import), or a create. Reads come from the refresh, which
 // started them early; the decisions themselves are pure.
 import type { ResourceDecl } from "../config/model.js";
-import { splitAddress } from "../config/addresses.js";
+import { splitAddress } from "../language/addresses.js";
 import { kindLabel } from "../gcp/object-kinds.js";
 import { error } from "../diagnostics/diagnostic.js";
-import { UNKNOWN, containsUnknown, isUnknown } from "../config/expressions.js";
+import { UNKNOWN, containsUnknown, isUnknown } from "../language/expressions.js";
 import { resourceDriver } from "../drivers/registry.js";
 import type { IamDriver, IamInputs } from "../drivers/types.js";
 import type { PlanContext } from "./context.js";

@@ -2,7 +2,7 @@
 // resource attributes the plan's changes are computed from (`relevant_attributes`), both from
 // what a Plan records of the stack as written (plan.configuration, see plan-configuration.ts).
 import type { ConfiguredResource, ConfiguredVariable, Plan, TfBlockExpressions, TfConfig, TfConfigResource, TfConfigVariable, TfExpression, TfResourceAttribute } from "../generated/schemas.js";
-import { type Accessor, isTemplateError, parseTemplate, type Reference } from "../config/expressions.js";
+import { type Accessor, isTemplateError, parseTemplate, type Reference } from "../language/expressions.js";
 
 /** The provider every converge type belongs to, as Terraform names providers. */
 export const PROVIDER_KEY = "cloudnative";

@@ -4,7 +4,7 @@
 // read Terraform's. Pure: the Plan alone (a saved plan prints as the plan that made it did).
 // Saved plans keep converge's own format; converge's data Terraform has no place for goes under
 // the one `converge` member.
-import { splitAddress } from "../config/addresses.js";
+import { splitAddress } from "../language/addresses.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Change, ConvergeChangeExtras, Plan, ResourceChange, TerraformPlan, TerraformPlanFailure, TfChange, TfCtyType, TfResourceChange, TfState, TfStateOutput, TfStateResource, TfStateValues } from "../generated/schemas.js";
 import { TOOL_VERSION } from "../base/version.js";

@@ -3,7 +3,7 @@
 // tsx turns on source maps, so the positions are the TypeScript source's).
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Position } from "../config/source.js";
+import type { Position } from "../yaml/source.js";
 
 export interface CallSite extends Position {
   file: string;

@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { type Diagnostic, error, UserError, warning } from "../diagnostics/diagnostic.js";
 import { diagnosticLines } from "../diagnostics/diagnostic-lines.js";
 import { toPlain } from "../diagnostics/lines.js";
-import type { Position } from "../config/source.js";
+import type { Position } from "../yaml/source.js";
 import { pathKey } from "../config/program-source.js";
 import { type GivenInputs, NO_INPUTS } from "../config/inputs.js";
 import type { ProviderConfig, BackendConfig } from "../generated/schemas.js";

@@ -5,7 +5,7 @@
 // would write: the same pipeline then resolves it at plan time or during apply. An output may be
 // pending (a Promise, an invoke being read): the program's stack document is made once every
 // pending output it used has settled (./context.ts).
-import { escapeLiteral, formatReference, type Accessor } from "../config/expressions.js";
+import { escapeLiteral, formatReference, type Accessor } from "../language/expressions.js";
 import { hasLoad, hasPending, loaded, registerOutputs, settled } from "./output-settle.js";
 
 export { hasPending, settled } from "./output-settle.js";

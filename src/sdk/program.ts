@@ -15,7 +15,7 @@ import { validate } from "../schemas/index.js";
 import { statePathOf } from "../state/factory.js";
 import { openCloud, type OpenCloud } from "../connect/cloud.js";
 import type { CallSite } from "./call-site.js";
-import type { Position } from "../config/source.js";
+import type { Position } from "../yaml/source.js";
 import type { ProviderConfig } from "../generated/schemas.js";
 import { guarded, ProgramWork, thrownBy } from "./program-guard.js";
 import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";

@@ -8,7 +8,12 @@ vi.hoisted(() => {
   delete process.env.CONTINUOUS_INTEGRATION;
 });
 
-const tick = () => new Promise((r) => setTimeout(r, 20));
+/** The view's frame once it shows `text`: ink draws on its own schedule, so the test waits for the
+ *  frame rather than for a fixed time (20 ms was not always enough on a loaded machine). */
+async function frameWith(view: ReturnType<typeof render>, text: string): Promise<string> {
+  await vi.waitFor(() => expect(view.lastFrame()).toContain(text), { timeout: 30_000, interval: 10 });
+  return view.lastFrame() ?? "";
+}
 const RP = "projects/p/locations/us-central1/restorePlans/a";
 
 describe("live apply progress", () => {
@@ -18,17 +23,15 @@ describe("live apply progress", () => {
     model.on({ type: "step", address: "viewers", action: "create", phase: "start" });
     model.on({ type: "step", address: "invoker", action: "replace", phase: "start" });
     model.on({ type: "step", address: "quiet", action: "no-op", phase: "start" });
-    await tick();
+    await frameWith(view, "invoker: Replacing...");
     expect(view.lastFrame()).toContain("viewers: Creating...");
-    expect(view.lastFrame()).toContain("invoker: Replacing...");
     expect(view.lastFrame()).not.toContain("quiet");
     expect(view.lastFrame()).not.toContain("retr");
 
     model.on({ type: "retry", resource: RP, call: "setIamPolicy", status: "UNAVAILABLE", httpStatus: 503, attempt: 1, maxAttempts: 10, delayMs: 200, reason: "transient" });
     model.on({ type: "step", address: "viewers", action: "create", phase: "done", ms: 1234 });
     model.on({ type: "step", address: "invoker", action: "replace", phase: "error", error: { severity: "error", summary: "PERMISSION_DENIED" } });
-    await tick();
-    const frame = view.lastFrame() ?? "";
+    const frame = await frameWith(view, "✘ invoker: failed: PERMISSION_DENIED");
     expect(frame).toContain("✔ viewers: Creation complete after 1.2s");
     expect(frame).toContain("✘ invoker: failed: PERMISSION_DENIED");
     // One line, cut at the terminal's width (100 columns here) so the view does not jump.
@@ -43,8 +46,7 @@ describe("live apply progress", () => {
     const view = render(<ProgressView model={model} />);
     model.on({ type: "step", address: "viewers", action: "create", phase: "start" });
     model.on({ type: "step", address: "viewers", action: "create", phase: "interrupted" });
-    await tick();
-    expect(view.lastFrame()).toContain("- viewers: not started (interrupted)");
+    await frameWith(view, "- viewers: not started (interrupted)");
     expect(view.lastFrame()).not.toContain("Creating");
     view.unmount();
   });

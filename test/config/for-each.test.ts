@@ -3,7 +3,7 @@
 // the collection must be known when the stack loads; errors are positioned.
 import { describe, expect, it } from "vitest";
 import { parseStack } from "../../src/config/load.js";
-import { splitAddress } from "../../src/config/addresses.js";
+import { splitAddress } from "../../src/language/addresses.js";
 import { plan } from "../../src/plan/planner.js";
 import { BINDING, EP, MEMBER, RP, STACK_HEAD, fakeCloud, planOptions, stackOf } from "../fixtures/builders.js";
 

@@ -3,10 +3,10 @@
 // functionCall) gave, on tricky and random values, and the same on a second asking.
 import { describe, expect, it } from "vitest";
 import { containsWhere } from "../../src/base/contains.js";
-import { hasInterpolation } from "../../src/config/expressions.js";
-import { functionCall } from "../../src/config/functions.js";
+import { hasInterpolation } from "../../src/language/expressions.js";
+import { functionCall } from "../../src/language/functions.js";
 import { collectRefs, hasCall, isLiteral } from "../../src/config/references.js";
-import { SourceDocument } from "../../src/config/source.js";
+import { SourceDocument } from "../../src/yaml/source.js";
 
 function someString(value: unknown, test: (s: string) => boolean): boolean {
   if (typeof value === "string") return test(value);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { useFreshDatabase } from "../postgres/helpers.js";
-import { bindingYaml, clearFaults, membersOf, memberYaml, policyIn, rp, setFaults, stackHead } from "./apply-helpers.js";
+import { bindingYaml, clearFaults, M, membersOf, memberYaml, policyIn, rp, setFaults, stackHead } from "./apply-helpers.js";
 import { expectExit, refusedHostPort, runCli, startCli, useEmulatorWorkspace, world } from "./helpers.js";
 
 const VIEWER = "roles/gkebackup.viewer";
@@ -30,15 +30,20 @@ const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, {
 
 describe("team state on PostgreSQL, hostile", { timeout: 120_000 }, () => {
   it("while an apply is writing, another stack's apply of a grant it is about to claim is refused before any write", async () => {
-    // The slow apply writes its four other bindings first (dependsOn), one at a time, 400 ms each:
-    // its claim on "contested" is not in its state yet while the other stack plans and applies.
+    // The slow apply writes its four other bindings first (dependsOn), one at a time, each write
+    // answered after 5 s (reads are not slowed): its claim on "contested" is reserved, not in its
+    // state yet, while the other stack plans and applies. The other apply starts once the
+    // reservation is recorded, and has the remaining writes' 20 s to be refused (it used to wait
+    // for "Plan:" and have 1.6 s, which a loaded machine did not always give it).
     const slow = ["slow-0", "slow-1", "slow-2", "slow-3"].map((id, i) => bindingYaml(`b${i}`, rp(id), VIEWER, ["user:slow@example.com"], i ? `    options:\n      dependsOn: [b${i - 1}]\n` : "")).join("");
     const first = await stackFile("first", slow + memberYaml("late", rp("contested"), VIEWER, "user:first@example.com", "    options:\n      dependsOn: [b3]\n").replace("EndpointIamMember", "RestorePlanIamMember").replace("aiplatform/v1beta1", "backup/v1"));
     const second = await stackFile("second", bindingYaml("viewers", rp("contested"), VIEWER, ["user:second@example.com"]));
-    await setFaults(ws.emu, { latencyMs: 400 });
+    await setFaults(ws.emu, { latencyMs: 5_000, methods: [M.rpSet] });
     try {
       const holder = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", first], { cwd: ws.dir, emulator: ws.emu, env: fresh.db.env, timeoutMs: 90_000 });
       await holder.waitFor("Plan:");
+      const reserved = async () => (await fresh.db.admin.query("SELECT count(*)::int AS n FROM hostile.reservations WHERE stack = 'first'")).rows[0].n as number;
+      await expect.poll(reserved, { timeout: 60_000, interval: 100 }).toBeGreaterThan(0);
       const refused = await cli(["apply", "--auto-approve", "-f", second]);
       expectExit(refused, 1);
       expect(refused.stderr).toContain('which stack "first" workspace "default" is applying now (resource "late"');

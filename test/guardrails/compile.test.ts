@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compileCondition, isProblem } from "../../src/guardrails/compile.js";
 import { loadRuleSet } from "../../src/guardrails/rules.js";
 import { expiryOf, memberOf } from "../../src/guardrails/values.js";
-import { SourceDocument } from "../../src/config/source.js";
+import { SourceDocument } from "../../src/yaml/source.js";
 import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
 
 const dir = mkdtempSync(join(tmpdir(), "converge-guardrails-"));

@@ -173,7 +173,8 @@ describe("memberProblem: members Google refuses", () => {
     expect(memberProblem(`user:${"a.".repeat(100_000)}@b.com`)).toMatch(/longer than/);
     expect(memberProblem(`principal://${"a.".repeat(100_000)}b/x`)).toMatch(/longer than/);
     expect(memberProblem(`principalSet://${POOL}/${"a.".repeat(100_000)}/x`)).toBeDefined();
-    expect(Date.now() - t).toBeLessThan(1000);
+    // Backtracking over 200,000 characters would take minutes; the margin is for a loaded machine.
+    expect(Date.now() - t).toBeLessThan(30_000);
   });
 });
 

@@ -9,7 +9,7 @@ import { changedFields, sameInputs } from "../../src/plan/compare.js";
 import { decideExisting, type ExistingInput } from "../../src/plan/decide.js";
 import type { Observed } from "../../src/plan/refresh.js";
 import { type ChangeBase, change, noOpChange } from "../../src/plan/change-builders.js";
-import { UNKNOWN } from "../../src/config/expressions.js";
+import { UNKNOWN } from "../../src/language/expressions.js";
 import { seededRandom } from "../support/seeded-random.js";
 import * as before from "./reference/plan-hot-path-before.js";
 import { type Rand, inputs, known, outcome, pick, shape, some } from "./reference/random-iam.js";

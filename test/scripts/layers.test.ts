@@ -19,7 +19,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["plan/", "migrate/"],
   ["guardrails/"],
   ["config/", "state/"],
-  ["claims/"],
+  ["claims/", "language/"],
   ["drivers/"],
   ["contracts/", "cloud/", "emulator/"],
   ["iam/", "fs/", "graph/", "yaml/"],

@@ -2,7 +2,7 @@
 // values known while the program runs are written as they are.
 import { describe, expect, it } from "vitest";
 import { encode, interpolate, output, referenceOutput } from "../../src/sdk/output.js";
-import { parseTemplate } from "../../src/config/expressions.js";
+import { parseTemplate } from "../../src/language/expressions.js";
 
 describe("encode", () => {
   it("writes references, property and index access as interpolations", () => {

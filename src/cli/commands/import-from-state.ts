@@ -4,7 +4,7 @@
 import { basename } from "node:path";
 import { UserError, error, warning, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { terminalText } from "../../diagnostics/terminal-text.js";
-import { formatPath } from "../../config/source.js";
+import { formatPath } from "../../yaml/source.js";
 import { printDiagnostics, writeOut } from "../common.js";
 import { EXIT } from "../exit-codes.js";
 import {

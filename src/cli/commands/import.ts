@@ -13,7 +13,7 @@ import type { IamDriver, Ownership } from "../../drivers/types.js";
 import type { Policy } from "../../generated/schemas.js";
 import { normalizeMembers } from "../../iam/members.js";
 import { canonicalCondition } from "../../iam/conditions.js";
-import { escapeLiteral } from "../../config/expressions.js";
+import { escapeLiteral } from "../../language/expressions.js";
 import { ratesOf } from "../rate-option.js";
 import { addStackOptions, action, callTimeoutOf, openStackOf, writeOut } from "../common.js";
 import { EXIT } from "../exit-codes.js";

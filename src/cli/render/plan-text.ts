@@ -1,6 +1,6 @@
 // The human plan, Terraform's layout: symbols, per-attribute diffs, member lists diffed line by
 // line, "# forces replacement", the drift section and the summary line. Pure: Plan → lines.
-import { splitAddress } from "../../config/addresses.js";
+import { splitAddress } from "../../language/addresses.js";
 import { diffArrays } from "diff";
 import type { Condition, Plan, ResourceChange } from "../../generated/schemas.js";
 import { memberKey } from "../../iam/members.js";

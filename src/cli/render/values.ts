@@ -1,7 +1,7 @@
 // Values as the plan renders them, without change markers: scalars inline, lists and maps over
 // several lines, each element or entry on lines of its own however deep it is nested. Used by
 // `converge show` (the state) and `converge state show`. Pure.
-import { splitAddress } from "../../config/addresses.js";
+import { splitAddress } from "../../language/addresses.js";
 import { type Line, seg } from "../../diagnostics/lines.js";
 import { maxOf } from "../../base/arrays.js";
 

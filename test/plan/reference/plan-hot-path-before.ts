@@ -2,7 +2,7 @@
 // 4615a91), kept word for word as the reference the property tests compare the new code with.
 import type { Binding, Policy, ResourceChange, State, StateResource } from "../../../src/generated/schemas.js";
 import type { StackModel } from "../../../src/config/model.js";
-import { UNKNOWN, isUnknown } from "../../../src/config/expressions.js";
+import { UNKNOWN, isUnknown } from "../../../src/language/expressions.js";
 import type { IamDriver, IamInputs, InputField } from "../../../src/drivers/types.js";
 import { resourceDriver } from "../../../src/drivers/registry.js";
 import type { PolicyRef } from "../../../src/contracts/cloud-port.js";

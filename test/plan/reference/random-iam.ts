@@ -1,7 +1,7 @@
 // Seeded random IAM inputs and policies, awkward ones included (unknown parts, keys in another
 // order, objects without a prototype), and a comparison that sees key order: for the property
 // tests that hold the plan's hot path to its definitions before (./plan-hot-path-before.ts).
-import { UNKNOWN } from "../../../src/config/expressions.js";
+import { UNKNOWN } from "../../../src/language/expressions.js";
 import type { IamDriver, IamInputs } from "../../../src/drivers/types.js";
 import type { Binding, Condition, Policy } from "../../../src/generated/schemas.js";
 import { epName, rpName } from "../../fixtures/builders.js";

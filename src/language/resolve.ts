@@ -5,7 +5,9 @@ import type { Reference } from "./expressions.js";
 import { splitAddress } from "./addresses.js";
 import { containsSensitive, isSensitive, plain, sensitive } from "./sensitive.js";
 import { evaluateCall, type FunctionCall, functionCall } from "./functions.js";
-import { type DocPath, errorAt, formatPath, resolvedTooDeep, type SourceDocument } from "./source.js";
+import { type DocPath, errorAt, formatPath, type SourceDocument } from "../yaml/source.js";
+import { valueTooDeep } from "../diagnostics/nesting.js";
+import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "../yaml/yaml-limits.js";
 
 /** Values that references can reach, by root name. `undefined` = not in scope. */
 export type Scope = (root: string) => { value: unknown } | undefined;
@@ -111,4 +113,26 @@ function callValue(call: FunctionCall, at: DocPath, scope: Scope, src: SourceDoc
 function located(src: SourceDocument | undefined, at: DocPath, summary: string, offset: number): Diagnostic {
   const text = `${formatPath(at)}: ${summary}`;
   return src ? errorAt(src, at, text, { offset }) : error(text, { path: formatPath(at) });
+}
+
+/**
+ * An error when the value `${ref}` gives (`value`) would nest the document more than MAX_DEPTH
+ * levels deep at `at`, where the string that is only that reference stands: references can
+ * build a value deeper than any written (a list of a list of a variable…), and a plan or state
+ * holding it would be refused when read back (../diagnostics/nesting.ts).
+ */
+export function resolvedTooDeep(
+  src: SourceDocument | undefined,
+  at: DocPath,
+  value: unknown,
+  ref: { text: string; offset: number },
+): Diagnostic | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const room = MAX_DEPTH - at.length;
+  // Counted again without the Sensitive wrappers (no level of the value) only when too deep with them.
+  if (!valueTooDeep(value, room) || !valueTooDeep(plain(value), room)) return undefined;
+  const summary = `${TOO_DEEP} once "\${${ref.text}}" is resolved`;
+  const detail = TOO_DEEP_DETAIL;
+  if (!src) return error(summary, { path: formatPath(at), detail });
+  return errorAt(src, at, summary, { offset: ref.offset, detail });
 }

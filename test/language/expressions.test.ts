@@ -16,7 +16,7 @@ import {
   type Reference,
   type Template,
   type TemplateError,
-} from "../../src/config/expressions.js";
+} from "../../src/language/expressions.js";
 
 const ok = (s: string): Template => {
   const t = parseTemplate(s);

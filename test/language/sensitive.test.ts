@@ -1,8 +1,8 @@
 // Issue 18, secrets: sensitivity follows a value through interpolation, field access and
 // functions; plans carry Terraform's after_sensitive; what is shown is scrubbed of secrets.
 import { describe, expect, it } from "vitest";
-import { resolveValue } from "../../src/config/resolve.js";
-import { isSensitive, plain, sensitive } from "../../src/config/sensitive.js";
+import { resolveValue } from "../../src/language/resolve.js";
+import { isSensitive, plain, sensitive } from "../../src/language/sensitive.js";
 import { scrubText, secretList } from "../../src/config/redact.js";
 
 const scope = (root: string) => (root === "token" ? { value: sensitive("hunter22") } : root === "m" ? { value: sensitive({ a: "x" }) } : root === "open" ? { value: "o" } : undefined);

@@ -2,9 +2,9 @@
 // at most MAX_DEPTH levels there (issue 37, item 3).
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/diagnostics/diagnostic.js";
-import { resolveValue, valuesScope } from "../../src/config/resolve.js";
-import { sensitive } from "../../src/config/sensitive.js";
-import { isUnknown } from "../../src/config/expressions.js";
+import { resolveValue, valuesScope } from "../../src/language/resolve.js";
+import { sensitive } from "../../src/language/sensitive.js";
+import { isUnknown } from "../../src/language/expressions.js";
 import { MAX_DEPTH, TOO_DEEP } from "../../src/yaml/yaml-limits.js";
 
 /** `n` lists around "x". */

@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import type * as Yaml from "yaml";
 import { SimpleOutline } from "../../src/yaml/fast-yaml.js";
-import { SourceDocument, type DocPath } from "../../src/config/source.js";
+import { SourceDocument, type DocPath } from "../../src/yaml/source.js";
 import { seededRandom } from "../support/seeded-random.js";
 
 // The same module instance as src/yaml/yaml-lib.ts (required, not imported).

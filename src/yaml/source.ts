@@ -1,15 +1,13 @@
 // A parsed YAML document that remembers where every value came from, so diagnostics can point
 // at file:line:column.
-import { splitAddress } from "./addresses.js";
 import type { CST, Document, LineCounter, Node, Pair, YAMLMap } from "yaml";
-import { yaml } from "../yaml/yaml-lib.js";
+import { yaml } from "./yaml-lib.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { parseSimpleYaml, SimpleOutline } from "../yaml/fast-yaml.js";
-import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "../yaml/yaml-limits.js";
-import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "../yaml/yaml-limits.js";
-import { pathTooDeep, valueTooDeep } from "../diagnostics/nesting.js";
-import { plain } from "./sensitive.js";
-import { valueErrors } from "../yaml/yaml-values.js";
+import { parseSimpleYaml, SimpleOutline } from "./fast-yaml.js";
+import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
+import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
+import { pathTooDeep } from "../diagnostics/nesting.js";
+import { valueErrors } from "./yaml-values.js";
 import { columnAt } from "../base/utf8.js";
 
 export type PathSegment = string | number;
@@ -320,13 +318,6 @@ export function formatPath(path: DocPath): string {
   return out;
 }
 
-/** An error at `path` in `src`: file:line:column and the document path (see `position` for `key` and `offset`). */
-/** Where a resource is declared, for a message that names another place: "stack.yaml:12:3". */
-export function declaredAt(src: SourceDocument, resource: string): string {
-  const pos = src.position(["resources", splitAddress(resource).name], { key: true });
-  return `${src.file}:${pos.line}:${pos.column}`;
-}
-
 /** An error at the first list or map of `doc` (the document of `src`) nested more than MAX_DEPTH
  *  levels: a program stack's document (a YAML one deeper than that is refused as it is parsed). */
 export function nestingError(src: SourceDocument, doc: unknown): Diagnostic | undefined {
@@ -337,28 +328,7 @@ export function nestingError(src: SourceDocument, doc: unknown): Diagnostic | un
   return path && errorAt(src, path, TOO_DEEP, { detail: TOO_DEEP_DETAIL });
 }
 
-/**
- * An error when the value `${ref}` gives (`value`) would nest the document more than MAX_DEPTH
- * levels deep at `at`, where the string that is only that reference stands: references can
- * build a value deeper than any written (a list of a list of a variable…), and a plan or state
- * holding it would be refused when read back (../diagnostics/nesting.ts).
- */
-export function resolvedTooDeep(
-  src: SourceDocument | undefined,
-  at: DocPath,
-  value: unknown,
-  ref: { text: string; offset: number },
-): Diagnostic | undefined {
-  if (value === null || typeof value !== "object") return undefined;
-  const room = MAX_DEPTH - at.length;
-  // Counted again without the Sensitive wrappers (no level of the value) only when too deep with them.
-  if (!valueTooDeep(value, room) || !valueTooDeep(plain(value), room)) return undefined;
-  const summary = `${TOO_DEEP} once "\${${ref.text}}" is resolved`;
-  const detail = TOO_DEEP_DETAIL;
-  if (!src) return error(summary, { path: formatPath(at), detail });
-  return errorAt(src, at, summary, { offset: ref.offset, detail });
-}
-
+/** An error at `path` in `src`: file:line:column and the document path (see `position` for `key` and `offset`). */
 export function errorAt(
   src: SourceDocument,
   path: DocPath,

@@ -3,7 +3,7 @@
 // fn::secret. Their shape is checked when the stack loads; they are evaluated at plan time, once
 // their arguments are known (an unknown argument makes the result unknown).
 import { suggest } from "../diagnostics/did-you-mean.js";
-import type { DocPath } from "./source.js";
+import type { DocPath } from "../yaml/source.js";
 
 const FUNCTION_NAMES = ["fn::join", "fn::split", "fn::select", "fn::toJSON", "fn::secret"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];

@@ -2,7 +2,7 @@
 // time wherever a value is resolved, each with positioned errors (shape at load, values at plan).
 import { describe, expect, it } from "vitest";
 import { parseStack } from "../../src/config/load.js";
-import { evaluateCall } from "../../src/config/functions.js";
+import { evaluateCall } from "../../src/language/functions.js";
 import { plan } from "../../src/plan/planner.js";
 import { BINDING, EP, RP, STACK_HEAD, fakeCloud, planOptions, stackOf } from "../fixtures/builders.js";
 
