@@ -152,8 +152,9 @@ export interface QuotaRun {
   exhausted: number;
   /** Non-OK answers by status, per the emulator */
   notOkByStatus: Record<string, number>;
-  /** The CLI's own "Retried N times" line, if it printed one */
-  retriedLine: string;
+  /** RESOURCE_EXHAUSTED retries the CLI reported (its "Retried" lines, every phase); absent
+   *  from results older than issue 45 */
+  reported429?: number;
   loadAvg1: number;
 }
 
@@ -197,9 +198,14 @@ export async function runQuota(ctx: ExtraContext, emulator: BenchEmulator, input
     writes: stats.writes,
     exhausted: (stats.notOkByStatus.RESOURCE_EXHAUSTED ?? 0) + (stats.notOkByStatus["429"] ?? 0),
     notOkByStatus: stats.notOkByStatus,
-    retriedLine: [...m.stdoutTail.split("\n"), ...m.stderrTail.split("\n")].find((l) => /^Retried /.test(l.trim()))?.trim() ?? "",
+    reported429: m.retried.RESOURCE_EXHAUSTED ?? 0,
     loadAvg1,
   };
-  ctx.log(`  quota ${quotaKey}=${c.perMinute}/min P=${p} ${rate ? `--rate ${rate}` : "default rates"}: ${sec(run.wallMs)}s (bound ${sec(run.boundMs)}s) ${run.reads} reads ${run.writes} writes ${run.exhausted} x 429${run.ok ? "" : ` FAILED (exit ${m.exitCode}): ${m.stdoutTail} ${m.stderrTail}`}`);
+  const failed = run.ok ? "" : ` FAILED (exit ${m.exitCode}): ${m.stdoutTail} ${m.stderrTail}`;
+  ctx.log(
+    `  quota ${quotaKey}=${c.perMinute}/min P=${p} ${rate ? `--rate ${rate}` : "default rates"}: ${sec(run.wallMs)}s ` +
+      `(bound ${sec(run.boundMs)}s) ${run.reads} reads ${run.writes} writes ` +
+      `${run.exhausted} x 429 (${run.reported429} reported)${failed}`,
+  );
   return run;
 }
