@@ -19,6 +19,8 @@ export interface Measured {
   results: ScenarioResult[];
   startup?: StartupResult;
   overlap?: OverlapResult;
+  /** Issue 45: the no-op plan at 100 ms (runOverlap on N = 10,000) */
+  far?: OverlapResult;
   quota?: QuotaRun[];
   failures?: { part: string; message: string }[];
 }
