@@ -1,6 +1,5 @@
 // Member (principal) forms, validation and the comparison key that prevents permanent diffs.
 
-import { rememberAccepted } from "../base/accepted.js";
 import { domainProblem, emailProblem, federatedProblem, isKubernetesServiceAccountForm, kubernetesServiceAccountProblem } from "./member-rules.js";
 
 export { isEmail } from "./member-rules.js";
@@ -35,9 +34,7 @@ function deletedProblem(member: string, rest: string): string | undefined {
 }
 
 /** Returns why `member` is not an accepted IAM member, or undefined when it is. */
-export const memberProblem = rememberAccepted(checkMember);
-
-function checkMember(member: string): string | undefined {
+export function memberProblem(member: string): string | undefined {
   if (typeof member !== "string" || member.length === 0) return "a member must be a non-empty string";
   if (LONE_SURROGATE.test(member)) return `member ${JSON.stringify(member)} is not valid Unicode`;
   if (member !== member.trim()) return `member "${member}" has leading or trailing white space`;

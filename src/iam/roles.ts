@@ -1,4 +1,3 @@
-import { rememberAccepted } from "../base/accepted.js";
 import { LONE_SURROGATE } from "./members.js";
 
 // Role forms. Roles are checked for their form only: custom roles need no declaration.
@@ -11,10 +10,7 @@ const ROLE_FORMS = [
 
 const ROLE_FORMS_TEXT = "roles/{name}, projects/{project}/roles/{name} or organizations/{id}/roles/{name}";
 
-/** Returns why `role` is not of a role's form, or undefined when it is. */
-export const roleProblem = rememberAccepted(checkRole);
-
-function checkRole(role: string): string | undefined {
+export function roleProblem(role: string): string | undefined {
   if (typeof role !== "string" || role.length === 0) return "a role must be a non-empty string";
   if (LONE_SURROGATE.test(role)) return `role ${JSON.stringify(role)} is not valid Unicode`;
   return ROLE_FORMS.some((r) => r.test(role)) ? undefined : `role "${role}" is not of the form ${ROLE_FORMS_TEXT}`;
