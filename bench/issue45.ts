@@ -59,6 +59,7 @@ function farRows(o: OverlapResult | undefined): string[][] {
     [`no-op plan at ${o.latencyMs} ms (median)`, s(median(o.planMs)), ""],
     ["network bound: ceil(P / parallelism) × L", s(o.boundMs), ""],
     ["`validate` of the same stack (median)", s(median(o.validateMs)), ""],
+    ...(o.floorMs?.length ? [["the same reads from a bare HTTP loop (median)", s(median(o.floorMs)), ""]] : []),
   ];
 }
 
