@@ -4,18 +4,16 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseStack } from "../../src/config/load.js";
 import { SourceDocument } from "../../src/config/source.js";
+import { BINDING, MEMBER, STACK_HEAD } from "../fixtures/builders.js";
 
-const STACK = `name: fast
-provider:
-  project: my-project
-  location: us-central1
-resources:
+// A binding with members written flow-style and a member resource: the usual shapes.
+const STACK = `${STACK_HEAD}resources:
   viewers:
-    type: cloudnative:backup/v1:RestorePlanIamBinding
-    properties:
-      name: nightly
-      role: roles/gkebackup.viewer
-      members: [user:bob@example.com]
+    type: ${BINDING}
+    properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:bob@example.com] }
+  invoker:
+    type: ${MEMBER}
+    properties: { name: churn, role: roles/aiplatform.user, member: "user:dana@example.com" }
 `;
 
 afterEach(() => vi.restoreAllMocks());
