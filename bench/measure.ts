@@ -53,6 +53,21 @@ export interface Measurement {
    *  the access summary under a plan can push them out of the tail. */
   stdoutSummary: string;
   stderrTail: string;
+  /** Retries the CLI reported, by cause: every "Retried N times: …" line of the whole output
+   *  added up (an apply prints one for its plan's reads and one for its writes). */
+  retried: Record<string, number>;
+}
+
+/** Adds up the "Retried N times: a × CAUSE, b × CAUSE." lines of `stdout`, by cause. */
+export function retriedByCause(stdout: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of stdout.matchAll(/^\s*Retried \d+ times?: (.*)\.\s*$/gm)) {
+    for (const part of line[1]!.split(", ")) {
+      const m = /^(\d+) × (.+)$/.exec(part);
+      if (m) out[m[2]!] = (out[m[2]!] ?? 0) + Number(m[1]);
+    }
+  }
+  return out;
 }
 
 export interface RunOptions {
@@ -114,6 +129,7 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
     stdoutTail: tail(stdout, 8),
     stdoutSummary: stdout.split("\n").filter((l) => /^(Plan: |Apply complete!|Destroy complete!|No changes\.)/.test(l)).join("\n"),
     stderrTail: tail(stderr, 10),
+    retried: retriedByCause(stdout),
   };
   if (o.useGnuTime && existsSync(timeOut)) {
     // The last line: GNU time prints "Command exited with non-zero status N" first on failure.

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { OverlapResult, QuotaRun, StartupResult } from "./extras.js";
 import type { ScenarioResult } from "./scenarios.js";
 import { growthExponent, overall, type GrowthRow } from "./targets.js";
+import { issue45Section } from "./issue45.js";
 import { growth, issue20Sections, type Section } from "./verdicts.js";
 
 export interface Machine {
@@ -33,6 +34,7 @@ export interface BenchResults {
   /** Issue 20's scenarios (bench/extras.ts), when run */
   startup?: StartupResult;
   overlap?: OverlapResult;
+  far?: OverlapResult;
   quota?: QuotaRun[];
   /** Parts that failed without stopping the run (the scale run) */
   failures?: Failure[];
@@ -157,7 +159,7 @@ export function machineLine(m: Machine): string {
 
 /** Other processes share the machine: the 1-minute load average seen before the runs. */
 function loadLine(r: BenchResults): string {
-  const extras = [...(r.startup?.loadAvg1 ?? []), ...(r.overlap?.loadAvg1 ?? []), ...(r.quota ?? []).map((q) => q.loadAvg1)];
+  const extras = [...(r.startup?.loadAvg1 ?? []), ...(r.overlap?.loadAvg1 ?? []), ...(r.far?.loadAvg1 ?? []), ...(r.quota ?? []).map((q) => q.loadAvg1)];
   const l = [...r.results.flatMap((q) => q.runs.map((x) => x.loadAvg1)), ...extras].filter((x) => typeof x === "number").sort((a, b) => a - b);
   if (!l.length) return "";
   return `1-minute load average before each CLI run (other processes share the 2 cores): min ${l[0]!.toFixed(2)}, median ${l[l.length >> 1]!.toFixed(2)}, max ${l[l.length - 1]!.toFixed(2)}.`;
@@ -193,7 +195,7 @@ export function growthTable(results: ScenarioResult[]): string {
 }
 
 export function renderReport(r: BenchResults): string {
-  const sections = issue20Sections(r);
+  const sections = [issue45Section(r), ...issue20Sections(r)];
   const parts = r.partMs ? ` (${Object.entries(r.partMs).map(([k, v]) => `${k} ${s(v)} s`).join(", ")})` : "";
   return [
     `Run: \`${r.command}\` (${r.mode}), ${r.date}, ${s(r.durationMs)} s in all${parts}.`,

@@ -3,9 +3,10 @@
 //   --quick              N = 1,000, L in {0, 20} ms, batched; per-resource at L = 20 ms only; once; start-up
 //                        (5 rounds) and overlap (1 pair); no quota, no scale (< 1 minute)
 //   (default: full)      N in {1,000, 10,000}, L in {0, 20} ms, batching on (3 runs, median) and off (1 run);
-//                        start-up, overlap, quota (issue 20; bench/extras.ts)
+//                        start-up, overlap, far, quota (issues 20 and 45; bench/extras.ts)
 //   --scale              also N = 100,000, L = 0, batched, a cold apply, then 3 no-op plans (--docs implies it)
-//   --only PARTS         run only these parts: matrix,startup,overlap,quota,scale (e.g. --only quota)
+//   --only PARTS         run only these parts: matrix,startup,overlap,far,quota,scale (e.g. --only quota)
+//                        (far: a no-op plan of 10,000 resources at 100 ms, issue 45)
 //   --startup-rounds K   rounds of node -e 0 / --version / validate (default 15; --quick: 5)
 //   --quota-p P          policies of the quota scenario (default 220), --quota-q Q its write quota a
 //                        minute (default 600; the request quota is 2Q, the same bound)
@@ -31,7 +32,7 @@ import { parseArgs } from "node:util";
 import { startBenchEmulator } from "./emulator.js";
 import { generate, quotaShape, type Generated } from "./generate.js";
 import { runOverlap, runQuota, runStartup, type ExtraContext, type OverlapResult, type QuotaRun, type StartupResult } from "./extras.js";
-import { ISSUE20 } from "./targets.js";
+import { ISSUE20, ISSUE45 } from "./targets.js";
 import { calibrationMs, gnuTimeAvailable } from "./measure.js";
 import { renderReport, updateDoc, type BenchResults, type Failure, type Machine } from "./report.js";
 import { runConfig, type Config, type ScenarioResult } from "./scenarios.js";
@@ -56,7 +57,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-const PARTS = ["matrix", "startup", "overlap", "quota", "scale"] as const;
+const PARTS = ["matrix", "startup", "overlap", "far", "quota", "scale"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Plan {
@@ -122,16 +123,26 @@ async function runJob(plan: Plan, ctx: ExtraContext, job: Job, cpuProfDir: strin
 interface Extras {
   startup?: StartupResult;
   overlap?: OverlapResult;
+  far?: OverlapResult;
   quota?: QuotaRun[];
 }
 
-/** Start-up and overlap (on the 2,000-resource stack), quota (on its own world). */
+/** Start-up and overlap (on the 2,000-resource stack; start-up validates a 10,000 one too), far (a
+ *  no-op plan of 10,000 at 100 ms), quota (on its own world). */
 async function runExtras(plan: Plan, ctx: ExtraContext): Promise<Extras> {
   const out: Extras = {};
   if (plan.parts.has("startup") || plan.parts.has("overlap")) {
     const inputs = generate(join(ctx.workdir, `n${ISSUE20.overlapN}`), ISSUE20.overlapN);
-    if (plan.parts.has("startup")) out.startup = await runStartup(ctx, inputs, plan.startupRounds);
+    if (plan.parts.has("startup")) {
+      const large = generate(join(ctx.workdir, `n${ISSUE45.far.n}`), ISSUE45.far.n);
+      out.startup = await runStartup(ctx, inputs, plan.startupRounds, large);
+    }
     if (plan.parts.has("overlap")) out.overlap = await withEmulator(inputs, (emulator) => runOverlap(ctx, emulator, inputs, { latencyMs: ISSUE20.overlapLatencyMs, parallelism: plan.parallelism, repeat: plan.overlapRepeat }));
+  }
+  if (plan.parts.has("far")) {
+    const inputs = generate(join(ctx.workdir, `n${ISSUE45.far.n}`), ISSUE45.far.n);
+    const o = { latencyMs: ISSUE45.far.latencyMs, parallelism: plan.parallelism, repeat: 1 };
+    out.far = await withEmulator(inputs, (emulator) => runOverlap(ctx, emulator, inputs, o));
   }
   if (plan.parts.has("quota")) {
     const inputs = generate(join(ctx.workdir, `quota-p${plan.quotaP}`), plan.quotaP, quotaShape(plan.quotaP));
@@ -186,7 +197,7 @@ function planOf(values: ReturnType<typeof parseOptions>, log: (line: string) => 
   const quick = values.quick;
   const only = values.only ? list(values.only) : undefined;
   for (const p of only ?? []) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: "${p}" is not one of ${PARTS.join(", ")}`);
-  const parts = new Set<Part>((only as Part[] | undefined) ?? (quick ? ["matrix", "startup", "overlap"] : ["matrix", "startup", "overlap", "quota", ...(values.scale || values.docs ? (["scale"] as const) : [])]));
+  const parts = new Set<Part>((only as Part[] | undefined) ?? (quick ? ["matrix", "startup", "overlap"] : ["matrix", "startup", "overlap", "far", "quota", ...(values.scale || values.docs ? (["scale"] as const) : [])]));
   const latencies = values.latency ? numbers(values.latency, "--latency") : [0, 20];
   const modes = values.modes ? list(values.modes) : ["batched", "per-resource"];
   for (const m of modes) if (m !== "batched" && m !== "per-resource") throw new Error(`--modes: "${m}" is not batched or per-resource`);

@@ -114,3 +114,20 @@ export function growthExponent(row: GrowthRow, of: "wallRatio" | "cpuRatio" | "r
   if (r === undefined || row.nRatio === undefined || row.nRatio <= 1 || !(r > 0)) return undefined;
   return Math.log(r) / Math.log(row.nRatio);
 }
+
+/** The targets of issue 45 ("Validation at the speed of parsing, plans at the speed of the wire"),
+ *  on this 2-core machine, measured side by side in one run. */
+export const ISSUE45 = {
+  /** `validate` beyond `converge --version` (median − median), by N */
+  validateBeyondMs: [
+    { n: 2_000, ms: 100 },
+    { n: 10_000, ms: 300 },
+  ],
+  /** No-op plan at L = 0 */
+  mid: { n: 10_000, noopPlanMs: 1_000, noopPlanRssMB: 200 },
+  scale: { n: 100_000, noopPlanMs: 6_000, noopPlanRssMB: 1_024 },
+  /** No-op plan of 2,000 resources at 20 ms: (plan − validate) ≤ 1.10x the bare loop's same reads */
+  overlapVsLoop: 1.1,
+  /** At 100 ms, N = 10,000 (1,200 policies): no-op plan ≤ 1.05x (network bound + validate) */
+  far: { n: 10_000, latencyMs: 100, ratio: 1.05 },
+} as const;

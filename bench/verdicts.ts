@@ -19,6 +19,8 @@ export interface Measured {
   results: ScenarioResult[];
   startup?: StartupResult;
   overlap?: OverlapResult;
+  /** Issue 45: the no-op plan at 100 ms (runOverlap on N = 10,000) */
+  far?: OverlapResult;
   quota?: QuotaRun[];
   failures?: { part: string; message: string }[];
 }
@@ -120,14 +122,27 @@ export function quotaVerdicts(q: QuotaRun): Verdict[] {
   const pq = (q.p / q.perMinute) * 60_000;
   const out = [atMost(`${who}: wall / (${q.calls === q.p ? "" : `${q.calls / q.p}`}P/Q = ${s(q.boundMs)})`, q.wallMs / q.boundMs, ISSUE20.quotaRatio, x)];
   if (q.calls !== q.p) out.push({ target: `${who}: wall / (P/Q = ${s(pq)}), the issue's literal bound, for reference`, figure: x(q.wallMs / pq), limit: `≤ ${x(ISSUE20.quotaRatio)}`, met: undefined });
+  const reported = q.reported429;
+  out.push({
+    target: `${who}: 429s reported`,
+    figure: reported === undefined ? "not recorded" : `${num(reported)} of ${num(q.exhausted)}`,
+    limit: "every one",
+    met: reported === undefined ? undefined : reported === q.exhausted,
+  });
   out.push({ target: `${who}: failures`, figure: q.ok ? "0" : `exit ${q.exitCode}: ${q.summary || "no summary"}`, limit: "0", met: q.ok });
   return out;
 }
 
-const QUOTA_HEAD = ["quota (emulator)", "CLI rate", "P", "requests counted", "bound", "wall", "wall / bound", "429s", "reads", "writes", "failures"];
+const QUOTA_HEAD = ["quota (emulator)", "CLI rate", "P", "requests counted", "bound", "wall", "wall / bound", "429s"];
+QUOTA_HEAD.push("429s reported", "reads", "writes", "failures");
+
+const reportedCell = (q: QuotaRun) => (q.reported429 === undefined ? "—" : num(q.reported429));
 
 function quotaRow(q: QuotaRun): string[] {
-  return [`${q.quotaKey} = ${num(q.perMinute)}/min`, q.rate ? `\`--rate ${q.rate}\`` : "defaults (unlimited on the emulator, adaptive)", num(q.p), num(q.calls), s(q.boundMs), s(q.wallMs), x(q.wallMs / q.boundMs), num(q.exhausted), num(q.reads), num(q.writes), q.ok ? "0" : "**1**"];
+  const rate = q.rate ? `\`--rate ${q.rate}\`` : "defaults (unlimited on the emulator, adaptive)";
+  const wall = [s(q.boundMs), s(q.wallMs), x(q.wallMs / q.boundMs)];
+  const calls = [num(q.exhausted), reportedCell(q), num(q.reads), num(q.writes), q.ok ? "0" : "**1**"];
+  return [`${q.quotaKey} = ${num(q.perMinute)}/min`, rate, num(q.p), num(q.calls), ...wall, ...calls];
 }
 
 /** Two sections: the issue's target (a write quota: P/Q), and a request quota that also counts

@@ -28,18 +28,19 @@ export function resolveProvider(src: SourceDocument, raw: Record<string, unknown
     const at = ["provider", key];
     const others = new Set<string>();
     const resolved = resolveValue(v, at, (root) => scope(root) ?? (others.add(root), { value: UNKNOWN }), src, diags);
-    const pos = { file: src.file, ...src.position(at), code: "stack/provider" };
+    // Where the field is, found only for an error: finding it costs a walk of the whole text.
+    const pos = () => ({ file: src.file, ...src.position(at), code: "stack/provider" });
     // A field not resolved leaves the names unchecked: its error (or the missing input's) is the one.
     if (others.size || containsSensitive(resolved) || containsUnknown(resolved)) missing = true;
     if (others.size) {
       const names = [...others].map((r) => `"${r}"`).join(", ");
-      diags.push(error(`provider.${key} may use only inputs and variables known when the stack loads, not ${names}`, { ...pos, detail: "The provider is known before anything is read or created: give the value as an input (config:)." }));
+      diags.push(error(`provider.${key} may use only inputs and variables known when the stack loads, not ${names}`, { ...pos(), detail: "The provider is known before anything is read or created: give the value as an input (config:)." }));
     } else if (containsSensitive(resolved)) {
-      diags.push(error(`provider.${key} cannot be computed from a secret`, { ...pos, detail: "The project and location are part of every object's name, which plans and reviews show." }));
+      diags.push(error(`provider.${key} cannot be computed from a secret`, { ...pos(), detail: "The project and location are part of every object's name, which plans and reviews show." }));
     } else if (containsUnknown(resolved)) {
       continue;
     } else if (typeof plain(resolved) !== "string" || plain(resolved) === "") {
-      diags.push(error(`provider.${key} must be a non-empty string`, pos));
+      diags.push(error(`provider.${key} must be a non-empty string`, pos()));
     } else fields[key] = plain(resolved) as string;
   }
   return { fields, missing };

@@ -98,10 +98,10 @@ describe("verdicts", () => {
   });
 
   it("quota: a write quota against P/Q; a request quota against 2P/Q (P/Q for reference); a failed apply is not met", () => {
-    const run: QuotaRun = { kind: "write", quotaKey: "gkebackup.write", perMinute: 600, p: 220, rate: "gkebackup.write=600/min", calls: 220, boundMs: 22_000, wallMs: 25_000, exitCode: 0, ok: true, summary: "", reads: 220, writes: 220, exhausted: 0, notOkByStatus: {}, retriedLine: "", loadAvg1: 1 };
-    expect(quotaVerdicts(run).map((v) => [v.figure, v.met])).toEqual([["1.14x", true], ["0", true]]);
+    const run: QuotaRun = { kind: "write", quotaKey: "gkebackup.write", perMinute: 600, p: 220, rate: "gkebackup.write=600/min", calls: 220, boundMs: 22_000, wallMs: 25_000, exitCode: 0, ok: true, summary: "", reads: 220, writes: 220, exhausted: 0, notOkByStatus: {}, reported429: 0, loadAvg1: 1 };
+    expect(quotaVerdicts(run).map((v) => [v.figure, v.met])).toEqual([["1.14x", true], ["0 of 0", true], ["0", true]]);
     const request = { ...run, kind: "request" as const, quotaKey: "gkebackup", perMinute: 1_200, calls: 440, boundMs: 22_000 };
-    expect(quotaVerdicts(request).map((v) => [v.figure, v.met])).toEqual([["1.14x", true], ["2.27x", undefined], ["0", true]]);
+    expect(quotaVerdicts(request).map((v) => [v.figure, v.met])).toEqual([["1.14x", true], ["2.27x", undefined], ["0 of 0", true], ["0", true]]);
     const [writeSection, requestSection] = quotaSections([run, request]);
     expect(overall(writeSection!.verdicts)).toBe(true);
     expect(overall(requestSection!.verdicts)).toBe(true);
