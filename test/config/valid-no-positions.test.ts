@@ -3,7 +3,7 @@
 // so a valid stack asks for none.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseStack } from "../../src/config/load.js";
-import { SourceDocument } from "../../src/config/source.js";
+import { SourceDocument } from "../../src/yaml/source.js";
 import { BINDING, MEMBER, STACK_HEAD } from "../fixtures/builders.js";
 
 // A binding with members written flow-style and a member resource: the usual shapes.
