@@ -58,7 +58,7 @@ if (isMain) {
   const ts = await generate();
   if (process.argv.includes("--check")) {
     let current = "";
-    try { current = readFileSync(outFile, "utf8"); } catch {}
+    try { current = readFileSync(outFile, "utf8"); } catch { /* no file yet: stale */ }
     if (current !== ts) {
       console.error("src/generated/schemas.ts is stale: run `npm run gen:types`.");
       process.exit(1);

@@ -154,7 +154,7 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
     const inputNames: readonly string[] = driver.inputFields;
     if (!inputNames.includes(p)) diags.push(at(src, ["resources", decl.decl, "options", "ignoreChanges", i], `${name}: ignoreChanges names "${p}", which is not an input of ${decl.type}`, { address: name, detail: `Inputs: ${inputNames.join(", ")}.` }));
   }
-  const importId = loadTimeImportId(src, decl, scope, diags);
+  const importId = loadTimeImportId(src, decl, scope);
   if (importId !== undefined) {
     const t = driver.parseImportId(importId, defaults);
     if (typeof t === "string") diags.push(at(src, ["resources", decl.decl, "options", "import"], `${name}: ${t}`, { address: name }));
@@ -169,7 +169,6 @@ function loadTimeImportId(
   src: SourceDocument,
   decl: ResourceDecl,
   scope: Scope,
-  diags: Diagnostic[],
 ): string | undefined {
   const raw = decl.options.import;
   if (raw === undefined || decl.each || !hasInterpolation(raw)) return raw;

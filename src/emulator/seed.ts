@@ -3,7 +3,7 @@
 // store can trust what it loads.
 import { LineCounter, Parser, parseDocument, type Document } from "yaml";
 import type { EmulatorPolicyObject, EmulatorWorld, Policy } from "../generated/schemas.js";
-import { ALL_KINDS, OBJECT_KINDS, parseFullName, POLICY_KINDS, type ObjectKind } from "../gcp/object-kinds.js";
+import { ALL_KINDS, OBJECT_KINDS, parseFullName, type ObjectKind } from "../gcp/object-kinds.js";
 import { validate } from "../schemas/index.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
 import { DIALECTS } from "./dialects.js";
@@ -119,10 +119,6 @@ export function checkWorld(value: unknown, source: string): EmulatorWorld {
   const problem = worldProblemAt(value);
   if (problem) throw new WorldError(`${source}: ${problem.message}`, { path: problem.path });
   return value as EmulatorWorld;
-}
-
-function worldProblem(value: unknown): string | undefined {
-  return worldProblemAt(value)?.message;
 }
 
 type Problem = { message: string; path: (string | number)[] };

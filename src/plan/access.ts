@@ -1,7 +1,7 @@
 // The access delta: who gains or loses which role on which object, computed from the effective
 // policy before (live) and after (the planned modifications applied to it). It includes members a
 // binding removes, which a resource-level diff does not show.
-import type { AccessChange, AccessDelta, AuditChange, Condition, ConditionChange, Policy, ResourceChange } from "../generated/schemas.js";
+import type { AccessChange, AccessDelta, AuditChange, ConditionChange, Policy, ResourceChange } from "../generated/schemas.js";
 import { auditChanges } from "./audit-changes.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";

@@ -51,15 +51,14 @@ export class ProgramBuilder {
     readonly readsNow = false,
   ) {
     const outputs = this.outputs;
-    const self = this;
     this.stack = {
       name,
       provider: {},
-      export(key: string, value: unknown) {
-        const site = callSiteIn(self.file);
-        if (self.refusedLate(`stack.export("${key}")`, site)) return;
-        self.place(["outputs", key], site);
-        if (Object.hasOwn(outputs, key)) self.diagnostics.push(self.errorAt(site, `output "${key}" is exported twice`));
+      export: (key: string, value: unknown) => {
+        const site = callSiteIn(this.file);
+        if (this.refusedLate(`stack.export("${key}")`, site)) return;
+        this.place(["outputs", key], site);
+        if (Object.hasOwn(outputs, key)) this.diagnostics.push(this.errorAt(site, `output "${key}" is exported twice`));
         outputs[key] = value;
       },
     };

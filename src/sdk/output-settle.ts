@@ -2,7 +2,6 @@
 // before the stack document is made), and invoke results read when a function needs them.
 // ./output.ts gives this module its primitives (registerOutputs) when it loads: it imports this
 // module, and an import back would close a loop.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Output<T> = { readonly __output?: T } & object;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyExpr = any;

@@ -190,7 +190,7 @@ export interface ProgramRun {
 
 /** A builder for the program `file`, with its direct reader. */
 function newBuilder(file: string, name: string, opts: ProgramOptions) {
-  let builder: ProgramBuilder | undefined;
+  let builder: ProgramBuilder | undefined; // eslint-disable-line prefer-const -- set once the reader exists
   const reader = directReader(() => builder!, file, opts);
   const readsNow = opts.offline === undefined && !hasErrors(opts.inputs?.problems ?? []);
   builder = new ProgramBuilder(file, name, reader.read, opts.inputs, readsNow);

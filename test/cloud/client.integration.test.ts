@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import type { AttemptEvent, CloudEvent } from "../../src/cloud/transport.js";
-import { AUDIT, EP, FED, LOCKED_RP, PROJECT, ROLE, RP, RP2, UNTIL_2027, admin, emulatorClient, setFaults, stats, useResetEmulator } from "./emulator-helpers.js";
+import { AUDIT, EP, FED, LOCKED_RP, PROJECT, ROLE, RP, RP2, UNTIL_2027, emulatorClient, setFaults, stats, useResetEmulator } from "./emulator-helpers.js";
 import { GET_EP, GET_FED, GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
 
 const emu = useResetEmulator();

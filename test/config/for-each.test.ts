@@ -50,7 +50,7 @@ describe("forEach", () => {
   });
 
   it("keys a list by its strings, other elements by their index", () => {
-    const text = STACK.replace("forEach: [user:x@example.com, user:y@example.com]", "forEach: \${people}").replace("member: \${each.value}", "member: user:p-\${each.key}@example.com");
+    const text = STACK.replace("forEach: [user:x@example.com, user:y@example.com]", "forEach: ${people}").replace("member: ${each.value}", "member: user:p-${each.key}@example.com");
     expect([...stackOf(text).resources.keys()].slice(2)).toEqual(['members["c"]', "members[1]"]);
     expect(splitAddress("members[1]")).toEqual({ name: "members", index: 1 });
     expect(splitAddress('a["x\\"y"]')).toEqual({ name: "a", index: 'x"y' });

@@ -120,7 +120,7 @@ describe("config inputs", () => {
     const f = file("deep.yaml", `members: ${list(65)}\n`);
     expect(readInputs({ varFiles: [f] }).diagnostics.map((d) => d.summary)).toEqual([`--var-file ${f}: nested more than 64 levels deep`]);
     // (A stack that does not grant them: a list of lists is no list of members, refused when it loads.)
-    const unused = STACK.replace("members: \${members}", "members: [user:a@example.com]");
+    const unused = STACK.replace("members: ${members}", "members: [user:a@example.com]");
     const ok = load({ vars: ["env=dev", `members=${list(64)}`], env: { CONVERGE_VAR_labels: map(64) } }, unused);
     expect(ok.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     // Brackets inside strings are text, not nesting.

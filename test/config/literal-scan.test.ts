@@ -59,6 +59,7 @@ describe("isLiteral and hasCall (one walk)", () => {
     const proto = { "fn::join": [",", ["a"]] };
     const inherited = Object.create(proto) as Record<string, unknown>;
     const hidden = Object.defineProperty({ a: "x" }, "fn::secret", { value: "${y}", enumerable: false });
+    // eslint-disable-next-line no-sparse-arrays -- a hole is one of the awkward values
     const values: unknown[] = [inherited, hidden, [, "${x}"], { a: [{ "fn::secret": "s" }] }, { "fn::join": 1, b: 2 }, { "fn:join": "${a}" }, "$${a}", "${a}", [[["$$$${a}"]]]];
     for (const v of values) {
       expect(hasCall(v)).toBe(oldHasCall(v));

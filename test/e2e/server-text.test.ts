@@ -11,8 +11,6 @@ import { bindingYaml } from "./apply-helpers.js";
 import { expectExit, runCli, useTempDir } from "./helpers.js";
 
 const EVIL = "\x1b]0;pwned\x07\x1b[2J\r\nApply complete!\x9b\u202e";
-/** EVIL as printed. */
-const SHOWN = "\\x1b]0;pwned\\x07\\x1b[2J\\r\\nApply complete!\\x9b\\u202e";
 /** EVIL in a cloud error message, which has its whitespace folded into one line first. */
 const SHOWN_IN_ERROR = "\\x1b]0;pwned\\x07\\x1b[2J Apply complete!\\x9b\\u202e";
 /** Characters that must never reach the terminal from data. */

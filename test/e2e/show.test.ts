@@ -40,7 +40,10 @@ describe("converge show", () => {
       expectExit(b, 0);
       if (form[0] === "--json") {
         const [pa, pb] = [JSON.parse(a.stdout), JSON.parse(b.stdout)];
-        for (const p of [pa, pb]) delete p.timestamp, delete p.converge.digest;
+        for (const p of [pa, pb]) {
+          delete p.timestamp;
+          delete p.converge.digest;
+        }
         expect(pb).toEqual(pa);
         expect(pb.format_version).toBe("1.2");
       } else expect(b.stdout).toBe(form[0] === "--view" ? a.stdout.slice(a.stdout.indexOf("Access changes")) : a.stdout);

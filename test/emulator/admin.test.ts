@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GET_FED, GET_RP, SET_RP } from "../support/emulator.js";
 import { ADMIN, expectEnvelope, FED, RP, RP_OPEN, useSeededEmulator, VIEWER } from "./helpers.js";
 
-const { emu, c } = useSeededEmulator({ resetEach: true });
+const { c } = useSeededEmulator({ resetEach: true });
 
 describe("stats", () => {
   it("counts every API request by method ID, including refused ones, and resets", async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Plan, Policy, ResourceChange, State } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
-import { BINDING, RP, bindingState, fakeCloud, makeState, planOptions, STACK_HEAD, stackOf } from "../fixtures/builders.js";
+import { RP, bindingState, fakeCloud, makeState, planOptions, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 
 const RP_MEMBER = "cloudnative:backup/v1:RestorePlanIamMember";
 const ADMIN = "roles/gkebackup.admin";

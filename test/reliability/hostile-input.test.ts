@@ -307,12 +307,12 @@ describe(`a hostile cloud on 127.0.0.1 (${RESPONSE_CASES} plans in-process, ${CL
             return fail(`${what}: crashed`, (e as Error)?.stack ?? String(e));
           }
           const text = rendered(e instanceof UserError ? e.diagnostics : [{ severity: "error", summary: (e as Error).message }]);
-          if (UNSAFE.test(text)) (f.unsafeText++, fail(`${what}: control characters in ${JSON.stringify(text.slice(0, 500))}`, ""));
+          if (UNSAFE.test(text)) { f.unsafeText++; fail(`${what}: control characters in ${JSON.stringify(text.slice(0, 500))}`, ""); }
           return;
         }
         if (o.errored) f.erroredPlans++;
         else f.planned++;
-        if (UNSAFE.test(rendered(o.diagnostics))) (f.unsafeText++, fail(`${what}: control characters in the diagnostics`, rendered(o.diagnostics)));
+        if (UNSAFE.test(rendered(o.diagnostics))) { f.unsafeText++; fail(`${what}: control characters in the diagnostics`, rendered(o.diagnostics)); }
       });
     } finally {
       await remove();
@@ -343,14 +343,14 @@ describe(`a hostile cloud on 127.0.0.1 (${RESPONSE_CASES} plans in-process, ${CL
         f.slowestMs = Math.max(f.slowestMs, r.ms);
         if (r.code === 0) f.exit0++;
         else if (r.code === 1) f.exit1++;
-        if (r.signal || r.ms > CLI_BOUND_MS) (f.hangs++, fail(`${what}: hang`, ""));
-        else if ((r.code !== 0 && r.code !== 1) || /internal error|this is a bug|\n\s+at .*:\d+:\d+\)?\n/.test(r.stderr)) (f.crashes++, fail(`${what}: crash`, ""));
-        if (UNSAFE.test(r.stdout + r.stderr)) (f.unsafeText++, fail(`${what}: control characters`, ""));
-        if (json && !isJson(r.stdout)) (f.notOneJsonDocument++, fail(`${what}: stdout is not one JSON document`, ""));
+        if (r.signal || r.ms > CLI_BOUND_MS) { f.hangs++; fail(`${what}: hang`, ""); }
+        else if ((r.code !== 0 && r.code !== 1) || /internal error|this is a bug|\n\s+at .*:\d+:\d+\)?\n/.test(r.stderr)) { f.crashes++; fail(`${what}: crash`, ""); }
+        if (UNSAFE.test(r.stdout + r.stderr)) { f.unsafeText++; fail(`${what}: control characters`, ""); }
+        if (json && !isJson(r.stdout)) { f.notOneJsonDocument++; fail(`${what}: stdout is not one JSON document`, ""); }
         f.writes += setCalls(seen);
         const stateDir = relative(join(dir, String(i)), join(proj, "state")) + sep;
         const outside = changed(before, tree(join(dir, String(i)))).filter((p) => !p.startsWith(stateDir));
-        if (outside.length) (f.filesOutsideState++, fail(`${what}: files written outside the state directory: ${outside.join(", ")}`, ""));
+        if (outside.length) { f.filesOutsideState++; fail(`${what}: files written outside the state directory: ${outside.join(", ")}`, ""); }
       }
     } finally {
       await remove();

@@ -205,8 +205,11 @@ const define = (o: Obj, k: string, v: unknown) => Object.defineProperty(o, k, { 
 
 /** Every object and array of a document with the key that leads to it, for random edits. */
 function containers(v: unknown, out: { parent: Obj | unknown[]; key: string | number }[] = []): typeof out {
-  if (Array.isArray(v)) v.forEach((x, i) => (out.push({ parent: v, key: i }), containers(x, out)));
-  else if (isObj(v)) for (const [k, x] of Object.entries(v)) out.push({ parent: v, key: k }), containers(x, out);
+  const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : isObj(v) ? Object.entries(v) : [];
+  for (const [key, x] of entries) {
+    out.push({ parent: v as Obj | unknown[], key });
+    containers(x, out);
+  }
   return out;
 }
 

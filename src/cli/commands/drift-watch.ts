@@ -1,7 +1,6 @@
 // `converge drift --watch`: the check every --interval (with jitter), each drift printed once, until
 // interrupted. On PostgreSQL each drift found, and each gone, is recorded in the history (`state
 // history` shows it). SIGUSR1 starts the next check at once.
-import { checkDrift } from "../../engine/drift.js";
 import { systemClock, type WatchedCheck, watchDrift } from "../../engine/drift-watch.js";
 import type { StackSession } from "../../engine/session.js";
 import { UserError } from "../../diagnostics/diagnostic.js";

@@ -34,7 +34,7 @@ import {
   parallelismOf,
   printDiagnostics,
 } from "../common.js";
-import { type StackOptions, withExamples, writeJsonOut, writeOut } from "../common.js";
+import { withExamples, writeJsonOut, writeOut } from "../common.js";
 import { EXIT } from "../exit-codes.js";
 
 

@@ -62,13 +62,13 @@ export function readSavedPlan(file: string, key: string | undefined): Plan {
   const seal = verifySeal(plan, key);
   switch (seal.problem) {
     case "no-digest":
-      refuse(`the saved plan ${file} has no digest`, `Only plans saved by \`converge plan --out\` can be applied. ${AGAIN}`);
+      return refuse(`the saved plan ${file} has no digest`, `Only plans saved by \`converge plan --out\` can be applied. ${AGAIN}`);
     case "digest-mismatch":
-      refuse(`the saved plan ${file} does not match its digest: it was changed after it was saved`, AGAIN);
+      return refuse(`the saved plan ${file} does not match its digest: it was changed after it was saved`, AGAIN);
     case "no-signature":
-      refuse(`the saved plan ${file} is not signed, and ${PLAN_KEY_ENV} is set`, `With ${PLAN_KEY_ENV} set, only plans saved by \`converge plan --out\` with the same key can be applied. ${AGAIN}`);
+      return refuse(`the saved plan ${file} is not signed, and ${PLAN_KEY_ENV} is set`, `With ${PLAN_KEY_ENV} set, only plans saved by \`converge plan --out\` with the same key can be applied. ${AGAIN}`);
     case "signature-mismatch":
-      refuse(`the saved plan ${file} has a signature that does not match ${PLAN_KEY_ENV}`, `It was signed with another key, or changed after it was saved. ${AGAIN}`);
+      return refuse(`the saved plan ${file} has a signature that does not match ${PLAN_KEY_ENV}`, `It was signed with another key, or changed after it was saved. ${AGAIN}`);
     default:
   }
   if (seal.unchecked) printDiagnostics([warning(`the saved plan ${file} is signed, but ${PLAN_KEY_ENV} is not set: its signature was not checked`)]);

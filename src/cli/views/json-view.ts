@@ -8,7 +8,7 @@ import type { ShownPlan } from "../../engine/operations.js";
 import { noChanges } from "../../engine/tally.js";
 import { newState } from "../../state/index.js";
 import { toTerraformPlanJson } from "../../plan/terraform-json.js";
-import { printDiagnostics, writeJsonOut, writeOut } from "../common.js";
+import { printDiagnostics, writeJsonOut } from "../common.js";
 import { RetryTally } from "../render/retry-text.js";
 import type { UiStream } from "../ui-stream.js";
 import type { ApplyReport, ApplyView, PlanView } from "./view.js";

@@ -2,7 +2,6 @@
 // {schema}.workspaces), and any that holds a state. Dropping one removes its state, claims,
 // pending write intents and migration fence in one transaction; its history stays (an audit trail outlives the
 // workspace).
-import type pg from "pg";
 import { pgModule } from "./pg.js";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "../workspace.js";
