@@ -43,7 +43,8 @@ async function pageOf(
   const value = await transport.call<Record<string, unknown>>({
     method: "GET",
     service: OBJECT_KINDS[kind].service,
-    ...(spec.location !== undefined ? { location: spec.location } : {}),
+    // projects.locations.list is answered by the global host (Vertex AI's others are regional).
+    location: spec.location ?? "global",
     project: spec.project,
     path: `${path}?${query}`,
     methodId: list.id,
