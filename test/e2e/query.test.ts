@@ -79,10 +79,14 @@ describe("converge query", { timeout: 600_000 }, () => {
     await writeFile(join(tmp.dir, "stack.yaml"), stringify(stack));
     expectExit(await cli("apply", "--auto-approve"), 0);
     const filters = ["--kind", "restorePlans", "--location", "us-central1", "--name-glob", "obj-0[0-2]*"];
+    const statePath = join(tmp.dir, "state", "team.json");
+    const before = await readFile(statePath, "utf8");
     const text = await cli("query", "--project", PROJECT, ...filters);
     expectExit(text, 0);
-    expect(text.stdout).toContain(`${RESTORE_PLAN.r1}  ${owner(2)}  managed by owner2`);
-    expect(text.stdout).toContain(`${RESTORE_PLAN.r1}  group:ops@example.com  unmanaged`);
+    expect(await readFile(statePath, "utf8")).toBe(before);
+    expect(text.stdout).toContain(`\n  restore plan ${full("restorePlans", 2)}\n`);
+    expect(text.stdout).toContain(`\n    ${RESTORE_PLAN.r1}  ${owner(2)}  managed by owner2\n`);
+    expect(text.stdout).toContain(`\n    ${RESTORE_PLAN.r1}  group:ops@example.com  unmanaged\n`);
     expect(text.stdout).toContain('Managed grants: those of stack "team"');
 
     await resetStats(emu);

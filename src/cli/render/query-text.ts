@@ -40,7 +40,8 @@ export function queryText(result: QueryResult): string {
   const { grants, managed } = grantCounts(result);
   const tally = managedBy ? `: ${managed} managed, ${grants - managed} unmanaged` : "";
   lines.push("", `${report.objects.length} objects, ${grants} grants${tally}.`);
-  return `${terminalText(lines.join("\n"))}\n`;
+  // Each line escaped alone: terminalText shows a newline inside a value as "\n".
+  return lines.map((l) => `${terminalText(l)}\n`).join("");
 }
 
 /** The result as JSON: stable field names, for scripts. */
