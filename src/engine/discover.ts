@@ -11,7 +11,7 @@ import type { Condition, Policy } from "../generated/schemas.js";
 import { kindLabel, OBJECT_KINDS, POLICY_KINDS, SEGMENT, type PolicyKind } from "../gcp/object-kinds.js";
 import { conditionKey } from "../iam/conditions.js";
 import { memberKey, normalizeMembers } from "../iam/members.js";
-import type { ResourceClaim } from "../state/claims.js";
+import type { ResourceClaim } from "../claims/claims.js";
 
 export interface DiscoverRequest {
   project: string;

@@ -4,7 +4,7 @@
 import { openCloud } from "../connect/cloud.js";
 import type { Emit } from "../contracts/events.js";
 import type { RateTable } from "../cloud/rate-limit.js";
-import { stateClaims, type ResourceClaim } from "../state/claims.js";
+import { stateClaims, type ResourceClaim } from "../claims/claims.js";
 import { checkDiscoverRequest, discover, type DiscoverRequest, type DiscoveryReport } from "./discover.js";
 import type { StackSession } from "./session.js";
 

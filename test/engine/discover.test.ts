@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { CloudPort } from "../../src/contracts/cloud-port.js";
 import { adoptablePolicies, checkDiscoverRequest, discover } from "../../src/engine/discover.js";
 import type { Policy } from "../../src/generated/schemas.js";
-import type { ResourceClaim } from "../../src/state/claims.js";
+import type { ResourceClaim } from "../../src/claims/claims.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 
 const rp = (l: string, id: string) => `projects/p/locations/${l}/restorePlans/${id}`;
