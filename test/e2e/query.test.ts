@@ -121,6 +121,10 @@ describe("converge query", { timeout: 600_000 }, () => {
     const kind = await cli("query", "--project", PROJECT, "--kind", "federations");
     expectExit(kind, 1);
     expect(kind.stderr).toContain("--kind takes restorePlans or endpoints");
+    await writeFile(join(tmp.dir, "taken.yaml"), "# someone's file\n");
+    const taken = await cli("query", "--project", PROJECT, "--generate", "--out", "taken.yaml");
+    expectExit(taken, 1);
+    expect(taken.stderr).toContain("taken.yaml already exists");
     expect(totalRequests(await stats(emu))).toBe(0);
   });
 });

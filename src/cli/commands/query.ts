@@ -2,8 +2,9 @@
 // endpoints with their policies and says which grants the stack's state manages (read-only: no
 // lock, no state write); `--generate --out FILE` writes a stack adopting the chosen objects'
 // unmanaged grants, with import --generate's writer. The operation is the engine's (queryProject).
-import { existsSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { error, UserError } from "../../diagnostics/diagnostic.js";
 import { adoptablePolicies, checkDiscoverRequest, kindOf } from "../../engine/discover.js";
@@ -71,13 +72,16 @@ async function targetOf(o: QueryOptions, stackFound: boolean): Promise<QueryTarg
   return {
     endpoint,
     ...(o.seed !== undefined ? { seed: resolve(o.seed) } : {}),
-    stateDir: resolve("state"),
+    // An embedded emulator's world is made from the seed in a directory of its own, removed after.
+    stateDir: endpoint === "embedded" ? mkdtempSync(join(tmpdir(), "converge-query-")) : resolve("state"),
     stackName: "query",
   };
 }
 
+type Written = Awaited<ReturnType<typeof generatedTarget>>;
+
 /** `--generate --out FILE`: a stack of resources importing the chosen objects' unmanaged grants. */
-async function generate(o: QueryOptions, result: QueryResult, target: QueryTarget): Promise<void> {
+async function generate(o: QueryOptions, result: QueryResult, target: QueryTarget, written: Written): Promise<void> {
   const as = o.as as "binding" | "member";
   const { policies, skipped } = adoptablePolicies(result.report, as);
   if (skipped > 0) {
@@ -85,7 +89,7 @@ async function generate(o: QueryOptions, result: QueryResult, target: QueryTarge
   }
   if (policies.length === 0)
     return void process.stderr.write("No unmanaged grants: nothing to adopt, no file written.\n");
-  const { target: file, out, name } = await generatedTarget(o, o.out!);
+  const { target: file, out, name } = written;
   const provider =
     "session" in target ? target.session.stack.provider : { endpoint: target.endpoint, seed: target.seed };
   const endpoint = withoutCredentials(provider.endpoint);
@@ -110,13 +114,20 @@ async function runQuery(o: QueryOptions): Promise<number> {
   const stackFound = existsSync(o.file) || o.file !== "stack.yaml";
   checkOptions(o, stackFound);
   const req = requestOf(o);
+  // What --generate must not replace is refused before anything is read.
+  const written = o.generate ? await generatedTarget(o, o.out!) : undefined;
   const target = await targetOf(o, stackFound);
-  const emit = retryPrinter({ json: o.json === true });
-  const result = await readUntilTimeout((signal) => queryProject(target, req, emit, signal));
-  if (o.json) await writeJsonOut(queryJson(result));
-  else await writeOut(queryText(result));
-  if (o.generate) await generate(o, result, target);
-  return EXIT.ok;
+  try {
+    const emit = retryPrinter({ json: o.json === true });
+    const result = await readUntilTimeout((signal) => queryProject(target, req, emit, signal));
+    if (o.json) await writeJsonOut(queryJson(result));
+    else await writeOut(queryText(result));
+    if (written) await generate(o, result, target, written);
+    return EXIT.ok;
+  } finally {
+    if ("endpoint" in target && target.endpoint === "embedded")
+      rmSync(target.stateDir, { recursive: true, force: true });
+  }
 }
 
 export function registerQuery(program: Command): void {
