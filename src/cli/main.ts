@@ -14,6 +14,7 @@ const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Registe
   { names: ["plan"], load: async () => (await import("./commands/plan.js")).registerPlan },
   { names: ["apply", "destroy", "refresh", "output"], load: async () => (await import("./commands/apply.js")).registerApply },
   { names: ["drift"], load: async () => (await import("./commands/drift.js")).registerDrift },
+  { names: ["query"], load: async () => (await import("./commands/query.js")).registerQuery },
   { names: ["import"], load: async () => (await import("./commands/import.js")).registerImport },
   { names: ["show"], load: async () => (await import("./commands/show.js")).registerShow },
   { names: ["state", "force-unlock"], load: async () => (await import("./commands/state.js")).registerState },

@@ -7,6 +7,8 @@ import { checkProxyFor, proxySecrets } from "./proxy.js";
 import { federationProblem, policyProblem, projectProblem } from "./wire-shape.js";
 import { apiMethod, OBJECT_KINDS, POLICY_KINDS, policyMethodId, type PolicyKind } from "../gcp/object-kinds.js";
 import { PROJECTS_GET } from "../gcp/projects-api.js";
+import { LIST_METHODS, LOCATION_LISTS } from "../gcp/list-methods.js";
+import { listAll } from "./list-pages.js";
 import { parseFullName, SEGMENT, type ObjectKind } from "./names.js";
 import { defaultSleep, type RetryOptions } from "./retry.js";
 import { GOOGLE_DEFAULT_RATES, type LimiterClock, RateLimiter, type RateTable } from "./rate-limit.js";
@@ -207,6 +209,25 @@ export class CloudClient {
       ...readSignal(opts),
     });
     return { projectId: p.projectId, number: p.name.slice("projects/".length) };
+  }
+
+  /** The full names of every object of `kind` in one location of a project (all pages). */
+  async listObjects(kind: PolicyKind, project: string, location: string, opts: CallOptions = {}): Promise<string[]> {
+    this.checkSegments(LIST_METHODS[kind].id, project, location);
+    return listAll(this.transport, kind, project, location, opts.signal);
+  }
+
+  /** The IDs of the locations `kind`'s service answers for a project (projects.locations.list). */
+  async listLocations(kind: PolicyKind, project: string, opts: CallOptions = {}): Promise<string[]> {
+    this.checkSegments(LOCATION_LISTS[kind].id, project);
+    const names = await listAll(this.transport, kind, project, undefined, opts.signal);
+    return names.map((n) => n.split("/").pop()!);
+  }
+
+  private checkSegments(methodId: string, project: string, location?: string): void {
+    const bad = [project, location].find((s) => s !== undefined && !SEGMENT.test(s));
+    if (bad === undefined) return;
+    throw notSent(methodId, `projects/${project}`, "list", `"${bad}" is not a project or location`);
   }
 
   /** Validates a full name before anything is sent; returns its location and project. */

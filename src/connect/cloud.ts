@@ -173,6 +173,9 @@ export async function openCloud(
     },
     getFederation: (name, signal) => client.getFederation(name, signal ? { signal } : {}),
     getProject: (project, signal) => client.getProject(project, signal ? { signal } : {}),
+    listObjects: (kind, project, location, signal) =>
+      client.listObjects(kind, project, location, signal ? { signal } : {}),
+    listLocations: (kind, project, signal) => client.listLocations(kind, project, signal ? { signal } : {}),
     async modifyPolicy(kind, name, mods, initial, signal, planned) {
       const r = await modifyPolicy(client, kind, name, mods, {
         ...(initial ? { initial } : {}),

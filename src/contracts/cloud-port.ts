@@ -25,6 +25,11 @@ export interface CloudPort {
   /** A project's ID and number, asked by either (Resource Manager). A port without it (a test's
    *  fake) leaves project numbers as written. */
   getProject?(project: string, signal?: AbortSignal): Promise<{ projectId: string; number: string }>;
+  /** The full names of the objects of `kind` in one location of a project, every page followed
+   *  (discovery). A port without it (a test's fake) cannot discover. */
+  listObjects?(kind: PolicyKind, project: string, location: string, signal?: AbortSignal): Promise<string[]>;
+  /** The location IDs `kind`'s service answers for a project (projects.locations.list). */
+  listLocations?(kind: PolicyKind, project: string, signal?: AbortSignal): Promise<string[]>;
   /** One read-modify-write of one policy (etag + retry on ABORTED). */
   /** `planned`: without `initial`, the policy as the plan saw it (see ModifyOptions.planned). */
   modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy, signal?: AbortSignal, planned?: Policy): Promise<ModifyOutcome>;

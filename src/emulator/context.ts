@@ -15,7 +15,17 @@ export interface EmulatorContext {
   /** True once close() has begun: late requests are refused instead of changing the world. */
   closing: boolean;
   log: ((line: string) => void) | undefined;
+  /** The list methods' page sizes: the default (no pageSize) and the maximum (a larger one is cut). */
+  paging: PageSizes;
 }
+
+export interface PageSizes {
+  defaultSize: number;
+  maxSize: number;
+}
+
+/** Google documents neither for these methods; a test sets smaller ones (EmulatorOptions.pageSizes). */
+export const DEFAULT_PAGE_SIZES: PageSizes = { defaultSize: 50, maxSize: 1000 };
 
 /** One HTTP answer; `code` is the canonical status counted in stats ("OK" for success). */
 export interface Reply {

@@ -4,7 +4,7 @@
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import type { EmulatorWorld } from "../generated/schemas.js";
-import type { EmulatorContext } from "./context.js";
+import { DEFAULT_PAGE_SIZES, type EmulatorContext, type PageSizes } from "./context.js";
 import { Faults } from "./faults.js";
 import { loadDataFile, Persister } from "./persist.js";
 import { removeTempLeftovers, writeFileAtomic } from "../fs/atomic-file.js";
@@ -39,6 +39,8 @@ export interface EmulatorOptions {
    *  port); loopback names and the address it listens on always are. */
   allowedHosts?: readonly string[];
   log?: (line: string) => void;
+  /** The list methods' default and maximum page sizes (default 50 and 1000). */
+  pageSizes?: Partial<PageSizes>;
 }
 
 export interface RunningEmulator {
@@ -78,6 +80,11 @@ async function seedChange(seedFile: string, dataFile: string): Promise<SeedChang
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const host = opts.host ?? "127.0.0.1";
+  const paging = { ...DEFAULT_PAGE_SIZES, ...opts.pageSizes };
+  const whole = [paging.defaultSize, paging.maxSize].every((n) => Number.isInteger(n) && n > 0);
+  if (!whole || paging.defaultSize > paging.maxSize) {
+    throw new Error(`pageSizes: want whole numbers with 0 < defaultSize <= maxSize, got ${JSON.stringify(paging)}`);
+  }
   const loadSeed = (): EmulatorWorld => {
     if (opts.seedFile) return loadSeedFile(opts.seedFile);
     if (opts.seed) return checkWorld(coerceSeed(structuredClone(opts.seed)), "seed");
@@ -109,6 +116,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     commit: () => (persister ? persister.durable(persister.markDirty()) : undefined),
     closing: false,
     log: opts.log,
+    paging,
   };
   // Write the filled-in world (uids, etags, times) now, so a restart sees the same one.
   await ctx.commit();

@@ -10,8 +10,11 @@ import {
   type MethodId as ObjectMethodId,
   type MethodVerb,
   type ObjectKind,
+  POLICY_KINDS,
+  type PolicyKind,
 } from "../gcp/object-kinds.js";
 import { PROJECTS_GET } from "../gcp/projects-api.js";
+import { LIST_METHOD_IDS, LIST_METHODS, LOCATION_LISTS, type ListMethod } from "../gcp/list-methods.js";
 
 export { PROJECTS_GET } from "../gcp/projects-api.js";
 
@@ -56,11 +59,12 @@ const EXTRA_METHODS = [
 type ServedObjectMethodId = ObjectMethodId | (typeof EXTRA_METHODS)[number]["id"];
 
 /** Every method the emulator serves (counted in stats, named in fault filters). */
-export type MethodId = ServedObjectMethodId | typeof PROJECTS_GET.id;
+export type MethodId = ServedObjectMethodId | typeof PROJECTS_GET.id | (typeof LIST_METHOD_IDS)[number];
 export const METHOD_IDS: readonly MethodId[] = [
   ...OBJECT_METHOD_IDS,
   ...EXTRA_METHODS.map((m) => m.id),
   PROJECTS_GET.id,
+  ...LIST_METHOD_IDS,
 ];
 
 /** A call of one of the object methods. */
@@ -85,7 +89,21 @@ export interface ProjectRoute {
   project: string;
 }
 
-export type EmulatorRoute = ApiRoute | ProjectRoute;
+/** A call of a collection's list (location given) or of its service's projects.locations.list. */
+export interface ListRoute {
+  kind: "list";
+  method: (typeof LIST_METHOD_IDS)[number];
+  /** The kind whose collection (or whose service's locations) is listed. */
+  of: PolicyKind;
+  list: ListMethod;
+  /** The project ID or number as the request spelled it (decoded). */
+  project: string;
+  location?: string;
+  /** The parent as the request spelled it: projects/{p} or projects/{p}/locations/{l}. */
+  parent: string;
+}
+
+export type EmulatorRoute = ApiRoute | ProjectRoute | ListRoute;
 
 interface RouteDef {
   kind: ObjectKind;
@@ -137,11 +155,28 @@ function matchApiRoute(httpMethod: string, path: string): ApiRoute | undefined {
 // One segment, as for the object methods: an empty one, or one with '/' or ':', matches nothing.
 const PROJECT_PATH = new RegExp(`^/${PROJECTS_GET.version}/projects/([^/:]+)$`);
 
+const LIST_PATH = /^\/(v1|v1beta1|v1alpha)\/projects\/([^/:]+)\/locations(?:\/([^/:]+)\/([A-Za-z]+))?$/;
+
+/** Matches a decoded GET path to a list method; undefined for anything else. */
+export function matchListRoute(httpMethod: string, path: string): ListRoute | undefined {
+  const m = httpMethod === "GET" ? LIST_PATH.exec(path) : null;
+  if (!m) return undefined;
+  const [, version, project, location, collection] = m as unknown as [string, string, string, string?, string?];
+  const served = (k: PolicyKind): boolean =>
+    OBJECT_KINDS[k].version === version && (location === undefined || OBJECT_KINDS[k].collection === collection);
+  const of = POLICY_KINDS.find(served);
+  if (!of) return undefined;
+  const list = location === undefined ? LOCATION_LISTS[of] : LIST_METHODS[of];
+  const parent = location === undefined ? `projects/${project}` : `projects/${project}/locations/${location}`;
+  const method = list.id as ListRoute["method"];
+  return { kind: "list", method, of, list, project, parent, ...(location !== undefined ? { location } : {}) };
+}
+
 /** Matches a decoded path to any method the emulator serves; undefined answers NOT_FOUND. */
 export function matchRoute(httpMethod: string, path: string): EmulatorRoute | undefined {
   const p = httpMethod === PROJECTS_GET.http ? PROJECT_PATH.exec(path) : null;
   if (p) return { kind: "project", method: PROJECTS_GET.id, project: p[1]! };
-  return matchApiRoute(httpMethod, path);
+  return matchApiRoute(httpMethod, path) ?? matchListRoute(httpMethod, path);
 }
 
 /** Percent-decodes a path; undefined when the encoding is malformed. */

@@ -12,6 +12,7 @@ import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors
 import { partialResponse } from "./fields.js";
 import { foreignRequest, type OriginPolicy } from "./origin.js";
 import { handleProjectGet } from "./projects-api.js";
+import { handleList } from "./lists.js";
 import { decodePath, matchRoute, PROJECTS_GET, type EmulatorRoute } from "./routes.js";
 import { OBJECT_KINDS } from "../gcp/object-kinds.js";
 
@@ -194,9 +195,12 @@ class EmulatorHttp {
     if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
     if (fault?.error) throw fault.error;
     // Quotas are per consumer project: one bucket whether the path names it by ID or by number.
-    const service = route.kind === "project" ? PROJECTS_GET.service : OBJECT_KINDS[route.kind].service;
-    const overQuota = ctx.faults.quota(service, ctx.store.projectId(route.project), route.kind !== "project" && route.verb === "setIamPolicy");
+    const kind = route.kind === "list" ? route.of : route.kind;
+    const service = kind === "project" ? PROJECTS_GET.service : OBJECT_KINDS[kind].service;
+    const write = route.kind !== "project" && route.kind !== "list" && route.verb === "setIamPolicy";
+    const overQuota = ctx.faults.quota(service, ctx.store.projectId(route.project), write);
     if (overQuota) throw overQuota;
+    if (route.kind === "list") return handleList(ctx, route, query, req.headers, body);
     return route.kind === "project" ? handleProjectGet(ctx, route, query, req.headers) : handleApi(ctx, { route, query, headers: req.headers, body });
   }
 

@@ -77,6 +77,28 @@ export class Store {
     return this.objects[kind].get(formatName(kind, this.projectId(projectSegment), location, id));
   }
 
+  /** The objects of `kind` in one location of a project (given by ID), by name. */
+  listIn(kind: ObjectKind, project: string, location: string): WorldObject[] {
+    const prefix = `projects/${project}/locations/${location}/`;
+    const found = [...this.objects[kind].values()].filter((o) => o.name.startsWith(prefix));
+    return found.sort((a, b) => compare(a.name, b.name));
+  }
+
+  /** The locations where a project (given by ID) has objects of any kind, sorted. */
+  locationsOf(project: string): string[] {
+    const out = new Set<string>();
+    for (const m of Object.values(this.objects)) {
+      for (const o of m.values()) if (o.project === project) out.add(o.name.split("/")[3]!);
+    }
+    return [...out].sort(compare);
+  }
+
+  /** A project the world declares, or one that has objects. */
+  knows(project: string): boolean {
+    if (this.projects.has(project)) return true;
+    return Object.values(this.objects).some((m) => [...m.values()].some((o) => o.project === project));
+  }
+
   findByName(kind: ObjectKind, name: string): WorldObject | undefined {
     const p = parseFullName(kind, name);
     return p ? this.find(kind, p.project, p.location, p.id) : undefined;
@@ -140,4 +162,9 @@ export class Store {
     }
     return `${parts.join(",\n")}}\n`;
   }
+}
+
+/** Code-point order (as names sort on Google's side), not the locale's. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -86,6 +86,9 @@ function toJsonSchema(s: DiscoverySchema): Record<string, unknown> {
       }
       out.additionalProperties = s.additionalProperties ? toJsonSchema(s.additionalProperties) : false;
       break;
+    case "any":
+      // Discovery's "any" (google.protobuf.Value): any JSON value.
+      break;
     default:
       if (s.type) out.type = s.type;
   }

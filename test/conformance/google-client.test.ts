@@ -8,6 +8,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { Discovery, type EndpointCreator, type GoogleConfigurable } from "googleapis-common";
 import { METHOD_IDS } from "../../src/emulator/index.js";
 import { HTTP_STATUS } from "../../src/emulator/errors.js";
+import { LIST_METHODS, LOCATION_LISTS } from "../../src/gcp/list-methods.js";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { useFileEmulator } from "../support/emulator.js";
 import {
@@ -59,10 +60,14 @@ function world(): EmulatorWorld {
         policy: { ...conditional("roles/gkebackup.viewer"), auditConfigs: AUDIT },
       },
       { name: name(LOCKED, "restorePlans", "a") },
+      { name: name(OPEN, "restorePlans", "b") },
+      { name: `projects/${OPEN}/locations/europe-west1/restorePlans/c` },
     ],
     endpoints: [
       { name: name(OPEN, "endpoints", "a"), policy: conditional("roles/aiplatform.user") },
       { name: name(LOCKED, "endpoints", "a") },
+      { name: name(OPEN, "endpoints", "b") },
+      { name: `projects/${OPEN}/locations/europe-west1/endpoints/c` },
     ],
     federations: [
       { name: name(OPEN, "federations", "a"), labels: { owner: "data" }, policy: conditional("roles/metastore.user") },
@@ -239,9 +244,79 @@ describe("cloudresourcemanager.projects.get through Google's Node client", () =>
   });
 });
 
+const LISTS = { restorePlans: "gkebackup", endpoints: "aiplatform" } as const;
+const OPEN_PARENT = `projects/${OPEN}/locations/us-central1`;
+/** The names of one page's items, and its next page token. */
+function page(r: Answer, field: string): { names: string[]; next?: string } {
+  const data = r.data as Record<string, { name: string }[] | string | undefined>;
+  const items = (data[field] as { name: string }[] | undefined) ?? [];
+  const next = data.nextPageToken as string | undefined;
+  return { names: items.map((i) => i.name), ...(next ? { next } : {}) };
+}
+
+describe.each(Object.keys(LISTS) as (keyof typeof LISTS)[])("%s.list through Google's Node client", (collection) => {
+  const m = `${LISTS[collection]}.projects.locations.${collection}.list`;
+  const locations = `${LISTS[collection]}.projects.locations.list`;
+  const listed = (id: string, location = "us-central1") => `projects/${OPEN}/locations/${location}/${collection}/${id}`;
+
+  it("accepts exactly the query parameters of its discovery method, as the client sends them", () => {
+    const kind = collection === "restorePlans" ? "restorePlan" : "endpoint";
+    for (const [id, served] of [[m, LIST_METHODS[kind]], [locations, LOCATION_LISTS[kind]]] as const) {
+      const doc = methods.get(id)!.method.parameters ?? {};
+      const query = Object.entries(doc).filter(([, p]) => p.location === "query").map(([k]) => k);
+      expect([...served.parameters].sort(), id).toEqual(query.sort());
+    }
+  });
+
+  it("pages with pageSize and nextPageToken, filters, and refuses what it cannot do with 400", async () => {
+    const first = page(await callMethod(m, { parent: OPEN_PARENT, pageSize: 1 }), collection);
+    expect(first.names).toEqual([listed("a")]);
+    const second = page(await callMethod(m, { parent: OPEN_PARENT, pageSize: 1, pageToken: first.next }), collection);
+    expect(second).toEqual({ names: [listed("b")] });
+    expect(page(await callMethod(m, { parent: OPEN_PARENT }), collection).names).toEqual([listed("a"), listed("b")]);
+    const filter = collection === "restorePlans" ? `name != "${listed("a")}"` : 'endpoint != "a"';
+    expect(page(await callMethod(m, { parent: OPEN_PARENT, filter }), collection).names).toEqual([listed("b")]);
+    if (collection === "restorePlans") {
+      const desc = page(await callMethod(m, { parent: OPEN_PARENT, orderBy: "name desc" }), collection);
+      expect(desc.names).toEqual([listed("b"), listed("a")]);
+      expect((await callMethod(m, { parent: OPEN_PARENT, orderBy: "createTime" })).status).toBe(400);
+    } else {
+      const masked = await callMethod(m, { parent: OPEN_PARENT, readMask: "displayName" });
+      expect(masked.data).toEqual({ endpoints: [{}, {}] });
+    }
+    expect((await callMethod(m, { parent: OPEN_PARENT, pageToken: "not-a-token" })).status).toBe(400);
+    const otherFilter = { parent: OPEN_PARENT, pageToken: first.next, filter };
+    expect((await callMethod(m, otherFilter)).status).toBe(400);
+    expect((await callMethod(m, { parent: OPEN_PARENT, filter: 'labels.team = "x"' })).status).toBe(400);
+    expect((await callMethod(m, { parent: OPEN_PARENT, filter: "name = a OR name = b" })).status).toBe(400);
+    expect((await callMethod(m, { parent: OPEN_PARENT, pageSize: -1 })).status).toBe(400);
+  });
+
+  it("answers 401, 403 and an empty page as Google does", async () => {
+    expect((await callMethod(m, { parent: `projects/${LOCKED}/locations/us-central1` })).status).toBe(401);
+    expect((await callMethod(m, { parent: `projects/${LOCKED}/locations/us-central1` }, ADMIN)).status).toBe(200);
+    expect((await callMethod(m, { parent: `projects/${OPEN}/locations/us-central1` }, FOREIGN)).status).toBe(403);
+    expect((await callMethod(m, { parent: "projects/no-such-project/locations/us-central1" })).status).toBe(403);
+    expect((await callMethod(m, { parent: `projects/${OPEN}/locations/asia-east1` })).data).toEqual({});
+  });
+
+  it("projects.locations.list names the project's locations, paged", async () => {
+    const all = page(await callMethod(locations, { name: `projects/${OPEN}` }), "locations");
+    expect(all.names).toEqual([`projects/${OPEN}/locations/europe-west1`, `projects/${OPEN}/locations/us-central1`]);
+    const one = page(await callMethod(locations, { name: `projects/${OPEN}`, pageSize: 1 }), "locations");
+    expect(one.names).toHaveLength(1);
+    const rest = await callMethod(locations, { name: `projects/${OPEN}`, pageSize: 1, pageToken: one.next });
+    expect(page(rest, "locations").names).toEqual([`projects/${OPEN}/locations/us-central1`]);
+    expect((await callMethod(locations, { name: `projects/${OPEN}`, filter: "displayName=tokyo" })).status).toBe(400);
+    expect((await callMethod(locations, { name: "projects/no-such-project" })).status).toBe(403);
+  });
+});
+
 /** A valid call of each served method, for fault injection. */
 function faultCall(methodId: string): [Record<string, unknown>, Record<string, string>] {
   if (methodId === PROJECTS_GET) return [{ name: `projects/${OPEN}` }, {}];
+  if (methodId.endsWith(".locations.list")) return [{ name: `projects/${OPEN}` }, {}];
+  if (methodId.endsWith(".list")) return [{ parent: `projects/${OPEN}/locations/us-central1` }, {}];
   const [, , , collection, verb] = methodId.split(".") as [string, string, string, Collection, string];
   return [validParams(collection, verb, name(OPEN, collection, "a")), {}];
 }

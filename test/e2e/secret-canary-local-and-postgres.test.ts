@@ -89,6 +89,9 @@ const COMMANDS: string[][] = [
   ["apply", "--auto-approve", "--json"],
   ["apply", "--auto-approve", "--json"],
   ["apply", "--auto-approve"],
+  // Discovery lists the secret object and member among the project's grants.
+  ["query", "--project", "my-project"],
+  ["query", "--project", "my-project", "--json"],
   // The secret member removed out of band: drift reports it (exit 2) in every form, and acts on it.
   [REMOVE_SECRET_MEMBER],
   ["drift"],
