@@ -15,7 +15,7 @@ const FIELDS: Record<ListRoute["of"], Record<string, "name" | "id">> = {
 };
 
 // field, operator, then a quoted string (with \" and \\) or a bare word.
-const TERM = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(!=|=)\s*(?:"((?:[^"\\]|\\.)*)"|([A-Za-z0-9_.\/@-]+))\s*/;
+const TERM = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(!=|=)\s*(?:"((?:[^"\\]|\\.)*)"|([A-Za-z0-9_./@-]+))\s*/;
 
 export function parseListFilter(route: ListRoute, raw: string): ListFilter {
   const text = raw.trim();
