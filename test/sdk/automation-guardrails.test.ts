@@ -11,6 +11,7 @@ import { Stack } from "../../src/automation/automation.js";
 import { RestorePlanIamMember } from "../../src/sdk/resources.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 import type { Program } from "../../src/sdk/program.js";
+import { displayAction } from "../../src/contracts/actions.js";
 
 const SEED = new URL("../../examples/quickstart/cloud.seed.yaml", import.meta.url).pathname;
 let emu: RunningEmulator;
@@ -59,7 +60,7 @@ describe("Automation API guardrail approvals", () => {
       '"intern" is not an approver of guardrail lead-ok',
     );
     // Nothing was written: the grant is still to be made.
-    expect((await stack.plan()).resource_changes.map((c) => c.change.actions)).toEqual([["create"]]);
+    expect((await stack.plan()).resource_changes.map((c) => displayAction(c))).toEqual(["create"]);
     const done = await stack.up({ approveRules: ["lead-ok"], actor: "lead" });
     expect(done.failed).toEqual([]);
     expect(done.state.resources.map((r) => r.address)).toEqual(["g"]);
