@@ -15,6 +15,12 @@ export type {
   LocalWorkspaceOptions,
 } from "./automation/workspace.js";
 export type { OpType } from "./automation/workspace-text.js";
-export { Stack, type StackOptions, type PlanOptions, type ApplyOptions } from "./automation/automation.js";
+export {
+  Stack,
+  type StackOptions,
+  type PlanOptions,
+  type ApplyOptions,
+  type ApprovalOptions,
+} from "./automation/automation.js";
 export type { ApplyResult } from "./apply/executor.js";
 export type { EngineEvent, Emit } from "./contracts/events.js";

@@ -26,6 +26,7 @@ import type { Emit } from "../contracts/events.js";
 import type { GivenInputs } from "../config/inputs.js";
 import type { BackendType } from "../state/factory.js";
 import { newState } from "../state/index.js";
+import { actorOf } from "../state/postgres/history.js";
 import { callSiteIn } from "../sdk/call-site.js";
 import { loadProgram, type Program } from "../sdk/program.js";
 
@@ -52,9 +53,19 @@ export interface StackOptions {
   createWorkspace?: boolean;
   /** An inline program's file for diagnostics (default: the file that calls `inline`). */
   caller?: string;
+  /** Guardrail rules files (as --policy); default: CONVERGE_POLICY's files. */
+  policyFiles?: string[];
 }
 
-export interface PlanOptions {
+/** Owner-approval guardrails approved, as the CLI's `--approve RULE` with CONVERGE_ACTOR. */
+export interface ApprovalOptions {
+  /** The owner-approval rules approved (each as `--approve RULE`). */
+  approveRules?: string[];
+  /** Who approves; default: CONVERGE_ACTOR, else the OS user (as the CLI). */
+  actor?: string;
+}
+
+export interface PlanOptions extends ApprovalOptions {
   onEvent?: Emit;
   signal?: AbortSignal;
   /** up() and destroy(): asked with the plan, holding the state lock, before anything is applied
@@ -66,7 +77,7 @@ export interface PlanOptions {
   replace?: string[];
 }
 
-export interface ApplyOptions {
+export interface ApplyOptions extends ApprovalOptions {
   onEvent?: Emit;
   signal?: AbortSignal;
 }
@@ -169,7 +180,7 @@ export class Stack {
     const outcome = await applyMade(
       this.session,
       { plan, label: "(the plan given to apply)" },
-      this.request({}),
+      this.request(o),
       o.onEvent ? { emit: o.onEvent } : {},
       controlsOf(o.signal, this.opts.lockTimeoutMs),
     );
@@ -239,15 +250,17 @@ export class Stack {
     return (await this.session.store.read()) ?? newState(this.session.stack.name);
   }
 
-  private request(o: PlanOptions): PlanRequest {
+  private request(o: PlanOptions | ApplyOptions): PlanRequest {
+    const p: PlanOptions = o;
     return {
-      refresh: o.refresh !== false,
-      destroy: o.destroy === true,
-      targets: o.targets ?? [],
-      replace: o.replace ?? [],
+      refresh: p.refresh !== false,
+      destroy: p.destroy === true,
+      targets: p.targets ?? [],
+      replace: p.replace ?? [],
       parallelism: this.opts.parallelism ?? 10,
       callTimeoutMs: this.opts.callTimeoutMs ?? 120_000,
       strict: this.opts.strict === true,
+      ...(o.approveRules?.length ? { approval: { actor: o.actor ?? actorOf(), rules: o.approveRules } } : {}),
     };
   }
 }
@@ -278,5 +291,6 @@ function requestOf(o: StackOptions) {
     strict: o.strict === true,
     ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}),
     ...(o.inputs ? { inputs: o.inputs } : {}),
+    ...(o.policyFiles ? { policyFiles: o.policyFiles } : {}),
   };
 }

@@ -12,7 +12,7 @@ import type { InputValue } from "../config/inputs.js";
 import type { EngineEvent } from "../contracts/events.js";
 import type { Plan } from "../generated/schemas.js";
 import { rememberSecrets } from "../config/redact.js";
-import { Stack, type StackOptions } from "./automation.js";
+import { type ApprovalOptions, Stack, type StackOptions } from "./automation.js";
 import { callSiteIn } from "../sdk/call-site.js";
 import type { Program } from "../sdk/program.js";
 import { changeSummary, eventLine, planLines, type OpType } from "./workspace-text.js";
@@ -30,7 +30,7 @@ export interface OutputValue {
 export type OutputMap = Record<string, OutputValue>;
 
 /** What preview, up, refresh and destroy report as they go. */
-export interface OperationOptions {
+export interface OperationOptions extends ApprovalOptions {
   /** Each line of the operation's human output, as the CLI would print it. */
   onOutput?: (line: string) => void;
   /** Each engine event (progress, retries, each change's start and end). */
@@ -159,7 +159,8 @@ export class WorkspaceStack {
   async destroy(o: OperationOptions = {}): Promise<DestroyResult> {
     const out = collector(o);
     const stack = await this.stack();
-    const result = await stack.destroy({ onEvent: out.event, ...(o.signal ? { signal: o.signal } : {}) });
+    const { targets: _targets, ...options } = this.planOptions(o);
+    const result = await stack.destroy({ onEvent: out.event, ...options });
     return { ...out.texts(), summary: summaryOf(result, out.counts()), result };
   }
 
@@ -183,7 +184,8 @@ export class WorkspaceStack {
   }
 
   private planOptions(o: OperationOptions) {
-    return { ...(o.signal ? { signal: o.signal } : {}), ...(o.target ? { targets: o.target } : {}) };
+    const approval = o.approveRules ? { approveRules: o.approveRules, ...(o.actor ? { actor: o.actor } : {}) } : {};
+    return { ...(o.signal ? { signal: o.signal } : {}), ...(o.target ? { targets: o.target } : {}), ...approval };
   }
 }
 

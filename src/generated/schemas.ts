@@ -104,6 +104,7 @@ export interface AllSchemas {
   "iam-policy.schema.json#AuditConfig"?: AuditConfig;
   "plan.schema.json"?: Plan;
   "plan.schema.json#GuardrailReport"?: GuardrailReport;
+  "plan.schema.json#GuardrailPolicy"?: GuardrailPolicy;
   "plan.schema.json#GuardrailRule"?: GuardrailRule;
   "plan.schema.json#GuardrailResult"?: GuardrailResult;
   "plan.schema.json#Action"?: Action;
@@ -1073,6 +1074,10 @@ export interface GuardrailReport {
   rules_digest: string;
   rules: GuardrailRule[];
   results: GuardrailResult[];
+  /**
+   * The end state of every policy the plan read (the stack's objects), as the rules saw it: `policy` and `policies` in a rule. `converge policy test` judges a saved plan on these. Absent in plans made by earlier versions.
+   */
+  policies?: GuardrailPolicy[];
 }
 export interface GuardrailRule {
   id: string;
@@ -1099,6 +1104,11 @@ export interface GuardrailResult {
    * Why the rule could not be evaluated on this change.
    */
   error?: string;
+}
+export interface GuardrailPolicy {
+  kind: "restorePlan" | "endpoint";
+  name: string;
+  bindings: Binding[];
 }
 /**
  * A converge stack file (YAML). Use with yaml-language-server: `# yaml-language-server: $schema=../../schemas/stack.schema.json`.

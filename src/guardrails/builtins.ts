@@ -11,9 +11,11 @@ export type BuiltinSettings = Record<string, { value: unknown; file: string; lin
 
 type Config = Record<string, unknown>;
 interface Builtin {
-  description: string;
+  description: string | ((c: Config) => string);
   /** The settings it needs (lists of strings, or for max_days a number); none: on by default. */
   needs?: Record<string, "strings" | "pairs" | "number">;
+  /** Settings it may be given, each one of a few words (the first is the default). */
+  choices?: Record<string, readonly string[]>;
   condition(c: Config): string;
 }
 
@@ -59,12 +61,27 @@ const BUILTINS: Record<string, Builtin> = {
     condition: () => `size(policy.members) > ${POLICY_SIZE_WARN}`,
   },
   "separation-of-duties": {
-    description: "one principal holds both roles of a separated pair on one object",
+    description: (c) =>
+      c.scope === "stack"
+        ? "one principal holds both roles of a separated pair across the stack's objects"
+        : "one principal holds both roles of a separated pair on one object",
     needs: { pairs: "pairs" },
-    condition: (c) =>
-      `${NOT_REVOKE} && ${list(c.pairs)}.exists(p, ` +
-      `(role == p[0] && p[1] in policy.roles && member.id in policy.roles[p[1]]) || ` +
-      `(role == p[1] && p[0] in policy.roles && member.id in policy.roles[p[0]]))`,
+    choices: { scope: ["object", "stack"] },
+    condition: (c) => {
+      // Whether the member holds role R: on this object, or on any object of the stack.
+      const holds = (r: string) =>
+        c.scope === "stack"
+          ? `policies.exists(q, ${r} in q.roles && member.id in q.roles[${r}])`
+          : `(${r} in policy.roles && member.id in policy.roles[${r}])`;
+      const either = `(role == p[0] && ${holds("p[1]")}) || (role == p[1] && ${holds("p[0]")})`;
+      return `${NOT_REVOKE} && ${list(c.pairs)}.exists(p, ${either})`;
+    },
+  },
+  "lookalike-principal": {
+    description:
+      "a principal that may look like another gains a role (characters beyond ASCII, mixed scripts, " +
+      "invisible characters, or confusable with another principal of the plan or its policies)",
+    condition: () => `${NOT_REVOKE} && (size(lookalike.reasons) > 0 || size(lookalike.looks_like) > 0)`,
   },
 };
 
@@ -118,6 +135,12 @@ export function builtinRules(settings: BuiltinSettings, lint: Record<string, boo
       bad(`${wrong[0]} must be ${SHAPES[wrong[1]]}`);
       continue;
     }
+    const choices = Object.entries(b.choices ?? {});
+    const choice = choices.find(([k, words]) => c[k] !== undefined && !words.includes(c[k] as string));
+    if (choice) {
+      bad(`${choice[0]} is one of ${choice[1].join(", ")}`);
+      continue;
+    }
     const approvers = Array.isArray(c.approvers) ? (c.approvers as string[]) : [];
     if (enforcement === "owner-approval" && !approvers.length) {
       bad("an owner-approval rule needs approvers");
@@ -128,7 +151,7 @@ export function builtinRules(settings: BuiltinSettings, lint: Record<string, boo
     if (isProblem(compiled)) throw new Error(`built-in rule ${id} does not compile: ${compiled.message}`);
     out.push({
       id,
-      description: b.description,
+      description: typeof b.description === "string" ? b.description : b.description(c),
       condition,
       enforcement: enforcement as Enforcement,
       approvers,

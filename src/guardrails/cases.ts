@@ -1,8 +1,9 @@
 // `converge policy test`: a rules file run against cases written as data. A cases file lists
-// cases, each a stack (and optionally the seed world the embedded emulator starts from) and the
-// results expected: each expected result (rule, and any of change, principal, role, object,
-// resource) must be found, and every result must be expected. The plan is made by the engine
-// every command uses, into a temporary state: nothing is written beside the stack.
+// cases, each a stack (and optionally the seed world the embedded emulator starts from) or a saved
+// plan (`plan --out`), and the results expected: each expected result (rule, and any of change,
+// principal, role, object, resource) must be found, and every result must be expected. A stack is
+// planned by the engine every command uses, into a temporary state: nothing is written beside it;
+// a saved plan's access changes are judged on the end state it recorded.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -13,7 +14,9 @@ import { readInputFile, MAX_SOURCE_BYTES } from "../fs/input-file.js";
 
 export interface PolicyCase {
   name: string;
-  stack: string;
+  /** A stack to plan, or (`plan`) a saved plan to judge: one of the two. */
+  stack?: string;
+  plan?: string;
   seed?: string;
   expect: Partial<GuardrailResult>[];
 }
@@ -41,15 +44,22 @@ export function readCases(file: string): PolicyCase[] {
     throw new UserError(error(`${file}: a cases file is a mapping with cases: (a list)`, { file }));
   const out: PolicyCase[] = [];
   list.forEach((c: Record<string, unknown> | null, i) => {
-    if (!c || typeof c.name !== "string" || typeof c.stack !== "string")
-      return at(["cases", i], "a case needs a name and a stack");
+    if (!c || typeof c.name !== "string" || typeof (c.stack ?? c.plan) !== "string")
+      return at(["cases", i], "a case needs a name and a stack (or a saved plan: plan)");
+    if (c.stack !== undefined && c.plan !== undefined)
+      return at(["cases", i, "plan"], "a case has a stack or a saved plan (plan), not both");
+    if (c.plan !== undefined && c.seed !== undefined)
+      return at(["cases", i, "seed"], "a saved plan's case has no seed: the plan holds what the rules judge");
     const expect = c.expect ?? [];
     const fine = Array.isArray(expect) && expect.every((e) => e && typeof e === "object" && typeof e.rule === "string");
     if (!fine) return at(["cases", i, "expect"], "expect is a list of results, each with at least a rule");
     const seed = typeof c.seed === "string" ? { seed: resolve(dirname(file), c.seed) } : {};
+    const source = typeof c.stack === "string" ? { stack: resolve(dirname(file), c.stack) } : {};
+    const plan = typeof c.plan === "string" ? { plan: resolve(dirname(file), c.plan) } : {};
     out.push({
       name: c.name,
-      stack: resolve(dirname(file), c.stack),
+      ...source,
+      ...plan,
       ...seed,
       expect: expect as Partial<GuardrailResult>[],
     });

@@ -41,6 +41,8 @@ export function ruleEnv(): Cel.CelEnv {
     stack: S,
     workspace: S,
     policy: cel.mapType(S, D),
+    policies: cel.listType(cel.mapType(S, D)),
+    lookalike: cel.mapType(S, cel.listType(S)),
     now: D,
   };
   return cel.celEnv({ variables });
@@ -52,6 +54,7 @@ export const FIELDS: Record<string, readonly string[]> = {
   object: ["kind", "name", "project", "location"],
   condition: ["title", "description", "expression", "expires"],
   policy: ["members", "roles", "bindings"],
+  lookalike: ["reasons", "looks_like"],
 };
 
 /** The variables' names, for messages and the name check. */
@@ -66,5 +69,7 @@ export const VARIABLES = [
   "stack",
   "workspace",
   "policy",
+  "policies",
+  "lookalike",
   "now",
 ];

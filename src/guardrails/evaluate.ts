@@ -1,8 +1,16 @@
 // Every rule on every access change of a plan: a grant, a revocation, or a member whose binding's
-// condition is reworded (condition-change); `policy` is the object's policy as the plan leaves it.
-import type { AccessChange, AccessDelta, GuardrailReport, GuardrailResult, Policy } from "../generated/schemas.js";
+// condition is reworded (condition-change); `policy` is the object's policy as the plan leaves it,
+// `policies` every policy of the stack (each the plan read) as it leaves them.
+import type {
+  AccessChange,
+  AccessDelta,
+  GuardrailPolicy,
+  GuardrailReport,
+  GuardrailResult,
+  Plan,
+} from "../generated/schemas.js";
 import type { RuleSet } from "./rules.js";
-import { policyOf, type RuleValues, valuesOf } from "./values.js";
+import { policyOf, type PolicyValues, type RuleValues, stackPoliciesOf, valuesOf } from "./values.js";
 
 export interface EvaluationContext {
   stack: string;
@@ -10,22 +18,26 @@ export interface EvaluationContext {
   now: Date;
 }
 
-/** The report of `rules` on `delta`, the end-state policies by object name given in `after`. */
+/** The report of `rules` on `delta`, given the end state of every policy the plan read (those
+ *  it changes among them); the report records them, for a saved plan to be judged again. */
 export function evaluateRules(
   rules: RuleSet,
   delta: AccessDelta,
-  after: ReadonlyMap<string, Policy>,
+  after: readonly GuardrailPolicy[],
   where: EvaluationContext,
 ): GuardrailReport {
   const results: GuardrailResult[] = [];
-  const policies = new Map<string, RuleValues["policy"]>();
+  const byName = new Map(after.map((p) => [p.name, p]));
+  const policies = new Map<string, PolicyValues>();
   const policy = (name: string) => {
     let p = policies.get(name);
-    if (!p) policies.set(name, (p = policyOf(after.get(name) ?? { bindings: [] })));
+    if (!p) policies.set(name, (p = policyOf(byName.get(name) ?? { bindings: [] })));
     return p;
   };
+  const plan = { ...where, policies: stackPoliciesOf(after) };
+  const lookalikes = new Map((delta.lookalikes ?? []).map((l) => [l.principal, l]));
   const judge = (c: AccessChange, change: RuleValues["change"]) => {
-    const values = valuesOf(c, change, policy(c.object), where);
+    const values = valuesOf(c, change, policy(c.object), plan, lookalikes.get(c.principal));
     for (const r of rules.rules) {
       const outcome = r.compiled.run(values);
       if (outcome === false) continue;
@@ -64,5 +76,16 @@ export function evaluateRules(
     ...(r.approvers.length ? { approvers: r.approvers } : {}),
     ...(r.builtin ? { builtin: true } : {}),
   }));
-  return { rules_digest: rules.digest, rules: ruleList, results };
+  return { rules_digest: rules.digest, rules: ruleList, results, policies: [...after] };
+}
+
+/** The report of `rules` on a saved plan: its access changes judged on the end state it recorded
+ *  (`guardrails.policies`), as of when it was made; undefined when it recorded none (a plan made
+ *  without rules, or by an earlier version). */
+export function evaluateSaved(rules: RuleSet, plan: Plan): GuardrailReport | undefined {
+  const after = plan.guardrails?.policies;
+  if (!after) return undefined;
+  const workspace = plan.backend?.workspace ?? "default";
+  const where = { stack: plan.stack.name, workspace, now: new Date(plan.timestamp) };
+  return evaluateRules(rules, plan.access_changes ?? { changes: [], incomplete: [] }, after, where);
 }

@@ -39,12 +39,12 @@ const RULE_KEYS = ["id", "description", "condition", "enforcement", "approvers"]
 /** The rule set of a stack: its `policies:` section, then each file; undefined when there is none
  *  (no rule runs, and CEL's evaluator is not loaded). Problems are diagnostics in `diags`. */
 export function loadRuleSet(
-  stack: { source: SourceDocument; policies?: unknown; lint?: Record<string, boolean> },
+  stack: { source?: SourceDocument; policies?: unknown; lint?: Record<string, boolean> },
   files: readonly string[],
   diags: Diagnostic[],
 ): RuleSet | undefined {
   const sections: Section[] = [];
-  if (stack.policies !== undefined && stack.policies !== null)
+  if (stack.source && stack.policies !== undefined && stack.policies !== null)
     sections.push({ src: stack.source, root: ["policies"], value: stack.policies });
   for (const f of files) {
     const s = readRulesFile(f, diags);

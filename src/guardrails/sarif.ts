@@ -17,7 +17,8 @@ const message = (r: GuardrailResult) =>
   `${r.rule} (${r.enforcement}): ${r.change} of ${r.role} to ${r.principal} on ${r.object}` +
   (r.error ? `; the rule could not be evaluated: ${r.error}` : "");
 
-export function sarifLog(inputs: readonly SarifInput[]): Record<string, unknown> {
+/** The log of `inputs`; with `failures`, a run whose invocation did not succeed, saying why. */
+export function sarifLog(inputs: readonly SarifInput[], run: { failures?: string[] } = {}): Record<string, unknown> {
   const rules = new Map<string, Record<string, unknown>>();
   const results: Record<string, unknown>[] = [];
   for (const { report, stackUri } of inputs) {
@@ -41,6 +42,12 @@ export function sarifLog(inputs: readonly SarifInput[]): Record<string, unknown>
   return {
     version: "2.1.0",
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
-    runs: [{ tool: { driver }, results }],
+    runs: [{ tool: { driver }, ...invocations(run.failures), results }],
   };
+}
+
+function invocations(failures: string[] | undefined) {
+  if (!failures) return {};
+  const toolExecutionNotifications = failures.map((text) => ({ level: "error", message: { text } }));
+  return { invocations: [{ executionSuccessful: false, toolExecutionNotifications }] };
 }

@@ -1,6 +1,6 @@
 // What a rule sees of one access change (docs/guardrails.md lists the variables), and its form
 // for the evaluator: objects become CEL maps, dates timestamps.
-import type { AccessChange, Condition, Policy } from "../generated/schemas.js";
+import type { AccessChange, Condition, GuardrailPolicy, Lookalike, Policy } from "../generated/schemas.js";
 import { celLibrary } from "./cel.js";
 
 export interface RuleValues {
@@ -13,26 +13,39 @@ export interface RuleValues {
   resources: string[];
   stack: string;
   workspace: string;
-  policy: {
-    members: string[];
-    roles: Record<string, string[]>;
-    bindings: { role: string; members: string[]; condition?: Condition }[];
-  };
+  policy: PolicyValues;
+  /** Every policy of the stack (each the plan read) after apply, with its object. */
+  policies: (PolicyValues & { object: RuleValues["object"] })[];
+  /** Why the member may look like another principal; empty lists when it does not. */
+  lookalike: { reasons: string[]; looks_like: string[] };
   now: Date;
 }
+
+export interface PolicyValues {
+  members: string[];
+  roles: Record<string, string[]>;
+  bindings: { role: string; members: string[]; condition?: Condition }[];
+}
+
+/** Objects already converted (the policies every change of a plan shares are converted once). */
+const converted = new WeakMap<object, unknown>();
 
 /** `values` as the evaluator takes them. */
 export function toCel(values: RuleValues): Record<string, unknown> {
   const { wkt } = celLibrary();
   const conv = (v: unknown): unknown => {
-    if (v instanceof Date) return wkt.timestampFromDate(v);
-    if (Array.isArray(v)) return v.map(conv);
-    if (v && typeof v === "object") {
+    if (!v || typeof v !== "object") return v;
+    if (converted.has(v)) return converted.get(v);
+    let out: unknown;
+    if (v instanceof Date) out = wkt.timestampFromDate(v);
+    else if (Array.isArray(v)) out = v.map(conv);
+    else {
       const m = new Map<string, unknown>();
       for (const [k, x] of Object.entries(v)) if (x !== undefined) m.set(k, conv(x));
-      return m;
+      out = m;
     }
-    return v;
+    converted.set(v, out);
+    return out;
   };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(values)) out[k] = conv(v);
@@ -85,10 +98,10 @@ export function objectOf(kind: string, name: string): RuleValues["object"] {
 
 /** The policy after apply, as rules see it: its principals, the principals of each role (any
  *  condition), and its bindings. */
-export function policyOf(p: Policy): RuleValues["policy"] {
+export function policyOf(p: Pick<Policy, "bindings">): PolicyValues {
   const roles: Record<string, string[]> = {};
   const all = new Set<string>();
-  const bindings: RuleValues["policy"]["bindings"] = [];
+  const bindings: PolicyValues["bindings"] = [];
   for (const b of p.bindings ?? []) {
     const list = (roles[b.role] ??= []);
     for (const m of b.members) {
@@ -100,12 +113,28 @@ export function policyOf(p: Policy): RuleValues["policy"] {
   return { members: [...all].sort(), roles, bindings };
 }
 
-/** The values of `c`, one access change. */
+/** The policies of the stack as rules see them: each policy's values with its object. */
+export function stackPoliciesOf(policies: readonly GuardrailPolicy[]): RuleValues["policies"] {
+  return policies.map((p) => ({ ...policyOf(p), object: objectOf(p.kind, p.name) }));
+}
+
+/** What rules see of the plan as a whole. */
+export interface PlanValues {
+  stack: string;
+  workspace: string;
+  now: Date;
+  policies: RuleValues["policies"];
+}
+
+const NOT_LOOKALIKE = { reasons: [], looks_like: [] };
+
+/** The values of `c`, one access change; `lookalike` what the plan found of its principal. */
 export function valuesOf(
   c: AccessChange,
   change: RuleValues["change"],
-  policy: RuleValues["policy"],
-  where: { stack: string; workspace: string; now: Date },
+  policy: PolicyValues,
+  where: PlanValues,
+  lookalike?: Lookalike,
 ): RuleValues {
   return {
     change,
@@ -118,6 +147,8 @@ export function valuesOf(
     stack: where.stack,
     workspace: where.workspace,
     policy,
+    policies: where.policies,
+    lookalike: lookalike ? { reasons: lookalike.reasons, looks_like: lookalike.looks_like ?? [] } : NOT_LOOKALIKE,
     now: where.now,
   };
 }
@@ -135,6 +166,11 @@ export function sampleValues(): RuleValues[] {
     addresses: ["a.b"],
   };
   const cond = { title: "t", expression: 'request.time < timestamp("2030-01-01T00:00:00Z")' };
-  const where = { stack: "s", workspace: "default", now };
-  return [valuesOf({ ...change, condition: cond }, "grant", policy, where), valuesOf(change, "revoke", policy, where)];
+  const policies = stackPoliciesOf([{ kind: "restorePlan", name: change.object, bindings: policy.bindings }]);
+  const where = { stack: "s", workspace: "default", now, policies };
+  const look = { principal: change.principal, reasons: ["r"], code_points: [], looks_like: ["user:x@example.com"] };
+  return [
+    valuesOf({ ...change, condition: cond }, "grant", policy, where, look),
+    valuesOf(change, "revoke", policy, where),
+  ];
 }

@@ -1,7 +1,8 @@
 // The access delta: who gains or loses which role on which object, computed from the effective
 // policy before (live) and after (the planned modifications applied to it). It includes members a
 // binding removes, which a resource-level diff does not show.
-import type { AccessChange, AccessDelta, AuditChange, ConditionChange, Policy, ResourceChange } from "../generated/schemas.js";
+import type { AccessChange, AccessDelta, AuditChange, ConditionChange } from "../generated/schemas.js";
+import type { GuardrailPolicy, Policy, ResourceChange } from "../generated/schemas.js";
 import { auditChanges } from "./audit-changes.js";
 import { resourceDriver } from "../drivers/registry.js";
 import { inputsOf } from "../drivers/inputs.js";
@@ -113,6 +114,20 @@ export function plannedPolicies(changes: readonly ResourceChange[], live: Readon
     policies.push({ kind: entry.kind, name: entry.name, before: base, after: applyModifications(base, entry.mods).policy, byBinding: entry.byBinding, byMember: entry.byMember });
   }
   return { policies, incomplete: [...incomplete].sort() };
+}
+
+/** Every policy the plan read as the plan leaves it (the planned policy where the plan changes it,
+ *  else the live one), by kind and name: the stack's end state, as guardrail rules see it. */
+export function endPolicies(planned: readonly PlannedPolicy[], live: ReadonlyMap<string, Policy>): GuardrailPolicy[] {
+  const out = new Map<string, GuardrailPolicy>();
+  for (const [key, p] of live) {
+    const space = key.indexOf(" ");
+    out.set(key, { kind: key.slice(0, space) as PolicyKind, name: key.slice(space + 1), bindings: p.bindings ?? [] });
+  }
+  for (const p of planned) {
+    out.set(`${p.kind} ${p.name}`, { kind: p.kind, name: p.name, bindings: p.after.bindings ?? [] });
+  }
+  return [...out.keys()].sort().map((k) => out.get(k)!);
 }
 
 /** Who gains or loses which role on which object, from `plannedPolicies`. */

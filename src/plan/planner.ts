@@ -2,7 +2,7 @@
 // evaluate the stack in dependency order (data sources, each resource's decision) → orphans →
 // targets → outputs → a serialisable Plan. The only I/O is reads through the CloudPort. Each
 // step lives in its own file; this one puts them in order and assembles the result.
-import type { AccessDelta, Plan, Policy, State, StateResource } from "../generated/schemas.js";
+import type { AccessDelta, GuardrailPolicy, Plan, Policy, State, StateResource } from "../generated/schemas.js";
 import type { StackModel } from "../config/model.js";
 import { type Diagnostic, error, hasErrors } from "../diagnostics/diagnostic.js";
 import { resourceDriver } from "../drivers/registry.js";
@@ -10,7 +10,7 @@ import type { CloudPort } from "../contracts/cloud-port.js";
 import { type Emit, noEmit } from "../contracts/events.js";
 import { PLAN_FORMAT, PROVIDER_SCHEMA_VERSION, TOOL_VERSION } from "../base/version.js";
 import { plannedPolicySizeErrors } from "./policy-size.js";
-import { accessDelta, type PlannedPolicy, plannedPolicies } from "./access.js";
+import { accessDelta, endPolicies, plannedPolicies } from "./access.js";
 import { accessLookalikes, confusableGrantWarnings } from "./lookalikes.js";
 import { auditRemovalWarnings } from "./audit-removal.js";
 import { isNoOp } from "../contracts/actions.js";
@@ -173,7 +173,8 @@ function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, 
   const confusable = confusableGrantWarnings(ctx.stack, result.access_changes, ctx.opts.strict === true);
   pushAll(ctx.diags, confusable);
   const rules = ctx.opts.guardrails;
-  if (rules) result.guardrails = guardrailReport(ctx, rules, result.access_changes, planned.policies);
+  const ends = rules ? endPolicies(planned.policies, live) : [];
+  if (rules) result.guardrails = guardrailReport(ctx, rules, result.access_changes, ends);
   pushAll(ctx.diags, auditRemovalWarnings(ctx.stack, result.resource_changes, planned.policies));
   const oversized = plannedPolicySizeErrors(ctx.stack, planned.policies);
   if (hasErrors(confusable)) [result.errored, result.applyable] = [true, false]; // --strict
@@ -184,8 +185,7 @@ function checkPlannedPolicies(ctx: PlanContext, result: Plan, live: Map<string, 
 }
 
 /** The guardrail rules on the plan's access changes, each policy as the plan leaves it. */
-function guardrailReport(ctx: PlanContext, rules: RuleSet, delta: AccessDelta, policies: readonly PlannedPolicy[]) {
-  const after = new Map(policies.map((p) => [p.name, p.after]));
+function guardrailReport(ctx: PlanContext, rules: RuleSet, delta: AccessDelta, after: readonly GuardrailPolicy[]) {
   const now = (ctx.opts.now ?? (() => new Date()))();
   const where = { stack: ctx.stack.name, workspace: ctx.opts.workspace ?? "default", now };
   return evaluateRules(rules, delta, after, where);

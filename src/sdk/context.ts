@@ -32,6 +32,9 @@ export class ProgramBuilder {
   readonly outputs: Record<string, unknown> = {};
   readonly inputs: Record<string, Record<string, unknown>> = {};
   readonly moved: { from: string; to: string }[] = [];
+  /** Guardrail rules and built-in settings (`policies:` of a YAML stack). */
+  readonly rules: unknown[] = [];
+  readonly builtins: Record<string, unknown> = {};
   readonly positions = new Map<string, Position>();
   readonly diagnostics: Diagnostic[] = [];
   readonly stack: StackContext;
@@ -134,6 +137,24 @@ export class ProgramBuilder {
     this.moved.push({ from, to });
   }
 
+  /** A guardrail rule (`policies.rules` of a YAML stack), positioned at its call. */
+  addRule(rule: Record<string, unknown>, site: CallSite | undefined): void {
+    if (this.refusedLate(`new GuardrailRule("${String(rule.id)}")`, site)) return;
+    this.place(["policies", "rules", this.rules.length], site);
+    this.rules.push(rule);
+  }
+
+  /** A built-in rule's setting (`policies.builtins` of a YAML stack), positioned at its call. */
+  addBuiltin(id: string, setting: unknown, site: CallSite | undefined): void {
+    if (this.refusedLate(`new BuiltinGuardrail("${id}")`, site)) return;
+    if (Object.hasOwn(this.builtins, id)) {
+      this.diagnostics.push(this.errorAt(site, `built-in rule "${id}" is set twice`));
+      return;
+    }
+    this.place(["policies", "builtins", id], site);
+    this.builtins[id] = setting;
+  }
+
   /** Declares a config input the program read (`config:` of a YAML stack), with the value it read. */
   addInput(name: string, decl: Record<string, unknown>): void {
     this.inputs[name] ??= decl;
@@ -169,7 +190,13 @@ export class ProgramBuilder {
       ...(Object.keys(this.outputs).length ? { outputs: this.outputs } : {}),
       ...(this.moved.length ? { moved: this.moved } : {}),
       ...(s.lint !== undefined ? { lint: s.lint } : {}),
+      ...this.policies(),
     };
+  }
+
+  private policies(): { policies?: Record<string, unknown> } {
+    const builtins = Object.keys(this.builtins).length ? { builtins: this.builtins } : {};
+    return this.rules.length || builtins.builtins ? { policies: { rules: this.rules, ...builtins } } : {};
   }
 }
 

@@ -2,13 +2,12 @@
 // plan's access changes refuse a plan before any write (mandatory), need an owner's --approve
 // (owner-approval) or are listed (advisory); a saved plan is refused when its rules changed.
 // Needs `npm run build`.
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { expectExit, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
 import { ALICE, CAROL, DAN, RESTORE_PLAN as K, foreignPolicy, liveView, stackRunner } from "./iam-family-helpers.js";
 import { rp } from "./apply-helpers.js";
+import { writeRules } from "./guardrail-helpers.js";
 
 const IDS = ["dom", "priv", "prot", "sod", "whole", "owner", "changed", "views"];
 const ws = useEmulatorWorkspace(
@@ -21,11 +20,7 @@ const ws = useEmulatorWorkspace(
 
 const OUTSIDER = "user:eve@outside.test";
 
-async function rules(name: string, doc: unknown): Promise<string> {
-  const file = join(ws.dir, `${name}.rules.yaml`);
-  await writeFile(file, stringify(doc));
-  return file;
-}
+const rules = (name: string, doc: unknown) => writeRules(ws, name, doc);
 
 /** How many setIamPolicy calls the emulator has had. */
 const setCalls = async () =>

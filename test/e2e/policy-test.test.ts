@@ -3,22 +3,17 @@
 // as the cases say, and `--format sarif` writes a log that validates against the SARIF 2.1.0 schema
 // (OASIS's, vendored from oasis-tcs/sarif-spec: sarif-2.1/schema/sarif-schema-2.1.0.json).
 // Needs `npm run build`.
-import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createRequire } from "node:module";
-import type { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { expectExit, runCli, useTempDir } from "./helpers.js";
 import { RESTORE_PLAN as K, foreignPolicy } from "./iam-family-helpers.js";
 import { rp } from "./apply-helpers.js";
+import { expectValidSarif } from "./guardrail-helpers.js";
 
 const ws = useTempDir("converge-policy-test-");
 const OUTSIDER = "user:eve@outside.test";
-const SCHEMA = JSON.parse(
-  readFileSync(new URL("../fixtures/sarif/sarif-schema-2.1.0.json", import.meta.url), "utf8"),
-) as object;
 
 async function setUp(): Promise<{ rules: string; cases: (expect: unknown[]) => Promise<string> }> {
   const d = ws.dir;
@@ -71,13 +66,7 @@ describe("converge policy test", { timeout: 120_000 }, () => {
     const sarif = await runCli(["policy", "test", rules, passing, "--format", "sarif"], { cwd: ws.dir });
     expectExit(sarif, 0);
     const log = JSON.parse(sarif.stdout) as { runs: { results: { ruleId: string; level: string }[] }[] };
-    // CommonJS modules, required as src/schemas/index.ts requires ajv-formats.
-    const require = createRequire(import.meta.url);
-    const Draft04 = (require("ajv-draft-04") as { default: new (o: object) => Ajv }).default;
-    const ajv = new Draft04({ allErrors: true, strict: false });
-    (require("ajv-formats") as { default: (a: Ajv) => Ajv }).default(ajv);
-    const validate = ajv.compile(SCHEMA);
-    expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
+    expectValidSarif(log);
     expect(log.runs[0]!.results).toEqual([expect.objectContaining({ ruleId: "allowed-domains", level: "error" })]);
   });
 });

@@ -70,6 +70,11 @@ describe("rule conditions at load", () => {
     ]);
     writeFileSync(file, "rules: []\n");
     const ok = loadRuleSet(stack, [file], []);
-    expect(ok?.rules.map((r) => r.id)).toEqual(["public-principal", "deleted-principal", "policy-size"]);
+    expect(ok?.rules.map((r) => r.id)).toEqual([
+      "public-principal",
+      "deleted-principal",
+      "policy-size",
+      "lookalike-principal",
+    ]);
   });
 });

@@ -30,6 +30,7 @@ import { haltForExit, planInterrupted, stopping } from "../interrupt.js";
 import type { PlanView } from "../views/view.js";
 import { HumanView } from "../views/human-view.js";
 import { JsonPlanView, JsonStreamView } from "../views/json-view.js";
+import { SarifPlanView } from "../views/sarif-view.js";
 
 export interface PlanCliOptions extends StackOptions {
   out?: string;
@@ -100,7 +101,8 @@ interface PlanCommandOptions extends PlanCliOptions {
 
 function checkPlanOptions(o: PlanCommandOptions): void {
   if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
-  if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
+  if (!["text", "markdown", "sarif"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text, markdown or sarif, got "${o.format}"` });
+  if (o.json && o.format !== "text") throw new UserError({ severity: "error", summary: `--json cannot be combined with --format ${o.format}` });
   if (o.jsonStream && (o.json || o.view !== "changes" || o.format !== "text")) {
     throw new UserError({ severity: "error", summary: "--json-stream cannot be combined with --json, --view or --format", detail: "--json-stream prints the plan's progress and changes as JSON lines; --json prints the plan as one JSON document." });
   }
@@ -110,6 +112,7 @@ function checkPlanOptions(o: PlanCommandOptions): void {
 function planView(o: PlanCommandOptions, ui: UiStream | undefined): PlanView {
   if (ui) return new JsonStreamView(ui);
   if (o.json) return new JsonPlanView();
+  if (o.format === "sarif") return new SarifPlanView();
   const format = o.format === "markdown" ? "markdown" : o.view === "access" ? "access" : "changes";
   return new HumanView({ color: o.color, format, ...(o.out ? { savedTo: o.out } : {}) });
 }
@@ -179,7 +182,7 @@ export function registerPlan(program: Command): void {
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .option("--destroy", "plan to destroy every resource of the stack")
     .option("--view <view>", "what to show: changes, or access (who gains or loses which role)", "changes")
-    .option("--format <format>", "text, or markdown (for pull-request comments)", "text")
+    .option("--format <format>", "text, markdown (for pull-request comments), or sarif (guardrail results)", "text")
     .option("--json-stream", "stream the plan's progress and changes as JSON lines (Terraform's machine-readable UI)")
     .action(
       // Everything plan opened is closed and awaited (the cloud, an embedded world's file, the

@@ -8,7 +8,11 @@ import { type CaseOutcome, inScratch, judgeCase, type PolicyCase, readCases } fr
 import { sarifLog } from "../../guardrails/sarif.js";
 import { jsonText, terminalText } from "../../diagnostics/terminal-text.js";
 import type { GuardrailResult } from "../../generated/schemas.js";
-import { UserError } from "../../diagnostics/diagnostic.js";
+import { type Diagnostic, hasErrors, UserError } from "../../diagnostics/diagnostic.js";
+import { loadRuleSet } from "../../guardrails/rules.js";
+import { evaluateSaved } from "../../guardrails/evaluate.js";
+import { planKey } from "../../plan/saved-plan.js";
+import { readSavedPlan } from "./saved-plan-file.js";
 import { action, printDiagnostics, writeOut } from "../common.js";
 import { EXIT } from "../exit-codes.js";
 
@@ -17,11 +21,28 @@ const show = (r: Partial<GuardrailResult>) =>
     .map(([k, v]) => `${k}=${String(v)}`)
     .join(" ");
 
+/** A saved plan's case: the rules judge its access changes on the end state it recorded. */
+function runSavedCase(rules: string, c: PolicyCase & { plan: string }): CaseOutcome {
+  const plan = readSavedPlan(c.plan, planKey());
+  const diags: Diagnostic[] = [];
+  const ruleSet = loadRuleSet({}, [rules], diags);
+  if (hasErrors(diags)) throw new UserError(diags);
+  const report = ruleSet ? evaluateSaved(ruleSet, plan) : undefined;
+  if (ruleSet && !report) {
+    const summary = `case "${c.name}": the saved plan ${c.plan} does not record the end state rules judge`;
+    const detail = "It was made without guardrail rules: make it again with `converge plan --out FILE --policy RULES`.";
+    throw new UserError({ severity: "error", summary, detail });
+  }
+  return judgeCase(c, report);
+}
+
 async function runCase(rules: string, c: PolicyCase): Promise<CaseOutcome> {
+  if (c.plan !== undefined) return runSavedCase(rules, { ...c, plan: c.plan });
   const { openStackFile } = await import("../../engine/session.js");
   const { preview } = await import("../../engine/operations.js");
+  const stack = c.stack!;
   return inScratch(async (dir) => {
-    const session = await openStackFile({ file: c.stack, state: join(dir, "state.json"), policyFiles: [rules] });
+    const session = await openStackFile({ file: stack, state: join(dir, "state.json"), policyFiles: [rules] });
     // A seed world: the embedded emulator starts from it (never the stack's own endpoint).
     if (c.seed) Object.assign(session.stack.provider, { endpoint: "embedded", seed: c.seed });
     const request = {
@@ -51,7 +72,7 @@ export function registerPolicy(program: Command): void {
   const policy = program.command("policy").description("Guardrail rules on access changes");
   policy
     .command("test <rules> <cases...>")
-    .description("Run a rules file against cases written as data (a stack, a seed world, the results expected)")
+    .description("Run a rules file against cases written as data (a stack and a seed world, or a saved plan)")
     .option("--format <format>", "text, or sarif (SARIF 2.1.0 for code scanning tools)", "text")
     .option("--no-color", "plain text output")
     .action(
@@ -64,7 +85,7 @@ export function registerPolicy(program: Command): void {
         const text = outcomes.map(verdict).join("");
         if (o.format === "sarif") {
           const inputs = outcomes.flatMap((x) =>
-            x.report ? [{ report: x.report, stackUri: relative(process.cwd(), x.case.stack) }] : [],
+            x.report ? [{ report: x.report, stackUri: relative(process.cwd(), x.case.stack ?? x.case.plan!) }] : [],
           );
           process.stderr.write(text);
           await writeOut(jsonText(sarifLog(inputs), 2) + "\n");
