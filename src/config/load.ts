@@ -16,6 +16,7 @@ import { yamlSyntaxDiagnostics } from "./yaml-syntax.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { errorAt as at, nestingError, SourceDocument } from "../yaml/source.js";
 import { secretStrings, sensitive } from "../language/sensitive.js";
+import { ProgramSource } from "./program-source.js";
 import { rememberSecrets, scrub, secretList } from "./redact.js";
 import { decodeUtf8 } from "../base/utf8.js";
 import { InputFileError, MAX_SOURCE_BYTES, readInputFile } from "../fs/input-file.js";
@@ -175,7 +176,10 @@ function sharedNames(
   diags: Diagnostic[],
 ): void {
   const detail = "References use bare names, so each name must be unique.";
-  for (const name of Object.keys(configRaw)) {
+  // A program's Config gives values, never references: its inputs are a namespace of their own,
+  // as Pulumi's config keys are (a config "reader" and a resource "reader" are fine).
+  const inputs = src instanceof ProgramSource ? [] : Object.keys(configRaw);
+  for (const name of inputs) {
     const other = Object.hasOwn(variablesRaw, name)
       ? "a variable"
       : Object.hasOwn(resourcesRaw, name)

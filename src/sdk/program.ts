@@ -20,8 +20,11 @@ import type { ProviderConfig } from "../generated/schemas.js";
 import { guarded, ProgramWork, thrownBy } from "./program-guard.js";
 import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 
-/** What a program stack exports by default. */
-export type Program = (stack: StackContext) => void | Promise<void>;
+/** What a program stack exports by default; an object it returns (Pulumi's inline programs) holds
+ *  stack outputs, as `stack.export` gives them. */
+export type Program = (
+  stack: StackContext,
+) => void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
 
 
 export interface ProgramOptions extends LoadOptions {
@@ -218,7 +221,7 @@ async function runBuilt(
   const file = b.file;
   let ran: Awaited<ReturnType<typeof guarded>>;
   const body = async () => {
-    if (typeof loaded === "function") await loaded(b.stack);
+    if (typeof loaded === "function") exportAll(b, await loaded(b.stack));
     else for (const [k, v] of Object.entries(loaded.exports)) b.stack.export(k, v);
     await b.finish();
   };
@@ -237,6 +240,15 @@ async function runBuilt(
   } catch (e) {
     return { diagnostics: [...b.diagnostics, thrownBy(file, e)] };
   }
+}
+
+/** The outputs a program returned (a plain object, as Pulumi's inline programs return; anything
+ *  else, such as the resource an arrow function's body happens to give, is no output). */
+function exportAll(b: ProgramBuilder, returned: unknown): void {
+  if (returned === null || typeof returned !== "object") return;
+  const proto = Object.getPrototypeOf(returned) as unknown;
+  if (proto !== Object.prototype && proto !== null) return;
+  for (const [k, v] of Object.entries(returned)) b.stack.export(k, v);
 }
 
 /** Loads the stack a program run declared, as a YAML stack's document is. */

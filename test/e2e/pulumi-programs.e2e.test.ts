@@ -3,11 +3,12 @@
 // code with `export const` outputs, Config fed by --var, interpolate, all, .apply on an invoke's
 // result and on resource outputs, a loop, dependsOn given one resource, protect; the live policies
 // then equal what they declare. Options converge cannot honour are positioned errors.
-import { readFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
-import { expectExit, livePolicy, runCli, useEmulatorWorkspace } from "./helpers.js";
+import { expectExit, livePolicy, REPO, runCli, useEmulatorWorkspace } from "./helpers.js";
 import { packageDir } from "./pulumi-helpers.js";
 
 const NIGHTLY = "projects/my-project/locations/us-central1/restorePlans/nightly";
@@ -85,12 +86,52 @@ export const viewerCount = members.length;
 export const invokerId = invoker.id;
 `;
 
+/** The Automation API program: an inline program reading its config with `new pulumi.Config()`,
+ *  fed by setConfig, returning its outputs; printed as one JSON line at the end. */
+const AUTOMATION = `import * as pulumi from "@pulumi/pulumi";
+import * as gcp from "@pulumi/google-native";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+
+const program = async () => {
+  const config = new pulumi.Config();
+  const reader = config.require("reader");
+  const token = config.requireSecret("token");
+  const member = new gcp.aiplatform.v1beta1.EndpointIamMember("reader", {
+    name: "${CHURN}",
+    role: "roles/aiplatform.viewer",
+    member: pulumi.interpolate\`user:\${reader}\`,
+  });
+  return { readerId: member.id, token };
+};
+
+const lines: string[] = [];
+const onOutput = (s: string) => lines.push(s);
+const stack = await LocalWorkspace.createOrSelectStack({ stackName: "dev", projectName: "scripted", program });
+await stack.setConfig("reader", { value: "ana@example.com" });
+await stack.setConfig("scripted:token", { value: "s3cret-t0ken-value", secret: true });
+const preview = await stack.preview({ onOutput });
+const up = await stack.up({ onOutput });
+const outputs = await stack.outputs();
+const refresh = await stack.refresh({ onOutput });
+const livedUp = up.summary.result;
+const destroy = await stack.destroy({ onOutput });
+console.log(JSON.stringify({
+  preview: preview.changeSummary,
+  up: livedUp,
+  outputs,
+  refresh: refresh.summary.result,
+  destroy: destroy.summary.result,
+  printed: lines.join(""),
+}));
+`;
+
 const PULUMI_IMPORTS: Record<string, string> = {
+  "@pulumi/pulumi/automation": "converge-iam/automation",
   "@pulumi/pulumi": "converge-iam/pulumi",
   "@pulumi/google-native": "converge-iam/google-native",
 };
 const ported = (program: string) =>
-  program.replace(/from "(@pulumi\/[a-z-]+)"/g, (_, m: string) => `from "${PULUMI_IMPORTS[m]}"`);
+  program.replace(/from "(@pulumi\/[a-z/-]+)"/g, (_, m: string) => `from "${PULUMI_IMPORTS[m]}"`);
 
 const project = (name: string, program: string) => packageDir(ws.dir, name, { "index.ts": ported(program) });
 
@@ -102,6 +143,19 @@ const cli = (dir: string, ...args: string[]) =>
     env: ENV,
     timeoutMs: 90_000,
   });
+
+/** Runs `node ...args` in `dir` against the emulator, as a user runs a script. */
+function runNode(args: string[], dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { ...process.env, ...ENV, CLOUDNATIVE_EMULATOR_HOST: ws.emu.hostPort };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: dir, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 describe("Pulumi programs with only their import lines changed", () => {
   it(
@@ -157,6 +211,30 @@ describe("Pulumi programs with only their import lines changed", () => {
       const destroy = await cli(dir, "destroy", "--auto-approve", ...vars);
       expectExit(destroy, 1);
       expect(destroy.stderr).toContain("admins has protect: true and cannot be destroyed");
+    },
+    SLOW,
+  );
+
+  it(
+    "an Automation API script: setConfig feeds the inline program's Config; preview, up, outputs, refresh, destroy",
+    async () => {
+      const dir = await project("automation", "");
+      await writeFile(join(dir, "index.mts"), ported(AUTOMATION));
+      const r = await runNode([join(REPO, "node_modules", "tsx", "dist", "cli.mjs"), "index.mts"], dir);
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
+      expect(out.preview).toEqual({ create: 1 });
+      expect(out.up).toBe("succeeded");
+      expect(out.outputs).toEqual({
+        readerId: { value: `${CHURN} roles/aiplatform.viewer user:ana@example.com`, secret: false },
+        token: { value: "s3cret-t0ken-value", secret: true },
+      });
+      expect(out.refresh).toBe("succeeded");
+      expect(out.destroy).toBe("succeeded");
+      expect(out.printed).not.toContain("s3cret-t0ken-value");
+      expect((await livePolicy(ws.emu, CHURN)).bindings ?? []).not.toContainEqual(
+        expect.objectContaining({ role: "roles/aiplatform.viewer" }),
+      );
     },
     SLOW,
   );
