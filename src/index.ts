@@ -44,5 +44,6 @@ export { CloudError, isCloudError } from "./cloud/errors.js";
 export { backup, gkebackup, aiplatform, metastore, Provider } from "./google-native.js";
 export { Config } from "./sdk/config.js";
 export { GuardrailRule, BuiltinGuardrail, type GuardrailRuleArgs, type BuiltinSetting } from "./sdk/guardrails.js";
+export { StackReference, type StackReferenceOutputDetails } from "./sdk/stack-reference.js";
 export { secret, unsecret, jsonStringify } from "./sdk/output.js";
 export { all, concat } from "./sdk/combine.js";

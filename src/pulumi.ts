@@ -16,6 +16,7 @@ export {
   isOutput,
 } from "./sdk/output.js";
 export { Config } from "./sdk/config.js";
+export { StackReference, type StackReferenceOutputDetails } from "./sdk/stack-reference.js";
 export { all, concat } from "./sdk/combine.js";
 export { Resource, Resource as CustomResource } from "./sdk/resources.js";
 export {

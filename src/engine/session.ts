@@ -70,7 +70,15 @@ export function openStack(req: OpenStackRequest): StackSession {
 
 /** openStack for a YAML stack or a program stack. */
 export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number; offline?: string }): Promise<StackSession> {
-  const opts = { strict: req.strict === true, ...(req.offline !== undefined ? { offline: req.offline } : {}), ...(req.state !== undefined ? { state: req.state } : {}), ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}), ...(req.inputs ? { inputs: req.inputs } : {}) };
+  const opts = {
+    strict: req.strict === true,
+    ...(req.offline !== undefined ? { offline: req.offline } : {}),
+    ...(req.state !== undefined ? { state: req.state } : {}),
+    ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}),
+    ...(req.inputs ? { inputs: req.inputs } : {}),
+    // A program's StackReference reads another stack's state from the backend --backend chooses.
+    ...(req.backend !== undefined ? { backendType: req.backend } : {}),
+  };
   return sessionOf(await loadAnyStackFile(req.file, opts), req);
 }
 

@@ -9,6 +9,7 @@ import type { Position } from "../yaml/source.js";
 import { pathKey } from "../config/program-source.js";
 import { type GivenInputs, NO_INPUTS } from "../config/inputs.js";
 import type { ProviderConfig, BackendConfig } from "../generated/schemas.js";
+import type { BackendType } from "../state/backend-types.js";
 import { type CallSite, callSiteIn } from "./call-site.js";
 import { encode, onUnknownApply, settled } from "./output.js";
 
@@ -42,6 +43,10 @@ export class ProgramBuilder {
   /** Set once the default export has settled: the stack is what it declared by then. */
   private settled = false;
   private readonly refusedAt = new Set<string>();
+  /** Reads the program started that the stack waits for (a StackReference's state). */
+  private readonly waits: Promise<unknown>[] = [];
+  /** --backend: where a StackReference reads another stack's state (else the stack's backend:). */
+  backendType?: BackendType;
 
   constructor(
     /** The program's file: positions are taken from its frames. */
@@ -163,9 +168,15 @@ export class ProgramBuilder {
   /** Waits for every Promise and pending output the program gave (its arguments, options and
    *  outputs), then encodes them as the stack document holds them: once the program has run. */
   async finish(): Promise<void> {
+    for (let i = 0; i < this.waits.length; i++) await this.waits[i]!.catch(() => undefined);
     for (const group of [this.resources, this.variables, this.outputs]) {
       for (const [k, v] of Object.entries(group)) group[k] = encode(await settled(v));
     }
+  }
+
+  /** A read the stack waits for before it is made (its failure is a diagnostic it pushed itself). */
+  waitFor(p: Promise<unknown>): void {
+    this.waits.push(p);
   }
 
   /** An unused name for an invoke: `base`, else base2, base3… */

@@ -84,8 +84,25 @@ export function thrownBy(file: string, e: unknown): Diagnostic {
   }
 }
 
+/** The diagnostic of a UserError of another copy of converge, positioned in `file`; else undefined. */
+function sdkDiagnostic(e: unknown, file: string): Diagnostic | undefined {
+  if (!(e instanceof Error) || e.name !== "UserError") return undefined;
+  const d = (e as { diagnostics?: unknown }).diagnostics;
+  const first = Array.isArray(d) ? (d[0] as Partial<Diagnostic> | undefined) : undefined;
+  if (first?.severity !== "error" || typeof first.summary !== "string" || first.file !== file) return undefined;
+  const num = (n: unknown) => (typeof n === "number" && Number.isInteger(n) && n > 0 ? n : undefined);
+  const line = num(first.line);
+  const column = num(first.column);
+  const detail = typeof first.detail === "string" ? { detail: boundedMessage(first.detail) } : {};
+  return error(boundedMessage(first.summary), { file, ...(line && column ? { line, column } : {}), ...detail });
+}
+
 function diagnosticOf(file: string, e: unknown): Diagnostic {
   if (e instanceof UserError && e.diagnostics[0]) return e.diagnostics[0];
+  // The SDK's own UserError from the copy of converge the program imports (the CLI is bundled
+  // apart), thrown where no frame of the program is on the stack (a callback of a read).
+  const sdk = sdkDiagnostic(e, file);
+  if (sdk) return sdk;
   if (!isErrorLike(e)) {
     return error(`the program failed: it threw ${shown(e)}`, { file, detail: "A thrown value that is not an Error has no stack trace, so where it was thrown is not known: throw an Error to get its line." });
   }

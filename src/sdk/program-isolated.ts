@@ -26,6 +26,7 @@ function workerOptions(opts: ProgramOptions): ProgramOptions {
     ...(opts.state !== undefined ? { state: opts.state } : {}),
     ...(opts.callTimeoutMs !== undefined ? { callTimeoutMs: opts.callTimeoutMs } : {}),
     ...(opts.offline !== undefined ? { offline: opts.offline } : {}),
+    ...(opts.backendType !== undefined ? { backendType: opts.backendType } : {}),
     ...(inputs ? { inputs } : {}),
   };
 }

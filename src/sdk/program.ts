@@ -17,6 +17,7 @@ import { openCloud, type OpenCloud } from "../connect/cloud.js";
 import type { CallSite } from "./call-site.js";
 import type { Position } from "../yaml/source.js";
 import type { ProviderConfig } from "../generated/schemas.js";
+import type { BackendType } from "../state/backend-types.js";
 import { guarded, ProgramWork, thrownBy } from "./program-guard.js";
 import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 
@@ -34,6 +35,8 @@ export interface ProgramOptions extends LoadOptions {
   /** The command that must not call the cloud (validate, graph): a direct invoke is then an error
    *  at its call instead of a read. */
   offline?: string;
+  /** --backend: where a StackReference reads another stack's state. */
+  backendType?: BackendType;
 }
 
 const TSX_REGISTERED = Symbol.for("converge.sdk.tsx-registered");
@@ -197,6 +200,7 @@ function newBuilder(file: string, name: string, opts: ProgramOptions) {
   const reader = directReader(() => builder!, file, opts);
   const readsNow = opts.offline === undefined && !hasErrors(opts.inputs?.problems ?? []);
   builder = new ProgramBuilder(file, name, reader.read, opts.inputs, readsNow);
+  if (opts.backendType !== undefined) builder.backendType = opts.backendType;
   return { b: builder, reader };
 }
 

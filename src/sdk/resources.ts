@@ -4,10 +4,10 @@
 import * as registry from "../drivers/registry.js";
 import type * as S from "../generated/schemas.js";
 import { currentProgram } from "./context.js";
-import { UserError } from "../diagnostics/diagnostic.js";
 import { hasPending, type Input, type Inputs, knownDeep, knownOutput, type Output } from "./output.js";
 import { output, referenceOutput, settled } from "./output.js";
 import { resourceOptions, type ResourceOptions } from "./options.js";
+import { lookup } from "./lookups.js";
 
 export { type ResourceOptions, Provider } from "./options.js";
 
@@ -30,8 +30,9 @@ type Constructor<I, O> = new (
 ) => Resource & ResourceOutputs<O>;
 
 export type ResourceClass<I, O> = Constructor<I, O> & {
-  /** Pulumi's read-only lookup of an existing resource: refused (use the type's get…IamPolicy invoke). */
-  get(name: string, id: Input<string>, state?: unknown, opts?: ResourceOptions): never;
+  /** Pulumi's read-only lookup of an existing grant or policy (`id` as `converge import` takes it):
+   *  its outputs read from the live policy while the program runs; the stack manages nothing. */
+  get(name: string, id: Input<string>, state?: unknown, opts?: ResourceOptions): ResourceOutputs<O>;
 };
 
 /** An output of the resource: its input echoed when known while the program runs (`binding.role`),
@@ -63,11 +64,8 @@ function resourceType<I, O>(token: string): ResourceClass<I, O> {
       return new Proxy(this, { get });
     }
 
-    static get(name: string): never {
-      const program = currentProgram(`${typeName}.get("${name}")`);
-      const detail = `Read the policy with the type's get…IamPolicy invoke (its Output form is read at plan time).`;
-      const summary = `${typeName}.get("${name}") is not supported by converge`;
-      throw new UserError(program.errorAt(program.siteOfCaller(), summary, detail));
+    static get(name: string, id: Input<string>, state?: unknown, opts?: ResourceOptions): ResourceOutputs<O> {
+      return lookup(token, name, id, { state, opts }) as unknown as ResourceOutputs<O>;
     }
   };
   Object.defineProperty(cls, "name", { value: typeName });
