@@ -21,6 +21,7 @@ import { stateView } from "./state-view.js";
 import { prepareNode, type WorkContext } from "./work.js";
 import type { ResourceClaim } from "../claims/claims.js";
 import { pushAll } from "../base/arrays.js";
+import { type DeferredRunner, settleDeferredOutputs } from "./deferred-outputs.js";
 
 export interface ApplyContext {
   cloud: CloudPort;
@@ -40,6 +41,8 @@ export interface ApplyContext {
   intents?: IntentStore;
   /** The digest of the plan, recorded with each intent, when known. */
   planDigest?: () => string | undefined;
+  /** Runs a program's `.apply` function kept for apply (./deferred-outputs.ts). */
+  runDeferred?: DeferredRunner;
 }
 
 export interface ApplyResult {
@@ -95,7 +98,12 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   }).run();
   pushAll(result.skipped, outcome.skipped);
   result.interrupted = outcome.interrupted;
-  if (!outcome.interrupted && !plan.options.targets.length) recorder.setOutputs(outputsNow(plan, scope, recorder.state), sensitiveOutputs(plan));
+  if (!outcome.interrupted && !plan.options.targets.length) {
+    const diags: Diagnostic[] = [];
+    const config = await settleDeferredOutputs(plan.configuration?.outputs, scope, ctx.runDeferred, diags);
+    for (const d of diags) result.failed.push({ address: d.address ?? "outputs", diagnostic: d });
+    recorder.setOutputs(outputsNow(plan, config, scope, recorder.state), sensitiveOutputs(plan));
+  }
   await recorder.flush();
   await intents?.log.flush();
   return result;
@@ -146,9 +154,13 @@ function sensitiveOutputs(plan: Plan): string[] {
 }
 
 /** Outputs, computed when everything they need is known; an output still unknown keeps its value. */
-function outputsNow(plan: Plan, scope: Scope, state: State): Record<string, unknown> {
+function outputsNow(
+  plan: Plan,
+  config: Record<string, unknown> | undefined,
+  scope: Scope,
+  state: State,
+): Record<string, unknown> {
   const outputs: Record<string, unknown> = Object.create(null); // any name, __proto__ too
-  const config = plan.configuration?.outputs;
   for (const [name, oc] of Object.entries(plan.output_changes)) {
     if (oc.action === "delete") continue;
     const raw = config && Object.hasOwn(config, name) ? config[name] : undefined;

@@ -6,7 +6,8 @@ import { type Accessor, hasInterpolation, isTemplateError, parseTemplate } from 
 import { instanceAddress } from "../language/addresses.js";
 import type { ForEachInstances } from "./model.js";
 import type { LocatedReference, ResourceDecl, VariableDecl, OutputDecl } from "./model.js";
-import { functionCall, staticCallProblem } from "../language/functions.js";
+import { functionCall, PROGRAM_APPLY, staticCallProblem } from "../language/functions.js";
+import { ProgramSource } from "./program-source.js";
 import { suggest } from "../diagnostics/did-you-mean.js";
 import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "../yaml/source.js";
 
@@ -69,7 +70,8 @@ export function hasCall(value: unknown): boolean {
 function checkCalls(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): void {
   const call = functionCall(value);
   if (call) {
-    const p = staticCallProblem(call);
+    const programApply = call.key === PROGRAM_APPLY && src instanceof ProgramSource && path[0] === "outputs";
+    const p = programApply ? undefined : staticCallProblem(call);
     if (p) diags.push(at(src, [...path, call.key, ...p.path], `${formatPath(path)}: ${p.message}`, { key: p.path.length === 0, ...(p.detail ? { detail: p.detail } : {}) }));
     return checkCalls(src, call.args, [...path, call.key], diags);
   }

@@ -3,6 +3,7 @@
 // them renders or reads a flag: what a person sees comes from the events the steps emit
 // (./events.ts) and the values they return. The caller chooses which steps to run and holds the lock around them.
 import { loadAnyStackFile } from "../sdk/load-any.js";
+import { runDeferred } from "../sdk/deferred.js";
 import { type LoadResult, loadStackFile } from "../config/load.js";
 import type { StackModel } from "../config/model.js";
 import type { GivenInputs } from "../config/inputs.js";
@@ -300,6 +301,8 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
       parallelism: req.parallelism,
       live: planned.live,
       claim: (claims) => reserveResourceClaims(session.store, claims, planned.projectIds),
+      // A program's .apply functions on values known only during apply run in its thread.
+      runDeferred,
       ...(req.emit ? { emit: req.emit } : {}),
       ...(shared ? { signal: shared.signal } : {}),
     });

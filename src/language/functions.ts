@@ -8,6 +8,10 @@ import type { DocPath } from "../yaml/source.js";
 const FUNCTION_NAMES = ["fn::join", "fn::split", "fn::select", "fn::toJSON", "fn::secret"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
+/** A program's `.apply` on a value known only during apply (src/sdk/deferred.ts): `[id, source]`,
+ *  only in a program's outputs; unknown at plan time, computed by apply. */
+export const PROGRAM_APPLY = "fn::apply";
+
 /** What `fn::invoke` is: a data source, only as a variable's whole value (./load.ts). */
 const INVOKE = "fn::invoke";
 

@@ -4,7 +4,7 @@ import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, is
 import type { Reference } from "./expressions.js";
 import { splitAddress } from "./addresses.js";
 import { containsSensitive, isSensitive, plain, sensitive } from "./sensitive.js";
-import { evaluateCall, type FunctionCall, functionCall } from "./functions.js";
+import { evaluateCall, type FunctionCall, functionCall, PROGRAM_APPLY } from "./functions.js";
 import { type DocPath, errorAt, formatPath, type SourceDocument } from "../yaml/source.js";
 import { valueTooDeep } from "../diagnostics/nesting.js";
 import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "../yaml/yaml-limits.js";
@@ -97,10 +97,21 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
   return raw;
 }
 
+/** Whether a value as written holds an fn::secret (its result secret even while it is unknown). */
+function secretCall(raw: unknown): boolean {
+  if (Array.isArray(raw)) return raw.some(secretCall);
+  if (raw === null || typeof raw !== "object") return false;
+  return functionCall(raw)?.key === "fn::secret" || Object.values(raw).some(secretCall);
+}
+
 /** A function call: its arguments resolved, then evaluated (unknown while an argument is). */
 function callValue(call: FunctionCall, at: DocPath, scope: Scope, src: SourceDocument | undefined, diags: Diagnostic[]): unknown {
   const where = [...at, call.key];
   const args = resolveValue(call.args, where, scope, src, diags);
+  // A program's function run during apply: known after apply (secret when its source is).
+  if (call.key === PROGRAM_APPLY) {
+    return containsSensitive(args) || secretCall(call.args) ? sensitive(UNKNOWN) : UNKNOWN;
+  }
   if (containsUnknown(args)) return UNKNOWN;
   const r = evaluateCall(call.key, plain(args));
   if (r.ok) return call.key === "fn::secret" || containsSensitive(args) ? sensitive(r.value) : r.value;

@@ -12,6 +12,7 @@ import type { ProviderConfig, BackendConfig } from "../generated/schemas.js";
 import type { BackendType } from "../state/backend-types.js";
 import { type CallSite, callSiteIn } from "./call-site.js";
 import { encode, onUnknownApply, settled } from "./output.js";
+import { DEFERRED_APPLY } from "./deferred.js";
 
 /** Reads a function's result at once (the direct form of an invoke). */
 export type DirectReader = (token: string, args: Record<string, unknown>, site: CallSite | undefined) => Promise<Record<string, unknown>>;
@@ -172,6 +173,23 @@ export class ProgramBuilder {
     for (const group of [this.resources, this.variables, this.outputs]) {
       for (const [k, v] of Object.entries(group)) group[k] = encode(await settled(v));
     }
+    for (const [group, name] of [["resources", this.resources], ["variables", this.variables]] as const) {
+      for (const [k, v] of Object.entries(name)) if (holdsDeferred(v)) this.refuseDeferred(group, k);
+    }
+  }
+
+  /** A resource's input (or an invoke's argument) computed by a function that runs only during
+   *  apply: converge plans every resource before apply starts and cannot plan it again then. */
+  private refuseDeferred(group: "resources" | "variables", name: string): void {
+    const at = this.positions.get(pathKey([group, name]));
+    const site = at && { file: this.file, line: at.line, column: at.column };
+    const what = group === "resources" ? `resource "${name}"` : `invoke "${name}"`;
+    const summary = `${what} takes a value from .apply(…) on a value known only during apply`;
+    const detail =
+      "converge plans every resource before apply starts and cannot plan one again during apply, so a " +
+      "function run then can only give a stack output. Build the input with interpolate, all or property " +
+      "access (resolved by the engine during apply), or from values known at plan time.";
+    this.diagnostics.push(this.errorAt(site, summary, detail));
   }
 
   /** A read the stack waits for before it is made (its failure is a diagnostic it pushed itself). */
@@ -211,6 +229,13 @@ export class ProgramBuilder {
   }
 }
 
+/** Whether an encoded value holds a deferred `.apply` (./deferred.ts). */
+function holdsDeferred(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(holdsDeferred);
+  if (v === null || typeof v !== "object") return false;
+  return Object.hasOwn(v, DEFERRED_APPLY) || Object.values(v).some(holdsDeferred);
+}
+
 /** The program being run: one per async context, kept on globalThis so two copies of the package
  *  (the CLI's and the one a program imports) share it. */
 const KEY = Symbol.for("converge.sdk.current-program");
@@ -218,7 +243,11 @@ const store = ((globalThis as Record<symbol, unknown>)[KEY] ??= new AsyncLocalSt
 
 // Under validate and graph no invoke is read while the program runs: `.apply` on its result then
 // stands for the (unknown) result itself, so the stack's shape and dependencies can be checked.
-onUnknownApply((o) => (store.getStore()?.readsNow === false ? o : undefined));
+// Under plan and apply, `.apply` on a value known only during apply runs then (./deferred.ts).
+onUnknownApply((o) => {
+  const b = store.getStore();
+  return b === undefined ? undefined : b.readsNow ? "defer" : o;
+});
 
 export function runInProgram<T>(builder: ProgramBuilder, fn: () => T): T {
   return store.run(builder, fn);

@@ -7,6 +7,7 @@
 // pending output it used has settled (./context.ts).
 import { escapeLiteral, formatReference, type Accessor } from "../language/expressions.js";
 import { hasLoad, hasPending, loaded, registerOutputs, settled } from "./output-settle.js";
+import { DEFERRED_APPLY, deferApply } from "./deferred.js";
 
 export { hasPending, settled } from "./output-settle.js";
 
@@ -23,12 +24,14 @@ export type Expr =
   | { kind: "list"; items: unknown[] }
   | { kind: "secret"; inner: Output<unknown> }
   | { kind: "json"; inner: unknown }
-  | { kind: "pending"; promise: Promise<Output<unknown>> };
+  | { kind: "pending"; promise: Promise<Output<unknown>> }
+  /** `.apply` on a value known only during apply: callback `id` (./deferred.ts) runs on `source` then. */
+  | { kind: "deferred"; id: number; source: Output<unknown> };
 
 interface OutputMethods<T> {
   /** Runs `fn` on the value once it is known: now for a value known while the program runs (or
-   *  once its promise settles). A value known only during apply cannot be handed to a function:
-   *  that call is an error at its call site (use property access, `interpolate` or `all`). */
+   *  once its promise settles); during apply for a value known only then (the plan shows the
+   *  result as known after apply; it can be a stack output, not a resource's input). */
   apply<U>(fn: (value: T) => U | Output<U> | Promise<U>): Output<U>;
   /** The `${…}` form of this output as it goes into the stack document. */
   toString(): string;
@@ -112,6 +115,10 @@ function child(expr: Expr, key: string): Expr {
         kind: "pending",
         promise: expr.promise.then((o) => make(child(exprOf(o), key))),
       };
+    case "deferred": {
+      const id = deferApply((v) => (v as Record<string, unknown> | null)?.[key]);
+      return { kind: "deferred", id, source: make(expr) };
+    }
     default:
       throw new TypeError(`a ${expr.kind === "json" ? "JSON text" : "interpolated string"} has no property "${key}"`);
   }
@@ -178,14 +185,16 @@ function isSecret(e: Expr): boolean {
   const anySecret = (vs: unknown[]) => vs.some((v) => isOutput(v) && isSecret(exprOf(v)));
   if (e.kind === "template") return anySecret(e.parts.filter((_, i) => i % 2 === 1));
   if (e.kind === "json") return anySecret([e.inner]);
+  if (e.kind === "deferred") return anySecret([e.source]);
   return e.kind === "secret" || (e.kind === "list" && anySecret(e.items));
 }
 
-let unknownApply: ((o: Output<unknown>) => Output<unknown> | undefined) | undefined;
+let unknownApply: ((o: Output<unknown>) => Output<unknown> | "defer" | undefined) | undefined;
 
-/** What `.apply` gives for a value not known while the program runs, when not an error: a command
- *  that does not call the cloud (validate, graph) reads no invoke, so it takes the source as is. */
-export function onUnknownApply(hook: (o: Output<unknown>) => Output<unknown> | undefined): void {
+/** What `.apply` gives for a value not known while the program runs: a command that does not call
+ *  the cloud (validate, graph) reads no invoke, so it takes the source as is; plan and apply defer
+ *  the function to apply ("defer"); outside a program (undefined) it is an error. */
+export function onUnknownApply(hook: (o: Output<unknown>) => Output<unknown> | "defer" | undefined): void {
   unknownApply = hook;
 }
 
@@ -199,13 +208,19 @@ function applyNow<T, U>(self: Output<T>, fn: (value: T) => U | Output<U> | Promi
     });
   }
   if (!known && hasLoad(self)) {
+    // An invoke whose arguments wait on apply: read during apply, and `fn` run then.
+    const later = (e: unknown) => {
+      if (e instanceof UnknownApplyError && unknownApply?.(self) === "defer") return deferred(self, fn);
+      throw e;
+    };
     return make<U>({
       kind: "pending",
-      promise: loaded(self).then((o) => applyNow(o as Output<T>, fn) as Output<unknown>),
+      promise: loaded(self).then((o) => applyNow(o as Output<T>, fn) as Output<unknown>, later),
     });
   }
   if (!known) {
     const standIn = unknownApply?.(self);
+    if (standIn === "defer") return deferred(self, fn);
     if (standIn) return standIn as Output<U>;
     const what = String(encode(self));
     throw new UnknownApplyError(
@@ -214,6 +229,17 @@ function applyNow<T, U>(self: Output<T>, fn: (value: T) => U | Output<U> | Promi
   }
   const r = output(fn(known.value as T) as Input<U>);
   return isSecret(e) ? secret(r) : r;
+}
+
+/** `fn` run during apply, once the value of `self` is known there (its result known then too). */
+function deferred<T, U>(self: Output<T>, fn: (value: T) => U | Output<U> | Promise<U>): Output<U> {
+  const id = deferApply(async (value) => {
+    const r = await settled(output(fn(value as T) as Input<U>));
+    const known = knownDeep(r);
+    if (!known) throw new Error("the function gave a value that is still not known");
+    return known.value;
+  });
+  return make<U>({ kind: "deferred", id, source: self });
 }
 
 function make<T>(expr: Expr): Output<T> {
@@ -320,6 +346,8 @@ function encodeExpr(expr: Expr): unknown {
     }
     case "pending":
       throw new TypeError("a pending output reached the stack document before it settled");
+    case "deferred":
+      return { [DEFERRED_APPLY]: [expr.id, encode(expr.source)] };
     case "template": {
       // A secret part makes the whole text secret: fn::secret around it.
       const text = expr.parts

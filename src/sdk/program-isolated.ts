@@ -11,7 +11,8 @@ import { error } from "../diagnostics/diagnostic.js";
 import { loadRun, type ProgramOptions, type ProgramRun } from "./program.js";
 import { thrownBy } from "./program-guard.js";
 import { programRanIsolated } from "./program-handles.js";
-import type { ProgramWorkerData, ProgramWorkerResult } from "./program-worker.js";
+import type { DeferredAnswer, DeferredCall, ProgramWorkerData, ProgramWorkerResult } from "./program-worker.js";
+import { forwardDeferred } from "./deferred.js";
 
 /** What the worker needs of the options: the inputs' values (the program's Config reads them) and
  *  whether reads are refused. */
@@ -31,6 +32,33 @@ function workerOptions(opts: ProgramOptions): ProgramOptions {
   };
 }
 
+/** Runs the `.apply` functions a program's thread keeps (./deferred.ts): the thread does not keep
+ *  the process running, except while a call waits for its answer. */
+function callsTo(worker: Worker): (id: number, value: unknown) => Promise<unknown> {
+  worker.unref();
+  let seq = 0;
+  const waiting = new Map<number, { done: (v: unknown) => void; fail: (e: Error) => void }>();
+  worker.on("message", (a: DeferredAnswer) => {
+    const w = waiting.get(a.seq);
+    if (!w) return;
+    waiting.delete(a.seq);
+    if (!waiting.size) worker.unref();
+    if ("failed" in a) w.fail(new Error(a.failed));
+    else w.done(a.value);
+  });
+  worker.once("exit", () => {
+    for (const w of waiting.values()) w.fail(new Error("the program's thread ended"));
+    waiting.clear();
+  });
+  return (id, value) =>
+    new Promise((done, fail) => {
+      const call: DeferredCall = { seq: ++seq, id, value };
+      waiting.set(call.seq, { done, fail });
+      worker.ref();
+      worker.postMessage(call);
+    });
+}
+
 /** Runs the program `file` in a worker thread. */
 function runInWorker(file: string, opts: ProgramOptions): Promise<ProgramRun> {
   const data: ProgramWorkerData = { file, opts: workerOptions(opts) };
@@ -46,6 +74,7 @@ function runInWorker(file: string, opts: ProgramOptions): Promise<ProgramRun> {
     };
     worker.once("message", (result: ProgramWorkerResult) => {
       programRanIsolated(result.left, () => worker.unref());
+      if (result.deferred) forwardDeferred(callsTo(worker));
       settle(result.run);
     });
     worker.on("error", (e: unknown) => settle({ diagnostics: [thrownBy(file, e)] }));

@@ -9,6 +9,7 @@ import { toPlain } from "../diagnostics/lines.js";
 import { runProgramFile, type ProgramOptions, type ProgramRun } from "./program.js";
 import { thrownBy } from "./program-guard.js";
 import { openProgramHandles } from "./program-handles.js";
+import { deferredCount, runDeferred } from "./deferred.js";
 
 export interface ProgramWorkerData {
   file: string;
@@ -20,7 +21,17 @@ export interface ProgramWorkerResult {
   run: ProgramRun;
   /** The handles it left open, e.g. "1 server" (undefined: none). */
   left: string | undefined;
+  /** How many `.apply` functions it keeps for apply: the thread then stays to run them. */
+  deferred: number;
 }
+
+/** A call of a kept `.apply` function, from the main thread, and its answer. */
+export interface DeferredCall {
+  seq: number;
+  id: number;
+  value: unknown;
+}
+export type DeferredAnswer = { seq: number; value: unknown } | { seq: number; failed: string };
 
 const { file, opts } = workerData as ProgramWorkerData;
 const rejected: Diagnostic[] = [];
@@ -42,5 +53,16 @@ posted = true;
 const result: ProgramWorkerResult = {
   run: rejected.length ? { diagnostics: run.diagnostics.concat(rejected) } : run,
   left: openProgramHandles(),
+  deferred: run.document ? deferredCount() : 0,
 };
 parentPort!.postMessage(result);
+// The functions kept for apply run here, on the values apply sends, as long as the command lasts.
+if (result.deferred) {
+  parentPort!.on("message", (call: DeferredCall) => {
+    const answer = (a: DeferredAnswer) => parentPort!.postMessage(a);
+    runDeferred(call.id, call.value).then(
+      (value) => answer({ seq: call.seq, value }),
+      (e: unknown) => answer({ seq: call.seq, failed: e instanceof Error ? e.message : String(e) }),
+    );
+  });
+}
