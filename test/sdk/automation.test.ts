@@ -185,3 +185,30 @@ describe("Stack.fromFile", () => {
     await expect(stack.import("nothere", "x")).rejects.toMatchObject({ diagnostics: [{ summary: `no resource "nothere" in ${file}` }] });
   });
 });
+
+describe("Stack.inline: .apply on a value known only during apply", () => {
+  it("runs in the caller's thread during apply; the plan shows it unknown and runs nothing", async () => {
+    const calls: string[] = [];
+    const stack = await Stack.inline(
+      "sdk-apply-later",
+      (s) => {
+        s.provider = provider();
+        const members = ["user:ann@example.com"];
+        const b = new RestorePlanIamBinding("later", { name: "nightly", role: "roles/gkebackup.admin", members });
+        s.export("tag", b.etag.apply((e) => {
+          calls.push(e);
+          return `tag:${e}`;
+        }));
+      },
+      { dir },
+    );
+    const plan = await stack.plan();
+    expect(plan.output_changes.tag).toMatchObject({ after_unknown: true });
+    expect(calls).toEqual([]);
+    const result = await stack.apply(plan);
+    const etag = result.state.resources.find((r) => r.address === "later")!.outputs.etag as string;
+    expect(calls).toEqual([etag]);
+    expect(result.state.outputs.tag).toBe(`tag:${etag}`);
+    await stack.destroy();
+  });
+});
