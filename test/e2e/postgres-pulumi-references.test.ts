@@ -2,6 +2,7 @@
 // a stack reads another stack's outputs from its state (Pulumi's project is converge's stack, its
 // stack converge's workspace; a secret output stays secret), and `Type.get(name, id)` reads a live
 // grant at plan time without managing it. A missing stack, output or grant is an error at its line.
+// Named for PostgreSQL: one test reads the other stack's state there (its test server starts for such paths).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
