@@ -21,7 +21,7 @@ import { retryPrinter } from "../render/retry-text.js";
 import { driftMarkdown, driftText } from "../render/drift-text.js";
 import { driftSarif, type Where } from "../render/drift-sarif.js";
 import { planning, planInterrupted } from "../interrupt.js";
-import { generateStack } from "./import.js";
+import { generateStack } from "../../engine/stack-generation.js";
 import { stackNameOfFile } from "./stack-writer.js";
 import { type DriftOptions, runWatch } from "./drift-watch.js";
 

@@ -11,10 +11,10 @@ import {
   generatedEndpoint,
   generatedSeed,
   generatedTarget,
-  stackDocument,
   writeStackFile,
   type ImportOptions,
 } from "./stack-writer.js";
+import { stackDocument } from "../../engine/stack-generation.js";
 import { readSourceFile, type SourceFile } from "../../migrate/file.js";
 import { readPulumiExport } from "../../migrate/pulumi.js";
 import { readTerraformState } from "../../migrate/terraform.js";

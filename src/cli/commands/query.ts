@@ -16,7 +16,7 @@ import { queryJson, queryText } from "../render/query-text.js";
 import { addStackOptions, action, callTimeoutOf, openStackOf, parallelismOf, withExamples } from "../common.js";
 import { writeJsonOut, writeOut } from "../common.js";
 import { EXIT } from "../exit-codes.js";
-import { generateStack } from "./import.js";
+import { generateStack } from "../../engine/stack-generation.js";
 import { generatedTarget, type ImportOptions, readUntilTimeout, writeStackFile } from "./stack-writer.js";
 
 interface QueryOptions extends ImportOptions {

@@ -4,8 +4,6 @@ import { existsSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import { stringify } from "yaml";
 import { UserError } from "../../diagnostics/diagnostic.js";
-import { kindOfName, parseFullName } from "../../cloud/names.js";
-import { isPolicyKind } from "../../gcp/object-kinds.js";
 import { withoutCredentials } from "../../cloud/endpoint.js";
 import { defaultStatePath } from "../../state/index.js";
 import { fsError } from "../../fs/errors.js";
@@ -26,32 +24,6 @@ export interface ImportOptions extends StackOptions {
   stackName?: string;
   as?: string;
   group?: boolean;
-}
-
-/** A generated stack: its name, a provider block (the first object's project and location, the
- *  endpoint unless google, the seed), config inputs when any, and the resources. Pure. */
-export function stackDocument(s: {
-  name: string;
-  description: string;
-  endpoint: string;
-  seed?: string | undefined;
-  firstName?: string | undefined;
-  config?: Record<string, unknown>;
-  resources: Record<string, unknown>;
-}): Record<string, unknown> {
-  const kind = s.firstName !== undefined ? kindOfName(s.firstName) : undefined;
-  const first = s.firstName !== undefined && isPolicyKind(kind) ? parseFullName(kind, s.firstName) : undefined;
-  return {
-    name: s.name,
-    description: s.description,
-    provider: {
-      ...(first ? { project: first.project, location: first.location } : {}),
-      ...(s.endpoint !== "google" ? { endpoint: s.endpoint } : {}),
-      ...(s.seed !== undefined ? { seed: s.seed } : {}),
-    },
-    ...(s.config && Object.keys(s.config).length > 0 ? { config: s.config } : {}),
-    resources: s.resources,
-  };
 }
 
 /** The state file a stack named `name` gets by default when its file is `out`. */

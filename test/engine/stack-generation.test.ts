@@ -1,7 +1,7 @@
 // generateStack (the pure half of `converge import --generate`) on hand-made policies: resource
 // names, types, properties and import IDs (with condition titles). No emulator, no CLI.
 import { describe, expect, it } from "vitest";
-import { generateStack } from "../../src/cli/commands/import.js";
+import { generateStack } from "../../src/engine/stack-generation.js";
 import { stackNameOfFile } from "../../src/cli/commands/stack-writer.js";
 import { loadStackFile } from "../../src/config/load.js";
 import { resourceDriver } from "../../src/drivers/registry.js";
