@@ -1,0 +1,60 @@
+// A real headless Chromium (the distribution's package, which .ci/run installs) driven by
+// puppeteer-core, for the tests of converge's HTML review page. Every page the helpers open counts
+// the requests it makes (intercepted) and the console errors and uncaught exceptions it raises.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { REPO } from "../e2e/helpers.js";
+
+/** Where the browser tests keep their screenshots (gitignored). */
+export const ARTIFACTS = join(REPO, "test-artifacts");
+
+const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+
+/** The Chromium to drive: $CHROMIUM_PATH, else the distribution's. Missing, the test fails and says how to install it. */
+export function chromiumPath(): string {
+  const found = [process.env.CHROMIUM_PATH, ...CANDIDATES].find((p) => p && existsSync(p));
+  if (!found) throw new Error("no Chromium: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH");
+  return found;
+}
+
+export function launchChromium(): Promise<Browser> {
+  // Root in a container has no user namespaces for Chromium's sandbox.
+  const args = ["--no-first-run", "--disable-gpu", "--disable-dev-shm-usage", "--no-sandbox"];
+  return puppeteer.launch({ executablePath: chromiumPath(), headless: true, args });
+}
+
+export interface OpenedPage {
+  page: Page;
+  /** Every request the page made, by URL (the page's own file included). */
+  requests: string[];
+  /** Console errors, uncaught exceptions and Content-Security-Policy violations. */
+  errors: string[];
+}
+
+/** Opens the HTML file `file` at `width`×`height` and waits until its script has built the page. */
+export async function openPage(browser: Browser, file: string, width = 1280, height = 800): Promise<OpenedPage> {
+  const page = await browser.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  await page.setViewport({ width, height });
+  await page.setRequestInterception(true);
+  page.on("request", (r) => {
+    requests.push(r.url());
+    // Only the page itself is served; anything else it asks for is refused (and counted).
+    if (r.url() === `file://${file}`) void r.continue();
+    else void r.abort();
+  });
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(`file://${file}`);
+  await page.waitForSelector("#app[data-ready]");
+  return { page, requests, errors };
+}
+
+export function artifactPath(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}

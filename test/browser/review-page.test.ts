@@ -1,0 +1,170 @@
+// Issue 43: the access review page (`plan --format html`, `show --format html PLANFILE`) opened in
+// a real headless Chromium. The built CLI plans against the real emulator over loopback; the page
+// must agree with `plan --json`, filter by principal exactly, raise no console error, make no
+// request, and show a hostile member name (an out-of-band grant the plan revokes) as text.
+// Screenshots of the quickstart's page are kept in test-artifacts/. Needs `npm run build`.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AccessChange, EmulatorWorld } from "../../src/generated/schemas.js";
+import { bindingYaml, ep, memberYaml, rp, stackHead } from "../e2e/apply-helpers.js";
+import { expectExit, REPO, runCli, useStackWorkspace, useTempDir } from "../e2e/helpers.js";
+import { artifactPath, launchChromium, openPage, type OpenedPage } from "./browser.js";
+
+/** A member name that is markup: as HTML it would run a script and decode entities. */
+const HOSTILE = "principal://iam.googleapis.com/locations/global/workforcePools/staff/subject/" +
+  "<script>window.__pwned=1</script>&amp;&lt;<b>x</b>";
+const EXPR = 'request.time < timestamp("2031-01-01T00:00:00Z")';
+
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [{
+    name: rp("nightly"),
+    policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:keep@example.com", HOSTILE, "user:old@example.com"] }] },
+  }],
+  endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
+};
+
+const STACK = `${stackHead("review")}${bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", [
+  "user:keep@example.com", "user:new@example.com", "group:data@example.com",
+])}${memberYaml("invoker", "churn", "roles/aiplatform.user", "serviceAccount:ci@my-project.iam.gserviceaccount.com",
+  `      condition: { title: "until 2031 <i>", description: "x & y", expression: '${EXPR}' }\n`)}`;
+
+const ws = useStackWorkspace(SEED, "converge-review-page-", STACK, "review.json");
+const quick = useTempDir("converge-review-quickstart-");
+let browser: Browser;
+let changes: AccessChange[];
+let review: OpenedPage;
+let shownFromFile: OpenedPage;
+
+const cli = (args: string[]) => runCli([...args, "-f", ws.stackFile, "--state", ws.statePath], { emulator: ws.emu });
+
+beforeAll(async () => {
+  const html = await cli(["plan", "--format", "html"]);
+  expectExit(html, 0);
+  const json = await cli(["plan", "--json"]);
+  expectExit(json, 0);
+  changes = (JSON.parse(json.stdout) as { converge: { access_changes: { changes: AccessChange[] } } }).converge.access_changes.changes;
+  const saved = await cli(["plan", "--out", join(ws.dir, "review.plan")]);
+  expectExit(saved, 0);
+  const shown = await runCli(["show", "--format", "html", join(ws.dir, "review.plan")], { cwd: ws.dir });
+  expectExit(shown, 0);
+  await writeFile(join(ws.dir, "review.html"), html.stdout);
+  await writeFile(join(ws.dir, "shown.html"), shown.stdout);
+  browser = await launchChromium();
+  review = await openPage(browser, join(ws.dir, "review.html"));
+  shownFromFile = await openPage(browser, join(ws.dir, "shown.html"));
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const texts = (page: Page, selector: string) =>
+  page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? "").trim()));
+
+/** The matrix's chips as "principal|role|object|state", sorted. */
+async function matrixCells(page: Page): Promise<string[]> {
+  const cells = await page.$$eval("#matrix tbody tr[data-principal]", (rows) => {
+    const objects = [...document.querySelectorAll("#matrix thead th[data-object]")].map((th) => th.getAttribute("data-object"));
+    return rows.flatMap((tr) => [...tr.querySelectorAll("td")].flatMap((td, i) =>
+      [...td.querySelectorAll(".chip")].map((c) =>
+        [tr.getAttribute("data-principal"), c.getAttribute("data-role"), objects[i], c.getAttribute("data-state")].join("|"))));
+  });
+  return cells.sort();
+}
+
+const expected = (list: readonly AccessChange[]) =>
+  list.map((c) => [c.principal, c.role, c.object, c.action === "grant" ? "added" : "revoked"].join("|")).sort();
+
+describe("the review page in Chromium", () => {
+  it("shows the plan's counts", async () => {
+    const count = (key: string) => review.page.$eval(`[data-count=${key}] b`, (b) => b.textContent);
+    expect(await count("granted")).toBe(String(changes.filter((c) => c.action === "grant").length));
+    expect(await count("revoked")).toBe(String(changes.filter((c) => c.action === "revoke").length));
+    expect(await count("principals")).toBe(String(new Set(changes.map((c) => c.principal)).size));
+    expect(await count("objects")).toBe(String(new Set(changes.map((c) => c.object)).size));
+    expect(changes.length).toBe(5);
+  });
+
+  it("lists every revocation first, with its cause", async () => {
+    const revokes = changes.filter((c) => c.action === "revoke");
+    const rows = await review.page.$$eval("#revocations tbody tr", (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    expect(rows.map((r) => [r[0], r[1], r[3]])).toEqual(revokes.map((c) => [c.principal, c.role, c.object]));
+    for (const r of rows) expect(r[4]).toBe("granted outside converge: viewers holds the binding authoritatively");
+    const sections = await review.page.$$eval("main > *", (els) => els.map((e) => e.id));
+    expect(sections.slice(0, 2)).toEqual(["verdict", "revocations"]);
+  });
+
+  it("has a matrix whose changed cells are the plan's access changes", async () => {
+    await review.page.select("#filter-change", "changed");
+    expect(await matrixCells(review.page)).toEqual(expected(changes));
+    await review.page.select("#filter-change", "all");
+    // The unchanged grant the binding keeps.
+    expect(await matrixCells(review.page)).toContain(`user:keep@example.com|roles/gkebackup.viewer|${rp("nightly")}|unchanged`);
+  });
+
+  it("filters by a principal to exactly that principal's rows", async () => {
+    for (const principal of ["user:new@example.com", HOSTILE]) {
+      await review.page.$eval("#filter-principal", (i, v) => {
+        (i as HTMLInputElement).value = v;
+        i.dispatchEvent(new Event("input"));
+      }, principal);
+      expect(await review.page.$$eval("#matrix tr[data-principal]", (trs) => trs.map((t) => t.getAttribute("data-principal"))))
+        .toEqual([principal]);
+      expect((await matrixCells(review.page)).filter((c) => !c.endsWith("|unchanged")))
+        .toEqual(expected(changes.filter((c) => c.principal === principal)));
+    }
+  });
+
+  it("shows the hostile member name as text and never runs it", async () => {
+    expect(await texts(review.page, "#revocations tbody td:first-child")).toContain(HOSTILE);
+    expect(await review.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await review.page.$$eval("script", (s) => s.length)).toBe(2);
+    expect(await review.page.$$eval("main b, main i", (els) => els.map((e) => e.textContent))).not.toContain("x");
+    // A click from the page's own script (the page is a background tab: no mouse there).
+    await review.page.$eval("#revocations [data-open-object]", (b) => (b as HTMLElement).click());
+    expect(await texts(review.page, "#detail li")).toContain(`\u2212 ${HOSTILE}`);
+  });
+
+  it("shows conditions with their expiry, escaped", async () => {
+    await review.page.$eval("#filter-principal", (i) => {
+      (i as HTMLInputElement).value = "";
+      i.dispatchEvent(new Event("input"));
+    });
+    expect(await texts(review.page, "#matrix .chip")).toContain('+ roles/aiplatform.user if \u201cuntil 2031 <i>\u201d (expires 2031-01-01T00:00:00.000Z)');
+  });
+
+  it("is the same page from a saved plan (show --format html)", async () => {
+    expect(await matrixCells(shownFromFile.page)).toEqual(await matrixCells(review.page));
+    expect(await texts(shownFromFile.page, "#revocations tbody tr")).toEqual(await texts(review.page, "#revocations tbody tr"));
+  });
+
+  it("makes no request and logs no error", () => {
+    for (const opened of [review, shownFromFile]) {
+      expect(opened.errors).toEqual([]);
+      expect(opened.requests).toHaveLength(1);
+    }
+  });
+});
+
+describe("the quickstart's page", () => {
+  it("renders at desktop and phone sizes (screenshots in test-artifacts/)", async () => {
+    const dir = join(REPO, "examples", "quickstart");
+    const r = await runCli(["plan", "--format", "html", "--state", join(quick.dir, "q.json")], { cwd: dir });
+    expectExit(r, 0);
+    await mkdir(quick.dir, { recursive: true });
+    const file = join(quick.dir, "quickstart.html");
+    await writeFile(file, r.stdout);
+    for (const [w, h] of [[1280, 800], [390, 844]] as const) {
+      const opened = await openPage(browser, file, w, h);
+      await opened.page.screenshot({ path: artifactPath(`quickstart-review-${w}x${h}.png`) });
+      expect(opened.errors).toEqual([]);
+      expect(opened.requests).toHaveLength(1);
+      expect(await texts(opened.page, "#revocations tbody td:first-child")).toEqual(["user:carol@example.com"]);
+      await opened.page.close();
+    }
+  });
+});
