@@ -11,10 +11,13 @@ export const ARTIFACTS = join(REPO, "test-artifacts");
 
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
-/** The Chromium to drive: $CHROMIUM_PATH, else the distribution's. Missing, the test fails and says how to install it. */
+/** The Chromium to drive: $CHROMIUM_PATH, else the distribution's. Missing, the test fails and
+ *  says how to install it. */
 export function chromiumPath(): string {
   const found = [process.env.CHROMIUM_PATH, ...CANDIDATES].find((p) => p && existsSync(p));
-  if (!found) throw new Error("no Chromium: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH");
+  if (!found) {
+    throw new Error("no Chromium: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH");
+  }
   return found;
 }
 
@@ -58,3 +61,27 @@ export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
 }
+
+/** The value of `js`, an expression evaluated in the page (these files are typed without the DOM). */
+export function inPage<T>(page: Page, js: string): Promise<T> {
+  return page.evaluate(js) as Promise<T>;
+}
+
+const q = (selector: string) => `[...document.querySelectorAll(${JSON.stringify(selector)})]`;
+
+/** The trimmed text of each element `selector` matches. */
+export const texts = (page: Page, selector: string) =>
+  inPage<string[]>(page, `${q(selector)}.map((e) => e.textContent.trim())`);
+
+/** Attribute `name` of each element `selector` matches. */
+export const attributes = (page: Page, selector: string, name: string) =>
+  inPage<(string | null)[]>(page, `${q(selector)}.map((e) => e.getAttribute(${JSON.stringify(name)}))`);
+
+/** Types `value` into the input `selector` (as one input event). */
+export const typeInto = (page: Page, selector: string, value: string) =>
+  inPage<void>(page, `{ const i = document.querySelector(${JSON.stringify(selector)});
+    i.value = ${JSON.stringify(value)}; i.dispatchEvent(new Event("input")); }`);
+
+/** Clicks the first element `selector` matches from the page's script (background tabs have no mouse). */
+export const clickFirst = (page: Page, selector: string) =>
+  inPage<void>(page, `document.querySelector(${JSON.stringify(selector)}).click()`);

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccessChange, EmulatorWorld } from "../../src/generated/schemas.js";
 import { bindingYaml, ep, memberYaml, rp, stackHead } from "../e2e/apply-helpers.js";
 import { expectExit, REPO, runCli, useStackWorkspace, useTempDir } from "../e2e/helpers.js";
-import { artifactPath, launchChromium, openPage, type OpenedPage } from "./browser.js";
+import {
+  artifactPath, attributes, clickFirst, inPage, launchChromium, openPage, type OpenedPage, texts, typeInto,
+} from "./browser.js";
 
 /** A member name that is markup: as HTML it would run a script and decode entities. */
 const HOSTILE = "principal://iam.googleapis.com/locations/global/workforcePools/staff/subject/" +
@@ -21,7 +23,11 @@ const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
   restorePlans: [{
     name: rp("nightly"),
-    policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:keep@example.com", HOSTILE, "user:old@example.com"] }] },
+    policy: {
+      bindings: [{
+        role: "roles/gkebackup.viewer", members: ["user:keep@example.com", HOSTILE, "user:old@example.com"],
+      }],
+    },
   }],
   endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
 };
@@ -45,7 +51,8 @@ beforeAll(async () => {
   expectExit(html, 0);
   const json = await cli(["plan", "--json"]);
   expectExit(json, 0);
-  changes = (JSON.parse(json.stdout) as { converge: { access_changes: { changes: AccessChange[] } } }).converge.access_changes.changes;
+  type PlanJson = { converge: { access_changes: { changes: AccessChange[] } } };
+  changes = (JSON.parse(json.stdout) as PlanJson).converge.access_changes.changes;
   const saved = await cli(["plan", "--out", join(ws.dir, "review.plan")]);
   expectExit(saved, 0);
   const shown = await runCli(["show", "--format", "html", join(ws.dir, "review.plan")], { cwd: ws.dir });
@@ -61,17 +68,16 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const texts = (page: Page, selector: string) =>
-  page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? "").trim()));
-
 /** The matrix's chips as "principal|role|object|state", sorted. */
 async function matrixCells(page: Page): Promise<string[]> {
-  const cells = await page.$$eval("#matrix tbody tr[data-principal]", (rows) => {
-    const objects = [...document.querySelectorAll("#matrix thead th[data-object]")].map((th) => th.getAttribute("data-object"));
-    return rows.flatMap((tr) => [...tr.querySelectorAll("td")].flatMap((td, i) =>
-      [...td.querySelectorAll(".chip")].map((c) =>
-        [tr.getAttribute("data-principal"), c.getAttribute("data-role"), objects[i], c.getAttribute("data-state")].join("|"))));
-  });
+  const cells = await inPage<string[]>(page, `(() => {
+    const objects = [...document.querySelectorAll("#matrix thead th[data-object]")]
+      .map((th) => th.getAttribute("data-object"));
+    return [...document.querySelectorAll("#matrix tbody tr[data-principal]")].flatMap((tr) =>
+      [...tr.querySelectorAll("td")].flatMap((td, i) => [...td.querySelectorAll(".chip")].map((c) =>
+        [tr.getAttribute("data-principal"), c.getAttribute("data-role"), objects[i], c.getAttribute("data-state")]
+          .join("|"))));
+  })()`);
   return cells.sort();
 }
 
@@ -80,7 +86,7 @@ const expected = (list: readonly AccessChange[]) =>
 
 describe("the review page in Chromium", () => {
   it("shows the plan's counts", async () => {
-    const count = (key: string) => review.page.$eval(`[data-count=${key}] b`, (b) => b.textContent);
+    const count = async (key: string) => (await texts(review.page, `[data-count=${key}] b`))[0];
     expect(await count("granted")).toBe(String(changes.filter((c) => c.action === "grant").length));
     expect(await count("revoked")).toBe(String(changes.filter((c) => c.action === "revoke").length));
     expect(await count("principals")).toBe(String(new Set(changes.map((c) => c.principal)).size));
@@ -90,11 +96,12 @@ describe("the review page in Chromium", () => {
 
   it("lists every revocation first, with its cause", async () => {
     const revokes = changes.filter((c) => c.action === "revoke");
-    const rows = await review.page.$$eval("#revocations tbody tr", (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    const rows = await inPage<string[][]>(review.page,
+      `[...document.querySelectorAll("#revocations tbody tr")]
+        .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))`);
     expect(rows.map((r) => [r[0], r[1], r[3]])).toEqual(revokes.map((c) => [c.principal, c.role, c.object]));
     for (const r of rows) expect(r[4]).toBe("granted outside converge: viewers holds the binding authoritatively");
-    const sections = await review.page.$$eval("main > *", (els) => els.map((e) => e.id));
+    const sections = await attributes(review.page, "main > *", "id");
     expect(sections.slice(0, 2)).toEqual(["verdict", "revocations"]);
   });
 
@@ -103,17 +110,14 @@ describe("the review page in Chromium", () => {
     expect(await matrixCells(review.page)).toEqual(expected(changes));
     await review.page.select("#filter-change", "all");
     // The unchanged grant the binding keeps.
-    expect(await matrixCells(review.page)).toContain(`user:keep@example.com|roles/gkebackup.viewer|${rp("nightly")}|unchanged`);
+    const kept = `user:keep@example.com|roles/gkebackup.viewer|${rp("nightly")}|unchanged`;
+    expect(await matrixCells(review.page)).toContain(kept);
   });
 
   it("filters by a principal to exactly that principal's rows", async () => {
     for (const principal of ["user:new@example.com", HOSTILE]) {
-      await review.page.$eval("#filter-principal", (i, v) => {
-        (i as HTMLInputElement).value = v;
-        i.dispatchEvent(new Event("input"));
-      }, principal);
-      expect(await review.page.$$eval("#matrix tr[data-principal]", (trs) => trs.map((t) => t.getAttribute("data-principal"))))
-        .toEqual([principal]);
+      await typeInto(review.page, "#filter-principal", principal);
+      expect(await attributes(review.page, "#matrix tr[data-principal]", "data-principal")).toEqual([principal]);
       expect((await matrixCells(review.page)).filter((c) => !c.endsWith("|unchanged")))
         .toEqual(expected(changes.filter((c) => c.principal === principal)));
     }
@@ -121,25 +125,24 @@ describe("the review page in Chromium", () => {
 
   it("shows the hostile member name as text and never runs it", async () => {
     expect(await texts(review.page, "#revocations tbody td:first-child")).toContain(HOSTILE);
-    expect(await review.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-    expect(await review.page.$$eval("script", (s) => s.length)).toBe(2);
-    expect(await review.page.$$eval("main b, main i", (els) => els.map((e) => e.textContent))).not.toContain("x");
+    expect(await inPage(review.page, "typeof window.__pwned")).toBe("undefined");
+    expect(await inPage(review.page, `document.querySelectorAll("script").length`)).toBe(2);
+    expect(await texts(review.page, "main b, main i")).not.toContain("x");
     // A click from the page's own script (the page is a background tab: no mouse there).
-    await review.page.$eval("#revocations [data-open-object]", (b) => (b as HTMLElement).click());
+    await clickFirst(review.page, "#revocations [data-open-object]");
     expect(await texts(review.page, "#detail li")).toContain(`\u2212 ${HOSTILE}`);
   });
 
   it("shows conditions with their expiry, escaped", async () => {
-    await review.page.$eval("#filter-principal", (i) => {
-      (i as HTMLInputElement).value = "";
-      i.dispatchEvent(new Event("input"));
-    });
-    expect(await texts(review.page, "#matrix .chip")).toContain('+ roles/aiplatform.user if \u201cuntil 2031 <i>\u201d (expires 2031-01-01T00:00:00.000Z)');
+    await typeInto(review.page, "#filter-principal", "");
+    const chip = "+ roles/aiplatform.user if \u201cuntil 2031 <i>\u201d (expires 2031-01-01T00:00:00.000Z)";
+    expect(await texts(review.page, "#matrix .chip")).toContain(chip);
   });
 
   it("is the same page from a saved plan (show --format html)", async () => {
     expect(await matrixCells(shownFromFile.page)).toEqual(await matrixCells(review.page));
-    expect(await texts(shownFromFile.page, "#revocations tbody tr")).toEqual(await texts(review.page, "#revocations tbody tr"));
+    const revocations = "#revocations tbody tr";
+    expect(await texts(shownFromFile.page, revocations)).toEqual(await texts(review.page, revocations));
   });
 
   it("makes no request and logs no error", () => {
