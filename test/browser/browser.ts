@@ -1,31 +1,15 @@
 // A real headless Chromium (the distribution's package, which .ci/run installs) driven by
 // puppeteer-core, for the tests of converge's HTML review page. Every page the helpers open counts
 // the requests it makes (intercepted) and the console errors and uncaught exceptions it raises.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
 import { REPO } from "../e2e/helpers.js";
+
+export { launchChromium } from "./chromium.js";
 
 /** Where the browser tests keep their screenshots (gitignored). */
 export const ARTIFACTS = join(REPO, "test-artifacts");
-
-const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
-
-/** The Chromium to drive: $CHROMIUM_PATH, else the distribution's. Missing, the test fails and
- *  says how to install it. */
-export function chromiumPath(): string {
-  const found = [process.env.CHROMIUM_PATH, ...CANDIDATES].find((p) => p && existsSync(p));
-  if (!found) {
-    throw new Error("no Chromium: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH");
-  }
-  return found;
-}
-
-export function launchChromium(): Promise<Browser> {
-  // Root in a container has no user namespaces for Chromium's sandbox.
-  const args = ["--no-first-run", "--disable-gpu", "--disable-dev-shm-usage", "--no-sandbox"];
-  return puppeteer.launch({ executablePath: chromiumPath(), headless: true, args });
-}
 
 export interface OpenedPage {
   page: Page;
