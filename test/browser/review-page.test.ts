@@ -133,6 +133,22 @@ describe("the review page in Chromium", () => {
     expect(await texts(review.page, "#detail li")).toContain(`\u2212 ${HOSTILE}`);
   });
 
+  it("shows one principal's access before and after on every object", async () => {
+    await typeInto(review.page, "#filter-principal", "");
+    const principal = "user:new@example.com";
+    await clickFirst(review.page, `#matrix tr[data-principal="${principal}"] [data-open-principal]`);
+    expect(await texts(review.page, "#detail h2")).toEqual([`Principal ${principal}`]);
+    const rows = await inPage<string[][]>(review.page,
+      `[...document.querySelectorAll("#detail tbody tr")].map((tr) => [...tr.children].map((td) => td.textContent))`);
+    const mine = changes.filter((c) => c.principal === principal);
+    expect(rows.map((r) => r[0])).toEqual([...new Set(mine.map((c) => c.object))].sort());
+    for (const c of mine) {
+      const row = rows.find((r) => r[0] === c.object)!;
+      if (c.action === "grant") expect(row[2]).toContain(`+ ${c.role}`);
+      else expect([row[1], row[2]]).toEqual([c.role, "\u2013"]);
+    }
+  });
+
   it("shows conditions with their expiry, escaped", async () => {
     await typeInto(review.page, "#filter-principal", "");
     const chip = "+ roles/aiplatform.user if \u201cuntil 2031 <i>\u201d (expires 2031-01-01T00:00:00.000Z)";
