@@ -50,4 +50,23 @@ describe("the review page's HTML", () => {
       "users", "groups", "service accounts", "domains", "public", "workload identity sets", "users",
     ]);
   });
+
+  it("marks a reworded condition's members, with the condition before, and flags lookalikes", async () => {
+    const plan = await quickstartPlan();
+    const delta = plan.access_changes!;
+    const before = { title: "old", expression: 'request.time < timestamp("2030-01-01T00:00:00Z")' };
+    const after = { ...before, title: "new", description: "reworded" };
+    delta.condition_changes = [{
+      object: "projects/p/o", kind: "restorePlan", role: "roles/r", principals: ["user:r@x.com"], before, after,
+      addresses: ["restoreViewers"],
+    }];
+    delta.lookalikes = [{ principal: "user:carol@example.com", reasons: ["mixed scripts"], code_points: [] }];
+    const d = reviewData(plan, []);
+    const row = d.rows.find((r) => r[4] === STATE.reworded)!;
+    expect(d.principals[row[0]]![0]).toBe("user:r@x.com");
+    expect(d.conditions[row[3]]).toEqual(["new", "reworded", before.expression, "2030-01-01T00:00:00.000Z"]);
+    expect(d.conditions[row[6]]![0]).toBe("old");
+    expect(d.head.reworded).toBe(1);
+    expect(d.lookalikes.map((l) => l[0])).toEqual(["user:carol@example.com"]);
+  });
 });
