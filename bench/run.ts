@@ -1,7 +1,7 @@
 // `npm run bench [-- options]`: benchmarks plan and apply against the emulator (issue 7).
 //
 //   --quick              N = 1,000, L in {0, 20} ms, batched; per-resource at L = 20 ms only; once; start-up
-//                        (5 rounds) and overlap (1 pair); no quota, no scale (< 1 minute)
+//                        (5 rounds), overlap (1 pair) and the review page; no quota, no scale (about a minute)
 //   (default: full)      N in {1,000, 10,000}, L in {0, 20} ms, batching on (3 runs, median) and off (1 run);
 //                        start-up, overlap, far, quota (issues 20 and 45; bench/extras.ts)
 //   --scale              also N = 100,000, L = 0, batched, a cold apply, then 3 no-op plans (--docs implies it)
