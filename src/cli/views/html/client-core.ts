@@ -27,7 +27,7 @@ function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; 
 function headRow(names) {
   return el("thead", null, [el("tr", null, names.map(function (t) { return el("th", { text: t }); }))]);
 }
-function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+function plural(n, one, many) { return n.toLocaleString("en-US") + " " + (n === 1 ? one : many); }
 
 var flagged = {};
 for (var li = 0; li < D.lookalikes.length; li++) flagged[D.lookalikes[li][0]] = D.lookalikes[li][1];
@@ -58,7 +58,8 @@ function objectCell(o) {
 }
 
 function tile(cls, key, n, label) {
-  return el("div", { class: "tile " + cls, "data-count": key }, [el("b", { text: n }), label]);
+  var shown = typeof n === "number" ? n.toLocaleString("en-US") : n;
+  return el("div", { class: "tile " + cls, "data-count": key }, [el("b", { text: shown }), label]);
 }
 
 function renderHeader() {
