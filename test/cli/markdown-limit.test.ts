@@ -43,3 +43,30 @@ describe("the Markdown comment's size", () => {
     expect(md).toContain("--format html");
   });
 });
+
+describe("the Markdown comment's size, whatever makes it long", () => {
+  it("lists 50 guardrail results and lint findings of a summarised comment and counts the rest", async () => {
+    const plan = await hugePlan(0, 0);
+    const r = { rule: "no-public", enforcement: "advisory" as const, change: "grant" as const, role: "roles/r",
+      object: "projects/p/o", resource: "restoreViewers" };
+    const results = Array.from({ length: 3000 }, (_, i) => ({ ...r, principal: `user:flagged-${i}@example.com` }));
+    const rules = [{ id: "no-public", description: "d", enforcement: "advisory" as const }];
+    plan.guardrails = { rules_digest: "x", rules, results };
+    const lint = Array.from({ length: 3000 }, (_, i) => ({
+      severity: "warning" as const, summary: `finding ${i} ${"x".repeat(40)}`,
+    }));
+    const md = planMarkdown(plan, lint);
+    expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_MAX);
+    expect(md).toContain("2950 more guardrail results are left out");
+    expect(md).toContain("2950 more lint findings are left out");
+  });
+
+  it("cuts at a line, saying so, when even the summary is too long", async () => {
+    const plan = await quickstartPlan();
+    plan.target = "t".repeat(70_000);
+    const md = planMarkdown(plan, []);
+    expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_MAX);
+    const note = "_The comment is cut here: it would exceed GitHub's limit. The review page shows the whole plan._\n";
+    expect(md.endsWith(note)).toBe(true);
+  });
+});

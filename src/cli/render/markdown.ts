@@ -35,7 +35,7 @@ export function planMarkdown(
   if (whole.length <= max) return whole;
   // The access rows get what the rest leaves; the rest is what it is with no access rows.
   const rest = commentMarkdown(plan, lint, 0).length;
-  return commentMarkdown(plan, lint, Math.max(0, max - rest));
+  return cutToFit(commentMarkdown(plan, lint, Math.max(0, max - rest)), max);
 }
 
 /** The comment with the access table's rows in `budget` characters (undefined: all, and the full plan). */
@@ -51,26 +51,18 @@ function commentMarkdown(plan: Plan, lint: readonly Diagnostic[], budget: number
   out.push(REVIEW_PAGE, "");
   out.push("### Access changes", "");
   accessMarkdown(plan, out, budget);
-  if (plan.guardrails) {
-    const g = plan.guardrails;
-    out.push("### Guardrails", "");
-    if (!g.results.length) out.push(`All ${g.rules.length} rules passed.`, "");
-    else out.push("| Rule | Enforcement | Change | Principal | Role | Object | Resource |", `|${"---|".repeat(7)}`);
-    for (const r of g.results) {
-      const values = [r.rule, r.enforcement, r.change, r.principal, r.role, r.object, r.resource];
-      const cells = values.map((v) => mdCode(v, true));
-      out.push(`| ${cells.join(" | ")} |${r.error ? ` could not be evaluated: ${mdText(r.error)}` : ""}`);
-    }
-    if (g.results.length) out.push("");
-  }
+  const shown = budget === undefined ? Infinity : SUMMARY_LISTED;
+  if (plan.guardrails) guardrailMarkdown(plan.guardrails, out, shown);
   out.push("### Lint", "");
   if (!lint.length) out.push("No findings.", "");
   else {
-    for (const d of lint) {
+    for (const d of lint.slice(0, shown)) {
       const where = d.file ? `${mdCode(`${d.file.split("/").pop() ?? ""}:${d.line}:${d.column}`)} ` : "";
       const detail = d.detail ? ` — ${mdText(d.detail)}` : "";
       out.push(`- ${d.severity === "error" ? "❌" : "⚠️"} ${where}${mdText(d.summary)}${detail}`);
     }
+    const more = lint.length - shown;
+    if (more > 0) out.push("", `_${more} more lint findings are left out: the review page lists them all._`);
     out.push("");
   }
   if (budget !== undefined) {
@@ -82,6 +74,32 @@ function commentMarkdown(plan: Plan, lint: readonly Diagnostic[], budget: number
   for (const l of mdCodeBlock(toPlain(planLines(plan)).trimEnd())) out.push(l);
   out.push("", "</details>", "");
   return out.join("\n");
+}
+
+/** Guardrail results and lint findings a summarised comment lists before it counts the rest. */
+const SUMMARY_LISTED = 50;
+
+function guardrailMarkdown(g: NonNullable<Plan["guardrails"]>, out: string[], shown: number): void {
+  out.push("### Guardrails", "");
+  if (!g.results.length) out.push(`All ${g.rules.length} rules passed.`, "");
+  else out.push("| Rule | Enforcement | Change | Principal | Role | Object | Resource |", `|${"---|".repeat(7)}`);
+  for (const r of g.results.slice(0, shown)) {
+    const values = [r.rule, r.enforcement, r.change, r.principal, r.role, r.object, r.resource];
+    const cells = values.map((v) => mdCode(v, true));
+    out.push(`| ${cells.join(" | ")} |${r.error ? ` could not be evaluated: ${mdText(r.error)}` : ""}`);
+  }
+  const more = g.results.length - shown;
+  if (more > 0) out.push("", `_${more} more guardrail results are left out: the review page lists them all._`);
+  if (g.results.length) out.push("");
+}
+
+/** The comment cut at the last whole line that leaves room under `max` for saying so: the last
+ *  resort, when even the summary (its values are a stack's and a server's) would not fit. */
+function cutToFit(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const note = "\n\n_The comment is cut here: it would exceed GitHub's limit. The review page shows the whole plan._\n";
+  const end = text.lastIndexOf("\n", max - note.length);
+  return text.slice(0, Math.max(0, end)) + note;
 }
 
 /** The access table's rows, revocations first when they must fit `budget` characters, and the
