@@ -2,6 +2,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { OverlapResult, QuotaRun, StartupResult } from "./extras.js";
 import type { ScenarioResult } from "./scenarios.js";
+import type { PageResult } from "./page.js";
 import { growthExponent, overall, type GrowthRow } from "./targets.js";
 import { issue45Section } from "./issue45.js";
 import { growth, issue20Sections, type Section } from "./verdicts.js";
@@ -36,6 +37,8 @@ export interface BenchResults {
   overlap?: OverlapResult;
   far?: OverlapResult;
   quota?: QuotaRun[];
+  /** The review page of a 10,000-resource cold plan (bench/page.ts), when run */
+  page?: PageResult;
   /** Parts that failed without stopping the run (the scale run) */
   failures?: Failure[];
 }
@@ -225,6 +228,7 @@ export function renderReport(r: BenchResults): string {
     "### Earlier targets (N = 10,000 within 3 s / 400 MB / 10 s; phases within 1.25x)",
     "",
     targetsTable(checkTargets(r.results)),
+    ...(r.page ? ["", pageSection(r.page)] : []),
   ].join("\n");
 }
 
@@ -245,4 +249,24 @@ export function updateDoc(path: string, report: string): void {
   const start = text.indexOf(DOC_BEGIN) + DOC_BEGIN.length;
   const end = text.indexOf(DOC_END);
   writeFileSync(path, `${text.slice(0, start)}\n${report}\n${text.slice(end)}`);
+}
+
+/** The review page at scale (bench/page.ts): medians, with min and max, of each run. */
+function pageSection(p: PageResult): string {
+  const stats = (ms: number[]) => {
+    const v = [...ms].sort((a, b) => a - b);
+    return [v[v.length >> 1]!, v[0]!, v[v.length - 1]!].map((x) => x.toFixed(0));
+  };
+  const head = ["measure", "median ms", "min ms", "max ms"];
+  const rows = [
+    ["load (navigation until the page is built)", ...stats(p.loadMs)],
+    ["principal filter applied and drawn", ...stats(p.principalFilterMs)],
+    ["change filter: revoked, then every grant, applied and drawn", ...stats(p.changeFilterMs)],
+  ];
+  return [
+    `### Review page (plan --format html of N = ${num(p.resources)}, cold: ${num(p.accessChanges)} access changes; ` +
+      `${num(Math.round(p.pageBytes / 1024))} KiB; headless Chromium, ${p.runs} runs; plan ${s(p.planMs)} s)`,
+    "",
+    table(head, rows),
+  ].join("\n");
 }

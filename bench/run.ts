@@ -1,12 +1,14 @@
 // `npm run bench [-- options]`: benchmarks plan and apply against the emulator (issue 7).
 //
 //   --quick              N = 1,000, L in {0, 20} ms, batched; per-resource at L = 20 ms only; once; start-up
-//                        (5 rounds) and overlap (1 pair); no quota, no scale (< 1 minute)
+//                        (5 rounds), overlap (1 pair) and the review page; no quota, no scale (about a minute)
 //   (default: full)      N in {1,000, 10,000}, L in {0, 20} ms, batching on (3 runs, median) and off (1 run);
 //                        start-up, overlap, far, quota (issues 20 and 45; bench/extras.ts)
 //   --scale              also N = 100,000, L = 0, batched, a cold apply, then 3 no-op plans (--docs implies it)
-//   --only PARTS         run only these parts: matrix,startup,overlap,far,quota,scale (e.g. --only quota)
+//   --only PARTS         run only these parts: matrix,startup,overlap,far,quota,scale,page (e.g. --only page)
 //                        (far: a no-op plan of 10,000 resources at 100 ms, issue 45)
+//                        (page: the review page of a 10,000-resource cold plan in headless Chromium,
+//                        bench/page.ts; in quick and full runs)
 //   --startup-rounds K   rounds of node -e 0 / --version / validate (default 15; --quick: 5)
 //   --quota-p P          policies of the quota scenario (default 220), --quota-q Q its write quota a
 //                        minute (default 600; the request quota is 2Q, the same bound)
@@ -33,6 +35,7 @@ import { startBenchEmulator } from "./emulator.js";
 import { generate, quotaShape, type Generated } from "./generate.js";
 import { runOverlap, runQuota, runStartup, type ExtraContext, type OverlapResult, type QuotaRun, type StartupResult } from "./extras.js";
 import { ISSUE20, ISSUE45 } from "./targets.js";
+import { runPage, type PageResult } from "./page.js";
 import { calibrationMs, gnuTimeAvailable } from "./measure.js";
 import { renderReport, updateDoc, type BenchResults, type Failure, type Machine } from "./report.js";
 import { runConfig, type Config, type ScenarioResult } from "./scenarios.js";
@@ -57,7 +60,9 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-const PARTS = ["matrix", "startup", "overlap", "far", "quota", "scale"] as const;
+const PARTS = ["matrix", "startup", "overlap", "far", "quota", "scale", "page"] as const;
+/** Resources of the review page's stack (a cold plan: an access change or more each). */
+const PAGE_N = 10_000;
 type Part = (typeof PARTS)[number];
 
 interface Plan {
@@ -125,6 +130,7 @@ interface Extras {
   overlap?: OverlapResult;
   far?: OverlapResult;
   quota?: QuotaRun[];
+  page?: PageResult;
 }
 
 /** Start-up and overlap (on the 2,000-resource stack; start-up validates a 10,000 one too), far (a
@@ -154,6 +160,10 @@ async function runExtras(plan: Plan, ctx: ExtraContext): Promise<Extras> {
       }
       return runs;
     });
+  }
+  if (plan.parts.has("page")) {
+    const inputs = generate(join(ctx.workdir, `page-n${PAGE_N}`), PAGE_N);
+    out.page = await withEmulator(inputs, (emulator) => runPage(ctx, emulator, inputs, plan.repeat));
   }
   return out;
 }
@@ -197,7 +207,9 @@ function planOf(values: ReturnType<typeof parseOptions>, log: (line: string) => 
   const quick = values.quick;
   const only = values.only ? list(values.only) : undefined;
   for (const p of only ?? []) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: "${p}" is not one of ${PARTS.join(", ")}`);
-  const parts = new Set<Part>((only as Part[] | undefined) ?? (quick ? ["matrix", "startup", "overlap"] : ["matrix", "startup", "overlap", "far", "quota", ...(values.scale || values.docs ? (["scale"] as const) : [])]));
+  const scale: Part[] = values.scale || values.docs ? ["scale"] : [];
+  const full: Part[] = ["matrix", "startup", "overlap", "far", "quota", "page", ...scale];
+  const parts = new Set<Part>((only as Part[] | undefined) ?? (quick ? ["matrix", "startup", "overlap", "page"] : full));
   const latencies = values.latency ? numbers(values.latency, "--latency") : [0, 20];
   const modes = values.modes ? list(values.modes) : ["batched", "per-resource"];
   for (const m of modes) if (m !== "batched" && m !== "per-resource") throw new Error(`--modes: "${m}" is not batched or per-resource`);

@@ -68,12 +68,13 @@ const oneLine = (s: string) => s.replace(/\n/g, "\\n");
 
 function checkStructure(md: string, changes: number): void {
   const tokens = marked.lexer(md).filter((t) => t.type !== "space");
-  // Title; target; counts; counts table; access changes; lint; the full plan.
+  // Title; target; counts; counts table; the review page's mention; access changes; lint; the full plan.
   expect(tokens.map((t) => t.type)).toEqual([
     "heading",
     "paragraph",
     "paragraph",
     "table",
+    "paragraph",
     "heading",
     "table",
     "paragraph",

@@ -73,6 +73,11 @@ describe("secret inputs", () => {
     const invoker = (JSON.parse(json.stdout) as { resource_changes: { address: string; change: { after_sensitive: unknown } }[] }).resource_changes.find((c) => c.address === "invoker")!;
     expect(invoker.change.after_sensitive).toEqual({ member: true });
     await cli(["plan", "--format", "markdown"]);
+    // The review page: the principal computed from the secret is there, as "(sensitive value)".
+    const page = await cli(["plan", "--format", "html"]);
+    expect(page.stdout).toContain("(sensitive value)");
+    expect(page.stdout).toContain("<!doctype html>");
+    expectExit(await cli(["show", "saved.plan", "--format", "html"]), 0);
     await cli(["plan", "--view", "access"]);
     await cli(["plan", "--json-stream"]);
     for (const args of [["show", "saved.plan"], ["show", "saved.plan", "--json"], ["show", "saved.plan", "--format", "markdown"]]) expectExit(await cli(args), 0);

@@ -52,6 +52,8 @@ describe("converge init --ci github: the workflow's steps", () => {
         FAKE_GH_STATE: gh,
         GITHUB_REPOSITORY: "acme/iam",
         GITHUB_SHA: "def456",
+        GITHUB_SERVER_URL: "https://github.com",
+        GITHUB_RUN_ID: "4242",
         CLOUDNATIVE_EMULATOR_HOST: emu.hostPort,
       };
 
@@ -74,6 +76,12 @@ describe("converge init --ci github: the workflow's steps", () => {
       expect(state.calls.filter((c) => c.includes("-X PATCH"))).toHaveLength(1);
       const planJson = JSON.parse(await readFile(join(artifact, "plan.json"), "utf8")) as { resource_changes: [] };
       expect(planJson.resource_changes).toHaveLength(2);
+      // The review page is in the artifact, and the comment links to the run that holds it.
+      const page = await readFile(join(artifact, "review.html"), "utf8");
+      expect(page).toMatch(/^<!doctype html>/);
+      expect(page).toContain('<script type="application/json" id="review-data">');
+      const link = "[The access review page](https://github.com/acme/iam/actions/runs/4242#artifacts)";
+      expect(state.comments[0]!.body).toContain(link);
 
       // The merge, with the wrong key: refused, nothing written.
       checkout(repo, join(ws.dir, "merge-bad"));

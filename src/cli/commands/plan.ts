@@ -92,6 +92,9 @@ export async function reportingFailure(o: { json?: boolean }, ui: UiStream | und
   }
 }
 
+/** What `show --format PLANFILE` prints; `plan --format` prints these and sarif. */
+export const PLAN_FORMATS: readonly string[] = ["text", "markdown", "html"];
+
 interface PlanCommandOptions extends PlanCliOptions {
   destroy?: boolean;
   view: string;
@@ -101,7 +104,10 @@ interface PlanCommandOptions extends PlanCliOptions {
 
 function checkPlanOptions(o: PlanCommandOptions): void {
   if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
-  if (!["text", "markdown", "sarif"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text, markdown or sarif, got "${o.format}"` });
+  if (![...PLAN_FORMATS, "sarif"].includes(o.format)) {
+    const summary = `--format takes text, markdown, html or sarif, got "${o.format}"`;
+    throw new UserError({ severity: "error", summary });
+  }
   if (o.json && o.format !== "text") throw new UserError({ severity: "error", summary: `--json cannot be combined with --format ${o.format}` });
   if (o.jsonStream && (o.json || o.view !== "changes" || o.format !== "text")) {
     throw new UserError({ severity: "error", summary: "--json-stream cannot be combined with --json, --view or --format", detail: "--json-stream prints the plan's progress and changes as JSON lines; --json prints the plan as one JSON document." });
@@ -113,7 +119,8 @@ function planView(o: PlanCommandOptions, ui: UiStream | undefined): PlanView {
   if (ui) return new JsonStreamView(ui);
   if (o.json) return new JsonPlanView();
   if (o.format === "sarif") return new SarifPlanView();
-  const format = o.format === "markdown" ? "markdown" : o.view === "access" ? "access" : "changes";
+  const format =
+    o.format === "markdown" || o.format === "html" ? o.format : o.view === "access" ? "access" : "changes";
   return new HumanView({ color: o.color, format, ...(o.out ? { savedTo: o.out } : {}) });
 }
 
@@ -160,8 +167,8 @@ async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise
     return planInterrupted(stopped);
   }
   const { plan } = shown;
-  // --out saves, and --json prints, the plan with its seal (digest, and signature with a key).
-  const sealed = !plan.errored && (out || o.json) ? sealPlan(plan, planKey()) : plan;
+  // --out saves, and --json and the html page print, the plan with its seal (digest, and signature with a key).
+  const sealed = !plan.errored && (out || o.json || o.format === "html") ? sealPlan(plan, planKey()) : plan;
   const saved = out && !plan.errored ? stagePlan(out, o.out ?? out, sealed) : undefined;
   await view.planned({ ...shown, plan: sealed });
   await view.close();
@@ -176,13 +183,25 @@ async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise
 export function registerPlan(program: Command): void {
   const cmd = program.command("plan").description("Show the changes that apply would make");
   addStackOptions(cmd, { lock: false });
-  withExamples(cmd, ["converge plan", "converge plan -f teams/data/stack.yaml --out plan.json", "converge plan --view access", "converge plan --format markdown > plan.md", "converge plan --detailed-exitcode   # 0 no changes, 1 error, 2 changes", "converge plan --json > plan.json   # Terraform's plan JSON, for conftest, checkov…"]);
+  withExamples(cmd, [
+    "converge plan",
+    "converge plan -f teams/data/stack.yaml --out plan.json",
+    "converge plan --view access",
+    "converge plan --format markdown > plan.md",
+    "converge plan --format html > review.html",
+    "converge plan --detailed-exitcode   # 0 no changes, 1 error, 2 changes",
+    "converge plan --json > plan.json   # Terraform's plan JSON, for conftest, checkov…",
+  ]);
   addPlanOptions(cmd)
     .option("--out <file>", "save the plan (as data) for `converge apply FILE`")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .option("--destroy", "plan to destroy every resource of the stack")
     .option("--view <view>", "what to show: changes, or access (who gains or loses which role)", "changes")
-    .option("--format <format>", "text, markdown (for pull-request comments), or sarif (guardrail results)", "text")
+    .option(
+      "--format <format>",
+      "text, markdown (for pull-request comments), html (the access review page) or sarif (guardrail results)",
+      "text",
+    )
     .option("--json-stream", "stream the plan's progress and changes as JSON lines (Terraform's machine-readable UI)")
     .action(
       // Everything plan opened is closed and awaited (the cloud, an embedded world's file, the

@@ -1,5 +1,5 @@
 // `converge show [PLANFILE]`: a saved plan rendered exactly as `plan` rendered it (text, --json,
-// --view access, --format markdown), or, with no file, the state: its resources and outputs with
+// --view access, --format markdown or html), or, with no file, the state: its resources and outputs with
 // their values laid out as the plan lays them out. Terraform users run `plan -out` in CI and
 // review the artifact later; this is that workflow. Reads only: no lock, no cloud call.
 import { redactState } from "../../config/redact.js";
@@ -26,6 +26,8 @@ import { accessLines } from "../render/access-text.js";
 import { guardrailLines } from "../render/guardrails.js";
 import { type Line, seg } from "../../diagnostics/lines.js";
 import { planMarkdown } from "../render/markdown.js";
+import { planHtml } from "../views/html/page.js";
+import { PLAN_FORMATS } from "./plan.js";
 import { planLineStream } from "../render/plan-text.js";
 import { outputLines, resourceLines } from "../render/values.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
@@ -49,6 +51,7 @@ async function showPlan(plan: Plan, o: ShowOptions): Promise<void> {
   if (o.json) return writeJsonOut(toTerraformPlanJson(plan));
   const lint = lintOf(plan.diagnostics);
   if (o.format === "markdown") return writeOut(planMarkdown(plan, lint));
+  if (o.format === "html") return writeOut(planHtml(plan, lint));
   if (o.view === "access") {
     return printLines([...accessLines(plan.access_changes), ...guardrailLines(plan.guardrails)], o);
   }
@@ -89,13 +92,16 @@ export function registerShow(program: Command): void {
     .option("--serial <n>", "show this version of the state from its history (converge state history lists them)")
     .option("--json", "print JSON (a plan: Terraform's plan JSON, as plan --json; or the state)")
     .option("--view <view>", "for a plan: changes or access", "changes")
-    .option("--format <format>", "for a plan: text or markdown", "text")
+    .option("--format <format>", "for a plan: text, markdown or html", "text")
     .option("--no-color", "plain text output, no colours")
     .addHelpText("after", "\nExamples:\n  converge plan --out plan.json && converge show plan.json\n  converge show --json plan.json\n  converge show                     # the state of ./stack.yaml\n  converge show --serial 3          # version 3 of it, from the history")
     .action(
       action(async (planFile: string | undefined, o: ShowOptions) => {
         if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
-        if (!["text", "markdown"].includes(o.format)) throw new UserError({ severity: "error", summary: `--format takes text or markdown, got "${o.format}"` });
+        if (!PLAN_FORMATS.includes(o.format)) {
+          const summary = `--format takes text, markdown or html, got "${o.format}"`;
+          throw new UserError({ severity: "error", summary });
+        }
         if (planFile && o.serial !== undefined) throw new UserError({ severity: "error", summary: "--serial shows a version of the state, not a saved plan" });
         if (planFile) await showPlan(readSavedPlan(planFile, planKey()), o);
         else await showState(o);

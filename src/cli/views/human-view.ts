@@ -15,6 +15,7 @@ import { guardrailLines } from "../render/guardrails.js";
 import { lintOf, lintWarningCount } from "../render/lint.js";
 import { type Line, seg, toPlain } from "../../diagnostics/lines.js";
 import { planMarkdown } from "../render/markdown.js";
+import { planHtml } from "./html/page.js";
 import { planLineStream } from "../render/plan-text.js";
 import { targetLines } from "../render/plan-summary.js";
 import { outputLines } from "../render/values.js";
@@ -30,7 +31,7 @@ import { ENV_PREFIX } from "../../config/inputs.js";
 export interface HumanViewOptions {
   color?: boolean;
   /** How the plan is shown: its changes (default), who gains or loses which role, or Markdown. */
-  format?: "changes" | "access" | "markdown";
+  format?: "changes" | "access" | "markdown" | "html";
   /** Where the plan was saved (--out), for the closing lines. */
   savedTo?: string;
 }
@@ -52,7 +53,7 @@ export class HumanView implements ApplyView {
   /** Progress while planning (nothing for Markdown, which goes whole into a comment). */
   private planEvent(e: EngineEvent): void {
     if (e.type === "refresh" && e.phase === "done") this.refreshed++;
-    if (this.o.format === "markdown") return;
+    if (this.o.format === "markdown" || this.o.format === "html") return;
     if (e.type === "read" && e.phase === "start") process.stdout.write(redactText(`${terminalText(e.address)}: Reading...\n`));
     if (e.type === "read" && e.phase === "done") process.stdout.write(redactText(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`)) + "\n");
     if (e.type === "retry") process.stdout.write(redactText(retryText(e)) + "\n");
@@ -73,8 +74,10 @@ export class HumanView implements ApplyView {
     printDiagnostics(shown.diagnostics);
     // Where the calls went comes first, in a failed plan too (an emulator the environment named
     // instead of the stack's endpoint explains many failures).
-    if (plan.errored) return this.o.format === "markdown" ? undefined : printLines(targetLines(plan), this.o);
+    const whole = this.o.format === "markdown" || this.o.format === "html";
+    if (plan.errored) return whole ? undefined : printLines(targetLines(plan), this.o);
     if (this.o.format === "markdown") return writeOut(planMarkdown(plan, lintOf(plan.diagnostics)));
+    if (this.o.format === "html") return writeOut(planHtml(plan, lintOf(plan.diagnostics)));
     if (this.o.format === "access") {
       const access = accessLines(plan.access_changes);
       return printLines([...targetLines(plan), ...access, ...guardrailLines(plan.guardrails)], this.o);
