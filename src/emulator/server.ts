@@ -9,7 +9,7 @@ import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { handleApi } from "./api.js";
 import type { EmulatorContext, Reply } from "./context.js";
 import { ApiError, invalidArgument, JSON_CONTENT_TYPE, notFound } from "./errors.js";
-import { partialResponse } from "./fields.js";
+import { checkFields, partialResponse } from "./fields.js";
 import { foreignRequest, type OriginPolicy } from "./origin.js";
 import { handleProjectGet } from "./projects-api.js";
 import { handleList } from "./lists.js";
@@ -137,6 +137,9 @@ class EmulatorHttp {
       }
       if (route) ctx.stats.request(route.method);
       const body = await this.body(req, method, route);
+      // A malformed selector is refused before the method runs (after the body is read, so the
+      // keep-alive connection stays usable).
+      if (route && body !== CLIENT_GONE) checkFields(query);
       if (body === CLIENT_GONE) return;
       const reply = partialResponse(await this.reply(route, method, path, query, req, body), route && query);
       if (route && reply.code === "OK") {

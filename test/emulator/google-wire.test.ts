@@ -132,6 +132,23 @@ describe("proto3 JSON as Google's front end parses it", () => {
     expect(Object.keys(fed.json).sort()).toEqual(["labels", "name"]);
   });
 
+  it("refuses a malformed fields= selector with 400, before the method runs (a write is not made)", async () => {
+    const deep = `${"a(".repeat(3_000)}b${")".repeat(3_000)}`;
+    for (const fields of ["bindings(", "bindings)role", "etag,,bindings", "bindings/", "/etag", "bind ings", "etag()", deep]) {
+      const r = await get(`/v1/${RP}:getIamPolicy?fields=${encodeURIComponent(fields)}`);
+      expectEnvelope(r, 400, "INVALID_ARGUMENT");
+      expect(r.json.error.message).toContain("Invalid field selection");
+    }
+    const before = (await get(`/v1/${RP}:getIamPolicy`)).json;
+    const policy = { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:fields@example.com"] }], etag: before.etag };
+    expectEnvelope(await post(`/v1/${RP}:setIamPolicy?fields=${encodeURIComponent("bindings(")}`, { policy }), 400, "INVALID_ARGUMENT");
+    expect((await get(`/v1/${RP}:getIamPolicy`)).json).toEqual(before);
+    // Well-formed selectors still work, nested and with a wildcard.
+    for (const fields of ["etag", "bindings/role", "bindings(role,members),etag", "*"]) {
+      expect((await get(`/v1/${RP}:getIamPolicy?fields=${encodeURIComponent(fields)}`)).status).toBe(200);
+    }
+  });
+
   it("refuses a query parameter the method does not have, as Google's front end does", async () => {
     const r = await get(`/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=3&foo=1`);
     expectEnvelope(r, 400, "INVALID_ARGUMENT");
