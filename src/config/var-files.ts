@@ -24,7 +24,12 @@ function varArgs(args: readonly string[], diags: Diagnostic[], unread: string[])
     const name = eq < 0 ? arg : arg.slice(0, eq);
     if (eq < 0 || !NAME.test(name)) {
       if (NAME.test(name)) unread.push(name);
-      diags.push(error(`--var "${eq < 0 ? arg : name}" is not name=value`, { code: "input/syntax", detail: 'Write --var name=value (lists and maps as JSON: --var teams=\'["sre","data"]\').' }));
+      diags.push(
+        error(`--var "${eq < 0 ? arg : name}" is not name=value`, {
+          code: "input/syntax",
+          detail: 'Write --var name=value (lists and maps as JSON: --var teams=\'["sre","data"]\').',
+        }),
+      );
       continue;
     }
     out.push({ name, value: arg.slice(eq + 1), text: true, source: { kind: "flag", flag: "--var", name } });
@@ -42,26 +47,51 @@ function varFile(path: string, diags: Diagnostic[]): InputValue[] {
       diags.push(error(e.message, { code: "input/file", file: path, detail: e.detail }));
       return [];
     }
-    diags.push(error(`cannot read --var-file ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "it does not exist" : (e as Error).message}`, { code: "input/file" }));
+    diags.push(
+      error(
+        `cannot read --var-file ${path}: ${
+          (e as NodeJS.ErrnoException).code === "ENOENT" ? "it does not exist" : (e as Error).message
+        }`,
+        { code: "input/file" },
+      ),
+    );
     return [];
   }
   const decoded = decodeUtf8(bytes);
   if (!decoded.ok) {
-    diags.push(error(`--var-file ${path} is not valid UTF-8`, { code: "input/file", file: path, line: decoded.invalid.line, column: decoded.invalid.column }));
+    diags.push(
+      error(`--var-file ${path} is not valid UTF-8`, {
+        code: "input/file",
+        file: path,
+        line: decoded.invalid.line,
+        column: decoded.invalid.column,
+      }),
+    );
     return [];
   }
   const src = new SourceDocument(path, decoded.text);
   const bad = src.errors[0] ?? src.structureErrors[0];
   if (bad) {
     const { line, column } = src.positionAt("pos" in bad ? bad.pos[0] : bad.offset);
-    const what = !("message" in bad) ? bad.summary : bad.code === "MULTIPLE_DOCS" ? `a var file holds one YAML document; found a second at ${line}:${column}` : bad.message.split("\n")[0];
+    const what = !("message" in bad)
+      ? bad.summary
+      : bad.code === "MULTIPLE_DOCS"
+        ? `a var file holds one YAML document; found a second at ${line}:${column}`
+        : bad.message.split("\n")[0];
     diags.push(error(`--var-file ${path}: ${what}`, { code: "input/file", file: path, line, column }));
     return [];
   }
   const root = src.toJS();
   if (root === null || root === undefined) return [];
   if (typeof root !== "object" || Array.isArray(root)) {
-    diags.push(error(`--var-file ${path} must be a mapping of input names to values`, { code: "input/file", file: path, line: 1, column: 1 }));
+    diags.push(
+      error(`--var-file ${path} must be a mapping of input names to values`, {
+        code: "input/file",
+        file: path,
+        line: 1,
+        column: 1,
+      }),
+    );
     return [];
   }
   return Object.entries(root as Record<string, unknown>).map(([name, value]) => {

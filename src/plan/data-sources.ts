@@ -40,7 +40,14 @@ function deferRead(ctx: PlanContext, v: VariableDecl): void {
     type: invoke.token,
     name: v.name,
     dependencies: ctx.stack.graph.dependencies(v.name),
-    change: { action: "read", before: null, after: null, after_unknown: true, before_sensitive: false, after_sensitive: false },
+    change: {
+      action: "read",
+      before: null,
+      after: null,
+      after_unknown: true,
+      before_sensitive: false,
+      after_sensitive: false,
+    },
     action_reason: "read_because_dependency_pending",
     config: { function: invoke.token, arguments: invoke.arguments },
   };
@@ -48,21 +55,42 @@ function deferRead(ctx: PlanContext, v: VariableDecl): void {
 }
 
 /** The full name of the object the invoke reads, or undefined after reporting why not. */
-function objectToRead(ctx: PlanContext, v: VariableDecl, args: Record<string, unknown>, at: (string | number)[]): string | undefined {
+function objectToRead(
+  ctx: PlanContext,
+  v: VariableDecl,
+  args: Record<string, unknown>,
+  at: (string | number)[],
+): string | undefined {
   const src = ctx.stack.source;
   const invoke = v.invoke!;
   const argErrors = validate(invoke.driver.argsSchema, args);
   for (const e of argErrors) {
     const p = [...at, ...e.instancePath.split("/").filter(Boolean)];
     const pos = src.position(p);
-    ctx.diags.push(error(`${v.name}: argument ${formatPath(p.slice(at.length)) || "arguments"} ${e.message}`, { file: src.file, line: pos.line, column: pos.column, path: formatPath(p), address: v.name }));
+    ctx.diags.push(
+      error(`${v.name}: argument ${formatPath(p.slice(at.length)) || "arguments"} ${e.message}`, {
+        file: src.file,
+        line: pos.line,
+        column: pos.column,
+        path: formatPath(p),
+        address: v.name,
+      }),
+    );
   }
   if (argErrors.length) return undefined;
   const named = invoke.driver.objectName(args, ctx.defaults);
   if ("name" in named) return named.name;
   const p = [...at, ...named.problem.path];
   const pos = src.position(p);
-  ctx.diags.push(error(`${v.name}: ${named.problem.message}`, { file: src.file, line: pos.line, column: pos.column, path: formatPath(p), address: v.name }));
+  ctx.diags.push(
+    error(`${v.name}: ${named.problem.message}`, {
+      file: src.file,
+      line: pos.line,
+      column: pos.column,
+      path: formatPath(p),
+      address: v.name,
+    }),
+  );
   return undefined;
 }
 
@@ -80,7 +108,14 @@ async function readNow(ctx: PlanContext, v: VariableDecl, name: string): Promise
     ctx.emit({ type: "read", address: v.name, token: invoke.token, object: name, phase: "error", ms: Date.now() - t0 });
     const notFound = statusOf(e) === "NOT_FOUND";
     const what = `${kindLabel(invoke.driver.kind)} ${name}`;
-    ctx.diags.push(error(notFound ? `${v.name}: ${what} does not exist` : `${v.name}: cannot read ${what}`, { address: v.name, detail: (e as Error).message, file: src.file, ...src.position(["variables", v.name]) }));
+    ctx.diags.push(
+      error(notFound ? `${v.name}: ${what} does not exist` : `${v.name}: cannot read ${what}`, {
+        address: v.name,
+        detail: (e as Error).message,
+        file: src.file,
+        ...src.position(["variables", v.name]),
+      }),
+    );
     ctx.values.set(v.name, UNKNOWN);
   }
 }

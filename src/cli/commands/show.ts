@@ -94,15 +94,25 @@ export function registerShow(program: Command): void {
     .option("--view <view>", "for a plan: changes or access", "changes")
     .option("--format <format>", "for a plan: text, markdown or html", "text")
     .option("--no-color", "plain text output, no colours")
-    .addHelpText("after", "\nExamples:\n  converge plan --out plan.json && converge show plan.json\n  converge show --json plan.json\n  converge show                     # the state of ./stack.yaml\n  converge show --serial 3          # version 3 of it, from the history")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  converge plan --out plan.json && converge show plan.json\n  converge show --json plan.json\n" +
+        "  converge show                     # the state of ./stack.yaml\n" +
+        "  converge show --serial 3          # version 3 of it, from the history",
+    )
     .action(
       action(async (planFile: string | undefined, o: ShowOptions) => {
-        if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
+        if (!["changes", "access"].includes(o.view))
+          throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
         if (!PLAN_FORMATS.includes(o.format)) {
           const summary = `--format takes text, markdown or html, got "${o.format}"`;
           throw new UserError({ severity: "error", summary });
         }
-        if (planFile && o.serial !== undefined) throw new UserError({ severity: "error", summary: "--serial shows a version of the state, not a saved plan" });
+        if (planFile && o.serial !== undefined)
+          throw new UserError({
+            severity: "error",
+            summary: "--serial shows a version of the state, not a saved plan",
+          });
         if (planFile) await showPlan(readSavedPlan(planFile, planKey()), o);
         else await showState(o);
         return EXIT.ok;

@@ -12,7 +12,13 @@ import { withStateLock } from "../../engine/session.js";
 import { claimConflictError, claimConflicts, stateClaims } from "../../claims/claims.js";
 import type { ClaimConflict, OwnedClaim } from "../../claims/claims.js";
 import { DEFAULT_WORKSPACE } from "../../state/workspace.js";
-import { BACKEND_TYPES, type BackendType, backendTypeOf, openStateStore, type StateLocation } from "../../state/factory.js";
+import {
+  BACKEND_TYPES,
+  type BackendType,
+  backendTypeOf,
+  openStateStore,
+  type StateLocation,
+} from "../../state/factory.js";
 import { action, stateChoice, type StateCommandOptions, writeOut } from "../common.js";
 import { EXIT } from "../exit-codes.js";
 import { durationMs } from "../deadline.js";
@@ -76,14 +82,26 @@ async function checkClaimsOnTarget(source: StateLocation, target: StateLocation,
     const mineThere = (c: ClaimConflict) => c.owner.stack === target.stackName && c.owner.workspace === ws;
     const theirs = (await store.claims.conflicts(mine)).filter((c) => !mineThere(c));
     const found = [...theirs, ...claimConflicts(mine, moved)];
-    if (found.length) pushAll(refusals, claimConflictError(found, openStateStore({ ...target, workspace: ws }).store.describe()).diagnostics);
-    pushAll(moved, mine.map((m) => ({ ...m, stack: target.stackName, workspace: ws })));
+    if (found.length)
+      pushAll(
+        refusals,
+        claimConflictError(found, openStateStore({ ...target, workspace: ws }).store.describe()).diagnostics,
+      );
+    pushAll(
+      moved,
+      mine.map((m) => ({ ...m, stack: target.stackName, workspace: ws })),
+    );
   }
   if (refusals.length) throw new UserError(refusals);
 }
 
 /** Moves one workspace's state under both locks (./state-migrate-steps.ts); the line the summary prints. */
-async function migrateWorkspace(source: StateLocation, target: StateLocation, ws: string, timeoutMs: number | undefined): Promise<string> {
+async function migrateWorkspace(
+  source: StateLocation,
+  target: StateLocation,
+  ws: string,
+  timeoutMs: number | undefined,
+): Promise<string> {
   const from = openStateStore({ ...source, workspace: ws });
   const to = openStateStore({ ...target, workspace: ws });
   const note = (await to.workspaces.exists(ws)) ? undefined : await to.workspaces.create(ws);
@@ -102,14 +120,22 @@ async function migrateWorkspace(source: StateLocation, target: StateLocation, ws
 
 async function migrate(o: MigrateOptions): Promise<number> {
   const to = o.to as BackendType;
-  if (!BACKEND_TYPES.includes(to)) throw new UserError(error(`--to takes ${BACKEND_TYPES.join(" or ")}, got "${o.to}"`));
+  if (!BACKEND_TYPES.includes(to))
+    throw new UserError(error(`--to takes ${BACKEND_TYPES.join(" or ")}, got "${o.to}"`));
   const file = o.file ?? "stack.yaml";
   // Only the stack's name and backend matter: inputs without a value are not an error.
   const { stack, diagnostics } = loadStackFile(file, { inputsOptional: true });
-  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
+  if (!stack)
+    throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
   const base: StateLocation = { stackFile: stack.file, stackName: stack.name, ...stateChoice(stack.backend, o) };
   const fromType = backendTypeOf(base);
-  if (fromType === to) throw new UserError(error(`the state of stack "${stack.name}" is already on the ${to} backend`, { code: "state/migrate", detail: "--backend names the backend to migrate from when the stack file's backend: is not it." }));
+  if (fromType === to)
+    throw new UserError(
+      error(`the state of stack "${stack.name}" is already on the ${to} backend`, {
+        code: "state/migrate",
+        detail: "--backend names the backend to migrate from when the stack file's backend: is not it.",
+      }),
+    );
   const source = locationOn(base, fromType);
   const target = locationOn(base, to);
   const workspaces = await openStateStore(source).workspaces.list();
@@ -118,8 +144,14 @@ async function migrate(o: MigrateOptions): Promise<number> {
   await stopPoint("checked");
   const done: string[] = [];
   for (const ws of workspaces) done.push(await migrateWorkspace(source, target, ws, durationMs(o.lockTimeout)));
-  const advice = migrateAdvice(fromType, to, file, stack.backend?.type === "postgres" ? stack.backend.schema : undefined);
-  await writeOut(`Migrated the state of stack "${stack.name}" from ${fromType} to ${to}:\n${done.map((d) => `  ${d}\n`).join("")}${advice}\n`);
+  const advice = migrateAdvice(
+    fromType,
+    to,
+    file,
+    stack.backend?.type === "postgres" ? stack.backend.schema : undefined,
+  );
+  const steps = done.map((d) => `  ${d}\n`).join("");
+  await writeOut(`Migrated the state of stack "${stack.name}" from ${fromType} to ${to}:\n${steps}${advice}\n`);
   return EXIT.ok;
 }
 
@@ -129,12 +161,19 @@ function migrateAdvice(fromType: BackendType, to: BackendType, file: string, sch
   const block = schema === undefined ? "backend: {type: postgres}" : `backend: {type: postgres, schema: ${schema}}`;
   const history =
     fromType !== "postgres"
-      ? "The local backend kept no history but the previous version (.backup): the history on PostgreSQL starts there."
+      ? "The local backend kept no history but the previous version (.backup): " +
+        "the history on PostgreSQL starts there."
       : schema === undefined
-        ? "The history stays on PostgreSQL (the local backend keeps none): converge state history --backend postgres still lists it."
-        : `The history stays on PostgreSQL, in schema ${schema} (the local backend keeps none): with \`${block}\` in ${file}, converge state history lists it.`;
-  const next = to === "postgres" ? `\`${block}\` in ${file}${schema === undefined ? " (or --backend postgres)" : ""}` : `no backend: in ${file} (or --backend local)`;
-  return `${history}\nThe ${fromType} state was removed${fromType === "local" ? " (kept as its .backup file)" : ""}. Use ${next} from now on.`;
+        ? "The history stays on PostgreSQL (the local backend keeps none): " +
+          "converge state history --backend postgres still lists it."
+        : `The history stays on PostgreSQL, in schema ${schema} (the local backend keeps none): ` +
+          `with \`${block}\` in ${file}, converge state history lists it.`;
+  const next =
+    to === "postgres"
+      ? `\`${block}\` in ${file}${schema === undefined ? " (or --backend postgres)" : ""}`
+      : `no backend: in ${file} (or --backend local)`;
+  const kept = fromType === "local" ? " (kept as its .backup file)" : "";
+  return `${history}\nThe ${fromType} state was removed${kept}. Use ${next} from now on.`;
 }
 
 export function registerStateMigrate(state: Command, common: (cmd: Command) => Command): void {

@@ -53,7 +53,12 @@ export class JsonStreamView implements ApplyView {
 
   /** A plan with nothing to apply still ends with the apply's summary messages. */
   async unchanged(shown: ShownPlan, destroy: boolean): Promise<void> {
-    const result: ApplyResult = { state: shown.state() ?? newState(shown.plan.stack.name), failed: [], skipped: [], interrupted: false };
+    const result: ApplyResult = {
+      state: shown.state() ?? newState(shown.plan.stack.name),
+      failed: [],
+      skipped: [],
+      interrupted: false,
+    };
     this.ui.applied(result, noChanges(), destroy, {});
     this.ui.flush();
   }
