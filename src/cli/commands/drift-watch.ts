@@ -96,8 +96,9 @@ export async function runWatch(
         return typeof r === "number" ? undefined : r;
       },
       async (c) => {
-        await printCheck(c, o, session.stack.name);
+        // Recorded first: what is printed is in the history, even if the watch is stopped right after.
         await recordCheck(session, c);
+        await printCheck(c, o, session.stack.name);
       },
       { intervalMs, clock },
     );
