@@ -6,7 +6,14 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["dist/**", "node_modules/**", "src/generated/**", "coverage/**", "test-artifacts/**", "examples/**/state/**"],
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "src/generated/**",
+      "coverage/**",
+      "test-artifacts/**",
+      "examples/**/state/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

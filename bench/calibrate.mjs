@@ -4,7 +4,12 @@
 // Prints the milliseconds the workload took. Not part of converge: nothing here is measured.
 const started = performance.now();
 const items = [];
-for (let i = 0; i < 50_000; i++) items.push({ address: `rp${String(i).padStart(6, "0")}_b${i % 10}`, role: `roles/bench.role${i % 10}`, members: [`group:team${i % 7}@example.com`, `user:u${i}@example.com`] });
+for (let i = 0; i < 50_000; i++)
+  items.push({
+    address: `rp${String(i).padStart(6, "0")}_b${i % 10}`,
+    role: `roles/bench.role${i % 10}`,
+    members: [`group:team${i % 7}@example.com`, `user:u${i}@example.com`],
+  });
 const text = JSON.stringify(items, null, 2);
 const back = JSON.parse(text);
 const keys = back.map((x) => `${x.role} ${x.members[1]}`).sort();

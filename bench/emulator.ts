@@ -25,14 +25,20 @@ export interface BenchEmulator {
 }
 
 export async function startBenchEmulator(bin: string, seedFile: string): Promise<BenchEmulator> {
-  const child: ChildProcess = spawn(process.execPath, [bin, "emulator", "start", "--port", "0", "--seed", seedFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [bin, "emulator", "start", "--port", "0", "--seed", seedFile], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   // Keep the tail only: at 100,000 resources a long run must not grow the harness's memory.
   child.stderr!.on("data", (b: Buffer) => (stderr = (stderr + b.toString()).slice(-20_000)));
   let stopping = false;
   const crashed = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) => {
-      if (!stopping) resolve(`the emulator exited (code ${code}, signal ${signal}); its stderr ends: ${stderr.trim().split("\n").slice(-15).join("\n")}`);
+      if (!stopping)
+        resolve(
+          `the emulator exited (code ${code}, signal ${signal}); its stderr ends: ` +
+            `${stderr.trim().split("\n").slice(-15).join("\n")}`,
+        );
     });
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -47,7 +53,9 @@ export async function startBenchEmulator(bin: string, seedFile: string): Promise
       }
     };
     child.stdout!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`the emulator exited (code ${code}) before listening: ${stderr.trim()}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the emulator exited (code ${code}) before listening: ${stderr.trim()}`)),
+    );
   });
   const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${url}/__emulator/${path}`, {
@@ -64,7 +72,8 @@ export async function startBenchEmulator(bin: string, seedFile: string): Promise
     resetStats: async () => void (await admin("POST", "stats/reset")),
     setFaults: async (config) => void (await admin("POST", "faults", config)),
     stats: async () => (await admin("GET", "stats")) as EmulatorStats,
-    setLatency: async (ms) => void (ms > 0 ? await admin("POST", "faults", { latencyMs: ms }) : await admin("DELETE", "faults")),
+    setLatency: async (ms) =>
+      void (ms > 0 ? await admin("POST", "faults", { latencyMs: ms }) : await admin("DELETE", "faults")),
     crashed,
     async stop() {
       stopping = true;
@@ -77,7 +86,14 @@ export async function startBenchEmulator(bin: string, seedFile: string): Promise
 }
 
 /** Sums the stats into reads, writes and non-OK responses (retried or failed calls). */
-export function summarizeStats(s: EmulatorStats): { reads: number; writes: number; other: number; notOk: number; byMethod: Record<string, number>; notOkByStatus: Record<string, number> } {
+export function summarizeStats(s: EmulatorStats): {
+  reads: number;
+  writes: number;
+  other: number;
+  notOk: number;
+  byMethod: Record<string, number>;
+  notOkByStatus: Record<string, number>;
+} {
   let reads = 0;
   let writes = 0;
   let other = 0;

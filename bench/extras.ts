@@ -23,7 +23,11 @@ export interface ExtraContext {
 }
 
 const cliEnv = (emulator?: BenchEmulator): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...(emulator ? { CLOUDNATIVE_EMULATOR_HOST: emulator.hostPort } : {}) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: "1",
+    ...(emulator ? { CLOUDNATIVE_EMULATOR_HOST: emulator.hostPort } : {}),
+  };
   delete env.CLOUDNATIVE_ACCESS_TOKEN;
   delete env.GOOGLE_OAUTH_ACCESS_TOKEN;
   return env;
@@ -45,11 +49,23 @@ export interface StartupResult {
 
 /** `pairs` rounds of node -e 0 / converge --version / converge validate, the order reversed every
  *  other round (drift in the machine's load falls on both sides); one unmeasured warm-up round. */
-export async function runStartup(ctx: ExtraContext, inputs: Generated, pairs: number, large?: Generated): Promise<StartupResult> {
+export async function runStartup(
+  ctx: ExtraContext,
+  inputs: Generated,
+  pairs: number,
+  large?: Generated,
+): Promise<StartupResult> {
   const cwd = join(ctx.workdir, "startup");
   mkdirSync(cwd, { recursive: true });
   const o = { cwd, env: cliEnv() };
-  const r: StartupResult = { pairs, validateN: inputs.shape.n, nodeMs: [], versionMs: [], validateMs: [], loadAvg1: [] };
+  const r: StartupResult = {
+    pairs,
+    validateN: inputs.shape.n,
+    nodeMs: [],
+    versionMs: [],
+    validateMs: [],
+    loadAvg1: [],
+  };
   if (large) r.large = { n: large.shape.n, validateMs: [] };
   const commands: [number[], string[]][] = [
     [r.nodeMs, ["-e", "0"]],
@@ -97,18 +113,51 @@ export interface OverlapResult {
 
 /** Applies the stack at L = 0 (set-up, unmeasured), then at L = latencyMs runs `repeat` pairs of
  *  validate and no-op plan, both through the same harness (probe preloaded in both). */
-export async function runOverlap(ctx: ExtraContext, emulator: BenchEmulator, inputs: Generated, o: { latencyMs: number; parallelism: number; repeat: number }): Promise<OverlapResult> {
+export async function runOverlap(
+  ctx: ExtraContext,
+  emulator: BenchEmulator,
+  inputs: Generated,
+  o: { latencyMs: number; parallelism: number; repeat: number },
+): Promise<OverlapResult> {
   const dir = join(ctx.workdir, `overlap-n${inputs.shape.n}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const state = join(dir, "state.json");
-  const run = (args: string[]) => runCli(ctx.bin, args, { cwd: dir, env: cliEnv(emulator), scratch: dir, useGnuTime: ctx.useGnuTime, abort: emulator.crashed });
+  const run = (args: string[]) =>
+    runCli(ctx.bin, args, {
+      cwd: dir,
+      env: cliEnv(emulator),
+      scratch: dir,
+      useGnuTime: ctx.useGnuTime,
+      abort: emulator.crashed,
+    });
   const common = ["-f", inputs.stack, "--no-color"];
   await emulator.reset();
-  const setup = await run(["apply", "--auto-approve", ...common, "--state", state, "--parallelism", String(o.parallelism)]);
-  if (setup.exitCode !== 0) throw new Error(`overlap set-up apply: exit ${setup.exitCode}: ${setup.stdoutTail}\n${setup.stderrTail}`);
+  const setup = await run([
+    "apply",
+    "--auto-approve",
+    ...common,
+    "--state",
+    state,
+    "--parallelism",
+    String(o.parallelism),
+  ]);
+  if (setup.exitCode !== 0)
+    throw new Error(`overlap set-up apply: exit ${setup.exitCode}: ${setup.stdoutTail}\n${setup.stderrTail}`);
   await emulator.setLatency(o.latencyMs);
-  const r: OverlapResult = { n: inputs.shape.n, p: inputs.shape.p, latencyMs: o.latencyMs, parallelism: o.parallelism, boundMs: roundBoundMs(inputs.shape.p, o.parallelism, o.latencyMs), planMs: [], validateMs: [], refreshSpanMs: [], reads: 0, loadAvg1: [], floorMs: [] };
+  const r: OverlapResult = {
+    n: inputs.shape.n,
+    p: inputs.shape.p,
+    latencyMs: o.latencyMs,
+    parallelism: o.parallelism,
+    boundMs: roundBoundMs(inputs.shape.p, o.parallelism, o.latencyMs),
+    planMs: [],
+    validateMs: [],
+    refreshSpanMs: [],
+    reads: 0,
+    loadAvg1: [],
+    floorMs: [],
+  };
   for (let i = 0; i < o.repeat; i++) {
     r.loadAvg1.push(loadavg()[0]!);
     const pair = [
@@ -120,7 +169,8 @@ export async function runOverlap(ctx: ExtraContext, emulator: BenchEmulator, inp
       async () => {
         await emulator.resetStats();
         const p = await run(["plan", ...common, "--state", state, "--parallelism", String(o.parallelism)]);
-        if (p.exitCode !== 0 || !/^No changes\./m.test(p.stdoutSummary)) throw new Error(`overlap no-op plan: exit ${p.exitCode}: ${p.stdoutTail}\n${p.stderrTail}`);
+        if (p.exitCode !== 0 || !/^No changes\./m.test(p.stdoutSummary))
+          throw new Error(`overlap no-op plan: exit ${p.exitCode}: ${p.stdoutTail}\n${p.stderrTail}`);
         r.planMs.push(p.wallMs);
         const span = p.http.getIamPolicy;
         if (span) r.refreshSpanMs.push(span.lastEndMs - span.firstStartMs);
@@ -129,7 +179,10 @@ export async function runOverlap(ctx: ExtraContext, emulator: BenchEmulator, inp
     ];
     for (const step of i % 2 ? [...pair].reverse() : pair) await step();
     r.floorMs!.push(await floorSpan(emulator.hostPort, r.p, o.parallelism));
-    ctx.log(`  overlap N=${r.n} P=${r.p} L=${o.latencyMs}ms: plan ${sec(r.planMs[i]!)}s validate ${sec(r.validateMs[i]!)}s (bound ${sec(r.boundMs)}s, bare loop ${sec(r.floorMs![i]!)}s)`);
+    ctx.log(
+      `  overlap N=${r.n} P=${r.p} L=${o.latencyMs}ms: plan ${sec(r.planMs[i]!)}s validate ` +
+        `${sec(r.validateMs[i]!)}s (bound ${sec(r.boundMs)}s, bare loop ${sec(r.floorMs![i]!)}s)`,
+    );
   }
   await emulator.setLatency(0);
   return r;
@@ -174,7 +227,13 @@ export interface QuotaCase {
 }
 
 /** One cold apply of the quota world under `c`'s quota (fresh state, world reset). */
-export async function runQuota(ctx: ExtraContext, emulator: BenchEmulator, inputs: Generated, c: QuotaCase, parallelism: number): Promise<QuotaRun> {
+export async function runQuota(
+  ctx: ExtraContext,
+  emulator: BenchEmulator,
+  inputs: Generated,
+  c: QuotaCase,
+  parallelism: number,
+): Promise<QuotaRun> {
   const quotaKey = c.kind === "write" ? `${c.service}.write` : c.service;
   const rate = c.withRate ? `${quotaKey}=${c.perMinute}/min` : null;
   const dir = join(ctx.workdir, `quota-${c.kind}-${c.withRate ? "rate" : "default"}`);
@@ -183,8 +242,25 @@ export async function runQuota(ctx: ExtraContext, emulator: BenchEmulator, input
   await emulator.reset();
   await emulator.setFaults({ quotas: { [quotaKey]: c.perMinute } });
   const loadAvg1 = loadavg()[0]!;
-  const args = ["apply", "--auto-approve", "-f", inputs.stack, "--state", join(dir, "state.json"), "--parallelism", String(parallelism), "--no-color", ...(rate ? ["--rate", rate] : [])];
-  const m = await runCli(ctx.bin, args, { cwd: dir, env: cliEnv(emulator), scratch: dir, useGnuTime: ctx.useGnuTime, abort: emulator.crashed });
+  const args = [
+    "apply",
+    "--auto-approve",
+    "-f",
+    inputs.stack,
+    "--state",
+    join(dir, "state.json"),
+    "--parallelism",
+    String(parallelism),
+    "--no-color",
+    ...(rate ? ["--rate", rate] : []),
+  ];
+  const m = await runCli(ctx.bin, args, {
+    cwd: dir,
+    env: cliEnv(emulator),
+    scratch: dir,
+    useGnuTime: ctx.useGnuTime,
+    abort: emulator.crashed,
+  });
   const stats = summarizeStats(await emulator.stats());
   await emulator.setFaults({});
   const p = inputs.shape.p;

@@ -10,19 +10,38 @@ const half = Math.ceil(n / 2);
 const agent = new http.Agent({ keepAlive: true });
 const request = (method, path) =>
   new Promise((resolve, reject) => {
-    const req = http.request(`http://${hostPort}${path}`, { method, agent, headers: { Accept: "application/json", ...(method === "POST" ? { "Content-Type": "application/json", "Content-Length": 0 } : {}) } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      `http://${hostPort}${path}`,
+      {
+        method,
+        agent,
+        headers: {
+          Accept: "application/json",
+          ...(method === "POST" ? { "Content-Type": "application/json", "Content-Length": 0 } : {}),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end();
   });
 // Like the CLI: restore plans GET (v1), endpoints POST (v1beta1), half and half.
 const call = (i) =>
   i < half
-    ? request("GET", `/v1/projects/${project}/locations/${location}/restorePlans/rp-${String(i).padStart(5, "0")}:getIamPolicy?options.requestedPolicyVersion=3`)
-    : request("POST", `/v1beta1/projects/${project}/locations/${location}/endpoints/ep-${String(i - half).padStart(5, "0")}:getIamPolicy?options.requestedPolicyVersion=3`);
+    ? request(
+        "GET",
+        `/v1/projects/${project}/locations/${location}/restorePlans/rp-` +
+          `${String(i).padStart(5, "0")}:getIamPolicy?options.requestedPolicyVersion=3`,
+      )
+    : request(
+        "POST",
+        `/v1beta1/projects/${project}/locations/${location}/endpoints/ep-` +
+          `${String(i - half).padStart(5, "0")}:getIamPolicy?options.requestedPolicyVersion=3`,
+      );
 let next = 0;
 let failed = 0;
 const t0 = performance.now();

@@ -48,7 +48,8 @@ function overlapVerdict(o: OverlapResult | undefined): Verdict {
 /** A no-op plan at 100 ms over (its network bound + its validate), medians. */
 function farVerdict(o: OverlapResult | undefined): Verdict {
   const { n, latencyMs, ratio } = ISSUE45.far;
-  const target = `no-op plan of ${num(o?.n ?? n)} (${num(o?.p ?? 1_200)} policies) at ${latencyMs} ms / (bound + validate)`;
+  const target =
+    `no-op plan of ${num(o?.n ?? n)} (${num(o?.p ?? 1_200)} ` + `policies) at ${latencyMs} ms / (bound + validate)`;
   const figure = o ? median(o.planMs) / (o.boundMs + median(o.validateMs)) : undefined;
   return atMost(target, figure, ratio, x);
 }
@@ -70,5 +71,11 @@ export function issue45Section(m: Measured): Section {
     "All figures from this one run. Validate: median of the start-up rounds minus median `--version`. " +
     "Overlap: the bare loop is the same reads from the CLI's node:http client in a fresh process, once per pair. " +
     "Far: one pair of validate and no-op plan at 100 ms after a set-up apply at L = 0.";
-  return { title: "Issue 45: targets side by side", head: ["measure", "figure", ""], rows: farRows(m.far), verdicts, note };
+  return {
+    title: "Issue 45: targets side by side",
+    head: ["measure", "figure", ""],
+    rows: farRows(m.far),
+    verdicts,
+    note,
+  };
 }

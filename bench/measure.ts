@@ -91,13 +91,19 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
   const stderrFile = join(o.scratch, "stderr.txt");
   for (const f of [probeOut, timeOut]) rmSync(f, { force: true });
   const nodeArgs = [...(o.nodeFlags ?? []), "--import", PROBE, bin, ...args];
-  const [cmd, cmdArgs] = o.useGnuTime ? [GNU_TIME, ["-f", "%e %U %S %M", "-o", timeOut, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [cmd, cmdArgs] = o.useGnuTime
+    ? [GNU_TIME, ["-f", "%e %U %S %M", "-o", timeOut, process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
   const outFd = openSync(stdoutFile, "w");
   const errFd = openSync(stderrFile, "w");
   const t0 = process.hrtime.bigint();
   let aborted: string | undefined;
   const exitCode = await new Promise<number>((resolve, reject) => {
-    const child = spawn(cmd, cmdArgs as string[], { cwd: o.cwd, env: { ...o.env, CONVERGE_BENCH_PROBE: probeOut }, stdio: ["ignore", outFd, errFd] });
+    const child = spawn(cmd, cmdArgs as string[], {
+      cwd: o.cwd,
+      env: { ...o.env, CONVERGE_BENCH_PROBE: probeOut },
+      stdio: ["ignore", outFd, errFd],
+    });
     child.once("error", reject);
     child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
     void o.abort?.then((why) => {
@@ -116,7 +122,13 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
   const stdout = readFileSync(stdoutFile, "utf8");
   const stderr = readFileSync(stderrFile, "utf8");
   if (!existsSync(probeOut)) throw new Error(`the CLI wrote no probe output (exit ${exitCode}): ${tail(stderr, 10)}`);
-  const probe = JSON.parse(readFileSync(probeOut, "utf8")) as { uptimeMs: number; cpuUserMs: number; cpuSystemMs: number; maxRssKB: number; http: Record<string, HttpSpan> };
+  const probe = JSON.parse(readFileSync(probeOut, "utf8")) as {
+    uptimeMs: number;
+    cpuUserMs: number;
+    cpuSystemMs: number;
+    maxRssKB: number;
+    http: Record<string, HttpSpan>;
+  };
   const m: Measurement = {
     exitCode,
     wallMs,
@@ -127,7 +139,10 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
     http: probe.http,
     uptimeMs: probe.uptimeMs,
     stdoutTail: tail(stdout, 8),
-    stdoutSummary: stdout.split("\n").filter((l) => /^(Plan: |Apply complete!|Destroy complete!|No changes\.)/.test(l)).join("\n"),
+    stdoutSummary: stdout
+      .split("\n")
+      .filter((l) => /^(Plan: |Apply complete!|Destroy complete!|No changes\.)/.test(l))
+      .join("\n"),
     stderrTail: tail(stderr, 10),
     retried: retriedByCause(stdout),
   };
@@ -135,13 +150,18 @@ export async function runCli(bin: string, args: string[], o: RunOptions): Promis
     // The last line: GNU time prints "Command exited with non-zero status N" first on failure.
     const last = readFileSync(timeOut, "utf8").trim().split("\n").pop() ?? "";
     const [, user, sys, rss] = last.split(/\s+/).map(Number);
-    if ([user, sys, rss].every((x) => Number.isFinite(x))) Object.assign(m, { cpuUserMs: user! * 1000, cpuSystemMs: sys! * 1000, maxRssKB: rss!, source: "gnu-time" });
+    if ([user, sys, rss].every((x) => Number.isFinite(x)))
+      Object.assign(m, { cpuUserMs: user! * 1000, cpuSystemMs: sys! * 1000, maxRssKB: rss!, source: "gnu-time" });
   }
   return m;
 }
 
 /** Wall time of one command (no probe, no GNU time: start-up measured as a user sees it). */
-export async function timeCommand(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ wallMs: number; exitCode: number; stderr: string }> {
+export async function timeCommand(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ wallMs: number; exitCode: number; stderr: string }> {
   const t0 = process.hrtime.bigint();
   let stderr = "";
   const exitCode = await new Promise<number>((resolve, reject) => {

@@ -55,8 +55,14 @@ export async function runPage(
   const data = JSON.parse(island) as { rows: number[][]; principals: [string, number][] };
   const changes = data.rows.filter((r) => r[4] !== 0).length;
   const r: PageResult = {
-    resources: inputs.shape.n, accessChanges: changes, pageBytes: Buffer.byteLength(html), planMs: m.wallMs, runs,
-    loadMs: [], principalFilterMs: [], changeFilterMs: [],
+    resources: inputs.shape.n,
+    accessChanges: changes,
+    pageBytes: Buffer.byteLength(html),
+    planMs: m.wallMs,
+    runs,
+    loadMs: [],
+    principalFilterMs: [],
+    changeFilterMs: [],
   };
   const browser = await launchChromium();
   try {
@@ -71,8 +77,8 @@ export async function runPage(
       const typed = `${APPLY}("#filter-principal", ${JSON.stringify(principal)}, "input")`;
       r.principalFilterMs.push((await page.evaluate(typed)) as number);
       await page.evaluate(`${APPLY}("#filter-principal", "", "input")`);
-      const revoked = await page.evaluate(`${APPLY}("#filter-change", "2", "change")`) as number;
-      const every = await page.evaluate(`${APPLY}("#filter-change", "all", "change")`) as number;
+      const revoked = (await page.evaluate(`${APPLY}("#filter-change", "2", "change")`)) as number;
+      const every = (await page.evaluate(`${APPLY}("#filter-change", "all", "change")`)) as number;
       r.changeFilterMs.push(revoked + every);
       await page.close();
     }

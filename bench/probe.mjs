@@ -1,6 +1,7 @@
 // Preloaded into the measured CLI process (`node --import ./bench/probe.mjs bin/converge.js …`).
 // Observes the process without changing it: HTTP requests (node:http's diagnostics channels, which
-// the CLI's transport uses; undici's too, for anything on the global fetch), CPU and peak RSS at exit. Writes JSON to $CONVERGE_BENCH_PROBE.
+// the CLI's transport uses; undici's too, for anything on the global fetch), CPU and peak RSS at exit. Writes JSON to
+// $CONVERGE_BENCH_PROBE.
 // Worker threads inherit the preload: past its first 2,000 requests the CLI sends them from its
 // HTTP worker (src/cloud/worker-http.ts), whose diagnostics channels are its own. A worker's probe
 // keeps its counts in shared memory, which it hands to the main thread's probe once (on a
@@ -48,7 +49,9 @@ function countInto(cells) {
 }
 
 function newCells(shared) {
-  const cells = new Float64Array(shared ? new SharedArrayBuffer(VERBS.length * SLOTS * 8) : new ArrayBuffer(VERBS.length * SLOTS * 8));
+  const cells = new Float64Array(
+    shared ? new SharedArrayBuffer(VERBS.length * SLOTS * 8) : new ArrayBuffer(VERBS.length * SLOTS * 8),
+  );
   for (let v = 0; v < VERBS.length; v++) cells[v * SLOTS + 1] = cells[v * SLOTS + 2] = NaN;
   return cells;
 }
@@ -64,7 +67,8 @@ function merged(all) {
       m.count += cells[base];
       m.firstStartMs = Math.min(m.firstStartMs, cells[base + 1] - performance.timeOrigin);
       m.lastEndMs = Math.max(m.lastEndMs, cells[base + 2] - performance.timeOrigin);
-      for (let s = 0; s < STATUSES; s++) if (cells[base + 3 + s]) m.statuses[s] = (m.statuses[s] ?? 0) + cells[base + 3 + s];
+      for (let s = 0; s < STATUSES; s++)
+        if (cells[base + 3 + s]) m.statuses[s] = (m.statuses[s] ?? 0) + cells[base + 3 + s];
     }
   });
   return verbs;

@@ -17,7 +17,10 @@ export function summarize(profile: Profile, top = 30): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const key = (n: ProfileNode) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^.*\/(node_modules|dist|src)\//, "$1/")}:${n.callFrame.lineNumber + 1}`;
+  const key = (n: ProfileNode) =>
+    `${n.callFrame.functionName || "(anonymous)"} ` +
+    `${n.callFrame.url.replace(new RegExp(String.raw`^.*\/(node_modules|dist|src)\/`), "$1/")}:` +
+    `${n.callFrame.lineNumber + 1}`;
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   let all = 0;

@@ -26,14 +26,31 @@
 //   --cpu-prof DIR       write V8 CPU profiles of every CLI run to DIR, a folder per run with a
 //                        file per thread (summarise one with `tsx bench/profile-summary.ts FILE`);
 //                        timings then include the profiler
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  readdirSync,
+} from "node:fs";
 import { cpus, totalmem, platform, release, arch, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startBenchEmulator } from "./emulator.js";
 import { generate, quotaShape, type Generated } from "./generate.js";
-import { runOverlap, runQuota, runStartup, type ExtraContext, type OverlapResult, type QuotaRun, type StartupResult } from "./extras.js";
+import {
+  runOverlap,
+  runQuota,
+  runStartup,
+  type ExtraContext,
+  type OverlapResult,
+  type QuotaRun,
+  type StartupResult,
+} from "./extras.js";
 import { ISSUE20, ISSUE45 } from "./targets.js";
 import { runPage, type PageResult } from "./page.js";
 import { calibrationMs, gnuTimeAvailable } from "./measure.js";
@@ -43,7 +60,11 @@ import { runConfig, type Config, type ScenarioResult } from "./scenarios.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "converge.js");
 
-const list = (text: string) => text.split(",").map((v) => v.trim()).filter(Boolean);
+const list = (text: string) =>
+  text
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
 const numbers = (text: string, flag: string) =>
   list(text).map((v) => {
     const n = Number(v);
@@ -84,7 +105,8 @@ interface Plan {
 /** The N x L matrix (bench/scenarios.ts). */
 async function runMatrix(plan: Plan, ctx: ExtraContext, cpuProfDir: string | undefined): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
-  for (const n of plan.sizes) results.push(...(await runJob(plan, ctx, { n, latencies: plan.latencies, modes: plan.modes }, cpuProfDir)));
+  for (const n of plan.sizes)
+    results.push(...(await runJob(plan, ctx, { n, latencies: plan.latencies, modes: plan.modes }, cpuProfDir)));
   return results;
 }
 
@@ -93,7 +115,17 @@ async function runMatrix(plan: Plan, ctx: ExtraContext, cpuProfDir: string | und
  *  crash): recorded in `failures`, the run's other results are kept. */
 async function runScale(plan: Plan, ctx: ExtraContext, failures: Failure[]): Promise<ScenarioResult[]> {
   try {
-    return await runJob(plan, ctx, { n: ISSUE20.scale.n, latencies: [0], modes: ["batched"], scenarios: ["cold-apply", ...Array<"noop-plan">(ISSUE20.scale.noopPlanRuns).fill("noop-plan")] }, undefined);
+    return await runJob(
+      plan,
+      ctx,
+      {
+        n: ISSUE20.scale.n,
+        latencies: [0],
+        modes: ["batched"],
+        scenarios: ["cold-apply", ...Array<"noop-plan">(ISSUE20.scale.noopPlanRuns).fill("noop-plan")],
+      },
+      undefined,
+    );
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     plan.log(`  N=${ISSUE20.scale.n}: FAILED: ${message}`);
@@ -104,7 +136,12 @@ async function runScale(plan: Plan, ctx: ExtraContext, failures: Failure[]): Pro
 
 type Job = { n: number; latencies: number[]; modes: string[]; scenarios?: Config["scenarios"] };
 
-async function runJob(plan: Plan, ctx: ExtraContext, job: Job, cpuProfDir: string | undefined): Promise<ScenarioResult[]> {
+async function runJob(
+  plan: Plan,
+  ctx: ExtraContext,
+  job: Job,
+  cpuProfDir: string | undefined,
+): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   const t0 = Date.now();
   const inputs = generate(join(ctx.workdir, `n${job.n}`), job.n);
@@ -114,9 +151,30 @@ async function runJob(plan: Plan, ctx: ExtraContext, job: Job, cpuProfDir: strin
     for (const latencyMs of job.latencies) {
       for (const m of job.modes) {
         const batching = m === "batched";
-        if (!batching && ((latencyMs > 0 && job.n > plan.perResourceMaxN) || !plan.perResourceLatencies.includes(latencyMs))) continue;
-        const config: Config = { n: job.n, latencyMs, batching, parallelism: plan.parallelism, repeat: batching && !job.scenarios ? plan.repeat : 1, ...(job.scenarios ? { scenarios: job.scenarios } : {}) };
-        results.push(...(await runConfig(config, { bin: BIN, emulator, inputs, workdir: ctx.workdir, useGnuTime: ctx.useGnuTime, log: plan.log, ...(cpuProfDir ? { cpuProfDir } : {}) })));
+        if (
+          !batching &&
+          ((latencyMs > 0 && job.n > plan.perResourceMaxN) || !plan.perResourceLatencies.includes(latencyMs))
+        )
+          continue;
+        const config: Config = {
+          n: job.n,
+          latencyMs,
+          batching,
+          parallelism: plan.parallelism,
+          repeat: batching && !job.scenarios ? plan.repeat : 1,
+          ...(job.scenarios ? { scenarios: job.scenarios } : {}),
+        };
+        results.push(
+          ...(await runConfig(config, {
+            bin: BIN,
+            emulator,
+            inputs,
+            workdir: ctx.workdir,
+            useGnuTime: ctx.useGnuTime,
+            log: plan.log,
+            ...(cpuProfDir ? { cpuProfDir } : {}),
+          })),
+        );
       }
     }
   } finally {
@@ -143,7 +201,14 @@ async function runExtras(plan: Plan, ctx: ExtraContext): Promise<Extras> {
       const large = generate(join(ctx.workdir, `n${ISSUE45.far.n}`), ISSUE45.far.n);
       out.startup = await runStartup(ctx, inputs, plan.startupRounds, large);
     }
-    if (plan.parts.has("overlap")) out.overlap = await withEmulator(inputs, (emulator) => runOverlap(ctx, emulator, inputs, { latencyMs: ISSUE20.overlapLatencyMs, parallelism: plan.parallelism, repeat: plan.overlapRepeat }));
+    if (plan.parts.has("overlap"))
+      out.overlap = await withEmulator(inputs, (emulator) =>
+        runOverlap(ctx, emulator, inputs, {
+          latencyMs: ISSUE20.overlapLatencyMs,
+          parallelism: plan.parallelism,
+          repeat: plan.overlapRepeat,
+        }),
+      );
   }
   if (plan.parts.has("far")) {
     const inputs = generate(join(ctx.workdir, `n${ISSUE45.far.n}`), ISSUE45.far.n);
@@ -155,8 +220,20 @@ async function runExtras(plan: Plan, ctx: ExtraContext): Promise<Extras> {
     out.quota = await withEmulator(inputs, async (emulator) => {
       const runs: QuotaRun[] = [];
       // A write quota Q, and a request quota 2Q (reads count too: 2P requests, the same bound P/Q).
-      for (const [kind, perMinute] of [["write", plan.quotaQ], ["request", 2 * plan.quotaQ]] as const) {
-        for (const withRate of [true, false]) runs.push(await runQuota(ctx, emulator, inputs, { kind, service: "gkebackup", perMinute, withRate }, plan.parallelism));
+      for (const [kind, perMinute] of [
+        ["write", plan.quotaQ],
+        ["request", 2 * plan.quotaQ],
+      ] as const) {
+        for (const withRate of [true, false])
+          runs.push(
+            await runQuota(
+              ctx,
+              emulator,
+              inputs,
+              { kind, service: "gkebackup", perMinute, withRate },
+              plan.parallelism,
+            ),
+          );
       }
       return runs;
     });
@@ -168,7 +245,10 @@ async function runExtras(plan: Plan, ctx: ExtraContext): Promise<Extras> {
   return out;
 }
 
-async function withEmulator<T>(inputs: Generated, f: (e: Awaited<ReturnType<typeof startBenchEmulator>>) => Promise<T>): Promise<T> {
+async function withEmulator<T>(
+  inputs: Generated,
+  f: (e: Awaited<ReturnType<typeof startBenchEmulator>>) => Promise<T>,
+): Promise<T> {
   const emulator = await startBenchEmulator(BIN, inputs.seed);
   try {
     return await f(emulator);
@@ -206,14 +286,24 @@ function parseOptions() {
 function planOf(values: ReturnType<typeof parseOptions>, log: (line: string) => void): Plan & { runMode: string } {
   const quick = values.quick;
   const only = values.only ? list(values.only) : undefined;
-  for (const p of only ?? []) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: "${p}" is not one of ${PARTS.join(", ")}`);
+  for (const p of only ?? [])
+    if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: "${p}" is not one of ${PARTS.join(", ")}`);
   const scale: Part[] = values.scale || values.docs ? ["scale"] : [];
   const full: Part[] = ["matrix", "startup", "overlap", "far", "quota", "page", ...scale];
-  const parts = new Set<Part>((only as Part[] | undefined) ?? (quick ? ["matrix", "startup", "overlap", "page"] : full));
+  const parts = new Set<Part>(
+    (only as Part[] | undefined) ?? (quick ? ["matrix", "startup", "overlap", "page"] : full),
+  );
   const latencies = values.latency ? numbers(values.latency, "--latency") : [0, 20];
   const modes = values.modes ? list(values.modes) : ["batched", "per-resource"];
-  for (const m of modes) if (m !== "batched" && m !== "per-resource") throw new Error(`--modes: "${m}" is not batched or per-resource`);
-  const custom = values.n || values.latency || values.modes || values["per-resource-max-n"] || values["per-resource-latency"] || values.only;
+  for (const m of modes)
+    if (m !== "batched" && m !== "per-resource") throw new Error(`--modes: "${m}" is not batched or per-resource`);
+  const custom =
+    values.n ||
+    values.latency ||
+    values.modes ||
+    values["per-resource-max-n"] ||
+    values["per-resource-latency"] ||
+    values.only;
   return {
     runMode: quick ? "quick" : custom ? "custom" : parts.has("scale") ? "full+scale" : "full",
     parts,
@@ -221,7 +311,11 @@ function planOf(values: ReturnType<typeof parseOptions>, log: (line: string) => 
     latencies,
     modes,
     perResourceMaxN: values["per-resource-max-n"] ? Number(values["per-resource-max-n"]) : Infinity,
-    perResourceLatencies: values["per-resource-latency"] ? numbers(values["per-resource-latency"], "--per-resource-latency") : quick ? [20] : latencies,
+    perResourceLatencies: values["per-resource-latency"]
+      ? numbers(values["per-resource-latency"], "--per-resource-latency")
+      : quick
+        ? [20]
+        : latencies,
     repeat: values.repeat ? Number(values.repeat) : quick ? 1 : 3,
     parallelism: Number(values.parallelism),
     startupRounds: values["startup-rounds"] ? Number(values["startup-rounds"]) : quick ? 5 : 15,
@@ -255,7 +349,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (!existsSync(join(ROOT, "dist", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build` first");
-  if (newestMtime(join(ROOT, "src")) > newestMtime(join(ROOT, "dist"))) process.stderr.write("warning: src/ is newer than dist/; run `npm run build` to benchmark the current code\n");
+  if (newestMtime(join(ROOT, "src")) > newestMtime(join(ROOT, "dist")))
+    process.stderr.write("warning: src/ is newer than dist/; run `npm run build` to benchmark the current code\n");
 
   const log = (line: string) => process.stderr.write(line + "\n");
   const plan = planOf(values, log);
@@ -263,8 +358,15 @@ async function main(): Promise<number> {
   if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
   const useGnuTime = gnuTimeAvailable();
   const argv = process.argv.slice(2);
-  const command = process.env.npm_lifecycle_event === "bench" ? `npm run bench${argv.length ? ` -- ${argv.join(" ")}` : ""}` : `tsx bench/run.ts ${argv.join(" ")}`.trim();
-  log(`converge bench (${plan.runMode}): parts=${[...plan.parts].join(",")} N=${plan.sizes.join(",")} L=${plan.latencies.join(",")}ms modes=${plan.modes.join(",")} (per-resource at L=${plan.perResourceLatencies.join(",")}ms) repeat=${plan.repeat} parallelism=${plan.parallelism}`);
+  const command =
+    process.env.npm_lifecycle_event === "bench"
+      ? `npm run bench${argv.length ? ` -- ${argv.join(" ")}` : ""}`
+      : `tsx bench/run.ts ${argv.join(" ")}`.trim();
+  log(
+    `converge bench (${plan.runMode}): parts=${[...plan.parts].join(",")} N=${plan.sizes.join(",")} L=` +
+      `${plan.latencies.join(",")}ms modes=${plan.modes.join(",")} (per-resource at L=` +
+      `${plan.perResourceLatencies.join(",")}ms) repeat=${plan.repeat} parallelism=${plan.parallelism}`,
+  );
 
   const calibrationBefore = calibrationMs();
   const workdir = mkdtempSync(join(tmpdir(), "converge-bench-"));
@@ -297,7 +399,21 @@ async function main(): Promise<number> {
     date: new Date().toISOString(),
     command,
     machine: machineOf(useGnuTime, { before: calibrationBefore, after: calibrationMs() }),
-    options: { parts: [...plan.parts], sizes, latencies, modes, repeat, perResourceRepeat: 1, perResourceLatencies, parallelism, perResourceMaxN: Number.isFinite(perResourceMaxN) ? perResourceMaxN : null, startupRounds: plan.startupRounds, overlapRepeat: plan.overlapRepeat, quotaP: plan.quotaP, quotaQ: plan.quotaQ },
+    options: {
+      parts: [...plan.parts],
+      sizes,
+      latencies,
+      modes,
+      repeat,
+      perResourceRepeat: 1,
+      perResourceLatencies,
+      parallelism,
+      perResourceMaxN: Number.isFinite(perResourceMaxN) ? perResourceMaxN : null,
+      startupRounds: plan.startupRounds,
+      overlapRepeat: plan.overlapRepeat,
+      quotaP: plan.quotaP,
+      quotaQ: plan.quotaQ,
+    },
     durationMs: Date.now() - started,
     partMs,
     results,

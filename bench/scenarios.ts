@@ -64,8 +64,22 @@ export interface ScenarioResult {
   cpuMs: number;
   maxRssMB: number;
   /** loadAvg1: the machine's 1-minute load average just before the run (other processes compete for the 2 cores) */
-  runs: { wallMs: number; cpuUserMs: number; cpuSystemMs: number; maxRssKB: number; uptimeMs: number; loadAvg1: number }[];
-  requests: { reads: number; writes: number; other: number; retries: number; byMethod: Record<string, number>; notOkByStatus: Record<string, number> };
+  runs: {
+    wallMs: number;
+    cpuUserMs: number;
+    cpuSystemMs: number;
+    maxRssKB: number;
+    uptimeMs: number;
+    loadAvg1: number;
+  }[];
+  requests: {
+    reads: number;
+    writes: number;
+    other: number;
+    retries: number;
+    byMethod: Record<string, number>;
+    notOkByStatus: Record<string, number>;
+  };
   /** What SPEC/issue 7 expects of batching: P reads per refresh, P reads + P writes per apply */
   expected: { reads: number; writes: number };
   /** (a) the network lower bound: ceil(calls / parallelism) x L per round of calls */
@@ -90,7 +104,6 @@ export interface ScenarioResult {
   measurementSource: Measurement["source"];
 }
 
-
 function expectedSummary(s: Scenario, shape: Shape): RegExp {
   const { changedReplaced: replaced, changedUpdated: updated } = shape;
   switch (s) {
@@ -101,9 +114,15 @@ function expectedSummary(s: Scenario, shape: Shape): RegExp {
     case "noop-plan":
       return /^No changes\./m;
     case "changed-plan":
-      return new RegExp(`^Plan: 0 to import, ${replaced} to add, ${updated} to change, ${replaced} to destroy\\.$`, "m");
+      return new RegExp(
+        `^Plan: 0 to import, ${replaced} to add, ${updated} to change, ${replaced} to destroy\\.$`,
+        "m",
+      );
     case "changed-apply":
-      return new RegExp(`^Apply complete! Resources: ${replaced} added, ${updated} changed, ${replaced} destroyed\\.$`, "m");
+      return new RegExp(
+        `^Apply complete! Resources: ${replaced} added, ${updated} changed, ${replaced} destroyed\\.$`,
+        "m",
+      );
   }
 }
 
@@ -137,7 +156,10 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
   delete env.GOOGLE_OAUTH_ACCESS_TOKEN;
   const floors: number[] = [];
   const validations: number[] = [];
-  const perScenario = new Map<Scenario, { m: Measurement[]; load: number[]; last?: ScenarioResult["requests"]; summary: string }>();
+  const perScenario = new Map<
+    Scenario,
+    { m: Measurement[]; load: number[]; last?: ScenarioResult["requests"]; summary: string }
+  >();
 
   for (let rep = 0; rep < config.repeat; rep++) {
     rmSync(dir, { recursive: true, force: true });
@@ -152,23 +174,56 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       await ctx.emulator.resetStats();
       // A folder per run: the CLI's HTTP worker thread writes a profile of its own, and Node names
       // each thread's file (CPU.{date}.{pid}.{thread}.{n}.cpuprofile: thread 0 is the main one).
-      const prof = ctx.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", join(ctx.cpuProfDir, `n${config.n}-l${config.latencyMs}-${config.batching ? "batched" : "per-resource"}-${scenario}-${rep + 1}`)] : [];
+      const prof = ctx.cpuProfDir
+        ? [
+            "--cpu-prof",
+            "--cpu-prof-dir",
+            join(
+              ctx.cpuProfDir,
+              `n${config.n}-l${config.latencyMs}-` +
+                `${config.batching ? "batched" : "per-resource"}-${scenario}-` +
+                `${rep + 1}`,
+            ),
+          ]
+        : [];
       const loadBefore = loadavg()[0]!;
       const baseline = config.batching ? [] : ["--import", PER_RESOURCE];
-      const m = await runCli(config.batching ? ctx.bin : UNBUNDLED_CLI, args, { cwd: dir, env: { ...env, CONVERGE_BENCH_STATE: state }, scratch: dir, useGnuTime: ctx.useGnuTime, nodeFlags: [...prof, ...baseline], abort: ctx.emulator.crashed });
+      const m = await runCli(config.batching ? ctx.bin : UNBUNDLED_CLI, args, {
+        cwd: dir,
+        env: { ...env, CONVERGE_BENCH_STATE: state },
+        scratch: dir,
+        useGnuTime: ctx.useGnuTime,
+        nodeFlags: [...prof, ...baseline],
+        abort: ctx.emulator.crashed,
+      });
       const stats = summarizeStats(await ctx.emulator.stats());
       const want = expectedSummary(scenario, shape);
       const summary = (want.exec(m.stdoutSummary)?.[0] ?? m.stdoutTail.trim().split("\n").pop() ?? "").trim();
       if (m.exitCode !== 0 || !want.test(m.stdoutSummary)) {
-        throw new Error(`${label} ${scenario}: exit ${m.exitCode}; expected ${want} in the output, got:\n${m.stdoutTail}\n${m.stderrTail}`);
+        throw new Error(
+          `${label} ${scenario}: exit ${m.exitCode}; expected ${want} in the ` +
+            `output, got:\n${m.stdoutTail}\n${m.stderrTail}`,
+        );
       }
       if (scenario === "cold-apply" && existsSync(state)) copyFileSync(state, join(dir, "state.applied.json"));
       const entry = perScenario.get(scenario) ?? { m: [], load: [], summary };
       entry.m.push(m);
       entry.load.push(loadBefore);
-      entry.last = { reads: stats.reads, writes: stats.writes, other: stats.other, retries: stats.notOk, byMethod: stats.byMethod, notOkByStatus: stats.notOkByStatus };
+      entry.last = {
+        reads: stats.reads,
+        writes: stats.writes,
+        other: stats.other,
+        retries: stats.notOk,
+        byMethod: stats.byMethod,
+        notOkByStatus: stats.notOkByStatus,
+      };
       perScenario.set(scenario, entry);
-      ctx.log(`  ${label} ${scenario.padEnd(13)} ${(m.wallMs / 1000).toFixed(2).padStart(7)}s wall ${((m.cpuUserMs + m.cpuSystemMs) / 1000).toFixed(2).padStart(6)}s cpu ${(m.maxRssKB / 1024).toFixed(0).padStart(5)} MB  ${stats.reads} reads ${stats.writes} writes${stats.notOk ? ` ${stats.notOk} not-OK` : ""}`);
+      ctx.log(
+        `  ${label} ${scenario.padEnd(13)} ${(m.wallMs / 1000).toFixed(2).padStart(7)}s wall ` +
+          `${((m.cpuUserMs + m.cpuSystemMs) / 1000).toFixed(2).padStart(6)}s cpu ` +
+          `${(m.maxRssKB / 1024).toFixed(0).padStart(5)} MB  ${stats.reads} reads ${stats.writes} writes` +
+          `${stats.notOk ? ` ${stats.notOk} not-OK` : ""}`,
+      );
     }
     if (config.batching) floors.push(await floorRun(ctx, shape, config));
     if (config.batching && config.latencyMs === 0) validations.push(await validateRun(ctx, config, dir, env));
@@ -189,7 +244,13 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       const spans = e.m.map((m) => m.http[verb]).filter((x) => x !== undefined);
       if (!spans.length) return undefined;
       const spanMs = median(spans.map((x) => x.lastEndMs - x.firstStartMs));
-      return { kind, calls: spans[spans.length - 1]!.count, spanMs, boundMs, ...(boundMs > 0 ? { ratio: spanMs / boundMs } : {}) };
+      return {
+        kind,
+        calls: spans[spans.length - 1]!.count,
+        spanMs,
+        boundMs,
+        ...(boundMs > 0 ? { ratio: spanMs / boundMs } : {}),
+      };
     };
     const refresh = phase("refresh", "getIamPolicy", rounds[0]!.boundMs);
     const write = phase("write", "setIamPolicy", rounds[1]?.boundMs ?? 0);
@@ -205,7 +266,14 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
       wallMs: median(e.m.map((m) => m.wallMs)),
       cpuMs: median(e.m.map((m) => m.cpuUserMs + m.cpuSystemMs)),
       maxRssMB: Math.max(...e.m.map((m) => m.maxRssKB)) / 1024,
-      runs: e.m.map((m, i) => ({ wallMs: m.wallMs, cpuUserMs: m.cpuUserMs, cpuSystemMs: m.cpuSystemMs, maxRssKB: m.maxRssKB, uptimeMs: m.uptimeMs, loadAvg1: e.load[i]! })),
+      runs: e.m.map((m, i) => ({
+        wallMs: m.wallMs,
+        cpuUserMs: m.cpuUserMs,
+        cpuSystemMs: m.cpuSystemMs,
+        maxRssKB: m.maxRssKB,
+        uptimeMs: m.uptimeMs,
+        loadAvg1: e.load[i]!,
+      })),
       requests: e.last!,
       expected,
       rounds,
@@ -222,13 +290,21 @@ export async function runConfig(config: Config, ctx: RunContext): Promise<Scenar
 /** One calibration run of bench/floor.mjs (P reads, same parallelism, same latency). */
 async function floorRun(ctx: RunContext, shape: Shape, config: Config): Promise<number> {
   const spanMs = await (ctx.floorSpan ?? floorSpan)(ctx.emulator.hostPort, shape.p, config.parallelism);
-  ctx.log(`  N=${config.n} L=${config.latencyMs}ms floor (bare HTTP loop, ${shape.p} reads): ${(spanMs / 1000).toFixed(2)}s`);
+  ctx.log(
+    `  N=${config.n} L=${config.latencyMs}ms floor (bare HTTP loop, ${shape.p} reads): ${(spanMs / 1000).toFixed(2)}s`,
+  );
   return spanMs;
 }
 
 /** One `converge validate` of the config's stack: its wall time (ms). */
 async function validateRun(ctx: RunContext, config: Config, dir: string, env: NodeJS.ProcessEnv): Promise<number> {
-  const m = await runCli(ctx.bin, ["validate", "-f", ctx.inputs.stack, "--no-color"], { cwd: dir, env, scratch: dir, useGnuTime: ctx.useGnuTime, abort: ctx.emulator.crashed });
+  const m = await runCli(ctx.bin, ["validate", "-f", ctx.inputs.stack, "--no-color"], {
+    cwd: dir,
+    env,
+    scratch: dir,
+    useGnuTime: ctx.useGnuTime,
+    abort: ctx.emulator.crashed,
+  });
   if (m.exitCode !== 0) throw new Error(`N=${config.n} validate: exit ${m.exitCode}: ${m.stderrTail}`);
   ctx.log(`  N=${config.n} L=${config.latencyMs}ms validate: ${(m.wallMs / 1000).toFixed(2)}s`);
   return m.wallMs;

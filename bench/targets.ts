@@ -61,8 +61,14 @@ export interface Verdict {
 }
 
 /** A verdict on `value` ≤ `limit`; `format` writes both. undefined value: not run. */
-export function atMost(target: string, value: number | undefined, limit: number, format: (v: number) => string): Verdict {
-  if (value === undefined || !Number.isFinite(value)) return { target, figure: "not run", limit: `≤ ${format(limit)}`, met: undefined };
+export function atMost(
+  target: string,
+  value: number | undefined,
+  limit: number,
+  format: (v: number) => string,
+): Verdict {
+  if (value === undefined || !Number.isFinite(value))
+    return { target, figure: "not run", limit: `≤ ${format(limit)}`, met: undefined };
   return { target, figure: format(value), limit: `≤ ${format(limit)}`, met: value <= limit };
 }
 
@@ -94,7 +100,9 @@ export interface GrowthRow extends GrowthPoint {
 /** Per scenario (in first-seen order), its points by increasing N, each with the ratio to the
  *  one before. Scenarios seen at one N only are left out: they show no growth. */
 export function growthRows(points: readonly GrowthPoint[], order: readonly string[] = []): GrowthRow[] {
-  const scenarios = [...new Set([...order.filter((s) => points.some((p) => p.scenario === s)), ...points.map((p) => p.scenario)])];
+  const scenarios = [
+    ...new Set([...order.filter((s) => points.some((p) => p.scenario === s)), ...points.map((p) => p.scenario)]),
+  ];
   const rows: GrowthRow[] = [];
   for (const scenario of scenarios) {
     const mine = points.filter((p) => p.scenario === scenario).sort((a, b) => a.n - b.n);
@@ -102,7 +110,14 @@ export function growthRows(points: readonly GrowthPoint[], order: readonly strin
     mine.forEach((p, i) => {
       const prev = mine[i - 1];
       if (!prev || prev.n === p.n) return void rows.push({ ...p });
-      rows.push({ ...p, previousN: prev.n, nRatio: p.n / prev.n, wallRatio: p.wallMs / prev.wallMs, cpuRatio: p.cpuMs / prev.cpuMs, rssRatio: p.maxRssMB / prev.maxRssMB });
+      rows.push({
+        ...p,
+        previousN: prev.n,
+        nRatio: p.n / prev.n,
+        wallRatio: p.wallMs / prev.wallMs,
+        cpuRatio: p.cpuMs / prev.cpuMs,
+        rssRatio: p.maxRssMB / prev.maxRssMB,
+      });
     });
   }
   return rows;

@@ -23,14 +23,24 @@ export function sources(dir) {
 function functionName(node, sf) {
   if (node.name) return node.name.getText(sf);
   const parent = node.parent;
-  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) return parent.name.getText(sf);
+  if (
+    parent &&
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+  )
+    return parent.name.getText(sf);
   return "(anonymous)";
 }
 
 /** Calls `fn(node, sf, rel)` for every node of every file, parsed by TypeScript's own parser. */
 export function forEachNode(files, fn) {
   for (const file of files) {
-    const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const sf = ts.createSourceFile(
+      file,
+      readFileSync(file, "utf8"),
+      ts.ScriptTarget.Latest,
+      true,
+      file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+    );
     const rel = relative(ROOT, file);
     const visit = (node) => {
       fn(node, sf, rel);
@@ -59,9 +69,11 @@ export function violations(files = sources(join(ROOT, "src"))) {
     const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
     const end = sf.getLineAndCharacterOfPosition(node.end).line;
     const n = end - start + 1;
-    if (n > MAX_FUNCTION) out.push(`${rel}:${start + 1}: function ${functionName(node, sf)} is ${n} lines (at most ${MAX_FUNCTION})`);
+    if (n > MAX_FUNCTION)
+      out.push(`${rel}:${start + 1}: function ${functionName(node, sf)} is ${n} lines (at most ${MAX_FUNCTION})`);
   });
   return out;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) report(violations(), "size limits: ok", "size limit violation(s)");
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  report(violations(), "size limits: ok", "size limit violation(s)");

@@ -39,4 +39,5 @@ export function spreadCalls(files = sources(join(ROOT, "src"))) {
   return out;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) report(spreadCalls(), "spread calls: none", "spread call(s)");
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  report(spreadCalls(), "spread calls: none", "spread call(s)");

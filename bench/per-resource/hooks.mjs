@@ -4,6 +4,7 @@ const WRAPPER = new URL("./cloud.mjs", import.meta.url).href;
 
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  if (context.parentURL !== WRAPPER && resolved.url.endsWith("/dist/connect/cloud.js")) return { ...resolved, url: WRAPPER, shortCircuit: true };
+  if (context.parentURL !== WRAPPER && resolved.url.endsWith("/dist/connect/cloud.js"))
+    return { ...resolved, url: WRAPPER, shortCircuit: true };
   return resolved;
 }

@@ -1,6 +1,7 @@
 // apply(): walks the plan's change graph (graph.ts) with the scheduler (scheduler.ts): the changes
 // that touch one policy are written in one read-modify-write, after the policies they depend on
-// (policy-graph.ts; work.ts says what each node writes and records); the state is saved, coalesced and atomic, as steps complete
+// (policy-graph.ts; work.ts says what each node writes and records); the state is saved, coalesced and atomic, as steps
+// complete
 // (state-recorder.ts); a failure stops only what depends on it; an abort starts no new write, lets
 // the calls in flight finish and saves. Outputs are computed last, from everything now known.
 import pLimit from "p-limit";
@@ -58,14 +59,25 @@ export async function apply(plan: Plan, ctx: ApplyContext): Promise<ApplyResult>
   const values = knownValues(plan, ctx.state);
   const recorder = new StateRecorder(ctx.state, ctx.save, emit, (r) => values.set(r.address, r.outputs));
   // Renames from `moved:` come first: they call nothing, and every step records the new address.
-  recorder.renameAll(new Map(plan.resource_changes.flatMap((c) => (c.previous_address ? [[c.previous_address, c.address] as const] : []))));
+  recorder.renameAll(
+    new Map(
+      plan.resource_changes.flatMap((c) => (c.previous_address ? [[c.previous_address, c.address] as const] : [])),
+    ),
+  );
   const result: ApplyResult = { state: recorder.state, failed: [], skipped: [], interrupted: false };
   const scope: Scope = valuesScope(values);
   const fail = (n: Node, summary: string, detail?: string) => {
     n.status = "failed";
     const d = error(`${n.change.address}: ${summary}`, { address: n.change.address, ...(detail ? { detail } : {}) });
     result.failed.push({ address: n.change.address, diagnostic: d });
-    emit({ type: "step", address: n.change.address, action: n.action, phase: "error", error: d, ...(n.change.policy ? { policy: n.change.policy } : {}) });
+    emit({
+      type: "step",
+      address: n.change.address,
+      action: n.action,
+      phase: "error",
+      error: d,
+      ...(n.change.policy ? { policy: n.change.policy } : {}),
+    });
   };
   const work: WorkContext = {
     cloud: ctx.cloud,
@@ -124,7 +136,11 @@ function writeTickets(log: IntentLog, recorder: StateRecorder) {
     }
   };
   const beforeWrite = async (kind: string, policy: string, group: Work[]): Promise<WriteTicket> => {
-    const id = await log.begin(kind, policy, group.map((w) => w.intent));
+    const id = await log.begin(
+      kind,
+      policy,
+      group.map((w) => w.intent),
+    );
     return {
       recorded: () => {
         const moving = new Set(group.filter((w) => w.intent.first_of_two).map((w) => w.node));
@@ -144,13 +160,16 @@ function writeTickets(log: IntentLog, recorder: StateRecorder) {
 function knownValues(plan: Plan, state: State): Map<string, unknown> {
   const values = new Map<string, unknown>(Object.entries(plan.variables ?? {}));
   for (const r of state.resources) values.set(r.address, r.outputs);
-  for (const c of plan.resource_changes) if (c.mode === "managed" && c.change.after && !c.config) values.set(c.address, c.change.after);
+  for (const c of plan.resource_changes)
+    if (c.mode === "managed" && c.change.after && !c.config) values.set(c.address, c.change.after);
   return values;
 }
 
 /** The outputs the plan marks as computed from a secret. */
 function sensitiveOutputs(plan: Plan): string[] {
-  return Object.entries(plan.output_changes).filter(([, c]) => c.after_sensitive === true).map(([name]) => name);
+  return Object.entries(plan.output_changes)
+    .filter(([, c]) => c.after_sensitive === true)
+    .map(([name]) => name);
 }
 
 /** Outputs, computed when everything they need is known; an output still unknown keeps its value. */

@@ -24,7 +24,8 @@ function stepAction(c: ResourceChange): StepAction {
 
 export function changeGraph(changes: readonly ResourceChange[]): Map<string, Node> {
   const nodes = new Map<string, Node>();
-  for (const c of changes) nodes.set(nodeKey(c), { change: c, action: stepAction(c), deps: new Set(), status: "pending" });
+  for (const c of changes)
+    nodes.set(nodeKey(c), { change: c, action: stepAction(c), deps: new Set(), status: "pending" });
   const byAddress = new Map<string, Node[]>();
   for (const n of nodes.values()) {
     const same = byAddress.get(n.change.address);
@@ -36,10 +37,12 @@ export function changeGraph(changes: readonly ResourceChange[]): Map<string, Nod
     if (isDelete(n)) {
       // The deletes of what n depends on wait for n (found by address: scanning every node per
       // delete was quadratic).
-      for (const d of n.change.dependencies ?? []) for (const dn of byAddress.get(d) ?? []) if (dn !== n && isDelete(dn)) dn.deps.add(nodeKey(n.change));
+      for (const d of n.change.dependencies ?? [])
+        for (const dn of byAddress.get(d) ?? []) if (dn !== n && isDelete(dn)) dn.deps.add(nodeKey(n.change));
       for (const other of byAddress.get(n.change.address) ?? []) if (other !== n) n.deps.add(nodeKey(other.change));
     } else {
-      for (const d of n.change.dependencies ?? []) for (const dn of byAddress.get(d) ?? []) if (!isDelete(dn)) n.deps.add(nodeKey(dn.change));
+      for (const d of n.change.dependencies ?? [])
+        for (const dn of byAddress.get(d) ?? []) if (!isDelete(dn)) n.deps.add(nodeKey(dn.change));
     }
   }
   return nodes;

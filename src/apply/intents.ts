@@ -31,7 +31,14 @@ export class IntentLog {
    *  durable (the write may start), rejects when it could not be recorded (the write must not). */
   begin(kind: string, policy: string, changes: IntentChange[]): Promise<string> {
     const digest = this.planDigest();
-    const intent: WriteIntent = { id: randomUUID(), created: this.now().toISOString(), ...(digest ? { plan_digest: digest } : {}), kind, policy, changes };
+    const intent: WriteIntent = {
+      id: randomUUID(),
+      created: this.now().toISOString(),
+      ...(digest ? { plan_digest: digest } : {}),
+      kind,
+      policy,
+      changes,
+    };
     return new Promise<string>((resolve, reject) => {
       this.batch.push({ intent, done: (e) => (e === undefined ? resolve(intent.id) : reject(e)) });
       this.recording ??= this.drain();

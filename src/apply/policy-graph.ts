@@ -54,7 +54,11 @@ export class PolicyGraph {
   private readonly outstanding = new Map<string, Set<Piece>>();
 
   constructor(nodes: Map<string, Node>) {
-    for (const n of nodes.values()) this.pieces.set(n, plannedKeys(n).map((key) => ({ node: n, key, deps: [], group: key })));
+    for (const n of nodes.values())
+      this.pieces.set(
+        n,
+        plannedKeys(n).map((key) => ({ node: n, key, deps: [], group: key })),
+      );
     this.link(nodes);
     splitCycles([...this.pieces.values()].flat());
     for (const [n, ps] of this.pieces) {
@@ -87,7 +91,8 @@ export class PolicyGraph {
         const dn = nodes.get(k)!;
         const direct = this.pieces.get(dn)!;
         for (const t of reach(dn)) {
-          const soft = direct.length === 1 && ps.length === 1 && t.key === ps[0]!.key && !t.key.startsWith("?") && !deferred(n);
+          const soft =
+            direct.length === 1 && ps.length === 1 && t.key === ps[0]!.key && !t.key.startsWith("?") && !deferred(n);
           ps[0]!.deps.push({ piece: t, hard: !soft });
         }
       }
@@ -135,7 +140,8 @@ function splitCycles(pieces: Piece[]): void {
   const round = new Map<Piece, number>();
   for (const p of topological(pieces)) {
     let r = 0;
-    for (const d of p.deps) if (scc.get(d.piece.key) === scc.get(p.key)) r = Math.max(r, (round.get(d.piece) ?? 0) + (d.hard ? 1 : 0));
+    for (const d of p.deps)
+      if (scc.get(d.piece.key) === scc.get(p.key)) r = Math.max(r, (round.get(d.piece) ?? 0) + (d.hard ? 1 : 0));
     round.set(p, r);
     if (onCycle.get(p.key)) p.group = `${p.key} #${r}`;
   }

@@ -50,7 +50,6 @@ export interface SchedulerOutcome {
   interrupted: boolean;
 }
 
-
 export class Scheduler {
   private readonly inflight = new Set<Promise<void>>();
   /** Policies being written ("{kind} {name}"). */
@@ -85,7 +84,8 @@ export class Scheduler {
         await this.startReady(pending);
         this.dispatch(false);
         // Never reached when the policy graph is right: work waits for a change that cannot come.
-        if (this.inflight.size === 0 && this.queuedCount > 0 && !pending.some((n) => this.ready(n))) this.dispatch(true);
+        if (this.inflight.size === 0 && this.queuedCount > 0 && !pending.some((n) => this.ready(n)))
+          this.dispatch(true);
       }
       if (!(await this.waitForProgress(pending))) break;
     }
@@ -118,7 +118,7 @@ export class Scheduler {
 
   /** Skips what can no longer run, transitively (repeats until nothing changes). */
   private skipBlocked(pending: Node[]): void {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const n of pending) {
         if (n.status !== "pending" || !this.blocked(n)) continue;
@@ -148,9 +148,16 @@ export class Scheduler {
       n.status = "running";
       const t0 = Date.now();
       this.startedAt.set(n, t0);
-      this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "start", ...(n.change.policy ? { policy: n.change.policy } : {}) });
+      this.x.emit({
+        type: "step",
+        address: n.change.address,
+        action: n.action,
+        phase: "start",
+        ...(n.change.policy ? { policy: n.change.policy } : {}),
+      });
       const works = await this.x.prepare(n, t0);
-      if ((n.status as Node["status"]) === "done") this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - t0 });
+      if ((n.status as Node["status"]) === "done")
+        this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - t0 });
       if (n.status !== "running") {
         this.groups.settle(n);
         continue;
@@ -161,7 +168,11 @@ export class Scheduler {
         n.status = "done";
         continue;
       }
-      if (works.length > 1) this.pieces.set(n, works.slice(1).map((w, i) => ({ w, index: i + 1 })));
+      if (works.length > 1)
+        this.pieces.set(
+          n,
+          works.slice(1).map((w, i) => ({ w, index: i + 1 })),
+        );
       this.enqueue(works[0]!, 0);
     }
   }
@@ -225,11 +236,25 @@ export class Scheduler {
         ticket = this.x.beforeWrite ? await this.x.beforeWrite(kind, policy, group) : NO_TICKET;
         // Started once its intent is durable: the write goes out now.
         emit({ type: "policy-write", policy, phase: "start" });
-        return this.x.cloud.modifyPolicy(kind, policy, group.flatMap((w) => w.mods), initial, signal, planned);
+        return this.x.cloud.modifyPolicy(
+          kind,
+          policy,
+          group.flatMap((w) => w.mods),
+          initial,
+          signal,
+          planned,
+        );
       });
       if (!out) return this.notStarted(policy, t0);
       this.x.live?.set(`${kind} ${policy}`, out.policy);
-      emit({ type: "policy-write", policy, phase: "done", attempts: out.attempts, written: out.written, ms: Date.now() - t0 });
+      emit({
+        type: "policy-write",
+        policy,
+        phase: "done",
+        attempts: out.attempts,
+        written: out.written,
+        ms: Date.now() - t0,
+      });
       for (const w of group) this.complete(w, out.policy);
       ticket?.recorded();
     } catch (e) {
@@ -245,7 +270,8 @@ export class Scheduler {
     if (status === INTERRUPTED && this.x.signal?.aborted) return this.notStarted(policy, t0);
     this.x.emit({ type: "policy-write", policy, phase: "error", ms: Date.now() - t0 });
     // The object is gone, so is every grant on it: deleting is done.
-    if (status === "NOT_FOUND" && group.every((w) => w.node.action === "delete")) return group.forEach((w) => this.complete(w, undefined));
+    if (status === "NOT_FOUND" && group.every((w) => w.node.action === "delete"))
+      return group.forEach((w) => this.complete(w, undefined));
     if (group.length > 1 && (status === "INVALID_ARGUMENT" || status === "FAILED_PRECONDITION")) {
       // One bad change must not sink its neighbours: retry each change on its own (in arrival
       // order, so a change sharing the write of one it depends on comes after it).
@@ -256,7 +282,10 @@ export class Scheduler {
       }
       return;
     }
-    const what = status === "NOT_FOUND" ? `${kindLabel(kind)} ${policy} does not exist` : `cannot update the IAM policy of ${policy}`;
+    const what =
+      status === "NOT_FOUND"
+        ? `${kindLabel(kind)} ${policy} does not exist`
+        : `cannot update the IAM policy of ${policy}`;
     for (const w of group) {
       if (w.node.status !== "running") continue;
       this.x.fail(w.node, what, (e as Error).message);
@@ -276,7 +305,14 @@ export class Scheduler {
     this.remaining.set(n, left);
     if (left === 0) {
       n.status = "done";
-      this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "done", ms: Date.now() - (this.startedAt.get(n) ?? Date.now()), ...(n.change.policy ? { policy: n.change.policy } : {}) });
+      this.x.emit({
+        type: "step",
+        address: n.change.address,
+        action: n.action,
+        phase: "done",
+        ms: Date.now() - (this.startedAt.get(n) ?? Date.now()),
+        ...(n.change.policy ? { policy: n.change.policy } : {}),
+      });
       return;
     }
     // Next piece of a cross-object replacement.
@@ -288,7 +324,14 @@ export class Scheduler {
    *  refused by the abort). Reported as not started; the state keeps what it had for them. */
   private reportNotStarted(): void {
     for (const n of this.x.nodes.values()) {
-      if (n.status === "running") this.x.emit({ type: "step", address: n.change.address, action: n.action, phase: "interrupted", ...(n.change.policy ? { policy: n.change.policy } : {}) });
+      if (n.status === "running")
+        this.x.emit({
+          type: "step",
+          address: n.change.address,
+          action: n.action,
+          phase: "interrupted",
+          ...(n.change.policy ? { policy: n.change.policy } : {}),
+        });
       if (n.status === "pending" || n.status === "running") this.outcome.skipped.push(n.change.address);
     }
   }

@@ -95,7 +95,11 @@ export class StateRecorder {
     this.version++;
     this.compact();
     const name = (a: string) => final.get(a) ?? a;
-    this.current.resources = this.current.resources.map((x) => ({ ...x, address: name(x.address), dependencies: x.dependencies.map(name) }));
+    this.current.resources = this.current.resources.map((x) => ({
+      ...x,
+      address: name(x.address),
+      dependencies: x.dependencies.map(name),
+    }));
     this.indexOf = undefined;
   }
 
@@ -135,7 +139,8 @@ export class StateRecorder {
    *  serialised once) and the state keeps the sealed copy, not a second one. */
   snapshot(): State {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(this.state)) out[k] = k === "resources" && Array.isArray(v) ? this.sealResources() : structuredClone(v);
+    for (const [k, v] of Object.entries(this.state))
+      out[k] = k === "resources" && Array.isArray(v) ? this.sealResources() : structuredClone(v);
     return out as unknown as State;
   }
 
@@ -188,7 +193,8 @@ export class StateRecorder {
         },
       );
     };
-    const wait = final || this.last.ms < SLOW_SAVE_MS ? 0 : this.last.end + SAVE_PAUSE_FACTOR * this.last.ms - Date.now();
+    const wait =
+      final || this.last.ms < SLOW_SAVE_MS ? 0 : this.last.end + SAVE_PAUSE_FACTOR * this.last.ms - Date.now();
     this.saving = (wait > 0 ? this.delay(wait).then(write) : write()).then(
       (written) => {
         this.state.serial = written.serial;

@@ -32,7 +32,6 @@ export interface Work {
   intent: IntentChange;
 }
 
-
 export interface WorkContext {
   cloud: CloudPort;
   limit: LimitFunction;
@@ -89,15 +88,33 @@ async function readDataSource(w: WorkContext, n: Node, started: number): Promise
   const cfg = (c.config ?? {}) as { function?: string; arguments?: unknown };
   const fn = functionDriver(String(cfg.function ?? c.type));
   const diags: Diagnostic[] = [];
-  const args = resolveValue(cfg.arguments, ["variables", c.address, "fn::invoke", "arguments"], w.scope, undefined, diags) as Obj;
-  if (!fn || diags.length || containsUnknown(args)) return w.fail(n, "cannot evaluate the function arguments", diagsText(diags) || "a value it depends on is still unknown");
+  const args = resolveValue(
+    cfg.arguments,
+    ["variables", c.address, "fn::invoke", "arguments"],
+    w.scope,
+    undefined,
+    diags,
+  ) as Obj;
+  if (!fn || diags.length || containsUnknown(args))
+    return w.fail(
+      n,
+      "cannot evaluate the function arguments",
+      diagsText(diags) || "a value it depends on is still unknown",
+    );
   const named = fn.objectName(args, w.defaults);
   if ("problem" in named) return w.fail(n, named.problem.message);
   w.emit({ type: "read", address: c.address, token: fn.token, object: named.name, phase: "start" });
   try {
     const res = await w.limit(() => fn.read(w.cloud, named.name));
     w.values.set(c.address, res);
-    w.emit({ type: "read", address: c.address, token: fn.token, object: named.name, phase: "done", ms: Date.now() - started });
+    w.emit({
+      type: "read",
+      address: c.address,
+      token: fn.token,
+      object: named.name,
+      phase: "done",
+      ms: Date.now() - started,
+    });
     n.status = "done";
   } catch (e) {
     w.fail(n, `cannot read ${named.name}`, (e as Error).message);
@@ -110,7 +127,13 @@ function desiredNow(w: WorkContext, n: Node, d: IamDriver): IamInputs | undefine
   const c = n.change;
   if (!c.config || n.action === "delete") return c.change.after ? inputsOf(d, c.change.after) : undefined;
   const diags: Diagnostic[] = [];
-  const raw = resolveValue((c.config as Obj).properties, ["resources", c.address, "properties"], w.scope, undefined, diags) as Obj;
+  const raw = resolveValue(
+    (c.config as Obj).properties,
+    ["resources", c.address, "properties"],
+    w.scope,
+    undefined,
+    diags,
+  ) as Obj;
   if (diags.length || containsUnknown(raw)) {
     w.fail(n, "cannot evaluate its properties", diagsText(diags) || "a value it depends on is still unknown");
     return false;
@@ -138,7 +161,9 @@ function entryOf(c: ResourceChange, d: IamDriver, inputs: IamInputs, etag: strin
     dependencies: c.dependencies ?? [],
     ...(c.protect ? { protect: true } : {}),
     ...(c.retain_on_delete ? { retainOnDelete: true } : {}),
-    ...(c.change.after_sensitive && typeof c.change.after_sensitive === "object" ? { sensitive: c.change.after_sensitive as Record<string, true> } : {}),
+    ...(c.change.after_sensitive && typeof c.change.after_sensitive === "object"
+      ? { sensitive: c.change.after_sensitive as Record<string, true> }
+      : {}),
     ...(c.after_adopted === true ? { adopted: true } : {}),
   };
 }
@@ -147,10 +172,16 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
   const c = n.change;
   const prior = c.change.before ? inputsOf(d, c.change.before) : undefined;
   const record = (inputs: IamInputs, p: Policy | undefined) => w.recorder.set(entryOf(c, d, inputs, p?.etag ?? ""));
-  const intent = (mods: PolicyModification[], then: Omit<IntentChange, "address" | "type" | "mods">): IntentChange => ({ address: c.address, type: c.type, mods: mods as unknown as IntentChange["mods"], ...then });
+  const intent = (mods: PolicyModification[], then: Omit<IntentChange, "address" | "type" | "mods">): IntentChange => ({
+    address: c.address,
+    type: c.type,
+    mods: mods as unknown as IntentChange["mods"],
+    ...then,
+  });
   // What revoking the prior grant takes away: nothing of a grant converge adopted (it was there
   // before converge), nothing another resource of this plan holds.
-  const revoke = (from: IamInputs) => (c.before_adopted ? [] : w.held.guard(d.kind, from.name, d.modifications(from, undefined)));
+  const revoke = (from: IamInputs) =>
+    c.before_adopted ? [] : w.held.guard(d.kind, from.name, d.modifications(from, undefined));
   if (n.action === "no-op" || (n.action === "import" && c.change.action === "no-op")) {
     if (desired) record(desired, { etag: String(((c.change.before ?? {}) as Obj).etag ?? "") });
     n.status = "done";
@@ -162,7 +193,10 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     const forget = () => {
       w.recorder.remove(c.address, c.type);
     };
-    if (mods.length) return [{ node: n, kind: d.kind, policy: prior!.name, mods, finish: forget, intent: intent(mods, { forget: true }) }];
+    if (mods.length)
+      return [
+        { node: n, kind: d.kind, policy: prior!.name, mods, finish: forget, intent: intent(mods, { forget: true }) },
+      ];
     // Adopted, or other resources of this plan hold every grant it had: forget it, revoke nothing.
     forget();
     n.status = "done";
@@ -179,12 +213,36 @@ function resourceWork(w: WorkContext, n: Node, d: IamDriver, desired: IamInputs 
     const grant = d.modifications(undefined, target);
     const revoked = revoke(prior);
     return [
-      { node: n, kind: d.kind, policy: target.name, mods: grant, finish: (p) => void (granted = p), intent: intent(grant, { record: entry, first_of_two: true }) },
-      { node: n, kind: d.kind, policy: prior.name, mods: revoked, finish: () => (record(target, granted), w.movedRecorded?.(n)), intent: intent(revoked, { record: entry }) },
+      {
+        node: n,
+        kind: d.kind,
+        policy: target.name,
+        mods: grant,
+        finish: (p) => void (granted = p),
+        intent: intent(grant, { record: entry, first_of_two: true }),
+      },
+      {
+        node: n,
+        kind: d.kind,
+        policy: prior.name,
+        mods: revoked,
+        finish: () => (record(target, granted), w.movedRecorded?.(n)),
+        intent: intent(revoked, { record: entry }),
+      },
     ];
   }
   // A replacement on one object revokes the old grant and makes the new one in one write.
   const grant = d.modifications(n.action === "create" || n.action === "replace" ? undefined : prior, target);
-  const mods = n.action === "replace" && prior ? [...revoke(prior), ...grant] : w.held.guard(d.kind, target.name, grant);
-  return [{ node: n, kind: d.kind, policy: target.name, mods, finish: (p) => record(target, p), intent: intent(mods, { record: entryOf(c, d, target, "") }) }];
+  const mods =
+    n.action === "replace" && prior ? [...revoke(prior), ...grant] : w.held.guard(d.kind, target.name, grant);
+  return [
+    {
+      node: n,
+      kind: d.kind,
+      policy: target.name,
+      mods,
+      finish: (p) => record(target, p),
+      intent: intent(mods, { record: entryOf(c, d, target, "") }),
+    },
+  ];
 }

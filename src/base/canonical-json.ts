@@ -56,7 +56,9 @@ function canonicalText(value: unknown): string {
   if (value === null || typeof value !== "object") return scalarJson(value);
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalText(v))).join(",")}]`;
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalText(obj[k])}`).join(",")}}`;
 }
 

@@ -20,6 +20,7 @@ function copyInto(out: Record<string, unknown>, from: Record<string, unknown>): 
 
 /** out[k] = v as an own enumerable key, "__proto__" included (an assignment would set the prototype). */
 export function setOwn(out: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === "__proto__")
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   else out[k] = v;
 }

@@ -16,7 +16,8 @@ export type Decoded = { ok: true; text: string } | { ok: false; invalid: Invalid
 
 /** Where `text` starts counting columns on the line that starts at `lineStart`: after a byte order
  *  mark at the start of the text, which is not a character an editor shows. */
-const columnsFrom = (text: string, lineStart: number) => (lineStart === 0 && text.charCodeAt(0) === 0xfeff ? 1 : lineStart);
+const columnsFrom = (text: string, lineStart: number) =>
+  lineStart === 0 && text.charCodeAt(0) === 0xfeff ? 1 : lineStart;
 
 const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
@@ -38,7 +39,10 @@ export function columnAt(text: string, lineStart: number, offset: number): numbe
   return column;
 }
 
-/** The offset of 1-based `column` (as columnAt counts) on the line [lineStart, lineEnd) of `text`; the line's end when it is shorter. */
+/**
+ * The offset of 1-based `column` (as columnAt counts) on the line [lineStart, lineEnd) of `text`; the line's end when
+ * it is shorter.
+ */
 export function offsetOfColumn(text: string, lineStart: number, lineEnd: number, column: number): number {
   let i = columnsFrom(text, lineStart);
   for (let c = 1; c < column && i < lineEnd; c++) i = nextCharacter(text, i);
@@ -66,7 +70,7 @@ function sequenceLength(b: Uint8Array, i: number): number {
 
 /** The offset of the first byte of the first ill-formed sequence in `b`, or -1. */
 export function firstInvalidUtf8(b: Uint8Array): number {
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const n = sequenceLength(b, i);
     if (n === 0) return i;
     i += n;
@@ -86,6 +90,9 @@ export function decodeUtf8(bytes: Uint8Array): Decoded {
     const lineStart = before.lastIndexOf("\n") + 1;
     let line = 1;
     for (let i = before.indexOf("\n"); i >= 0; i = before.indexOf("\n", i + 1)) line++;
-    return { ok: false, invalid: { offset, byte: bytes[offset]!, line, column: columnAt(before, lineStart, before.length) } };
+    return {
+      ok: false,
+      invalid: { offset, byte: bytes[offset]!, line, column: columnAt(before, lineStart, before.length) },
+    };
   }
 }

@@ -37,7 +37,12 @@ export interface ClaimConflict {
 }
 
 /** The claim field each secret input field makes secret. */
-const SECRET_FIELDS: Readonly<Record<string, SensitiveClaimField>> = { name: "object", role: "role", condition: "condition", member: "member" };
+const SECRET_FIELDS: Readonly<Record<string, SensitiveClaimField>> = {
+  name: "object",
+  role: "role",
+  condition: "condition",
+  member: "member",
+};
 
 /** The claim fields computed from the input fields `mask` marks secret (a resource's
  *  `sensitive`, a plan's `after_sensitive`). */
@@ -53,7 +58,9 @@ export function claimsOfValue(type: string, address: string, value: unknown, mas
   const d = resourceDriver(type);
   if (!d) return [];
   const secret = sensitiveFields(mask);
-  return d.claims(inputsOf(d, value)).map((claim) => ({ address, claim: secret.length ? { ...claim, sensitive: secret } : claim }));
+  return d
+    .claims(inputsOf(d, value))
+    .map((claim) => ({ address, claim: secret.length ? { ...claim, sensitive: secret } : claim }));
 }
 
 /** The claims of the plan's resources that exist once it is applied (values known at plan time). */
@@ -84,9 +91,21 @@ export function redactClaim(c: Claim): Claim {
 }
 
 /** The columns that key a claim: object, scope, role, condition key, member key ("" when none). */
-export function claimColumns(c: Claim): { object: string; scope: string; role: string; conditionKey: string; memberKey: string } {
+export function claimColumns(c: Claim): {
+  object: string;
+  scope: string;
+  role: string;
+  conditionKey: string;
+  memberKey: string;
+} {
   if (c.scope === "policy") return { object: c.object, scope: c.scope, role: "", conditionKey: "", memberKey: "" };
-  return { object: c.object, scope: c.scope, role: c.role, conditionKey: conditionKey(c.condition), memberKey: c.scope === "member" ? memberKey(c.member) : "" };
+  return {
+    object: c.object,
+    scope: c.scope,
+    role: c.role,
+    conditionKey: conditionKey(c.condition),
+    memberKey: c.scope === "member" ? memberKey(c.member) : "",
+  };
 }
 
 /** Each of `mine` that conflicts with one of `others`, with the first such owner. */
@@ -111,18 +130,27 @@ export function describeClaim(claim: Claim): string {
   const c = redactClaim(claim);
   if (c.scope === "policy") return `the whole IAM policy of ${c.object}`;
   const cond = c.condition ? ` (condition "${c.condition.title}")` : "";
-  return c.scope === "member" ? `member ${c.member} of role ${c.role}${cond} on ${c.object}` : `the binding of role ${c.role}${cond} on ${c.object}`;
+  return c.scope === "member"
+    ? `member ${c.member} of role ${c.role}${cond} on ${c.object}`
+    : `the binding of role ${c.role}${cond} on ${c.object}`;
 }
 
 function conflictError(c: ClaimConflict, where: string) {
   const o = c.owner;
   const holds = o.pending ? "is applying now" : "manages";
-  return error(`resource ${addressText(c.mine.address)} claims ${describeClaim(c.mine.claim)}, which stack "${o.stack}" workspace "${o.workspace}" ${holds} (resource ${addressText(o.address)}: ${describeClaim(o.claim)})`, {
-    code: "state/claim-conflict",
-    address: c.mine.address,
-    file: where,
-    detail: `Two stacks that manage the same grant undo each other's changes at every apply. Manage it in one stack only: remove it from this stack, or from stack "${o.stack}" (workspace "${o.workspace}") and apply there first. \`converge state claims\` lists what each stack manages. Nothing was written.`,
-  });
+  return error(
+    `resource ${addressText(c.mine.address)} claims ${describeClaim(c.mine.claim)}, which stack "${o.stack}` +
+      `" workspace "${o.workspace}" ${holds} (resource ${addressText(o.address)}: ${describeClaim(o.claim)})`,
+    {
+      code: "state/claim-conflict",
+      address: c.mine.address,
+      file: where,
+      detail:
+        `Two stacks that manage the same grant undo each other's changes at every apply. Manage it in one ` +
+        `stack only: remove it from this stack, or from stack "${o.stack}" (workspace "${o.workspace}") and ` +
+        `apply there first. \`converge state claims\` lists what each stack manages. Nothing was written.`,
+    },
+  );
 }
 
 /** Conflicts with one owner listed in one error's detail, then counted. */
@@ -133,13 +161,23 @@ const GROUP_LISTED = 10;
 function groupError(group: readonly ClaimConflict[], where: string) {
   const o = group[0]!.owner;
   const holds = o.pending ? "is applying now" : "manages";
-  const lines = group.slice(0, GROUP_LISTED).map((c) => `  - resource ${addressText(c.mine.address)} claims ${describeClaim(c.mine.claim)} (their resource ${addressText(c.owner.address)})`);
+  const lines = group
+    .slice(0, GROUP_LISTED)
+    .map(
+      (c) =>
+        `  - resource ${addressText(c.mine.address)} claims ` +
+        `${describeClaim(c.mine.claim)} (their resource ${addressText(c.owner.address)})`,
+    );
   if (group.length > GROUP_LISTED) lines.push(`  and ${group.length - GROUP_LISTED} more`);
   return error(`${group.length} resources claim grants that stack "${o.stack}" workspace "${o.workspace}" ${holds}`, {
     code: "state/claim-conflict",
     address: group[0]!.mine.address,
     file: where,
-    detail: `${lines.join("\n")}\nTwo stacks that manage the same grant undo each other's changes at every apply. Manage them in one stack only: remove them from this stack, or from stack "${o.stack}" (workspace "${o.workspace}") and apply there first. \`converge state claims\` lists what each stack manages. Nothing was written.`,
+    detail:
+      `${lines.join("\n")}\nTwo stacks that manage the same grant undo each other's changes at every apply. ` +
+      `Manage them in one stack only: remove them from this stack, or from stack "${o.stack}" (workspace "` +
+      `${o.workspace}") and apply there first. \`converge state claims\` lists what each stack manages. ` +
+      `Nothing was written.`,
   });
 }
 
@@ -153,5 +191,7 @@ export function claimConflictError(conflicts: readonly ClaimConflict[], where: s
     if (group) group.push(c);
     else byOwner.set(key, [c]);
   }
-  return new UserError([...byOwner.values()].map((g) => (g.length === 1 ? conflictError(g[0]!, where) : groupError(g, where))));
+  return new UserError(
+    [...byOwner.values()].map((g) => (g.length === 1 ? conflictError(g[0]!, where) : groupError(g, where))),
+  );
 }

@@ -51,7 +51,9 @@ export const STACK_FILE_HELP = "stack file: names the state, which must belong t
 export const STATE_OPTION_HELP = "state file (default: state/{stack name}.json in the stack file's directory)";
 
 /** The help of every --workspace option. */
-export const WORKSPACE_OPTION_HELP = "the workspace whose state to use (default: CONVERGE_WORKSPACE, else the one `converge workspace select` chose, else default)";
+export const WORKSPACE_OPTION_HELP =
+  "the workspace whose state to use (default: CONVERGE_WORKSPACE, else the " +
+  "one `converge workspace select` chose, else default)";
 
 /** --backend's choices: the state backends, from the module that names them without loading them
  *  (state/factory.ts loads every backend; validate, which opens no state, must not). */
@@ -59,18 +61,40 @@ export const BACKEND_CHOICES: readonly BackendType[] = BACKEND_TYPES;
 
 /** --backend: the state backend, overriding the stack's `backend.type`. */
 export function backendOption(): Option {
-  return new Option("--backend <type>", "where the state lives, overriding the stack's backend: local or postgres (connection from DATABASE_URL or PG* variables)").choices(BACKEND_CHOICES);
+  return new Option(
+    "--backend <type>",
+    "where the state lives, overriding the stack's backend: local or postgres " +
+      "(connection from DATABASE_URL or PG* variables)",
+  ).choices(BACKEND_CHOICES);
 }
 
 /** The options of commands that load a stack. `cloud: false` for commands that only read the
  *  stack (no state, no calls); `lock: false` for commands that take no state lock. */
 export function addStackOptions(cmd: Command, opts: { json?: boolean; cloud?: boolean; lock?: boolean } = {}): Command {
   cmd.option("-f, --file <path>", "stack file", "stack.yaml");
-  if (opts.cloud !== false) cmd.option("--state <path>", STATE_OPTION_HELP).addOption(backendOption()).option("--workspace <name>", WORKSPACE_OPTION_HELP).option("--parallelism <n>", "concurrent cloud calls", "10");
+  if (opts.cloud !== false)
+    cmd
+      .option("--state <path>", STATE_OPTION_HELP)
+      .addOption(backendOption())
+      .option("--workspace <name>", WORKSPACE_OPTION_HELP)
+      .option("--parallelism <n>", "concurrent cloud calls", "10");
   cmd.option("--no-color", "plain text output, no colours");
-  if (opts.cloud !== false && opts.lock !== false) cmd.addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
-  if (opts.cloud !== false) cmd.addOption(new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default("2m")).addOption(rateOption());
-  cmd.addOption(new Option("--timeout <duration>", "stop the whole command after this long, as Ctrl-C does, and exit 1 (default: no limit)"));
+  if (opts.cloud !== false && opts.lock !== false)
+    cmd.addOption(new Option("--lock-timeout <duration>", "wait this long for the state lock (e.g. 30s)"));
+  if (opts.cloud !== false)
+    cmd
+      .addOption(
+        new Option("--call-timeout <duration>", "give up on a cloud call after this long, retries included").default(
+          "2m",
+        ),
+      )
+      .addOption(rateOption());
+  cmd.addOption(
+    new Option(
+      "--timeout <duration>",
+      "stop the whole command after this long, as Ctrl-C does, and exit 1 (default: no limit)",
+    ),
+  );
   cmd.option("--strict", "treat lint warnings as errors");
   const policy = "guardrail rules to check the plan against (repeatable; also CONVERGE_POLICY)";
   if (opts.cloud !== false) cmd.addOption(new Option("--policy <file>", policy).argParser(collect));
@@ -83,8 +107,17 @@ const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?
 
 /** --var and --var-file: values of the stack's inputs (`config:`). */
 export function addInputOptions(cmd: Command): Command {
-  cmd.addOption(new Option("--var <name=value>", "set an input (repeatable; lists and maps as JSON; wins over --var-file)").argParser(collect));
-  cmd.addOption(new Option("--var-file <file>", "read inputs from a YAML or JSON file (repeatable; a later file wins)").argParser(collect));
+  cmd.addOption(
+    new Option(
+      "--var <name=value>",
+      "set an input (repeatable; lists and maps as JSON; wins over --var-file)",
+    ).argParser(collect),
+  );
+  cmd.addOption(
+    new Option("--var-file <file>", "read inputs from a YAML or JSON file (repeatable; a later file wins)").argParser(
+      collect,
+    ),
+  );
   return cmd;
 }
 
@@ -95,7 +128,6 @@ export function inputsOf(o: { var?: string[]; varFile?: string[] }): GivenInputs
   return readInputs({ vars: o.var ?? [], varFiles: o.varFile ?? [], env: process.env }).given;
 }
 
-
 /** Examples under a command's help. */
 export function withExamples(cmd: Command, examples: readonly string[]): Command {
   return cmd.addHelpText("after", `\nExamples:\n${examples.map((e) => `  ${e}`).join("\n")}`);
@@ -103,14 +135,19 @@ export function withExamples(cmd: Command, examples: readonly string[]): Command
 
 export function parallelismOf(o: StackOptions): number {
   const n = Number(o.parallelism);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UserError({ severity: "error", summary: `--parallelism must be a whole number from 1 to 1000, got "${o.parallelism}"` });
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new UserError({
+      severity: "error",
+      summary: `--parallelism must be a whole number from 1 to 1000, got "${o.parallelism}"`,
+    });
   return n;
 }
 
 /** --call-timeout in ms: a positive duration (default 2 minutes). */
 export function callTimeoutOf(o: { callTimeout?: string }): number {
   const ms = durationMs(o.callTimeout ?? "2m", "--call-timeout")!;
-  if (ms < 1) throw new UserError({ severity: "error", summary: `--call-timeout must be more than 0, got "${o.callTimeout}"` });
+  if (ms < 1)
+    throw new UserError({ severity: "error", summary: `--call-timeout must be more than 0, got "${o.callTimeout}"` });
   return ms;
 }
 
@@ -189,7 +226,12 @@ export function batchedStdout(): { line: (text: string) => void; flush: () => vo
  * nothing running and nothing buffered elsewhere.
  */
 function exitWhenFlushed(): Promise<never> {
-  return new Promise<never>(() => void stdoutWritten().then(() => process.stderr.write("", () => process.exit(exitCodeAfter(Number(process.exitCode ?? EXIT.ok))))));
+  return new Promise<never>(
+    () =>
+      void stdoutWritten().then(() =>
+        process.stderr.write("", () => process.exit(exitCodeAfter(Number(process.exitCode ?? EXIT.ok)))),
+      ),
+  );
 }
 
 /** Writes `text` to stdout; resolves once it is written, or once its write failed (a closed
@@ -225,11 +267,15 @@ export function writeJsonOut(value: unknown): Promise<void> {
 }
 
 export function printDiagnostics(diags: readonly Diagnostic[]): void {
-  if (diags.length) process.stderr.write(redactText(toPlain([...wrapLines(diagnosticLines(diags), terminalWidth(process.stderr))])));
+  if (diags.length)
+    process.stderr.write(redactText(toPlain([...wrapLines(diagnosticLines(diags), terminalWidth(process.stderr))])));
 }
 
 /** Loads the stack, YAML or a program by the file's extension (printing its warnings), and opens its state store. */
-export async function openStackOf(o: StackOptions, how: { offline?: string; planInputs?: InputValue[] } = {}): Promise<StackSession> {
+export async function openStackOf(
+  o: StackOptions,
+  how: { offline?: string; planInputs?: InputValue[] } = {},
+): Promise<StackSession> {
   // The engine loads with the first command that opens a session (not for validate).
   const { openStackFile } = await import("../engine/session.js");
   const { policyFilesOf } = await import("../guardrails/rules.js");
@@ -274,15 +320,29 @@ export interface StateCommandOptions {
 export async function openedStateOf(o: StateCommandOptions): Promise<OpenedState> {
   const file = o.file ?? "stack.yaml";
   const { bareStateFile, openStateStore } = await import("../state/factory.js");
-  if (o.state && o.file === undefined && o.backend !== "postgres" && !existsSync(file)) return bareStateFile(o.state, o.workspace);
+  if (o.state && o.file === undefined && o.backend !== "postgres" && !existsSync(file))
+    return bareStateFile(o.state, o.workspace);
   const { stack, diagnostics } = await loadAnyStackFile(file, { inputs: inputsOf({}), inputsOptional: true });
-  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
-  return openStateStore({ stackFile: stack.file, stackName: stack.name, ...stateChoice(stack.backend, o), ...(o.workspace !== undefined ? { workspace: o.workspace } : {}) });
+  if (!stack)
+    throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${file}` });
+  return openStateStore({
+    stackFile: stack.file,
+    stackName: stack.name,
+    ...stateChoice(stack.backend, o),
+    ...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
+  });
 }
 
 /** What the flags and the stack's `backend:` say about where the state is. */
-export function stateChoice(backend: StateLocation["backend"], o: { state?: string; backend?: BackendType }): Pick<StateLocation, "state" | "backend" | "backendType"> {
-  return { ...(o.state !== undefined ? { state: o.state } : {}), ...(backend ? { backend } : {}), ...(o.backend !== undefined ? { backendType: o.backend } : {}) };
+export function stateChoice(
+  backend: StateLocation["backend"],
+  o: { state?: string; backend?: BackendType },
+): Pick<StateLocation, "state" | "backend" | "backendType"> {
+  return {
+    ...(o.state !== undefined ? { state: o.state } : {}),
+    ...(backend ? { backend } : {}),
+    ...(o.backend !== undefined ? { backendType: o.backend } : {}),
+  };
 }
 
 /**
@@ -292,7 +352,10 @@ export function stateChoice(backend: StateLocation["backend"], o: { state?: stri
  * process's end, SIGINT, SIGTERM, SIGHUP and a closed output stop the command, releasing its
  * state locks (./interrupt.ts).
  */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>, opts: { exitWhenDone?: boolean } = {}): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(
+  fn: (...args: A) => Promise<number | void>,
+  opts: { exitWhenDone?: boolean } = {},
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     catchCommandSignals();
     let code: number;

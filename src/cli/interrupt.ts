@@ -163,7 +163,10 @@ export function takeSignals(handler: InterruptHandler): () => void {
 async function exitInterrupted(line: string | ((released: number) => string)): Promise<never> {
   exiting = true;
   let timer: NodeJS.Timeout | undefined;
-  const released = await Promise.race([releaseHeldLocks(), new Promise<number>((r) => (timer = setTimeout(() => r(0), RELEASE_WAIT_MS)))]);
+  const released = await Promise.race([
+    releaseHeldLocks(),
+    new Promise<number>((r) => (timer = setTimeout(() => r(0), RELEASE_WAIT_MS))),
+  ]);
   clearTimeout(timer);
   process.stderr.write(`${typeof line === "string" ? line : line(released)}\n`);
   process.exit(exitCodeOf(first));
@@ -258,11 +261,15 @@ export function stoppedBy(signal: AbortSignal): Stopped {
 
 /** "Apply interrupted", or "Apply stopped by --timeout 2m": how an operation that was cut short is named. */
 export function stoppedWords(how: Stopped, operation: string): string {
-  return how === "timeout" ? `${operation} stopped by --timeout ${commandTimeout()?.text ?? ""}` : `${operation} interrupted`;
+  return how === "timeout"
+    ? `${operation} stopped by --timeout ${commandTimeout()?.text ?? ""}`
+    : `${operation} interrupted`;
 }
 
 /** Runs `fn` (the refresh and diff) with Ctrl-C caught; `interrupted` says what stopped it meanwhile. */
-export async function planning<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: Stopped }> {
+export async function planning<T>(
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<{ value: T; interrupted: Stopped }> {
   const interrupts = catchInterrupts(PLANNING);
   try {
     const value = await fn(interrupts.signal);

@@ -12,7 +12,10 @@ type Register = (program: Command) => void;
 const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Register> }[] = [
   { names: ["init"], load: async () => (await import("./commands/init.js")).registerInit },
   { names: ["plan"], load: async () => (await import("./commands/plan.js")).registerPlan },
-  { names: ["apply", "destroy", "refresh", "output"], load: async () => (await import("./commands/apply.js")).registerApply },
+  {
+    names: ["apply", "destroy", "refresh", "output"],
+    load: async () => (await import("./commands/apply.js")).registerApply,
+  },
   { names: ["drift"], load: async () => (await import("./commands/drift.js")).registerDrift },
   { names: ["query"], load: async () => (await import("./commands/query.js")).registerQuery },
   { names: ["import"], load: async () => (await import("./commands/import.js")).registerImport },
@@ -49,7 +52,10 @@ program
   .description("Declarative reconciler for cloud access policies")
   .version(versionText(), "-V, --version", "print the tool and provider schema versions")
   .showHelpAfterError()
-  .configureHelp({ sortSubcommands: false, optionDescription: (o) => optionHelp(o.description, o.defaultValue, o.defaultValueDescription) })
+  .configureHelp({
+    sortSubcommands: false,
+    optionDescription: (o) => optionHelp(o.description, o.defaultValue, o.defaultValueDescription),
+  })
   .addHelpText(
     "after",
     `
@@ -95,7 +101,14 @@ await program.parseAsync(process.argv);
 // the command is done (its output written, its state saved and the cloud closed), the process ends.
 if (aProgramRan()) {
   const left = letProgramHandlesGo();
-  if (left) process.stderr.write(`converge: the program stack left ${left} open; the command is done and converge does not wait for ${left.startsWith("1 ") && !left.includes(" and ") ? "it" : "them"} (close what the program opens before its default export settles).\n`);
-  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write("", () => resolve()))));
+  if (left)
+    process.stderr.write(
+      `converge: the program stack left ${left} open; the command is done and converge does not wait for ` +
+        `${left.startsWith("1 ") && !left.includes(" and ") ? "it" : "them"} (close what the program opens ` +
+        `before its default export settles).\n`,
+    );
+  await Promise.all(
+    [process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write("", () => resolve()))),
+  );
   process.exit();
 }

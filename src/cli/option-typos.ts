@@ -4,7 +4,10 @@
 import type { Command } from "commander";
 
 /** The command `argv` names (subcommands followed: `state list`), or undefined. */
-function commandOf(program: Command, argv: readonly string[]): { command: Command; rest: readonly string[] } | undefined {
+function commandOf(
+  program: Command,
+  argv: readonly string[],
+): { command: Command; rest: readonly string[] } | undefined {
   let command = program;
   let i = 2;
   for (; i < argv.length; i++) {
@@ -25,7 +28,10 @@ export function terraformStyleFlag(program: Command, argv: readonly string[]): s
     if (arg === "--") return undefined;
     const m = /^-([a-z][a-z0-9-]+)(=.*)?$/.exec(arg);
     if (m && longs.has(`--${m[1]}`)) {
-      return `error: unknown option '${arg}' (did you mean --${m[1]}${m[2] ?? ""}? converge's long options take two dashes)`;
+      return (
+        `error: unknown option '${arg}' (did you mean --${m[1]}` +
+        `${m[2] ?? ""}? converge's long options take two dashes)`
+      );
     }
   }
   return undefined;

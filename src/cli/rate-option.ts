@@ -9,8 +9,14 @@ import { parseRate, type RateTable } from "../cloud/rate-limit.js";
 const SERVICES = [...new Set(ALL_KINDS.map((k) => OBJECT_KINDS[k].service))];
 
 export function rateOption(): Option {
-  const help = `requests per minute per project to a service, e.g. gkebackup=600/min; {service}.write=N/min limits its setIamPolicy writes (repeatable; services: ${SERVICES.join(", ")}; default on Google: 6000/min, writes 600/min)`;
-  return new Option("--rate <service=N/min>", help).argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
+  const help =
+    `requests per minute per project to a service, e.g. gkebackup=600/min; {service}.write=N/min limits ` +
+    `its setIamPolicy writes (repeatable; services: ${SERVICES.join(", ")}; default on Google: 6000/min, ` +
+    `writes 600/min)`;
+  return new Option("--rate <service=N/min>", help).argParser((v: string, prev: string[] | undefined) => [
+    ...(prev ?? []),
+    v,
+  ]);
 }
 
 /** The rate table of --rate; a value it cannot read is the user's error. */

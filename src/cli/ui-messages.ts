@@ -9,10 +9,23 @@ import { ctyType } from "../plan/terraform-json.js";
 import { PROVIDER_KEY } from "../plan/terraform-config.js";
 
 /** A message without its envelope: what each type carries, and its @message and @level. */
-export type UiBody = { [K in UiEvent as K["type"]]: Omit<K, "@level" | "@message" | "@module" | "@timestamp"> & { message: string; level?: UiEvent["@level"] } }[UiEvent["type"]];
+export type UiBody = {
+  [K in UiEvent as K["type"]]: Omit<K, "@level" | "@message" | "@module" | "@timestamp"> & {
+    message: string;
+    level?: UiEvent["@level"];
+  };
+}[UiEvent["type"]];
 
 export function uiResource(address: string, type: string): UiResource {
-  return { addr: address, module: "", resource: address, implied_provider: PROVIDER_KEY, resource_type: type, resource_name: address, resource_key: null };
+  return {
+    addr: address,
+    module: "",
+    resource: address,
+    implied_provider: PROVIDER_KEY,
+    resource_type: type,
+    resource_name: address,
+    resource_key: null,
+  };
 }
 
 /** The action a change stands for in the UI (Terraform's words: noop, replace, import…). */
@@ -30,7 +43,12 @@ const REASONS = {
 
 export function diagnosticBody(d: TfDiagnostic): UiBody {
   const where = d.range ? `${d.range.filename}:${d.range.start.line}:${d.range.start.column}: ` : "";
-  return { type: "diagnostic", diagnostic: d, level: d.severity === "error" ? "error" : "warn", message: `${where}${d.severity === "error" ? "Error" : "Warning"}: ${d.summary}` };
+  return {
+    type: "diagnostic",
+    diagnostic: d,
+    level: d.severity === "error" ? "error" : "warn",
+    message: `${where}${d.severity === "error" ? "Error" : "Warning"}: ${d.summary}`,
+  };
 }
 
 /** After a plan: drift, each change (not the no-ops, but the imports), the counts, the access
@@ -39,7 +57,11 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
   const out: UiBody[] = [];
   for (const d of plan.resource_drift) {
     const action = d.change.action === "delete" ? "delete" : "update";
-    out.push({ type: "resource_drift", change: { resource: uiResource(d.address, d.type), action }, message: `${d.address}: Drift detected (${action})` });
+    out.push({
+      type: "resource_drift",
+      change: { resource: uiResource(d.address, d.type), action },
+      message: `${d.address}: Drift detected (${action})`,
+    });
   }
   for (const c of plan.resource_changes) {
     const action = uiAction(c);
@@ -48,13 +70,22 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
     const shown = action === "noop" ? "import" : action;
     out.push({
       type: "planned_change",
-      change: { resource: uiResource(c.address, c.type), action: shown, ...(reason ? { reason } : {}), ...(c.change.importing ? { importing: { id: c.change.importing.id } } : {}) },
+      change: {
+        resource: uiResource(c.address, c.type),
+        action: shown,
+        ...(reason ? { reason } : {}),
+        ...(c.change.importing ? { importing: { id: c.change.importing.id } } : {}),
+      },
       message: `${c.address}: Plan to ${shown}`,
     });
   }
   const n = planCounts(plan);
   out.push(retrySummary("plan", retries));
-  out.push({ type: "change_summary", changes: { add: n.add, change: n.change, import: n.import, remove: n.destroy, operation: "plan" }, message: `Plan: ${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.` });
+  out.push({
+    type: "change_summary",
+    changes: { add: n.add, change: n.change, import: n.import, remove: n.destroy, operation: "plan" },
+    message: `Plan: ${n.import} to import, ${n.add} to add, ${n.change} to change, ${n.destroy} to destroy.`,
+  });
   const changes = plan.access_changes?.changes ?? [];
   const granted = changes.filter((c) => c.action === "grant").length;
   const lookalikes = plan.access_changes?.lookalikes;
@@ -67,7 +98,22 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
   });
   const outputs = Object.entries(plan.output_changes);
   if (outputs.length) {
-    const actions = Object.fromEntries(outputs.map(([k, c]) => [k, { sensitive: c.after_sensitive === true, action: c.action === "no-op" ? ("noop" as const) : c.action === "create" ? ("create" as const) : c.action === "delete" ? ("delete" as const) : ("update" as const) }]));
+    const actions = Object.fromEntries(
+      outputs.map(([k, c]) => [
+        k,
+        {
+          sensitive: c.after_sensitive === true,
+          action:
+            c.action === "no-op"
+              ? ("noop" as const)
+              : c.action === "create"
+                ? ("create" as const)
+                : c.action === "delete"
+                  ? ("delete" as const)
+                  : ("update" as const),
+        },
+      ]),
+    );
     out.push({ type: "outputs", outputs: actions, message: `Outputs: ${outputs.length}` });
   }
   return out;
@@ -75,24 +121,62 @@ export function planBodies(plan: Plan, retries: Record<string, number>): UiBody[
 
 function retrySummary(operation: "plan" | "apply" | "destroy", causes: Record<string, number>): UiBody {
   const total = Object.values(causes).reduce((a, b) => a + b, 0);
-  return { type: "retry_summary", retries: { operation, total, causes }, message: total ? `Retried ${total} ${total === 1 ? "time" : "times"} while ${operation === "plan" ? "planning" : "applying"}` : `No retry while ${operation === "plan" ? "planning" : "applying"}` };
+  return {
+    type: "retry_summary",
+    retries: { operation, total, causes },
+    message: total
+      ? `Retried ${total} ${total === 1 ? "time" : "times"} while ${operation === "plan" ? "planning" : "applying"}`
+      : `No retry while ${operation === "plan" ? "planning" : "applying"}`,
+  };
 }
 
 /** After an apply: how it ended, the retries, the counts, and (when it succeeded) the outputs. */
-export function appliedBodies(result: ApplyResult, c: ChangeCounts, destroy: boolean, retries: Record<string, number>): UiBody[] {
+export function appliedBodies(
+  result: ApplyResult,
+  c: ChangeCounts,
+  destroy: boolean,
+  retries: Record<string, number>,
+): UiBody[] {
   const status = result.interrupted ? "interrupted" : result.failed.length ? "failed" : "complete";
   const operation = destroy ? "destroy" : "apply";
-  const resources = destroy && status === "complete" ? `${c.destroyed} destroyed.` : `${c.imported ? `${c.imported} imported, ` : ""}${c.added} added, ${c.changed} changed, ${c.destroyed} destroyed.`;
-  const head = status === "complete" ? `${destroy ? "Destroy" : "Apply"} complete!` : status === "failed" ? `${destroy ? "Destroy" : "Apply"} failed.` : `${destroy ? "Destroy" : "Apply"} interrupted.`;
+  const resources =
+    destroy && status === "complete"
+      ? `${c.destroyed} destroyed.`
+      : `${c.imported ? `${c.imported} imported, ` : ""}${c.added} added, ` +
+        `${c.changed} changed, ${c.destroyed} destroyed.`;
+  const head =
+    status === "complete"
+      ? `${destroy ? "Destroy" : "Apply"} complete!`
+      : status === "failed"
+        ? `${destroy ? "Destroy" : "Apply"} failed.`
+        : `${destroy ? "Destroy" : "Apply"} interrupted.`;
   const out: UiBody[] = [
-    { type: "apply_result", result: { status, failed: result.failed.map((f) => f.address), skipped: result.skipped, serial: result.state.serial }, message: `${head} State saved (serial ${result.state.serial}).` },
+    {
+      type: "apply_result",
+      result: {
+        status,
+        failed: result.failed.map((f) => f.address),
+        skipped: result.skipped,
+        serial: result.state.serial,
+      },
+      message: `${head} State saved (serial ${result.state.serial}).`,
+    },
     retrySummary(operation, retries),
-    { type: "change_summary", changes: { add: c.added, change: c.changed, import: c.imported, remove: c.destroyed, operation }, message: `${head} Resources: ${resources}` },
+    {
+      type: "change_summary",
+      changes: { add: c.added, change: c.changed, import: c.imported, remove: c.destroyed, operation },
+      message: `${head} Resources: ${resources}`,
+    },
   ];
   if (status === "complete") {
     // A secret output's value is left out, as Terraform's machine-readable UI does.
     const secret = new Set(result.state.sensitive_outputs ?? []);
-    const outputs = Object.fromEntries(Object.entries(result.state.outputs).map(([k, v]) => [k, secret.has(k) ? { sensitive: true, type: ctyType(v) } : { sensitive: false, type: ctyType(v), value: v }]));
+    const outputs = Object.fromEntries(
+      Object.entries(result.state.outputs).map(([k, v]) => [
+        k,
+        secret.has(k) ? { sensitive: true, type: ctyType(v) } : { sensitive: false, type: ctyType(v), value: v },
+      ]),
+    );
     out.push({ type: "outputs", outputs, message: `Outputs: ${Object.keys(outputs).length}` });
   }
   return out;

@@ -24,7 +24,14 @@ const PROGRESS_INTERVAL_MS = 10_000;
 type Step = Extract<EngineEvent, { type: "step" }>;
 type Running = { t0: number; timer: NodeJS.Timeout };
 
-const STEP_ACTION: Record<Exclude<StepAction, "no-op">, UiChangeAction> = { create: "create", update: "update", replace: "replace", delete: "delete", read: "read", import: "import" };
+const STEP_ACTION: Record<Exclude<StepAction, "no-op">, UiChangeAction> = {
+  create: "create",
+  update: "update",
+  replace: "replace",
+  delete: "delete",
+  read: "read",
+  import: "import",
+};
 const seconds = (ms: number) => Math.round(ms) / 1000;
 /** Seconds in a message, as the terminal shows them ("2.5s"). */
 const shown = (s: number) => `${s.toFixed(1)}s`;
@@ -78,8 +85,18 @@ export class UiStream {
         if (e.phase === "error") return;
         for (const r of e.resources) {
           const hook = { resource: uiResource(r.address, r.type), id_key: "policy", id_value: e.policy };
-          if (e.phase === "start") this.emit({ type: "refresh_start", hook, message: `${r.address}: Refreshing state... [policy=${e.policy}]` });
-          else this.emit({ type: "refresh_complete", hook, message: `${r.address}: Refresh complete [policy=${e.policy}]` });
+          if (e.phase === "start")
+            this.emit({
+              type: "refresh_start",
+              hook,
+              message: `${r.address}: Refreshing state... [policy=${e.policy}]`,
+            });
+          else
+            this.emit({
+              type: "refresh_complete",
+              hook,
+              message: `${r.address}: Refresh complete [policy=${e.policy}]`,
+            });
         }
         return;
       case "read":
@@ -89,8 +106,19 @@ export class UiStream {
         return this.step(e);
       case "policy-write": {
         const { policy, phase, attempts, written, ms } = e;
-        const body = { policy, phase, ...(attempts !== undefined ? { attempts } : {}), ...(written !== undefined ? { written } : {}), ...(ms !== undefined ? { elapsed_seconds: seconds(ms) } : {}) };
-        const words = { start: "writing its IAM policy...", done: written === false ? "IAM policy already up to date" : "IAM policy written", error: "writing its IAM policy failed", interrupted: "IAM policy not written (interrupted)" }[phase];
+        const body = {
+          policy,
+          phase,
+          ...(attempts !== undefined ? { attempts } : {}),
+          ...(written !== undefined ? { written } : {}),
+          ...(ms !== undefined ? { elapsed_seconds: seconds(ms) } : {}),
+        };
+        const words = {
+          start: "writing its IAM policy...",
+          done: written === false ? "IAM policy already up to date" : "IAM policy written",
+          error: "writing its IAM policy failed",
+          interrupted: "IAM policy not written (interrupted)",
+        }[phase];
         this.emit({ type: "policy_write", policy_write: body, message: `${policy}: ${words}` });
         return;
       }
@@ -98,7 +126,16 @@ export class UiStream {
         this.emit({ type: "state_saved", state: { serial: e.serial }, message: `State saved (serial ${e.serial})` });
         return;
       case "retry": {
-        const retry = { resource: e.resource, call: e.call, status: e.status, ...(e.httpStatus !== undefined ? { http_status: e.httpStatus } : {}), attempt: e.attempt, max_attempts: e.maxAttempts, delay_seconds: seconds(e.delayMs), reason: e.reason };
+        const retry = {
+          resource: e.resource,
+          call: e.call,
+          status: e.status,
+          ...(e.httpStatus !== undefined ? { http_status: e.httpStatus } : {}),
+          attempt: e.attempt,
+          max_attempts: e.maxAttempts,
+          delay_seconds: seconds(e.delayMs),
+          reason: e.reason,
+        };
         this.emit({ type: "retry", retry, level: "warn", message: retryWords(e) });
         return;
       }
@@ -111,9 +148,24 @@ export class UiStream {
   /** A data source read while planning: Terraform reports it as an apply of action read. */
   private read(e: Extract<EngineEvent, { type: "read" }>): void {
     const hook = { resource: uiResource(e.address, e.token), action: "read" as const };
-    if (e.phase === "start") this.emit({ type: "apply_start", hook: { ...hook, id_key: "name", id_value: e.object }, message: `${e.address}: Reading... [name=${e.object}]` });
-    else if (e.phase === "done") this.emit({ type: "apply_complete", hook: { ...hook, id_key: "name", id_value: e.object, elapsed_seconds: seconds(e.ms ?? 0) }, message: `${e.address}: Read complete after ${shown(seconds(e.ms ?? 0))} [name=${e.object}]` });
-    else this.emit({ type: "apply_errored", hook: { ...hook, elapsed_seconds: seconds(e.ms ?? 0) }, message: `${e.address}: Read errored after ${shown(seconds(e.ms ?? 0))}` });
+    if (e.phase === "start")
+      this.emit({
+        type: "apply_start",
+        hook: { ...hook, id_key: "name", id_value: e.object },
+        message: `${e.address}: Reading... [name=${e.object}]`,
+      });
+    else if (e.phase === "done")
+      this.emit({
+        type: "apply_complete",
+        hook: { ...hook, id_key: "name", id_value: e.object, elapsed_seconds: seconds(e.ms ?? 0) },
+        message: `${e.address}: Read complete after ${shown(seconds(e.ms ?? 0))} [name=${e.object}]`,
+      });
+    else
+      this.emit({
+        type: "apply_errored",
+        hook: { ...hook, elapsed_seconds: seconds(e.ms ?? 0) },
+        message: `${e.address}: Read errored after ${shown(seconds(e.ms ?? 0))}`,
+      });
   }
 
   private step(e: Step): void {
@@ -125,7 +177,11 @@ export class UiStream {
     const idText = e.policy ? ` [policy=${e.policy}]` : "";
     const [doing, done] = verbs(e.action);
     if (e.phase === "start") {
-      this.emit({ type: "apply_start", hook: { resource, action, ...id }, message: `${e.address}: ${doing}...${idText}` });
+      this.emit({
+        type: "apply_start",
+        hook: { resource, action, ...id },
+        message: `${e.address}: ${doing}...${idText}`,
+      });
       this.track(e.address, type, action, doing);
       return;
     }
@@ -133,10 +189,30 @@ export class UiStream {
     if (started) clearInterval(started.timer);
     this.running.delete(e.address);
     const elapsed_seconds = seconds(e.ms ?? (started ? Date.now() - started.t0 : 0));
-    if (e.phase === "done") this.emit({ type: "apply_complete", hook: { resource, action, ...id, elapsed_seconds }, message: `${e.address}: ${done} after ${shown(elapsed_seconds)}${idText}` });
-    else if (e.phase === "error") this.emit({ type: "apply_errored", hook: { resource, action, elapsed_seconds }, message: `${e.address}: ${doing} errored after ${shown(elapsed_seconds)}` });
-    else if (e.phase === "skipped") this.emit({ type: "apply_skipped", hook: { resource, action }, message: `${e.address}: Skipped (a change it depends on failed)` });
-    else this.emit({ type: "apply_interrupted", hook: { resource, action }, message: `${e.address}: Not done (interrupted)` });
+    if (e.phase === "done")
+      this.emit({
+        type: "apply_complete",
+        hook: { resource, action, ...id, elapsed_seconds },
+        message: `${e.address}: ${done} after ${shown(elapsed_seconds)}${idText}`,
+      });
+    else if (e.phase === "error")
+      this.emit({
+        type: "apply_errored",
+        hook: { resource, action, elapsed_seconds },
+        message: `${e.address}: ${doing} errored after ${shown(elapsed_seconds)}`,
+      });
+    else if (e.phase === "skipped")
+      this.emit({
+        type: "apply_skipped",
+        hook: { resource, action },
+        message: `${e.address}: Skipped (a change it depends on failed)`,
+      });
+    else
+      this.emit({
+        type: "apply_interrupted",
+        hook: { resource, action },
+        message: `${e.address}: Not done (interrupted)`,
+      });
   }
 
   /** apply_progress every interval while the change runs. */
@@ -144,7 +220,11 @@ export class UiStream {
     const t0 = Date.now();
     const timer = setInterval(() => {
       const elapsed = seconds(Date.now() - t0);
-      this.emit({ type: "apply_progress", hook: { resource: uiResource(address, type), action, elapsed_seconds: elapsed }, message: `${address}: Still ${doing.toLowerCase()}... [${shown(elapsed)} elapsed]` });
+      this.emit({
+        type: "apply_progress",
+        hook: { resource: uiResource(address, type), action, elapsed_seconds: elapsed },
+        message: `${address}: Still ${doing.toLowerCase()}... [${shown(elapsed)} elapsed]`,
+      });
     }, this.progressIntervalMs);
     timer.unref();
     this.running.set(address, { t0, timer });
@@ -152,6 +232,15 @@ export class UiStream {
 
   private emit(b: UiBody): void {
     const { message, level, type, ...payload } = b;
-    this.out.line(jsonText({ "@level": level ?? "info", "@message": message, "@module": UI_MODULE, "@timestamp": new Date().toISOString(), ...payload, type }));
+    this.out.line(
+      jsonText({
+        "@level": level ?? "info",
+        "@message": message,
+        "@module": UI_MODULE,
+        "@timestamp": new Date().toISOString(),
+        ...payload,
+        type,
+      }),
+    );
   }
 }

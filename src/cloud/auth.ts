@@ -64,8 +64,10 @@ export function createTokenProvider(opts: TokenProviderOptions): TokenProvider {
       // The library's messages do not carry tokens, but scrub the ones we know anyway.
       const msg = redact(e instanceof Error ? e.message : String(e), [...seen]);
       throw new AuthError(
-        `could not get Google Cloud credentials (Application Default Credentials): ${msg.split("\n")[0]!.replace(/\.+$/, "")}. ` +
-          `Run \`gcloud auth application-default login\`, set GOOGLE_APPLICATION_CREDENTIALS, or set CLOUDNATIVE_ACCESS_TOKEN`,
+        `could not get Google Cloud credentials (Application Default ` +
+          `Credentials): ${msg.split("\n")[0]!.replace(new RegExp(String.raw`\.+$`), "")}. ` +
+          `Run \`gcloud auth application-default login\`, set ` +
+          `GOOGLE_APPLICATION_CREDENTIALS, or set CLOUDNATIVE_ACCESS_TOKEN`,
       );
     }
     if (!token) throw new AuthError("Application Default Credentials returned no access token");
@@ -121,7 +123,8 @@ function silenceMetadataLookupWarnings(): void {
   process.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
     const option = rest[0];
     const type = typeof option === "string" ? option : (option as { type?: unknown } | undefined)?.type;
-    if (type === "MetadataLookupWarning" || (warning instanceof Error && warning.name === "MetadataLookupWarning")) return;
+    if (type === "MetadataLookupWarning" || (warning instanceof Error && warning.name === "MetadataLookupWarning"))
+      return;
     emit(warning, ...rest);
   }) as typeof process.emitWarning;
 }

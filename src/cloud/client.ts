@@ -78,7 +78,13 @@ interface PolicyApi {
 
 function policyApi(kind: PolicyKind): PolicyApi {
   const k = OBJECT_KINDS[kind];
-  return { service: k.service, version: k.version, getMethod: apiMethod(kind, "getIamPolicy")!.http, getId: policyMethodId(kind, "getIamPolicy"), setId: policyMethodId(kind, "setIamPolicy") };
+  return {
+    service: k.service,
+    version: k.version,
+    getMethod: apiMethod(kind, "getIamPolicy")!.http,
+    getId: policyMethodId(kind, "getIamPolicy"),
+    setId: policyMethodId(kind, "setIamPolicy"),
+  };
 }
 
 const POLICY_APIS = Object.fromEntries(POLICY_KINDS.map((k) => [k, policyApi(k)])) as Record<PolicyKind, PolicyApi>;
@@ -116,7 +122,10 @@ export class CloudClient {
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       fetch: opts.fetch ?? this.http,
       ...(opts.now ? { now: opts.now } : {}),
-      limiter: new RateLimiter({ ...(this.endpoint.google ? GOOGLE_DEFAULT_RATES : {}), ...opts.rates }, opts.pacingClock ?? { now: Date.now, sleep: defaultSleep }),
+      limiter: new RateLimiter(
+        { ...(this.endpoint.google ? GOOGLE_DEFAULT_RATES : {}), ...opts.rates },
+        opts.pacingClock ?? { now: Date.now, sleep: defaultSleep },
+      ),
     });
   }
 
@@ -152,7 +161,12 @@ export class CloudClient {
 
   /** setIamPolicy; send the etag that was read so that a concurrent change fails with 409 ABORTED.
    *  `auditConfigs`: the write sets the audit configs too (a policy resource's). */
-  async setIamPolicy(kind: PolicyKind, name: string, policy: Policy, opts: CallOptions & { auditConfigs?: boolean } = {}): Promise<Policy> {
+  async setIamPolicy(
+    kind: PolicyKind,
+    name: string,
+    policy: Policy,
+    opts: CallOptions & { auditConfigs?: boolean } = {},
+  ): Promise<Policy> {
     const api = POLICY_APIS[kind];
     const { location, project } = this.check(kind, name, api.setId, "setIamPolicy");
     return this.transport.call<Policy>({
@@ -196,7 +210,8 @@ export class CloudClient {
   /** A project's ID and number, from either (Resource Manager v3; not paced: a plan asks once per
    *  project number it meets). */
   async getProject(project: string, opts: CallOptions = {}): Promise<ProjectInfo> {
-    if (!SEGMENT.test(project)) throw notSent(PROJECTS_GET.id, `projects/${project}`, "getProject", `"${project}" is not a project ID or number`);
+    if (!SEGMENT.test(project))
+      throw notSent(PROJECTS_GET.id, `projects/${project}`, "getProject", `"${project}" is not a project ID or number`);
     const p = await this.transport.call<{ projectId: string; name: string }>({
       method: PROJECTS_GET.http,
       service: PROJECTS_GET.service,
@@ -231,16 +246,31 @@ export class CloudClient {
   }
 
   /** Validates a full name before anything is sent; returns its location and project. */
-  private check(kind: ObjectKind, name: string, methodId: string, operation: string): { location: string; project: string } {
+  private check(
+    kind: ObjectKind,
+    name: string,
+    methodId: string,
+    operation: string,
+  ): { location: string; project: string } {
     const parsed = parseFullName(kind, name);
-    if (!parsed) throw notSent(methodId, name, operation, `"${name}" is not a full ${kind} name (${OBJECT_KINDS[kind].nameForm})`);
+    if (!parsed)
+      throw notSent(methodId, name, operation, `"${name}" is not a full ${kind} name (${OBJECT_KINDS[kind].nameForm})`);
     return { location: parsed.location, project: parsed.project };
   }
 }
 
 /** The INVALID_ARGUMENT of a call refused before anything was sent. */
 function notSent(methodId: string, resource: string, operation: string, why: string): CloudError {
-  return new CloudError({ status: "INVALID_ARGUMENT", httpStatus: 0, methodId, resource, operation, serverMessage: `${why}; nothing was sent`, attempts: 0, retryable: false });
+  return new CloudError({
+    status: "INVALID_ARGUMENT",
+    httpStatus: 0,
+    methodId,
+    resource,
+    operation,
+    serverMessage: `${why}; nothing was sent`,
+    attempts: 0,
+    retryable: false,
+  });
 }
 
 /** A read changes nothing: on abort, the attempt in flight is abandoned too. */

@@ -11,7 +11,9 @@ export interface ResolvedEndpoint {
   source: "env" | "endpoint" | "google";
   /** True for the real Google hosts only; Application Default Credentials are used only then. */
   google: boolean;
-  /** Base URL (scheme://host[:port], no trailing slash) for a service; `location` picks the regional aiplatform host. */
+  /**
+   * Base URL (scheme://host[:port], no trailing slash) for a service; `location` picks the regional aiplatform host.
+   */
   baseUrl(service: Service, location?: string): string;
   /** Human-readable description for logs and errors. */
   describe: string;
@@ -41,9 +43,15 @@ export function resolveEndpoint(opts: ResolveEndpointOptions = {}): ResolvedEndp
     return fixed("endpoint", base, `endpoint ${base}`);
   }
   if (endpoint === "embedded") {
-    throw new EndpointError(`endpoint "embedded" must be started first: pass the embedded emulator's URL (http://127.0.0.1:PORT) as the endpoint`);
+    throw new EndpointError(
+      `endpoint "embedded" must be started first: pass the embedded ` +
+        `emulator's URL (http://127.0.0.1:PORT) as the endpoint`,
+    );
   }
-  throw new EndpointError(`endpoint "${withoutCredentials(endpoint)}" is not valid: expected "google", "embedded" or an http(s)://host:port URL`);
+  throw new EndpointError(
+    `endpoint "${withoutCredentials(endpoint)}" is not valid: expected ` +
+      `"google", "embedded" or an http(s)://host:port URL`,
+  );
 }
 
 /** `url` without the user:password of its authority (for messages, plans and logs). */
@@ -58,7 +66,8 @@ export function withoutCredentials(url: string): string {
  */
 function emulatorBase(value: string): string {
   const shown = withoutCredentials(value);
-  const bad = (why = "") => new EndpointError(`${EMULATOR_HOST_ENV} "${shown}" is not host:port (e.g. 127.0.0.1:8085)${why}`);
+  const bad = (why = "") =>
+    new EndpointError(`${EMULATOR_HOST_ENV} "${shown}" is not host:port (e.g. 127.0.0.1:8085)${why}`);
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(shown);
   if (scheme && !/^https?$/i.test(scheme[1]!)) throw bad(`: the scheme must be http or https, not ${scheme[1]}`);
   const rest = scheme ? shown.slice(scheme[0].length) : shown;

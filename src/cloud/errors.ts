@@ -92,7 +92,10 @@ export class CloudError extends Error {
     const operation = init.operation ?? operationOf(init.methodId);
     const attempts = init.attempts ?? 1;
     const elapsedMs = init.elapsedMs ?? 0;
-    super(formatMessage({ ...init, operation, attempts, elapsedMs }), init.cause === undefined ? undefined : { cause: init.cause });
+    super(
+      formatMessage({ ...init, operation, attempts, elapsedMs }),
+      init.cause === undefined ? undefined : { cause: init.cause },
+    );
     this.status = init.status;
     this.httpStatus = init.httpStatus;
     this.methodId = init.methodId;
@@ -131,7 +134,12 @@ export class CloudError extends Error {
  * The error of a call that was interrupted (its AbortSignal aborted, e.g. by Ctrl-C) before it was
  * sent, or before it was sent again: CANCELLED, never retried. A write that fails so made no change.
  */
-export function interruptedError(call: { methodId: string; resource: string; operation?: string; signal?: AbortSignal }, what = "not sent", cause?: unknown, uncertain = false): CloudError {
+export function interruptedError(
+  call: { methodId: string; resource: string; operation?: string; signal?: AbortSignal },
+  what = "not sent",
+  cause?: unknown,
+  uncertain = false,
+): CloudError {
   return new CloudError({
     status: "CANCELLED",
     httpStatus: 0,
@@ -177,7 +185,10 @@ function formatMessage(init: CloudErrorInit & { operation: string; attempts: num
   if (init.summary) return `${head} ${init.summary}: ${tail}`;
   if (init.attempts > 1 || init.note) {
     const note = init.note ? ` (${init.note})` : "";
-    return `${head} failed after ${init.attempts} ${init.attempts === 1 ? "attempt" : "attempts"} over ${(init.elapsedMs / 1000).toFixed(1)}s${note}: ${tail}`;
+    return (
+      `${head} failed after ${init.attempts} ${init.attempts === 1 ? "attempt" : "attempts"} ` +
+      `over ${(init.elapsedMs / 1000).toFixed(1)}s${note}: ${tail}`
+    );
   }
   return `${head}: ${tail}`;
 }
@@ -294,7 +305,7 @@ function withoutSpans(text: string, spans: [number, number][]): string {
   spans.sort((a, b) => a[0] - b[0]);
   let out = "";
   let at = 0;
-  for (let i = 0; i < spans.length; ) {
+  for (let i = 0; i < spans.length;) {
     const start = spans[i]![0];
     let end = spans[i]![1];
     for (i++; i < spans.length && spans[i]![0] <= end; i++) end = Math.max(end, spans[i]![1]);
@@ -312,7 +323,11 @@ function withoutSpans(text: string, spans: [number, number][]): string {
 export function redact(text: string, secrets: readonly string[] = []): string {
   const spans: [number, number][] = [];
   const unique = [...new Set(secrets)];
-  sliceSpans(text, unique.filter((s) => s.length >= MIN_SECRET_SLICE), spans);
+  sliceSpans(
+    text,
+    unique.filter((s) => s.length >= MIN_SECRET_SLICE),
+    spans,
+  );
   for (const s of unique) if (s.length >= MIN_SECRET && s.length < MIN_SECRET_SLICE) wholeSpans(text, s, spans);
   return withoutSpans(text, spans)
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]")
@@ -326,7 +341,13 @@ export function redactDeep(value: unknown, secrets: readonly string[] = []): unk
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets));
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k, secrets), { value: redactDeep(v, secrets), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    Object.defineProperty(out, redact(k, secrets), {
+      value: redactDeep(v, secrets),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 

@@ -41,13 +41,21 @@ const MAX_DEPTH = 4;
 
 export function errorToWire(e: unknown, depth = 0): WireError {
   if (!(e instanceof Error)) return { type: "Error", name: "Error", message: String(e) };
-  const type = e instanceof AggregateError ? "AggregateError" : e instanceof TypeError ? "TypeError" : e instanceof RangeError ? "RangeError" : "Error";
+  const type =
+    e instanceof AggregateError
+      ? "AggregateError"
+      : e instanceof TypeError
+        ? "TypeError"
+        : e instanceof RangeError
+          ? "RangeError"
+          : "Error";
   const out: WireError = { type, name: e.name, message: e.message };
   const code = (e as { code?: unknown }).code;
   if (typeof code === "string") out.code = code;
   if (depth < MAX_DEPTH) {
     if (e.cause !== undefined) out.cause = errorToWire(e.cause, depth + 1);
-    if (e instanceof AggregateError) out.errors = (e.errors as unknown[]).slice(0, 8).map((x) => errorToWire(x, depth + 1));
+    if (e instanceof AggregateError)
+      out.errors = (e.errors as unknown[]).slice(0, 8).map((x) => errorToWire(x, depth + 1));
   }
   return out;
 }
@@ -62,7 +70,8 @@ export function errorFromWire(w: WireError): Error {
         : w.type === "RangeError"
           ? new RangeError(w.message, options)
           : new Error(w.message, options);
-  if (e.name !== w.name) Object.defineProperty(e, "name", { value: w.name, writable: true, configurable: true, enumerable: false });
+  if (e.name !== w.name)
+    Object.defineProperty(e, "name", { value: w.name, writable: true, configurable: true, enumerable: false });
   if (w.code !== undefined) Object.assign(e, { code: w.code });
   return e;
 }

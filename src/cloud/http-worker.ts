@@ -27,7 +27,12 @@ function serve(port: NonNullable<typeof parentPort>, data: HttpWorkerData): void
   const start = (r: WireRequest) => {
     const controller = new AbortController();
     inFlight.set(r.id, controller);
-    send(r.url, { method: r.method, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}), signal: controller.signal }).then(
+    send(r.url, {
+      method: r.method,
+      headers: r.headers,
+      ...(r.body !== undefined ? { body: r.body } : {}),
+      signal: controller.signal,
+    }).then(
       (response) => {
         inFlight.delete(r.id);
         answer({ id: r.id, response });

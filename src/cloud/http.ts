@@ -50,7 +50,10 @@ export const RESPONSE_TOO_LARGE = "ERESPONSETOOLARGE";
 
 export function responseTooLarge(declared?: number): Error {
   const what = declared !== undefined ? ` (Content-Length ${declared})` : "";
-  return Object.assign(new Error(`the response body is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB${what}; stopped reading it`), { code: RESPONSE_TOO_LARGE });
+  return Object.assign(
+    new Error(`the response body is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB${what}; stopped reading it`),
+    { code: RESPONSE_TOO_LARGE },
+  );
 }
 
 /**
@@ -122,8 +125,12 @@ function agentFor(target: URL, env: NodeJS.ProcessEnv): http.Agent {
     const require = createRequire(import.meta.url);
     agent =
       target.protocol === "https:"
-        ? new (require("https-proxy-agent") as { HttpsProxyAgent: typeof HttpsProxyAgent }).HttpsProxyAgent(proxy.url, { keepAlive: true })
-        : new (require("http-proxy-agent") as { HttpProxyAgent: typeof HttpProxyAgent }).HttpProxyAgent(proxy.url, { keepAlive: true });
+        ? new (require("https-proxy-agent") as { HttpsProxyAgent: typeof HttpsProxyAgent }).HttpsProxyAgent(proxy.url, {
+            keepAlive: true,
+          })
+        : new (require("http-proxy-agent") as { HttpProxyAgent: typeof HttpProxyAgent }).HttpProxyAgent(proxy.url, {
+            keepAlive: true,
+          });
     PROXY_AGENTS.set(key, stampingIdle(agent));
   }
   return agent;
@@ -131,7 +138,10 @@ function agentFor(target: URL, env: NodeJS.ProcessEnv): http.Agent {
 
 /** The error of an attempt its signal aborted: Node's own (what `http.request`'s `signal` option gives). */
 export function abortError(reason: unknown): Error {
-  return Object.assign(new Error("The operation was aborted", { cause: reason }), { name: "AbortError", code: "ABORT_ERR" });
+  return Object.assign(new Error("The operation was aborted", { cause: reason }), {
+    name: "AbortError",
+    code: "ABORT_ERR",
+  });
 }
 
 /** The response as the transport reads it, from its plain data. */
@@ -151,7 +161,13 @@ export function responseOf(raw: RawResponse): HttpResponse {
 }
 
 /** Reads `res` whole into `resolve`, or rejects: too large, cut, aborted. */
-function readResponse(req: http.ClientRequest, res: http.IncomingMessage, signal: AbortSignal, resolve: (r: RawResponse) => void, reject: (e: unknown) => void): void {
+function readResponse(
+  req: http.ClientRequest,
+  res: http.IncomingMessage,
+  signal: AbortSignal,
+  resolve: (r: RawResponse) => void,
+  reject: (e: unknown) => void,
+): void {
   const chunks: Buffer[] = [];
   let size = 0;
   // Too large: stop reading and destroy the socket (never returned to the pool).
@@ -169,9 +185,21 @@ function readResponse(req: http.ClientRequest, res: http.IncomingMessage, signal
   res.on("error", reject);
   // A connection cut in the middle of the body ends without 'end': not a response.
   res.on("close", () => {
-    if (!res.complete) reject(signal.aborted ? signal.reason : Object.assign(new Error("the connection closed before the response was complete"), { code: "ECONNRESET" }));
+    if (!res.complete)
+      reject(
+        signal.aborted
+          ? signal.reason
+          : Object.assign(new Error("the connection closed before the response was complete"), { code: "ECONNRESET" }),
+      );
   });
-  res.on("end", () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", headers: res.headers, body: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8") }));
+  res.on("end", () =>
+    resolve({
+      status: res.statusCode ?? 0,
+      statusText: res.statusMessage ?? "",
+      headers: res.headers,
+      body: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+    }),
+  );
 }
 
 /** Sends one request and buffers the whole response body. Network errors reject with Node's
@@ -233,7 +261,8 @@ function proxyRefused(target: URL, env: NodeJS.ProcessEnv, c: { statusCode: numb
   const proxy = proxyFor(target, env)?.display ?? "the proxy";
   const port = target.port || (target.protocol === "https:" ? "443" : "80");
   const answer = `${c.statusCode}${c.statusText ? ` ${c.statusText}` : ""}`;
-  const hint = c.statusCode === 407 ? " (it wants credentials: put them in HTTPS_PROXY as http://user:password@host:port)" : "";
+  const hint =
+    c.statusCode === 407 ? " (it wants credentials: put them in HTTPS_PROXY as http://user:password@host:port)" : "";
   const e = new Error(`the proxy ${proxy} refused the tunnel to ${target.hostname}:${port}: ${answer}${hint}`);
   return Object.assign(e, { code: c.statusCode >= 500 ? "EPROXYGATEWAY" : "EPROXYREFUSED" });
 }

@@ -1,8 +1,22 @@
 // Full resource names of the cloud objects converge edits, and the short forms a stack may use.
 // The neutral name forms live in src/gcp/object-kinds.ts (shared with the emulator).
-import { formatName, OBJECT_KINDS, parseFullName, SEGMENT, type ObjectKind, type ObjectName } from "../gcp/object-kinds.js";
+import {
+  formatName,
+  OBJECT_KINDS,
+  parseFullName,
+  SEGMENT,
+  type ObjectKind,
+  type ObjectName,
+} from "../gcp/object-kinds.js";
 
-export { formatName, kindOfName, parseFullName, SEGMENT, type ObjectKind, type ObjectName } from "../gcp/object-kinds.js";
+export {
+  formatName,
+  kindOfName,
+  parseFullName,
+  SEGMENT,
+  type ObjectKind,
+  type ObjectName,
+} from "../gcp/object-kinds.js";
 
 /** Project numbers → project IDs, as Resource Manager answered them (src/engine/project-ids.ts). */
 export type ProjectIds = ReadonlyMap<string, string>;
@@ -59,7 +73,9 @@ export function projectIdsIn(defaults: NameDefaults): ReadonlyMap<string, string
 /** `name` with its project number replaced by the project's ID, when `ids` knows it. */
 function withProjectId(named: ObjectName, ids: ReadonlyMap<string, string> | undefined): ObjectName {
   const id = ids?.size && isProjectNumber(named.project) ? ids.get(named.project) : undefined;
-  return id === undefined ? named : { ...named, project: id, full: formatName(named.kind, id, named.location, named.id) };
+  return id === undefined
+    ? named
+    : { ...named, project: id, full: formatName(named.kind, id, named.location, named.id) };
 }
 
 /**
@@ -69,7 +85,8 @@ function withProjectId(named: ObjectName, ids: ReadonlyMap<string, string> | und
 export function completeName(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
   const full = parseFullName(kind, name);
   if (full) return withProjectId(full, defaults.projectIds);
-  const expected = `projects/{project}/locations/{location}/${OBJECT_KINDS[kind].collection}/{id}, {location}/{id} or {id}`;
+  const expected =
+    `projects/{project}/locations/{location}/` + `${OBJECT_KINDS[kind].collection}/{id}, {location}/{id} or {id}`;
   if (name.startsWith("projects/")) return `"${name}" is not a valid ${kind} name; expected ${expected}`;
   const parts = name.split("/");
   if (parts.length > 2 || !parts.every((s) => SEGMENT.test(s))) {
@@ -79,7 +96,10 @@ export function completeName(kind: ObjectKind, name: string, defaults: NameDefau
   const location = parts.length === 2 ? parts[0] : defaults.location;
   if (!defaults.project) return `"${name}" is a short name but provider.project is not set; use ${expected}`;
   if (!location) return `"${name}" is a short name but provider.location is not set; use ${expected}`;
-  return withProjectId({ kind, project: defaults.project, location, id, full: formatName(kind, defaults.project, location, id) }, defaults.projectIds);
+  return withProjectId(
+    { kind, project: defaults.project, location, id, full: formatName(kind, defaults.project, location, id) },
+    defaults.projectIds,
+  );
 }
 
 /** Answers remembered per key, started over past `limit` entries (a long-lived process, such as
@@ -129,7 +149,12 @@ let completedUnder: NameDefaults | undefined;
  */
 export function completeNameOnce(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
   const projectIds = projectIdsIn(defaults);
-  if (completedUnder?.project !== defaults.project || completedUnder?.location !== defaults.location || completedUnder?.projectIds !== projectIds || completedCount >= 100_000) {
+  if (
+    completedUnder?.project !== defaults.project ||
+    completedUnder?.location !== defaults.location ||
+    completedUnder?.projectIds !== projectIds ||
+    completedCount >= 100_000
+  ) {
     completed = new Map();
     completedCount = 0;
     completedUnder = { project: defaults.project, location: defaults.location, projectIds };

@@ -82,7 +82,12 @@ export async function modifyPolicy(
     if (!signal?.aborted) return;
     const written = unsettled ? "a write whose answer was lost may have landed" : "nothing was written";
     const what = reads + writes === 0 ? "not sent" : `not sent after ${reads} reads and ${writes} writes (${written})`;
-    throw interruptedError({ methodId: policyMethodId(kind, operation), resource: name, operation, ...(signal ? { signal } : {}) }, what, unsettled ?? lastAbort, unsettled !== undefined);
+    throw interruptedError(
+      { methodId: policyMethodId(kind, operation), resource: name, operation, ...(signal ? { signal } : {}) },
+      what,
+      unsettled ?? lastAbort,
+      unsettled !== undefined,
+    );
   };
 
   for (let round = 1; round <= maxAttempts; round++) {
@@ -109,7 +114,14 @@ export async function modifyPolicy(
         round--;
         continue;
       }
-      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: landed ? "written" : "unchanged" });
+      client.emit({
+        type: "policy",
+        kind,
+        resource: name,
+        round,
+        maxRounds: maxAttempts,
+        outcome: landed ? "written" : "unchanged",
+      });
       return { policy: current, base: current, written: landed, attempts: round, reads, writes };
     }
     const body: Policy = { ...next };
@@ -130,7 +142,15 @@ export async function modifyPolicy(
       current = undefined;
       fresh = false;
       const delayMs = round < maxAttempts ? backoffDelay(round, backoff) : undefined;
-      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: lost ? "lost" : "aborted", ...(delayMs !== undefined ? { delayMs } : {}) });
+      client.emit({
+        type: "policy",
+        kind,
+        resource: name,
+        round,
+        maxRounds: maxAttempts,
+        outcome: lost ? "lost" : "aborted",
+        ...(delayMs !== undefined ? { delayMs } : {}),
+      });
       if (delayMs !== undefined) await waitUnlessAborted(sleep, delayMs, signal);
     }
   }
@@ -140,8 +160,13 @@ export async function modifyPolicy(
 
 function settings(opts: ModifyOptions) {
   const maxAttempts = opts.maxAttempts ?? MODIFY_DEFAULTS.maxAttempts;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
-  const backoff = { baseDelayMs: opts.baseDelayMs ?? MODIFY_DEFAULTS.baseDelayMs, maxDelayMs: opts.maxDelayMs ?? MODIFY_DEFAULTS.maxDelayMs, random: opts.random ?? Math.random };
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
+  const backoff = {
+    baseDelayMs: opts.baseDelayMs ?? MODIFY_DEFAULTS.baseDelayMs,
+    maxDelayMs: opts.maxDelayMs ?? MODIFY_DEFAULTS.maxDelayMs,
+    random: opts.random ?? Math.random,
+  };
   return { maxAttempts, backoff, sleep: opts.sleep ?? defaultSleep };
 }
 
@@ -155,7 +180,13 @@ function stillUncertain(e: unknown): unknown {
 const SHOWN_UNPLANNED = 5;
 
 /** Throws when writing `mods` on `current` would do what they do not do on the plan's copy. */
-function refuseUnplanned(kind: PolicyKind, name: string, planned: Policy, current: Policy, mods: readonly PolicyModification[]): void {
+function refuseUnplanned(
+  kind: PolicyKind,
+  name: string,
+  planned: Policy,
+  current: Policy,
+  mods: readonly PolicyModification[],
+): void {
   const extra = unplannedEffects(planned, current, mods);
   if (!extra.length) return;
   const shown = listed(extra, SHOWN_UNPLANNED);
@@ -167,13 +198,22 @@ function refuseUnplanned(kind: PolicyKind, name: string, planned: Policy, curren
     operation: "setIamPolicy",
     retryable: false,
     serverMessage:
-      `another writer changed this policy after the plan was made: writing the plan's changes now would also ${shown}, ` +
+      `another writer changed this policy after the plan was made: writing ` +
+      `the plan's changes now would also ${shown}, ` +
       "which is not in the plan. Nothing was written to this policy. Run `converge plan` again and review it.",
   });
 }
 
 /** Every write of every round was refused because another writer changed the policy. */
-function gaveUp(name: string, last: CloudError, maxAttempts: number, started: number, reads: number, writes: number, uncertain: boolean): CloudError {
+function gaveUp(
+  name: string,
+  last: CloudError,
+  maxAttempts: number,
+  started: number,
+  reads: number,
+  writes: number,
+  uncertain: boolean,
+): CloudError {
   const elapsedMs = Date.now() - started;
   return new CloudError({
     status: "ABORTED",

@@ -84,7 +84,8 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | und
     // Not echoed: a value that is not a URL cannot be relied on to show where its password is.
     throw new ProxyError(`${name} is not a valid URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ProxyError(`${name} must be an http:// or https:// URL, not ${url.protocol}//`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ProxyError(`${name} must be an http:// or https:// URL, not ${url.protocol}//`);
   return { url, display: `${url.protocol}//${url.host}` };
 }
 
@@ -95,7 +96,9 @@ export class ProxyError extends Error {
 /** The credentials of the proxies the environment names, in every form an error page may echo
  *  them (see userinfoSecrets): what messages must be scrubbed of. */
 export function proxySecrets(env: NodeJS.ProcessEnv): string[] {
-  return ["HTTPS_PROXY", "HTTP_PROXY"].flatMap((name) => [...new Set([env[name], env[name.toLowerCase()]])].flatMap((v) => userinfoSecrets(v)));
+  return ["HTTPS_PROXY", "HTTP_PROXY"].flatMap((name) =>
+    [...new Set([env[name], env[name.toLowerCase()]])].flatMap((v) => userinfoSecrets(v)),
+  );
 }
 
 /** Checks the proxy settings that calls to `base` would use; throws a ProxyError when unusable. */

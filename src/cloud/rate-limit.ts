@@ -64,7 +64,10 @@ export class AdaptiveBucket {
   private readonly outcomes: boolean[] = [];
   throttles = 0;
 
-  constructor(perMinute: number, private readonly clock: LimiterClock) {
+  constructor(
+    perMinute: number,
+    private readonly clock: LimiterClock,
+  ) {
     if (!(perMinute > 0)) throw new RangeError(`rate must be > 0 per minute, got ${perMinute}`);
     this.ceiling = perMinute;
     this.rate = perMinute;
@@ -131,7 +134,8 @@ export class AdaptiveBucket {
     const now = this.clock.now();
     this.refill(now);
     this.throttles++;
-    if (retryAfterMs !== undefined && retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+    if (retryAfterMs !== undefined && retryAfterMs > 0)
+      this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
     // The refusals of one burst are one signal: back off once, then again only a second (or a
     // Retry-After) later, or ten refusals in flight would cut the rate a thousandfold.
     this.outcome(true);
@@ -165,7 +169,10 @@ export class RateLimiter {
   /** bucketsFor's answers: the buckets of a (service, project, write) never change. */
   private readonly lists = new Map<string, readonly AdaptiveBucket[]>();
 
-  constructor(private readonly rates: RateTable, private readonly clock: LimiterClock) {}
+  constructor(
+    private readonly rates: RateTable,
+    private readonly clock: LimiterClock,
+  ) {}
 
   /** The buckets a call of `service` on `project` takes from: the service's, and its writes'. */
   bucketsFor(service: Service, project: string, write: boolean): readonly AdaptiveBucket[] {
@@ -193,9 +200,11 @@ export function parseRate(text: string, services: readonly string[]): { key: str
   const m = /^\s*([a-z]+)(\.write)?\s*=\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|min|m|h|hour))?\s*$/.exec(text);
   if (!m) return `--rate "${text}" is not service=N/min (e.g. gkebackup=600/min)`;
   const [, service, write, n, unit] = m as unknown as [string, string, string | undefined, string, string | undefined];
-  if (!services.includes(service)) return `--rate "${text}": unknown service "${service}" (known: ${services.join(", ")})`;
+  if (!services.includes(service))
+    return `--rate "${text}": unknown service "${service}" (known: ${services.join(", ")})`;
   const perUnit = Number(n);
-  const perMinute = unit === "s" || unit === "sec" ? perUnit * 60 : unit === "h" || unit === "hour" ? perUnit / 60 : perUnit;
+  const perMinute =
+    unit === "s" || unit === "sec" ? perUnit * 60 : unit === "h" || unit === "hour" ? perUnit / 60 : perUnit;
   if (!(perMinute >= 1)) return `--rate "${text}": the rate must be at least 1/min`;
   return { key: service + (write ?? ""), perMinute };
 }

@@ -10,7 +10,15 @@ import { networkCode } from "./network-errors.js";
 export const UNREACHABLE_CALLS = 3;
 
 /** Node's codes for a connection that could not be made at all (nothing was sent). */
-const CONNECT_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+const CONNECT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 export class Reachability {
   /** Per origin: the calls in a row that ended unable to connect, and the last one's error. */

@@ -55,7 +55,15 @@ export class TargetCache {
     }
     const q = path.indexOf("?");
     const o = known.options;
-    const options: TargetOptions = { protocol: o.protocol, hostname: o.hostname, hash: "", search: q < 0 ? "" : path.slice(q), pathname: q < 0 ? path : path.slice(0, q), path, href: o.href!.slice(0, -1) + path };
+    const options: TargetOptions = {
+      protocol: o.protocol,
+      hostname: o.hostname,
+      hash: "",
+      search: q < 0 ? "" : path.slice(q),
+      pathname: q < 0 ? path : path.slice(0, q),
+      path,
+      href: o.href!.slice(0, -1) + path,
+    };
     if (o.port !== undefined) options.port = o.port;
     if (o.auth !== undefined) options.auth = o.auth;
     return { target: known.target, options };

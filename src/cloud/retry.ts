@@ -28,8 +28,10 @@ const DEFAULT_RETRY: RetryOptions = {
 
 export function retryOptions(partial?: Partial<RetryOptions>): RetryOptions {
   const o: RetryOptions = { ...DEFAULT_RETRY };
-  if (partial) for (const [k, v] of Object.entries(partial)) if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
-  if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1) throw new RangeError(`retry.maxAttempts must be an integer ≥ 1, got ${o.maxAttempts}`);
+  if (partial)
+    for (const [k, v] of Object.entries(partial)) if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
+  if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1)
+    throw new RangeError(`retry.maxAttempts must be an integer ≥ 1, got ${o.maxAttempts}`);
   if (!(o.baseDelayMs >= 0) || !(o.maxDelayMs >= 0)) throw new RangeError("retry delays must be ≥ 0");
   return o;
 }
@@ -50,11 +52,17 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** `sleep(ms, signal)`, ended at the abort even when `sleep` itself ignores the signal. */
-export function waitUnlessAborted(sleep: (ms: number, signal?: AbortSignal) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function waitUnlessAborted(
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   if (!signal) return sleep(ms);
   if (signal.aborted) return Promise.resolve();
   let onAbort = () => {};
-  const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", (onAbort = () => resolve()), { once: true }));
+  const aborted = new Promise<void>((resolve) =>
+    signal.addEventListener("abort", (onAbort = () => resolve()), { once: true }),
+  );
   return Promise.race([sleep(ms, signal), aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
@@ -62,7 +70,10 @@ export function waitUnlessAborted(sleep: (ms: number, signal?: AbortSignal) => P
  * Full jitter: a uniform wait in [0, min(cap, base·2^(retry-1))), where `retry` counts retries
  * from 1 (the wait before the second attempt is retry 1).
  */
-export function backoffDelay(retry: number, o: { baseDelayMs: number; maxDelayMs: number; random: () => number }): number {
+export function backoffDelay(
+  retry: number,
+  o: { baseDelayMs: number; maxDelayMs: number; random: () => number },
+): number {
   const exp = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** Math.max(0, retry - 1));
   return Math.floor(o.random() * exp);
 }

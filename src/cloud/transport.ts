@@ -5,9 +5,33 @@ import type { PolicyKind } from "../gcp/object-kinds.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
 import { outcomeUnknown, Reachability, UNREACHABLE_CALLS } from "./reachability.js";
-import { CloudError, type CloudErrorInit, RETRYABLE_CODES, canonicalFromHttp, interruptedError, parseErrorBody, redact, redactDeep, retryDelayFromDetails } from "./errors.js";
-import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE, nodeHttp, responseTooLarge } from "./http.js";
-import { formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES, untilAborted } from "./network-errors.js";
+import {
+  CloudError,
+  type CloudErrorInit,
+  RETRYABLE_CODES,
+  canonicalFromHttp,
+  interruptedError,
+  parseErrorBody,
+  redact,
+  redactDeep,
+  retryDelayFromDetails,
+} from "./errors.js";
+import {
+  type HttpFn,
+  type HttpResponse,
+  MAX_RESPONSE_BYTES,
+  RESPONSE_TOO_LARGE,
+  nodeHttp,
+  responseTooLarge,
+} from "./http.js";
+import {
+  formatMs,
+  isTimeout,
+  networkCode,
+  networkMessage,
+  RETRYABLE_NETWORK_CODES,
+  untilAborted,
+} from "./network-errors.js";
 import { attemptSignal } from "./attempt-signal.js";
 import { backoffDelay, parseRetryAfter, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
 import type { AdaptiveBucket, RateLimiter } from "./rate-limit.js";
@@ -76,7 +100,10 @@ export interface CallSpec {
   service: Service;
   /** Location, for regional hosts. */
   location?: string;
-  /** Path and query, e.g. `/v1/projects/p/…/restorePlans/x:getIamPolicy?options.requestedPolicyVersion=3`. Sent verbatim. */
+  /**
+   * Path and query, e.g. `/v1/projects/p/…/restorePlans/x:getIamPolicy?options.requestedPolicyVersion=3`. Sent
+   * verbatim.
+   */
   path: string;
   /** JSON body (POST only); undefined sends an empty body. */
   body?: unknown;
@@ -157,7 +184,10 @@ export class Transport {
     const deadline = start + this.callTimeoutMs;
     const r = this.retry;
     let last: CloudError | undefined;
-    const buckets = this.limiter && spec.project !== undefined ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true) : [];
+    const buckets =
+      this.limiter && spec.project !== undefined
+        ? this.limiter.bucketsFor(spec.service, spec.project, spec.write === true)
+        : [];
     const origin = this.originOf(spec);
     // Whether an attempt so far may have taken effect (a write answered 503 may have landed): the
     // call's error says so, whatever its last attempt found.
@@ -169,7 +199,13 @@ export class Transport {
       if (unsent) throw marked(unsent, uncertain);
       const waiting = takeTokens(buckets, spec.signal, last?.status === "RESOURCE_EXHAUSTED");
       if (waiting) await waiting;
-      if (spec.signal?.aborted) throw interruptedError(spec, last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent", last, uncertain);
+      if (spec.signal?.aborted)
+        throw interruptedError(
+          spec,
+          last ? `not retried after ${attempt - 1} attempts (last: ${last.status})` : "not sent",
+          last,
+          uncertain,
+        );
       if ((unsent = this.unsendable(spec, origin, attempt, last, start))) throw marked(unsent, uncertain);
       const t0 = this.now();
       // The last attempt gets what is left of the call's time, not a full per-attempt timeout.
@@ -179,7 +215,17 @@ export class Transport {
       paced(buckets, outcome);
       if (origin !== undefined && (outcome.ok || outcome.error.httpStatus > 0)) this.reachability.responded(origin);
       if (outcome.ok) {
-        this.emit({ type: "attempt", methodId: spec.methodId, resource: spec.resource, attempt, maxAttempts: r.maxAttempts, status: "OK", httpStatus: outcome.httpStatus, ms, retry: false });
+        this.emit({
+          type: "attempt",
+          methodId: spec.methodId,
+          resource: spec.resource,
+          attempt,
+          maxAttempts: r.maxAttempts,
+          status: "OK",
+          httpStatus: outcome.httpStatus,
+          ms,
+          retry: false,
+        });
         return outcome.value as T;
       }
       const err = (last = outcome.error);
@@ -199,7 +245,10 @@ export class Transport {
         ...(retry ? { delayMs: next.delayMs } : {}),
       });
       if (!retry) {
-        const final = attempt > 1 || next.note || uncertain !== err.uncertain ? err.withAttempts(attempt, this.now() - start, next.note, uncertain) : err;
+        const final =
+          attempt > 1 || next.note || uncertain !== err.uncertain
+            ? err.withAttempts(attempt, this.now() - start, next.note, uncertain)
+            : err;
         if (origin !== undefined) this.reachability.ended(origin, final);
         throw final;
       }
@@ -210,7 +259,10 @@ export class Transport {
   /** Origins no connection could be made to (./reachability.ts). */
   private readonly reachability = new Reachability();
 
-  /** Where the call goes ("https://gkebackup.googleapis.com"); undefined when that cannot be worked out (the attempt then says why). */
+  /**
+   * Where the call goes ("https://gkebackup.googleapis.com"); undefined when that cannot be worked out (the attempt
+   * then says why).
+   */
   private originOf(spec: CallSpec): string | undefined {
     try {
       return this.endpoint.baseUrl(spec.service, spec.location);
@@ -221,7 +273,13 @@ export class Transport {
 
   /** Why the call cannot be sent at all, if so: its origin was found unreachable, or no access
    *  token can be had (the token provider's first search failed). */
-  private unsendable(spec: CallSpec, origin: string | undefined, attempt: number, last: CloudError | undefined, start: number): CloudError | undefined {
+  private unsendable(
+    spec: CallSpec,
+    origin: string | undefined,
+    attempt: number,
+    last: CloudError | undefined,
+    start: number,
+  ): CloudError | undefined {
     const gone = origin !== undefined ? this.reachability.down(origin) : undefined;
     if (gone) return this.unreachable(spec, origin!, gone, attempt, last, this.now() - start);
     const noToken = this.tokens.failure?.();
@@ -229,15 +287,37 @@ export class Transport {
   }
 
   /** The call's error, every secret known scrubbed from the message and the server's details. */
-  private cloudError(spec: CallSpec, status: string, httpStatus: number, message: string, extra: Partial<CloudErrorInit> = {}): CloudError {
+  private cloudError(
+    spec: CallSpec,
+    status: string,
+    httpStatus: number,
+    message: string,
+    extra: Partial<CloudErrorInit> = {},
+  ): CloudError {
     const secrets = [...this.tokens.secrets(), ...this.secrets];
     // The server's details too: a caller of the SDK may log them.
     const details = extra.details ? { details: redactDeep(extra.details, secrets) as unknown[] } : {};
-    return new CloudError({ status, httpStatus, methodId: spec.methodId, resource: spec.resource, operation: spec.operation, serverMessage: redact(message, secrets), ...extra, ...details });
+    return new CloudError({
+      status,
+      httpStatus,
+      methodId: spec.methodId,
+      resource: spec.resource,
+      operation: spec.operation,
+      serverMessage: redact(message, secrets),
+      ...extra,
+      ...details,
+    });
   }
 
   /** The error of a call to an origin found unreachable: not sent, or (a retry) not retried. */
-  private unreachable(spec: CallSpec, origin: string, gone: CloudError, attempt: number, last: CloudError | undefined, elapsedMs: number): CloudError {
+  private unreachable(
+    spec: CallSpec,
+    origin: string,
+    gone: CloudError,
+    attempt: number,
+    last: CloudError | undefined,
+    elapsedMs: number,
+  ): CloudError {
     const why = `${origin} could not be reached by the last ${UNREACHABLE_CALLS} calls to it`;
     if (last) return last.withAttempts(attempt - 1, elapsedMs, `not retried: ${redact(why, this.secrets)}`);
     return new CloudError({
@@ -255,20 +335,34 @@ export class Transport {
   }
 
   /** The wait before the next attempt, or none (with the reason when it is the call's deadline). */
-  private nextWait(err: CloudError, retryAfterMs: number | undefined, attempt: number, deadline: number): { delayMs?: number; note?: string } {
+  private nextWait(
+    err: CloudError,
+    retryAfterMs: number | undefined,
+    attempt: number,
+    deadline: number,
+  ): { delayMs?: number; note?: string } {
     if (!err.retryable || attempt >= this.retry.maxAttempts) return {};
-    const delayMs = retryAfterMs !== undefined ? Math.min(retryAfterMs, this.retry.maxRetryAfterMs) : backoffDelay(attempt, this.retry);
+    const delayMs =
+      retryAfterMs !== undefined
+        ? Math.min(retryAfterMs, this.retry.maxRetryAfterMs)
+        : backoffDelay(attempt, this.retry);
     // After the wait, the next attempt must have a useful part of the call's time left.
     const left = deadline - this.now() - Math.min(1_000, this.callTimeoutMs / 10);
     const limit = `call timeout ${formatMs(this.callTimeoutMs)}`;
     if (left <= 0) return { note: limit };
-    if (delayMs >= left) return { note: retryAfterMs !== undefined ? `Retry-After ${formatMs(retryAfterMs)} is beyond the ${limit}` : limit };
+    if (delayMs >= left)
+      return {
+        note: retryAfterMs !== undefined ? `Retry-After ${formatMs(retryAfterMs)} is beyond the ${limit}` : limit,
+      };
     return { delayMs };
   }
 
   /** One attempt; `origin` is the call's (originOf), worked out again here only when it could not be. */
   private async once(spec: CallSpec, attemptMs: number, origin: string | undefined): Promise<Outcome> {
-    const fail: Fail = (status, httpStatus, message, extra = {}) => ({ ok: false, error: this.cloudError(spec, status, httpStatus, message, extra) });
+    const fail: Fail = (status, httpStatus, message, extra = {}) => ({
+      ok: false,
+      error: this.cloudError(spec, status, httpStatus, message, extra),
+    });
 
     let url: string;
     try {
@@ -283,11 +377,18 @@ export class Transport {
     let text: string;
     try {
       const known = this.fixedToken;
-      const prepared = known ? { headers: requestHeaders(spec, known.token) } : await this.headers(spec, signal.signal, fail);
+      const prepared = known
+        ? { headers: requestHeaders(spec, known.token) }
+        : await this.headers(spec, signal.signal, fail);
       if ("error" in prepared) return prepared;
       const headers = prepared.headers;
       const body = spec.method === "POST" && spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
-      res = await this.fetchFn(url, { method: spec.method, headers, ...(body !== undefined ? { body } : {}), signal: signal.signal });
+      res = await this.fetchFn(url, {
+        method: spec.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: signal.signal,
+      });
       text = await res.text();
       if (text.length > MAX_RESPONSE_BYTES) throw responseTooLarge();
     } catch (e) {
@@ -303,7 +404,11 @@ export class Transport {
   private fixedToken: { token: string | undefined } | undefined;
 
   /** The request headers, with the access token (waited for no longer than the attempt). */
-  private async headers(spec: CallSpec, signal: AbortSignal, fail: Fail): Promise<{ headers: Record<string, string> } | Failure> {
+  private async headers(
+    spec: CallSpec,
+    signal: AbortSignal,
+    fail: Fail,
+  ): Promise<{ headers: Record<string, string> } | Failure> {
     let token: string | undefined;
     try {
       // A token that never changes is there at once: no need to race it against the attempt.
@@ -311,7 +416,10 @@ export class Transport {
       token = await (this.tokens.fixed ? this.tokens.getToken() : untilAborted(this.tokens.getToken(), signal));
     } catch (e) {
       if (signal.aborted) throw e;
-      const msg = e instanceof AuthError ? e.message : `could not get an access token: ${e instanceof Error ? e.message : String(e)}`;
+      const msg =
+        e instanceof AuthError
+          ? e.message
+          : `could not get an access token: ${e instanceof Error ? e.message : String(e)}`;
       return fail("UNAUTHENTICATED", 0, msg, { retryable: false });
     }
     if (this.tokens.fixed) this.fixedToken = { token };
@@ -326,7 +434,9 @@ export class Transport {
         try {
           value = JSON.parse(text);
         } catch (e) {
-          return fail("UNKNOWN", res.status, `the response is not valid JSON (${(e as Error).message})`, { retryable: false });
+          return fail("UNKNOWN", res.status, `the response is not valid JSON (${(e as Error).message})`, {
+            retryable: false,
+          });
         }
       }
       const problem = spec.check?.(value);
@@ -337,24 +447,31 @@ export class Transport {
     const status = parsed.status ?? canonicalFromHttp(res.status);
     const message = parsed.message ?? (res.statusText || `HTTP ${res.status}`);
     const retryable = RETRYABLE_CODES.has(status) || (status === "INTERNAL" && spec.idempotent === true);
-    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"), this.now()) ?? retryDelayFromDetails(parsed.details);
+    const retryAfterMs =
+      parseRetryAfter(res.headers.get("retry-after"), this.now()) ?? retryDelayFromDetails(parsed.details);
     return { ...fail(status, res.status, message, { details: parsed.details, retryable }), retryAfterMs };
   }
 
   private transportFailure(e: unknown, timedOut: boolean, attemptMs: number, fail: Fail): Failure {
     if (timedOut || isTimeout(e)) {
       const which = attemptMs < this.timeoutMs ? "" : " (per-attempt timeout)";
-      return fail("DEADLINE_EXCEEDED", 0, `no complete response within ${formatMs(attemptMs)}${which}`, { retryable: true });
+      return fail("DEADLINE_EXCEEDED", 0, `no complete response within ${formatMs(attemptMs)}${which}`, {
+        retryable: true,
+      });
     }
     const code = networkCode(e);
     const msg = networkMessage(e);
     if (code === RESPONSE_TOO_LARGE) return fail("UNKNOWN", 0, msg, { retryable: false });
-    if (code && RETRYABLE_NETWORK_CODES.has(code)) return fail("UNAVAILABLE", 0, `network error ${code}: ${msg}`, { retryable: true, cause: e });
+    if (code && RETRYABLE_NETWORK_CODES.has(code))
+      return fail("UNAVAILABLE", 0, `network error ${code}: ${msg}`, { retryable: true, cause: e });
     if (code === "ENOTFOUND") return fail("UNAVAILABLE", 0, `host not found: ${msg}`, { retryable: false, cause: e });
     if (!code && e instanceof TypeError && /fetch failed|terminated|other side closed|socket/i.test(e.message)) {
       return fail("UNAVAILABLE", 0, `network error: ${msg}`, { retryable: true, cause: e });
     }
-    return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, { retryable: false, cause: e });
+    return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, {
+      retryable: false,
+      cause: e,
+    });
   }
 }
 
@@ -372,7 +489,11 @@ function marked(err: CloudError, uncertain: boolean): CloudError {
   return uncertain && !err.uncertain ? err.withAttempts(err.attempts, err.elapsedMs, err.note, true) : err;
 }
 
-function takeTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | undefined, retrying: boolean): Promise<void> | undefined {
+function takeTokens(
+  buckets: readonly AdaptiveBucket[],
+  signal: AbortSignal | undefined,
+  retrying: boolean,
+): Promise<void> | undefined {
   for (let i = 0; i < buckets.length; i++) {
     if (!signal?.aborted && buckets[i]!.tryTake(retrying) === 0) continue;
     return waitForTokens(buckets.slice(i), signal, retrying);
@@ -380,12 +501,17 @@ function takeTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | un
   return undefined;
 }
 
-async function waitForTokens(buckets: readonly AdaptiveBucket[], signal: AbortSignal | undefined, retrying: boolean): Promise<void> {
+async function waitForTokens(
+  buckets: readonly AdaptiveBucket[],
+  signal: AbortSignal | undefined,
+  retrying: boolean,
+): Promise<void> {
   for (const b of buckets) await b.take(signal, retrying);
 }
 
 /** Tells the call's buckets how the attempt went: a quota refusal slows them, a success lets them recover. */
 function paced(buckets: readonly AdaptiveBucket[], outcome: Outcome): void {
   if (outcome.ok) for (const b of buckets) b.succeeded();
-  else if (outcome.error.status === "RESOURCE_EXHAUSTED" || outcome.error.httpStatus === 429) for (const b of buckets) b.throttled(outcome.retryAfterMs);
+  else if (outcome.error.status === "RESOURCE_EXHAUSTED" || outcome.error.httpStatus === 429)
+    for (const b of buckets) b.throttled(outcome.retryAfterMs);
 }

@@ -19,16 +19,21 @@ export function policyProblem(value: unknown): string | undefined {
  * never written back, and a state or date format this version does not know is no reason to fail.
  */
 export function federationProblem(value: unknown): string | undefined {
-  const errors = validate("types/get-federation.schema.json#/definitions/Federation", value).filter((e) => e.keyword === "type" || e.keyword === "required");
+  const errors = validate("types/get-federation.schema.json#/definitions/Federation", value).filter(
+    (e) => e.keyword === "type" || e.keyword === "required",
+  );
   return errors.length ? `the response is not a valid federation: ${schemaProblem(errors)}` : undefined;
 }
 
 /** What converge reads of a Resource Manager v3 Project: its ID and its name (`projects/{number}`). */
 export function projectProblem(value: unknown): string | undefined {
   const v = value as { projectId?: unknown; name?: unknown } | null;
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return "the response is not a valid project: expected an object";
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    return "the response is not a valid project: expected an object";
   // A project ID starts with a letter (never all digits: that is a number) and fits in a name's segment.
-  if (typeof v.projectId !== "string" || !/^[A-Za-z][A-Za-z0-9_.-]*$/.test(v.projectId)) return "the response is not a valid project: projectId is not a project ID";
-  if (typeof v.name !== "string" || !/^projects\/[0-9]+$/.test(v.name)) return "the response is not a valid project: name is not projects/{number}";
+  if (typeof v.projectId !== "string" || !/^[A-Za-z][A-Za-z0-9_.-]*$/.test(v.projectId))
+    return "the response is not a valid project: projectId is not a project ID";
+  if (typeof v.name !== "string" || !/^projects\/[0-9]+$/.test(v.name))
+    return "the response is not a valid project: name is not projects/{number}";
   return undefined;
 }

@@ -70,7 +70,10 @@ class WorkerLink {
   private readonly settled: Promise<boolean>;
   private settle!: (ok: boolean) => void;
 
-  constructor(private readonly url: URL, private readonly data: HttpWorkerData) {
+  constructor(
+    private readonly url: URL,
+    private readonly data: HttpWorkerData,
+  ) {
     this.settled = new Promise((resolve) => (this.settle = resolve));
   }
 
@@ -89,7 +92,9 @@ class WorkerLink {
       return;
     }
     this.worker = worker;
-    worker.on("message", (m: typeof WORKER_READY | WireAnswer[]) => (m === WORKER_READY ? this.onReady() : this.onAnswers(m)));
+    worker.on("message", (m: typeof WORKER_READY | WireAnswer[]) =>
+      m === WORKER_READY ? this.onReady() : this.onAnswers(m),
+    );
     worker.on("error", (e) => this.stop(e));
     worker.on("exit", (code) => this.stop(new Error(`the HTTP worker exited (code ${code})`)));
   }
@@ -107,7 +112,13 @@ class WorkerLink {
       signal.addEventListener("abort", onAbort, { once: true });
       if (this.waiting.size === 0) this.worker!.ref();
       this.waiting.set(id, { resolve, reject, signal, onAbort });
-      this.post({ id, url, method: init.method, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+      this.post({
+        id,
+        url,
+        method: init.method,
+        headers: init.headers,
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      });
     });
   }
 
@@ -143,7 +154,11 @@ class WorkerLink {
     this.settle(false);
     for (const [id, w] of this.waiting) {
       this.forget(id);
-      w.reject(Object.assign(new Error(`the HTTP worker stopped before answering: ${why?.message ?? "unknown"}`), { cause: why }));
+      w.reject(
+        Object.assign(new Error(`the HTTP worker stopped before answering: ${why?.message ?? "unknown"}`), {
+          cause: why,
+        }),
+      );
     }
   }
 

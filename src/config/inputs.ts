@@ -67,13 +67,24 @@ function sourceText(s: InputSource): string {
 }
 
 /** A diagnostic about a value, positioned at its source. */
-function atSource(s: InputSource, summary: string, detail: string | undefined, code: string, severity: "error" | "warning" = "error"): Diagnostic {
-  const extra = { code, ...(detail ? { detail } : {}), ...(s.kind === "file" ? { file: s.file, line: s.line, column: s.column } : {}) };
+function atSource(
+  s: InputSource,
+  summary: string,
+  detail: string | undefined,
+  code: string,
+  severity: "error" | "warning" = "error",
+): Diagnostic {
+  const extra = {
+    code,
+    ...(detail ? { detail } : {}),
+    ...(s.kind === "file" ? { file: s.file, line: s.line, column: s.column } : {}),
+  };
   const where = s.kind === "file" ? "" : ` (from ${sourceText(s)})`;
   return severity === "error" ? error(summary + where, extra) : warning(summary + where, extra);
 }
 
-const typeName = (v: unknown): string => (Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "a map" : `a ${typeof v}`);
+const typeName = (v: unknown): string =>
+  Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "a map" : `a ${typeof v}`;
 
 /** Whether every number in `value` (a parsed JSON value) is finite. */
 function allFinite(value: unknown): boolean {
@@ -92,36 +103,63 @@ export function typedValue(type: InputType, value: unknown, text: boolean): { va
     if (type === "string") return { value };
     if (type === "number") {
       const n = Number(value);
-      if (value.trim() === "" || Number.isNaN(n) || /inf/i.test(value)) return { problem: `"${value}" is not a number` };
+      if (value.trim() === "" || Number.isNaN(n) || /inf/i.test(value))
+        return { problem: `"${value}" is not a number` };
       return Number.isFinite(n) ? { value: n } : { problem: `"${value}" is a number out of range` };
     }
-    if (type === "boolean") return value === "true" ? { value: true } : value === "false" ? { value: false } : { problem: `"${value}" is not a boolean (true or false)` };
+    if (type === "boolean")
+      return value === "true"
+        ? { value: true }
+        : value === "false"
+          ? { value: false }
+          : { problem: `"${value}" is not a boolean (true or false)` };
     try {
       const parsed: unknown = JSON.parse(value);
       // JSON has no Infinity, but a literal too large for a double parses to it (1e400).
       if (!allFinite(parsed)) return { problem: `"${value}" holds a number out of range` };
       return typedValue(type, parsed, false);
     } catch {
-      return { problem: `"${value}" is not JSON; a ${type} is given as JSON, e.g. ${type === "list" ? '["a","b"]' : '{"k":"v"}'}` };
+      return {
+        problem:
+          `"${value}" is not JSON; a ${type} is given as JSON, e.g. ` +
+          `${type === "list" ? '["a","b"]' : '{"k":"v"}'}`,
+      };
     }
   }
   const ok =
-    type === "list" ? Array.isArray(value) : type === "map" ? value !== null && typeof value === "object" && !Array.isArray(value) : typeof value === type && (type !== "number" || Number.isFinite(value));
+    type === "list"
+      ? Array.isArray(value)
+      : type === "map"
+        ? value !== null && typeof value === "object" && !Array.isArray(value)
+        : typeof value === type && (type !== "number" || Number.isFinite(value));
   return ok ? { value } : { problem: `expected a ${type}, got ${typeName(value)}` };
 }
 
 /** The declarations of `config:` with their defaults checked (not yet their values). */
-function declarations(src: SourceDocument, raw: Record<string, unknown>, badDefaults: Set<string>, diags: Diagnostic[]): Map<string, ConfigDecl> {
+function declarations(
+  src: SourceDocument,
+  raw: Record<string, unknown>,
+  badDefaults: Set<string>,
+  diags: Diagnostic[],
+): Map<string, ConfigDecl> {
   const decls = new Map<string, ConfigDecl>();
   for (const [name, v] of Object.entries(raw)) {
     if (!v || typeof v !== "object") continue;
     const d = v as Partial<ConfigInput>;
     if (!["string", "number", "boolean", "list", "map"].includes(String(d.type))) continue; // the schema said why
-    const decl: ConfigDecl = { name, type: d.type!, secret: d.secret === true, ...(typeof d.description === "string" ? { description: d.description } : {}) };
+    const decl: ConfigDecl = {
+      name,
+      type: d.type!,
+      secret: d.secret === true,
+      ...(typeof d.description === "string" ? { description: d.description } : {}),
+    };
     if (Object.hasOwn(d, "default")) {
       const t = typedValue(decl.type, d.default, false);
       if ("problem" in t) {
-        diags.push({ ...errorAt(src, ["config", name, "default"], `config.${name}: the default ${t.problem}`), code: "input/type" });
+        diags.push({
+          ...errorAt(src, ["config", name, "default"], `config.${name}: the default ${t.problem}`),
+          code: "input/type",
+        });
         badDefaults.add(name);
       } else Object.assign(decl, { value: t.value, from: "default" });
     }
@@ -139,7 +177,12 @@ const UNKNOWN_NAMED = 3;
  * name in a --var-file a warning (files are often shared by stacks), CONVERGE_VAR_ of an
  * unknown name is ignored (the environment is shared by everything).
  */
-export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>, given: GivenInputs, diags: Diagnostic[]): Map<string, ConfigDecl> {
+export function resolveConfig(
+  src: SourceDocument,
+  raw: Record<string, unknown>,
+  given: GivenInputs,
+  diags: Diagnostic[],
+): Map<string, ConfigDecl> {
   const tried = new Set<string>();
   const decls = declarations(src, raw, tried, diags);
   const names = [...decls.keys()];
@@ -154,12 +197,27 @@ export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>,
       // A var file shared by several stacks: its keys for the others are named a few times, then counted.
       if (v.source.kind === "file" && unknownInFiles.push(v.name) > UNKNOWN_NAMED) continue;
       const guess = suggest(v.name, names);
-      const detail = names.length ? `Inputs of this stack: ${names.join(", ")}.` : "This stack declares no inputs (a `config:` section).";
-      diags.push(atSource(v.source, `unknown input "${v.name}"${guess ? ` (did you mean "${guess}"?)` : ""}`, detail, "input/unknown", v.source.kind === "flag" ? "error" : "warning"));
+      const detail = names.length
+        ? `Inputs of this stack: ${names.join(", ")}.`
+        : "This stack declares no inputs (a `config:` section).";
+      diags.push(
+        atSource(
+          v.source,
+          `unknown input "${v.name}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
+          detail,
+          "input/unknown",
+          v.source.kind === "flag" ? "error" : "warning",
+        ),
+      );
       continue;
     }
     tried.add(v.name);
-    if (v.text && typeof v.value === "string" && (decl.type === "list" || decl.type === "map") && jsonNestsTooDeep(v.value)) {
+    if (
+      v.text &&
+      typeof v.value === "string" &&
+      (decl.type === "list" || decl.type === "map") &&
+      jsonNestsTooDeep(v.value)
+    ) {
       // As deep as a --var-file may not be (yaml-limits.ts): refused before it is parsed.
       diags.push(atSource(v.source, `input "${v.name}": ${TOO_DEEP}`, TOO_DEEP_DETAIL, "input/depth"));
       continue;
@@ -168,19 +226,35 @@ export function resolveConfig(src: SourceDocument, raw: Record<string, unknown>,
     if ("problem" in t) {
       // A secret's value is never quoted back, not even a wrong one.
       const problem = decl.secret ? `the value is not a ${decl.type}` : t.problem;
-      diags.push(atSource(v.source, `input "${v.name}": ${problem}`, `config.${v.name} is declared with type: ${decl.type}.`, "input/type"));
+      diags.push(
+        atSource(
+          v.source,
+          `input "${v.name}": ${problem}`,
+          `config.${v.name} is declared with type: ${decl.type}.`,
+          "input/type",
+        ),
+      );
       continue;
     }
     Object.assign(decl, { value: t.value, from: sourceText(v.source) });
   }
   const more = unknownInFiles.slice(UNKNOWN_NAMED);
-  if (more.length) diags.push(warning(`and ${more.length} more unknown input${more.length === 1 ? "" : "s"} in the --var-file files: ${listed(more, 10)}`, { code: "input/unknown" }));
+  if (more.length)
+    diags.push(
+      warning(
+        `and ${more.length} more unknown input${more.length === 1 ? "" : "s"}` +
+          ` in the --var-file files: ${listed(more, 10)}`,
+        { code: "input/unknown" },
+      ),
+    );
   for (const name of given.unread ?? []) tried.add(name);
   for (const decl of decls.values()) {
     if (decl.value !== undefined || tried.has(decl.name)) continue; // a wrong value (or an unreadable one) was reported
     const d = errorAt(src, ["config", decl.name], `input "${decl.name}" has no value`, {
       key: true,
-      detail: `Give it with --var ${decl.name}=VALUE, in a --var-file, or in the environment variable ${ENV_PREFIX}${decl.name}; or declare a default.`,
+      detail:
+        `Give it with --var ${decl.name}=VALUE, in a --var-file, or in the environment ` +
+        `variable ${ENV_PREFIX}${decl.name}; or declare a default.`,
     });
     diags.push({ ...d, code: "input/missing" });
   }

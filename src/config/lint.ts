@@ -18,7 +18,9 @@ export const LINT_RULES = {
   "public-principal": "allUsers or allAuthenticatedUsers is granted a role",
   "basic-role": "a basic role (roles/owner, roles/editor, roles/viewer) is granted",
   "conditional-basic-or-public": "a condition on a basic role or a public principal (Google refuses it)",
-  "invalid-condition": "a condition expression Google refuses: not valid CEL, not boolean, or using attributes or functions IAM does not have",
+  "invalid-condition":
+    "a condition expression Google refuses: not valid CEL, not boolean, or " +
+    "using attributes or functions IAM does not have",
   "expired-condition": "a time condition that has already expired",
   "deleted-principal": "a deleted: principal is granted a role",
   "lookalike-principal":
@@ -48,14 +50,21 @@ export function lintExpression(expression: string, now: Date): Omit<Finding, "pa
   if (problem) {
     const detail = problem.neverGrants
       ? "Google accepts it, but the condition can never grant access."
-      : "Google refuses it: IAM conditions use the attributes and functions of https://cloud.google.com/iam/docs/conditions-attribute-reference.";
+      : "Google refuses it: IAM conditions use the attributes and functions of " +
+        "https://cloud.google.com/iam/docs/conditions-attribute-reference.";
     return [{ rule: "invalid-condition", summary: problem.message, offset: problem.offset, detail }];
   }
   const out: Omit<Finding, "path">[] = [];
   const re = /request\.time\s*(<=?)\s*timestamp\(\s*["']([^"']+)["']\s*\)/g;
   for (let m = re.exec(expression); m; m = re.exec(expression)) {
     const t = Date.parse(m[2]!);
-    if (t <= now.getTime()) out.push({ rule: "expired-condition", summary: `condition expired on ${new Date(t).toISOString()}: the grant no longer gives access`, offset: m.index, detail: "Remove the grant, or extend the condition." });
+    if (t <= now.getTime())
+      out.push({
+        rule: "expired-condition",
+        summary: `condition expired on ${new Date(t).toISOString()}: the grant no longer gives access`,
+        offset: m.index,
+        detail: "Remove the grant, or extend the condition.",
+      });
   }
   return out;
 }
@@ -93,38 +102,92 @@ function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | unde
   const add = (vals: (Val | undefined)[], f: Finding) => {
     if (!report(vals)) return;
     const note = fromNote(vals);
-    out.push({ ...f, address: v.name, ...(f.detail !== undefined || note ? { detail: `${f.detail ?? ""}${note}`.trim() } : {}) });
+    out.push({
+      ...f,
+      address: v.name,
+      ...(f.detail !== undefined || note ? { detail: `${f.detail ?? ""}${note}`.trim() } : {}),
+    });
   };
   const role = v.role?.value;
   for (const m of v.members) {
-    if (isPublicMember(m.value)) add([m], { rule: "public-principal", path: m.path, summary: `${v.name}: ${m.value} makes this grant public`, detail: `Anyone${m.value === "allAuthenticatedUsers" ? " with a Google account" : " on the internet"} gets ${role ?? "the role"}.` });
+    if (isPublicMember(m.value))
+      add([m], {
+        rule: "public-principal",
+        path: m.path,
+        summary: `${v.name}: ${m.value} makes this grant public`,
+        detail:
+          `Anyone` +
+          `${m.value === "allAuthenticatedUsers" ? " with a Google account" : " on the internet"}` +
+          ` gets ${role ?? "the role"}.`,
+      });
     const lookalike = suspectReasons(m.value);
     if (lookalike.length) add([m], lookalikeFinding(v.name, m, lookalike));
-    if (m.value.startsWith("deleted:")) add([m], { rule: "deleted-principal", path: m.path, summary: `${v.name}: ${m.value} is a deleted principal`, detail: "It grants nothing; remove it from the stack." });
+    if (m.value.startsWith("deleted:"))
+      add([m], {
+        rule: "deleted-principal",
+        path: m.path,
+        summary: `${v.name}: ${m.value} is a deleted principal`,
+        detail: "It grants nothing; remove it from the stack.",
+      });
   }
-  if (v.role && isBasicRole(v.role.value)) add([v.role], { rule: "basic-role", path: v.role.path, summary: `${v.name}: ${v.role.value} is a basic role`, detail: "Basic roles grant thousands of permissions; prefer a predefined or custom role." });
+  if (v.role && isBasicRole(v.role.value))
+    add([v.role], {
+      rule: "basic-role",
+      path: v.role.path,
+      summary: `${v.name}: ${v.role.value} is a basic role`,
+      detail: "Basic roles grant thousands of permissions; prefer a predefined or custom role.",
+    });
   if (v.condition) {
     const at = v.condition.path;
-    const whole: Val | undefined = v.condition.from !== undefined ? { value: "", path: at, from: v.condition.from } : undefined;
-    if (v.role && isBasicRole(v.role.value)) add([v.role, whole], { rule: "conditional-basic-or-public", path: at, summary: `${v.name}: a condition cannot be set on the basic role ${v.role.value}`, detail: "Google refuses conditional bindings of basic roles." });
+    const whole: Val | undefined =
+      v.condition.from !== undefined ? { value: "", path: at, from: v.condition.from } : undefined;
+    if (v.role && isBasicRole(v.role.value))
+      add([v.role, whole], {
+        rule: "conditional-basic-or-public",
+        path: at,
+        summary: `${v.name}: a condition cannot be set on the basic role ${v.role.value}`,
+        detail: "Google refuses conditional bindings of basic roles.",
+      });
     const pub = v.members.find((m) => isPublicMember(m.value));
-    if (pub) add([pub, whole], { rule: "conditional-basic-or-public", path: at, summary: `${v.name}: a condition cannot apply to ${pub.value}`, detail: "Google refuses conditions on bindings that include allUsers or allAuthenticatedUsers." });
+    if (pub)
+      add([pub, whole], {
+        rule: "conditional-basic-or-public",
+        path: at,
+        summary: `${v.name}: a condition cannot apply to ${pub.value}`,
+        detail: "Google refuses conditions on bindings that include allUsers or allAuthenticatedUsers.",
+      });
     const expr = v.condition.expression;
     if (expr) {
       // Offsets point into a literal expression; a resolved one is not in the file.
       for (const f of lintExpression(expr.value, now)) {
         const { offset, ...rest } = f;
-        add([expr], { ...rest, path: expr.path, summary: `${v.name}: ${f.summary}`, ...(expr.from === undefined && offset !== undefined ? { offset } : {}) });
+        add([expr], {
+          ...rest,
+          path: expr.path,
+          summary: `${v.name}: ${f.summary}`,
+          ...(expr.from === undefined && offset !== undefined ? { offset } : {}),
+        });
       }
     }
   }
-  if (v.emptyMembers) add([v.emptyMembers], { rule: "empty-binding", path: v.emptyMembers.path, summary: `${v.name}: members is empty: this binding removes every member of ${role ?? "its role"}`, detail: "Everyone who holds the role on this object loses it, including grants made outside converge." });
+  if (v.emptyMembers)
+    add([v.emptyMembers], {
+      rule: "empty-binding",
+      path: v.emptyMembers.path,
+      summary: `${v.name}: members is empty: this binding removes every member of ${role ?? "its role"}`,
+      detail: "Everyone who holds the role on this object loses it, including grants made outside converge.",
+    });
   if (v.members.length < 2) return out;
   const seen = new Map<string, Val>();
   for (const m of v.members) {
     const k = memberKey(m.value);
     const first = seen.get(k);
-    if (first) add([first, m], { rule: "duplicate-member", path: m.path, summary: `${v.name}: ${m.value} is listed twice (also as ${first.value})` });
+    if (first)
+      add([first, m], {
+        rule: "duplicate-member",
+        path: m.path,
+        summary: `${v.name}: ${m.value} is listed twice (also as ${first.value})`,
+      });
     else seen.set(k, m);
   }
   return out;
@@ -159,7 +222,8 @@ const MEMBERS_AT = ["members"] as const;
 const CONDITION_AT = ["condition"] as const;
 const EXPRESSION_AT = ["condition", "expression"] as const;
 
-const literal = (raw: unknown, base: DocPath, at: readonly PathSegment[]): Val | undefined => (typeof raw === "string" && !hasInterpolation(raw) ? new LiteralVal(raw, base, at) : undefined);
+const literal = (raw: unknown, base: DocPath, at: readonly PathSegment[]): Val | undefined =>
+  typeof raw === "string" && !hasInterpolation(raw) ? new LiteralVal(raw, base, at) : undefined;
 
 /** The literal values of a resource, or of one binding of a policy resource (at `base`), as
  *  written in the stack (interpolated ones are left to plan time). */
@@ -188,22 +252,42 @@ function literalView(name: string, p: Record<string, unknown>, base: DocPath): R
 
 /** The values of a resource (or of one binding of a policy resource, at `base`) after
  *  interpolation, each with the path and `${…}` text it came from. */
-function resolvedView(name: string, raw: Record<string, unknown>, resolved: Record<string, unknown>, base: DocPath): ResourceView {
+function resolvedView(
+  name: string,
+  raw: Record<string, unknown>,
+  resolved: Record<string, unknown>,
+  base: DocPath,
+): ResourceView {
   const val = (rawValue: unknown, value: unknown, path: DocPath): Val | undefined =>
-    typeof value === "string" ? { value, path, ...(typeof rawValue === "string" && hasInterpolation(rawValue) ? { from: rawValue } : hasCall(rawValue) ? { from: functionCall(rawValue)?.key ?? "a function call" } : {}) } : undefined;
+    typeof value === "string"
+      ? {
+          value,
+          path,
+          ...(typeof rawValue === "string" && hasInterpolation(rawValue)
+            ? { from: rawValue }
+            : hasCall(rawValue)
+              ? { from: functionCall(rawValue)?.key ?? "a function call" }
+              : {}),
+        }
+      : undefined;
   const members: Val[] = [];
   const list = resolved.members;
   if (Array.isArray(list)) {
     // A list written item by item keeps its items' paths; a list from one `${…}` shares its path.
     list.forEach((m, i) => {
-      const v = Array.isArray(raw.members) ? val(raw.members[i], m, [...base, "members", i]) : val(raw.members, m, [...base, "members"]);
+      const v = Array.isArray(raw.members)
+        ? val(raw.members[i], m, [...base, "members", i])
+        : val(raw.members, m, [...base, "members"]);
       if (v) members.push(v);
     });
   }
   const member = val(raw.member, resolved.member, [...base, "member"]);
   if (member) members.push(member);
   const role = val(raw.role, resolved.role, [...base, "role"]);
-  const cond = resolved.condition && typeof resolved.condition === "object" ? (resolved.condition as Record<string, unknown>) : undefined;
+  const cond =
+    resolved.condition && typeof resolved.condition === "object"
+      ? (resolved.condition as Record<string, unknown>)
+      : undefined;
   let expression: Val | undefined;
   const rawCond = raw.condition;
   const wholeFrom = typeof rawCond === "string" && hasInterpolation(rawCond) ? rawCond : undefined;
@@ -213,9 +297,22 @@ function resolvedView(name: string, raw: Record<string, unknown>, resolved: Reco
         ? val((rawCond as Record<string, unknown>).expression, cond.expression, [...base, "condition", "expression"])
         : val(rawCond, cond.expression, [...base, "condition"]);
   }
-  const condition = cond ? { path: [...base, "condition"], ...(wholeFrom !== undefined ? { from: wholeFrom } : {}), ...(expression ? { expression } : {}) } : undefined;
-  const emptyMembers = Array.isArray(list) && list.length === 0 ? val(raw.members, "[]", [...base, "members"]) : undefined;
-  return { name, members, ...(emptyMembers ? { emptyMembers } : {}), ...(role ? { role } : {}), ...(condition ? { condition } : {}) };
+  const condition = cond
+    ? {
+        path: [...base, "condition"],
+        ...(wholeFrom !== undefined ? { from: wholeFrom } : {}),
+        ...(expression ? { expression } : {}),
+      }
+    : undefined;
+  const emptyMembers =
+    Array.isArray(list) && list.length === 0 ? val(raw.members, "[]", [...base, "members"]) : undefined;
+  return {
+    name,
+    members,
+    ...(emptyMembers ? { emptyMembers } : {}),
+    ...(role ? { role } : {}),
+    ...(condition ? { condition } : {}),
+  };
 }
 
 const always = () => true;
@@ -252,7 +349,8 @@ export function mayHaveFindings(p: Record<string, unknown>): boolean {
   if (!Array.isArray(p.bindings)) return mayHaveLiteralFindings(p);
   const bindings: unknown[] = p.bindings;
   // (A hole in the list is left to the views, as before.)
-  for (let i = 0; i < bindings.length; i++) if (!(i in bindings) || mayHaveLiteralFindings(asObject(bindings[i]))) return true;
+  for (let i = 0; i < bindings.length; i++)
+    if (!(i in bindings) || mayHaveLiteralFindings(asObject(bindings[i]))) return true;
   return false;
 }
 
@@ -276,7 +374,8 @@ function findings(stack: StackModel, now: Date): Finding[] {
   return out;
 }
 
-const asObject = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const asObject = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** A binding or member resource is one view; a policy resource one per binding. */
 function literalViews(r: ResourceDecl, p: Record<string, unknown>): ResourceView[] {
@@ -285,7 +384,11 @@ function literalViews(r: ResourceDecl, p: Record<string, unknown>): ResourceView
   return p.bindings.map((b, i) => literalView(r.name, asObject(b), [...base, "bindings", i]));
 }
 
-function resolvedViews(r: ResourceDecl, raw: Record<string, unknown>, resolved: Record<string, unknown>): ResourceView[] {
+function resolvedViews(
+  r: ResourceDecl,
+  raw: Record<string, unknown>,
+  resolved: Record<string, unknown>,
+): ResourceView[] {
   const name = r.name;
   const base = ["resources", r.decl, "properties"];
   if (!Array.isArray(resolved.bindings)) return [resolvedView(name, raw, resolved, base)];
@@ -293,7 +396,10 @@ function resolvedViews(r: ResourceDecl, raw: Record<string, unknown>, resolved: 
   return resolved.bindings.map((b, i) =>
     Array.isArray(raw.bindings)
       ? resolvedView(name, asObject(raw.bindings[i]), asObject(b), [...base, "bindings", i])
-      : resolvedView(name, Object.fromEntries(Object.keys(asObject(b)).map((k) => [k, raw.bindings])), asObject(b), [...base, "bindings"]),
+      : resolvedView(name, Object.fromEntries(Object.keys(asObject(b)).map((k) => [k, raw.bindings])), asObject(b), [
+          ...base,
+          "bindings",
+        ]),
   );
 }
 
@@ -302,7 +408,15 @@ function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined
   const src: SourceDocument = stack.source;
   const pos = src.position(f.path, f.offset !== undefined ? { offset: f.offset } : {});
   const make = ERROR_RULES.has(f.rule) || strict ? error : warning;
-  return make(f.summary, { file: src.file, line: pos.line, column: pos.column, path: formatPath(f.path), code: lintCode(f.rule), ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }), address: f.address ?? String(f.path[1]) });
+  return make(f.summary, {
+    file: src.file,
+    line: pos.line,
+    column: pos.column,
+    path: formatPath(f.path),
+    code: lintCode(f.rule),
+    ...(f.detail ? { detail: `${f.detail} [lint: ${f.rule}]` } : { detail: `[lint: ${f.rule}]` }),
+    address: f.address ?? String(f.path[1]),
+  });
 }
 
 /**
@@ -310,9 +424,16 @@ function toDiagnostic(stack: StackModel, f: Finding, strict: boolean | undefined
  * resolved value, since the literal ones were reported when the stack loaded. A variable or a data
  * source output cannot slip allUsers or a basic role past review.
  */
-export function lintResolved(stack: StackModel, r: ResourceDecl, resolved: Record<string, unknown>, opts: { strict?: boolean; now?: Date } = {}): Diagnostic[] {
+export function lintResolved(
+  stack: StackModel,
+  r: ResourceDecl,
+  resolved: Record<string, unknown>,
+  opts: { strict?: boolean; now?: Date } = {},
+): Diagnostic[] {
   const raw = r.properties;
-  const found = resolvedViews(r, raw, resolved).flatMap((view) => resourceFindings(view, opts.now ?? new Date(), (vals) => vals.some((v) => v?.from !== undefined)));
+  const found = resolvedViews(r, raw, resolved).flatMap((view) =>
+    resourceFindings(view, opts.now ?? new Date(), (vals) => vals.some((v) => v?.from !== undefined)),
+  );
   return found.map((f) => toDiagnostic(stack, f, opts.strict)).filter((d): d is Diagnostic => d !== undefined);
 }
 
@@ -335,10 +456,23 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
   for (const [rule, on] of Object.entries(stack.lint)) {
     if (!Object.hasOwn(LINT_RULES, rule)) {
       const pos = src.position(["lint", rule], { key: true });
-      diags.push(error(`lint: unknown rule "${rule}"`, { file: src.file, ...pos, path: `lint.${rule}`, detail: `Rules: ${Object.keys(LINT_RULES).join(", ")}.` }));
+      diags.push(
+        error(`lint: unknown rule "${rule}"`, {
+          file: src.file,
+          ...pos,
+          path: `lint.${rule}`,
+          detail: `Rules: ${Object.keys(LINT_RULES).join(", ")}.`,
+        }),
+      );
     } else if (on === false && ERROR_RULES.has(rule as LintRule)) {
       const pos = src.position(["lint", rule], { key: true });
-      diags.push(warning(`lint: "${rule}" finds grants Google refuses; it cannot be turned off`, { file: src.file, ...pos, path: `lint.${rule}` }));
+      diags.push(
+        warning(`lint: "${rule}" finds grants Google refuses; it cannot be turned off`, {
+          file: src.file,
+          ...pos,
+          path: `lint.${rule}`,
+        }),
+      );
     }
   }
   for (const f of findings(stack, opts.now ?? new Date())) {
@@ -346,7 +480,8 @@ export function lintStack(stack: StackModel, opts: { strict?: boolean; now?: Dat
     if (d) diags.push(d);
   }
   // Values resolved from inputs when the stack loaded, linted as the plan lints resolved values.
-  for (const r of stack.resources.values()) if (r.loadTimeProperties) pushAll(diags, lintResolved(stack, r, r.loadTimeProperties, opts));
+  for (const r of stack.resources.values())
+    if (r.loadTimeProperties) pushAll(diags, lintResolved(stack, r, r.loadTimeProperties, opts));
   // Not a lint rule (it cannot be turned off): Google refuses such a policy.
   pushAll(diags, stackPolicySizeErrors(stack));
   return diags;

@@ -26,7 +26,11 @@ function entries(src: SourceDocument, raw: unknown, diags: Diagnostic[]): { from
     for (const k of ["from", "to"] as const) {
       const v = m[k];
       if (typeof v === "string" && !isAddress(v)) {
-        diags.push(at(src, ["moved", i, k], `moved[${i}].${k}: "${v}" is not a resource address`, { detail: 'An address is a name, or name["key"] / name[0] for an instance of a forEach.' }));
+        diags.push(
+          at(src, ["moved", i, k], `moved[${i}].${k}: "${v}" is not a resource address`, {
+            detail: 'An address is a name, or name["key"] / name[0] for an instance of a forEach.',
+          }),
+        );
         ok = false;
       }
     }
@@ -36,19 +40,37 @@ function entries(src: SourceDocument, raw: unknown, diags: Diagnostic[]): { from
 }
 
 /** The moves of a stack, each to its final address, or none after reporting why. */
-export function loadMoved(src: SourceDocument, raw: unknown, resources: ReadonlyMap<string, ResourceDecl>, diags: Diagnostic[]): Move[] {
+export function loadMoved(
+  src: SourceDocument,
+  raw: unknown,
+  resources: ReadonlyMap<string, ResourceDecl>,
+  diags: Diagnostic[],
+): Move[] {
   const list = entries(src, raw, diags);
   const declares = declaredIn(resources);
   // Named in each "not declared" error: made once (100,000 such errors would each go over them all).
   let named: string | undefined;
-  const declarations = () => (named ??= listed([...new Set([...resources.values()].map((r) => r.decl))], NAMES_IN_DETAIL));
+  const declarations = () =>
+    (named ??= listed([...new Set([...resources.values()].map((r) => r.decl))], NAMES_IN_DETAIL));
   const next = new Map<string, { to: string; i: number }>();
   const before = diags.length;
   for (const e of list) {
     if (e.from === e.to) diags.push(at(src, ["moved", e.i], `moved[${e.i}]: moves ${e.from} to itself`));
-    else if (next.has(e.from)) diags.push(at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is moved twice (also by moved[${next.get(e.from)!.i}])`));
+    else if (next.has(e.from))
+      diags.push(
+        at(
+          src,
+          ["moved", e.i, "from"],
+          `moved[${e.i}]: ${e.from} is moved twice (also by moved[${next.get(e.from)!.i}])`,
+        ),
+      );
     else next.set(e.from, { to: e.to, i: e.i });
-    if (declares(e.from)) diags.push(at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is still declared in the stack`, { detail: "A moved resource must be declared only under its new address (`to`)." }));
+    if (declares(e.from))
+      diags.push(
+        at(src, ["moved", e.i, "from"], `moved[${e.i}]: ${e.from} is still declared in the stack`, {
+          detail: "A moved resource must be declared only under its new address (`to`).",
+        }),
+      );
   }
   const moves: Move[] = [];
   for (const e of list) {
@@ -61,12 +83,21 @@ export function loadMoved(src: SourceDocument, raw: unknown, resources: Readonly
     }
     if (seen.includes(to)) {
       const first = seen.reduce((min, s) => Math.min(min, next.get(s)!.i), Infinity);
-      if (e.from === to && e.i === first) diags.push(at(src, ["moved", e.i], `moved[${e.i}]: the moves form a cycle: ${[...seen, to].join(" -> ")}`, { detail: "Each address can be moved only once, to an address that is not moved back." }));
+      if (e.from === to && e.i === first)
+        diags.push(
+          at(src, ["moved", e.i], `moved[${e.i}]: the moves form a cycle: ${[...seen, to].join(" -> ")}`, {
+            detail: "Each address can be moved only once, to an address that is not moved back.",
+          }),
+        );
       continue;
     }
     if (!declares(to)) {
       const name = splitAddress(to).name;
-      diags.push(at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, { detail: resources.size ? `Resources: ${declarations()}.` : `Declare ${name} under resources:.` }));
+      diags.push(
+        at(src, ["moved", e.i, "to"], `moved[${e.i}]: ${to} is not declared in the stack`, {
+          detail: resources.size ? `Resources: ${declarations()}.` : `Declare ${name} under resources:.`,
+        }),
+      );
       continue;
     }
     moves.push({ from: e.from, to, i: e.i });

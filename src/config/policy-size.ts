@@ -26,7 +26,10 @@ function objectOf(stack: StackModel, r: ResourceDecl): string | undefined {
   const name = r.properties.name;
   if (!literal(name)) return undefined;
   // What the drivers' normalize makes of the name (the rest of a resource's inputs cannot change it).
-  const named = completeNameOnce(r.driver.kind, name, { project: stack.provider.project, location: stack.provider.location });
+  const named = completeNameOnce(r.driver.kind, name, {
+    project: stack.provider.project,
+    location: stack.provider.location,
+  });
   return typeof named === "string" ? undefined : named.full;
 }
 
@@ -46,7 +49,10 @@ function addGrants(grants: ObjectGrants, b: Record<string, unknown>): void {
   const add = (m: unknown) => {
     if (!literal(m)) return;
     if (!members) {
-      const binding = JSON.stringify([b.role, b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : b.condition ?? ""]);
+      const binding = JSON.stringify([
+        b.role,
+        b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : (b.condition ?? ""),
+      ]);
       members = grants.byBinding.get(binding);
       if (!members) grants.byBinding.set(binding, (members = new Set()));
     }
@@ -80,7 +86,9 @@ function grantBounds(stack: StackModel): Set<string> {
     const p = r.properties;
     let n = 0;
     if (!Array.isArray(p.bindings)) n = bindingBound(p);
-    else for (const b of p.bindings) if (typeof b === "object" && b !== null) n += bindingBound(b as Record<string, unknown>);
+    else
+      for (const b of p.bindings)
+        if (typeof b === "object" && b !== null) n += bindingBound(b as Record<string, unknown>);
     const total = (bound.get(object) ?? 0) + n;
     bound.set(object, total);
     if (total > MAX_PRINCIPALS) over.add(object);
@@ -108,8 +116,21 @@ export function stackPolicySizeErrors(stack: StackModel): Diagnostic[] {
   for (const [object, { size, over }] of perObject) {
     if (over === undefined) continue;
     const props = stack.resources.get(over)!.properties;
-    const at = ["resources", stack.resources.get(over)!.decl, "properties", Array.isArray(props.bindings) ? "bindings" : Array.isArray(props.members) ? "members" : "member"];
-    out.push(error(`${over}: the stack grants ${size} principals on ${object}, more than one policy may hold`, { file: stack.source.file, ...stack.source.position(at), path: formatPath(at), address: over, detail: `${LIMIT}; split the grants (for example with groups).` }));
+    const at = [
+      "resources",
+      stack.resources.get(over)!.decl,
+      "properties",
+      Array.isArray(props.bindings) ? "bindings" : Array.isArray(props.members) ? "members" : "member",
+    ];
+    out.push(
+      error(`${over}: the stack grants ${size} principals on ${object}, more than one policy may hold`, {
+        file: stack.source.file,
+        ...stack.source.position(at),
+        path: formatPath(at),
+        address: over,
+        detail: `${LIMIT}; split the grants (for example with groups).`,
+      }),
+    );
   }
   return out;
 }

@@ -19,7 +19,12 @@ export type ProviderFields = Partial<Record<(typeof RESOLVED)[number], string>>;
  * own: the missing input is the one error (`missing` is true then, so that names are not checked
  * against a project that is not known; so it is after a field's own error).
  */
-export function resolveProvider(src: SourceDocument, raw: Record<string, unknown>, scope: Scope, diags: Diagnostic[]): { fields: ProviderFields; missing: boolean } {
+export function resolveProvider(
+  src: SourceDocument,
+  raw: Record<string, unknown>,
+  scope: Scope,
+  diags: Diagnostic[],
+): { fields: ProviderFields; missing: boolean } {
   const fields: ProviderFields = {};
   let missing = false;
   for (const key of RESOLVED) {
@@ -34,9 +39,19 @@ export function resolveProvider(src: SourceDocument, raw: Record<string, unknown
     if (others.size || containsSensitive(resolved) || containsUnknown(resolved)) missing = true;
     if (others.size) {
       const names = [...others].map((r) => `"${r}"`).join(", ");
-      diags.push(error(`provider.${key} may use only inputs and variables known when the stack loads, not ${names}`, { ...pos(), detail: "The provider is known before anything is read or created: give the value as an input (config:)." }));
+      diags.push(
+        error(`provider.${key} may use only inputs and variables known when the stack loads, not ${names}`, {
+          ...pos(),
+          detail: "The provider is known before anything is read or created: give the value as an input (config:).",
+        }),
+      );
     } else if (containsSensitive(resolved)) {
-      diags.push(error(`provider.${key} cannot be computed from a secret`, { ...pos(), detail: "The project and location are part of every object's name, which plans and reviews show." }));
+      diags.push(
+        error(`provider.${key} cannot be computed from a secret`, {
+          ...pos(),
+          detail: "The project and location are part of every object's name, which plans and reviews show.",
+        }),
+      );
     } else if (containsUnknown(resolved)) {
       continue;
     } else if (typeof plain(resolved) !== "string" || plain(resolved) === "") {

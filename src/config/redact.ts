@@ -55,7 +55,9 @@ export function secretList(secrets: Iterable<string>): string[] {
 export function inputsHash(config: ReadonlyMap<string, ConfigDecl>, salt = randomBytes(16).toString("hex")): string {
   const values: Record<string, unknown> = {};
   for (const c of config.values()) values[c.name] = c.value ?? null;
-  return `sha256:${salt}:${createHash("sha256").update(`${salt}:${canonicalJson(values)}`).digest("hex")}`;
+  return `sha256:${salt}:${createHash("sha256")
+    .update(`${salt}:${canonicalJson(values)}`)
+    .digest("hex")}`;
 }
 
 /** Whether the inputs hash as `hash` did (with its salt). */
@@ -72,8 +74,10 @@ export function redactPlan(plan: Plan, secrets: Iterable<string>): Plan {
 /** The secret strings a state holds: its resources' sensitive inputs and its sensitive outputs. */
 export function stateSecrets(state: State): string[] {
   const found = new Set<string>();
-  for (const r of state.resources) for (const k of Object.keys(r.sensitive ?? {})) secretStrings(sensitive(r.inputs[k]), found);
-  for (const n of state.sensitive_outputs ?? []) if (Object.hasOwn(state.outputs, n)) secretStrings(sensitive(state.outputs[n]), found);
+  for (const r of state.resources)
+    for (const k of Object.keys(r.sensitive ?? {})) secretStrings(sensitive(r.inputs[k]), found);
+  for (const n of state.sensitive_outputs ?? [])
+    if (Object.hasOwn(state.outputs, n)) secretStrings(sensitive(state.outputs[n]), found);
   return secretList(found);
 }
 

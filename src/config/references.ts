@@ -15,7 +15,8 @@ import { type DocPath, errorAt as at, formatPath, type SourceDocument } from "..
 function eachString(value: unknown, path: DocPath, fn: (s: string, path: DocPath) => void): void {
   if (typeof value === "string") fn(value, path);
   else if (Array.isArray(value)) value.forEach((v, i) => eachString(v, [...path, i], fn));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) eachString(v, [...path, k], fn);
+  else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) eachString(v, [...path, k], fn);
 }
 
 // What a value holds, found in one walk that allocates nothing (the loader asks for every
@@ -72,15 +73,27 @@ function checkCalls(src: SourceDocument, value: unknown, path: DocPath, diags: D
   if (call) {
     const programApply = call.key === PROGRAM_APPLY && src instanceof ProgramSource && path[0] === "outputs";
     const p = programApply ? undefined : staticCallProblem(call);
-    if (p) diags.push(at(src, [...path, call.key, ...p.path], `${formatPath(path)}: ${p.message}`, { key: p.path.length === 0, ...(p.detail ? { detail: p.detail } : {}) }));
+    if (p)
+      diags.push(
+        at(src, [...path, call.key, ...p.path], `${formatPath(path)}: ${p.message}`, {
+          key: p.path.length === 0,
+          ...(p.detail ? { detail: p.detail } : {}),
+        }),
+      );
     return checkCalls(src, call.args, [...path, call.key], diags);
   }
   if (Array.isArray(value)) value.forEach((v, i) => checkCalls(src, v, [...path, i], diags));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) checkCalls(src, v, [...path, k], diags);
+  else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) checkCalls(src, v, [...path, k], diags);
 }
 
 /** The references in `value` (at `path`); a malformed interpolation is a diagnostic. */
-export function collectRefs(src: SourceDocument, value: unknown, path: DocPath, diags: Diagnostic[]): LocatedReference[] {
+export function collectRefs(
+  src: SourceDocument,
+  value: unknown,
+  path: DocPath,
+  diags: Diagnostic[],
+): LocatedReference[] {
   const refs: LocatedReference[] = [];
   const flags = scan(value);
   if (flags & CALL) checkCalls(src, value, path, diags);
@@ -90,7 +103,12 @@ export function collectRefs(src: SourceDocument, value: unknown, path: DocPath, 
     if (!s.includes("${")) return;
     const t = parseTemplate(s);
     if (isTemplateError(t)) {
-      diags.push(at(src, p, `${formatPath(p)}: bad interpolation: ${t.message}`, { offset: t.offset, detail: 'Interpolations look like ${name} or ${name.field[0]}; write $$ for a literal "$".' }));
+      diags.push(
+        at(src, p, `${formatPath(p)}: bad interpolation: ${t.message}`, {
+          offset: t.offset,
+          detail: 'Interpolations look like ${name} or ${name.field[0]}; write $$ for a literal "$".',
+        }),
+      );
       return;
     }
     for (const part of t.parts) if (typeof part !== "string") refs.push({ ...part, at: p });
@@ -130,10 +148,14 @@ function instanceProblem(root: string, f: ForEachInstances, path: readonly Acces
   const found = f.keys.some((k) => String(k) === key);
   if (first.kind === "index" && !found) return `${root} has no instance ${first.index}; ${listed}`;
   if (first.kind === "prop" && !found) {
-    if (f.fields.includes(first.name)) return f.keys.length ? `${root} is a forEach resource: name one instance, e.g. ${instanceAddress(root, f.keys[0]!)}` : `${root} is a forEach resource with no instances: it has no field "${first.name}"`;
+    if (f.fields.includes(first.name))
+      return f.keys.length
+        ? `${root} is a forEach resource: name one instance, e.g. ${instanceAddress(root, f.keys[0]!)}`
+        : `${root} is a forEach resource with no instances: it has no field "${first.name}"`;
     return `${root} has no instance "${first.name}"; ${listed}`;
   }
-  if (field?.kind === "prop" && !f.fields.includes(field.name)) return `${root}[${first.kind === "index" ? first.index : keyText(key)}] has no field "${field.name}"`;
+  if (field?.kind === "prop" && !f.fields.includes(field.name))
+    return `${root}[${first.kind === "index" ? first.index : keyText(key)}] has no field "${field.name}"`;
   return undefined;
 }
 
@@ -160,7 +182,15 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
     for (const r of refs) {
       if (!d.names.has(r.root)) {
         const guess = suggest(r.root, allNames());
-        diags.push(at(src, r.at, `undefined reference "\${${r.text}}": no variable or resource is named "${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`, { offset: r.offset }));
+        diags.push(
+          at(
+            src,
+            r.at,
+            `undefined reference "\${${r.text}}": no variable or resource is named "` +
+              `${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
+            { offset: r.offset },
+          ),
+        );
         continue;
       }
       if (r.root === fromDecl) {
@@ -170,13 +200,23 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
       const forEach = d.instances?.get(r.root);
       const wrong = forEach && instanceProblem(r.root, forEach, r.path);
       if (wrong) {
-        diags.push(at(src, r.at, `"\${${r.text}}": ${wrong}`, { offset: r.offset, ...(forEach.fields.length ? { detail: `Fields of an instance: ${forEach.fields.join(", ")}.` } : {}) }));
+        diags.push(
+          at(src, r.at, `"\${${r.text}}": ${wrong}`, {
+            offset: r.offset,
+            ...(forEach.fields.length ? { detail: `Fields of an instance: ${forEach.fields.join(", ")}.` } : {}),
+          }),
+        );
         continue;
       }
       const first = r.path[0];
       const fields = d.resources.get(r.root)?.driver.outputNames ?? d.variables.get(r.root)?.invoke?.driver.resultNames;
       if (fields && first?.kind === "prop" && !fields.includes(first.name)) {
-        diags.push(at(src, r.at, `"\${${r.text}}": ${r.root} has no field "${first.name}"`, { offset: r.offset, detail: `Fields: ${fields.join(", ")}.` }));
+        diags.push(
+          at(src, r.at, `"\${${r.text}}": ${r.root} has no field "${first.name}"`, {
+            offset: r.offset,
+            detail: `Fields: ${fields.join(", ")}.`,
+          }),
+        );
       }
       if (from) addEdges(from, r.root);
     }
@@ -189,8 +229,18 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
       if (dep === r.decl) diags.push(at(src, path, `${r.decl} depends on itself`, { address: r.name }));
       else if (d.resources.has(dep) || d.variables.has(dep) || instances.has(dep)) addEdges(r.name, dep);
       else if (!d.names.has(dep)) {
-        const guess = suggest(dep, allNames().filter((n) => n !== r.name));
-        diags.push(at(src, path, `${r.name}: dependsOn names "${dep}", which is not a resource${guess ? ` (did you mean "${guess}"?)` : ""}`, { address: r.name }));
+        const guess = suggest(
+          dep,
+          allNames().filter((n) => n !== r.name),
+        );
+        diags.push(
+          at(
+            src,
+            path,
+            `${r.name}: dependsOn names "${dep}", which is not a resource${guess ? ` (did you mean "${guess}"?)` : ""}`,
+            { address: r.name },
+          ),
+        );
       }
     });
   }

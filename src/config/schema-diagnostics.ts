@@ -59,7 +59,11 @@ function describe(src: SourceDocument, e: ErrorObject, path: DocPath, value: unk
   const where = formatPath(path) || "the stack";
   switch (e.keyword) {
     case "required":
-      return at(src, path, `${where}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`);
+      return at(
+        src,
+        path,
+        `${where}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`,
+      );
     case "additionalProperties": {
       const prop = (e.params as { additionalProperty: string }).additionalProperty;
       // A property the type deliberately lacks says why (`x-absentProperties` in its schema).
@@ -72,21 +76,35 @@ function describe(src: SourceDocument, e: ErrorObject, path: DocPath, value: unk
       const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
       const guess = suggest(prop, known);
       const hint = guess ? ` (did you mean "${guess}"?)` : "";
-      return at(src, [...path, prop], `${where}: unknown property "${prop}"${hint}`, { key: true, detail: known.length ? `Expected one of: ${known.join(", ")}.` : undefined });
+      return at(src, [...path, prop], `${where}: unknown property "${prop}"${hint}`, {
+        key: true,
+        detail: known.length ? `Expected one of: ${known.join(", ")}.` : undefined,
+      });
     }
     case "type":
       return at(src, path, `${where}: expected ${(e.params as { type: string }).type}, got ${typeOf(value)}`);
     case "enum":
-      return at(src, path, `${where}: ${shown(value)} is not allowed`, { detail: `Expected one of: ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(", ")}.` });
+      return at(src, path, `${where}: ${shown(value)} is not allowed`, {
+        detail: `Expected one of: ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(", ")}.`,
+      });
     case "minLength":
       return at(src, path, `${where}: must not be empty`);
     case "pattern": {
       const desc = (e.parentSchema as { description?: string } | undefined)?.description;
-      return at(src, path, `${where}: ${shown(value)} is not of the expected form: it must match ${(e.params as { pattern: string }).pattern}`, desc ? { detail: desc } : {});
+      return at(
+        src,
+        path,
+        `${where}: ${shown(value)} is not of the expected form: it must ` +
+          `match ${(e.params as { pattern: string }).pattern}`,
+        desc ? { detail: desc } : {},
+      );
     }
     case "propertyNames": {
       const name = (e.params as { propertyName: string }).propertyName;
-      return at(src, [...path, name], `${where}: ${shown(name)} is not a valid name`, { key: true, detail: "Names start with a letter or _ and contain letters, digits, _ and -." });
+      return at(src, [...path, name], `${where}: ${shown(name)} is not a valid name`, {
+        key: true,
+        detail: "Names start with a letter or _ and contain letters, digits, _ and -.",
+      });
     }
     case "const":
       return at(src, path, `${where}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`);
@@ -112,7 +130,12 @@ function withinCall(root: unknown, path: DocPath): boolean {
 }
 
 /** Translates ajv errors into diagnostics; errors on interpolated values wait for resolution. */
-export function schemaDiagnostics(src: SourceDocument, root: unknown, errors: readonly ErrorObject[], base: DocPath = []): Diagnostic[] {
+export function schemaDiagnostics(
+  src: SourceDocument,
+  root: unknown,
+  errors: readonly ErrorObject[],
+  base: DocPath = [],
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
@@ -121,7 +144,13 @@ export function schemaDiagnostics(src: SourceDocument, root: unknown, errors: re
     if (e.keyword !== "propertyNames" && (e as { propertyName?: string }).propertyName !== undefined) continue;
     const path = [...base, ...toDocPath(valueAt(root, base), e.instancePath)];
     const value = valueAt(root, path);
-    if (typeof value === "string" && hasInterpolation(value) && DEFERRED_KEYWORDS.has(e.keyword) && isResolvedPath(path)) continue;
+    if (
+      typeof value === "string" &&
+      hasInterpolation(value) &&
+      DEFERRED_KEYWORDS.has(e.keyword) &&
+      isResolvedPath(path)
+    )
+      continue;
     // A function call (fn::join…) is checked once it is evaluated, as is everything inside it.
     if (isResolvedPath(path) && withinCall(root, path)) continue;
     // The resource type enum gets its own message with a suggestion.
@@ -138,7 +167,20 @@ export function schemaDiagnostics(src: SourceDocument, root: unknown, errors: re
 
 /** The error of a resource's resolved property that its type's schema refuses (`e`, found in the
  *  properties at `["resources", decl, "properties"]`): one form for the loader and the plan. */
-export function propertySchemaDiagnostic(src: SourceDocument, address: string, decl: string, e: ErrorObject): Diagnostic {
-  const p: DocPath = ["resources", decl, "properties", ...e.instancePath.split("/").filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+export function propertySchemaDiagnostic(
+  src: SourceDocument,
+  address: string,
+  decl: string,
+  e: ErrorObject,
+): Diagnostic {
+  const p: DocPath = [
+    "resources",
+    decl,
+    "properties",
+    ...e.instancePath
+      .split("/")
+      .filter(Boolean)
+      .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+  ];
   return at(src, p, `${address}: ${formatPath(p.slice(2))} ${e.message}`, { address });
 }

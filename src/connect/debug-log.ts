@@ -1,7 +1,18 @@
 // CONVERGE_LOG=debug: a line per cloud call attempt and per policy read-modify-write round, for
 // finding out why a run is slow or failing (Terraform's TF_LOG / TF_LOG_PATH). Names what was
 // called and what came back; never headers, bodies or tokens.
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, realpathSync, statSync, writeSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  realpathSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
 import type { CloudEvent } from "../cloud/client.js";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { terminalText } from "../diagnostics/terminal-text.js";
@@ -23,19 +34,27 @@ export function debugLine(e: CloudEvent): string {
   if (e.type === "attempt") {
     const outcome = e.status === "OK" ? `${e.httpStatus} OK` : `${e.httpStatus || "no response"} ${e.status}`;
     const retry = e.retry ? `; retrying in ${((e.delayMs ?? 0) / 1000).toFixed(1)}s` : "";
-    return `${short(e.methodId)} ${e.resource}: ${outcome} in ${Math.round(e.ms)} ms (attempt ${e.attempt} of ${e.maxAttempts})${retry}`;
+    return (
+      `${short(e.methodId)} ${e.resource}: ${outcome} in ${Math.round(e.ms)} ms ` +
+      `(attempt ${e.attempt} of ${e.maxAttempts})${retry}`
+    );
   }
   const wait = e.delayMs !== undefined ? `; again in ${(e.delayMs / 1000).toFixed(1)}s` : "";
-  return `read-modify-write ${e.resource}: round ${e.round} of ${e.maxRounds}: ${ROUND_OUTCOMES[e.outcome] ?? e.outcome}${wait}`;
+  return (
+    `read-modify-write ${e.resource}: round ${e.round} of ${e.maxRounds}: ` +
+    `${ROUND_OUTCOMES[e.outcome] ?? e.outcome}${wait}`
+  );
 }
 
 const LOG_FILE: FileRole = {
   what: "CONVERGE_LOG_PATH: the debug log",
-  detail: "Name a regular file (converge appends to it and makes it mode 0600), or unset CONVERGE_LOG_PATH to log to stderr.",
+  detail:
+    "Name a regular file (converge appends to it and makes it mode 0600), or unset CONVERGE_LOG_PATH to log to stderr.",
 };
 
 /** Opening a FIFO does not wait for a reader; a terminal is never made the controlling one. */
-const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+const APPEND =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 function refuseSpecial(path: string, st: Stats): void {
   if (st.isFile()) return;
@@ -54,7 +73,10 @@ function refuseSpecial(path: string, st: Stats): void {
  * once open): it would block, be written to, or be chmodded.
  */
 function openLogFile(path: string): number {
-  const cannot = (e: unknown) => (e instanceof UserError ? e : new UserError(error(`CONVERGE_LOG_PATH: cannot write the debug log ${path}: ${(e as Error).message}`)));
+  const cannot = (e: unknown) =>
+    e instanceof UserError
+      ? e
+      : new UserError(error(`CONVERGE_LOG_PATH: cannot write the debug log ${path}: ${(e as Error).message}`));
   let fd: number;
   try {
     const st = statSync(path, { throwIfNoEntry: false });

@@ -29,12 +29,26 @@ export function planCounts(p: Plan): { import: number; add: number; change: numb
   for (const c of p.resource_changes) {
     if (c.mode !== "managed") continue;
     switch (displayAction(c)) {
-      case "create": n.add++; break;
-      case "update": n.change++; break;
-      case "replace": n.add++; n.destroy++; break;
-      case "delete": n.destroy++; break;
-      case "import": n.import++; break;
-      case "import-update": n.import++; n.change++; break;
+      case "create":
+        n.add++;
+        break;
+      case "update":
+        n.change++;
+        break;
+      case "replace":
+        n.add++;
+        n.destroy++;
+        break;
+      case "delete":
+        n.destroy++;
+        break;
+      case "import":
+        n.import++;
+        break;
+      case "import-update":
+        n.import++;
+        n.change++;
+        break;
       default:
     }
   }

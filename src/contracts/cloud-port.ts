@@ -32,7 +32,14 @@ export interface CloudPort {
   listLocations?(kind: PolicyKind, project: string, signal?: AbortSignal): Promise<string[]>;
   /** One read-modify-write of one policy (etag + retry on ABORTED). */
   /** `planned`: without `initial`, the policy as the plan saw it (see ModifyOptions.planned). */
-  modifyPolicy(kind: PolicyKind, name: string, mods: PolicyModification[], initial?: Policy, signal?: AbortSignal, planned?: Policy): Promise<ModifyOutcome>;
+  modifyPolicy(
+    kind: PolicyKind,
+    name: string,
+    mods: PolicyModification[],
+    initial?: Policy,
+    signal?: AbortSignal,
+    planned?: Policy,
+  ): Promise<ModifyOutcome>;
   /**
    * The read of this policy that was started ahead of planning (./prefetch.ts), handed over once:
    * the caller then owns its outcome (an error is reported by whoever takes it, or by nobody).
@@ -58,7 +65,9 @@ export interface StartedRead {
 /** The status of a call the signal stopped before it was sent: it changed nothing. */
 export const INTERRUPTED = "CANCELLED";
 
-/** The status of an error a CloudPort call threw (a CloudError's, or a fake's), without depending on the client's class. */
+/**
+ * The status of an error a CloudPort call threw (a CloudError's, or a fake's), without depending on the client's class.
+ */
 export function statusOf(e: unknown): string | undefined {
   return typeof e === "object" && e !== null && "status" in e ? String((e as { status: unknown }).status) : undefined;
 }

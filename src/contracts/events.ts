@@ -10,16 +10,47 @@ export type StepAction = Exclude<ShownAction, "import-update">;
 export type EngineEvent =
   /** resources: the state resources this read of a policy refreshes (none for a policy only new
    *  resources are on). */
-  | { type: "refresh"; policy: string; resources: readonly { address: string; type: string }[]; phase: "start" | "done" | "error"; ms?: number }
+  | {
+      type: "refresh";
+      policy: string;
+      resources: readonly { address: string; type: string }[];
+      phase: "start" | "done" | "error";
+      ms?: number;
+    }
   | { type: "read"; address: string; token: string; object: string; phase: "start" | "done" | "error"; ms?: number }
   /** interrupted: started, but stopped by Ctrl-C before its change was made (nothing of it was recorded). */
-  | { type: "step"; address: string; action: StepAction; phase: "start" | "done" | "error" | "skipped" | "interrupted"; ms?: number; error?: Diagnostic; policy?: string }
+  | {
+      type: "step";
+      address: string;
+      action: StepAction;
+      phase: "start" | "done" | "error" | "skipped" | "interrupted";
+      ms?: number;
+      error?: Diagnostic;
+      policy?: string;
+    }
   /** interrupted: Ctrl-C came before the write was sent; nothing was written. */
-  | { type: "policy-write"; policy: string; phase: "start" | "done" | "error" | "interrupted"; attempts?: number; written?: boolean; ms?: number }
+  | {
+      type: "policy-write";
+      policy: string;
+      phase: "start" | "done" | "error" | "interrupted";
+      attempts?: number;
+      written?: boolean;
+      ms?: number;
+    }
   | { type: "state-saved"; serial: number }
   /** A cloud call or a policy read-modify-write that will be tried again: a transient error
    *  (UNAVAILABLE, RESOURCE_EXHAUSTED, a timeout…) or an etag conflict with another writer. */
-  | { type: "retry"; resource: string; call: string; status: string; httpStatus?: number; attempt: number; maxAttempts: number; delayMs: number; reason: "transient" | "etag-conflict" }
+  | {
+      type: "retry";
+      resource: string;
+      call: string;
+      status: string;
+      httpStatus?: number;
+      attempt: number;
+      maxAttempts: number;
+      delayMs: number;
+      reason: "transient" | "etag-conflict";
+    }
   | { type: "diagnostic"; diagnostic: Diagnostic };
 
 export type Emit = (event: EngineEvent) => void;

@@ -18,6 +18,7 @@ export function diagnosticLines(diags: readonly Diagnostic[], cwd = process.cwd(
   const warnings = diags.length - errors;
   // Counted only when errors are among them: "0 errors" over warnings read as a clean bill of
   // health, and an error of a later step (a read of the cloud) could still follow.
-  if (errors > 0 && diags.length > 1) lines.push([seg(`${counted(errors, "error")}, ${counted(warnings, "warning")}.`, "bold")]);
+  if (errors > 0 && diags.length > 1)
+    lines.push([seg(`${counted(errors, "error")}, ${counted(warnings, "warning")}.`, "bold")]);
   return lines;
 }

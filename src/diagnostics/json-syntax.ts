@@ -8,7 +8,12 @@ import { lineColumnAt } from "./nesting.js";
  *  zero-width, bidi), separators other than the space. */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}]/gu;
 
-const NAMES: Record<number, string> = { 0xfeff: "a byte order mark", 0x200b: "a zero-width space", 0xa0: "a no-break space", 0x1b: "an escape" };
+const NAMES: Record<number, string> = {
+  0xfeff: "a byte order mark",
+  0x200b: "a zero-width space",
+  0xa0: "a no-break space",
+  0x1b: "an escape",
+};
 
 /** `c` as U+XXXX, with its name when it has a common one. */
 function describeCharacter(c: string): string {
@@ -39,10 +44,15 @@ function faultOffset(message: string, text: string): number | undefined {
 export function jsonSyntaxMessage(e: unknown, text: string): string {
   const message = e instanceof Error ? e.message : String(e);
   const offset = faultOffset(message, text);
-  const what = visibleCharacters(message.replace(/, ".*" is not valid JSON$/su, "").replace(/ in JSON at position \d+.*$/su, ""));
+  const what = visibleCharacters(
+    message.replace(/, ".*" is not valid JSON$/su, "").replace(/ in JSON at position \d+.*$/su, ""),
+  );
   if (offset === undefined || offset >= text.length) return what;
   const c = String.fromCodePoint(text.codePointAt(offset)!);
-  const found = new RegExp(INVISIBLE.source, "u").test(c) && !what.includes(describeCharacter(c)) ? ` (${describeCharacter(c)})` : "";
+  const found =
+    new RegExp(INVISIBLE.source, "u").test(c) && !what.includes(describeCharacter(c))
+      ? ` (${describeCharacter(c)})`
+      : "";
   const { line, column } = lineColumnAt(text, offset);
   return `${what}${found} at line ${line}, column ${column}`;
 }

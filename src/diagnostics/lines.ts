@@ -4,7 +4,8 @@
 // cannot drive the terminal or start a line of its own.
 import { terminalText } from "./terminal-text.js";
 
-export type Style = "add" | "remove" | "change" | "replace" | "read" | "import" | "bold" | "dim" | "warning" | "error" | "heading";
+export type Style =
+  "add" | "remove" | "change" | "replace" | "read" | "import" | "bold" | "dim" | "warning" | "error" | "heading";
 
 export interface Segment {
   text: string;
@@ -48,7 +49,10 @@ const ANSI: Record<Style, [number, number]> = {
 /** ANSI colours for streamed (non-ink) terminal output such as progress lines. */
 export function ansiLine(line: Line): string {
   const text = (s: Segment) => terminalText(s.text);
-  return line.map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${text(s)}\u001b[${ANSI[s.style][1]}m` : text(s))).join("").trimEnd();
+  return line
+    .map((s) => (s.style ? `\u001b[${ANSI[s.style][0]}m${text(s)}\u001b[${ANSI[s.style][1]}m` : text(s)))
+    .join("")
+    .trimEnd();
 }
 
 export function toAnsi(lines: readonly Line[]): string {

@@ -12,7 +12,11 @@ import { isPlainObject } from "../base/plain-object.js";
  * joiners, word joiner and invisible operators, BOM): `bob\u200b@example.com` and
  * `bob@example.com` are two members, or two condition titles, that must not look alike.
  */
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const UNSAFE = new RegExp(
+  String.raw`[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u20` +
+    String.raw`2e\u2060-\u2064\u2066-\u2069\ufeff]`,
+  "g",
+);
 
 /** The same class, without the global flag: a cheap test first (most text has nothing to escape,
  *  and a replace over it cost a second in rendering a plan of 100,000 resources). */
@@ -22,7 +26,9 @@ const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r" };
 
 function escapeChar(c: string): string {
   const code = c.charCodeAt(0);
-  return NAMED[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`);
+  return (
+    NAMED[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`)
+  );
 }
 
 /**
@@ -34,7 +40,8 @@ export function terminalText(text: string): string {
 }
 
 /** What JSON.stringify leaves raw but a terminal may act on, or prints as nothing (it escapes C0 controls itself). */
-const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const JSON_UNSAFE =
+  /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
  * JSON.stringify, with the characters above written as \u escapes. JSON output is data, and stays

@@ -42,7 +42,13 @@ function pos(text: string, lineStart: number, line: number, offset: number): TfP
  * diagnostic counts it: see columnAt): to the end of the line without trailing blanks (or, `toLineEnd` false,
  * the position alone); undefined when the file has no such line.
  */
-export function rangeAt(filename: string, text: string, line: number, column: number, toLineEnd = true): TfRange | undefined {
+export function rangeAt(
+  filename: string,
+  text: string,
+  line: number,
+  column: number,
+  toLineEnd = true,
+): TfRange | undefined {
   let lineStart = 0;
   for (let l = 1; l < line; l++) {
     const nl = text.indexOf("\n", lineStart);
@@ -60,7 +66,9 @@ export function rangeAt(filename: string, text: string, line: number, column: nu
  *  where). The file is named as on stderr: relative to the working directory. */
 export function terraformDiagnostic(d: Diagnostic, texts: SourceTexts, cwd = process.cwd()): TfDiagnostic {
   const source = d.file !== undefined && d.line !== undefined ? texts(d.file) : undefined;
-  const range = source ? rangeAt(relative(cwd, d.file!) || d.file!, source.text, d.line!, d.column ?? 1, source.exact) : undefined;
+  const range = source
+    ? rangeAt(relative(cwd, d.file!) || d.file!, source.text, d.line!, d.column ?? 1, source.exact)
+    : undefined;
   return {
     severity: d.severity,
     summary: d.summary,

@@ -7,7 +7,19 @@ export const getFederation: DataSourceDriver = {
   kind: "federation",
   argsSchema: "types/get-federation.schema.json#/definitions/GetFederationArgs",
   resultSchema: "types/get-federation.schema.json#/definitions/GetFederationResult",
-  resultNames: ["name", "createTime", "updateTime", "labels", "version", "backendMetastores", "backendMetastoreDetails", "endpointUri", "state", "stateMessage", "uid"],
+  resultNames: [
+    "name",
+    "createTime",
+    "updateTime",
+    "labels",
+    "version",
+    "backendMetastores",
+    "backendMetastoreDetails",
+    "endpointUri",
+    "state",
+    "stateMessage",
+    "uid",
+  ],
   objectName: (args, defaults) => objectNameFromArgs("federation", "federationId", args, defaults),
   async read(cloud, name, signal) {
     return federationResult(await cloud.getFederation(name, signal)) as unknown as Record<string, unknown>;

@@ -25,7 +25,13 @@ class NotFound extends Error {
 }
 
 function policyResult(p: Policy): IamPolicyResult {
-  const bindings = (p.bindings ?? []).filter((b) => b.members.length > 0).map((b) => ({ role: b.role, members: normalizeMembers(b.members), ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) }));
+  const bindings = (p.bindings ?? [])
+    .filter((b) => b.members.length > 0)
+    .map((b) => ({
+      role: b.role,
+      members: normalizeMembers(b.members),
+      ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}),
+    }));
   return { bindings, auditConfigs: p.auditConfigs ?? [], etag: p.etag ?? "", version: p.version ?? 1 };
 }
 
@@ -45,5 +51,17 @@ function getIamPolicyDriver(spec: Spec): DataSourceDriver {
   };
 }
 
-export const getRestorePlanIamPolicy = getIamPolicyDriver({ token: "cloudnative:backup/v1:getRestorePlanIamPolicy", kind: "restorePlan", idKey: "restorePlanId", schemaFile: "types/get-restore-plan-iam-policy.schema.json", typeName: "GetRestorePlanIamPolicy" });
-export const getEndpointIamPolicy = getIamPolicyDriver({ token: "cloudnative:aiplatform/v1beta1:getEndpointIamPolicy", kind: "endpoint", idKey: "endpointId", schemaFile: "types/get-endpoint-iam-policy.schema.json", typeName: "GetEndpointIamPolicy" });
+export const getRestorePlanIamPolicy = getIamPolicyDriver({
+  token: "cloudnative:backup/v1:getRestorePlanIamPolicy",
+  kind: "restorePlan",
+  idKey: "restorePlanId",
+  schemaFile: "types/get-restore-plan-iam-policy.schema.json",
+  typeName: "GetRestorePlanIamPolicy",
+});
+export const getEndpointIamPolicy = getIamPolicyDriver({
+  token: "cloudnative:aiplatform/v1beta1:getEndpointIamPolicy",
+  kind: "endpoint",
+  idKey: "endpointId",
+  schemaFile: "types/get-endpoint-iam-policy.schema.json",
+  typeName: "GetEndpointIamPolicy",
+});

@@ -2,7 +2,14 @@
 // object kind and ownership rule. (Whole-policy types: ./policy-driver.ts.)
 import type { Policy } from "../generated/schemas.js";
 import { canonicalCondition, conditionKey } from "../iam/conditions.js";
-import { memberKey, memberProblem, normalizeMembers, normalizeOwnMembers, sameMemberSet, sameMembersAsWritten } from "../iam/members.js";
+import {
+  memberKey,
+  memberProblem,
+  normalizeMembers,
+  normalizeOwnMembers,
+  sameMemberSet,
+  sameMembersAsWritten,
+} from "../iam/members.js";
 import { findBinding, type PolicyModification } from "../iam/policy.js";
 import { roleProblem } from "../iam/roles.js";
 import { completeName, completeNameOnce, projectOf, type NameDefaults } from "../cloud/names.js";
@@ -42,7 +49,8 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     normalize,
     inputFields: isBinding ? ["name", "role", "condition", "members"] : ["name", "role", "condition", "member"],
     policyName: (i) => i.name,
-    describe: (i) => (isBinding ? `binding (${roleOf(i)} on ${i.name})` : `member (${i.member ?? ""}, ${roleOf(i)} on ${i.name})`),
+    describe: (i) =>
+      isBinding ? `binding (${roleOf(i)} on ${i.name})` : `member (${i.member ?? ""}, ${roleOf(i)} on ${i.name})`,
     claims: (i) => [
       isBinding
         ? { scope: "binding", kind: spec.kind, object: i.name, role: roleOf(i), ...cond(i) }
@@ -50,33 +58,49 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
     ],
     id,
     outputs(i, etag) {
-      return extended(i as unknown as Record<string, unknown>, { etag, id: id(i), project: projectOf(spec.kind, i.name) });
+      return extended(i as unknown as Record<string, unknown>, {
+        etag,
+        id: id(i),
+        project: projectOf(spec.kind, i.name),
+      });
     },
     observe(i, policy) {
       const binding = findBinding(policy, roleOf(i), i.condition);
       // A binding of no members is what `members: []` asks for: it holds, it is not gone.
-      if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
+      if (!binding || binding.members.length === 0)
+        return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
       if (isBinding) {
         // Keep the configured spelling when the live set is the same (no permanent case diffs).
         const mine = i.members ?? [];
-        const members = sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine) ? mine : normalizeMembers(binding.members);
+        const members =
+          sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine)
+            ? mine
+            : normalizeMembers(binding.members);
         // `i` itself when the copy would be the same (as a member's observe gives `i`): the
         // refresh keeps what it observes of every resource until the plan is made.
-        return members === i.members && Object.hasOwn(i, "members") && Object.getPrototypeOf(i) === Object.prototype ? i : extended(i, { members });
+        return members === i.members && Object.hasOwn(i, "members") && Object.getPrototypeOf(i) === Object.prototype
+          ? i
+          : extended(i, { members });
       }
       const key = memberKey(i.member ?? "");
       return binding.members.some((m) => memberKey(m) === key) ? i : undefined;
     },
     modifications(prior, desired) {
       const mods: PolicyModification[] = [];
-      const same = (a: IamInputs, b: IamInputs) => a.name === b.name && roleOf(a) === roleOf(b) && conditionKey(a.condition) === conditionKey(b.condition);
+      const same = (a: IamInputs, b: IamInputs) =>
+        a.name === b.name && roleOf(a) === roleOf(b) && conditionKey(a.condition) === conditionKey(b.condition);
       if (isBinding) {
-        if (prior && (!desired || !same(prior, desired))) mods.push({ kind: "removeBinding", role: roleOf(prior), ...cond(prior) });
-        if (desired) mods.push({ kind: "setBinding", role: roleOf(desired), ...cond(desired), members: desired.members ?? [] });
+        if (prior && (!desired || !same(prior, desired)))
+          mods.push({ kind: "removeBinding", role: roleOf(prior), ...cond(prior) });
+        if (desired)
+          mods.push({ kind: "setBinding", role: roleOf(desired), ...cond(desired), members: desired.members ?? [] });
       } else {
-        const sameTuple = prior && desired && same(prior, desired) && memberKey(prior.member ?? "") === memberKey(desired.member ?? "");
-        if (prior && !sameTuple) mods.push({ kind: "removeMember", role: roleOf(prior), ...cond(prior), member: prior.member ?? "" });
-        if (desired) mods.push({ kind: "addMember", role: roleOf(desired), ...cond(desired), member: desired.member ?? "" });
+        const sameTuple =
+          prior && desired && same(prior, desired) && memberKey(prior.member ?? "") === memberKey(desired.member ?? "");
+        if (prior && !sameTuple)
+          mods.push({ kind: "removeMember", role: roleOf(prior), ...cond(prior), member: prior.member ?? "" });
+        if (desired)
+          mods.push({ kind: "addMember", role: roleOf(desired), ...cond(desired), member: desired.member ?? "" });
       }
       return mods;
     },
@@ -108,7 +132,11 @@ function bindingMembers(raw: Record<string, unknown>, problems: Problem[]): stri
 }
 
 /** Completes short names and canonicalises; reports problems with member/role/name forms. */
-function normalizeInputs(spec: IamDriverSpec, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
+function normalizeInputs(
+  spec: IamDriverSpec,
+  raw: Record<string, unknown>,
+  defaults: NameDefaults,
+): { inputs: IamInputs; problems: Problem[] } {
   const problems: Problem[] = [];
   const inputs: IamInputs & { role: string } = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };
   const named = completeNameOnce(spec.kind, inputs.name, defaults);
@@ -127,8 +155,15 @@ function normalizeInputs(spec: IamDriverSpec, raw: Record<string, unknown>, defa
   return { inputs, problems };
 }
 
-/** Terraform's import ID forms: "{name} {role} [condition title]", member: "{name} {role} {member} [condition title]". */
-function parseImportId(spec: IamDriverSpec, importIdForm: string, text: string, defaults: NameDefaults): ImportTarget | string {
+/**
+ * Terraform's import ID forms: "{name} {role} [condition title]", member: "{name} {role} {member} [condition title]".
+ */
+function parseImportId(
+  spec: IamDriverSpec,
+  importIdForm: string,
+  text: string,
+  defaults: NameDefaults,
+): ImportTarget | string {
   const isBinding = spec.ownership === "binding";
   // The leading fields have no spaces; the condition title is the rest, spaces kept as written.
   const min = isBinding ? 2 : 3;
@@ -154,13 +189,22 @@ function parseImportId(spec: IamDriverSpec, importIdForm: string, text: string, 
 /** The inputs of an existing grant, adopted by an import. */
 function adoptGrant(isBinding: boolean, target: ImportTarget, policy: Policy): IamInputs | string {
   const candidates = (policy.bindings ?? []).filter(
-    (b) => b.role === target.role && (target.conditionTitle ? b.condition?.title === target.conditionTitle : !b.condition),
+    (b) =>
+      b.role === target.role && (target.conditionTitle ? b.condition?.title === target.conditionTitle : !b.condition),
   );
-  const what = `${roleOf(target)}${target.conditionTitle ? ` with condition "${target.conditionTitle}"` : " (unconditional)"} on ${target.name}`;
+  const what =
+    `${roleOf(target)}` +
+    `${target.conditionTitle ? ` with condition "${target.conditionTitle}"` : " (unconditional)"}` +
+    ` on ${target.name}`;
   if (candidates.length === 0) return `no binding for ${what}`;
-  if (candidates.length > 1) return `${candidates.length} bindings match ${what}; condition titles must be unique to import`;
+  if (candidates.length > 1)
+    return `${candidates.length} bindings match ${what}; condition titles must be unique to import`;
   const b = candidates[0]!;
-  const base: IamInputs = { name: target.name, role: roleOf(target), ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}) };
+  const base: IamInputs = {
+    name: target.name,
+    role: roleOf(target),
+    ...(b.condition ? { condition: canonicalCondition(b.condition)! } : {}),
+  };
   if (isBinding) return { ...base, members: normalizeMembers(b.members) };
   const key = memberKey(target.member ?? "");
   const live = b.members.find((m) => memberKey(m) === key);

@@ -9,11 +9,20 @@ type Normalize = IamDriver["normalize"];
 type Normalized = ReturnType<Normalize>;
 
 export function rememberedNormalize(normalize: Normalize): Normalize {
-  const seen = new WeakMap<object, { project: string | undefined; location: string | undefined; projectIds: NameDefaults["projectIds"]; result: Normalized }>();
+  const seen = new WeakMap<
+    object,
+    {
+      project: string | undefined;
+      location: string | undefined;
+      projectIds: NameDefaults["projectIds"];
+      result: Normalized;
+    }
+  >();
   return (raw, defaults: NameDefaults) => {
     const hit = seen.get(raw);
     const projectIds = projectIdsIn(defaults);
-    if (hit && hit.project === defaults.project && hit.location === defaults.location && hit.projectIds === projectIds) return hit.result;
+    if (hit && hit.project === defaults.project && hit.location === defaults.location && hit.projectIds === projectIds)
+      return hit.result;
     const result = normalize(raw, defaults);
     seen.set(raw, { project: defaults.project, location: defaults.location, projectIds, result });
     return result;

@@ -82,19 +82,29 @@ function observePolicy(i: IamInputs, policy: Policy, auditConfigs: boolean): Iam
   return { name: i.name, bindings, auditConfigs: policy.auditConfigs ?? [] };
 }
 
-function normalizePolicyInputs(kind: PolicyKind, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
+function normalizePolicyInputs(
+  kind: PolicyKind,
+  raw: Record<string, unknown>,
+  defaults: NameDefaults,
+): { inputs: IamInputs; problems: Problem[] } {
   const problems: Problem[] = [];
   const inputs: IamInputs = { name: String(raw.name ?? "") };
   const named = completeNameOnce(kind, inputs.name, defaults);
   if (typeof named === "string") problems.push({ path: ["name"], message: named });
   else inputs.name = named.full;
   // An entry that is not an object (the schema check reports it) reads as an empty binding.
-  const rawBindings = (Array.isArray(raw.bindings) ? (raw.bindings as unknown[]) : []).map((b) => (b && typeof b === "object" ? b : {}) as Binding);
+  const rawBindings = (Array.isArray(raw.bindings) ? (raw.bindings as unknown[]) : []).map(
+    (b) => (b && typeof b === "object" ? b : {}) as Binding,
+  );
   const seen = new Map<string, number>();
   rawBindings.forEach((b, i) => pushAll(problems, bindingProblems(b, i, seen)));
   inputs.bindings = rawBindings.map((b) => {
     const condition = canonicalCondition(b.condition);
-    return { role: String(b.role ?? ""), members: normalizeMembers((Array.isArray(b.members) ? b.members : []).map(String)), ...(condition ? { condition } : {}) };
+    return {
+      role: String(b.role ?? ""),
+      members: normalizeMembers((Array.isArray(b.members) ? b.members : []).map(String)),
+      ...(condition ? { condition } : {}),
+    };
   });
   if (Array.isArray(raw.auditConfigs)) {
     inputs.auditConfigs = raw.auditConfigs as AuditConfig[];
@@ -129,7 +139,14 @@ function bindingProblems(b: Binding, i: number, seen: Map<string, number>): Prob
   });
   const key = bindingKey(role, b?.condition);
   const first = seen.get(key);
-  if (first !== undefined) out.push({ path: ["bindings", i, "role"], message: `bindings[${i}] repeats the role ${role}${b.condition ? ` with condition "${b.condition.title}"` : ""} of bindings[${first}]; merge their members into one binding` });
+  if (first !== undefined)
+    out.push({
+      path: ["bindings", i, "role"],
+      message:
+        `bindings[${i}] repeats the role ${role}` +
+        `${b.condition ? ` with condition "${b.condition.title}"` : ""} of bindings[${first}]; merge their ` +
+        `members into one binding`,
+    });
   else seen.set(key, i);
   return out;
 }
@@ -137,7 +154,11 @@ function bindingProblems(b: Binding, i: number, seen: Map<string, number>): Prob
 /** Terraform's import ID of a whole-policy resource: the object's name. */
 function parsePolicyImportId(kind: PolicyKind, text: string, defaults: NameDefaults): ImportTarget | string {
   const parts = text.trim().split(/\s+/);
-  if (parts.length !== 1 || !parts[0]) return `import ID "${text}" is malformed; expected "${IMPORT_ID_FORM}" (a policy resource imports the whole policy of one object)`;
+  if (parts.length !== 1 || !parts[0])
+    return (
+      `import ID "${text}" is malformed; expected "${IMPORT_ID_FORM}" (a policy ` +
+      `resource imports the whole policy of one object)`
+    );
   const named = completeName(kind, parts[0], defaults);
   if (typeof named === "string") return `import ID "${text}": ${named}; expected "${IMPORT_ID_FORM}"`;
   return { name: named.full };

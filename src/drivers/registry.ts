@@ -25,8 +25,20 @@ const resources = new Map<string, IamDriver>(
       typeName: "RestorePlanIamPolicy",
       auditConfigs: true,
     }),
-    iamDriver({ token: RESTORE_PLAN_IAM_BINDING, kind: "restorePlan", ownership: "binding", schemaFile: "types/restore-plan-iam-binding.schema.json", typeName: "RestorePlanIamBinding" }),
-    iamDriver({ token: RESTORE_PLAN_IAM_MEMBER, kind: "restorePlan", ownership: "member", schemaFile: "types/restore-plan-iam-member.schema.json", typeName: "RestorePlanIamMember" }),
+    iamDriver({
+      token: RESTORE_PLAN_IAM_BINDING,
+      kind: "restorePlan",
+      ownership: "binding",
+      schemaFile: "types/restore-plan-iam-binding.schema.json",
+      typeName: "RestorePlanIamBinding",
+    }),
+    iamDriver({
+      token: RESTORE_PLAN_IAM_MEMBER,
+      kind: "restorePlan",
+      ownership: "member",
+      schemaFile: "types/restore-plan-iam-member.schema.json",
+      typeName: "RestorePlanIamMember",
+    }),
     // aiplatform v1beta1's Policy has no auditConfigs.
     policyDriver({
       token: ENDPOINT_IAM_POLICY,
@@ -35,17 +47,34 @@ const resources = new Map<string, IamDriver>(
       typeName: "EndpointIamPolicy",
       auditConfigs: false,
     }),
-    iamDriver({ token: ENDPOINT_IAM_BINDING, kind: "endpoint", ownership: "binding", schemaFile: "types/endpoint-iam-binding.schema.json", typeName: "EndpointIamBinding" }),
-    iamDriver({ token: ENDPOINT_IAM_MEMBER, kind: "endpoint", ownership: "member", schemaFile: "types/endpoint-iam-member.schema.json", typeName: "EndpointIamMember" }),
+    iamDriver({
+      token: ENDPOINT_IAM_BINDING,
+      kind: "endpoint",
+      ownership: "binding",
+      schemaFile: "types/endpoint-iam-binding.schema.json",
+      typeName: "EndpointIamBinding",
+    }),
+    iamDriver({
+      token: ENDPOINT_IAM_MEMBER,
+      kind: "endpoint",
+      ownership: "member",
+      schemaFile: "types/endpoint-iam-member.schema.json",
+      typeName: "EndpointIamMember",
+    }),
   ].map((d) => [d.token, d]),
 );
 
-const functions = new Map<string, DataSourceDriver>([getFederation, getRestorePlanIamPolicy, getEndpointIamPolicy].map((f) => [f.token, f]));
+const functions = new Map<string, DataSourceDriver>(
+  [getFederation, getRestorePlanIamPolicy, getEndpointIamPolicy].map((f) => [f.token, f]),
+);
 
 /** The schemas the drivers validate with (resource inputs, function arguments and results):
  *  compiled at build time with the stack's (scripts/build-validators.mjs). */
 export function driverSchemaRefs(): string[] {
-  return [...[...resources.values()].map((d) => d.inputsSchema), ...[...functions.values()].flatMap((f) => [f.argsSchema, f.resultSchema])];
+  return [
+    ...[...resources.values()].map((d) => d.inputsSchema),
+    ...[...functions.values()].flatMap((f) => [f.argsSchema, f.resultSchema]),
+  ];
 }
 
 export function resourceDriver(token: string): IamDriver | undefined {

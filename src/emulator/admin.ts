@@ -13,7 +13,10 @@ import { coerceSeed, objectProblem, WORLD_KINDS } from "./seed.js";
 export const ADMIN_PREFIX = "/__emulator/";
 
 function unknownRoute(method: string, path: string): ApiError {
-  return notFound(`No admin route ${method} ${path}. Routes: GET stats, POST stats/reset, POST reset, GET|POST|DELETE faults, GET world, POST|DELETE objects, PUT projects/{id}.`);
+  return notFound(
+    `No admin route ${method} ${path}. Routes: GET stats, POST stats/reset, POST reset, ` +
+      `GET|POST|DELETE faults, GET world, POST|DELETE objects, PUT projects/{id}.`,
+  );
 }
 
 async function committed(ctx: EmulatorContext, reply: Reply): Promise<Reply> {
@@ -21,7 +24,13 @@ async function committed(ctx: EmulatorContext, reply: Reply): Promise<Reply> {
   return reply;
 }
 
-export function handleAdmin(ctx: EmulatorContext, method: string, path: string, query: URLSearchParams | undefined, body: Buffer | undefined): Reply | Promise<Reply> {
+export function handleAdmin(
+  ctx: EmulatorContext,
+  method: string,
+  path: string,
+  query: URLSearchParams | undefined,
+  body: Buffer | undefined,
+): Reply | Promise<Reply> {
   const route = path.slice(ADMIN_PREFIX.length);
   switch (`${method} ${route}`) {
     case "GET stats":
@@ -34,7 +43,9 @@ export function handleAdmin(ctx: EmulatorContext, method: string, path: string, 
       try {
         world = ctx.loadSeed();
       } catch (e) {
-        throw new ApiError("FAILED_PRECONDITION", `Cannot reload the seed: ${(e as Error).message}`, { reason: "SEED_INVALID" });
+        throw new ApiError("FAILED_PRECONDITION", `Cannot reload the seed: ${(e as Error).message}`, {
+          reason: "SEED_INVALID",
+        });
       }
       ctx.store.load(world);
       ctx.stats.reset();
@@ -84,14 +95,16 @@ function addObject(ctx: EmulatorContext, body: Record<string, unknown>): Promise
 
 function putProject(ctx: EmulatorContext, id: string, body: Record<string, unknown>): Promise<Reply> {
   if (!SEGMENT.test(id)) throw invalidArgument(`"${id}" is not a project ID.`);
-  if (ctx.store.projectId(id) !== id) throw invalidArgument(`"${id}" is the number of project ${ctx.store.projectId(id)}.`);
+  if (ctx.store.projectId(id) !== id)
+    throw invalidArgument(`"${id}" is the number of project ${ctx.store.projectId(id)}.`);
   coerceSeed({ projects: { [id]: body } });
   const errors = validate("emulator-seed.schema.json#/definitions/EmulatorProject", body);
   if (errors.length > 0) throw invalidArgument(`Invalid project ${id}: ${schemaProblem(errors)}.`);
   const config = body as EmulatorProject;
   if (config.number) {
     const owner = ctx.store.projectId(config.number);
-    if (owner !== config.number && owner !== id) throw invalidArgument(`Project number ${config.number} already belongs to project ${owner}.`);
+    if (owner !== config.number && owner !== id)
+      throw invalidArgument(`Project number ${config.number} already belongs to project ${owner}.`);
     if (owner === config.number && config.number !== id && ctx.store.project(config.number)) {
       throw invalidArgument(`Project number ${config.number} is the ID of another project.`);
     }

@@ -58,7 +58,10 @@ function requestedVersion(query: URLSearchParams | undefined, body: Record<strin
   if (raw === undefined) return 0;
   const n = raw as number;
   if (!VALID_VERSIONS.includes(n)) {
-    throw invalidArgument(`Invalid requested policy version ${n}; the version must be 0, 1 or 3.`, "options.requestedPolicyVersion");
+    throw invalidArgument(
+      `Invalid requested policy version ${n}; the version must be 0, 1 or 3.`,
+      "options.requestedPolicyVersion",
+    );
   }
   return n;
 }
@@ -144,7 +147,8 @@ function setIamPolicy(ctx: EmulatorContext, req: ApiRequest, dialect: IamDialect
   // an etag may overwrite it with an older version (and so lose its conditions).
   if (requested.etag !== undefined && current.conditional && requested.version !== 3) {
     throw invalidArgument(
-      `The policy of '${route.name}' contains conditional role bindings; a setIamPolicy with its etag must use policy version 3, not ${requested.version ?? 0}.`,
+      `The policy of '${route.name}' contains conditional role bindings; a setIamPolicy with its ` +
+        `etag must use policy version 3, not ${requested.version ?? 0}.`,
       "policy.version",
     );
   }
@@ -165,7 +169,9 @@ function setIamPolicy(ctx: EmulatorContext, req: ApiRequest, dialect: IamDialect
   return durable.then(
     () => reply,
     (e: unknown) => {
-      throw new ApiError("INTERNAL", `The policy change could not be persisted: ${(e as Error).message}`, { reason: "PERSISTENCE_FAILED" });
+      throw new ApiError("INTERNAL", `The policy change could not be persisted: ${(e as Error).message}`, {
+        reason: "PERSISTENCE_FAILED",
+      });
     },
   );
 }

@@ -30,25 +30,38 @@ export function authorize(
   if (token === undefined) {
     throw new ApiError(
       "UNAUTHENTICATED",
-      "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+      "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie " +
+        "or other valid authentication credential. See " +
+        "https://developers.google.com/identity/sign-in/web/devconsole-project.",
       { reason: "CREDENTIALS_MISSING", metadata: { method: permission }, headers: WWW_AUTHENTICATE },
     );
   }
-  const principal = token === "" ? undefined : Object.prototype.hasOwnProperty.call(project.callers, token) ? project.callers[token] : undefined;
+  const principal =
+    token === ""
+      ? undefined
+      : Object.prototype.hasOwnProperty.call(project.callers, token)
+        ? project.callers[token]
+        : undefined;
   if (principal === undefined) {
     throw new ApiError(
       "UNAUTHENTICATED",
-      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other " +
+        "valid authentication credential. See " +
+        "https://developers.google.com/identity/sign-in/web/devconsole-project.",
       { reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: { method: permission }, headers: WWW_AUTHENTICATE },
     );
   }
   if (access !== "any" && project.iamAdmins) {
     const held = principalAccess(project, principal);
     if (held === "none" || (access === "write" && held === "read")) {
-      throw new ApiError("PERMISSION_DENIED", `Permission '${permission}' denied on resource '${resource}' (or it may not exist).`, {
-        reason: "IAM_PERMISSION_DENIED",
-        metadata: { permission, resource },
-      });
+      throw new ApiError(
+        "PERMISSION_DENIED",
+        `Permission '${permission}' denied on resource '${resource}' (or it may not exist).`,
+        {
+          reason: "IAM_PERMISSION_DENIED",
+          metadata: { permission, resource },
+        },
+      );
     }
   }
 }

@@ -15,7 +15,9 @@ export const MAX_PRINCIPALS = 1500;
 const MAX_GOOGLE_GROUPS = 250;
 
 function bindingIdentity(role: string, condition: Condition | undefined): string {
-  return JSON.stringify(condition ? [role, condition.title, condition.description ?? "", condition.expression] : [role]);
+  return JSON.stringify(
+    condition ? [role, condition.title, condition.description ?? "", condition.expression] : [role],
+  );
 }
 
 /** The condition as Google stores it. */
@@ -32,7 +34,9 @@ export function mergeBindings(bindings: readonly Binding[]): Binding[] {
     const id = bindingIdentity(b.role, b.condition);
     let entry = merged.get(id);
     if (!entry) {
-      const binding: Binding = b.condition ? { role: b.role, members: [], condition: storedCondition(b.condition) } : { role: b.role, members: [] };
+      const binding: Binding = b.condition
+        ? { role: b.role, members: [], condition: storedCondition(b.condition) }
+        : { role: b.role, members: [] };
       merged.set(id, (entry = { binding, seen: new Set() }));
     }
     for (const m of b.members) {
@@ -62,7 +66,15 @@ export function policySize(bindings: readonly Binding[]): PolicySize {
 
 /** Why stored bindings are over Google's limits; undefined when they are within them. */
 export function sizeProblem(size: PolicySize): string | undefined {
-  if (size.principals > MAX_PRINCIPALS) return `The policy has ${size.principals} principals; an IAM policy may contain at most ${MAX_PRINCIPALS} principals.`;
-  if (size.googleGroups > MAX_GOOGLE_GROUPS) return `The policy has ${size.googleGroups} Google groups; an IAM policy may contain at most ${MAX_GOOGLE_GROUPS} Google groups among its principals.`;
+  if (size.principals > MAX_PRINCIPALS)
+    return (
+      `The policy has ${size.principals} principals; an IAM policy may ` +
+      `contain at most ${MAX_PRINCIPALS} principals.`
+    );
+  if (size.googleGroups > MAX_GOOGLE_GROUPS)
+    return (
+      `The policy has ${size.googleGroups} Google groups; an IAM policy may contain at most ` +
+      `${MAX_GOOGLE_GROUPS} Google groups among its principals.`
+    );
   return undefined;
 }

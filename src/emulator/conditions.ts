@@ -20,9 +20,18 @@ interface Ty {
 
 const ty = (name: string, ...params: Ty[]): Ty => ({ name, params });
 const tvar = (name: string): Ty => ({ name, params: [], variable: true });
-const BOOL = ty("bool"), INT = ty("int"), UINT = ty("uint"), DOUBLE = ty("double"), STRING = ty("string"), BYTES = ty("bytes");
-const NULL = ty("null_type"), DYN = ty("dyn"), TS = ty("google.protobuf.Timestamp"), DUR = ty("google.protobuf.Duration");
-const A = tvar("A"), B = tvar("B");
+const BOOL = ty("bool"),
+  INT = ty("int"),
+  UINT = ty("uint"),
+  DOUBLE = ty("double"),
+  STRING = ty("string"),
+  BYTES = ty("bytes");
+const NULL = ty("null_type"),
+  DYN = ty("dyn"),
+  TS = ty("google.protobuf.Timestamp"),
+  DUR = ty("google.protobuf.Duration");
+const A = tvar("A"),
+  B = tvar("B");
 const list = (t: Ty) => ty("list", t);
 const map = (k: Ty, v: Ty) => ty("map", k, v);
 
@@ -56,7 +65,18 @@ const method = (args: Ty[], result: Ty): Overload => ({ member: true, args, resu
 
 const NUMBERS = [INT, UINT, DOUBLE];
 const ORDERED = [INT, UINT, DOUBLE, STRING, BYTES, BOOL, TS, DUR];
-const TIME_GETTERS = ["getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds"];
+const TIME_GETTERS = [
+  "getDate",
+  "getDayOfMonth",
+  "getDayOfWeek",
+  "getDayOfYear",
+  "getFullYear",
+  "getHours",
+  "getMilliseconds",
+  "getMinutes",
+  "getMonth",
+  "getSeconds",
+];
 
 const FUNCTIONS: Record<string, Overload[]> = {
   "_&&_": [fn([BOOL, BOOL], BOOL)],
@@ -65,7 +85,13 @@ const FUNCTIONS: Record<string, Overload[]> = {
   "_==_": [fn([A, A], BOOL)],
   "_!=_": [fn([A, A], BOOL)],
   ...Object.fromEntries(["_<_", "_<=_", "_>_", "_>=_"].map((op) => [op, ORDERED.map((t) => fn([t, t], BOOL))])),
-  "_+_": [...[...NUMBERS, STRING, BYTES].map((t) => fn([t, t], t)), fn([TS, DUR], TS), fn([DUR, TS], TS), fn([DUR, DUR], DUR), fn([list(A), list(A)], list(A))],
+  "_+_": [
+    ...[...NUMBERS, STRING, BYTES].map((t) => fn([t, t], t)),
+    fn([TS, DUR], TS),
+    fn([DUR, TS], TS),
+    fn([DUR, DUR], DUR),
+    fn([list(A), list(A)], list(A)),
+  ],
   "_-_": [...NUMBERS.map((t) => fn([t, t], t)), fn([TS, DUR], TS), fn([TS, TS], DUR), fn([DUR, DUR], DUR)],
   "_*_": NUMBERS.map((t) => fn([t, t], t)),
   "_/_": NUMBERS.map((t) => fn([t, t], t)),
@@ -103,7 +129,11 @@ function unify(want: Ty, actual: Ty, s: Subst): boolean {
     return true;
   }
   if (want.name === "dyn" || actual.name === "dyn") return true;
-  return want.name === actual.name && want.params.length === actual.params.length && want.params.every((p, i) => unify(p, actual.params[i]!, s));
+  return (
+    want.name === actual.name &&
+    want.params.length === actual.params.length &&
+    want.params.every((p, i) => unify(p, actual.params[i]!, s))
+  );
 }
 
 function substitute(t: Ty, s: Subst): Ty {
@@ -155,7 +185,15 @@ class Env {
     const k = n.exprKind;
     switch (k.case) {
       case "constExpr": {
-        const byKind: Record<string, Ty> = { boolValue: BOOL, int64Value: INT, uint64Value: UINT, doubleValue: DOUBLE, stringValue: STRING, bytesValue: BYTES, nullValue: NULL };
+        const byKind: Record<string, Ty> = {
+          boolValue: BOOL,
+          int64Value: INT,
+          uint64Value: UINT,
+          doubleValue: DOUBLE,
+          stringValue: STRING,
+          bytesValue: BYTES,
+          nullValue: NULL,
+        };
         return declared(byKind, k.value.constantKind.case ?? "") ?? this.error(n, "unsupported literal");
       }
       case "identExpr":
@@ -164,7 +202,8 @@ class Env {
       case "listExpr":
         return list(this.join(k.value.elements));
       case "structExpr": {
-        if (k.value.messageName) return this.error(n, `undeclared reference to '${k.value.messageName}' (in container '')`);
+        if (k.value.messageName)
+          return this.error(n, `undeclared reference to '${k.value.messageName}' (in container '')`);
         const keys = k.value.entries.flatMap((e) => (e.keyKind.case === "mapKey" ? [e.keyKind.value] : []));
         return map(this.join(keys), this.join(k.value.entries.map((e) => e.value!)));
       }
@@ -194,7 +233,8 @@ class Env {
     const variable = q === undefined ? undefined : declared(VARIABLES, q);
     if (variable) return variable;
     const k = n.exprKind;
-    if (k.case === "selectExpr" && k.value.testOnly) return this.error(n, "undeclared reference to 'has' (in container '')");
+    if (k.case === "selectExpr" && k.value.testOnly)
+      return this.error(n, "undeclared reference to 'has' (in container '')");
     if (k.case !== "selectExpr" || (q !== undefined && !Object.keys(VARIABLES).some((v) => q.startsWith(`${v}.`)))) {
       return this.error(n, `undeclared reference to '${q ?? "?"}' (in container '')`);
     }
@@ -253,7 +293,8 @@ export function conditionExpressionProblem(expression: string): string | undefin
   const env = new Env(expression, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>);
   try {
     const t = env.check(parsed.expr);
-    if (t.name !== "bool" && t.name !== "dyn") return `ERROR: ${location(expression, 0)}: expected type 'bool' but found '${show(t)}'`;
+    if (t.name !== "bool" && t.name !== "dyn")
+      return `ERROR: ${location(expression, 0)}: expected type 'bool' but found '${show(t)}'`;
     return undefined;
   } catch (e) {
     if (e instanceof CheckError) return `ERROR: ${location(expression, e.offset)}: ${e.message}`;

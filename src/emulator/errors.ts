@@ -41,7 +41,12 @@ export class ApiError extends Error {
   constructor(
     status: CanonicalCode,
     message: string,
-    opts: { reason?: string; metadata?: Record<string, string>; details?: Record<string, unknown>[]; headers?: Record<string, string> } = {},
+    opts: {
+      reason?: string;
+      metadata?: Record<string, string>;
+      details?: Record<string, unknown>[];
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -63,7 +68,12 @@ export class ApiError extends Error {
         message: this.message,
         status: this.status,
         details: [
-          { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: this.reason, domain: "googleapis.com", metadata: this.metadata },
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: this.reason,
+            domain: "googleapis.com",
+            metadata: this.metadata,
+          },
           ...this.extraDetails,
         ],
       },
@@ -75,7 +85,9 @@ export function invalidArgument(message: string, field?: string, metadata: Recor
   return new ApiError("INVALID_ARGUMENT", message, {
     reason: "BAD_REQUEST",
     metadata,
-    details: field ? [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field, description: message }] }] : [],
+    details: field
+      ? [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field, description: message }] }]
+      : [],
   });
 }
 

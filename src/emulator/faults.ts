@@ -10,12 +10,18 @@ import { Quotas, quotasProblem } from "./quotas.js";
 const SERVICES: readonly string[] = [...new Set(ALL_KINDS.map((k) => OBJECT_KINDS[k].service)), PROJECTS_GET.service];
 
 /** The write methods (setIamPolicy of every object kind): the ones whose answers can be lost. */
-const WRITE_METHODS: readonly string[] = ALL_KINDS.flatMap((k) => OBJECT_KINDS[k].methods.filter((m) => m.verb === "setIamPolicy").map((m) => m.id));
+const WRITE_METHODS: readonly string[] = ALL_KINDS.flatMap((k) =>
+  OBJECT_KINDS[k].methods.filter((m) => m.verb === "setIamPolicy").map((m) => m.id),
+);
 
 /** How a lost answer ends: an HTTP status with Google's error body, or a reset connection. */
 export const LOST_KINDS = ["500", "503", "504", "reset"] as const;
 export type LostKind = (typeof LOST_KINDS)[number];
-const LOST_CODES: Record<Exclude<LostKind, "reset">, CanonicalCode> = { "500": "INTERNAL", "503": "UNAVAILABLE", "504": "DEADLINE_EXCEEDED" };
+const LOST_CODES: Record<Exclude<LostKind, "reset">, CanonicalCode> = {
+  "500": "INTERNAL",
+  "503": "UNAVAILABLE",
+  "504": "DEADLINE_EXCEEDED",
+};
 
 /** Writes that are committed and then answered with an error, or not at all. */
 export interface LostResponses {
@@ -74,20 +80,33 @@ const REASONS: Partial<Record<CanonicalCode, string>> = {
 export function faultProblem(value: unknown): string | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return "expected a JSON object";
   const c = value as Record<string, unknown>;
-  const known = ["latencyMs", "latencyJitterMs", "errorRates", "retryAfterSeconds", "seed", "methods", "quotas", "lostResponses"];
+  const known = [
+    "latencyMs",
+    "latencyJitterMs",
+    "errorRates",
+    "retryAfterSeconds",
+    "seed",
+    "methods",
+    "quotas",
+    "lostResponses",
+  ];
   const unknown = unknownField(c, known);
   if (unknown) return unknown;
   for (const k of ["latencyMs", "latencyJitterMs", "retryAfterSeconds"]) {
     const v = c[k];
-    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 600_000)) return `${k} must be a number between 0 and 600000`;
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 600_000))
+      return `${k} must be a number between 0 and 600000`;
   }
-  if (c.seed !== undefined && !(typeof c.seed === "number" && Number.isInteger(c.seed))) return "seed must be an integer";
+  if (c.seed !== undefined && !(typeof c.seed === "number" && Number.isInteger(c.seed)))
+    return "seed must be an integer";
   if (c.errorRates !== undefined) {
-    if (!c.errorRates || typeof c.errorRates !== "object" || Array.isArray(c.errorRates)) return "errorRates must be an object {CANONICAL_CODE: rate}";
+    if (!c.errorRates || typeof c.errorRates !== "object" || Array.isArray(c.errorRates))
+      return "errorRates must be an object {CANONICAL_CODE: rate}";
     let sum = 0;
     for (const [code, rate] of Object.entries(c.errorRates)) {
       if (!isCanonicalCode(code)) return `errorRates: "${code}" is not a canonical error code`;
-      if (!(typeof rate === "number" && rate >= 0 && rate <= 1)) return `errorRates.${code} must be a number between 0 and 1`;
+      if (!(typeof rate === "number" && rate >= 0 && rate <= 1))
+        return `errorRates.${code} must be a number between 0 and 1`;
       sum += rate;
     }
     if (sum > 1 + 1e-9) return `errorRates add up to ${sum}; the total must be at most 1`;
@@ -111,13 +130,16 @@ function methodsProblem(field: string, value: unknown, allowed: readonly string[
 
 function lostResponsesProblem(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (!value || typeof value !== "object" || Array.isArray(value)) return `lostResponses must be an object {"rate": 0.3, "kinds": ["503", "reset"]}`;
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    return `lostResponses must be an object {"rate": 0.3, "kinds": ["503", "reset"]}`;
   const l = value as Record<string, unknown>;
   const unknown = unknownField(l, ["rate", "kinds", "methods"], "lostResponses: ");
   if (unknown) return unknown;
-  if (!(typeof l.rate === "number" && l.rate >= 0 && l.rate <= 1)) return "lostResponses.rate must be a number between 0 and 1";
+  if (!(typeof l.rate === "number" && l.rate >= 0 && l.rate <= 1))
+    return "lostResponses.rate must be a number between 0 and 1";
   const kinds = LOST_KINDS.map((k) => JSON.stringify(k)).join(", ");
-  if (!Array.isArray(l.kinds) || l.kinds.length === 0) return `lostResponses.kinds must be a non-empty list of ${kinds}`;
+  if (!Array.isArray(l.kinds) || l.kinds.length === 0)
+    return `lostResponses.kinds must be a non-empty list of ${kinds}`;
   const bad: unknown = l.kinds.find((k) => !(LOST_KINDS as readonly unknown[]).includes(k));
   if (bad !== undefined) return `lostResponses.kinds: ${JSON.stringify(bad)} is not one of ${kinds}`;
   return methodsProblem("lostResponses.methods", l.methods, WRITE_METHODS, "unknown write method ID");
@@ -184,7 +206,14 @@ export class Faults {
   lose(method: string): LostResponse | undefined {
     const c = this.config;
     const l = c?.lostResponses;
-    if (!l || l.rate <= 0 || !WRITE_METHODS.includes(method) || !applies(c.methods, method) || !applies(l.methods, method)) return undefined;
+    if (
+      !l ||
+      l.rate <= 0 ||
+      !WRITE_METHODS.includes(method) ||
+      !applies(c.methods, method) ||
+      !applies(l.methods, method)
+    )
+      return undefined;
     if (this.random() >= l.rate) return undefined;
     const kind = l.kinds[Math.floor(this.random() * l.kinds.length)]!;
     return kind === "reset" ? { kind } : { kind, error: this.error(LOST_CODES[kind]) };

@@ -52,7 +52,10 @@ export function renderFederation(f: EmulatorFederation, projectNumber: string | 
   if (projectNumber) name = `projects/${projectNumber}/${f.name.split("/").slice(2).join("/")}`;
   const backends: Record<string, unknown> = {};
   for (const [rank, b] of Object.entries(f.backendMetastores ?? {})) {
-    backends[rank] = { name: b.name, metastoreType: intEnums ? METASTORE_TYPES.indexOf(b.metastoreType) : b.metastoreType };
+    backends[rank] = {
+      name: b.name,
+      metastoreType: intEnums ? METASTORE_TYPES.indexOf(b.metastoreType) : b.metastoreType,
+    };
   }
   const wire: Record<string, unknown> = { name, createTime: f.createTime, updateTime: f.updateTime };
   if (Object.keys(f.labels ?? {}).length > 0) wire.labels = f.labels;

@@ -18,7 +18,8 @@ import { Store } from "./store.js";
 
 const DATA_FILE: FileRole = {
   what: "emulator data file",
-  detail: "The emulator keeps its world in a regular file (or where a symlink to one points): name another with --data.",
+  detail:
+    "The emulator keeps its world in a regular file (or where a symlink to one points): name another with --data.",
 };
 
 export interface EmulatorOptions {
@@ -72,7 +73,9 @@ interface SeedChange {
 }
 
 async function seedChange(seedFile: string, dataFile: string): Promise<SeedChange> {
-  const digest = createHash("sha256").update(await readFile(seedFile)).digest("hex");
+  const digest = createHash("sha256")
+    .update(await readFile(seedFile))
+    .digest("hex");
   const digestFile = `${dataFile}.seed`;
   const recorded = (await readFile(digestFile, "utf8").catch(() => undefined))?.trim();
   return { digest, digestFile, changed: recorded !== undefined && recorded !== digest, current: recorded === digest };
@@ -125,7 +128,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const { server, shutdown } = createEmulatorServer(ctx, { host, allowedHosts: opts.allowedHosts ?? [] });
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {
-      reject(new Error(`cannot listen on ${host}:${opts.port ?? 0}: ${e.code === "EADDRINUSE" ? "address already in use" : e.message}`));
+      reject(
+        new Error(
+          `cannot listen on ${host}:${opts.port ?? 0}: ` +
+            `${e.code === "EADDRINUSE" ? "address already in use" : e.message}`,
+        ),
+      );
     };
     server.once("error", onError);
     server.listen(opts.port ?? 0, host, () => {

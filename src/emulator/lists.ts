@@ -116,12 +116,10 @@ interface Item {
 
 function itemsOf(ctx: EmulatorContext, route: ListRoute, project: string, filter: ListFilter): Item[] {
   if (route.location === undefined) {
-    return ctx.store
-      .locationsOf(project)
-      .map((l) => ({
-        name: `${route.parent}/locations/${l}`,
-        json: { name: `${route.parent}/locations/${l}`, locationId: l },
-      }));
+    return ctx.store.locationsOf(project).map((l) => ({
+      name: `${route.parent}/locations/${l}`,
+      json: { name: `${route.parent}/locations/${l}`, locationId: l },
+    }));
   }
   const out: Item[] = [];
   for (const o of ctx.store.listIn(route.of, project, route.location)) {

@@ -9,7 +9,10 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1"]);
 export interface OriginPolicy {
   /** The address the emulator listens on, as given ("127.0.0.1", "0.0.0.0", "::", a name). */
   host: string;
-  /** Host names the operator says are the emulator's (a reverse proxy or TLS front in front of it): accepted with any port. */
+  /**
+   * Host names the operator says are the emulator's (a reverse proxy or TLS front in front of it): accepted with any
+   * port.
+   */
   allowedHosts: readonly string[];
 }
 
@@ -30,7 +33,11 @@ function plainIp(address: string | undefined): string | undefined {
  * Why a request must be refused (403), or undefined to serve it. `localPort` and `localAddress`
  * are the socket's: the port the emulator listens on and the address the request arrived at.
  */
-export function foreignRequest(headers: IncomingHttpHeaders, local: { port: number | undefined; address: string | undefined }, policy: OriginPolicy): string | undefined {
+export function foreignRequest(
+  headers: IncomingHttpHeaders,
+  local: { port: number | undefined; address: string | undefined },
+  policy: OriginPolicy,
+): string | undefined {
   const hostHeader = headers.host;
   if (!hostHeader) return "Requests must carry a Host header naming the emulator.";
   const parsed = splitHost(hostHeader);
@@ -42,12 +49,18 @@ export function foreignRequest(headers: IncomingHttpHeaders, local: { port: numb
     const address = plainIp(local.address);
     if (address) own.add(address);
     if (!own.has(parsed.host) || parsed.port !== String(local.port)) {
-      return `Host ${shown} is not this emulator's address (a loopback name or the address it listens on, with port ${local.port}); refused so that no web page can reach it by DNS rebinding.`;
+      return (
+        `Host ${shown} is not this emulator's address (a loopback name or the address it listens on, with ` +
+        `port ${local.port}); refused so that no web page can reach it by DNS rebinding.`
+      );
     }
   }
   const origin = headers.origin;
   if (origin !== undefined && origin !== `http://${hostHeader}` && origin !== `https://${hostHeader}`) {
-    return `Origin ${JSON.stringify(String(origin).slice(0, 100))} is not this emulator's own: cross-origin requests from web pages are refused.`;
+    return (
+      `Origin ${JSON.stringify(String(origin).slice(0, 100))} is not this emulator's ` +
+      `own: cross-origin requests from web pages are refused.`
+    );
   }
   return undefined;
 }

@@ -53,7 +53,8 @@ export function sameEtag(a: string, b: string): boolean {
  */
 export function checkRequestPolicy(raw: unknown, field = "policy"): Policy {
   if (raw === undefined || raw === null) throw invalidArgument(`Invalid argument: '${field}' is required.`, field);
-  if (typeof raw !== "object" || Array.isArray(raw)) throw invalidArgument(`Invalid value at '${field}': expected an object.`, field);
+  if (typeof raw !== "object" || Array.isArray(raw))
+    throw invalidArgument(`Invalid value at '${field}': expected an object.`, field);
   const rec = raw as Record<string, unknown>;
   defaultMembers(rec);
   if (rec.version !== undefined && !(typeof rec.version === "number" && VALID_VERSIONS.includes(rec.version))) {
@@ -82,25 +83,37 @@ export function checkPolicyRules(policy: Policy, field = "policy"): void {
     if (rp) throw invalidArgument(`Invalid role in ${at}: ${rp}.`, `${at}.role`, { role: String(b.role) });
     b.members.forEach((m, j) => {
       const mp = principalProblem(m);
-      if (mp) throw invalidArgument(`Invalid member in ${at}.members[${j}]: ${mp}.`, `${at}.members[${j}]`, { member: String(m) });
+      if (mp)
+        throw invalidArgument(`Invalid member in ${at}.members[${j}]: ${mp}.`, `${at}.members[${j}]`, {
+          member: String(m),
+        });
     });
     if (b.condition) {
       if (version !== 3) {
         throw invalidArgument(
-          `Policy version ${version} cannot hold the conditional binding of role "${b.role}" (condition "${b.condition.title}"); conditional role bindings require policy version 3.`,
+          `Policy version ${version} cannot hold the conditional binding of role "${b.role}" (condition "` +
+            `${b.condition.title}"); conditional role bindings require policy version 3.`,
           `${field}.version`,
         );
       }
       if (isBasicRole(b.role)) {
-        throw invalidArgument(`Conditions are not supported on basic role "${b.role}" (${at}); use a predefined or custom role.`, `${at}.condition`, { role: b.role });
+        throw invalidArgument(
+          `Conditions are not supported on basic role "${b.role}" (${at}); use a predefined or custom role.`,
+          `${at}.condition`,
+          { role: b.role },
+        );
       }
       const pub = b.members.find(isPublicPrincipal);
       if (pub) {
-        throw invalidArgument(`Conditions cannot be used with public principal "${pub}" (${at}).`, `${at}.members`, { member: pub });
+        throw invalidArgument(`Conditions cannot be used with public principal "${pub}" (${at}).`, `${at}.members`, {
+          member: pub,
+        });
       }
       const problem = conditionExpressionProblem(b.condition.expression);
       if (problem) {
-        throw invalidArgument(`Condition expression of ${at} is invalid: ${problem}`, `${at}.condition.expression`, { expression: b.condition.expression });
+        throw invalidArgument(`Condition expression of ${at} is invalid: ${problem}`, `${at}.condition.expression`, {
+          expression: b.condition.expression,
+        });
       }
     }
   });
@@ -116,15 +129,28 @@ export function normalizePolicy(policy: Policy, etag: string, field = "policy"):
   const size = policySize(bindings);
   const tooBig = sizeProblem(size);
   if (tooBig) {
-    const metadata = { principals: String(size.principals), groups: String(size.googleGroups), limit: String(MAX_PRINCIPALS) };
+    const metadata = {
+      principals: String(size.principals),
+      groups: String(size.googleGroups),
+      limit: String(MAX_PRINCIPALS),
+    };
     const violation = { field: `${field}.bindings`, description: tooBig };
-    throw new ApiError("INVALID_ARGUMENT", tooBig, { reason: "POLICY_SIZE_LIMIT_EXCEEDED", metadata, details: [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [violation] }] });
+    throw new ApiError("INVALID_ARGUMENT", tooBig, {
+      reason: "POLICY_SIZE_LIMIT_EXCEEDED",
+      metadata,
+      details: [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [violation] }],
+    });
   }
   const auditConfigs = policy.auditConfigs && policy.auditConfigs.length > 0 ? policy.auditConfigs : undefined;
   return storedPolicy(policy.version === 3 ? 3 : 1, bindings, auditConfigs, etag);
 }
 
-function storedPolicy(version: 1 | 3, bindings: Binding[], auditConfigs: AuditConfig[] | undefined, etag: string): StoredPolicy {
+function storedPolicy(
+  version: 1 | 3,
+  bindings: Binding[],
+  auditConfigs: AuditConfig[] | undefined,
+  etag: string,
+): StoredPolicy {
   const conditional = bindings.some((b) => b.condition);
   // Google answers version 1 for a policy without conditional bindings, whatever was written.
   const wire: Policy = { version: conditional ? 3 : 1 };
@@ -164,7 +190,9 @@ export function renderPolicy(p: StoredPolicy, intEnums: boolean, requestedVersio
 
 /** roles/x_withcond_{20 hex digits}: the same name for the same condition, another for another. */
 function withcondRole(role: string, c: Condition): string {
-  const hash = createHash("sha256").update(JSON.stringify([c.title, c.description ?? "", c.expression])).digest("hex");
+  const hash = createHash("sha256")
+    .update(JSON.stringify([c.title, c.description ?? "", c.expression]))
+    .digest("hex");
   return `${role}_withcond_${hash.slice(0, 20)}`;
 }
 
@@ -178,11 +206,19 @@ export interface UpdateMask {
 export function parseUpdateMask(raw: unknown): UpdateMask {
   if (raw === undefined || raw === "") return { bindings: true, auditConfigs: false };
   const mask: UpdateMask = { bindings: false, auditConfigs: false };
-  for (const p of String(raw).split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+  for (const p of String(raw)
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")) {
     if (p === "bindings") mask.bindings = true;
     else if (p === "auditConfigs" || p === "audit_configs") mask.auditConfigs = true;
     else if (p === "etag" || p === "version") continue;
-    else throw invalidArgument(`Invalid update mask path "${p}": setIamPolicy accepts bindings, etag and auditConfigs.`, "updateMask", { path: p });
+    else
+      throw invalidArgument(
+        `Invalid update mask path "${p}": setIamPolicy accepts bindings, etag and auditConfigs.`,
+        "updateMask",
+        { path: p },
+      );
   }
   return mask;
 }

@@ -16,17 +16,23 @@
 //   deleted:principal://…                                a deleted federated identity
 
 const PRINCIPAL_FORMS =
-  "allUsers, allAuthenticatedUsers, user:{email}, group:{email}, serviceAccount:{email}, serviceAccount:{project}.svc.id.goog[{namespace}/{name}], domain:{domain}, principal://…, principalSet://…, deleted:{user|group|serviceAccount}:{email}?uid={id}, deleted:principal://…";
+  "allUsers, allAuthenticatedUsers, user:{email}, group:{email}, serviceAccount:{email}, " +
+  "serviceAccount:{project}.svc.id.goog[{namespace}/{name}], domain:{domain}, principal://…, " +
+  "principalSet://…, deleted:{user|group|serviceAccount}:{email}?uid={id}, deleted:principal://…";
 
 const PUBLIC = new Set(["allUsers", "allAuthenticatedUsers"]);
 const EMAIL_TYPES = new Set(["user", "group", "serviceAccount"]);
 
 // A Kubernetes service account: {project ID}.svc.id.goog[{namespace}/{service account}].
-const KUBERNETES_SA = /^[a-z][a-z0-9-]{4,28}[a-z0-9]\.svc\.id\.goog\[[a-z0-9]([a-z0-9-]*[a-z0-9])?\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?\]$/i;
+const KUBERNETES_SA =
+  /^[a-z][a-z0-9-]{4,28}[a-z0-9]\.svc\.id\.goog\[[a-z0-9]([a-z0-9-]*[a-z0-9])?\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?\]$/i;
 // A DNS label: letters, digits and inner hyphens, at most 63 characters.
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 // Identity pools on iam.googleapis.com: workforce pools (global) and workload pools (per project).
-const POOL = /^(?:locations\/global\/workforcePools|projects\/[0-9]+\/locations\/global\/workloadIdentityPools)\/[a-z0-9][a-z0-9.-]*\/(.+)$/;
+const POOL = new RegExp(
+  String.raw`^(?:locations\/global\/workforcePools|projects\/[0-9]+\/locations\/global\/workloadIdentityPoo` +
+    String.raw`ls)\/[a-z0-9][a-z0-9.-]*\/(.+)$`,
+);
 
 /** Why `member` is not a principal identifier Google accepts in an allow policy; undefined when it is. */
 export function principalProblem(member: unknown): string | undefined {
@@ -83,7 +89,9 @@ function emailDomainProblem(domain: string): string | undefined {
     if (label === "") return "the domain has an empty label";
     if (label.length > 63) return "a label of the domain is over 63 characters";
     if (label.startsWith("-") || label.endsWith("-")) return "a label of the domain begins or ends with a hyphen";
-    for (const c of label) if (c !== "-" && !WORD_CHARACTER.test(c)) return "a label of the domain has a character other than a letter, digit or hyphen";
+    for (const c of label)
+      if (c !== "-" && !WORD_CHARACTER.test(c))
+        return "a label of the domain has a character other than a letter, digit or hyphen";
   }
   return /^[0-9]+$/.test(labels[labels.length - 1]!) ? "the top-level label of the domain is all digits" : undefined;
 }
@@ -98,7 +106,12 @@ function emailAddressProblem(s: string): string | undefined {
 /** A fully qualified host name with an alphabetic top-level label, at most 253 characters. */
 function isDomainName(s: string): boolean {
   const labels = s.split(".");
-  return s.length <= 253 && labels.length >= 2 && labels.every((l) => LABEL.test(l)) && /^[a-z]{2,63}$/i.test(labels[labels.length - 1]!);
+  return (
+    s.length <= 253 &&
+    labels.length >= 2 &&
+    labels.every((l) => LABEL.test(l)) &&
+    /^[a-z]{2,63}$/i.test(labels[labels.length - 1]!)
+  );
 }
 
 function federatedProblem(member: string): string | undefined {
@@ -109,10 +122,17 @@ function federatedProblem(member: string): string | undefined {
   if (!host.split(".").every((l) => LABEL.test(l))) return `"${member}": "${host}" is not a host name`;
   if (host !== "iam.googleapis.com") return undefined;
   const pool = POOL.exec(path);
-  if (!pool) return `"${member}" names no workforce or workload identity pool (locations/global/workforcePools/{pool}/… or projects/{number}/locations/global/workloadIdentityPools/{pool}/…)`;
+  if (!pool)
+    return (
+      `"${member}" names no workforce or workload identity pool (locations/global/workforcePools/{pool}/… ` +
+      `or projects/{number}/locations/global/workloadIdentityPools/{pool}/…)`
+    );
   const selector = pool[1]!;
-  if (scheme === "principal") return /^subject\/.+$/.test(selector) ? undefined : `"${member}": a single identity is selected by subject/{value}`;
-  return /^(\*|[A-Za-z][A-Za-z0-9_.]*\/.+)$/.test(selector) ? undefined : `"${member}": a principal set is selected by group/{id}, attribute.{name}/{value} or *`;
+  if (scheme === "principal")
+    return /^subject\/.+$/.test(selector) ? undefined : `"${member}": a single identity is selected by subject/{value}`;
+  return /^(\*|[A-Za-z][A-Za-z0-9_.]*\/.+)$/.test(selector)
+    ? undefined
+    : `"${member}": a principal set is selected by group/{id}, attribute.{name}/{value} or *`;
 }
 
 function deletedProblem(member: string): string | undefined {
@@ -120,7 +140,11 @@ function deletedProblem(member: string): string | undefined {
   if (rest.startsWith("principal://")) return federatedProblem(rest);
   const m = /^(user|group|serviceAccount):([^?]*)\?uid=([0-9]+)$/.exec(rest);
   if (m && !emailAddressProblem(m[2]!)) return undefined;
-  return `"${member}" is not a deleted principal (deleted:{user|group|serviceAccount}:{email}?uid={id} or deleted:principal://…)`;
+  return (
+    `"${member}" is not a deleted principal ` +
+    `(deleted:{user|group|serviceAccount}:{email}?uid={id} or ` +
+    `deleted:principal://…)`
+  );
 }
 
 /**

@@ -27,13 +27,22 @@ const ACTIVE = { name: "ACTIVE", number: 1 } as const;
 /** Google's answer for a project that does not exist or that the caller may not see. */
 function projectDenied(segment: string): ApiError {
   const { permission, host } = PROJECTS_GET;
-  return new ApiError("PERMISSION_DENIED", `Permission '${permission}' denied on resource '//${host}/projects/${segment}' (or it may not exist).`, {
-    reason: "IAM_PERMISSION_DENIED",
-    metadata: { permission, resource: `projects/${segment}` },
-  });
+  return new ApiError(
+    "PERMISSION_DENIED",
+    `Permission '${permission}' denied on resource '//${host}/projects/${segment}' (or it may not exist).`,
+    {
+      reason: "IAM_PERMISSION_DENIED",
+      metadata: { permission, resource: `projects/${segment}` },
+    },
+  );
 }
 
-export function handleProjectGet(ctx: EmulatorContext, route: ProjectRoute, query: URLSearchParams | undefined, headers: IncomingHttpHeaders): Reply {
+export function handleProjectGet(
+  ctx: EmulatorContext,
+  route: ProjectRoute,
+  query: URLSearchParams | undefined,
+  headers: IncomingHttpHeaders,
+): Reply {
   const id = ctx.store.projectId(route.project);
   const project = ctx.store.project(id);
   // As for the object methods: a project that declares callers wants one of their tokens.

@@ -13,11 +13,13 @@ const WINDOW_MS = 1_000;
 /** Checks `quotas` of a fault configuration; the problem or undefined. */
 export function quotasProblem(value: unknown, services: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
-  if (!value || typeof value !== "object" || Array.isArray(value)) return "quotas must be an object {service: requestsPerMinute}";
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    return "quotas must be an object {service: requestsPerMinute}";
   for (const [key, rate] of Object.entries(value)) {
     const service = key.endsWith(".write") ? key.slice(0, -".write".length) : key;
     if (!services.includes(service)) return `quotas: unknown service "${service}" (known: ${services.join(", ")})`;
-    if (!(typeof rate === "number" && Number.isFinite(rate) && rate >= 1 && rate <= 1_000_000)) return `quotas.${key} must be a number of requests per minute between 1 and 1000000`;
+    if (!(typeof rate === "number" && Number.isFinite(rate) && rate >= 1 && rate <= 1_000_000))
+      return `quotas.${key} must be a number of requests per minute between 1 and 1000000`;
   }
   return undefined;
 }
@@ -63,10 +65,21 @@ export class Quotas {
 
 function exhausted(service: string, project: string, limit: number, retryAfterS: number): ApiError {
   const host = `${service.replace(/\.write$/, "")}.googleapis.com`;
-  return new ApiError("RESOURCE_EXHAUSTED", `Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service '${host}' for consumer 'project_number:${project}'.`, {
-    reason: "RATE_LIMIT_EXCEEDED",
-    metadata: { service: host, consumer: `projects/${project}`, quota_metric: `${host}/requests`, quota_limit: service.endsWith(".write") ? "WriteRequestsPerMinutePerProject" : "RequestsPerMinutePerProject", quota_limit_value: String(limit) },
-    details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfterS}s` }],
-    headers: { "Retry-After": String(retryAfterS) },
-  });
+  return new ApiError(
+    "RESOURCE_EXHAUSTED",
+    `Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of ` +
+      `service '${host}' for consumer 'project_number:${project}'.`,
+    {
+      reason: "RATE_LIMIT_EXCEEDED",
+      metadata: {
+        service: host,
+        consumer: `projects/${project}`,
+        quota_metric: `${host}/requests`,
+        quota_limit: service.endsWith(".write") ? "WriteRequestsPerMinutePerProject" : "RequestsPerMinutePerProject",
+        quota_limit_value: String(limit),
+      },
+      details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfterS}s` }],
+      headers: { "Retry-After": String(retryAfterS) },
+    },
+  );
 }

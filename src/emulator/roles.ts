@@ -21,7 +21,10 @@ const BASIC = new Set(["roles/owner", "roles/editor", "roles/viewer"]);
 export function roleNameProblem(role: unknown): string | undefined {
   if (typeof role !== "string" || role === "") return "a role must be a non-empty string";
   if (FORMS.some((f) => f.test(role))) return undefined;
-  return `role "${role}" is not of the form roles/{name}, projects/{project}/roles/{id} or organizations/{organization}/roles/{id}`;
+  return (
+    `role "${role}" is not of the form roles/{name}, ` +
+    `projects/{project}/roles/{id} or organizations/{organization}/roles/{id}`
+  );
 }
 
 export function isBasicRole(role: string): boolean {

@@ -128,7 +128,8 @@ for (const kind of ALL_KINDS) {
 }
 
 // Segments as Google accepts them in resource names (no '/', no ':').
-const PATH = /^\/(v1|v1beta1|v1alpha)\/projects\/([^/:]+)\/locations\/([^/:]+)\/([A-Za-z]+)\/([^/:]+)(?::([A-Za-z]+))?$/;
+const PATH =
+  /^\/(v1|v1beta1|v1alpha)\/projects\/([^/:]+)\/locations\/([^/:]+)\/([A-Za-z]+)\/([^/:]+)(?::([A-Za-z]+))?$/;
 
 /**
  * Matches a decoded path to one of the object methods; undefined for anything else (unknown path
@@ -137,7 +138,15 @@ const PATH = /^\/(v1|v1beta1|v1alpha)\/projects\/([^/:]+)\/locations\/([^/:]+)\/
 function matchApiRoute(httpMethod: string, path: string): ApiRoute | undefined {
   const m = PATH.exec(path);
   if (!m) return undefined;
-  const [, api, project, location, collection, id, verb] = m as unknown as [string, string, string, string, string, string, string | undefined];
+  const [, api, project, location, collection, id, verb] = m as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+  ];
   const def = INDEX.get(`${httpMethod} ${api} ${collection} ${verb ?? "get"}`);
   if (!def) return undefined;
   return {

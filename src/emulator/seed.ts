@@ -14,7 +14,8 @@ import { schemaProblem } from "./schema-errors.js";
 import { lineColumnAt, MAX_STACK_DEPTH, tooDeep, yamlTooDeepAt } from "../diagnostics/nesting.js";
 
 /** Each kind's list in a world file is named as its collection: restorePlans, endpoints… */
-export const WORLD_KINDS: readonly { kind: ObjectKind; key: (typeof OBJECT_KINDS)[ObjectKind]["collection"] }[] = ALL_KINDS.map((kind) => ({ kind, key: OBJECT_KINDS[kind].collection }));
+export const WORLD_KINDS: readonly { kind: ObjectKind; key: (typeof OBJECT_KINDS)[ObjectKind]["collection"] }[] =
+  ALL_KINDS.map((kind) => ({ kind, key: OBJECT_KINDS[kind].collection }));
 
 /** Where a world is wrong in a file, when known: 1-based line and column, and the path in it. */
 export interface WorldErrorPosition {
@@ -63,16 +64,29 @@ export function loadSeedFile(path: string): EmulatorWorld {
     // With prettyErrors the first line already says "… at line L, column C:".
     const first = err.message.split("\n")[0]!.replace(/:$/, "");
     const problem = `emulator seed: invalid YAML: ${first.replace(/ at line \d+, column \d+$/, "")}`;
-    throw new WorldError(`seed file ${path}: invalid YAML: ${first}`, { file: path, ...(at ? { line: at.line, column: at.col } : {}) }, problem);
+    throw new WorldError(
+      `seed file ${path}: invalid YAML: ${first}`,
+      { file: path, ...(at ? { line: at.line, column: at.col } : {}) },
+      problem,
+    );
   }
   const value: unknown = doc.toJS() ?? {};
   const problem = worldProblemAt(coerceSeed(value));
-  if (problem) throw new WorldError(`seed file ${path}: ${problem.message}`, { file: path, path: problem.path, ...positionOf(doc, lineCounter, problem.path) }, `emulator seed: ${problem.message}`);
+  if (problem)
+    throw new WorldError(
+      `seed file ${path}: ${problem.message}`,
+      { file: path, path: problem.path, ...positionOf(doc, lineCounter, problem.path) },
+      `emulator seed: ${problem.message}`,
+    );
   return value as EmulatorWorld;
 }
 
 /** The line and column of the deepest node of `path` that the document has. */
-function positionOf(doc: Document, lineCounter: LineCounter, path: (string | number)[]): { line?: number; column?: number } {
+function positionOf(
+  doc: Document,
+  lineCounter: LineCounter,
+  path: (string | number)[],
+): { line?: number; column?: number } {
   for (let n = path.length; n >= 0; n--) {
     const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
     const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
@@ -95,7 +109,8 @@ export function coerceSeed(value: unknown): unknown {
   if (projects && typeof projects === "object") {
     for (const p of Object.values(projects as Record<string, unknown>)) {
       const rec = p as Record<string, unknown> | null;
-      if (rec && typeof rec === "object" && typeof rec.number === "number" && Number.isSafeInteger(rec.number)) rec.number = String(rec.number);
+      if (rec && typeof rec === "object" && typeof rec.number === "number" && Number.isSafeInteger(rec.number))
+        rec.number = String(rec.number);
     }
   }
   for (const key of ALL_KINDS.map((k) => OBJECT_KINDS[k].collection)) {
@@ -104,7 +119,8 @@ export function coerceSeed(value: unknown): unknown {
     for (const o of list) {
       const pol = (o as { policy?: unknown } | null)?.policy as Record<string, unknown> | undefined;
       if (pol && typeof pol === "object" && pol.version === undefined && Array.isArray(pol.bindings)) {
-        if (pol.bindings.some((b) => b && typeof b === "object" && (b as { condition?: unknown }).condition)) pol.version = 3;
+        if (pol.bindings.some((b) => b && typeof b === "object" && (b as { condition?: unknown }).condition))
+          pol.version = 3;
       }
     }
   }
@@ -125,19 +141,37 @@ type Problem = { message: string; path: (string | number)[] };
 
 /** What is wrong with a world, and where (the path of the offending value). */
 function worldProblemAt(value: unknown): Problem | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { message: `expected a mapping with projects, ${WORLD_KINDS.map((w) => w.key).join(", ").replace(/, (\w+)$/, " and $1")}`, path: [] };
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return {
+      message: `expected a mapping with projects, ${WORLD_KINDS.map((w) => w.key)
+        .join(", ")
+        .replace(/, (\w+)$/, " and $1")}`,
+      path: [],
+    };
   const errors = validate("emulator-seed.schema.json", value);
-  if (errors.length > 0) return { message: schemaProblem(errors), path: errors[0]!.instancePath.split("/").slice(1).map((k) => (/^\d+$/.test(k) ? Number(k) : k.replace(/~1/g, "/").replace(/~0/g, "~"))) };
+  if (errors.length > 0)
+    return {
+      message: schemaProblem(errors),
+      path: errors[0]!.instancePath
+        .split("/")
+        .slice(1)
+        .map((k) => (/^\d+$/.test(k) ? Number(k) : k.replace(/~1/g, "/").replace(/~0/g, "~"))),
+    };
   const world = value as EmulatorWorld;
   const numbers = new Map<string, string>();
   for (const [id, p] of Object.entries(world.projects ?? {})) {
     if (!p.number) continue;
     const other = numbers.get(p.number);
-    if (other) return { message: `projects ${other} and ${id} both declare number ${p.number}`, path: ["projects", id, "number"] };
+    if (other)
+      return {
+        message: `projects ${other} and ${id} both declare number ${p.number}`,
+        path: ["projects", id, "number"],
+      };
     numbers.set(p.number, id);
   }
   for (const [num, id] of numbers) {
-    if (world.projects?.[num] && num !== id) return { message: `project ID ${num} is also the number of project ${id}`, path: ["projects", num] };
+    if (world.projects?.[num] && num !== id)
+      return { message: `project ID ${num} is also the number of project ${id}`, path: ["projects", num] };
   }
   return objectsProblem(world, numbers);
 }
@@ -151,7 +185,13 @@ function objectsProblem(world: EmulatorWorld, numbers: Map<string, string>): Pro
       const o = list[i]!;
       const at = `${key}[${i}]`;
       const parsed = parseFullName(kind, o.name);
-      if (!parsed) return { message: `${at}.name "${o.name}" is not ${article(kind)} name (projects/{project}/locations/{location}/${key}/{id})`, path: [key, i, "name"] };
+      if (!parsed)
+        return {
+          message:
+            `${at}.name "${o.name}" is not ${article(kind)} name ` +
+            `(projects/{project}/locations/{location}/${key}/{id})`,
+          path: [key, i, "name"],
+        };
       const project = numbers.get(parsed.project) ?? parsed.project;
       const canonical = `${kind}|${project}/${parsed.location}/${parsed.id}`;
       if (seen.has(canonical)) return { message: `${at}.name "${o.name}" is declared twice`, path: [key, i, "name"] };
@@ -194,4 +234,3 @@ export function objectProblem(kind: ObjectKind, value: unknown): string | undefi
   if (o.policy) return policyProblem(kind, o.policy, "policy");
   return undefined;
 }
-

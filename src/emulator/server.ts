@@ -106,7 +106,11 @@ class EmulatorHttp {
       res.writeHead(reply.status, headers);
       res.end(reply.body);
     }
-    if (this.ctx.log) this.ctx.log(`${req.method} ${(req.url ?? "").split("?")[0]} ${reply.status} ${reply.code} ${(performance.now() - started).toFixed(1)}ms`);
+    if (this.ctx.log)
+      this.ctx.log(
+        `${req.method} ${(req.url ?? "").split("?")[0]} ${reply.status} ` +
+          `${reply.code} ${(performance.now() - started).toFixed(1)}ms`,
+      );
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -164,7 +168,11 @@ class EmulatorHttp {
   }
 
   /** The request body (none for GET and HEAD); CLIENT_GONE when the client left. */
-  private async body(req: IncomingMessage, method: string, route: EmulatorRoute | undefined): Promise<Buffer | undefined | typeof CLIENT_GONE> {
+  private async body(
+    req: IncomingMessage,
+    method: string,
+    route: EmulatorRoute | undefined,
+  ): Promise<Buffer | undefined | typeof CLIENT_GONE> {
     if (method === "GET" || method === "HEAD") return undefined;
     const b = await readBody(req);
     if (b === CLIENT_GONE) {
@@ -184,17 +192,29 @@ class EmulatorHttp {
     const { host, origin } = req.headers;
     const known = this.admitted.get(req.socket);
     if (known && known.host === host && known.origin === origin) return undefined;
-    const why = foreignRequest(req.headers, { port: req.socket.localPort, address: req.socket.localAddress }, this.origin);
+    const why = foreignRequest(
+      req.headers,
+      { port: req.socket.localPort, address: req.socket.localAddress },
+      this.origin,
+    );
     if (!why) this.admitted.set(req.socket, { host, origin });
     return why;
   }
 
   /** The answer of an API route (with injected faults) or of the admin API. */
-  private async reply(route: EmulatorRoute | undefined, method: string, path: string, query: URLSearchParams | undefined, req: IncomingMessage, body: Buffer | undefined): Promise<Reply> {
+  private async reply(
+    route: EmulatorRoute | undefined,
+    method: string,
+    path: string,
+    query: URLSearchParams | undefined,
+    req: IncomingMessage,
+    body: Buffer | undefined,
+  ): Promise<Reply> {
     const { ctx } = this;
     if (!route) return handleAdmin(ctx, method, path, query, body);
     const fault = ctx.faults.decide(route.method);
-    if (fault && fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    if (fault && fault.delayMs > 0)
+      await sleep(fault.delayMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     if (ctx.closing) throw new ApiError("UNAVAILABLE", "The emulator is shutting down.", { reason: "SHUTTING_DOWN" });
     if (fault?.error) throw fault.error;
     // Quotas are per consumer project: one bucket whether the path names it by ID or by number.
@@ -204,7 +224,9 @@ class EmulatorHttp {
     const overQuota = ctx.faults.quota(service, ctx.store.projectId(route.project), write);
     if (overQuota) throw overQuota;
     if (route.kind === "list") return handleList(ctx, route, query, req.headers, body);
-    return route.kind === "project" ? handleProjectGet(ctx, route, query, req.headers) : handleApi(ctx, { route, query, headers: req.headers, body });
+    return route.kind === "project"
+      ? handleProjectGet(ctx, route, query, req.headers)
+      : handleApi(ctx, { route, query, headers: req.headers, body });
   }
 
   private apiError(e: unknown, method: string, rawPath: string): ApiError {
@@ -225,7 +247,10 @@ class EmulatorHttp {
       return;
     }
     const body = JSON.stringify(invalidArgument(`Malformed HTTP request: ${err.message}`));
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ` +
+        `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
 
   async shutdown(server: Server, graceMs: number): Promise<void> {
@@ -243,7 +268,10 @@ class EmulatorHttp {
   }
 }
 
-export function createEmulatorServer(ctx: EmulatorContext, origin: OriginPolicy = { host: "127.0.0.1", allowedHosts: [] }): EmulatorServer {
+export function createEmulatorServer(
+  ctx: EmulatorContext,
+  origin: OriginPolicy = { host: "127.0.0.1", allowedHosts: [] },
+): EmulatorServer {
   const http = new EmulatorHttp(ctx, origin);
   const server = createServer({ keepAlive: true }, (req, res) => {
     http.inFlight++;

@@ -40,6 +40,10 @@ export class Stats {
   }
 
   toJSON(): { requests: Record<string, number>; responses: Counts; lostResponses: Counts } {
-    return { requests: { ...this.requests }, responses: structuredClone(this.responses), lostResponses: structuredClone(this.lostResponses) };
+    return {
+      requests: { ...this.requests },
+      responses: structuredClone(this.responses),
+      lostResponses: structuredClone(this.lostResponses),
+    };
   }
 }

@@ -105,7 +105,11 @@ export class Store {
   }
 
   /** Adds or replaces one object (already checked); returns it. */
-  upsert(kind: ObjectKind, value: EmulatorPolicyObject | EmulatorFederation, now = new Date().toISOString()): WorldObject {
+  upsert(
+    kind: ObjectKind,
+    value: EmulatorPolicyObject | EmulatorFederation,
+    now = new Date().toISOString(),
+  ): WorldObject {
     const p = parseFullName(kind, value.name);
     if (!p) throw new Error(`"${value.name}" is not a ${kind} name`);
     const project = this.projectId(p.project);
@@ -133,7 +137,8 @@ export class Store {
   federationJson(obj: FederationObject, intEnums: boolean): string {
     const number = this.projects.get(obj.project)?.number;
     if (intEnums) return renderFederation(obj.record, number, true);
-    if (!obj.wire || obj.wire.number !== number) obj.wire = { number, json: renderFederation(obj.record, number, false) };
+    if (!obj.wire || obj.wire.number !== number)
+      obj.wire = { number, json: renderFederation(obj.record, number, false) };
     return obj.wire.json;
   }
 

@@ -17,7 +17,11 @@ export function checkClaims(store: StateStore, plan: Plan, projectIds?: ProjectI
 
 /** Throws a `state/claim-conflict` error for each of `claims` another stack or workspace holds
  *  (a plan's, or an import's before it records the grant). */
-export async function checkResourceClaims(store: StateStore, claims: ResourceClaim[], projectIds?: ProjectIds): Promise<void> {
+export async function checkResourceClaims(
+  store: StateStore,
+  claims: ResourceClaim[],
+  projectIds?: ProjectIds,
+): Promise<void> {
   if (!store.claims) return;
   const conflicts = await store.claims.conflicts(claims, projectIds);
   if (conflicts.length) throw claimConflictError(conflicts, store.describe());
@@ -34,7 +38,11 @@ export function reservePlanClaims(store: StateStore, plan: Plan, projectIds?: Pr
 }
 
 /** reservePlanClaims for `claims` (also those of a resource known only during apply, before its write). */
-export async function reserveResourceClaims(store: StateStore, claims: ResourceClaim[], projectIds?: ProjectIds): Promise<void> {
+export async function reserveResourceClaims(
+  store: StateStore,
+  claims: ResourceClaim[],
+  projectIds?: ProjectIds,
+): Promise<void> {
   if (!store.claims) return;
   const conflicts = await store.claims.reserve(claims, projectIds);
   if (conflicts.length) throw claimConflictError(conflicts, store.describe());

@@ -27,7 +27,11 @@ export interface ImportRequest {
 export function importTarget(session: StackSession, address: string, id: string) {
   const decl = session.stack.resources.get(address);
   if (!decl) {
-    throw new UserError({ severity: "error", summary: `no resource ${addressText(address)} in ${session.stack.file}`, detail: "Declare the resource in the stack first; import records it in the state under that address." });
+    throw new UserError({
+      severity: "error",
+      summary: `no resource ${addressText(address)} in ${session.stack.file}`,
+      detail: "Declare the resource in the stack first; import records it in the state under that address.",
+    });
   }
   const defaults = { project: session.stack.provider.project, location: session.stack.provider.location };
   const target = decl.driver.parseImportId(id, defaults);
@@ -36,19 +40,35 @@ export function importTarget(session: StackSession, address: string, id: string)
 }
 
 /** Records the grant `id` in the state as `address` (call it holding the state lock). */
-export async function importResource(session: StackSession, address: string, id: string, req: ImportRequest): Promise<{ id: string; serial: number }> {
+export async function importResource(
+  session: StackSession,
+  address: string,
+  id: string,
+  req: ImportRequest,
+): Promise<{ id: string; serial: number }> {
   const { decl, target } = importTarget(session, address, id);
   const d = decl.driver;
   const prior = await session.store.read();
   const state = prior ?? newState(session.stack.name);
   if (state.resources.some((r) => r.address === address)) {
-    throw new UserError({ severity: "error", summary: `${address} is already in the state`, detail: "To import it again, first forget it with `converge state rm " + address + "`." });
+    throw new UserError({
+      severity: "error",
+      summary: `${address} is already in the state`,
+      detail: "To import it again, first forget it with `converge state rm " + address + "`.",
+    });
   }
-  const cloud = await openCloud(session.stack.provider, { stateDir: session.stateDir, stackName: session.stack.name, ...(req.emit ? { emit: req.emit } : {}), callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
+  const cloud = await openCloud(session.stack.provider, {
+    stateDir: session.stateDir,
+    stackName: session.stack.name,
+    ...(req.emit ? { emit: req.emit } : {}),
+    callTimeoutMs: req.callTimeoutMs,
+    ...(req.rates ? { rates: req.rates } : {}),
+  });
   let policy: Policy | undefined;
   let claimIds: ProjectIds = new Map();
   try {
-    // An ID that spells the project by its number is recorded with the project's ID, as a plan names it (./project-ids.ts).
+    // An ID that spells the project by its number is recorded with the project's ID, as a plan names it
+    // (./project-ids.ts).
     const ids = await resolveProjectNumbers(cloud.port, projectNumbersOf([target.name]));
     const named = completeName(d.kind, target.name, { projectIds: ids });
     if (typeof named !== "string") target.name = named.full;
@@ -58,9 +78,15 @@ export async function importResource(session: StackSession, address: string, id:
   } finally {
     await cloud.close();
   }
-  if (!policy) throw new UserError({ severity: "error", summary: `${address}: cannot import: ${target.name} does not exist`, address });
+  if (!policy)
+    throw new UserError({
+      severity: "error",
+      summary: `${address}: cannot import: ${target.name} does not exist`,
+      address,
+    });
   const adopted = d.adopt(target, policy);
-  if (typeof adopted === "string") throw new UserError({ severity: "error", summary: `${address}: cannot import "${id}": ${adopted}`, address });
+  if (typeof adopted === "string")
+    throw new UserError({ severity: "error", summary: `${address}: cannot import "${id}": ${adopted}`, address });
   const outputs = d.outputs(adopted, policy.etag ?? "");
   // A grant another stack (or workspace) manages is not adopted here too.
   await checkResourceClaims(session.store, claimsOfValue(d.token, address, outputs), claimIds);

@@ -30,7 +30,12 @@ const YIELD_EVERY_MS = 2;
 
 /** A prefetch over `cloud`; its reads stop (none is sent) once `signal` aborts or on dispose.
  *  `known`: policies read already ("{kind} {name}"), handed over as reads made. */
-export function prefetching(cloud: CloudPort, parallelism: number, signal?: AbortSignal, known: ReadonlyMap<string, Policy | undefined> = new Map()): Prefetch {
+export function prefetching(
+  cloud: CloudPort,
+  parallelism: number,
+  signal?: AbortSignal,
+  known: ReadonlyMap<string, Policy | undefined> = new Map(),
+): Prefetch {
   const limit = pLimit(Math.max(1, parallelism));
   // Every read waits on it: up to all of them at once.
   const stop = sharedSignal(signal);

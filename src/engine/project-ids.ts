@@ -27,9 +27,11 @@ export function knownProjectNumbers(stack: StackModel, prior: State | undefined)
     if (list.length < 6 && !list.includes(who)) list.push(who);
     uses.set(n, list);
   };
-  if (stack.provider.project && isProjectNumber(stack.provider.project)) add(stack.provider.project, "provider.project");
+  if (stack.provider.project && isProjectNumber(stack.provider.project))
+    add(stack.provider.project, "provider.project");
   for (const p of stackPolicies(stack)) add(projectNumberOf(p.name), p.address);
-  for (const r of prior?.resources ?? []) if (typeof r.inputs.name === "string") add(projectNumberOf(r.inputs.name), `${r.address} (in the state)`);
+  for (const r of prior?.resources ?? [])
+    if (typeof r.inputs.name === "string") add(projectNumberOf(r.inputs.name), `${r.address} (in the state)`);
   return uses;
 }
 
@@ -38,7 +40,13 @@ export function knownProjectNumbers(stack: StackModel, prior: State | undefined)
  * names few projects). A number that cannot be resolved is a UserError naming what uses it:
  * without its ID converge cannot tell which other names designate the same policy.
  */
-export async function resolveProjectNumbers(cloud: CloudPort, numbers: Iterable<string>, known: ProjectIds = new Map(), signal?: AbortSignal, uses?: ReadonlyMap<string, readonly string[]>): Promise<ProjectIds> {
+export async function resolveProjectNumbers(
+  cloud: CloudPort,
+  numbers: Iterable<string>,
+  known: ProjectIds = new Map(),
+  signal?: AbortSignal,
+  uses?: ReadonlyMap<string, readonly string[]>,
+): Promise<ProjectIds> {
   const missing = [...numbers].filter((n) => !known.has(n));
   if (!missing.length || !cloud.getProject) return known;
   const ids = new Map(known);
@@ -47,7 +55,10 @@ export async function resolveProjectNumbers(cloud: CloudPort, numbers: Iterable<
     missing.map(async (n) => {
       try {
         const p = await cloud.getProject!(n, signal);
-        if (p.number !== n) throw new Error(`Resource Manager answered project ${p.projectId} with number ${p.number} when asked for ${n}`);
+        if (p.number !== n)
+          throw new Error(
+            `Resource Manager answered project ${p.projectId} with number ${p.number} when asked for ${n}`,
+          );
         ids.set(n, p.projectId);
       } catch (e) {
         problems.push(unresolved(n, e, uses?.get(n)));
@@ -60,13 +71,17 @@ export async function resolveProjectNumbers(cloud: CloudPort, numbers: Iterable<
 
 function unresolved(n: string, e: unknown, users: readonly string[] | undefined): Diagnostic {
   const why = e instanceof Error ? e.message : String(e);
-  const by = users?.length ? ` (used by ${users.length > 5 ? `${users.slice(0, 5).join(", ")} and more` : users.join(", ")})` : "";
+  const by = users?.length
+    ? ` (used by ${users.length > 5 ? `${users.slice(0, 5).join(", ")} and more` : users.join(", ")})`
+    : "";
   return error(`cannot find the project ID of project number ${n}${by}`, {
     code: "cloud/project-number",
     detail:
       `${why}\n` +
-      "Google names a project by its number and by its ID; converge completes every name with the ID, so that two names of one object are one policy to read, plan and claim. " +
-      `Nothing was read or written. Write the project ID instead of ${n} (\`gcloud projects describe ${n}\` shows it), or let the caller read the project (resourcemanager.projects.get, e.g. roles/browser).`,
+      "Google names a project by its number and by its ID; converge completes every name with the ID, so " +
+      "that two names of one object are one policy to read, plan and claim. " +
+      `Nothing was read or written. Write the project ID instead of ${n} (\`gcloud projects describe ${n}\` ` +
+      `shows it), or let the caller read the project (resourcemanager.projects.get, e.g. roles/browser).`,
   });
 }
 
@@ -109,7 +124,12 @@ export function lateProjectNumbers(plan: Plan, ids: ProjectIds): Set<string> {
  * claims recorded before numbers were resolved), so that they are compared as their IDs'. Those
  * Resource Manager cannot answer are left out: they are another stack's names, not this plan's.
  */
-export async function claimProjectIds(store: StateStore, cloud: CloudPort, ids: ProjectIds, signal?: AbortSignal): Promise<ProjectIds> {
+export async function claimProjectIds(
+  store: StateStore,
+  cloud: CloudPort,
+  ids: ProjectIds,
+  signal?: AbortSignal,
+): Promise<ProjectIds> {
   const numbers = (await store.claims?.projectNumbers()) ?? [];
   const missing = numbers.filter((n) => !ids.has(n));
   if (!missing.length || !cloud.getProject) return ids;

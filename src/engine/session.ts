@@ -13,7 +13,15 @@ import type { Plan, Policy, State, StateResource } from "../generated/schemas.js
 import { apply, type ApplyResult } from "../apply/executor.js";
 import { plan, type PlanResult } from "../plan/planner.js";
 import { readAheadPolicies } from "../plan/refresh.js";
-import { inputsHash, redactPlan, redactValue, rememberSecrets, scrub, secretList, stateSecrets } from "../config/redact.js";
+import {
+  inputsHash,
+  redactPlan,
+  redactValue,
+  rememberSecrets,
+  scrub,
+  secretList,
+  stateSecrets,
+} from "../config/redact.js";
 import { sealPlan } from "../plan/saved-plan.js";
 import { newState, type StateStore, versionOf, withLock, type WriteMeta } from "../state/index.js";
 import type { GuardrailApproval } from "../state/store.js";
@@ -21,7 +29,14 @@ import { type BackendType, openStateStore, type StateIdentity, type StateLocatio
 import { checkClaims, reservePlanClaims, reserveResourceClaims } from "./claims-check.js";
 import { openCloud, type OpenCloud } from "../connect/cloud.js";
 import { prefetching } from "./prefetch.js";
-import { claimProjectIds, knownProjectNumbers, lateProjectNumbers, priorWithProjectIds, type ProjectIds, resolveProjectNumbers } from "./project-ids.js";
+import {
+  claimProjectIds,
+  knownProjectNumbers,
+  lateProjectNumbers,
+  priorWithProjectIds,
+  type ProjectIds,
+  resolveProjectNumbers,
+} from "./project-ids.js";
 import { sharedSignal } from "./shared-signal.js";
 import { NOTHING_PENDING, type Settlement, settleIntents } from "./settle.js";
 import type { PolicyRef } from "../contracts/cloud-port.js";
@@ -66,11 +81,16 @@ export interface OpenStackRequest {
 
 /** Loads and checks the stack; when it does not load, a UserError with every diagnostic. */
 export function openStack(req: OpenStackRequest): StackSession {
-  return sessionOf(loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) }), req);
+  return sessionOf(
+    loadStackFile(req.file, { strict: req.strict === true, ...(req.inputs ? { inputs: req.inputs } : {}) }),
+    req,
+  );
 }
 
 /** openStack for a YAML stack or a program stack. */
-export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: number; offline?: string }): Promise<StackSession> {
+export async function openStackFile(
+  req: OpenStackRequest & { callTimeoutMs?: number; offline?: string },
+): Promise<StackSession> {
   const opts = {
     strict: req.strict === true,
     ...(req.offline !== undefined ? { offline: req.offline } : {}),
@@ -84,8 +104,14 @@ export async function openStackFile(req: OpenStackRequest & { callTimeoutMs?: nu
 }
 
 /** The session of a loaded stack: its state store opened. */
-export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStackRequest, "file"> & { file?: string }): StackSession {
-  if (!stack) throw new UserError(diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file ?? "the stack"}` });
+export function sessionOf(
+  { stack, diagnostics }: LoadResult,
+  req: Omit<OpenStackRequest, "file"> & { file?: string },
+): StackSession {
+  if (!stack)
+    throw new UserError(
+      diagnostics.length ? diagnostics : { severity: "error", summary: `cannot load ${req.file ?? "the stack"}` },
+    );
   const location: StateLocation = {
     stackFile: stack.file,
     stackName: stack.name,
@@ -104,7 +130,12 @@ export function sessionOf({ stack, diagnostics }: LoadResult, req: Omit<OpenStac
 }
 
 /** Runs `fn` holding the state lock (waiting up to `timeoutMs`); released also on a throw. */
-export function withStateLock<T>(store: StateStore, operation: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+export function withStateLock<T>(
+  store: StateStore,
+  operation: string,
+  timeoutMs: number | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   return withLock(store, operation, timeoutMs !== undefined ? { timeoutMs } : {}, fn);
 }
 
@@ -152,7 +183,12 @@ export interface PlannedStack {
  * state is bad input: nothing is sent, and opening an embedded cloud writes its world file), and
  * run while the planner works (./prefetch.ts).
  */
-export async function planStack(session: StackSession, req: PlanRequest, emit: Emit = noEmit, signal?: AbortSignal): Promise<PlannedStack> {
+export async function planStack(
+  session: StackSession,
+  req: PlanRequest,
+  emit: Emit = noEmit,
+  signal?: AbortSignal,
+): Promise<PlannedStack> {
   const read = await session.store.read();
   if (read) rememberSecrets(stateSecrets(read));
   const pending = await session.store.pendingIntents();
@@ -160,11 +196,19 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
   // What the views hear holds no secret met so far (a policy's name computed from one).
   const userEmit = emit;
   emit = (e) => userEmit(redactValue(e));
-  const cloud = await openCloud(stack.provider, { stateDir: session.stateDir, stackName: stack.name, emit, callTimeoutMs: req.callTimeoutMs, ...(req.rates ? { rates: req.rates } : {}) });
+  const cloud = await openCloud(stack.provider, {
+    stateDir: session.stateDir,
+    stackName: stack.name,
+    emit,
+    callTimeoutMs: req.callTimeoutMs,
+    ...(req.rates ? { rates: req.rates } : {}),
+  });
   try {
     // Writes an interrupted run left pending are settled first (./settle.ts): what landed is
     // converge's own before anything is planned. Apply saves the settled state before its writes.
-    const settlement = pending.length ? await settleIntents(pending, read, stack.name, cloud.port, undefined, signal) : { ...NOTHING_PENDING, state: read };
+    const settlement = pending.length
+      ? await settleIntents(pending, read, stack.name, cloud.port, undefined, signal)
+      : { ...NOTHING_PENDING, state: read };
     const stored = settlement.state;
     // Project numbers → IDs first (no call when the stack and state write IDs): every name the
     // plan reads or claims is then the ID's (./project-ids.ts).
@@ -189,7 +233,16 @@ export async function planStack(session: StackSession, req: PlanRequest, emit: E
 
 /** One plan of the stack from `stored` (its objects named by project ID), its reads started
  *  ahead (./prefetch.ts). */
-async function planWith(session: StackSession, stored: State | undefined, ids: ProjectIds, cloud: OpenCloud, req: PlanRequest, emit: Emit, signal: AbortSignal | undefined, settlement: Settlement): Promise<{ result: PlanResult; prior: State | undefined }> {
+async function planWith(
+  session: StackSession,
+  stored: State | undefined,
+  ids: ProjectIds,
+  cloud: OpenCloud,
+  req: PlanRequest,
+  emit: Emit,
+  signal: AbortSignal | undefined,
+  settlement: Settlement,
+): Promise<{ result: PlanResult; prior: State | undefined }> {
   const own = settlement.own;
   const { stack } = session;
   const prior = priorWithProjectIds(stored, ids);
@@ -200,22 +253,34 @@ async function planWith(session: StackSession, stored: State | undefined, ids: P
     const ahead: PolicyRef[] = [];
     // Each read ahead is one call the run will make: the client hears of them before they go out.
     const calls = (n: number) => cloud.client.expectRequests(n);
-    await prefetch.start(recorded(readAheadPolicies(stack, prior, { refresh: req.refresh, destroy: req.destroy, projectIds: ids }), ahead, calls));
-    const result = await plan(stack, prior, prefetch.port, {
-      refresh: req.refresh,
-      destroy: req.destroy,
-      targets: req.targets,
-      replace: req.replace,
-      parallelism: req.parallelism,
-      strict: req.strict === true,
-      target: cloud.target,
-      readAhead: ahead,
-      projectIds: ids,
-      workspace: session.workspace,
-      ...(session.rules ? { guardrails: session.rules } : {}),
-      ...(own.length ? { ownGrants: own } : {}),
-      ...(planSignal ? { signal: planSignal } : {}),
-    }, emit);
+    await prefetch.start(
+      recorded(
+        readAheadPolicies(stack, prior, { refresh: req.refresh, destroy: req.destroy, projectIds: ids }),
+        ahead,
+        calls,
+      ),
+    );
+    const result = await plan(
+      stack,
+      prior,
+      prefetch.port,
+      {
+        refresh: req.refresh,
+        destroy: req.destroy,
+        targets: req.targets,
+        replace: req.replace,
+        parallelism: req.parallelism,
+        strict: req.strict === true,
+        target: cloud.target,
+        readAhead: ahead,
+        projectIds: ids,
+        workspace: session.workspace,
+        ...(session.rules ? { guardrails: session.rules } : {}),
+        ...(own.length ? { ownGrants: own } : {}),
+        ...(planSignal ? { signal: planSignal } : {}),
+      },
+      emit,
+    );
     return { result, prior };
   } finally {
     prefetch.dispose();
@@ -240,7 +305,14 @@ function endpointOverride(stack: StackModel, env: NodeJS.ProcessEnv = process.en
 
 /** The plan as shown and saved (warnings of loading, inputs' hash, secrets scrubbed), once no
  *  other stack's claim stands in its way. */
-async function finishPlan(session: StackSession, result: PlanResult, prior: State | undefined, cloud: OpenCloud, projectIds: ProjectIds, settlement: Settlement): Promise<PlannedStack> {
+async function finishPlan(
+  session: StackSession,
+  result: PlanResult,
+  prior: State | undefined,
+  cloud: OpenCloud,
+  projectIds: ProjectIds,
+  settlement: Settlement,
+): Promise<PlannedStack> {
   // The plan records every warning found for it, those of loading and of settling pending writes
   // included: `show PLANFILE` renders it (the access summary counts lint warnings) from the plan alone.
   const settled = settlement.diagnostic ? [settlement.diagnostic] : [];
@@ -257,7 +329,18 @@ async function finishPlan(session: StackSession, result: PlanResult, prior: Stat
   const secrets = secretList([...result.secrets].concat(prior ? stateSecrets(prior) : []));
   rememberSecrets(secrets);
   const shown = redactPlan(result.plan, secrets);
-  return { ...result, plan: shown, real: result.plan, secrets, diagnostics: scrub(result.diagnostics, secrets), prior, settlement, cloud, projectIds, close: () => cloud.close() };
+  return {
+    ...result,
+    plan: shown,
+    real: result.plan,
+    secrets,
+    diagnostics: scrub(result.diagnostics, secrets),
+    prior,
+    settlement,
+    cloud,
+    projectIds,
+    close: () => cloud.close(),
+  };
 }
 
 export interface ApplyRequest {
@@ -314,7 +397,11 @@ export async function applyPlan(session: StackSession, planned: PlannedStack, re
 /** Saves what settling an interrupted run's writes found (./settle.ts), expecting the state it
  *  was settled from, and clears the intents it settled; returns the state written, if any. Apply
  *  does it before its first write, and an apply with nothing to change does it too. */
-export async function saveSettlement(session: StackSession, planned: PlannedStack, meta: WriteMeta = writeMetaOf(planned.plan)): Promise<State | undefined> {
+export async function saveSettlement(
+  session: StackSession,
+  planned: PlannedStack,
+  meta: WriteMeta = writeMetaOf(planned.plan),
+): Promise<State | undefined> {
   const s = planned.settlement;
   if (!s) return undefined;
   const written = s.changed && planned.prior ? await session.store.write(planned.prior, s.from, meta) : undefined;
@@ -331,7 +418,10 @@ function writeMetaOf(plan: Plan, approvals?: GuardrailApproval[]): WriteMeta {
     get planDigest() {
       return (digest ??= sealPlan(plan, undefined).digest!);
     },
-    access: { granted: changes.filter((c) => c.action === "grant").length, revoked: changes.filter((c) => c.action === "revoke").length },
+    access: {
+      granted: changes.filter((c) => c.action === "grant").length,
+      revoked: changes.filter((c) => c.action === "revoke").length,
+    },
     ...(approvals?.length ? { approvals } : {}),
   };
 }
@@ -340,7 +430,10 @@ function writeMetaOf(plan: Plan, approvals?: GuardrailApproval[]): WriteMeta {
  *  when there is no state yet. */
 export async function saveRefreshed(session: StackSession, planned: PlannedStack): Promise<State | undefined> {
   if (!planned.prior) return undefined;
-  const written = await session.store.write({ ...planned.prior, resources: planned.refreshed }, versionOf(planned.prior));
+  const written = await session.store.write(
+    { ...planned.prior, resources: planned.refreshed },
+    versionOf(planned.prior),
+  );
   await session.store.clearIntents(planned.settlement?.settled ?? []);
   return written;
 }

@@ -35,10 +35,25 @@ export interface Settlement {
   reads: ReadonlyMap<string, Policy | undefined>;
 }
 
-export const NOTHING_PENDING: Settlement = { state: undefined, changed: false, from: undefined, own: [], settled: [], diagnostic: undefined, reads: new Map() };
+export const NOTHING_PENDING: Settlement = {
+  state: undefined,
+  changed: false,
+  from: undefined,
+  own: [],
+  settled: [],
+  diagnostic: undefined,
+  reads: new Map(),
+};
 
 /** Settles `pending` against the live policies (read once each); `prior` is not changed. */
-export async function settleIntents(pending: readonly WriteIntent[], prior: State | undefined, stackName: string, cloud: CloudPort, now: () => Date = () => new Date(), signal?: AbortSignal): Promise<Settlement> {
+export async function settleIntents(
+  pending: readonly WriteIntent[],
+  prior: State | undefined,
+  stackName: string,
+  cloud: CloudPort,
+  now: () => Date = () => new Date(),
+  signal?: AbortSignal,
+): Promise<Settlement> {
   if (!pending.length) return { ...NOTHING_PENDING, state: prior };
   const live = await readPolicies(pending, cloud, signal);
   const state: State = prior ? { ...structuredClone(prior) } : newState(stackName);
@@ -74,7 +89,13 @@ export async function settleIntents(pending: readonly WriteIntent[], prior: Stat
     if (landed) landedWrites++;
   }
   state.resources = state.resources.filter((r) => r !== undefined);
-  const summary = { at: now().toISOString(), intents: pending.length, landed: landedWrites, recorded: [...recorded].sort(), forgotten: [...forgotten].sort() };
+  const summary = {
+    at: now().toISOString(),
+    intents: pending.length,
+    landed: landedWrites,
+    recorded: [...recorded].sort(),
+    forgotten: [...forgotten].sort(),
+  };
   // The state says when it was settled (`state show`), unless there is none and nothing landed.
   const kept = prior !== undefined || recorded.size > 0 || forgotten.size > 0;
   if (kept) state.settled = summary;
@@ -102,7 +123,11 @@ function own(moving: { id: string; record: StateResource }[], state: State): { i
 const keyOf = (i: WriteIntent) => `${i.kind} ${i.policy}`;
 
 /** Reads each policy the intents write, once; undefined for an object that no longer exists. */
-async function readPolicies(pending: readonly WriteIntent[], cloud: CloudPort, signal?: AbortSignal): Promise<Map<string, Policy | undefined>> {
+async function readPolicies(
+  pending: readonly WriteIntent[],
+  cloud: CloudPort,
+  signal?: AbortSignal,
+): Promise<Map<string, Policy | undefined>> {
   const out = new Map<string, Policy | undefined>();
   const reads = new Map<string, WriteIntent>();
   for (const i of pending) if (!reads.has(keyOf(i))) reads.set(keyOf(i), i);
@@ -114,7 +139,10 @@ async function readPolicies(pending: readonly WriteIntent[], cloud: CloudPort, s
         throw new UserError(
           error(`cannot settle the writes an interrupted run left pending: cannot read the IAM policy of ${i.policy}`, {
             code: "state/pending-writes",
-            detail: `${(e as Error).message}\nconverge records each write before it starts; whether this one landed decides which grants are converge's own. Nothing was changed: run the command again once the policy can be read.`,
+            detail:
+              `${(e as Error).message}\nconverge records each write before it starts; whether this one ` +
+              `landed decides which grants are converge's own. Nothing was changed: run the command again ` +
+              `once the policy can be read.`,
           }),
         );
       }
@@ -141,15 +169,26 @@ function holdsRecord(holds: OwnGrants, record: StateResource): boolean {
   return d !== undefined && holds.holds(d, record.inputs as unknown as IamInputs);
 }
 
-function settledDiagnostic(s: { intents: number; landed: number; recorded: string[]; forgotten: string[] }, moving: number): Diagnostic {
+function settledDiagnostic(
+  s: { intents: number; landed: number; recorded: string[]; forgotten: string[] },
+  moving: number,
+): Diagnostic {
   const parts = [
     s.recorded.length ? `recorded as converge's own: ${listed(s.recorded, 10)}` : "",
     s.forgotten.length ? `deleted: ${listed(s.forgotten, 10)}` : "",
-    moving ? `${moving} grant${moving === 1 ? "" : "s"} of a move to another object, converge's own until the move completes` : "",
+    moving
+      ? `${moving} grant${moving === 1 ? "" : "s"} of a move to another object, converge's own until the move completes`
+      : "",
   ].filter(Boolean);
   const writes = (n: number) => `${n} write${n === 1 ? "" : "s"}`;
-  return warning(`Settled ${writes(s.intents)} an interrupted run left pending: ${s.landed} landed, ${s.intents - s.landed} did not`, {
-    code: "state/settled-writes",
-    detail: `${parts.length ? `${parts.join("; ")}. ` : ""}converge records each write before it starts (a crash, a kill or a lost answer cannot make its own grants look like someone else's); these were checked against the live policies.`,
-  });
+  return warning(
+    `Settled ${writes(s.intents)} an interrupted run left pending: ${s.landed} landed, ${s.intents - s.landed} did not`,
+    {
+      code: "state/settled-writes",
+      detail:
+        `${parts.length ? `${parts.join("; ")}. ` : ""}converge records each write before it starts (a ` +
+        `crash, a kill or a lost answer cannot make its own grants look like someone else's); these were ` +
+        `checked against the live policies.`,
+    },
+  );
 }

@@ -17,7 +17,12 @@ import type { CloudPort } from "../contracts/cloud-port.js";
 /** A readable, unique resource name: nightly_gkebackup_viewer, churn_aiplatform_user_dana… */
 function readableName(parts: string[], used: Set<string>): string {
   const base = parts
-    .map((p) => p.replace(/^roles\//, "").replace(/@.*$/, "").replace(/^[a-zA-Z]+:/, ""))
+    .map((p) =>
+      p
+        .replace(/^roles\//, "")
+        .replace(/@.*$/, "")
+        .replace(/^[a-zA-Z]+:/, ""),
+    )
     .join("_")
     .replace(/[^A-Za-z0-9_]+/g, "_")
     .replace(/_+/g, "_")
@@ -33,7 +38,8 @@ function readableName(parts: string[], used: Set<string>): string {
 function literal<T>(value: T): T {
   if (typeof value === "string") return escapeLiteral(value) as T;
   if (Array.isArray(value)) return value.map(literal) as T;
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)])) as T;
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)])) as T;
   return value;
 }
 
@@ -47,7 +53,9 @@ function checkConditionTitles(name: string, policy: Policy): void {
       throw new UserError({
         severity: "error",
         summary: `${name}: two ${b.role} bindings have the condition title "${b.condition.title}"`,
-        detail: "Import IDs name a condition by its title, so these bindings cannot be adopted unambiguously. Give the conditions distinct titles first.",
+        detail:
+          "Import IDs name a condition by its title, so these bindings cannot be adopted " +
+          "unambiguously. Give the conditions distinct titles first.",
       });
     }
     titles.set(k, b.condition.expression);
@@ -55,12 +63,23 @@ function checkConditionTitles(name: string, policy: Policy): void {
 }
 
 /** The resources that adopt one policy: one whole-policy resource, one per binding, or one per member. */
-function adoptingResources(name: string, policy: Policy, driver: IamDriver, used: Set<string>, group = false): [string, unknown][] {
+function adoptingResources(
+  name: string,
+  policy: Policy,
+  driver: IamDriver,
+  used: Set<string>,
+  group = false,
+): [string, unknown][] {
   const short = name.split("/").pop()!;
   if (driver.ownership === "policy") {
     const bindings = canonicalBindings(policy.bindings ?? []);
     const audit = policy.auditConfigs?.length ? { auditConfigs: policy.auditConfigs } : {};
-    return [[readableName([short, "policy"], used), { type: driver.token, properties: literal({ name, bindings, ...audit }), options: { import: name } }]];
+    return [
+      [
+        readableName([short, "policy"], used),
+        { type: driver.token, properties: literal({ name, bindings, ...audit }), options: { import: name } },
+      ],
+    ];
   }
   checkConditionTitles(name, policy);
   const out: [string, unknown][] = [];
@@ -71,17 +90,38 @@ function adoptingResources(name: string, policy: Policy, driver: IamDriver, used
     const title = condition ? ` ${condition.title}` : "";
     const titled = condition ? [condition.title] : [];
     if (driver.ownership === "binding") {
-      out.push([readableName([short, b.role, ...titled], used), { type: driver.token, properties: literal({ name, role: b.role, members: normalizeMembers(b.members), ...cond }), options: { import: `${name} ${b.role}${title}` } }]);
+      out.push([
+        readableName([short, b.role, ...titled], used),
+        {
+          type: driver.token,
+          properties: literal({ name, role: b.role, members: normalizeMembers(b.members), ...cond }),
+          options: { import: `${name} ${b.role}${title}` },
+        },
+      ]);
       continue;
     }
     if (group) {
       // One member resource per binding, an instance per member (options.forEach).
       const forEach = literal(normalizeMembers(b.members));
-      out.push([readableName([short, b.role, ...titled], used), { type: driver.token, properties: { ...literal({ name, role: b.role }), member: "${each.value}", ...literal(cond) }, options: { forEach, import: `${escapeLiteral(`${name} ${b.role} `)}\${each.value}${escapeLiteral(title)}` } }]);
+      out.push([
+        readableName([short, b.role, ...titled], used),
+        {
+          type: driver.token,
+          properties: { ...literal({ name, role: b.role }), member: "${each.value}", ...literal(cond) },
+          options: { forEach, import: `${escapeLiteral(`${name} ${b.role} `)}\${each.value}${escapeLiteral(title)}` },
+        },
+      ]);
       continue;
     }
     for (const m of normalizeMembers(b.members)) {
-      out.push([readableName([short, b.role, m, ...titled], used), { type: driver.token, properties: literal({ name, role: b.role, member: m, ...cond }), options: { import: `${name} ${b.role} ${m}${title}` } }]);
+      out.push([
+        readableName([short, b.role, m, ...titled], used),
+        {
+          type: driver.token,
+          properties: literal({ name, role: b.role, member: m, ...cond }),
+          options: { import: `${name} ${b.role} ${m}${title}` },
+        },
+      ]);
     }
   }
   return out;
@@ -102,7 +142,8 @@ export function generateStack(
   for (const { name, policy } of policies) {
     const kind = kindOfName(name);
     if (!isPolicyKind(kind)) throw new Error(`generateStack: ${name} is not the name of an object with a policy`);
-    for (const [key, value] of adoptingResources(name, policy, adoptingDriver(kind, as), used, group)) resources[key] = value;
+    for (const [key, value] of adoptingResources(name, policy, adoptingDriver(kind, as), used, group))
+      resources[key] = value;
   }
   const n = policies.length;
   const description = `Adopted by converge import --generate from ${n} ${n === 1 ? "policy" : "policies"}`;
@@ -134,7 +175,6 @@ export function stackDocument(s: {
     resources: s.resources,
   };
 }
-
 
 /** The live policy of each named object (full names of objects with a policy), one read each, in
  *  order; a user error for one that does not exist. `reading` bounds each read (a deadline). */

@@ -28,11 +28,22 @@ export class ChangeTally {
     if (e.type !== "step" || e.phase !== "done") return;
     const n = this.counts;
     switch (e.action) {
-      case "create": n.added++; break;
-      case "update": n.changed++; break;
-      case "delete": n.destroyed++; break;
-      case "replace": n.added++; n.destroyed++; break;
-      case "read": n.read++; break;
+      case "create":
+        n.added++;
+        break;
+      case "update":
+        n.changed++;
+        break;
+      case "delete":
+        n.destroyed++;
+        break;
+      case "replace":
+        n.added++;
+        n.destroyed++;
+        break;
+      case "read":
+        n.read++;
+        break;
       case "import":
         n.imported++;
         if (this.importUpdates.has(e.address)) n.changed++;

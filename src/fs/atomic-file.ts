@@ -44,9 +44,12 @@ const PIECES_PER_CALL = 1024;
 
 /** Writes `data` at the file's position: a text as UTF-8, or byte pieces one after another
  *  (written as they are, with writev: copying 100 MB of pieces into blocks cost more than writing). */
-export async function writeAll(fh: Pick<FileHandle, "writeFile" | "writev">, data: string | readonly Uint8Array[]): Promise<void> {
+export async function writeAll(
+  fh: Pick<FileHandle, "writeFile" | "writev">,
+  data: string | readonly Uint8Array[],
+): Promise<void> {
   if (typeof data === "string") return fh.writeFile(data, "utf8");
-  for (let i = 0; i < data.length; ) {
+  for (let i = 0; i < data.length;) {
     const batch = data.slice(i, i + PIECES_PER_CALL);
     let { bytesWritten } = await fh.writev(batch);
     let whole = 0;
@@ -58,7 +61,11 @@ export async function writeAll(fh: Pick<FileHandle, "writeFile" | "writev">, dat
 }
 
 /** Replaces `file` with `data` (a text, or the bytes of its pieces in order) atomically (see the header). */
-export async function writeFileAtomic(file: string, data: string | readonly Uint8Array[], opts: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | readonly Uint8Array[],
+  opts: AtomicWriteOptions = {},
+): Promise<void> {
   const tmp = tempPathFor(file);
   try {
     const fh = await open(tmp, "wx", MODE);
@@ -134,7 +141,8 @@ export async function removeTempLeftovers(file: string, ages: LeftoverAges = {})
     const path = join(dir, name);
     try {
       const age = Date.now() - (await stat(path)).mtimeMs;
-      if (age >= (ages.maxAgeMs ?? Number.POSITIVE_INFINITY) || (age >= (ages.minAgeMs ?? 0) && !pidAlive(pid))) await rm(path, { force: true });
+      if (age >= (ages.maxAgeMs ?? Number.POSITIVE_INFINITY) || (age >= (ages.minAgeMs ?? 0) && !pidAlive(pid)))
+        await rm(path, { force: true });
     } catch {
       // gone already, or not ours to remove
     }

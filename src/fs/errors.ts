@@ -7,7 +7,17 @@ export function errnoCode(e: unknown): string | undefined {
 }
 
 // Failures the user can fix (permissions, read-only or full disk, a directory in the way).
-const USER_FIXABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "ENOTDIR", "EISDIR", "ELOOP", "ENAMETOOLONG"]);
+const USER_FIXABLE = new Set([
+  "EACCES",
+  "EPERM",
+  "EROFS",
+  "ENOSPC",
+  "EDQUOT",
+  "ENOTDIR",
+  "EISDIR",
+  "ELOOP",
+  "ENAMETOOLONG",
+]);
 
 /** Turns an fs error the user can act on into a UserError naming the file; returns others unchanged. */
 export function fsError(e: unknown, action: string, file: string): unknown {
@@ -27,7 +37,8 @@ export async function fsyncDir(dir: string): Promise<void> {
     await fh.sync();
   } catch (e) {
     // Windows cannot open directories; some filesystems refuse fsync on them.
-    if (!["EISDIR", "EPERM", "EINVAL", "EBADF", "EACCES", "ENOTSUP", "EOPNOTSUPP"].includes(errnoCode(e) ?? "")) throw e;
+    if (!["EISDIR", "EPERM", "EINVAL", "EBADF", "EACCES", "ENOTSUP", "EOPNOTSUPP"].includes(errnoCode(e) ?? ""))
+      throw e;
   } finally {
     await fh?.close();
   }

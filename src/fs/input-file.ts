@@ -4,7 +4,17 @@
 // to one) is read: a FIFO would block the open or the read for ever, /dev/zero never ends. And at
 // most a cap of bytes: a larger file is refused from its size, before any of it is read, and a
 // file that grows past the cap while it is read is refused at the cap.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from "node:fs";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 import { kindOf } from "./regular-files.js";
 
@@ -35,7 +45,13 @@ export class InputFileError extends Error {
 
   /** The refusal as the user's error, naming the file. */
   userError(extra: { code?: string; detail?: string } = {}): UserError {
-    return new UserError(error(this.message, { file: this.path, detail: extra.detail ?? this.detail, ...(extra.code ? { code: extra.code } : {}) }));
+    return new UserError(
+      error(this.message, {
+        file: this.path,
+        detail: extra.detail ?? this.detail,
+        ...(extra.code ? { code: extra.code } : {}),
+      }),
+    );
   }
 }
 
@@ -44,7 +60,12 @@ export const capText = (bytes: number): string => (bytes % MiB === 0 ? `${bytes 
 
 function tooLarge(path: string, what: string, maxBytes: number): InputFileError {
   const cap = capText(maxBytes);
-  return new InputFileError(what, path, `is larger than ${cap}, the most converge reads`, `Files over ${cap} are refused without being read: no stack, input or state needs that much.`);
+  return new InputFileError(
+    what,
+    path,
+    `is larger than ${cap}, the most converge reads`,
+    `Files over ${cap} are refused without being read: no stack, input or state needs that much.`,
+  );
 }
 
 function notRegular(path: string, what: string, st: Stats): InputFileError {
@@ -55,7 +76,13 @@ function notRegular(path: string, what: string, st: Stats): InputFileError {
     target = undefined;
   }
   const is = target !== undefined ? `links to ${target}, which is ${kindOf(st)}` : `is ${kindOf(st)}`;
-  return new InputFileError(what, path, `${is}, not a regular file`, "Only a regular file (or a symlink to one) is read here: a FIFO would be waited on for ever, and a device read without end.");
+  return new InputFileError(
+    what,
+    path,
+    `${is}, not a regular file`,
+    "Only a regular file (or a symlink to one) is read here: a FIFO would be " +
+      "waited on for ever, and a device read without end.",
+  );
 }
 
 /** Refuses what `st` says is not a regular file of at most `maxBytes`. */

@@ -40,8 +40,18 @@ export const OBJECT_KINDS = {
     label: "restore plan",
     nameForm: "projects/{project}/locations/{location}/restorePlans/{restorePlan}",
     methods: [
-      { verb: "getIamPolicy", id: "gkebackup.projects.locations.restorePlans.getIamPolicy", http: "GET", permission: "gkebackup.restorePlans.getIamPolicy" },
-      { verb: "setIamPolicy", id: "gkebackup.projects.locations.restorePlans.setIamPolicy", http: "POST", permission: "gkebackup.restorePlans.setIamPolicy" },
+      {
+        verb: "getIamPolicy",
+        id: "gkebackup.projects.locations.restorePlans.getIamPolicy",
+        http: "GET",
+        permission: "gkebackup.restorePlans.getIamPolicy",
+      },
+      {
+        verb: "setIamPolicy",
+        id: "gkebackup.projects.locations.restorePlans.setIamPolicy",
+        http: "POST",
+        permission: "gkebackup.restorePlans.setIamPolicy",
+      },
     ],
   },
   endpoint: {
@@ -52,8 +62,18 @@ export const OBJECT_KINDS = {
     label: "endpoint",
     nameForm: "projects/{project}/locations/{location}/endpoints/{endpoint}",
     methods: [
-      { verb: "getIamPolicy", id: "aiplatform.projects.locations.endpoints.getIamPolicy", http: "POST", permission: "aiplatform.endpoints.getIamPolicy" },
-      { verb: "setIamPolicy", id: "aiplatform.projects.locations.endpoints.setIamPolicy", http: "POST", permission: "aiplatform.endpoints.setIamPolicy" },
+      {
+        verb: "getIamPolicy",
+        id: "aiplatform.projects.locations.endpoints.getIamPolicy",
+        http: "POST",
+        permission: "aiplatform.endpoints.getIamPolicy",
+      },
+      {
+        verb: "setIamPolicy",
+        id: "aiplatform.projects.locations.endpoints.setIamPolicy",
+        http: "POST",
+        permission: "aiplatform.endpoints.setIamPolicy",
+      },
     ],
   },
   federation: {
@@ -63,14 +83,23 @@ export const OBJECT_KINDS = {
     collection: "federations",
     label: "federation",
     nameForm: "projects/{project}/locations/{location}/federations/{federationId}",
-    methods: [{ verb: "get", id: "metastore.projects.locations.federations.get", http: "GET", permission: "metastore.federations.get" }],
+    methods: [
+      {
+        verb: "get",
+        id: "metastore.projects.locations.federations.get",
+        http: "GET",
+        permission: "metastore.federations.get",
+      },
+    ],
   },
 } as const satisfies Record<ObjectKind, ObjectKindInfo>;
 
 export const ALL_KINDS: readonly ObjectKind[] = ["restorePlan", "endpoint", "federation"];
 
 /** The kinds that carry an IAM policy (they have getIamPolicy), in table order. */
-export const POLICY_KINDS: readonly PolicyKind[] = ALL_KINDS.filter((k): k is PolicyKind => apiMethod(k, "getIamPolicy") !== undefined);
+export const POLICY_KINDS: readonly PolicyKind[] = ALL_KINDS.filter(
+  (k): k is PolicyKind => apiMethod(k, "getIamPolicy") !== undefined,
+);
 
 export function isPolicyKind(kind: ObjectKind | undefined): kind is PolicyKind {
   return kind !== undefined && (POLICY_KINDS as readonly ObjectKind[]).includes(kind);

@@ -115,9 +115,12 @@ export class Graph {
   }
 
   /** DOT text; `shown` is what each id and label is printed as (before quoting). */
-  toDot(label: (id: string) => { label: string; shape?: string } = (id) => ({ label: id }), shown: (text: string) => string = (text) => text): string {
+  toDot(
+    label: (id: string) => { label: string; shape?: string } = (id) => ({ label: id }),
+    shown: (text: string) => string = (text) => text,
+  ): string {
     const q = (s: string) => JSON.stringify(shown(s));
-    const lines = ["digraph converge {", "  rankdir = \"BT\";", "  node [shape = box];"];
+    const lines = ["digraph converge {", '  rankdir = "BT";', "  node [shape = box];"];
     for (const n of this.nodes.keys()) {
       const l = label(n);
       lines.push(`  ${q(n)} [label = ${q(l.label)}${l.shape ? `, shape = ${l.shape}` : ""}];`);

@@ -26,11 +26,19 @@ const GROUPS: Record<string, { fields: Record<string, Type>; funcs: Record<strin
   resource: {
     fields: { name: T.string, type: T.string, service: T.string },
     // argument types, then the result type
-    funcs: { matchTag: [T.string, T.string, T.bool], matchTagId: [T.string, T.string, T.bool], hasTagKey: [T.string, T.bool], hasTagKeyId: [T.string, T.bool] },
+    funcs: {
+      matchTag: [T.string, T.string, T.bool],
+      matchTagId: [T.string, T.string, T.bool],
+      hasTagKey: [T.string, T.bool],
+      hasTagKeyId: [T.string, T.bool],
+    },
   },
   destination: { fields: { ip: T.string, port: T.int }, funcs: {} },
   api: { fields: {}, funcs: { getAttribute: [] } },
-  compute: { fields: {}, funcs: { isForwardingRuleCreationOperation: [T.bool], matchLoadBalancingSchemes: [T.list(T.string), T.bool] } },
+  compute: {
+    fields: {},
+    funcs: { isForwardingRuleCreationOperation: [T.bool], matchLoadBalancingSchemes: [T.list(T.string), T.bool] },
+  },
 };
 const ROOTS = ["request", "resource", "destination", "api", "compute"];
 
@@ -42,26 +50,88 @@ const API_ATTRIBUTES: Record<string, Type> = {
   "aiplatform.googleapis.com/sessionUserId": T.string,
 };
 
-const TIME_PARTS = ["getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds"];
+const TIME_PARTS = [
+  "getDate",
+  "getDayOfMonth",
+  "getDayOfWeek",
+  "getDayOfYear",
+  "getFullYear",
+  "getHours",
+  "getMilliseconds",
+  "getMinutes",
+  "getMonth",
+  "getSeconds",
+];
 /** Functions called on a value, by the value's type. */
 const METHODS: Record<string, Record<string, Type[]>> = {
-  string: { startsWith: [T.string, T.bool], endsWith: [T.string, T.bool], extract: [T.string, T.string], matches: [T.string, T.bool] },
+  string: {
+    startsWith: [T.string, T.bool],
+    endsWith: [T.string, T.bool],
+    extract: [T.string, T.string],
+    matches: [T.string, T.bool],
+  },
   timestamp: Object.fromEntries(TIME_PARTS.map((f) => [f, [T.int]])),
   list: { hasOnly: [T.list(T.dyn), T.bool] },
 };
-const GLOBALS: Record<string, Type[]> = { timestamp: [T.string, T.timestamp], date: [T.string, T.timestamp], duration: [T.string, T.duration] };
+const GLOBALS: Record<string, Type[]> = {
+  timestamp: [T.string, T.timestamp],
+  date: [T.string, T.timestamp],
+  duration: [T.string, T.duration],
+};
 
 const ARITH: Record<string, [string, string, string][]> = {
-  "+": [["int", "int", "int"], ["uint", "uint", "uint"], ["double", "double", "double"], ["timestamp", "duration", "timestamp"], ["duration", "timestamp", "timestamp"], ["duration", "duration", "duration"], ["string", "string", "string"]],
-  "-": [["int", "int", "int"], ["uint", "uint", "uint"], ["double", "double", "double"], ["timestamp", "duration", "timestamp"], ["timestamp", "timestamp", "duration"], ["duration", "duration", "duration"]],
-  "*": [["int", "int", "int"], ["uint", "uint", "uint"], ["double", "double", "double"]],
-  "/": [["int", "int", "int"], ["uint", "uint", "uint"], ["double", "double", "double"]],
-  "%": [["int", "int", "int"], ["uint", "uint", "uint"]],
+  "+": [
+    ["int", "int", "int"],
+    ["uint", "uint", "uint"],
+    ["double", "double", "double"],
+    ["timestamp", "duration", "timestamp"],
+    ["duration", "timestamp", "timestamp"],
+    ["duration", "duration", "duration"],
+    ["string", "string", "string"],
+  ],
+  "-": [
+    ["int", "int", "int"],
+    ["uint", "uint", "uint"],
+    ["double", "double", "double"],
+    ["timestamp", "duration", "timestamp"],
+    ["timestamp", "timestamp", "duration"],
+    ["duration", "duration", "duration"],
+  ],
+  "*": [
+    ["int", "int", "int"],
+    ["uint", "uint", "uint"],
+    ["double", "double", "double"],
+  ],
+  "/": [
+    ["int", "int", "int"],
+    ["uint", "uint", "uint"],
+    ["double", "double", "double"],
+  ],
+  "%": [
+    ["int", "int", "int"],
+    ["uint", "uint", "uint"],
+  ],
 };
 /** CEL's operator functions, by the operator they stand for. */
 const OPERATORS: Record<string, string> = {
-  "_&&_": "&&", "_||_": "||", "!_": "!", "-_": "-", "_==_": "==", "_!=_": "!=", "_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">=",
-  "_+_": "+", "_-_": "-", "_*_": "*", "_/_": "/", "_%_": "%", "_[_]": "[]", "_?_:_": "?:", "@in": "in",
+  "_&&_": "&&",
+  "_||_": "||",
+  "!_": "!",
+  "-_": "-",
+  "_==_": "==",
+  "_!=_": "!=",
+  "_<_": "<",
+  "_<=_": "<=",
+  "_>_": ">",
+  "_>=_": ">=",
+  "_+_": "+",
+  "_-_": "-",
+  "_*_": "*",
+  "_/_": "/",
+  "_%_": "%",
+  "_[_]": "[]",
+  "_?_:_": "?:",
+  "@in": "in",
 };
 const ORDERED = new Set(["int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration"]);
 
@@ -99,7 +169,13 @@ class Checker {
     const k = e.exprKind;
     if (k.case === "selectExpr" && !k.value.testOnly && k.value.operand) return this.start(k.value.operand);
     if (k.case === "callExpr" && k.value.target) return this.start(k.value.target);
-    if (k.case === "callExpr" && k.value.args.length > 1 && own(OPERATORS, k.value.function) && k.value.function !== "_?_:_") return this.start(k.value.args[0]!);
+    if (
+      k.case === "callExpr" &&
+      k.value.args.length > 1 &&
+      own(OPERATORS, k.value.function) &&
+      k.value.function !== "_?_:_"
+    )
+      return this.start(k.value.args[0]!);
     return this.at(e);
   }
 
@@ -137,13 +213,25 @@ class Checker {
       case "listExpr":
         return T.list(this.same(k.value.elements, "list elements"));
       case "structExpr": {
-        if (k.value.messageName) this.fail(`message ${k.value.messageName}{…} is not supported in IAM conditions`, this.at(e));
-        const keys = k.value.entries.map((x) => (x.keyKind.case === "mapKey" ? x.keyKind.value : undefined)).filter((x): x is Expr => x !== undefined);
-        return T.map(this.same(keys, "map keys"), this.same(k.value.entries.map((x) => x.value!), "map values"));
+        if (k.value.messageName)
+          this.fail(`message ${k.value.messageName}{…} is not supported in IAM conditions`, this.at(e));
+        const keys = k.value.entries
+          .map((x) => (x.keyKind.case === "mapKey" ? x.keyKind.value : undefined))
+          .filter((x): x is Expr => x !== undefined);
+        return T.map(
+          this.same(keys, "map keys"),
+          this.same(
+            k.value.entries.map((x) => x.value!),
+            "map values",
+          ),
+        );
       }
       case "comprehensionExpr": {
         const name = /^\.?\s*([A-Za-z_]\w*)/.exec(this.text.slice(this.at(e)))?.[1] ?? "macro";
-        return this.fail(`${name}() is not supported in IAM conditions (no macros: all, exists, exists_one, map, filter)`, this.nameAt(e));
+        return this.fail(
+          `${name}() is not supported in IAM conditions (no macros: all, exists, exists_one, map, filter)`,
+          this.nameAt(e),
+        );
       }
       default:
         return this.fail("unsupported expression", this.at(e));
@@ -155,7 +243,10 @@ class Checker {
     const t = this.type(e);
     if (t.k === "group") {
       const g = own(GROUPS, t.path)!;
-      const names = [...Object.keys(g.fields).map((f) => `${t.path}.${f}`), ...Object.keys(g.funcs).map((f) => `${t.path}.${f}()`)];
+      const names = [
+        ...Object.keys(g.fields).map((f) => `${t.path}.${f}`),
+        ...Object.keys(g.funcs).map((f) => `${t.path}.${f}()`),
+      ];
       this.fail(`"${t.path}" is not a value; use ${names.join(", ")}`, this.start(e));
     }
     return t;
@@ -167,15 +258,24 @@ class Checker {
     for (const item of items) {
       const u = this.value(item);
       if (t.k === "dyn") t = u;
-      else if (!assignable(t, u) && !assignable(u, t)) this.fail(`${what} must have one type: ${typeName(t)} and ${typeName(u)} are mixed`, this.start(item));
+      else if (!assignable(t, u) && !assignable(u, t))
+        this.fail(`${what} must have one type: ${typeName(t)} and ${typeName(u)} are mixed`, this.start(item));
     }
     return t;
   }
 
   ident(name: string, e: Expr): Type {
     if (own(GROUPS, name)) return T.group(name);
-    if (name === "principal") this.fail('"principal" attributes only apply to principal access boundary policies, not to role bindings', this.at(e));
-    return this.fail(`unknown attribute "${name}"${suggest(name, ROOTS, (s) => `"${s}"`)} (IAM conditions use ${ROOTS.map((r) => `${r}.*`).join(", ")})`, this.at(e));
+    if (name === "principal")
+      this.fail(
+        '"principal" attributes only apply to principal access boundary policies, not to role bindings',
+        this.at(e),
+      );
+    return this.fail(
+      `unknown attribute "${name}"${suggest(name, ROOTS, (s) => `"${s}"`)} (IAM ` +
+        `conditions use ${ROOTS.map((r) => `${r}.*`).join(", ")})`,
+      this.at(e),
+    );
   }
 
   select(operand: Type, field: string, e: Expr): Type {
@@ -195,10 +295,16 @@ class Checker {
   call(c: Call, e: Expr): Type {
     const op = own(OPERATORS, c.function);
     if (op) return this.operator(op, c.args, e);
-    if (/^[_@!-]/.test(c.function)) this.fail(`operator ${c.function.replace(/_/g, " ").trim()} is not supported in IAM conditions`, this.op(e));
+    if (/^[_@!-]/.test(c.function))
+      this.fail(`operator ${c.function.replace(/_/g, " ").trim()} is not supported in IAM conditions`, this.op(e));
     if (!c.target) {
       const sig = own(GLOBALS, c.function);
-      if (!sig) this.fail(`unknown function ${c.function}()${suggest(c.function, Object.keys(GLOBALS), (s) => `${s}()`)}; IAM conditions call functions on attributes (e.g. resource.name.startsWith(…))`, this.at(e));
+      if (!sig)
+        this.fail(
+          `unknown function ${c.function}()${suggest(c.function, Object.keys(GLOBALS), (s) => `${s}()`)}; ` +
+            `IAM conditions call functions on attributes (e.g. resource.name.startsWith(…))`,
+          this.at(e),
+        );
       return this.apply(c.function, sig, c.args, this.at(e));
     }
     const target = this.type(c.target);
@@ -206,7 +312,12 @@ class Checker {
       const funcs = own(GROUPS, target.path)!.funcs;
       if (c.function === "getAttribute" && target.path === "api") return this.getAttribute(c.args, e);
       const sig = own(funcs, c.function);
-      if (!sig) this.fail(`unknown function ${target.path}.${c.function}()${suggest(c.function, Object.keys(funcs), (s) => `${target.path}.${s}()`)}`, this.nameAt(e));
+      if (!sig)
+        this.fail(
+          `unknown function ${target.path}.${c.function}()` +
+            `${suggest(c.function, Object.keys(funcs), (s) => `${target.path}.${s}()`)}`,
+          this.nameAt(e),
+        );
       return this.apply(`${target.path}.${c.function}`, sig, c.args, this.nameAt(e));
     }
     if (target.k === "dyn") return this.dynMethod(c, e);
@@ -215,22 +326,35 @@ class Checker {
     const sig = own(methods, c.function);
     if (!sig) {
       const known = Object.keys(methods);
-      const hint = suggest(c.function, known, (s) => `${s}()`) || (known.length ? `; ${typeName(target)} has ${known.map((f) => `${f}()`).join(", ")}` : "");
+      const hint =
+        suggest(c.function, known, (s) => `${s}()`) ||
+        (known.length ? `; ${typeName(target)} has ${known.map((f) => `${f}()`).join(", ")}` : "");
       this.fail(`${c.function}() is not a function of ${typeName(target)} in IAM conditions${hint}`, this.nameAt(e));
     }
-    if (TIME_PARTS.includes(c.function)) return this.apply(c.function, c.args.length === 0 ? sig : [T.string, ...sig], c.args, this.nameAt(e));
-    if (c.function === "hasOnly" && isList(target)) return this.apply(c.function, [T.list(target.of), T.bool], c.args, this.nameAt(e));
+    if (TIME_PARTS.includes(c.function))
+      return this.apply(c.function, c.args.length === 0 ? sig : [T.string, ...sig], c.args, this.nameAt(e));
+    if (c.function === "hasOnly" && isList(target))
+      return this.apply(c.function, [T.list(target.of), T.bool], c.args, this.nameAt(e));
     return this.apply(c.function, sig, c.args, this.nameAt(e));
   }
 
-  /** A function called on a value of unknown type (dyn): any type's function of that name, its arguments checked as values. */
+  /**
+   * A function called on a value of unknown type (dyn): any type's function of that name, its arguments checked as
+   * values.
+   */
   dynMethod(c: Call, e: Expr): Type {
-    const declared = Object.values(METHODS).map((m) => own(m, c.function)).filter((x): x is Type[] => x !== undefined);
+    const declared = Object.values(METHODS)
+      .map((m) => own(m, c.function))
+      .filter((x): x is Type[] => x !== undefined);
     if (declared.length === 0) this.fail(`${c.function}() is not a function in IAM conditions`, this.nameAt(e));
     const sigs = TIME_PARTS.includes(c.function) ? [...declared, ...declared.map((s) => [T.string, ...s])] : declared;
     const args = c.args.map((a) => this.value(a));
     const fits = sigs.filter((s) => s.length === args.length + 1 && args.every((t, i) => assignable(s[i]!, t)));
-    if (fits.length === 0) this.fail(`${c.function}() cannot take ${args.length ? args.map(typeName).join(", ") : "no argument"}`, this.nameAt(e));
+    if (fits.length === 0)
+      this.fail(
+        `${c.function}() cannot take ${args.length ? args.map(typeName).join(", ") : "no argument"}`,
+        this.nameAt(e),
+      );
     const results = new Set(fits.map((s) => typeName(s[s.length - 1]!)));
     return results.size === 1 ? fits[0]![fits[0]!.length - 1]! : T.dyn;
   }
@@ -238,12 +362,19 @@ class Checker {
   /** Checks the arguments of `name` against `sig` (argument types then result type). */
   apply(name: string, sig: Type[], args: Expr[], offset: number): Type {
     const want = sig.slice(0, -1);
-    const takes = want.length === 0 ? "no argument" : `${want.length} argument${want.length > 1 ? "s" : ""} (${want.map(typeName).join(", ")})`;
+    const takes =
+      want.length === 0
+        ? "no argument"
+        : `${want.length} argument${want.length > 1 ? "s" : ""} (${want.map(typeName).join(", ")})`;
     if (args.length !== want.length) this.fail(`${name}() takes ${takes}, not ${args.length}`, offset);
     args.forEach((a, i) => {
       const t = this.value(a);
-      if (!assignable(want[i]!, t)) this.fail(`${name}() expects ${typeName(want[i]!)}, not ${typeName(t)}`, this.start(a));
-      const literal = a.exprKind.case === "constExpr" && a.exprKind.value.constantKind.case === "stringValue" ? a.exprKind.value.constantKind.value : undefined;
+      if (!assignable(want[i]!, t))
+        this.fail(`${name}() expects ${typeName(want[i]!)}, not ${typeName(t)}`, this.start(a));
+      const literal =
+        a.exprKind.case === "constExpr" && a.exprKind.value.constantKind.case === "stringValue"
+          ? a.exprKind.value.constantKind.value
+          : undefined;
       const bad = literal !== undefined ? checkLiteral(name, i, literal) : undefined;
       if (bad) throw new Problem(bad, this.start(a), true);
     });
@@ -251,16 +382,31 @@ class Checker {
   }
 
   getAttribute(args: Expr[], e: Expr): Type {
-    if (args.length !== 2) this.fail(`api.getAttribute() takes an attribute name and a default value, not ${args.length} argument(s)`, this.nameAt(e));
+    if (args.length !== 2)
+      this.fail(
+        `api.getAttribute() takes an attribute name and a default value, not ${args.length} argument(s)`,
+        this.nameAt(e),
+      );
     const [name, fallback] = args as [Expr, Expr];
     const nameType = this.value(name);
-    if (!assignable(T.string, nameType)) this.fail(`api.getAttribute() expects the attribute name as a string, not ${typeName(nameType)}`, this.start(name));
+    if (!assignable(T.string, nameType))
+      this.fail(
+        `api.getAttribute() expects the attribute name as a string, not ${typeName(nameType)}`,
+        this.start(name),
+      );
     const given = this.value(fallback);
     const literal = name.exprKind.case === "constExpr" ? name.exprKind.value.constantKind.value : undefined;
     const known = typeof literal === "string" ? own(API_ATTRIBUTES, literal) : undefined;
     if (!known) return given;
-    if (!assignable(known, given)) this.fail(`the default value of "${literal}" must be ${typeName(known)}, not ${typeName(given)}`, this.start(fallback));
-    if (literal === "iam.googleapis.com/modifiedGrantsByRole" && !(fallback.exprKind.case === "listExpr" && fallback.exprKind.value.elements.length === 0)) {
+    if (!assignable(known, given))
+      this.fail(
+        `the default value of "${literal}" must be ${typeName(known)}, not ${typeName(given)}`,
+        this.start(fallback),
+      );
+    if (
+      literal === "iam.googleapis.com/modifiedGrantsByRole" &&
+      !(fallback.exprKind.case === "listExpr" && fallback.exprKind.value.elements.length === 0)
+    ) {
       this.fail(`the default value of "${literal}" must be an empty list ([])`, this.start(fallback));
     }
     return known;
@@ -270,12 +416,17 @@ class Checker {
     const types = args.map((a) => this.value(a));
     const [a, b] = types as [Type, Type];
     const where = this.op(e);
-    const mismatch = (hint = "") => this.fail(`operator ${op} cannot take ${types.map(typeName).join(" and ")}${hint}`, where);
+    const mismatch = (hint = "") =>
+      this.fail(`operator ${op} cannot take ${types.map(typeName).join(" and ")}${hint}`, where);
     switch (op) {
       case "&&":
       case "||":
       case "!":
-        types.forEach((t, i) => assignable(T.bool, t) || this.fail(`operator ${op} takes booleans, not ${typeName(t)}`, this.start(args[i]!)));
+        types.forEach(
+          (t, i) =>
+            assignable(T.bool, t) ||
+            this.fail(`operator ${op} takes booleans, not ${typeName(t)}`, this.start(args[i]!)),
+        );
         return T.bool;
       case "==":
       case "!=":
@@ -292,7 +443,8 @@ class Checker {
       case "[]":
         return this.index(a, b, mismatch);
       case "?:":
-        if (!assignable(T.bool, a)) this.fail(`the condition of ?: must be a boolean, not ${typeName(a)}`, this.start(args[0]!));
+        if (!assignable(T.bool, a))
+          this.fail(`the condition of ?: must be a boolean, not ${typeName(a)}`, this.start(args[0]!));
         return assignable(types[1]!, types[2]!) ? types[1]! : assignable(types[2]!, types[1]!) ? types[2]! : mismatch();
       case "-":
         if (types.length === 1) return a.k === "int" || a.k === "double" || a.k === "dyn" ? a : mismatch();
@@ -317,7 +469,9 @@ class Checker {
     const r = rows.find(([x, y]) => x === a.k && y === b.k);
     if (r) return T.scalar(r[2]);
     if (isList(a) && isList(b) && op === "+" && (assignable(a.of, b.of) || assignable(b.of, a.of))) return a;
-    return mismatch(a.k === "timestamp" || b.k === "timestamp" ? ': a timestamp takes + or - a duration, e.g. duration("3600s")' : "");
+    return mismatch(
+      a.k === "timestamp" || b.k === "timestamp" ? ': a timestamp takes + or - a duration, e.g. duration("3600s")' : "",
+    );
   }
 
   index(a: Type, b: Type, mismatch: (hint?: string) => never): Type {
@@ -333,7 +487,10 @@ export function parseProblem(text: string, e: Error): ConditionProblem {
   if (!m) return { message: `condition expression is not valid CEL: ${e.message}`, offset: 0 };
   const lines = text.split("\n");
   const before = lines.slice(0, Number(m[1]) - 1).reduce((n, l) => n + l.length + 1, 0);
-  return { message: `condition expression is not valid CEL: ${m[3]}`, offset: Math.min(text.length, before + Number(m[2]) - 1) };
+  return {
+    message: `condition expression is not valid CEL: ${m[3]}`,
+    offset: Math.min(text.length, before + Number(m[2]) - 1),
+  };
 }
 
 /** The first reason Google would refuse `expression` as an IAM condition, or undefined if it would accept it. */
@@ -349,10 +506,12 @@ export function checkCondition(expression: string): ConditionProblem | undefined
   try {
     const t = checker.value(parsed.expr);
     const start = expression.length - expression.trimStart().length;
-    if (!assignable(T.bool, t)) return { message: `a condition must be a boolean expression; this one is ${typeName(t)}`, offset: start };
+    if (!assignable(T.bool, t))
+      return { message: `a condition must be a boolean expression; this one is ${typeName(t)}`, offset: start };
     return undefined;
   } catch (e) {
-    if (e instanceof Problem) return { message: e.message, offset: e.offset, ...(e.neverGrants ? { neverGrants: true as const } : {}) };
+    if (e instanceof Problem)
+      return { message: e.message, offset: e.offset, ...(e.neverGrants ? { neverGrants: true as const } : {}) };
     throw e;
   }
 }

@@ -2,7 +2,8 @@
 // Google documents a format for (timestamps, dates, durations, time zones, extract() templates,
 // tag identifiers).
 
-export type Scalar = "bool" | "int" | "uint" | "double" | "string" | "bytes" | "null" | "timestamp" | "duration" | "dyn";
+export type Scalar =
+  "bool" | "int" | "uint" | "double" | "string" | "bytes" | "null" | "timestamp" | "duration" | "dyn";
 export type Type =
   | { k: Scalar }
   | { k: "list"; of: Type }
@@ -29,7 +30,17 @@ export const T = {
   group: (path: string): Type => ({ k: "group", path }),
   /** The type of a literal, by the parser's constant kind. */
   constant(kind: string | undefined): Type {
-    const map: Record<string, Scalar> = { boolValue: "bool", int64Value: "int", uint64Value: "uint", doubleValue: "double", stringValue: "string", bytesValue: "bytes", nullValue: "null", timestampValue: "timestamp", durationValue: "duration" };
+    const map: Record<string, Scalar> = {
+      boolValue: "bool",
+      int64Value: "int",
+      uint64Value: "uint",
+      doubleValue: "double",
+      stringValue: "string",
+      bytesValue: "bytes",
+      nullValue: "null",
+      timestampValue: "timestamp",
+      durationValue: "duration",
+    };
     return scalar(kind && Object.hasOwn(map, kind) ? map[kind]! : "dyn");
   },
 };
@@ -72,7 +83,12 @@ function realDay(y: number, m: number, d: number): boolean {
 
 function timestampProblem(v: string): string | undefined {
   const m = RFC3339.exec(v);
-  const ok = m && realDay(Number(m[1]), Number(m[2]), Number(m[3])) && Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 61;
+  const ok =
+    m &&
+    realDay(Number(m[1]), Number(m[2]), Number(m[3])) &&
+    Number(m[4]) < 24 &&
+    Number(m[5]) < 60 &&
+    Number(m[6]) < 61;
   return ok ? undefined : `"${v}" is not an RFC 3339 timestamp (e.g. "2027-01-01T00:00:00Z")`;
 }
 
@@ -86,7 +102,10 @@ function timeZoneProblem(v: string): string | undefined {
   }
 }
 
-const TAG_IDS: Record<string, string[]> = { "resource.hasTagKeyId": ["tagKeys/"], "resource.matchTagId": ["tagKeys/", "tagValues/"] };
+const TAG_IDS: Record<string, string[]> = {
+  "resource.hasTagKeyId": ["tagKeys/"],
+  "resource.matchTagId": ["tagKeys/", "tagValues/"],
+};
 
 /** The problem with string literal `v` given as argument `index` of `fn`, if its format is wrong. */
 export function checkLiteral(fn: string, index: number, v: string): string | undefined {
@@ -100,14 +119,21 @@ export function checkLiteral(fn: string, index: number, v: string): string | und
     case "duration":
       return DURATION.test(v) ? undefined : `"${v}" is not a duration (seconds followed by s, e.g. "3600s")`;
     case "extract":
-      return (v.match(EXTRACT_ID) ?? []).length === 1 && !/[{}]/.test(v.replace(EXTRACT_ID, "")) ? undefined : `"${v}" is not an extraction template: it needs exactly one {name} (letters, digits, _), e.g. "projects/{project}/"`;
+      return (v.match(EXTRACT_ID) ?? []).length === 1 && !/[{}]/.test(v.replace(EXTRACT_ID, ""))
+        ? undefined
+        : `"${v}" is not an extraction template: it needs exactly one {name} ` +
+            `(letters, digits, _), e.g. "projects/{project}/"`;
     case "resource.hasTagKey":
     case "resource.matchTag":
-      return index === 0 && !/^[^/]+\/[^/]+$/.test(v) ? `"${v}" is not a namespaced tag key (e.g. "123456789012/env")` : undefined;
+      return index === 0 && !/^[^/]+\/[^/]+$/.test(v)
+        ? `"${v}" is not a namespaced tag key (e.g. "123456789012/env")`
+        : undefined;
     default: {
       if (/^get[A-Z]/.test(fn)) return timeZoneProblem(v);
       const prefix = Object.hasOwn(TAG_IDS, fn) ? TAG_IDS[fn]![index] : undefined;
-      return prefix && !(v.startsWith(prefix) && v.length > prefix.length) ? `"${v}" is not a permanent tag ID (${prefix}…)` : undefined;
+      return prefix && !(v.startsWith(prefix) && v.length > prefix.length)
+        ? `"${v}" is not a permanent tag ID (${prefix}…)`
+        : undefined;
     }
   }
 }

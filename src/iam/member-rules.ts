@@ -2,7 +2,8 @@
 // any network call: a member Google refuses must fail `validate`, never `apply` halfway (SPEC
 // section 1). Written from Google's "Principal identifiers" reference and RFC 5321/1123 for emails
 // and host names; the emulator has rules of its own (the differential test checks that this one
-// never accepts what the emulator refuses, and that the two agree both ways on emails and domains). Each reason describes what is wrong without quoting a
+// never accepts what the emulator refuses, and that the two agree both ways on emails and domains). Each reason
+// describes what is wrong without quoting a
 // part of the member: a member computed from a secret is shown redacted, as a whole.
 
 /** White space, control characters (C0, DEL, C1) and invisible format characters (zero-width
@@ -15,7 +16,11 @@ function badCharacter(s: string): string | undefined {
   if (!m) return undefined;
   const c = m[0];
   const code = `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-  const what = /\p{Cc}/u.test(c) ? "a control character" : /\s/.test(c) ? "white space" : "an invisible format character";
+  const what = /\p{Cc}/u.test(c)
+    ? "a control character"
+    : /\s/.test(c)
+      ? "white space"
+      : "an invisible format character";
   return `it contains ${what} (${code})`;
 }
 
@@ -28,9 +33,10 @@ function localPartProblem(local: string): string | undefined {
   if (local === "") return 'the part before "@" is empty';
   if (local.length > 64) return 'the part before "@" is longer than 64 characters';
   if (!LOCAL_CHARS.test(local) || [...local].some((c) => c > "\u007f" && !NON_ASCII_OK.test(c))) {
-    return "the part before \"@\" has a character other than letters, digits, dots and !#$%&'*+-/=?^_`{|}~";
+    return 'the part before "@" has a character other than letters, digits, dots and !#$%&\'*+-/=?^_`{|}~';
   }
-  if (local.startsWith(".") || local.endsWith(".") || local.includes("..")) return 'the part before "@" starts or ends with a dot, or has two dots in a row';
+  if (local.startsWith(".") || local.endsWith(".") || local.includes(".."))
+    return 'the part before "@" starts or ends with a dot, or has two dots in a row';
   return undefined;
 }
 
@@ -66,12 +72,19 @@ function hostProblem(host: string, rule: HostRule): string | undefined {
   return rule.last?.(labels[labels.length - 1]!);
 }
 
-const EMAIL_DOMAIN: HostRule = { what: "the domain", dotted: true, international: true, last: (l) => (/^[0-9]+$/.test(l) ? "the domain's last label is all digits" : undefined) };
+const EMAIL_DOMAIN: HostRule = {
+  what: "the domain",
+  dotted: true,
+  international: true,
+  last: (l) => (/^[0-9]+$/.test(l) ? "the domain's last label is all digits" : undefined),
+};
 
 /** The common case, accepted in one match: ASCII dot-atoms before "@", a domain of ASCII labels
  *  of 1–63 letters, digits and inner hyphens. Accepts only what the full check below accepts
  *  (test/iam/member-rules.test.ts compares them); everything else takes the full check. */
-const PLAIN_EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const PLAIN_EMAIL = new RegExp(`^${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${LABEL}$`);
 
 function plainEmail(s: string): boolean {
   const at = s.indexOf("@");
@@ -99,7 +112,12 @@ export function isEmail(s: string): boolean {
   return emailProblem(s) === undefined;
 }
 
-const DOMAIN: HostRule = { what: "it", dotted: true, international: false, last: (l) => (/^[A-Za-z]{2,63}$/.test(l) ? undefined : "its last label is not 2 to 63 letters") };
+const DOMAIN: HostRule = {
+  what: "it",
+  dotted: true,
+  international: false,
+  last: (l) => (/^[A-Za-z]{2,63}$/.test(l) ? undefined : "its last label is not 2 to 63 letters"),
+};
 
 /** Why `s` is not a domain name (a Google Workspace or Cloud Identity domain), or undefined. */
 export function domainProblem(s: string): string | undefined {
@@ -129,10 +147,18 @@ export function kubernetesServiceAccountProblem(s: string): string | undefined {
   const m = KUBERNETES_SA.exec(s);
   if (!m) return "it is not {project}.svc.id.goog[{namespace}/{name}]";
   const [, project, namespace, name] = m as unknown as [string, string, string, string];
-  if (!PROJECT_ID.test(project)) return "the project is not a project ID (6 to 30 lower-case letters, digits and hyphens, starting with a letter, not ending with a hyphen)";
-  if (!DNS_LABEL.test(namespace)) return "the namespace is not a DNS label (1 to 63 lower-case letters, digits and inner hyphens)";
+  if (!PROJECT_ID.test(project))
+    return (
+      "the project is not a project ID (6 to 30 lower-case letters, digits and " +
+      "hyphens, starting with a letter, not ending with a hyphen)"
+    );
+  if (!DNS_LABEL.test(namespace))
+    return "the namespace is not a DNS label (1 to 63 lower-case letters, digits and inner hyphens)";
   if (name.length > 253 || !name.split(".").every((l) => DNS_LABEL.test(l))) {
-    return "the name is not a DNS subdomain (dot-separated labels of lower-case letters, digits and inner hyphens, 253 characters at most)";
+    return (
+      "the name is not a DNS subdomain (dot-separated labels of lower-case " +
+      "letters, digits and inner hyphens, 253 characters at most)"
+    );
   }
   return undefined;
 }
@@ -141,18 +167,23 @@ const HOST: HostRule = { what: "the host", dotted: false, international: false }
 
 // On iam.googleapis.com: a workforce pool (global) or a workload pool (per project number), the
 // pool ID lower-case dot-separated labels (a GKE pool is {project}.svc.id.goog).
-const IAM_POOL = /^(?:locations\/global\/workforcePools|projects\/[0-9]+\/locations\/global\/workloadIdentityPools)\/([^/]*)\/(.*)$/;
+const IAM_POOL =
+  /^(?:locations\/global\/workforcePools|projects\/[0-9]+\/locations\/global\/workloadIdentityPools)\/([^/]*)\/(.*)$/;
 const POOL_ID = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
 // What a principal set selects: group/{id}, attribute.{name}/{value}, namespace/{ns}, … or *.
 const SET_SELECTOR = /^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\/./;
-const POOL_FORMS = "locations/global/workforcePools/{pool}/… or projects/{number}/locations/global/workloadIdentityPools/{pool}/…";
+const POOL_FORMS =
+  "locations/global/workforcePools/{pool}/… or projects/{number}/locations/global/workloadIdentityPools/{pool}/…";
 
 function iamPathProblem(set: boolean, path: string): string | undefined {
   const m = IAM_POOL.exec(path);
-  if (!m || !POOL_ID.test(m[1]!) || m[1]!.length > 253) return `it names no workforce or workload identity pool (${POOL_FORMS})`;
+  if (!m || !POOL_ID.test(m[1]!) || m[1]!.length > 253)
+    return `it names no workforce or workload identity pool (${POOL_FORMS})`;
   const selector = m[2]!;
   if (!set) return /^subject\/./.test(selector) ? undefined : "a single identity is selected by subject/{value}";
-  return selector === "*" || SET_SELECTOR.test(selector) ? undefined : "a principal set is selected by group/{id}, attribute.{name}/{value} or *";
+  return selector === "*" || SET_SELECTOR.test(selector)
+    ? undefined
+    : "a principal set is selected by group/{id}, attribute.{name}/{value} or *";
 }
 
 /** Why `member` (principal://… or principalSet://…) is not a federated identifier, or undefined. */

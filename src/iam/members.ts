@@ -1,6 +1,12 @@
 // Member (principal) forms, validation and the comparison key that prevents permanent diffs.
 
-import { domainProblem, emailProblem, federatedProblem, isKubernetesServiceAccountForm, kubernetesServiceAccountProblem } from "./member-rules.js";
+import {
+  domainProblem,
+  emailProblem,
+  federatedProblem,
+  isKubernetesServiceAccountForm,
+  kubernetesServiceAccountProblem,
+} from "./member-rules.js";
 
 export { isEmail } from "./member-rules.js";
 
@@ -10,14 +16,20 @@ const EXACT_PREFIXES = ["principal://", "principalSet://"];
 const PUBLIC = ["allUsers", "allAuthenticatedUsers"] as const;
 
 const MEMBER_FORMS =
-  "user:{email}, serviceAccount:{email}, serviceAccount:{project}.svc.id.goog[{namespace}/{name}], group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or deleted:{user|serviceAccount|group}:{email}?uid={n}, deleted:principal://…)";
+  "user:{email}, serviceAccount:{email}, serviceAccount:{project}.svc.id.goog[{namespace}/{name}], " +
+  "group:{email}, domain:{domain}, allUsers, allAuthenticatedUsers, principal://…, principalSet://… (or " +
+  "deleted:{user|serviceAccount|group}:{email}?uid={n}, deleted:principal://…)";
 
 /** A lone UTF-16 surrogate: text that is not valid Unicode (Google refuses it). */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-const KUBERNETES_EXPECTED = "serviceAccount:{project}.svc.id.goog[{namespace}/{name}], e.g. serviceAccount:my-proj.svc.id.goog[default/my-ksa]";
+const KUBERNETES_EXPECTED =
+  "serviceAccount:{project}.svc.id.goog[{namespace}/{name}], e.g. serviceAccount:my-proj.svc.id.goog[default/my-ksa]";
 
-const FEDERATED_EXPECTED = "{scheme}://{host}/{path}, e.g. principal://iam.googleapis.com/locations/global/workforcePools/{pool}/subject/{value} or principalSet://…/group/{id}";
+const FEDERATED_EXPECTED =
+  "{scheme}://{host}/{path}, e.g. " +
+  "principal://iam.googleapis.com/locations/global/workforcePools/{pool}/subject/{value} or " +
+  "principalSet://…/group/{id}";
 
 /** Why a deleted member (deleted:{type}:{email}?uid={n} or deleted:principal://…) is refused, or undefined. */
 function deletedProblem(member: string, rest: string): string | undefined {
@@ -42,7 +54,9 @@ export function memberProblem(member: string): string | undefined {
   for (const p of EXACT_PREFIXES) {
     if (member.startsWith(p)) {
       const why = federatedProblem(member);
-      return why ? `member "${member}" is not a valid ${p.slice(0, -3)} identifier: ${why}; expected ${FEDERATED_EXPECTED}` : undefined;
+      return why
+        ? `member "${member}" is not a valid ${p.slice(0, -3)} identifier: ${why}; expected ${FEDERATED_EXPECTED}`
+        : undefined;
     }
   }
   const colon = member.indexOf(":");
@@ -52,15 +66,23 @@ export function memberProblem(member: string): string | undefined {
   if (prefix === "deleted") return deletedProblem(member, rest);
   if (prefix === "serviceAccount" && isKubernetesServiceAccountForm(rest)) {
     const why = kubernetesServiceAccountProblem(rest);
-    return why ? `member "${member}": what follows "serviceAccount:" is not a Kubernetes service account: ${why}; expected ${KUBERNETES_EXPECTED}` : undefined;
+    return why
+      ? `member "${member}": what follows "serviceAccount:" is not a Kubernetes ` +
+          `service account: ${why}; expected ${KUBERNETES_EXPECTED}`
+      : undefined;
   }
   if ((EMAIL_PREFIXES as readonly string[]).includes(prefix)) {
     const why = emailProblem(rest);
-    return why ? `member "${member}": what follows "${prefix}:" is not an email address: ${why}; expected ${prefix}:{name}@{domain}` : undefined;
+    return why
+      ? `member "${member}": what follows "${prefix}:" is not an email ` +
+          `address: ${why}; expected ${prefix}:{name}@{domain}`
+      : undefined;
   }
   if (prefix === "domain") {
     const why = domainProblem(rest);
-    return why ? `member "${member}": what follows "${prefix}:" is not a domain name: ${why}; expected domain:{domain}` : undefined;
+    return why
+      ? `member "${member}": what follows "${prefix}:" is not a domain name: ${why}; expected domain:{domain}`
+      : undefined;
   }
   return `member "${member}" has unknown type "${prefix}:"; expected one of ${MEMBER_FORMS}`;
 }
@@ -83,7 +105,12 @@ export function memberKey(member: string): string {
   if (prefix === "deleted") {
     if (member.startsWith("deleted:principal://")) return member;
     const q = member.indexOf("?");
-    return q < 0 ? member.toLowerCase() : member.slice(0, q).toLowerCase().replace(/^deleted:serviceaccount:/, "deleted:serviceAccount:") + member.slice(q);
+    return q < 0
+      ? member.toLowerCase()
+      : member
+          .slice(0, q)
+          .toLowerCase()
+          .replace(/^deleted:serviceaccount:/, "deleted:serviceAccount:") + member.slice(q);
   }
   const rest = member.slice(colon + 1);
   const lower = rest.toLowerCase();

@@ -25,7 +25,8 @@ export function grantsOf(p: Policy): Map<string, Grant> {
     // Per binding, not per member.
     const c = canonicalCondition(b.condition);
     const bk = bindingKey(b.role, b.condition);
-    for (const m of b.members) out.set(grantKey(bk, m), c ? { principal: m, role: b.role, condition: c } : { principal: m, role: b.role });
+    for (const m of b.members)
+      out.set(grantKey(bk, m), c ? { principal: m, role: b.role, condition: c } : { principal: m, role: b.role });
   }
   return out;
 }
@@ -53,7 +54,11 @@ export function auditSettings(configs: readonly AuditConfig[] | undefined): Map<
   const out = new Map<string, AuditSetting>();
   for (const c of configs ?? []) {
     for (const l of c.auditLogConfigs ?? []) {
-      const e: AuditSetting = { service: c.service ?? "", log_type: l.logType ?? "LOG_TYPE_UNSPECIFIED", exempted_members: [...(l.exemptedMembers ?? [])].sort() };
+      const e: AuditSetting = {
+        service: c.service ?? "",
+        log_type: l.logType ?? "LOG_TYPE_UNSPECIFIED",
+        exempted_members: [...(l.exemptedMembers ?? [])].sort(),
+      };
       out.set(auditKey(e), e);
     }
   }
@@ -62,7 +67,10 @@ export function auditSettings(configs: readonly AuditConfig[] | undefined): Map<
 
 /** "DATA_READ audit logging of allServices (exempting user:x@example.com)" */
 export function auditText(c: AuditSetting): string {
-  return `${c.log_type} audit logging of ${c.service}${c.exempted_members.length ? ` (exempting ${c.exempted_members.join(", ")})` : ""}`;
+  return (
+    `${c.log_type} audit logging of ${c.service}` +
+    `${c.exempted_members.length ? ` (exempting ${c.exempted_members.join(", ")})` : ""}`
+  );
 }
 
 /** Each grant and each audit log setting of a policy, keyed. */
@@ -72,7 +80,8 @@ function effectItems(p: Policy): Map<string, Item> {
     const role = `${g.role}${g.condition ? ` if "${g.condition.title}"` : ""}`;
     out.set(k, { grant: `grant ${g.principal} ${role}`, revoke: `revoke ${g.principal} from ${role}` });
   }
-  for (const [k, e] of auditSettings(p.auditConfigs)) out.set(`\u0001${k}`, { grant: `turn on ${auditText(e)}`, revoke: `turn off ${auditText(e)}` });
+  for (const [k, e] of auditSettings(p.auditConfigs))
+    out.set(`\u0001${k}`, { grant: `turn on ${auditText(e)}`, revoke: `turn off ${auditText(e)}` });
   return out;
 }
 

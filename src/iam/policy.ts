@@ -39,7 +39,8 @@ function indexBindings(policy: Policy): BindingsByKey {
   const bindings = policy.bindings;
   const length = bindings?.length ?? 0;
   const byKey = new Map<string, Binding>();
-  if (bindings !== undefined && bindings !== null && !Array.isArray(bindings)) return { bindings, length, byKey: undefined };
+  if (bindings !== undefined && bindings !== null && !Array.isArray(bindings))
+    return { bindings, length, byKey: undefined };
   try {
     for (const b of bindings ?? []) {
       const key = bindingKey(b.role, b.condition);
@@ -149,10 +150,15 @@ function applyEdit(index: BindingIndex, mod: BindingEdit): boolean {
 }
 
 /** The bindings and audit configs a whole-policy edit asks for; whether they differ from `policy`'s. */
-function applySetPolicy(policy: Policy, mod: Extract<PolicyModification, { kind: "setPolicy" }>): { index: BindingIndex; auditConfigs: AuditConfig[]; changed: boolean } {
+function applySetPolicy(
+  policy: Policy,
+  mod: Extract<PolicyModification, { kind: "setPolicy" }>,
+): { index: BindingIndex; auditConfigs: AuditConfig[]; changed: boolean } {
   const desired = new BindingIndex([]);
-  for (const b of mod.bindings) if (b.members.length) desired.merge(b.role, canonicalCondition(b.condition), dedupeMembers(b.members));
-  const changed = !sameBindings(policy.bindings ?? [], mod.bindings) || !sameAuditConfigs(policy.auditConfigs, mod.auditConfigs);
+  for (const b of mod.bindings)
+    if (b.members.length) desired.merge(b.role, canonicalCondition(b.condition), dedupeMembers(b.members));
+  const changed =
+    !sameBindings(policy.bindings ?? [], mod.bindings) || !sameAuditConfigs(policy.auditConfigs, mod.auditConfigs);
   return { index: desired, auditConfigs: mod.auditConfigs, changed };
 }
 
@@ -164,7 +170,11 @@ export function canonicalBindings(bindings: readonly Binding[]): Binding[] {
     const key = bindingKey(b.role, b.condition);
     const prior = merged.get(key);
     const condition = canonicalCondition(b.condition);
-    merged.set(key, { role: b.role, members: [...(prior?.members ?? []), ...b.members], ...(condition ? { condition } : {}) });
+    merged.set(key, {
+      role: b.role,
+      members: [...(prior?.members ?? []), ...b.members],
+      ...(condition ? { condition } : {}),
+    });
   }
   return [...merged.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -190,11 +200,21 @@ export function sameBindings(a: readonly Binding[], b: readonly Binding[]): bool
   if (sameAsWritten(a, b)) return true;
   const x = canonicalBindings(a);
   const y = canonicalBindings(b);
-  return x.length === y.length && x.every((bx, n) => bindingKey(bx.role, bx.condition) === bindingKey(y[n]!.role, y[n]!.condition) && sameMemberSet(bx.members, y[n]!.members));
+  return (
+    x.length === y.length &&
+    x.every(
+      (bx, n) =>
+        bindingKey(bx.role, bx.condition) === bindingKey(y[n]!.role, y[n]!.condition) &&
+        sameMemberSet(bx.members, y[n]!.members),
+    )
+  );
 }
 
 /** Whether two lists of audit configs configure the same logging. */
-export function sameAuditConfigs(a: readonly AuditConfig[] | undefined, b: readonly AuditConfig[] | undefined): boolean {
+export function sameAuditConfigs(
+  a: readonly AuditConfig[] | undefined,
+  b: readonly AuditConfig[] | undefined,
+): boolean {
   return JSON.stringify(canonicalAuditConfigs(a ?? [])) === JSON.stringify(canonicalAuditConfigs(b ?? []));
 }
 
@@ -204,7 +224,10 @@ export function canonicalAuditConfigs(configs: readonly AuditConfig[]): AuditCon
     .map((c) => ({
       service: c.service ?? "",
       auditLogConfigs: [...(c.auditLogConfigs ?? [])]
-        .map((l) => ({ logType: l.logType ?? "LOG_TYPE_UNSPECIFIED", exemptedMembers: [...(l.exemptedMembers ?? [])].map(memberKey).sort() }))
+        .map((l) => ({
+          logType: l.logType ?? "LOG_TYPE_UNSPECIFIED",
+          exemptedMembers: [...(l.exemptedMembers ?? [])].map(memberKey).sort(),
+        }))
         .sort((x, y) => x.logType.localeCompare(y.logType)),
     }))
     .sort((x, y) => x.service.localeCompare(y.service));
@@ -216,7 +239,10 @@ export function canonicalAuditConfigs(configs: readonly AuditConfig[]): AuditCon
  * whole-policy edit (`setPolicy`) replaces the bindings and the audit configs. Returns the new
  * policy and whether anything changed; an unchanged policy need not be written.
  */
-export function applyModifications(policy: Policy, mods: readonly PolicyModification[]): { policy: Policy; changed: boolean } {
+export function applyModifications(
+  policy: Policy,
+  mods: readonly PolicyModification[],
+): { policy: Policy; changed: boolean } {
   let index = new BindingIndex((policy.bindings ?? []).map((b) => ({ ...b, members: [...b.members] })));
   let auditConfigs = policy.auditConfigs;
   let changed = false;

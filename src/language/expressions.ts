@@ -34,14 +34,19 @@ export function parseReference(text: string, offset = 0): Reference | TemplateEr
   const src = text.trim();
   const lead = text.length - text.trimStart().length;
   const root = IDENT.exec(src);
-  if (!root) return { message: `"\${${text}}" is not a valid reference; expected a name such as \${lake.endpointUri}`, offset: offset + 2 + lead };
+  if (!root)
+    return {
+      message: `"\${${text}}" is not a valid reference; expected a name such as \${lake.endpointUri}`,
+      offset: offset + 2 + lead,
+    };
   const path: Accessor[] = [];
   let i = root[0].length;
   while (i < src.length) {
     const c = src[i];
     if (c === ".") {
       const m = IDENT.exec(src.slice(i + 1));
-      if (!m) return { message: `expected a property name after "." in "\${${text}}"`, offset: offset + 2 + lead + i + 1 };
+      if (!m)
+        return { message: `expected a property name after "." in "\${${text}}"`, offset: offset + 2 + lead + i + 1 };
       path.push({ kind: "prop", name: m[0] });
       i += 1 + m[0].length;
     } else if (c === "[") {
@@ -50,7 +55,11 @@ export function parseReference(text: string, offset = 0): Reference | TemplateEr
       const inner = src.slice(i + 1, close).trim();
       if (/^\d+$/.test(inner)) path.push({ kind: "index", index: Number(inner) });
       else if (/^"([^"\\]|\\.)*"$/.test(inner)) path.push({ kind: "prop", name: JSON.parse(inner) as string });
-      else return { message: `"[${inner}]" in "\${${text}}" must be a number or a "quoted" key`, offset: offset + 2 + lead + i };
+      else
+        return {
+          message: `"[${inner}]" in "\${${text}}" must be a number or a "quoted" key`,
+          offset: offset + 2 + lead + i,
+        };
       i = close + 1;
     } else {
       return { message: `unexpected "${c}" in "\${${text}}"`, offset: offset + 2 + lead + i };
@@ -131,7 +140,8 @@ export function unknownMask(v: unknown): unknown {
     const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
     for (const [k, x] of Object.entries(v)) {
       const m = unknownMask(x);
-      if (m !== false && !(typeof m === "object" && m !== null && Object.keys(m).length === 0 && !Array.isArray(m))) out[k] = m;
+      if (m !== false && !(typeof m === "object" && m !== null && Object.keys(m).length === 0 && !Array.isArray(m)))
+        out[k] = m;
     }
     return out;
   }
@@ -175,19 +185,30 @@ export function access(value: unknown, path: readonly Accessor[], describe: stri
           where += `[${a.index}]`;
           continue;
         }
-        if (cur === null || typeof cur !== "object") return { ok: false, message: `${where} is not a list, so [${a.index}] cannot be taken` };
+        if (cur === null || typeof cur !== "object")
+          return { ok: false, message: `${where} is not a list, so [${a.index}] cannot be taken` };
         const keys = Object.keys(cur);
-        return { ok: false, message: `${where} is not a list and has no key "${key}"${keys.length ? `; it has ${keys.slice(0, 12).join(", ")}` : ""}` };
+        return {
+          ok: false,
+          message:
+            `${where} is not a list and has no key "${key}"` +
+            `${keys.length ? `; it has ${keys.slice(0, 12).join(", ")}` : ""}`,
+        };
       }
-      if (a.index >= cur.length) return { ok: false, message: `${where} has ${cur.length} element(s); [${a.index}] is out of range` };
+      if (a.index >= cur.length)
+        return { ok: false, message: `${where} has ${cur.length} element(s); [${a.index}] is out of range` };
       cur = cur[a.index];
       where += `[${a.index}]`;
     } else {
-      if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return { ok: false, message: `${where} is not an object, so "${a.name}" cannot be read` };
+      if (cur === null || typeof cur !== "object" || Array.isArray(cur))
+        return { ok: false, message: `${where} is not an object, so "${a.name}" cannot be read` };
       const obj = cur as Record<string, unknown>;
       if (!Object.hasOwn(obj, a.name)) {
         const keys = Object.keys(obj);
-        return { ok: false, message: `${where} has no field "${a.name}"${keys.length ? `; it has ${keys.slice(0, 12).join(", ")}` : ""}` };
+        return {
+          ok: false,
+          message: `${where} has no field "${a.name}"${keys.length ? `; it has ${keys.slice(0, 12).join(", ")}` : ""}`,
+        };
       }
       cur = obj[a.name];
       where += `.${a.name}`;
@@ -198,5 +219,16 @@ export function access(value: unknown, path: readonly Accessor[], describe: stri
 
 /** Renders a reference back to source form. */
 export function formatReference(ref: Pick<Reference, "root" | "path">): string {
-  return ref.root + ref.path.map((a) => (a.kind === "index" ? `[${a.index}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(a.name) ? `.${a.name}` : `[${JSON.stringify(a.name)}]`)).join("");
+  return (
+    ref.root +
+    ref.path
+      .map((a) =>
+        a.kind === "index"
+          ? `[${a.index}]`
+          : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(a.name)
+            ? `.${a.name}`
+            : `[${JSON.stringify(a.name)}]`,
+      )
+      .join("")
+  );
 }

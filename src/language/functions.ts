@@ -49,21 +49,47 @@ const isFunctionName = (k: string): k is FunctionName => (FUNCTION_NAMES as read
 /** Problems visible before evaluation: an unknown function, fn::invoke out of place, a wrong
  *  number of arguments (when the arguments are written as a list). */
 export function staticCallProblem(call: FunctionCall): CallProblem | undefined {
-  if (call.key === INVOKE) return { path: [], message: "fn::invoke reads a data source and is only allowed as a variable's whole value", detail: "Declare a variable with fn::invoke and refer to it with ${name}." };
+  if (call.key === INVOKE)
+    return {
+      path: [],
+      message: "fn::invoke reads a data source and is only allowed as a variable's whole value",
+      detail: "Declare a variable with fn::invoke and refer to it with ${name}.",
+    };
   if (!isFunctionName(call.key)) {
     const guess = suggest(call.key, [...FUNCTION_NAMES]);
-    return { path: [], message: `unknown function "${call.key}"${guess ? ` (did you mean "${guess}"?)` : ""}`, detail: `Functions: ${FUNCTION_NAMES.join(", ")}, and fn::invoke in variables.` };
+    return {
+      path: [],
+      message: `unknown function "${call.key}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
+      detail: `Functions: ${FUNCTION_NAMES.join(", ")}, and fn::invoke in variables.`,
+    };
   }
   const pair = call.key === "fn::join" || call.key === "fn::split" || call.key === "fn::select";
-  if (pair && Array.isArray(call.args) && call.args.length !== 2) return { path: [], message: `${call.key} takes a list of 2 arguments, got ${call.args.length}`, detail: USAGE[call.key] };
-  if (pair && call.args !== null && typeof call.args !== "object" && !(typeof call.args === "string" && call.args.includes("${"))) return { path: [], message: `${call.key} takes a list of 2 arguments`, detail: USAGE[call.key] };
+  if (pair && Array.isArray(call.args) && call.args.length !== 2)
+    return {
+      path: [],
+      message: `${call.key} takes a list of 2 arguments, got ${call.args.length}`,
+      detail: USAGE[call.key],
+    };
+  if (
+    pair &&
+    call.args !== null &&
+    typeof call.args !== "object" &&
+    !(typeof call.args === "string" && call.args.includes("${"))
+  )
+    return { path: [], message: `${call.key} takes a list of 2 arguments`, detail: USAGE[call.key] };
   return undefined;
 }
 
 export type CallResult = { ok: true; value: unknown } | ({ ok: false } & CallProblem);
 
-const scalar = (v: unknown): v is string | number | boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
-const fail = (key: FunctionName, path: DocPath, message: string): CallResult => ({ ok: false, path, message: `${key}: ${message}`, detail: USAGE[key] });
+const scalar = (v: unknown): v is string | number | boolean =>
+  typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+const fail = (key: FunctionName, path: DocPath, message: string): CallResult => ({
+  ok: false,
+  path,
+  message: `${key}: ${message}`,
+  detail: USAGE[key],
+});
 
 /** Evaluates a call whose arguments are resolved and known. */
 export function evaluateCall(key: string, args: unknown): CallResult {
@@ -73,15 +99,26 @@ export function evaluateCall(key: string, args: unknown): CallResult {
   if (!Array.isArray(args) || args.length !== 2) return fail(key, [], "takes a list of 2 arguments");
   const [a, b] = args as [unknown, unknown];
   if (key === "fn::select") {
-    if (typeof a !== "number" || !Number.isInteger(a) || a < 0) return fail(key, [0], "the index must be a whole number from 0");
+    if (typeof a !== "number" || !Number.isInteger(a) || a < 0)
+      return fail(key, [0], "the index must be a whole number from 0");
     if (!Array.isArray(b)) return fail(key, [1], "the second argument must be a list");
     if (a >= b.length) return fail(key, [0], `index ${a} is out of range: the list has ${b.length} element(s)`);
     return { ok: true, value: b[a] };
   }
   if (typeof a !== "string") return fail(key, [0], "the delimiter must be a string");
-  if (key === "fn::split") return typeof b === "string" ? { ok: true, value: b.split(a) } : fail(key, [1], "the second argument must be a string");
+  if (key === "fn::split")
+    return typeof b === "string"
+      ? { ok: true, value: b.split(a) }
+      : fail(key, [1], "the second argument must be a string");
   if (!Array.isArray(b)) return fail(key, [1], "the second argument must be a list");
   const bad = b.findIndex((x) => !scalar(x));
-  if (bad >= 0) return fail(key, [1, bad], `element ${bad} is a ${Array.isArray(b[bad]) ? "list" : b[bad] === null ? "null" : "map"}; only strings, numbers and booleans can be joined`);
+  if (bad >= 0)
+    return fail(
+      key,
+      [1, bad],
+      `element ${bad} is a ` +
+        `${Array.isArray(b[bad]) ? "list" : b[bad] === null ? "null" : "map"}; only strings, ` +
+        `numbers and booleans can be joined`,
+    );
   return { ok: true, value: b.map(String).join(a) };
 }

@@ -1,6 +1,14 @@
 // Evaluates raw stack values: `${…}` interpolations against a scope of known (or unknown) values.
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { UNKNOWN, access, containsUnknown, hasInterpolation, isTemplateError, isUnknown, parseTemplate } from "./expressions.js";
+import {
+  UNKNOWN,
+  access,
+  containsUnknown,
+  hasInterpolation,
+  isTemplateError,
+  isUnknown,
+  parseTemplate,
+} from "./expressions.js";
 import type { Reference } from "./expressions.js";
 import { splitAddress } from "./addresses.js";
 import { containsSensitive, isSensitive, plain, sensitive } from "./sensitive.js";
@@ -21,7 +29,8 @@ export function valuesScope(values: ReadonlyMap<string, unknown>): Scope {
     for (const [address, value] of values) {
       if (!address.startsWith(`${root}[`)) continue;
       const { name, index } = splitAddress(address);
-      if (name === root && index !== undefined) (instances ??= Object.create(null) as Record<string, unknown>)[String(index)] = value;
+      if (name === root && index !== undefined)
+        (instances ??= Object.create(null) as Record<string, unknown>)[String(index)] = value;
     }
     return instances ? { value: instances } : undefined;
   };
@@ -38,7 +47,13 @@ function scalarText(v: unknown): string | undefined {
  * interpolation take the referenced value as is; other strings concatenate scalars. Unknown
  * values stay unknown (a string with any unknown part is unknown as a whole).
  */
-export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: SourceDocument | undefined, diags: Diagnostic[]): unknown {
+export function resolveValue(
+  raw: unknown,
+  at: DocPath,
+  scope: Scope,
+  src: SourceDocument | undefined,
+  diags: Diagnostic[],
+): unknown {
   if (typeof raw === "string") {
     if (!hasInterpolation(raw)) return raw.replace(/\$\$/g, "$");
     const t = parseTemplate(raw);
@@ -79,7 +94,16 @@ export function resolveValue(raw: unknown, at: DocPath, scope: Scope, src: Sourc
       if (s === undefined) {
         const part = t.parts[i];
         const ref = typeof part === "string" ? undefined : part;
-        diags.push(located(src, at, `"\${${ref?.text ?? "?"}}" is ${Array.isArray(v) ? "a list" : v === null ? "null" : "a map"} and cannot be part of a string`, ref?.offset ?? 0));
+        diags.push(
+          located(
+            src,
+            at,
+            `"\${${ref?.text ?? "?"}}" is ` +
+              `${Array.isArray(v) ? "a list" : v === null ? "null" : "a map"} and cannot ` +
+              `be part of a string`,
+            ref?.offset ?? 0,
+          ),
+        );
         return UNKNOWN;
       }
       out += s;
@@ -105,7 +129,13 @@ function secretCall(raw: unknown): boolean {
 }
 
 /** A function call: its arguments resolved, then evaluated (unknown while an argument is). */
-function callValue(call: FunctionCall, at: DocPath, scope: Scope, src: SourceDocument | undefined, diags: Diagnostic[]): unknown {
+function callValue(
+  call: FunctionCall,
+  at: DocPath,
+  scope: Scope,
+  src: SourceDocument | undefined,
+  diags: Diagnostic[],
+): unknown {
   const where = [...at, call.key];
   const args = resolveValue(call.args, where, scope, src, diags);
   // A program's function run during apply: known after apply (secret when its source is).
@@ -117,7 +147,9 @@ function callValue(call: FunctionCall, at: DocPath, scope: Scope, src: SourceDoc
   if (r.ok) return call.key === "fn::secret" || containsSensitive(args) ? sensitive(r.value) : r.value;
   const path = [...where, ...r.path];
   const text = `${formatPath(at)}: ${r.message}`;
-  diags.push(src ? errorAt(src, path, text, r.detail ? { detail: r.detail } : {}) : error(text, { path: formatPath(path) }));
+  diags.push(
+    src ? errorAt(src, path, text, r.detail ? { detail: r.detail } : {}) : error(text, { path: formatPath(path) }),
+  );
   return UNKNOWN;
 }
 

@@ -30,7 +30,8 @@ export function containsSensitive(v: unknown): boolean {
 export function plain(v: unknown): unknown {
   if (isSensitive(v)) return plain(v.value);
   if (Array.isArray(v)) return v.map(plain);
-  if (v && typeof v === "object" && Object.getPrototypeOf(v) !== null && Object.getPrototypeOf(v) !== Object.prototype) return v; // Unknown and others
+  if (v && typeof v === "object" && Object.getPrototypeOf(v) !== null && Object.getPrototypeOf(v) !== Object.prototype)
+    return v; // Unknown and others
   if (v && typeof v === "object") {
     const out: Record<string, unknown> = Object.create(null); // any key, __proto__ too
     for (const [k, x] of Object.entries(v)) out[k] = plain(x);
@@ -65,7 +66,8 @@ export function withMask(v: unknown, mask: unknown): unknown {
   if (Array.isArray(v) && Array.isArray(mask)) return v.map((x, i) => withMask(x, mask[i]));
   if (v && typeof v === "object" && !Array.isArray(v)) {
     const out: Record<string, unknown> = Object.create(null);
-    for (const [k, x] of Object.entries(v)) out[k] = Object.hasOwn(mask, k) ? withMask(x, (mask as Record<string, unknown>)[k]) : x;
+    for (const [k, x] of Object.entries(v))
+      out[k] = Object.hasOwn(mask, k) ? withMask(x, (mask as Record<string, unknown>)[k]) : x;
     return out;
   }
   return v;

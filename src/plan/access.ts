@@ -34,9 +34,21 @@ export interface PlannedPolicy {
 /** The byBinding key of a policy resource: it changes every binding of its object. */
 export const EVERY_BINDING = "*";
 
-/** The modifications the managed changes make, grouped by policy; policies whose edits are not known yet are `incomplete`. */
+/**
+ * The modifications the managed changes make, grouped by policy; policies whose edits are not known yet are
+ * `incomplete`.
+ */
 function plannedEdits(changes: readonly ResourceChange[]) {
-  const perPolicy = new Map<string, { kind: PolicyKind; name: string; mods: PolicyModification[]; byBinding: Map<string, Set<string>>; byMember: Map<string, Set<string>> }>();
+  const perPolicy = new Map<
+    string,
+    {
+      kind: PolicyKind;
+      name: string;
+      mods: PolicyModification[];
+      byBinding: Map<string, Set<string>>;
+      byMember: Map<string, Set<string>>;
+    }
+  >();
   const incomplete = new Set<string>();
   // What the plan's resources hold, worked out at the first revoke: only a revoke is guarded (a
   // no-op plan makes no edit, a cold apply only grants).
@@ -62,7 +74,13 @@ function plannedEdits(changes: readonly ResourceChange[]) {
       const key = `${d.kind} ${object}`;
       let entry = perPolicy.get(key);
       if (!entry) {
-        entry = { kind: d.kind, name: key.slice(key.indexOf(" ") + 1), mods: [], byBinding: new Map(), byMember: new Map() };
+        entry = {
+          kind: d.kind,
+          name: key.slice(key.indexOf(" ") + 1),
+          mods: [],
+          byBinding: new Map(),
+          byMember: new Map(),
+        };
         perPolicy.set(key, entry);
       }
       entry.mods.push(m);
@@ -74,9 +92,17 @@ function plannedEdits(changes: readonly ResourceChange[]) {
 
 /** Records `address` as a cause of what `m` changes: a whole-policy edit every binding of the
  *  object, a binding edit its binding, a member edit that member of its binding only. */
-function attribute(entry: { byBinding: Map<string, Set<string>>; byMember: Map<string, Set<string>> }, m: PolicyModification, address: string): void {
+function attribute(
+  entry: { byBinding: Map<string, Set<string>>; byMember: Map<string, Set<string>> },
+  m: PolicyModification,
+  address: string,
+): void {
   const [map, key] =
-    m.kind === "setPolicy" ? [entry.byBinding, EVERY_BINDING] : m.kind === "addMember" || m.kind === "removeMember" ? [entry.byMember, grantKey(bindingKey(m.role, m.condition), m.member)] : [entry.byBinding, bindingKey(m.role, m.condition)];
+    m.kind === "setPolicy"
+      ? [entry.byBinding, EVERY_BINDING]
+      : m.kind === "addMember" || m.kind === "removeMember"
+        ? [entry.byMember, grantKey(bindingKey(m.role, m.condition), m.member)]
+        : [entry.byBinding, bindingKey(m.role, m.condition)];
   const owners = map.get(key);
   if (owners) owners.add(address);
   else map.set(key, new Set([address]));
@@ -90,18 +116,31 @@ function isRevoke(m: PolicyModification): boolean {
 /** A change's modifications, each with whether it revokes (it lands on the prior object). A change
  *  that moves to another object is two halves, as apply writes it: the prior object's revoke (a
  *  whole-policy type's is its empty policy) and the desired object's grant. */
-function editsOf(d: IamDriver, prior: IamInputs | undefined, desired: IamInputs | undefined): [PolicyModification, boolean][] {
+function editsOf(
+  d: IamDriver,
+  prior: IamInputs | undefined,
+  desired: IamInputs | undefined,
+): [PolicyModification, boolean][] {
   if (prior && desired && prior.name !== desired.name) {
-    return [...d.modifications(prior, undefined).map((m): [PolicyModification, boolean] => [m, true]), ...d.modifications(undefined, desired).map((m): [PolicyModification, boolean] => [m, false])];
+    return [
+      ...d.modifications(prior, undefined).map((m): [PolicyModification, boolean] => [m, true]),
+      ...d.modifications(undefined, desired).map((m): [PolicyModification, boolean] => [m, false]),
+    ];
   }
-  return d.modifications(prior, desired).map((m) => [m, m.kind === "removeBinding" || m.kind === "removeMember" || (m.kind === "setPolicy" && !desired)]);
+  return d
+    .modifications(prior, desired)
+    .map((m) => [m, m.kind === "removeBinding" || m.kind === "removeMember" || (m.kind === "setPolicy" && !desired)]);
 }
 
 /**
  * Every policy the plan changes, before and after. A policy that was not read (no refresh) is
  * left out and listed in `incomplete`, with those whose changes depend on unknown values.
  */
-export function plannedPolicies(changes: readonly ResourceChange[], live: ReadonlyMap<string, Policy>, refreshed: boolean): { policies: PlannedPolicy[]; incomplete: string[] } {
+export function plannedPolicies(
+  changes: readonly ResourceChange[],
+  live: ReadonlyMap<string, Policy>,
+  refreshed: boolean,
+): { policies: PlannedPolicy[]; incomplete: string[] } {
   const { perPolicy, incomplete } = plannedEdits(changes);
   const policies: PlannedPolicy[] = [];
   for (const [key, entry] of perPolicy) {
@@ -111,7 +150,14 @@ export function plannedPolicies(changes: readonly ResourceChange[], live: Readon
       continue;
     }
     const base: Policy = before ?? { bindings: [] };
-    policies.push({ kind: entry.kind, name: entry.name, before: base, after: applyModifications(base, entry.mods).policy, byBinding: entry.byBinding, byMember: entry.byMember });
+    policies.push({
+      kind: entry.kind,
+      name: entry.name,
+      before: base,
+      after: applyModifications(base, entry.mods).policy,
+      byBinding: entry.byBinding,
+      byMember: entry.byMember,
+    });
   }
   return { policies, incomplete: [...incomplete].sort() };
 }
@@ -131,7 +177,13 @@ export function endPolicies(planned: readonly PlannedPolicy[], live: ReadonlyMap
 }
 
 /** Who gains or loses which role on which object, from `plannedPolicies`. */
-export function accessDelta({ policies, incomplete }: { policies: readonly PlannedPolicy[]; incomplete: string[] }): AccessDelta {
+export function accessDelta({
+  policies,
+  incomplete,
+}: {
+  policies: readonly PlannedPolicy[];
+  incomplete: string[];
+}): AccessDelta {
   const out: AccessChange[] = [];
   const audit: AuditChange[] = [];
   const reworded: ConditionChange[] = [];
@@ -153,7 +205,8 @@ export function accessDelta({ policies, incomplete }: { policies: readonly Plann
 }
 
 /** What a member's grant gives, but for the condition's wording: member, role, expression. */
-const sameAccess = (g: Grant): string | undefined => (g.condition ? `${memberKey(g.principal)}\u0000${g.role}\u0000${g.condition.expression}` : undefined);
+const sameAccess = (g: Grant): string | undefined =>
+  g.condition ? `${memberKey(g.principal)}\u0000${g.role}\u0000${g.condition.expression}` : undefined;
 
 /**
  * The grants and revocations of `p` that only move a member between two bindings of one role whose
@@ -162,7 +215,13 @@ const sameAccess = (g: Grant): string | undefined => (g.condition ? `${memberKey
  * the member keeps exactly the access it had: each such pair (one revocation, one grant) is added
  * to `out`, grouped by the two conditions, and their keys are returned, to leave out of `changes`.
  */
-function rewordings(p: PlannedPolicy, granted: [string, Grant][], revoked: [string, Grant][], addresses: (g: Grant, key: string) => string[], out: ConditionChange[]): Set<string> {
+function rewordings(
+  p: PlannedPolicy,
+  granted: [string, Grant][],
+  revoked: [string, Grant][],
+  addresses: (g: Grant, key: string) => string[],
+  out: ConditionChange[],
+): Set<string> {
   const moved = new Set<string>();
   const open = new Map<string, [string, Grant][]>();
   for (const r of revoked) {
@@ -179,18 +238,37 @@ function rewordings(p: PlannedPolicy, granted: [string, Grant][], revoked: [stri
     moved.add(gk).add(rk);
     const group = `${conditionKey(r.condition)}\u0000${g.role}\u0000${conditionKey(g.condition)}`;
     let entry = groups.get(group);
-    if (!entry) groups.set(group, (entry = { change: { object: p.name, kind: p.kind, role: g.role, principals: [], before: r.condition!, after: g.condition!, addresses: [] }, addresses: new Set() }));
+    if (!entry)
+      groups.set(
+        group,
+        (entry = {
+          change: {
+            object: p.name,
+            kind: p.kind,
+            role: g.role,
+            principals: [],
+            before: r.condition!,
+            after: g.condition!,
+            addresses: [],
+          },
+          addresses: new Set(),
+        }),
+      );
     entry.change.principals.push(g.principal);
     for (const a of [...addresses(g, gk), ...addresses(r, rk)]) entry.addresses.add(a);
   }
-  for (const { change, addresses: a } of groups.values()) out.push({ ...change, principals: change.principals.sort(), addresses: [...a].sort() });
+  for (const { change, addresses: a } of groups.values())
+    out.push({ ...change, principals: change.principals.sort(), addresses: [...a].sort() });
   return moved;
 }
 
 /** By object, role, then the conditions before and after. */
 function sortRewordings(changes: ConditionChange[]): ConditionChange[] {
   const key = (c: ConditionChange) => [c.object, c.role, conditionKey(c.before), conditionKey(c.after)].join("\u0000");
-  return changes.map((c) => ({ c, k: key(c) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.c);
+  return changes
+    .map((c) => ({ c, k: key(c) }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+    .map((x) => x.c);
 }
 
 /** The addresses that cause a grant or revocation `g` (keyed `key` as `grants` keys it) of `p`:
@@ -220,7 +298,10 @@ function accessChange(p: PlannedPolicy, g: Grant, action: AccessChange["action"]
 /** By object, role, principal, condition, then revoke before grant: a total order (the same plan
  *  always lists the same way), on keys computed once rather than per comparison. */
 function sortChanges(changes: AccessChange[]): AccessChange[] {
-  const keyed = changes.map((c) => ({ c, k: [c.object, c.role, c.principal, conditionKey(c.condition), c.action === "revoke" ? "0" : "1"].join("\u0000") }));
+  const keyed = changes.map((c) => ({
+    c,
+    k: [c.object, c.role, c.principal, conditionKey(c.condition), c.action === "revoke" ? "0" : "1"].join("\u0000"),
+  }));
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((x) => x.c);
 }

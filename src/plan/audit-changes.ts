@@ -7,11 +7,22 @@ import { type AuditSetting, auditSettings } from "../iam/policy-effect.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 
 /** What going from `before` to `after` turns on and off on one object, caused by `addresses`. */
-export function auditChanges(p: { kind: PolicyKind; name: string; before: Policy; after: Policy }, addresses: readonly string[]): AuditChange[] {
+export function auditChanges(
+  p: { kind: PolicyKind; name: string; before: Policy; after: Policy },
+  addresses: readonly string[],
+): AuditChange[] {
   const a = auditSettings(p.before.auditConfigs);
   const b = auditSettings(p.after.auditConfigs);
   const out: AuditChange[] = [];
-  const change = (e: AuditSetting, action: AuditChange["action"]): AuditChange => ({ object: p.name, kind: p.kind, service: e.service, log_type: e.log_type, exempted_members: e.exempted_members, action, addresses: [...addresses] });
+  const change = (e: AuditSetting, action: AuditChange["action"]): AuditChange => ({
+    object: p.name,
+    kind: p.kind,
+    service: e.service,
+    log_type: e.log_type,
+    exempted_members: e.exempted_members,
+    action,
+    addresses: [...addresses],
+  });
   for (const [k, e] of a) if (!b.has(k)) out.push(change(e, "remove"));
   for (const [k, e] of b) if (!a.has(k)) out.push(change(e, "add"));
   return out;

@@ -13,7 +13,11 @@ function removed(before: readonly AuditConfig[], after: readonly AuditConfig[]):
   return [...auditSettings(before)].filter(([k]) => !kept.has(k)).map(([, e]) => auditText(e));
 }
 
-export function auditRemovalWarnings(stack: StackModel, changes: readonly ResourceChange[], policies: readonly PlannedPolicy[]): Diagnostic[] {
+export function auditRemovalWarnings(
+  stack: StackModel,
+  changes: readonly ResourceChange[],
+  policies: readonly PlannedPolicy[],
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const p of policies) {
     const gone = removed(p.before.auditConfigs ?? [], p.after.auditConfigs ?? []);
@@ -23,12 +27,16 @@ export function auditRemovalWarnings(stack: StackModel, changes: readonly Resour
       const before = c?.change.before as { name?: unknown } | null | undefined;
       // An update's diff already lists the audit configs it removes.
       if (!c || (before && before.name === p.name)) continue;
-      const where = stack.resources.has(address) ? { file: stack.source.file, ...stack.source.position(["resources", address], { key: true }) } : {};
+      const where = stack.resources.has(address)
+        ? { file: stack.source.file, ...stack.source.position(["resources", address], { key: true }) }
+        : {};
       out.push(
         warning(`${address} removes the audit logging configured on ${p.name}: ${gone.join("; ")}`, {
           ...where,
           address,
-          detail: "A whole-policy resource leaves exactly its own auditConfigs on the object; declare these in its auditConfigs to keep them.",
+          detail:
+            "A whole-policy resource leaves exactly its own auditConfigs on the " +
+            "object; declare these in its auditConfigs to keep them.",
         }),
       );
     }

@@ -7,7 +7,13 @@ import { extended } from "../base/extended.js";
 export type ChangeBase = Omit<ResourceChange, "change">;
 type Action = ResourceChange["change"]["action"];
 
-export function change(base: ChangeBase, action: Action, before: unknown, after: unknown, extra: Partial<ResourceChange["change"]> = {}): ResourceChange {
+export function change(
+  base: ChangeBase,
+  action: Action,
+  before: unknown,
+  after: unknown,
+  extra: Partial<ResourceChange["change"]> = {},
+): ResourceChange {
   const strippedBefore = before === null ? null : stripUnknown(before);
   return extended(base, {
     change: {
@@ -30,7 +36,16 @@ export function noOpChange(base: ChangeBase, value: unknown): ResourceChange {
   const mask = value === null ? NOT_PLAIN : knownMask(value);
   if (mask === NOT_PLAIN) return change(base, "no-op", value, value);
   const action: Action = "no-op";
-  return extended(base, { change: { action, before: value, after: value, after_unknown: mask, before_sensitive: false, after_sensitive: false } });
+  return extended(base, {
+    change: {
+      action,
+      before: value,
+      after: value,
+      after_unknown: mask,
+      before_sensitive: false,
+      after_sensitive: false,
+    },
+  });
 }
 
 const NOT_PLAIN = Symbol("not plain data");
@@ -56,7 +71,8 @@ function knownMask(v: unknown): unknown {
     const m = knownMask((v as Record<string, unknown>)[k]);
     if (m === NOT_PLAIN) return NOT_PLAIN;
     // As unknownMask: a part with nothing unknown (false, or an empty map) is left out.
-    if (m !== false && !(typeof m === "object" && m !== null && !Array.isArray(m) && Object.keys(m).length === 0)) out[k] = m;
+    if (m !== false && !(typeof m === "object" && m !== null && !Array.isArray(m) && Object.keys(m).length === 0))
+      out[k] = m;
   }
   return out;
 }
@@ -65,7 +81,12 @@ function knownMask(v: unknown): unknown {
 export function plannedValue(d: IamDriver, inputs: IamInputs, etag: unknown): Record<string, unknown> {
   if (containsUnknown(inputs)) {
     const name = inputs.name as unknown;
-    return { ...inputs, etag: UNKNOWN, id: UNKNOWN, project: isUnknown(name) ? UNKNOWN : d.outputs(inputs, "").project };
+    return {
+      ...inputs,
+      etag: UNKNOWN,
+      id: UNKNOWN,
+      project: isUnknown(name) ? UNKNOWN : d.outputs(inputs, "").project,
+    };
   }
   return { ...d.outputs(inputs, ""), etag };
 }
@@ -86,12 +107,23 @@ export function deleteChange(
     ...(s.protect ? { protect: true } : {}),
     ...(retain ? { retain_on_delete: true } : {}),
     ...(s.adopted ? { before_adopted: true } : {}),
-    change: { action: "delete", before: s.outputs, after: null, after_unknown: {}, before_sensitive: false, after_sensitive: false },
+    change: {
+      action: "delete",
+      before: s.outputs,
+      after: null,
+      after_unknown: {},
+      before_sensitive: false,
+      after_sensitive: false,
+    },
     ...(reason ? { action_reason: reason } : {}),
   };
 }
 
 /** Drift of a state resource as the refresh found it: changed, or gone. */
-export function driftChange(base: ChangeBase, prior: StateResource, now: Record<string, unknown> | null): ResourceChange {
+export function driftChange(
+  base: ChangeBase,
+  prior: StateResource,
+  now: Record<string, unknown> | null,
+): ResourceChange {
   return change({ ...base, dependencies: prior.dependencies }, now ? "update" : "delete", prior.outputs, now);
 }

@@ -16,11 +16,23 @@ export function fieldEqual(field: InputField, a: IamInputs, b: IamInputs): boole
     case "condition":
       return x === y || conditionKey(a.condition) === conditionKey(b.condition);
     case "members":
-      return Array.isArray(x) && Array.isArray(y) && !x.some(isUnknown) && !y.some(isUnknown) && (sameMembersAsWritten(x, y) || sameMemberSet(a.members ?? [], b.members ?? []));
+      return (
+        Array.isArray(x) &&
+        Array.isArray(y) &&
+        !x.some(isUnknown) &&
+        !y.some(isUnknown) &&
+        (sameMembersAsWritten(x, y) || sameMemberSet(a.members ?? [], b.members ?? []))
+      );
     case "member":
       return typeof x === "string" && typeof y === "string" && (x === y || memberKey(x) === memberKey(y));
     case "bindings":
-      return Array.isArray(x) && Array.isArray(y) && !containsUnknown(x) && !containsUnknown(y) && sameBindings(a.bindings ?? [], b.bindings ?? []);
+      return (
+        Array.isArray(x) &&
+        Array.isArray(y) &&
+        !containsUnknown(x) &&
+        !containsUnknown(y) &&
+        sameBindings(a.bindings ?? [], b.bindings ?? [])
+      );
     case "auditConfigs":
       return !containsUnknown(x) && !containsUnknown(y) && sameAuditConfigs(a.auditConfigs, b.auditConfigs);
     default:
@@ -55,5 +67,12 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
   const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) =>
+        Object.hasOwn(b as object, k) &&
+        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
 }

@@ -76,7 +76,14 @@ export interface PlanContext {
   readonly masks: Map<string, unknown>;
 }
 
-export function planContext(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit, previous: ReadonlyMap<string, string> = new Map()): PlanContext {
+export function planContext(
+  stack: StackModel,
+  prior: State | undefined,
+  cloud: CloudPort,
+  opts: PlanOptions,
+  emit: Emit,
+  previous: ReadonlyMap<string, string> = new Map(),
+): PlanContext {
   const limit = pLimit(Math.max(1, opts.parallelism));
   const values = new Map<string, unknown>();
   const variables = Object.create(null) as Record<string, unknown>;
@@ -89,8 +96,15 @@ export function planContext(stack: StackModel, prior: State | undefined, cloud: 
     variables[c.name] = c.value;
   }
   // Values the state recorded as secret: a plan shows neither the new secret nor the old one.
-  for (const r of prior?.resources ?? []) if (r.sensitive) for (const k of Object.keys(r.sensitive)) secretStrings(sensitive(r.inputs[k]), secrets);
-  const refresh = new Refresh(cloud, limit, emit, { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) }, prior);
+  for (const r of prior?.resources ?? [])
+    if (r.sensitive) for (const k of Object.keys(r.sensitive)) secretStrings(sensitive(r.inputs[k]), secrets);
+  const refresh = new Refresh(
+    cloud,
+    limit,
+    emit,
+    { refresh: opts.refresh, ...(opts.signal ? { signal: opts.signal } : {}) },
+    prior,
+  );
   return {
     stack,
     prior,

@@ -44,16 +44,25 @@ export function decideExisting(i: ExistingInput): Decision {
   const priorInputs = state.inputs as unknown as IamInputs;
   const before = o.inputs ? (o.outputs ?? d.outputs(o.inputs, o.etag)) : null;
   const drift = !o.inputs || !sameInputs(d, priorInputs, o.inputs) ? driftChange(base, state, before) : undefined;
-  if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name)) return withDrift({ kind: "missing" as const }, drift);
+  if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name))
+    return withDrift({ kind: "missing" as const }, drift);
   if (!o.inputs) {
     const after = plannedValue(d, i.desired, UNKNOWN);
     const { before_adopted: _, ...gone } = base;
-    return withDrift({ kind: "change" as const, change: { ...change(gone, "create", null, after), action_reason: "create_because_gone" as const }, value: after }, drift);
+    return withDrift(
+      {
+        kind: "change" as const,
+        change: { ...change(gone, "create", null, after), action_reason: "create_because_gone" as const },
+        value: after,
+      },
+      drift,
+    );
   }
   const target = withIgnored(i.desired, o.inputs, i.ignoreChanges);
   const fields = changedFields(d, o.inputs, target);
   const replaceFields = fields.length ? fields.filter((f) => d.replaceOn.includes(f)) : fields;
-  if (replaceFields.length || i.replaceRequested) return withDrift(replacement(i, base, before, target, replaceFields), drift);
+  if (replaceFields.length || i.replaceRequested)
+    return withDrift(replacement(i, base, before, target, replaceFields), drift);
   const kept: ChangeBase = state.adopted ? extended(base, { after_adopted: true }) : base;
   if (fields.length) {
     const after = plannedValue(d, target, UNKNOWN);
@@ -62,7 +71,14 @@ export function decideExisting(i: ExistingInput): Decision {
   // A new object: a copy of it (`{ ...c }`) would only be more garbage.
   const noOp = noOpChange(kept, before);
   const protectChanged = (state.protect === true) !== i.protect;
-  return withDrift({ kind: "change" as const, change: protectChanged ? extended(noOp, { state_only: ["protect" as const] }) : noOp, value: before }, drift);
+  return withDrift(
+    {
+      kind: "change" as const,
+      change: protectChanged ? extended(noOp, { state_only: ["protect" as const] }) : noOp,
+      value: before,
+    },
+    drift,
+  );
 }
 
 /** `x` with the drift the refresh found, when it found some. */
@@ -71,7 +87,13 @@ function withDrift<T extends object>(x: T, drift: ResourceChange | undefined): T
 }
 
 /** The decision to replace (a field that cannot be updated changed, or --replace). */
-export function replacement(i: ExistingInput, base: ChangeBase, before: unknown, target: IamInputs, replaceFields: string[]): Decision {
+export function replacement(
+  i: ExistingInput,
+  base: ChangeBase,
+  before: unknown,
+  target: IamInputs,
+  replaceFields: string[],
+): Decision {
   const d = i.driver;
   const after = plannedValue(d, target, UNKNOWN);
   // A new grant that already exists live is adopted; a forced replacement keeps the adoption.

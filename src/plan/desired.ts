@@ -28,16 +28,25 @@ export interface Desired {
 export function desiredInputs(ctx: PlanContext, r: ResourceDecl): Desired | undefined {
   // The usual resource is all literals: nothing to resolve, no secret, no unknown; the stack
   // schema checked it at load (a forEach instance's values are substituted after that check).
-  if (r.refs.length === 0 && writtenLiteral(r.properties)) return knownInputs(ctx, r, r.properties, { checked: !r.each, literal: true });
+  if (r.refs.length === 0 && writtenLiteral(r.properties))
+    return knownInputs(ctx, r, r.properties, { checked: !r.each, literal: true });
   const errorsBefore = ctx.diags.length;
-  const resolved = resolveValue(r.properties, ["resources", r.decl, "properties"], ctx.scope, ctx.stack.source, ctx.diags);
+  const resolved = resolveValue(
+    r.properties,
+    ["resources", r.decl, "properties"],
+    ctx.scope,
+    ctx.stack.source,
+    ctx.diags,
+  );
   const mask = fieldMask(resolved);
   if (mask !== false) {
     ctx.masks.set(r.name, mask);
     secretStrings(resolved, ctx.secrets);
   }
   const raw = plain(resolved) as Record<string, unknown>;
-  const desired = containsUnknown(raw) ? partlyKnownInputs(ctx, r, raw) : knownInputs(ctx, r, raw, { checked: false, literal: false });
+  const desired = containsUnknown(raw)
+    ? partlyKnownInputs(ctx, r, raw)
+    : knownInputs(ctx, r, raw, { checked: false, literal: false });
   // Errors only: a lint warning on a resolved value does not stop the resource from planning.
   if (!desired || ctx.diags.slice(errorsBefore).some((d) => d.severity === "error")) return undefined;
   return desired;
@@ -57,7 +66,12 @@ function writtenLiteral(v: unknown): boolean {
 }
 
 /** `checked`: the stack schema already validated `raw`; `literal`: nothing in it was resolved. */
-function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>, how: { checked: boolean; literal: boolean }): Desired | undefined {
+function knownInputs(
+  ctx: PlanContext,
+  r: ResourceDecl,
+  raw: Record<string, unknown>,
+  how: { checked: boolean; literal: boolean },
+): Desired | undefined {
   const src = ctx.stack.source;
   const d = r.driver;
   const at = ["resources", r.decl, "properties"];
@@ -67,12 +81,27 @@ function knownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unkn
   const n = d.normalize(raw, ctx.defaults);
   for (const p of n.problems) {
     const pos = src.position([...at, ...p.path]);
-    ctx.diags.push(error(`${r.name}: ${p.message}`, { file: src.file, line: pos.line, column: pos.column, path: formatPath([...at, ...p.path]), address: r.name }));
+    ctx.diags.push(
+      error(`${r.name}: ${p.message}`, {
+        file: src.file,
+        line: pos.line,
+        column: pos.column,
+        path: formatPath([...at, ...p.path]),
+        address: r.name,
+      }),
+    );
   }
   if (n.problems.length) return undefined;
   // Values from `${…}` are linted now that they are known (literal ones were at load).
   // (Those known when the stack loaded were linted then: r.loadTimeProperties.)
-  if (!how.literal && !r.loadTimeProperties && (r.refs.length || hasCall(r.properties))) pushAll(ctx.diags, lintResolved(ctx.stack, r, raw, { strict: ctx.opts.strict === true, now: (ctx.opts.now ?? (() => new Date()))() }));
+  if (!how.literal && !r.loadTimeProperties && (r.refs.length || hasCall(r.properties)))
+    pushAll(
+      ctx.diags,
+      lintResolved(ctx.stack, r, raw, {
+        strict: ctx.opts.strict === true,
+        now: (ctx.opts.now ?? (() => new Date()))(),
+      }),
+    );
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
 }
@@ -85,12 +114,24 @@ function claim(ctx: PlanContext, r: ResourceDecl, inputs: IamInputs): void {
   const other = c.owner;
   const summary =
     c.kind === "binding"
-      ? `resources ${addressText(other)} and ${addressText(r.name)} manage the same binding (${inputs.role} on ${inputs.name})`
+      ? `resources ${addressText(other)} and ${addressText(r.name)} manage the ` +
+        `same binding (${inputs.role} on ${inputs.name})`
       : c.kind === "member"
-        ? `resources ${addressText(other)} and ${addressText(r.name)} manage the same member (${inputs.member}, ${inputs.role} on ${inputs.name})`
+        ? `resources ${addressText(other)} and ${addressText(r.name)} manage the same ` +
+          `member (${inputs.member}, ${inputs.role} on ${inputs.name})`
         : conflictSummary(c, r.name, claims[0]!);
-  const detail = `${addressText(other)} is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a stack may not manage the same grant: remove one, or move the grant into the resource that manages the whole binding or policy.`;
-  ctx.diags.push(error(summary, { address: r.name, detail, file: ctx.stack.source.file, ...ctx.stack.source.position(["resources", r.decl], { key: true }) }));
+  const detail =
+    `${addressText(other)} is declared at ${declaredAt(ctx.stack.source, other)}. Two resources of a ` +
+    `stack may not manage the same grant: remove one, or move the grant into the resource that manages ` +
+    `the whole binding or policy.`;
+  ctx.diags.push(
+    error(summary, {
+      address: r.name,
+      detail,
+      file: ctx.stack.source.file,
+      ...ctx.stack.source.position(["resources", r.decl], { key: true }),
+    }),
+  );
 }
 
 /** A resource whose identity (the inputs whose change replaces it: the object, role, condition,
@@ -104,7 +145,10 @@ function partlyKnownInputs(ctx: PlanContext, r: ResourceDecl, raw: Record<string
 /** Known parts are normalised (so the name is complete); unknown parts stay unknown. */
 function partlyKnown(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>): IamInputs {
   const partial = Object.fromEntries(Object.entries(raw).filter(([, v]) => !containsUnknown(v)));
-  const n = r.driver.normalize({ name: "x", role: "roles/x", members: [], member: "user:x@x.x", ...partial }, ctx.defaults);
+  const n = r.driver.normalize(
+    { name: "x", role: "roles/x", members: [], member: "user:x@x.x", ...partial },
+    ctx.defaults,
+  );
   const normalised = n.inputs as unknown as Record<string, unknown>;
   return { ...raw, ...Object.fromEntries(Object.keys(partial).map((k) => [k, normalised[k]])) } as unknown as IamInputs;
 }

@@ -59,7 +59,11 @@ export function applyMoves(prior: State | undefined, moves: readonly Move[]): Mo
     if (to === undefined) continue;
     // The state holds both: which one is the resource is not for converge to guess.
     if (taken.has(to)) {
-      conflicts.push({ from: r.address, to, move: index.bySource.get(r.address) ?? index.bySource.get(splitAddress(r.address).name) });
+      conflicts.push({
+        from: r.address,
+        to,
+        move: index.bySource.get(r.address) ?? index.bySource.get(splitAddress(r.address).name),
+      });
       continue;
     }
     renamed.set(r.address, to);
@@ -67,6 +71,10 @@ export function applyMoves(prior: State | undefined, moves: readonly Move[]): Mo
   }
   if (!renamed.size) return { prior, previous, conflicts };
   const rename = (a: string) => renamed.get(a) ?? a;
-  const resources: StateResource[] = prior.resources.map((r) => ({ ...r, address: rename(r.address), dependencies: r.dependencies.map(rename) }));
+  const resources: StateResource[] = prior.resources.map((r) => ({
+    ...r,
+    address: rename(r.address),
+    dependencies: r.dependencies.map(rename),
+  }));
   return { prior: { ...prior, resources }, previous, conflicts };
 }

@@ -50,7 +50,9 @@ export function nameReads(ctx: PlanContext): NameReads {
 
 /** Starts the read of `r`'s policy when its name resolves to a complete one (else the walk reports why). */
 function startRead(ctx: PlanContext, r: ResourceDecl): void {
-  const name = plain(resolveValue(r.properties.name, ["resources", r.decl, "properties", "name"], ctx.scope, ctx.stack.source, []));
+  const name = plain(
+    resolveValue(r.properties.name, ["resources", r.decl, "properties", "name"], ctx.scope, ctx.stack.source, []),
+  );
   if (typeof name !== "string" || containsUnknown(name)) return;
   const named = completeName(r.driver.kind, name, ctx.defaults);
   if (typeof named !== "string") void ctx.refresh.read(r.driver.kind, named.full);

@@ -14,16 +14,34 @@ export async function planOrphans(ctx: PlanContext): Promise<void> {
     if (ctx.declared.has(s.address)) continue;
     const d = resourceDriver(s.type);
     if (!d) {
-      ctx.diags.push(error(`${s.address}: state holds unknown type "${s.type}"`, { address: s.address, detail: "Remove it with `converge state rm`." }));
+      ctx.diags.push(
+        error(`${s.address}: state holds unknown type "${s.type}"`, {
+          address: s.address,
+          detail: "Remove it with `converge state rm`.",
+        }),
+      );
       continue;
     }
     const o = await ctx.refresh.observe(s, d);
     if (o && (!o.inputs || !sameInputs(d, s.inputs as unknown as IamInputs, o.inputs))) {
-      ctx.drift.push({ ...deleteChange(s, undefined), change: { action: o.inputs ? "update" : "delete", before: s.outputs, after: o.inputs ? d.outputs(o.inputs, o.etag) : null, after_unknown: {}, before_sensitive: false, after_sensitive: false } });
+      ctx.drift.push({
+        ...deleteChange(s, undefined),
+        change: {
+          action: o.inputs ? "update" : "delete",
+          before: s.outputs,
+          after: o.inputs ? d.outputs(o.inputs, o.etag) : null,
+          after_unknown: {},
+          before_sensitive: false,
+          after_sensitive: false,
+        },
+      });
     }
     const declared = ctx.stack.resources.get(s.address);
     if (declared ? declared.options.protect === true : s.protect === true) {
-      const detail = ctx.opts.destroy ? "Set options.protect: false on it and apply, then destroy." : "It is no longer in the stack. Put it back with protect: false and apply first, or forget it with `converge state rm`.";
+      const detail = ctx.opts.destroy
+        ? "Set options.protect: false on it and apply, then destroy."
+        : "It is no longer in the stack. Put it back with protect: false and " +
+          "apply first, or forget it with `converge state rm`.";
       refuseDestroy(ctx, s.address, "destroyed", detail);
       continue;
     }

@@ -18,12 +18,31 @@ export function planOutputs(ctx: PlanContext): Plan["output_changes"] {
       const value = plain(resolved);
       const before = prior?.outputs[o.name];
       const exists = prior !== undefined && Object.hasOwn(prior.outputs, o.name);
-      const action: ResourceChange["change"]["action"] = !exists ? "create" : containsUnknown(value) || !jsonEqual(before, value) ? "update" : "no-op";
-      out[o.name] = { action, before: exists ? before : null, after: stripUnknown(value), after_unknown: unknownMask(value), before_sensitive: secret && exists, after_sensitive: secret };
+      const action: ResourceChange["change"]["action"] = !exists
+        ? "create"
+        : containsUnknown(value) || !jsonEqual(before, value)
+          ? "update"
+          : "no-op";
+      out[o.name] = {
+        action,
+        before: exists ? before : null,
+        after: stripUnknown(value),
+        after_unknown: unknownMask(value),
+        before_sensitive: secret && exists,
+        after_sensitive: secret,
+      };
     }
   }
   for (const [name, before] of Object.entries(prior?.outputs ?? {})) {
-    if (opts.destroy || !stack.outputs.has(name)) out[name] = { action: "delete", before, after: null, after_unknown: false, before_sensitive: false, after_sensitive: false };
+    if (opts.destroy || !stack.outputs.has(name))
+      out[name] = {
+        action: "delete",
+        before,
+        after: null,
+        after_unknown: false,
+        before_sensitive: false,
+        after_sensitive: false,
+      };
   }
   return out;
 }

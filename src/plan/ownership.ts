@@ -60,7 +60,10 @@ export class HeldGrants {
     const wholePolicy = this.policies.has(`${kind} ${object}`);
     const out: PolicyModification[] = [];
     for (const m of mods) {
-      const h = m.kind === "removeBinding" || m.kind === "removeMember" ? this.held.get(heldKey(kind, object, m.role, m.condition)) : undefined;
+      const h =
+        m.kind === "removeBinding" || m.kind === "removeMember"
+          ? this.held.get(heldKey(kind, object, m.role, m.condition))
+          : undefined;
       if (wholePolicy && (m.kind === "removeBinding" || m.kind === "removeMember")) continue;
       if (!h) out.push(m);
       else if (h.binding) continue;

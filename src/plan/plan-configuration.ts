@@ -9,10 +9,21 @@ import { resourceDriver } from "../drivers/registry.js";
 /** The stack's outputs, variables and resources as written, in the stack's order. */
 export function stackConfiguration(stack: StackModel): NonNullable<Plan["configuration"]> {
   const variables: ConfiguredVariable[] = [...stack.variables.values()].map((v) =>
-    v.invoke ? { name: v.name, function: v.invoke.token, arguments: v.invoke.arguments } : { name: v.name, value: v.value },
+    v.invoke
+      ? { name: v.name, function: v.invoke.token, arguments: v.invoke.arguments }
+      : { name: v.name, value: v.value },
   );
-  const resources: ConfiguredResource[] = [...stack.resources.values()].map((r) => ({ name: r.name, type: r.type, properties: r.properties, depends_on: r.options.dependsOn }));
-  return { outputs: Object.fromEntries([...stack.outputs.values()].map((o) => [o.name, o.value])), variables, resources };
+  const resources: ConfiguredResource[] = [...stack.resources.values()].map((r) => ({
+    name: r.name,
+    type: r.type,
+    properties: r.properties,
+    depends_on: r.options.dependsOn,
+  }));
+  return {
+    outputs: Object.fromEntries([...stack.outputs.values()].map((o) => [o.name, o.value])),
+    variables,
+    resources,
+  };
 }
 
 /** The plan's record of its prior state: lineage and serial (apply checks them) and, when there
@@ -22,7 +33,12 @@ export function priorStateRecord(prior: State | undefined, refreshed: readonly S
   return {
     lineage: prior.lineage,
     serial: prior.serial,
-    resources: refreshed.map((r) => ({ address: r.address, type: r.type, values: r.outputs, dependencies: r.dependencies })),
+    resources: refreshed.map((r) => ({
+      address: r.address,
+      type: r.type,
+      values: r.outputs,
+      dependencies: r.dependencies,
+    })),
     outputs: prior.outputs,
   };
 }

@@ -48,12 +48,25 @@ const YIELD_EVERY_MS = 2;
 
 /** A move onto an address the state already holds (Terraform refuses it too). */
 function movedOntoHeld(stack: StackModel, c: Moved["conflicts"][number]): Diagnostic {
-  const what = `moved${c.move?.i !== undefined ? `[${c.move.i}]` : ""}: ${c.from} cannot be moved to ${c.to}: the state already holds ${c.to}`;
-  const detail = `Both are in the state, so converge cannot tell which one is the resource. Remove the one that is not with \`converge state rm ADDRESS\` (its grant stays in the cloud), or remove this moved: entry. Nothing was planned.`;
-  return c.move?.i !== undefined ? errorAt(stack.source, ["moved", c.move.i, "to"], what, { detail, address: c.to }) : error(what, { detail, address: c.to });
+  const what =
+    `moved${c.move?.i !== undefined ? `[${c.move.i}]` : ""}: ${c.from} cannot be ` +
+    `moved to ${c.to}: the state already holds ${c.to}`;
+  const detail =
+    `Both are in the state, so converge cannot tell which one is the resource. Remove the one that is ` +
+    `not with \`converge state rm ADDRESS\` (its grant stays in the cloud), or remove this moved: ` +
+    `entry. Nothing was planned.`;
+  return c.move?.i !== undefined
+    ? errorAt(stack.source, ["moved", c.move.i, "to"], what, { detail, address: c.to })
+    : error(what, { detail, address: c.to });
 }
 
-export async function plan(stack: StackModel, prior: State | undefined, cloud: CloudPort, opts: PlanOptions, emit: Emit = noEmit): Promise<PlanResult> {
+export async function plan(
+  stack: StackModel,
+  prior: State | undefined,
+  cloud: CloudPort,
+  opts: PlanOptions,
+  emit: Emit = noEmit,
+): Promise<PlanResult> {
   const moved = applyMoves(prior, stack.moved);
   const ctx = planContext(stack, moved.prior, cloud, opts, emit, moved.previous);
   for (const c of moved.conflicts) ctx.diags.push(movedOntoHeld(stack, c));
@@ -110,7 +123,9 @@ async function walk(ctx: PlanContext): Promise<number> {
 function interruptedError(walked: number, total: number): Diagnostic {
   return error("the plan was interrupted before it was complete", {
     code: "plan/interrupted",
-    detail: `Planning stopped after ${walked} of the stack's ${total} variables and resources. Nothing was changed; an incomplete plan cannot be applied.`,
+    detail:
+      `Planning stopped after ${walked} of the stack's ${total} variables and resources. ` +
+      `Nothing was changed; an incomplete plan cannot be applied.`,
   });
 }
 
@@ -132,10 +147,24 @@ function markSensitive(ctx: PlanContext): void {
   }
 }
 
-function assemble(ctx: PlanContext, selected: Plan["resource_changes"], outputs: Plan["output_changes"], refreshed: StateResource[]): Plan {
+function assemble(
+  ctx: PlanContext,
+  selected: Plan["resource_changes"],
+  outputs: Plan["output_changes"],
+  refreshed: StateResource[],
+): Plan {
   const { stack, prior, opts } = ctx;
   const errored = hasErrors(ctx.diags);
-  const applyable = !errored && (selected.some((c) => !isNoOp(c) || c.change.importing !== undefined || (c.state_only?.length ?? 0) > 0 || c.previous_address !== undefined) || Object.values(outputs).some((c) => c.action !== "no-op"));
+  const applyable =
+    !errored &&
+    (selected.some(
+      (c) =>
+        !isNoOp(c) ||
+        c.change.importing !== undefined ||
+        (c.state_only?.length ?? 0) > 0 ||
+        c.previous_address !== undefined,
+    ) ||
+      Object.values(outputs).some((c) => c.action !== "no-op"));
   return {
     format_version: PLAN_FORMAT,
     converge_version: TOOL_VERSION,
@@ -198,7 +227,13 @@ function refreshedState(ctx: PlanContext): StateResource[] {
     const o = ctx.refresh.observed(s.address);
     const d = resourceDriver(s.type);
     if (!ctx.opts.refresh || !d || !o) out.push(s);
-    else if (o.inputs) out.push(extended(s, { inputs: o.inputs as unknown as Record<string, unknown>, outputs: o.outputs ?? d.outputs(o.inputs, o.etag) }));
+    else if (o.inputs)
+      out.push(
+        extended(s, {
+          inputs: o.inputs as unknown as Record<string, unknown>,
+          outputs: o.outputs ?? d.outputs(o.inputs, o.etag),
+        }),
+      );
   }
   return out;
 }

@@ -18,9 +18,17 @@ export function plannedPolicySizeErrors(stack: StackModel, policies: readonly Pl
   for (const p of policies) {
     const count = principalCount(p.after);
     if (count <= MAX_PRINCIPALS) continue;
-    const addresses = [...new Set([...p.byBinding.values()].flatMap((s) => [...s]))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    const addresses = [...new Set([...p.byBinding.values()].flatMap((s) => [...s]))].sort(
+      (a, b) => order.indexOf(a) - order.indexOf(b),
+    );
     const first = addresses.find((a) => stack.resources.has(a));
-    const where = first ? { file: stack.source.file, ...stack.source.position(["resources", stack.resources.get(first)!.decl], { key: true }), address: first } : {};
+    const where = first
+      ? {
+          file: stack.source.file,
+          ...stack.source.position(["resources", stack.resources.get(first)!.decl], { key: true }),
+          address: first,
+        }
+      : {};
     const shown = listed(addresses, 5);
     out.push(
       error(`${p.name}: the planned policy would hold ${count} principals, more than the ${MAX_TEXT} Google allows`, {

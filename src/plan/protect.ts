@@ -7,7 +7,13 @@ import type { ResourceChange } from "../generated/schemas.js";
 import type { PlanContext } from "./context.js";
 
 /** The error for a protected resource the plan would destroy (`at`: where it is declared). */
-export function refuseDestroy(ctx: PlanContext, address: string, how: "destroyed" | "replaced", detail: string, at: { file?: string; line?: number; column?: number } = {}): void {
+export function refuseDestroy(
+  ctx: PlanContext,
+  address: string,
+  how: "destroyed" | "replaced",
+  detail: string,
+  at: { file?: string; line?: number; column?: number } = {},
+): void {
   ctx.diags.push(error(`${address} has protect: true and cannot be ${how}`, { address, detail, ...at }));
 }
 
@@ -19,6 +25,11 @@ export function refuseReplace(ctx: PlanContext, r: ResourceDecl, why: ResourceCh
   const fields = why === "type" ? "type" : (why.change.replace_paths ?? []).map((p) => p.join(".")).join(" and ");
   const cause = byRequest ? `--replace ${r.name} replaces it` : `changing ${fields} replaces it`;
   const undo = byRequest ? "Drop --replace" : "Revert the change";
-  const detail = `${cause}: the plan would destroy it, revoking its grant, and create it anew. ${undo}, or remove protect from its options first (protect: false takes effect in the same plan).`;
-  refuseDestroy(ctx, r.name, "replaced", detail, { file: src.file, ...src.position(["resources", r.decl, "options", "protect"]) });
+  const detail =
+    `${cause}: the plan would destroy it, revoking its grant, and create it anew. ${undo}, or remove ` +
+    `protect from its options first (protect: false takes effect in the same plan).`;
+  refuseDestroy(ctx, r.name, "replaced", detail, {
+    file: src.file,
+    ...src.position(["resources", r.decl, "options", "protect"]),
+  });
 }

@@ -61,11 +61,17 @@ export function* stackPolicies(stack: StackModel, projectIds?: ProjectIds): Gene
 /** What a plan reads before evaluating anything, in order, each policy once: with refresh, the
  *  state's policies, then (unless destroying) the stack's literal ones. A read of one of them that
  *  fails is reported only by a resource that needs it. */
-export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean; projectIds?: ProjectIds }): Generator<PolicyRef> {
+export function* readAheadPolicies(
+  stack: StackModel,
+  prior: State | undefined,
+  opts: { refresh: boolean; destroy: boolean; projectIds?: ProjectIds },
+): Generator<PolicyRef> {
   if (!opts.refresh) return;
   const seen = new Set<string>();
   let last: PolicyRef | undefined;
-  for (const p of opts.destroy ? statePolicies(prior) : [...statePolicies(prior), ...stackPolicies(stack, opts.projectIds)]) {
+  for (const p of opts.destroy
+    ? statePolicies(prior)
+    : [...statePolicies(prior), ...stackPolicies(stack, opts.projectIds)]) {
     // The resources of a policy are mostly side by side: the same policy again is already seen
     // (without building its key; ten to one in the bench).
     if (last !== undefined && p.name === last.name && p.kind === last.kind) continue;
@@ -114,7 +120,9 @@ export class Refresh {
       const started = this.cloud.takeStarted?.(kind, name);
       const read = started
         ? started.sent.then(() => this.fetch(kind, name, resources, () => started.policy))
-        : this.limit(() => this.fetch(kind, name, resources, () => this.cloud.getIamPolicy(kind, name, this.opts.signal)));
+        : this.limit(() =>
+            this.fetch(kind, name, resources, () => this.cloud.getIamPolicy(kind, name, this.opts.signal)),
+          );
       p = read.then((r) => {
         let byName = this.settledReads.get(kind);
         if (!byName) this.settledReads.set(kind, (byName = new Map()));
@@ -131,7 +139,12 @@ export class Refresh {
     return this.settledReads.get(kind)?.get(name);
   }
 
-  private async fetch(kind: PolicyKind, name: string, resources: readonly { address: string; type: string }[], get: () => Promise<Policy | undefined>): Promise<Read<Policy | undefined>> {
+  private async fetch(
+    kind: PolicyKind,
+    name: string,
+    resources: readonly { address: string; type: string }[],
+    get: () => Promise<Policy | undefined>,
+  ): Promise<Read<Policy | undefined>> {
     const t0 = Date.now();
     this.emit({ type: "refresh", policy: name, resources, phase: "start" });
     try {
@@ -147,8 +160,16 @@ export class Refresh {
 
   /** Starts the reads of every policy the state and the stack name literally, before planning;
    *  `ahead`: that list as the session's prefetch already worked it out. */
-  readAhead(stack: StackModel, prior: State | undefined, destroy: boolean, ahead?: readonly PolicyRef[], projectIds?: ProjectIds): void {
-    for (const p of ahead ?? readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy, ...(projectIds ? { projectIds } : {}) })) void this.read(p.kind, p.name);
+  readAhead(
+    stack: StackModel,
+    prior: State | undefined,
+    destroy: boolean,
+    ahead?: readonly PolicyRef[],
+    projectIds?: ProjectIds,
+  ): void {
+    for (const p of ahead ??
+      readAheadPolicies(stack, prior, { refresh: this.opts.refresh, destroy, ...(projectIds ? { projectIds } : {}) }))
+      void this.read(p.kind, p.name);
   }
 
   /** Records that `address` could not be planned because its policy could not be read. */
@@ -170,12 +191,19 @@ export class Refresh {
     return this.read(d.kind, inputs.name).then((read) => this.observeRead(r, d, inputs, read));
   }
 
-  private observeRead(r: StateResource, d: IamDriver, inputs: IamInputs, read: Read<Policy | undefined>): Observed | undefined {
+  private observeRead(
+    r: StateResource,
+    d: IamDriver,
+    inputs: IamInputs,
+    read: Read<Policy | undefined>,
+  ): Observed | undefined {
     if (!read.ok) {
       this.failed(r.address, inputs.name, read.error);
       return undefined;
     }
-    const o: Observed = read.value ? observed(d, d.observe(inputs, read.value), read.value.etag ?? "") : { inputs: undefined, etag: "", missing: true };
+    const o: Observed = read.value
+      ? observed(d, d.observe(inputs, read.value), read.value.etag ?? "")
+      : { inputs: undefined, etag: "", missing: true };
     this.observedByAddress.set(r.address, o);
     return o;
   }
@@ -203,7 +231,10 @@ export class Refresh {
 
   private failureDiagnostic(stack: StackModel, name: string, f: Failure): Diagnostic {
     const shown = listed(f.addresses, 5);
-    const summary = f.addresses.length === 1 ? `${f.addresses[0]}: cannot read the IAM policy of ${name}` : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
+    const summary =
+      f.addresses.length === 1
+        ? `${f.addresses[0]}: cannot read the IAM policy of ${name}`
+        : `cannot read the IAM policy of ${name} (${f.addresses.length} resources: ${shown})`;
     return error(summary, { address: f.addresses[0]!, detail: f.error.message, ...this.at(stack, f.addresses[0]!) });
   }
 
@@ -211,8 +242,13 @@ export class Refresh {
     const resources = failures.reduce((n, [, f]) => n + f.addresses.length, 0);
     const first = failures[0]![1];
     const why = (first.error as { serverMessage?: string }).serverMessage || first.error.message;
-    const summary = `${lead}: ${counted(failures.length, "IAM policy", "IAM policies")} (${counted(resources, "resource")}) ${failures.length === 1 ? "was" : "were"} not read`;
-    const detail = `${why}\nNot read: ${listed(failures.map(([name]) => name), 5)}`;
+    const summary =
+      `${lead}: ${counted(failures.length, "IAM policy", "IAM policies")} (` +
+      `${counted(resources, "resource")}) ${failures.length === 1 ? "was" : "were"} not read`;
+    const detail = `${why}\nNot read: ${listed(
+      failures.map(([name]) => name),
+      5,
+    )}`;
     return error(summary, { address: first.addresses[0]!, detail, ...this.at(stack, first.addresses[0]!) });
   }
 

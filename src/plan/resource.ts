@@ -26,7 +26,8 @@ export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<
   if (!desired) return void ctx.values.set(r.name, UNKNOWN);
   const base = changeBase(ctx, r, desired);
   const state = ctx.priorByAddress.get(r.name);
-  if (state && state.type === r.type && resourceDriver(state.type)) return planExisting(ctx, r, state, desired.inputs, base);
+  if (state && state.type === r.type && resourceDriver(state.type))
+    return planExisting(ctx, r, state, desired.inputs, base);
   // Same address, another type: destroy the old one (after the new one exists).
   if (state && r.options.protect) {
     refuseReplace(ctx, r, "type");
@@ -40,7 +41,13 @@ export function planResource(ctx: PlanContext, r: ResourceDecl): void | Promise<
 /** The keys in the order the plan writes them, each optional one set only when it applies (an
  *  object literal spreading `{}`s makes V8 add keys to a spread copy: slow, see ../base/extended.ts). */
 function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): ChangeBase {
-  const base: ChangeBase = { address: r.name, mode: "managed", type: r.type, name: r.name, dependencies: ctx.stack.graph.dependencies(r.name) };
+  const base: ChangeBase = {
+    address: r.name,
+    mode: "managed",
+    type: r.type,
+    name: r.name,
+    dependencies: ctx.stack.graph.dependencies(r.name),
+  };
   if (ctx.previous.has(r.name)) base.previous_address = ctx.previous.get(r.name)!;
   if (r.options.protect) base.protect = true;
   if (r.options.retainOnDelete) base.retain_on_delete = true;
@@ -52,7 +59,14 @@ function changeBase(ctx: PlanContext, r: ResourceDecl, desired: Desired): Change
 /** A plan fails where apply would: a grant on an object that does not exist cannot be made. */
 function objectMissing(ctx: PlanContext, address: string, d: IamDriver, name: string): void {
   const src = ctx.stack.source;
-  ctx.diags.push(error(`${address}: ${kindLabel(d.kind)} ${name} does not exist`, { address, file: src.file, ...src.position(["resources", splitAddress(address).name, "properties", "name"]), detail: "Create it first, or correct the name. Nothing was changed." }));
+  ctx.diags.push(
+    error(`${address}: ${kindLabel(d.kind)} ${name} does not exist`, {
+      address,
+      file: src.file,
+      ...src.position(["resources", splitAddress(address).name, "properties", "name"]),
+      detail: "Create it first, or correct the name. Nothing was changed.",
+    }),
+  );
   ctx.values.set(address, UNKNOWN);
 }
 
@@ -64,30 +78,62 @@ function liveHas(ctx: PlanContext, d: IamDriver): (inputs: IamInputs) => boolean
   return (inputs) => {
     if (d.ownership !== "member" || !ctx.opts.refresh || containsUnknown(inputs)) return false;
     const read = ctx.refresh.settled(d.kind, inputs.name);
-    return read !== undefined && read.ok && read.value !== undefined && d.observe(inputs, read.value) !== undefined && !ctx.ownGrants.holds(d, inputs);
+    return (
+      read !== undefined &&
+      read.ok &&
+      read.value !== undefined &&
+      d.observe(inputs, read.value) !== undefined &&
+      !ctx.ownGrants.holds(d, inputs)
+    );
   };
 }
 
 /** The read of the object a member would be granted on (for adoption), when it is still to come. */
 function readForAdoption(ctx: PlanContext, d: IamDriver, inputs: IamInputs): Promise<unknown> | undefined {
-  if (d.ownership !== "member" || !ctx.opts.refresh || isUnknown(inputs.name) || ctx.refresh.settled(d.kind, inputs.name)) return undefined;
+  if (
+    d.ownership !== "member" ||
+    !ctx.opts.refresh ||
+    isUnknown(inputs.name) ||
+    ctx.refresh.settled(d.kind, inputs.name)
+  )
+    return undefined;
   return ctx.refresh.read(d.kind, inputs.name);
 }
 
-function planExisting(ctx: PlanContext, r: ResourceDecl, state: StateResource, desired: IamInputs, base: ChangeBase): void | Promise<void> {
+function planExisting(
+  ctx: PlanContext,
+  r: ResourceDecl,
+  state: StateResource,
+  desired: IamInputs,
+  base: ChangeBase,
+): void | Promise<void> {
   const observed = ctx.refresh.observe(state, r.driver);
   if (observed instanceof Promise) return observed.then((o) => planObserved(ctx, r, state, desired, base, o));
   return planObserved(ctx, r, state, desired, base, observed);
 }
 
-function planObserved(ctx: PlanContext, r: ResourceDecl, state: StateResource, desired: IamInputs, base: ChangeBase, observed: Observed | undefined): void | Promise<void> {
+function planObserved(
+  ctx: PlanContext,
+  r: ResourceDecl,
+  state: StateResource,
+  desired: IamInputs,
+  base: ChangeBase,
+  observed: Observed | undefined,
+): void | Promise<void> {
   if (!observed) return void ctx.values.set(r.name, UNKNOWN);
   const adoption = readForAdoption(ctx, r.driver, desired);
   if (adoption) return adoption.then(() => decideAndRecord(ctx, r, state, desired, base, observed));
   decideAndRecord(ctx, r, state, desired, base, observed);
 }
 
-function decideAndRecord(ctx: PlanContext, r: ResourceDecl, state: StateResource, desired: IamInputs, base: ChangeBase, observed: Observed): void {
+function decideAndRecord(
+  ctx: PlanContext,
+  r: ResourceDecl,
+  state: StateResource,
+  desired: IamInputs,
+  base: ChangeBase,
+  observed: Observed,
+): void {
   const decision = decideExisting({
     base,
     driver: r.driver,
@@ -102,7 +148,10 @@ function decideAndRecord(ctx: PlanContext, r: ResourceDecl, state: StateResource
   if (decision.drift) ctx.drift.push(decision.drift);
   if (decision.kind === "missing") return objectMissing(ctx, r.name, r.driver, String(state.inputs.name));
   // A replacement destroys the old grant: protect refuses it as it refuses a destroy.
-  if (r.options.protect && (decision.change.change.action === "replace" || decision.change.change.action === "delete")) {
+  if (
+    r.options.protect &&
+    (decision.change.change.action === "replace" || decision.change.change.action === "delete")
+  ) {
     refuseReplace(ctx, r, decision.change);
     return void ctx.values.set(r.name, UNKNOWN);
   }
@@ -135,7 +184,13 @@ async function planImport(ctx: PlanContext, r: ResourceDecl, desired: IamInputs,
   const fields = changedFields(d, adopted, wanted);
   const mismatch = fields.filter((f) => d.replaceOn.includes(f));
   if (mismatch.length) {
-    ctx.diags.push(error(`${r.name}: import ID "${importId}" designates a different grant than the configuration (${mismatch.join(", ")} differ)`, at));
+    ctx.diags.push(
+      error(
+        `${r.name}: import ID "${importId}" designates a different grant than ` +
+          `the configuration (${mismatch.join(", ")} differ)`,
+        at,
+      ),
+    );
     return void ctx.values.set(r.name, UNKNOWN);
   }
   const after = fields.length ? plannedValue(d, wanted, UNKNOWN) : before;
@@ -152,7 +207,13 @@ function planCreate(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base:
   return ctx.refresh.read(d.kind, desired.name).then((read) => createRead(ctx, r, desired, base, read));
 }
 
-function createRead(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: ChangeBase, read: Read<Policy | undefined>): void {
+function createRead(
+  ctx: PlanContext,
+  r: ResourceDecl,
+  desired: IamInputs,
+  base: ChangeBase,
+  read: Read<Policy | undefined>,
+): void {
   if (!read.ok) {
     ctx.refresh.failed(r.name, desired.name, read.error);
     return void ctx.values.set(r.name, UNKNOWN);
@@ -166,7 +227,13 @@ function created(ctx: PlanContext, r: ResourceDecl, desired: IamInputs, base: Ch
   const after = plannedValue(d, desired, UNKNOWN);
   const created = change(base, "create", null, after);
   const takenOver = takenOverMembers(ctx, d, desired);
-  ctx.changes.push(liveHas(ctx, d)(desired) ? extended(created, { after_adopted: true }) : takenOver.length ? extended(created, { after_taken_over: takenOver }) : created);
+  ctx.changes.push(
+    liveHas(ctx, d)(desired)
+      ? extended(created, { after_adopted: true })
+      : takenOver.length
+        ? extended(created, { after_taken_over: takenOver })
+        : created,
+  );
   ctx.values.set(r.name, after);
 }
 

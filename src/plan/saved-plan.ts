@@ -118,7 +118,10 @@ function tooLargeToSave(maxBytes: number): UserError {
   return new UserError(
     error("the plan is too large to save", {
       code: "plan/too-large-to-save",
-      detail: `Its file would be larger than ${capText(maxBytes)}, the most \`converge apply\` and \`converge show\` read. Nothing was saved. Plan part of the stack at a time (--target), or split it into smaller stacks.`,
+      detail:
+        `Its file would be larger than ${capText(maxBytes)}, the most \`converge apply\` and \`converge ` +
+        `show\` read. Nothing was saved. Plan part of the stack at a time (--target), or split it into ` +
+        `smaller stacks.`,
     }),
   );
 }

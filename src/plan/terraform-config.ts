@@ -1,7 +1,17 @@
 // The stack as Terraform's configuration representation (`configuration` in the plan JSON) and the
 // resource attributes the plan's changes are computed from (`relevant_attributes`), both from
 // what a Plan records of the stack as written (plan.configuration, see plan-configuration.ts).
-import type { ConfiguredResource, ConfiguredVariable, Plan, TfBlockExpressions, TfConfig, TfConfigResource, TfConfigVariable, TfExpression, TfResourceAttribute } from "../generated/schemas.js";
+import type {
+  ConfiguredResource,
+  ConfiguredVariable,
+  Plan,
+  TfBlockExpressions,
+  TfConfig,
+  TfConfigResource,
+  TfConfigVariable,
+  TfExpression,
+  TfResourceAttribute,
+} from "../generated/schemas.js";
 import { type Accessor, isTemplateError, parseTemplate, type Reference } from "../language/expressions.js";
 
 /** The provider every converge type belongs to, as Terraform names providers. */
@@ -32,12 +42,19 @@ function constantOf(value: unknown): { value: unknown } | undefined {
   }
   if (value && typeof value === "object") {
     const entries = Object.entries(value).map(([k, v]) => [k, constantOf(v)] as const);
-    return entries.every(([, c]) => c !== undefined) ? { value: Object.fromEntries(entries.map(([k, c]) => [k, c!.value])) } : undefined;
+    return entries.every(([, c]) => c !== undefined)
+      ? { value: Object.fromEntries(entries.map(([k, c]) => [k, c!.value])) }
+      : undefined;
   }
   return { value };
 }
 
-const step = (a: Accessor) => (a.kind === "index" ? `[${a.index}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(a.name) ? `.${a.name}` : `[${JSON.stringify(a.name)}]`);
+const step = (a: Accessor) =>
+  a.kind === "index"
+    ? `[${a.index}]`
+    : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(a.name)
+      ? `.${a.name}`
+      : `[${JSON.stringify(a.name)}]`;
 
 /** Terraform's expression representation: the constant, or every reference with each of its
  *  shorter steps (`lake.labels.owner`, `lake.labels`, `lake`), without repeats. */
@@ -63,7 +80,10 @@ function expressionOf(value: unknown): TfExpression {
 function blockExpressions(args: Record<string, unknown>): TfBlockExpressions {
   const out: TfBlockExpressions = {};
   for (const [k, v] of Object.entries(args)) {
-    out[k] = v && typeof v === "object" && !Array.isArray(v) ? [blockExpressions(v as Record<string, unknown>)] : expressionOf(v);
+    out[k] =
+      v && typeof v === "object" && !Array.isArray(v)
+        ? [blockExpressions(v as Record<string, unknown>)]
+        : expressionOf(v);
   }
   return out;
 }
@@ -84,13 +104,26 @@ function configResource(r: ConfiguredResource): TfConfigResource {
 }
 
 function configDataSource(v: ConfiguredVariable): TfConfigResource {
-  return { address: v.name, mode: "data", type: v.function!, name: v.name, provider_config_key: PROVIDER_KEY, expressions: blockExpressions(v.arguments ?? {}), schema_version: 0 };
+  return {
+    address: v.name,
+    mode: "data",
+    type: v.function!,
+    name: v.name,
+    provider_config_key: PROVIDER_KEY,
+    expressions: blockExpressions(v.arguments ?? {}),
+    schema_version: 0,
+  };
 }
 
 /** Terraform's configuration representation of the stack the plan was made from. */
 export function configurationOf(plan: Plan): TfConfig {
   const c = plan.configuration ?? {};
-  const provider: Record<string, unknown> = { project: plan.provider.project, location: plan.provider.location, endpoint: plan.provider.endpoint, seed: plan.provider.seed };
+  const provider: Record<string, unknown> = {
+    project: plan.provider.project,
+    location: plan.provider.location,
+    endpoint: plan.provider.endpoint,
+    seed: plan.provider.seed,
+  };
   const variables: Record<string, TfConfigVariable> = Object.create(null);
   for (const v of (c.variables ?? []).filter((v) => !isInvoke(v))) {
     const constant = constantOf(v.value);
@@ -100,11 +133,18 @@ export function configurationOf(plan: Plan): TfConfig {
   for (const [name, value] of Object.entries(c.outputs ?? {})) outputs[name] = { expression: expressionOf(value) };
   return {
     provider_config: {
-      [PROVIDER_KEY]: { name: PROVIDER_KEY, full_name: PROVIDER_NAME, expressions: blockExpressions(Object.fromEntries(Object.entries(provider).filter(([, v]) => v !== undefined))) },
+      [PROVIDER_KEY]: {
+        name: PROVIDER_KEY,
+        full_name: PROVIDER_NAME,
+        expressions: blockExpressions(Object.fromEntries(Object.entries(provider).filter(([, v]) => v !== undefined))),
+      },
     },
     root_module: {
       outputs,
-      resources: [...(c.variables ?? []).filter(isInvoke).map(configDataSource), ...(c.resources ?? []).map(configResource)],
+      resources: [
+        ...(c.variables ?? []).filter(isInvoke).map(configDataSource),
+        ...(c.resources ?? []).map(configResource),
+      ],
       variables,
     },
   };

@@ -6,7 +6,21 @@
 // the one `converge` member.
 import { splitAddress } from "../language/addresses.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Change, ConvergeChangeExtras, Plan, ResourceChange, TerraformPlan, TerraformPlanFailure, TfChange, TfCtyType, TfResourceChange, TfState, TfStateOutput, TfStateResource, TfStateValues } from "../generated/schemas.js";
+import type {
+  Change,
+  ConvergeChangeExtras,
+  Plan,
+  ResourceChange,
+  TerraformPlan,
+  TerraformPlanFailure,
+  TfChange,
+  TfCtyType,
+  TfResourceChange,
+  TfState,
+  TfStateOutput,
+  TfStateResource,
+  TfStateValues,
+} from "../generated/schemas.js";
 import { TOOL_VERSION } from "../base/version.js";
 import { terraformActions } from "../contracts/actions.js";
 import { configurationOf, PROVIDER_NAME, relevantAttributes } from "./terraform-config.js";
@@ -41,7 +55,16 @@ function tfChange(c: Change): TfChange {
 
 function tfResourceChange(c: ResourceChange): TfResourceChange {
   const reason = c.action_reason === "create_because_gone" ? undefined : c.action_reason;
-  return { address: c.address, mode: c.mode, type: c.type, ...nameAndIndex(c.address), provider_name: PROVIDER_NAME, change: tfChange(c.change), ...(c.previous_address ? { previous_address: c.previous_address } : {}), ...(reason ? { action_reason: reason } : {}) };
+  return {
+    address: c.address,
+    mode: c.mode,
+    type: c.type,
+    ...nameAndIndex(c.address),
+    provider_name: PROVIDER_NAME,
+    change: tfChange(c.change),
+    ...(c.previous_address ? { previous_address: c.previous_address } : {}),
+    ...(reason ? { action_reason: reason } : {}),
+  };
 }
 
 /** converge's data about a change: what Terraform's ResourceChange has no member for. */
@@ -65,7 +88,14 @@ function nameAndIndex(address: string): { name: string; index?: string | number 
   return index === undefined ? { name } : { name, index };
 }
 
-function stateResource(r: { address: string; mode: "managed" | "data"; type: string; name: string; values: unknown; depends_on?: string[] | undefined }): TfStateResource {
+function stateResource(r: {
+  address: string;
+  mode: "managed" | "data";
+  type: string;
+  name: string;
+  values: unknown;
+  depends_on?: string[] | undefined;
+}): TfStateResource {
   return {
     address: r.address,
     mode: r.mode,
@@ -79,7 +109,8 @@ function stateResource(r: { address: string; mode: "managed" | "data"; type: str
   };
 }
 
-const byAddress = (a: TfStateResource, b: TfStateResource) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.mode < b.mode ? -1 : a.mode > b.mode ? 1 : 0);
+const byAddress = (a: TfStateResource, b: TfStateResource) =>
+  a.address < b.address ? -1 : a.address > b.address ? 1 : a.mode < b.mode ? -1 : a.mode > b.mode ? 1 : 0;
 
 function stateOutput(value: unknown): TfStateOutput {
   return { sensitive: false, value, type: ctyType(value) };
@@ -103,13 +134,30 @@ function plannedValues(plan: Plan): TfStateValues {
 /** The state the plan was made from, as refresh left it, and the data sources read while
  *  planning (Terraform keeps those in its refreshed state); absent when there is neither. */
 function priorState(plan: Plan): TfState | undefined {
-  const reads = (plan.configuration?.variables ?? []).filter((v) => v.function !== undefined && Object.hasOwn(plan.variables ?? {}, v.name));
+  const reads = (plan.configuration?.variables ?? []).filter(
+    (v) => v.function !== undefined && Object.hasOwn(plan.variables ?? {}, v.name),
+  );
   if (!plan.prior_state.resources && !reads.length) return undefined;
-  const managed = (plan.prior_state.resources ?? []).map((r) => stateResource({ address: r.address, mode: "managed", type: r.type, name: r.address, values: r.values, depends_on: r.dependencies }));
-  const data = reads.map((v) => stateResource({ address: v.name, mode: "data", type: v.function!, name: v.name, values: plan.variables![v.name] }));
+  const managed = (plan.prior_state.resources ?? []).map((r) =>
+    stateResource({
+      address: r.address,
+      mode: "managed",
+      type: r.type,
+      name: r.address,
+      values: r.values,
+      depends_on: r.dependencies,
+    }),
+  );
+  const data = reads.map((v) =>
+    stateResource({ address: v.name, mode: "data", type: v.function!, name: v.name, values: plan.variables![v.name] }),
+  );
   const outputs: Record<string, TfStateOutput> = Object.create(null);
   for (const [name, value] of Object.entries(plan.prior_state.outputs ?? {})) outputs[name] = stateOutput(value);
-  return { format_version: TERRAFORM_STATE_FORMAT, terraform_version: TOOL_VERSION, values: { outputs, root_module: { resources: [...managed, ...data].sort(byAddress) } } };
+  return {
+    format_version: TERRAFORM_STATE_FORMAT,
+    terraform_version: TOOL_VERSION,
+    values: { outputs, root_module: { resources: [...managed, ...data].sort(byAddress) } },
+  };
 }
 
 /** Terraform's plan JSON of a converge plan. */
@@ -152,5 +200,12 @@ export function toTerraformPlanJson(plan: Plan): TerraformPlan {
 
 /** What `plan --json` prints when it has no plan: an errored plan holding only the diagnostics. */
 export function terraformPlanFailure(diagnostics: Diagnostic[]): TerraformPlanFailure {
-  return { format_version: TERRAFORM_PLAN_FORMAT, terraform_version: TOOL_VERSION, applyable: false, complete: false, errored: true, converge: { diagnostics } };
+  return {
+    format_version: TERRAFORM_PLAN_FORMAT,
+    terraform_version: TOOL_VERSION,
+    applyable: false,
+    complete: false,
+    errored: true,
+    converge: { diagnostics },
+  };
 }

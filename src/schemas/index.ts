@@ -18,7 +18,15 @@ const BASE = "https://converge.dev/schemas/";
 export const AJV_OPTIONS: Options = { allErrors: true, verbose: true, strict: false, allowUnionTypes: true };
 
 /** The validators compiled at build time, with the drivers' (src/drivers/registry.ts). */
-export const PRECOMPILED_REFS: readonly string[] = ["stack.schema.json", "stack.schema.json#/definitions/Invoke", "state.schema.json", "iam-policy.schema.json", "emulator-seed.schema.json", "plan.schema.json", "types/get-federation.schema.json#/definitions/Federation"];
+export const PRECOMPILED_REFS: readonly string[] = [
+  "stack.schema.json",
+  "stack.schema.json#/definitions/Invoke",
+  "state.schema.json",
+  "iam-policy.schema.json",
+  "emulator-seed.schema.json",
+  "plan.schema.json",
+  "types/get-federation.schema.json#/definitions/Federation",
+];
 
 const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
@@ -41,7 +49,8 @@ export function schemasDigest(): string {
   // node:crypto is loaded only here: a run whose schema files are as built never hashes them.
   const { createHash } = require("node:crypto") as typeof import("node:crypto");
   const h = createHash("sha256");
-  for (const file of schemaFiles()) h.update(file.slice(SCHEMAS_DIR.length)).update("\0").update(readFileSync(file)).update("\0");
+  for (const file of schemaFiles())
+    h.update(file.slice(SCHEMAS_DIR.length)).update("\0").update(readFileSync(file)).update("\0");
   return h.digest("hex");
 }
 

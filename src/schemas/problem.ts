@@ -7,8 +7,16 @@ export function schemaProblem(errors: readonly ErrorObject[], prefix = ""): stri
   return errors
     .slice(0, 3)
     .map((e) => {
-      const rel = e.instancePath.replace(/^\//, "").replace(/\/(\d+)/g, "[$1]").replace(/\//g, ".").replace(/\.\[/g, "[");
-      const at = [prefix, rel].filter((x) => x !== "").join(".").replace(/\.\[/g, "[") || "(top level)";
+      const rel = e.instancePath
+        .replace(/^\//, "")
+        .replace(/\/(\d+)/g, "[$1]")
+        .replace(/\//g, ".")
+        .replace(/\.\[/g, "[");
+      const at =
+        [prefix, rel]
+          .filter((x) => x !== "")
+          .join(".")
+          .replace(/\.\[/g, "[") || "(top level)";
       const p = e.params as { allowedValues?: unknown[]; additionalProperty?: string };
       if (p.allowedValues) return `${at} must be one of ${p.allowedValues.map(String).join(", ")}`;
       if (p.additionalProperty) return `${at} has unknown property "${p.additionalProperty}"`;

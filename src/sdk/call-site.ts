@@ -38,7 +38,9 @@ export function framesOf(stack: string): CallSite[] {
 /** The directories of converge's own modules: frames there are not the program's. Under source
  *  maps (tsx, node --enable-source-maps) a frame of dist/ is shown at its source in src/, so both
  *  are converge's (the package's root is two levels above this module, in either). */
-const OWN_DIRS = ((root: string) => [join(root, "src", sep), join(root, "dist", sep)])(fileURLToPath(new URL("../..", import.meta.url)));
+const OWN_DIRS = ((root: string) => [join(root, "src", sep), join(root, "dist", sep)])(
+  fileURLToPath(new URL("../..", import.meta.url)),
+);
 
 const converges = (path: string) => OWN_DIRS.some((d) => path.startsWith(d));
 

@@ -15,7 +15,11 @@ import { encode, onUnknownApply, settled } from "./output.js";
 import { DEFERRED_APPLY } from "./deferred.js";
 
 /** Reads a function's result at once (the direct form of an invoke). */
-export type DirectReader = (token: string, args: Record<string, unknown>, site: CallSite | undefined) => Promise<Record<string, unknown>>;
+export type DirectReader = (
+  token: string,
+  args: Record<string, unknown>,
+  site: CallSite | undefined,
+) => Promise<Record<string, unknown>>;
 
 /** What a program's default export receives. */
 export interface StackContext {
@@ -88,7 +92,10 @@ export class ProgramBuilder {
     const d = warning(`${what} was called after the program finished: refused`, {
       file: site?.file ?? this.file,
       ...(site ? { line: site.line, column: site.column } : {}),
-      detail: "The stack is what the default export declares by the time it settles (returns, or its promise resolves); work it leaves behind (an un-awaited promise, a callback) cannot change it. Await that work in the default export.",
+      detail:
+        "The stack is what the default export declares by the time it settles (returns, or its promise " +
+        "resolves); work it leaves behind (an un-awaited promise, a callback) cannot change it. Await that " +
+        "work in the default export.",
     });
     const key = `${what}\u0000${d.line ?? ""}:${d.column ?? ""}`;
     if (!this.refusedAt.has(key)) {
@@ -104,7 +111,11 @@ export class ProgramBuilder {
   }
 
   errorAt(site: CallSite | undefined, summary: string, detail?: string): Diagnostic {
-    return error(summary, { file: site?.file ?? this.file, ...(site ? { line: site.line, column: site.column } : {}), ...(detail ? { detail } : {}) });
+    return error(summary, {
+      file: site?.file ?? this.file,
+      ...(site ? { line: site.line, column: site.column } : {}),
+      ...(detail ? { detail } : {}),
+    });
   }
 
   private place(path: (string | number)[], site: CallSite | undefined): void {
@@ -119,11 +130,23 @@ export class ProgramBuilder {
     }
     const first = this.names.get(name);
     const where = first ? ` (first declared at ${first.file}:${first.line}:${first.column})` : "";
-    this.diagnostics.push(this.errorAt(site, `duplicate name "${name}": a ${what} needs a name no other resource or invoke of the stack has${where}`, "References use names, so each name must be unique."));
+    this.diagnostics.push(
+      this.errorAt(
+        site,
+        `duplicate name "${name}": a ${what} needs a name no other resource or invoke of the stack has${where}`,
+        "References use names, so each name must be unique.",
+      ),
+    );
     return false;
   }
 
-  addResource(name: string, type: string, args: unknown, options: Record<string, unknown>, site: CallSite | undefined): void {
+  addResource(
+    name: string,
+    type: string,
+    args: unknown,
+    options: Record<string, unknown>,
+    site: CallSite | undefined,
+  ): void {
     if (this.refusedLate(`new ${type.slice(type.lastIndexOf(":") + 1)}("${name}")`, site)) return;
     if (!this.claim(name, "resource", site)) return;
     this.place(["resources", name], site);
@@ -173,7 +196,10 @@ export class ProgramBuilder {
     for (const group of [this.resources, this.variables, this.outputs]) {
       for (const [k, v] of Object.entries(group)) group[k] = encode(await settled(v));
     }
-    for (const [group, name] of [["resources", this.resources], ["variables", this.variables]] as const) {
+    for (const [group, name] of [
+      ["resources", this.resources],
+      ["variables", this.variables],
+    ] as const) {
       for (const [k, v] of Object.entries(name)) if (holdsDeferred(v)) this.refuseDeferred(group, k);
     }
   }
@@ -239,7 +265,8 @@ function holdsDeferred(v: unknown): boolean {
 /** The program being run: one per async context, kept on globalThis so two copies of the package
  *  (the CLI's and the one a program imports) share it. */
 const KEY = Symbol.for("converge.sdk.current-program");
-const store = ((globalThis as Record<symbol, unknown>)[KEY] ??= new AsyncLocalStorage<ProgramBuilder>()) as AsyncLocalStorage<ProgramBuilder>;
+const store = ((globalThis as Record<symbol, unknown>)[KEY] ??=
+  new AsyncLocalStorage<ProgramBuilder>()) as AsyncLocalStorage<ProgramBuilder>;
 
 // Under validate and graph no invoke is read while the program runs: `.apply` on its result then
 // stands for the (unknown) result itself, so the stack's shape and dependencies can be checked.
@@ -256,6 +283,12 @@ export function runInProgram<T>(builder: ProgramBuilder, fn: () => T): T {
 /** The program being run; outside one, declaring a resource is a mistake of the caller. */
 export function currentProgram(what: string): ProgramBuilder {
   const b = store.getStore();
-  if (!b) throw new UserError(error(`${what} was called outside a converge program`, { detail: "Declare resources inside the function a stack file exports by default, or the one passed to Stack.inline." }));
+  if (!b)
+    throw new UserError(
+      error(`${what} was called outside a converge program`, {
+        detail:
+          "Declare resources inside the function a stack file exports by default, or the one passed to Stack.inline.",
+      }),
+    );
   return b;
 }

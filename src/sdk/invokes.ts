@@ -5,7 +5,10 @@
 //   fn::invoke, exactly what a YAML stack writes): read at plan time when its arguments are known,
 //   a deferred read (`<= read`) resolved during apply when they wait on a resource.
 import { getFederation as federationDriver } from "../drivers/get-federation.js";
-import { getEndpointIamPolicy as endpointPolicyDriver, getRestorePlanIamPolicy as restorePlanPolicyDriver } from "../drivers/get-iam-policy.js";
+import {
+  getEndpointIamPolicy as endpointPolicyDriver,
+  getRestorePlanIamPolicy as restorePlanPolicyDriver,
+} from "../drivers/get-iam-policy.js";
 import type * as S from "../generated/schemas.js";
 import { currentProgram } from "./context.js";
 import { type Inputs, knownDeep, loadableOutput, type Output, referenceOutput } from "./output.js";
@@ -17,7 +20,11 @@ export interface InvokeOptions {
 }
 
 /** The declarative form: an invoke of `token` with `args`, as `fn::invoke` in YAML. */
-export function invoke<R = Record<string, unknown>>(token: string, args: Record<string, unknown>, opts: InvokeOptions = {}): Output<R> {
+export function invoke<R = Record<string, unknown>>(
+  token: string,
+  args: Record<string, unknown>,
+  opts: InvokeOptions = {},
+): Output<R> {
   const fnName = token.slice(token.lastIndexOf(":") + 1);
   const program = currentProgram(fnName);
   const name = opts.name ?? program.freshName(fnName);
@@ -41,11 +48,24 @@ async function readNow<R>(token: string, args: object): Promise<R> {
   return (await program.read(token, args as Record<string, unknown>, program.siteOfCaller())) as R;
 }
 
-export const getFederation = (args: S.GetFederationArgs): Promise<S.GetFederationResult> => readNow(federationDriver.token, args);
-export const getFederationOutput = (args: Inputs<S.GetFederationArgs>, opts?: InvokeOptions): Output<S.GetFederationResult> => invoke(federationDriver.token, args, opts);
+export const getFederation = (args: S.GetFederationArgs): Promise<S.GetFederationResult> =>
+  readNow(federationDriver.token, args);
+export const getFederationOutput = (
+  args: Inputs<S.GetFederationArgs>,
+  opts?: InvokeOptions,
+): Output<S.GetFederationResult> => invoke(federationDriver.token, args, opts);
 
-export const getRestorePlanIamPolicy = (args: S.GetRestorePlanIamPolicyArgs): Promise<S.GetRestorePlanIamPolicyResult> => readNow(restorePlanPolicyDriver.token, args);
-export const getRestorePlanIamPolicyOutput = (args: Inputs<S.GetRestorePlanIamPolicyArgs>, opts?: InvokeOptions): Output<S.GetRestorePlanIamPolicyResult> => invoke(restorePlanPolicyDriver.token, args, opts);
+export const getRestorePlanIamPolicy = (
+  args: S.GetRestorePlanIamPolicyArgs,
+): Promise<S.GetRestorePlanIamPolicyResult> => readNow(restorePlanPolicyDriver.token, args);
+export const getRestorePlanIamPolicyOutput = (
+  args: Inputs<S.GetRestorePlanIamPolicyArgs>,
+  opts?: InvokeOptions,
+): Output<S.GetRestorePlanIamPolicyResult> => invoke(restorePlanPolicyDriver.token, args, opts);
 
-export const getEndpointIamPolicy = (args: S.GetEndpointIamPolicyArgs): Promise<S.GetEndpointIamPolicyResult> => readNow(endpointPolicyDriver.token, args);
-export const getEndpointIamPolicyOutput = (args: Inputs<S.GetEndpointIamPolicyArgs>, opts?: InvokeOptions): Output<S.GetEndpointIamPolicyResult> => invoke(endpointPolicyDriver.token, args, opts);
+export const getEndpointIamPolicy = (args: S.GetEndpointIamPolicyArgs): Promise<S.GetEndpointIamPolicyResult> =>
+  readNow(endpointPolicyDriver.token, args);
+export const getEndpointIamPolicyOutput = (
+  args: Inputs<S.GetEndpointIamPolicyArgs>,
+  opts?: InvokeOptions,
+): Output<S.GetEndpointIamPolicyResult> => invoke(endpointPolicyDriver.token, args, opts);

@@ -45,7 +45,8 @@ export function missingPackageDiagnostic(file: string, e: unknown): Diagnostic |
   if (pkg === OLD_NAME && PACKAGE_NAME !== OLD_NAME) {
     return error(`the package ${OLD_NAME} was renamed ${PACKAGE_NAME}`, {
       ...where,
-      detail: `Import from "${PACKAGE_NAME}" instead of "${OLD_NAME}" (the name ${OLD_NAME} on the npm registry is ` +
+      detail:
+        `Import from "${PACKAGE_NAME}" instead of "${OLD_NAME}" (the name ${OLD_NAME} on the npm registry is ` +
         `another project's package), and install it beside the stack:\n  npm install --save-dev ${PACKAGE_NAME}`,
     });
   }

@@ -52,7 +52,15 @@ export function shown(v: unknown, none = "undefined"): string {
   if (typeof v === "string") text = v;
   else {
     try {
-      text = inspect(v, { depth: 2, breakLength: Infinity, maxArrayLength: 10, maxStringLength: 100, customInspect: false, showProxy: true, getters: false });
+      text = inspect(v, {
+        depth: 2,
+        breakLength: Infinity,
+        maxArrayLength: 10,
+        maxStringLength: 100,
+        customInspect: false,
+        showProxy: true,
+        getters: false,
+      });
     } catch {
       text = "a value that cannot be shown";
     }
@@ -62,7 +70,13 @@ export function shown(v: unknown, none = "undefined"): string {
 }
 
 function isErrorLike(e: unknown): e is Error {
-  return e instanceof Error || (typeof e === "object" && e !== null && typeof (e as Error).message === "string" && typeof (e as Error).stack === "string");
+  return (
+    e instanceof Error ||
+    (typeof e === "object" &&
+      e !== null &&
+      typeof (e as Error).message === "string" &&
+      typeof (e as Error).stack === "string")
+  );
 }
 
 /** The longest error message a diagnostic shows of a program's error. */
@@ -104,7 +118,12 @@ function diagnosticOf(file: string, e: unknown): Diagnostic {
   const sdk = sdkDiagnostic(e, file);
   if (sdk) return sdk;
   if (!isErrorLike(e)) {
-    return error(`the program failed: it threw ${shown(e)}`, { file, detail: "A thrown value that is not an Error has no stack trace, so where it was thrown is not known: throw an Error to get its line." });
+    return error(`the program failed: it threw ${shown(e)}`, {
+      file,
+      detail:
+        "A thrown value that is not an Error has no stack trace, so where it was " +
+        "thrown is not known: throw an Error to get its line.",
+    });
   }
   const missing = missingPackageDiagnostic(file, e);
   if (missing) return missing;
@@ -139,12 +158,20 @@ function interceptedExit(this: unknown, code?: unknown): never {
   // The frames below this one (callerFrames would add its own, in the SDK's directory).
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 64;
-  const frames = framesOf(new Error().stack ?? "").slice(1).filter((f) => !f.file.startsWith("node:"));
+  const frames = framesOf(new Error().stack ?? "")
+    .slice(1)
+    .filter((f) => !f.file.startsWith("node:"));
   Error.stackTraceLimit = limit;
-  if (!saved || (frames[0] && OWN.some((dir) => frames[0]!.file.startsWith(dir)))) return (saved?.exit ?? process.exit).call(process, code as number);
+  if (!saved || (frames[0] && OWN.some((dir) => frames[0]!.file.startsWith(dir))))
+    return (saved?.exit ?? process.exit).call(process, code as number);
   const run = [...runs].find((r) => frames.some((f) => f.file === r.file)) ?? [...runs][0]!;
   const site = frames.find((f) => f.file === run.file) ?? frames[0];
-  run.fail(error(`the program called process.exit(${shown(code, "")})`, { ...at(run.file, site), detail: "converge ends the run itself: throw an Error to stop the program." }));
+  run.fail(
+    error(`the program called process.exit(${shown(code, "")})`, {
+      ...at(run.file, site),
+      detail: "converge ends the run itself: throw an Error to stop the program.",
+    }),
+  );
   throw new ProgramExit(code);
 }
 
@@ -157,7 +184,19 @@ function onUncaught(e: unknown): void {
 
 function onEmpty(): void {
   for (const run of [...runs]) {
-    run.fail(error(run.phase === "load" ? "the program did not finish loading: its top-level await never settled" : "the program did not finish: its default export returned a promise that never settled", { file: run.file, detail: "Nothing was left to run that could settle it (no timer, no I/O): a promise nothing resolves, or an await on one." }));
+    run.fail(
+      error(
+        run.phase === "load"
+          ? "the program did not finish loading: its top-level await never settled"
+          : "the program did not finish: its default export returned a promise that never settled",
+        {
+          file: run.file,
+          detail:
+            "Nothing was left to run that could settle it (no timer, no I/O): a " +
+            "promise nothing resolves, or an await on one.",
+        },
+      ),
+    );
   }
 }
 
@@ -165,7 +204,8 @@ function install(): void {
   const out = process.stdout;
   saved = { exit: process.exit, write: out.write, ownWrite: Object.hasOwn(out, "write") };
   process.exit = interceptedExit as typeof process.exit;
-  out.write = ((...args: Parameters<typeof out.write>) => process.stderr.write(...(args as [string]))) as typeof out.write;
+  out.write = ((...args: Parameters<typeof out.write>) =>
+    process.stderr.write(...(args as [string]))) as typeof out.write;
   process.on("beforeExit", onEmpty);
   process.off("uncaughtException", onUncaught);
   process.on("uncaughtException", onUncaught);
@@ -248,7 +288,12 @@ export class ProgramWork {
 
 /** Runs `fn` (loading a program, or running its default export) guarded as said above: its
  *  value, or the diagnostic of how the program failed. What it schedules belongs to `work`. */
-export function guarded<T>(file: string, phase: Phase, fn: () => Promise<T>, work?: ProgramWork): Promise<{ value: T } | { failure: Diagnostic }> {
+export function guarded<T>(
+  file: string,
+  phase: Phase,
+  fn: () => Promise<T>,
+  work?: ProgramWork,
+): Promise<{ value: T } | { failure: Diagnostic }> {
   return new Promise((resolve) => {
     const run: Run = {
       file,

@@ -6,7 +6,13 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { checkSeedFile, type LoadOptions, type LoadResult, loadStackDocument, withInputProblems } from "../config/load.js";
+import {
+  checkSeedFile,
+  type LoadOptions,
+  type LoadResult,
+  loadStackDocument,
+  withInputProblems,
+} from "../config/load.js";
 import { ProgramSource } from "../config/program-source.js";
 import { type Diagnostic, error, hasErrors, UserError } from "../diagnostics/diagnostic.js";
 import { checkInputFile, InputFileError, MAX_SOURCE_BYTES } from "../fs/input-file.js";
@@ -23,10 +29,7 @@ import { ProgramBuilder, runInProgram, type StackContext } from "./context.js";
 
 /** What a program stack exports by default; an object it returns (Pulumi's inline programs) holds
  *  stack outputs, as `stack.export` gives them. */
-export type Program = (
-  stack: StackContext,
-) => void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
-
+export type Program = (stack: StackContext) => void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
 
 export interface ProgramOptions extends LoadOptions {
   /** An explicit state file: direct invokes against the embedded emulator use the world beside it. */
@@ -81,14 +84,20 @@ async function importProgram(file: string, work: ProgramWork, b: ProgramBuilder)
   const url = `${pathToFileURL(file).href}?converge-run=${++imports}`;
   b.stack.provider = providerFromEnv();
   // Its top-level code runs guarded (src/sdk/program-guard.ts); import()'s own failure is a value.
-  const loaded = await guarded(file, "load", () => runInProgram(b, async () => {
-    try {
-      if (/\.[mc]?ts$/i.test(file)) await registerTypeScript();
-      return { mod: (await import(url)) as Record<string, unknown> };
-    } catch (e) {
-      return { thrown: e };
-    }
-  }), work);
+  const loaded = await guarded(
+    file,
+    "load",
+    () =>
+      runInProgram(b, async () => {
+        try {
+          if (/\.[mc]?ts$/i.test(file)) await registerTypeScript();
+          return { mod: (await import(url)) as Record<string, unknown> };
+        } catch (e) {
+          return { thrown: e };
+        }
+      }),
+    work,
+  );
   if ("failure" in loaded) return loaded.failure;
   if ("thrown" in loaded.value) {
     const e = loaded.value.thrown;
@@ -100,7 +109,8 @@ async function importProgram(file: string, work: ProgramWork, b: ProgramBuilder)
     return thrownBy(file, e);
   }
   const mod = loaded.value.mod;
-  const fn = typeof mod.default === "function" ? mod.default : (mod.default as { default?: unknown } | undefined)?.default;
+  const fn =
+    typeof mod.default === "function" ? mod.default : (mod.default as { default?: unknown } | undefined)?.default;
   if (typeof fn === "function") {
     b.stack.provider = {};
     return fn as Program;
@@ -125,8 +135,16 @@ function readRefusal(
   read: ReadonlySet<string>,
 ): { summary: string; detail: string } | undefined {
   const fn = token.slice(token.lastIndexOf(":") + 1);
-  if (opts.offline !== undefined) return { summary: `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`, detail: `Use ${fn}Output (read at plan time), or run plan.` };
-  if (hasErrors(opts.inputs?.problems ?? [])) return { summary: `${fn} reads the cloud at once; it does not while the --var and --var-file errors stand`, detail: "Fix those errors and run the command again." };
+  if (opts.offline !== undefined)
+    return {
+      summary: `${fn} reads the cloud at once; ${opts.offline} does not call the cloud`,
+      detail: `Use ${fn}Output (read at plan time), or run plan.`,
+    };
+  if (hasErrors(opts.inputs?.problems ?? []))
+    return {
+      summary: `${fn} reads the cloud at once; it does not while the --var and --var-file errors stand`,
+      detail: "Fix those errors and run the command again.",
+    };
   // A --var the program has not read (yet) may be an unknown input, an error: no call before it is read.
   const unread = [...new Set(opts.inputs?.vars.map((v) => v.name) ?? [])].filter((n) => !read.has(n));
   if (unread.length) {
@@ -164,15 +182,27 @@ function directReader(builder: () => ProgramBuilder, file: string, opts: Program
       throw new UserError(d);
     }
     const problems = validate(driver.argsSchema, args);
-    if (problems.length) throw fail(`${token}: argument ${problems[0]!.instancePath.slice(1) || "arguments"} ${problems[0]!.message}`);
+    if (problems.length)
+      throw fail(`${token}: argument ${problems[0]!.instancePath.slice(1) || "arguments"} ${problems[0]!.message}`);
     const p = b.stack.provider;
     const named = driver.objectName(args, { project: p.project, location: p.location });
     if (!("name" in named)) throw fail(`${token}: ${named.problem.message}`);
     const stackName = b.stack.name;
-    const stateDir = dirname(statePathOf({ stackFile: file, stackName, ...(opts.state !== undefined ? { state: opts.state } : {}) }));
+    const stateDir = dirname(
+      statePathOf({ stackFile: file, stackName, ...(opts.state !== undefined ? { state: opts.state } : {}) }),
+    );
     const dir = dirname(file);
     const after = closing;
-    cloud ??= after.then(() => openCloud({ endpoint: p.endpoint ?? "google", ...(p.seed ? { seed: resolve(dir, p.seed) } : {}), ...(p.project ? { project: p.project } : {}) }, { stateDir, stackName, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) }));
+    cloud ??= after.then(() =>
+      openCloud(
+        {
+          endpoint: p.endpoint ?? "google",
+          ...(p.seed ? { seed: resolve(dir, p.seed) } : {}),
+          ...(p.project ? { project: p.project } : {}),
+        },
+        { stateDir, stackName, ...(opts.callTimeoutMs ? { callTimeoutMs: opts.callTimeoutMs } : {}) },
+      ),
+    );
     inFlight++;
     try {
       return await driver.read((await cloud).port, named.name);
@@ -236,7 +266,8 @@ async function runBuilt(
     await reader.close(); // its own timers first (it never throws)
     work.cancel();
   }
-  if ("failure" in ran) return { diagnostics: b.diagnostics.includes(ran.failure) ? b.diagnostics : [...b.diagnostics, ran.failure] };
+  if ("failure" in ran)
+    return { diagnostics: b.diagnostics.includes(ran.failure) ? b.diagnostics : [...b.diagnostics, ran.failure] };
   // Read once, as plain data: a getter the program put on the stack (or on what it holds) that
   // throws is the program's failure, here, not converge's later.
   try {

@@ -74,15 +74,30 @@ function resourceType<I, O>(token: string): ResourceClass<I, O> {
 
 /** Every IAM type of the registry (src/drivers/registry.ts), with its input and output types. */
 const TYPES = {
-  RestorePlanIamPolicy: resourceType<S.RestorePlanIamPolicyInputs, S.RestorePlanIamPolicyOutputs>(registry.RESTORE_PLAN_IAM_POLICY),
-  RestorePlanIamBinding: resourceType<S.RestorePlanIamBindingInputs, S.RestorePlanIamBindingOutputs>(registry.RESTORE_PLAN_IAM_BINDING),
-  RestorePlanIamMember: resourceType<S.RestorePlanIamMemberInputs, S.RestorePlanIamMemberOutputs>(registry.RESTORE_PLAN_IAM_MEMBER),
+  RestorePlanIamPolicy: resourceType<S.RestorePlanIamPolicyInputs, S.RestorePlanIamPolicyOutputs>(
+    registry.RESTORE_PLAN_IAM_POLICY,
+  ),
+  RestorePlanIamBinding: resourceType<S.RestorePlanIamBindingInputs, S.RestorePlanIamBindingOutputs>(
+    registry.RESTORE_PLAN_IAM_BINDING,
+  ),
+  RestorePlanIamMember: resourceType<S.RestorePlanIamMemberInputs, S.RestorePlanIamMemberOutputs>(
+    registry.RESTORE_PLAN_IAM_MEMBER,
+  ),
   EndpointIamPolicy: resourceType<S.EndpointIamPolicyInputs, S.EndpointIamPolicyOutputs>(registry.ENDPOINT_IAM_POLICY),
-  EndpointIamBinding: resourceType<S.EndpointIamBindingInputs, S.EndpointIamBindingOutputs>(registry.ENDPOINT_IAM_BINDING),
+  EndpointIamBinding: resourceType<S.EndpointIamBindingInputs, S.EndpointIamBindingOutputs>(
+    registry.ENDPOINT_IAM_BINDING,
+  ),
   EndpointIamMember: resourceType<S.EndpointIamMemberInputs, S.EndpointIamMemberOutputs>(registry.ENDPOINT_IAM_MEMBER),
 };
 
-export const { RestorePlanIamPolicy, RestorePlanIamBinding, RestorePlanIamMember, EndpointIamPolicy, EndpointIamBinding, EndpointIamMember } = TYPES;
+export const {
+  RestorePlanIamPolicy,
+  RestorePlanIamBinding,
+  RestorePlanIamMember,
+  EndpointIamPolicy,
+  EndpointIamBinding,
+  EndpointIamMember,
+} = TYPES;
 /** The instance type of each constructor (`let b: RestorePlanIamBinding`). */
 type Of<K extends keyof typeof TYPES> = InstanceType<(typeof TYPES)[K]>;
 export type RestorePlanIamPolicy = Of<"RestorePlanIamPolicy">;

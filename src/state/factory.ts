@@ -36,7 +36,9 @@ export interface StateLocation {
 
 /** --state, else state/{stack name}.json in the directory of the stack file. */
 export function statePathOf(location: StateLocation): string {
-  return location.state !== undefined ? resolve(location.state) : defaultStatePath(dirname(resolve(location.stackFile)), location.stackName);
+  return location.state !== undefined
+    ? resolve(location.state)
+    : defaultStatePath(dirname(resolve(location.stackFile)), location.stackName);
 }
 
 /** What `state migrate` asks of a store beyond the StateStore contract (./move-fence.ts); a
@@ -71,7 +73,9 @@ export type StateIdentity = PlanBackend;
 
 /** "local state file state/app.dev.json", "PostgreSQL schema converge": for messages. */
 export function describeIdentity(identity: StateIdentity): string {
-  return identity.type === "local" ? `local state file ${identity.path ?? "(unknown)"}` : `PostgreSQL schema ${identity.schema ?? "(unknown)"}`;
+  return identity.type === "local"
+    ? `local state file ${identity.path ?? "(unknown)"}`
+    : `PostgreSQL schema ${identity.schema ?? "(unknown)"}`;
 }
 
 /**
@@ -91,7 +95,13 @@ export function openStateStore(location: StateLocation): OpenedState & { identit
     const collision = () => checkStackName(location.stackFile, stack, dir, relative(process.cwd(), path) || path);
     const named = { workspace: { name: workspace, exists: () => workspaces.exists(workspace) } };
     const check = workspace !== DEFAULT_WORKSPACE ? named : location.state === undefined ? { collision } : {};
-    const identity: StateIdentity = { type: "local", workspace, path: relative(dirname(resolve(location.stackFile)), file).split(sep).join("/") };
+    const identity: StateIdentity = {
+      type: "local",
+      workspace,
+      path: relative(dirname(resolve(location.stackFile)), file)
+        .split(sep)
+        .join("/"),
+    };
     const store = localStateStore(file, { stack, ...check });
     return { store, mover: store, dir, workspace, workspaces, stack, type: "local", identity };
   }
@@ -113,8 +123,19 @@ export function openStateStore(location: StateLocation): OpenedState & { identit
 /** A state file opened for no stack in particular (only `--state` without a stack file): the default workspace only. */
 export function bareStateFile(path: string, workspace?: string): OpenedState {
   if (workspace !== undefined && workspace !== DEFAULT_WORKSPACE) {
-    throw new UserError(error(`--workspace ${workspace} needs the stack file: a --state file alone is the default workspace`, { code: "state/workspace", detail: "Name the stack file with -f." }));
+    throw new UserError(
+      error(`--workspace ${workspace} needs the stack file: a --state file alone is the default workspace`, {
+        code: "state/workspace",
+        detail: "Name the stack file with -f.",
+      }),
+    );
   }
   const file = resolve(path);
-  return { store: localStateStore(file), dir: dirname(file), workspace: DEFAULT_WORKSPACE, workspaces: new LocalWorkspaces(file, basename(file, ".json")), type: "local" };
+  return {
+    store: localStateStore(file),
+    dir: dirname(file),
+    workspace: DEFAULT_WORKSPACE,
+    workspaces: new LocalWorkspaces(file, basename(file, ".json")),
+    type: "local",
+  };
 }

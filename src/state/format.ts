@@ -27,7 +27,6 @@ export function newState(stack: string): State {
 const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs", "sensitive_outputs", "settled"];
 const RESOURCE_KEYS = ["address", "type", "id", "inputs", "outputs", "dependencies", "protect", "sensitive"];
 
-
 /** The keys of `obj` (`own`, its Object.keys) in the order written: `first`, then the rest sorted. */
 function orderedKeys(obj: Record<string, unknown>, own: string[], first: readonly string[]): string[] {
   const rest = first.length ? own.filter((k) => !first.includes(k)) : own;
@@ -43,7 +42,11 @@ function orderedKeys(obj: Record<string, unknown>, own: string[], first: readonl
  * every value, no own toJSON): copying what already is in order was most of a save's garbage.
  * Otherwise a copy, which holds any key (__proto__ too).
  */
-function ordered(obj: Record<string, unknown>, first: readonly string[], inner: (key: string, v: unknown) => unknown): Record<string, unknown> {
+function ordered(
+  obj: Record<string, unknown>,
+  first: readonly string[],
+  inner: (key: string, v: unknown) => unknown,
+): Record<string, unknown> {
   const own = Object.keys(obj);
   const keys = orderedKeys(obj, own, first);
   const values: unknown[] = [];
@@ -147,12 +150,14 @@ export function stateProblems(state: State): ErrorObject[] {
   const resources = (state as unknown as Record<string, unknown>).resources;
   const whole = () => validate("state.schema.json", JSON.parse(serializeState(state)));
   if (!Array.isArray(resources)) return whole();
-  if (validate("state.schema.json", JSON.parse(serializeWhole({ ...state, resources: [] })) as unknown).length) return whole();
+  if (validate("state.schema.json", JSON.parse(serializeWhole({ ...state, resources: [] })) as unknown).length)
+    return whole();
   for (let i = 0; i < resources.length; i++) {
     const r: unknown = resources[i];
     const sealed = isSealed(r);
     if (sealed && sealedValid.has(r as object)) continue;
-    if (validate("state.schema.json#/definitions/StateResource", sealed ? r : JSON.parse(resourceText(r))).length) return whole();
+    if (validate("state.schema.json#/definitions/StateResource", sealed ? r : JSON.parse(resourceText(r))).length)
+      return whole();
     if (sealed) sealedValid.add(r as object);
   }
   return [];
@@ -328,7 +333,9 @@ function duplicateAddress(state: State, text: string, file: string, input?: Stat
   });
   return corrupt(
     file,
-    `${input?.label ?? "state file"} ${file} is not a valid converge state: resource address ${JSON.stringify(dup)} appears ${copies.length} times, at ${places.join(", ")}; an address names one resource`,
+    `${input?.label ?? "state file"} ${file} is not a valid converge state: resource address ` +
+      `${JSON.stringify(dup)} appears ${copies.length} times, at ${places.join(", ")}; an address names one ` +
+      `resource`,
     at(copies[1]!) ?? {},
     input,
   );
@@ -384,7 +391,8 @@ export function parseState(text: string, file: string, input?: StateInput): Stat
   if (isPlainObject(value) && typeof value.version === "number" && value.version > STATE_FORMAT_VERSION) {
     throw corrupt(
       file,
-      `${label} ${file} has format version ${value.version}; converge ${TOOL_VERSION} understands version ${STATE_FORMAT_VERSION} — upgrade converge`,
+      `${label} ${file} has format version ${value.version}; converge ${TOOL_VERSION} ` +
+        `understands version ${STATE_FORMAT_VERSION} — upgrade converge`,
       {},
       input,
     );

@@ -96,7 +96,10 @@ export interface DriftLog {
 
 /** The state itself: where it lives, reading it, and compare-and-swap writes. */
 export interface StateData {
-  /** Where the state lives, for messages: "state/quickstart.json", `postgres (schema converge) stack "x" workspace "default"`; never a secret. */
+  /**
+   * Where the state lives, for messages: "state/quickstart.json", `postgres (schema converge) stack "x" workspace
+   * "default"`; never a secret.
+   */
   describe(): string;
   /** The current state; undefined when there is none yet. */
   read(): Promise<State | undefined>;
@@ -171,25 +174,41 @@ export function versionOf(state: State | undefined): StateVersion | undefined {
 }
 
 /** The user error of a write whose expectation the store no longer holds. */
-export function stateConflict(where: string, stored: StateVersion & { stack?: string }, expect: StateVersion | undefined, next: State, backend: "file" | "database" = "file"): UserError {
+export function stateConflict(
+  where: string,
+  stored: StateVersion & { stack?: string },
+  expect: StateVersion | undefined,
+  next: State,
+  backend: "file" | "database" = "file",
+): UserError {
   if (expect && stored.lineage !== expect.lineage) {
     return new UserError(
-      error(`${backend === "file" ? "state file" : "the state in"} ${where} belongs to another state (lineage ${stored.lineage}${stored.stack !== undefined ? `, stack "${stored.stack}"` : ""}), not to the one being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`, {
-        code: "state/conflict",
-        file: where,
-        detail:
-          backend === "file"
-            ? "Is --state pointing at another stack's state file? Each stack needs its own state file."
-            : "Another state of this stack (a new lineage) was stored since this one was read. Run the command again: it reads the current state first.",
-      }),
+      error(
+        `${backend === "file" ? "state file" : "the state in"} ${where} belongs to another state (lineage ` +
+          `${stored.lineage}${stored.stack !== undefined ? `, stack "${stored.stack}"` : ""}), not to the one ` +
+          `being written (lineage ${next.lineage}, stack "${next.stack}"); refusing to overwrite it`,
+        {
+          code: "state/conflict",
+          file: where,
+          detail:
+            backend === "file"
+              ? "Is --state pointing at another stack's state file? Each stack needs its own state file."
+              : "Another state of this stack (a new lineage) was stored since this one was read. " +
+                "Run the command again: it reads the current state first.",
+        },
+      ),
     );
   }
   const was = expect ? `serial ${expect.serial}` : "no state";
   return new UserError(
-    error(`the state in ${where} changed since it was read (it was ${was}, it is now serial ${stored.serial}): another writer saved it; nothing was written`, {
-      code: "state/conflict",
-      file: where,
-      detail: "Run the command again: it reads the current state first.",
-    }),
+    error(
+      `the state in ${where} changed since it was read (it was ${was}, it is now serial ` +
+        `${stored.serial}): another writer saved it; nothing was written`,
+      {
+        code: "state/conflict",
+        file: where,
+        detail: "Run the command again: it reads the current state first.",
+      },
+    ),
   );
 }

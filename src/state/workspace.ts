@@ -15,7 +15,10 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** A workspace name's problem, or undefined when it is valid. */
 export function workspaceNameProblem(name: string): string | undefined {
-  return NAME.test(name) ? undefined : `"${name}" is not a valid workspace name: letters, digits, "_" and "-", starting with a letter or digit, at most 64 characters`;
+  return NAME.test(name)
+    ? undefined
+    : `"${name}" is not a valid workspace name: letters, digits, "_" and "-", ` +
+        `starting with a letter or digit, at most 64 characters`;
 }
 
 export function checkWorkspaceName(name: string): string {
@@ -50,7 +53,12 @@ export function selectionFile(stateDir: string, stack: string): string {
 }
 
 /** --workspace, else CONVERGE_WORKSPACE, else the selection file, else `default`. */
-export function chosenWorkspace(flag: string | undefined, stateDir: string, stack: string, env: NodeJS.ProcessEnv = process.env): string {
+export function chosenWorkspace(
+  flag: string | undefined,
+  stateDir: string,
+  stack: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   if (flag !== undefined) return checkWorkspaceName(flag);
   const fromEnv = env.CONVERGE_WORKSPACE?.trim();
   if (fromEnv) return checkWorkspaceName(fromEnv);
@@ -78,7 +86,9 @@ export function missingWorkspace(name: string, where: string): UserError {
   return new UserError(
     error(`workspace "${name}" does not exist (${where})`, {
       code: "state/no-workspace",
-      detail: `Create it with \`converge workspace new ${name}\`, or list the workspaces with \`converge workspace list\`.`,
+      detail:
+        `Create it with \`converge workspace new ${name}\`, or list the ` +
+        `workspaces with \`converge workspace list\`.`,
     }),
   );
 }

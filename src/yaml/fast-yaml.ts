@@ -41,8 +41,14 @@ function contentLines(text: string): Lines | undefined {
   // At most one content line per line of text: arrays of that length, filled from the start.
   let most = 1;
   for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", nl + 1)) most++;
-  const lines: Lines = { count: 0, indents: new Int32Array(most), starts: new Int32Array(most), ends: new Int32Array(most), items: new Uint8Array(most) };
-  for (let pos = 0; pos <= len; ) {
+  const lines: Lines = {
+    count: 0,
+    indents: new Int32Array(most),
+    starts: new Int32Array(most),
+    ends: new Int32Array(most),
+    items: new Uint8Array(most),
+  };
+  for (let pos = 0; pos <= len;) {
     let eol = text.indexOf("\n", pos);
     if (eol < 0) eol = len;
     let s = pos;
@@ -50,7 +56,8 @@ function contentLines(text: string): Lines | undefined {
     const indent = s - pos;
     pos = eol + 1;
     if (s === eol || text.charCodeAt(s) === 35 /* # */) continue;
-    if (indent === 0 && (text.startsWith("---", s) || text.startsWith("...", s) || text.charCodeAt(s) === 37 /* % */)) return undefined;
+    if (indent === 0 && (text.startsWith("---", s) || text.startsWith("...", s) || text.charCodeAt(s) === 37) /* % */)
+      return undefined;
     let e = eol;
     while (e > s && text.charCodeAt(e - 1) === SPACE) e--;
     const at = lines.count++;
@@ -118,7 +125,8 @@ function key(text: string): string {
 function plain(text: string, flow: boolean): unknown {
   if (text === "" || PLAIN_FIRST_BAD.has(text[0]!)) bail();
   if (isWord(text)) {
-    if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
+    if (text === "true" || text === "false" || text === "null")
+      return text === "true" ? true : text === "false" ? false : null;
     bail();
   }
   if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) bail();
@@ -280,7 +288,13 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       const at = skipSpace(text, starts[i]! + 1, ends[i]!);
       const item = text.slice(at, ends[i]!);
       if (item === "" || item[0] === "#") bail();
-      if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) {
+      if (
+        item[0] !== '"' &&
+        item[0] !== "'" &&
+        item[0] !== "[" &&
+        item[0] !== "{" &&
+        (item.includes(": ") || item.endsWith(":"))
+      ) {
         out.push(compactMap(at, depth + 1));
         continue;
       }

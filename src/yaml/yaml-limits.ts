@@ -60,10 +60,19 @@ interface Visit {
 const start = (n: Node) => n.range?.[0] ?? 0;
 
 function badAlias(alias: Alias, target: Node | undefined): StructureError | undefined {
-  if (!target) return { offset: start(alias), summary: `undefined alias "*${alias.source}": no anchor &${alias.source} comes before it`, detail: "An alias *name repeats the node marked &name earlier in the file." };
+  if (!target)
+    return {
+      offset: start(alias),
+      summary: `undefined alias "*${alias.source}": no anchor &${alias.source} comes before it`,
+      detail: "An alias *name repeats the node marked &name earlier in the file.",
+    };
   const [from, to] = target.range ?? [0, 0];
   if (from <= start(alias) && start(alias) < to) {
-    return { offset: start(alias), summary: `alias "*${alias.source}" is inside the node it refers to`, detail: "An alias repeats a node written before it; repeating the node that contains it would never end." };
+    return {
+      offset: start(alias),
+      summary: `alias "*${alias.source}" is inside the node it refers to`,
+      detail: "An alias repeats a node written before it; repeating the node that contains it would never end.",
+    };
   }
   return undefined;
 }
@@ -97,8 +106,12 @@ export function firstAliasError(doc: Document): StructureError | undefined {
         const culprit = via ?? node;
         return {
           offset: start(culprit),
-          summary: `too many aliases: anchor "&${node.source}" is repeated more than ${MAX_ALIAS_USES} times (here by alias "*${culprit.source}")`,
-          detail: `An anchor may be repeated at most ${MAX_ALIAS_USES} times, counting repetitions inside repeated anchors: this stops alias bombs. Write the values out, or share them through a variable and \${…}.`,
+          summary:
+            `too many aliases: anchor "&${node.source}" is repeated more than ` +
+            `${MAX_ALIAS_USES} times (here by alias "*${culprit.source}")`,
+          detail:
+            `An anchor may be repeated at most ${MAX_ALIAS_USES} times, counting repetitions inside repeated ` +
+            `anchors: this stops alias bombs. Write the values out, or share them through a variable and \${…}.`,
         };
       }
       stack.push({ node: target, depth, via: via ?? node });
@@ -107,10 +120,13 @@ export function firstAliasError(doc: Document): StructureError | undefined {
     if (!via && (node as Node | null)?.anchor) anchors.set((node as Node).anchor!, node as Node);
     if (!isCollection(node)) continue;
     if (depth + 1 > MAX_DEPTH) {
-      return via ? { offset: start(via), summary: `${TOO_DEEP} through alias "*${via.source}"`, detail: TOO_DEEP_DETAIL } : tooDeepError(start(node));
+      return via
+        ? { offset: start(via), summary: `${TOO_DEEP} through alias "*${via.source}"`, detail: TOO_DEEP_DETAIL }
+        : tooDeepError(start(node));
     }
     const children = (node.items as unknown[]).flatMap((x) => (isPair(x) ? [x.key, x.value] : [x]));
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], depth: depth + 1, ...(via ? { via } : {}) });
+    for (let i = children.length - 1; i >= 0; i--)
+      stack.push({ node: children[i], depth: depth + 1, ...(via ? { via } : {}) });
   }
   return undefined;
 }

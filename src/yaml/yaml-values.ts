@@ -16,7 +16,9 @@ import type { CST, Document } from "yaml";
 import { yaml } from "./yaml-lib.js";
 import type { StructureError } from "./yaml-limits.js";
 
-const NOT_FINITE_DETAIL = "Numbers must be finite: JSON, the state and the cloud APIs have no Infinity or NaN. Quote the value to make it a string.";
+const NOT_FINITE_DETAIL =
+  "Numbers must be finite: JSON, the state and the cloud APIs have no " +
+  "Infinity or NaN. Quote the value to make it a string.";
 
 /** What is wrong with a number that is not finite, written as `text`: an overflow (1e400) or a
  *  spelling of infinity or NaN (.inf, .nan). */
@@ -25,9 +27,13 @@ function nonFiniteSummary(text: string): string {
 }
 
 const CORE_TAGS = new Set(["str", "int", "float", "bool", "null", "map", "seq"].map((t) => `tag:yaml.org,2002:${t}`));
-const TAG_DETAIL = "A stack is JSON data: the only tags are !!str, !!int, !!float, !!bool, !!null, !!map and !!seq. Remove the tag, or quote the value to make it a string.";
+const TAG_DETAIL =
+  "A stack is JSON data: the only tags are !!str, !!int, !!float, !!bool, !!null, !!map and " +
+  "!!seq. Remove the tag, or quote the value to make it a string.";
 const MISFIT_DETAIL =
-  "A tag must fit its value: !!str a scalar, !!int an integer, !!float a number with a point or an exponent (1.0), !!bool true or false, !!null null, ~ or nothing, !!map a mapping, !!seq a list. Remove the tag, or change the value.";
+  "A tag must fit its value: !!str a scalar, !!int an integer, !!float a number with a point or an exponent " +
+  "(1.0), !!bool true or false, !!null null, ~ or nothing, !!map a mapping, !!seq a list. Remove the tag, or " +
+  "change the value.";
 
 /** The tag tokens of `tokens`, in document order (found without recursion: the depth is unchecked here). */
 function tagTokens(tokens: readonly CST.Token[]): CST.SourceToken[] {
@@ -43,7 +49,8 @@ function tagTokens(tokens: readonly CST.Token[]): CST.SourceToken[] {
     const tok = t as { type?: string } & Record<string, unknown>;
     if (tok.type === "tag") tags.push(tok as unknown as CST.SourceToken);
     // A document, a collection, an item of one, a block scalar's props, a flow scalar's end.
-    for (const field of ["value", "end", "sep", "key", "items", "props", "start"]) if (tok[field] !== undefined) stack.push(tok[field]);
+    for (const field of ["value", "end", "sep", "key", "items", "props", "start"])
+      if (tok[field] !== undefined) stack.push(tok[field]);
   }
   return tags;
 }
@@ -61,7 +68,8 @@ function tagErrors(doc: Document, tokens: readonly CST.Token[]): StructureError[
   // yaml warns (never errs) at the tag when a tag does not resolve for its value.
   for (const w of doc.warnings) {
     const source = core.get(w.pos[0]);
-    if (w.code === "TAG_RESOLVE_FAILED" && source !== undefined) out.push({ offset: w.pos[0], summary: `YAML tag ${source} does not fit this value`, detail: MISFIT_DETAIL });
+    if (w.code === "TAG_RESOLVE_FAILED" && source !== undefined)
+      out.push({ offset: w.pos[0], summary: `YAML tag ${source} does not fit this value`, detail: MISFIT_DETAIL });
   }
   return out;
 }
@@ -72,7 +80,9 @@ export function valueErrors(doc: Document, tokens: readonly CST.Token[], text: s
 }
 
 const MERGE_DETAIL =
-  'A stack is read as YAML 1.2, which has no merge keys: `<<` would be an ordinary key and nothing merged. Write the keys out in full; for many resources alike, use forEach; for a value used in several places, a variable and ${name}. Quote it ("<<") for a key named <<.';
+  "A stack is read as YAML 1.2, which has no merge keys: `<<` would be an ordinary key and nothing merged. " +
+  "Write the keys out in full; for many resources alike, use forEach; for a value used in several places, a " +
+  'variable and ${name}. Quote it ("<<") for a key named <<.';
 
 /** The values of `doc` that are numbers but not finite (an anchor's value once, not once per
  *  alias), and its merge keys (a plain `<<` key: a quoted one is an ordinary key). */
@@ -82,7 +92,8 @@ function nodeErrors(doc: Document, text: string): StructureError[] {
   visit(doc, {
     Pair(_, pair) {
       const k = pair.key;
-      if (isScalar(k) && k.type === "PLAIN" && k.value === "<<" && k.range) out.push({ offset: k.range[0], summary: "YAML merge keys (<<) are not supported", detail: MERGE_DETAIL });
+      if (isScalar(k) && k.type === "PLAIN" && k.value === "<<" && k.range)
+        out.push({ offset: k.range[0], summary: "YAML merge keys (<<) are not supported", detail: MERGE_DETAIL });
     },
     Scalar(_, node) {
       if (typeof node.value !== "number" || Number.isFinite(node.value) || !node.range) return;

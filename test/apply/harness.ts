@@ -18,9 +18,11 @@ provider:
 resources:
 `;
 export const binding = (address: string, name: string, role: string, members: string[], extra = "") =>
-  `  ${address}:\n    type: ${BINDING}\n    properties:\n      name: ${name}\n      role: ${role}\n      members: [${members.join(", ")}]\n${extra}`;
+  `  ${address}:\n    type: ${BINDING}\n    properties:\n      name: ${name}\n      role: ` +
+  `${role}\n      members: [${members.join(", ")}]\n${extra}`;
 export const member = (address: string, name: string, role: string, m: string, extra = "") =>
-  `  ${address}:\n    type: ${MEMBER}\n    properties:\n      name: ${name}\n      role: ${role}\n      member: ${m}\n${extra}`;
+  `  ${address}:\n    type: ${MEMBER}\n    properties:\n      name: ${name}` +
+  `\n      role: ${role}\n      member: ${m}\n${extra}`;
 export const dependsOn = (...a: string[]) => `    options:\n      dependsOn: [${a.join(", ")}]\n`;
 
 export const empty = (etag: string): Policy => ({ version: 1, bindings: [], etag });
@@ -33,7 +35,10 @@ export interface Call {
 }
 
 /** A recording CloudPort over an in-memory world. */
-export function recordingCloud(world: Record<string, Policy>, o: { fail?: (name: string, mods: PolicyModification[]) => Error | undefined; during?: (c: Call) => void } = {}) {
+export function recordingCloud(
+  world: Record<string, Policy>,
+  o: { fail?: (name: string, mods: PolicyModification[]) => Error | undefined; during?: (c: Call) => void } = {},
+) {
   const calls: Call[] = [];
   const events: string[] = [];
   const reads: string[] = [];
@@ -85,16 +90,38 @@ export function fakeSave(start: number) {
   return { save, saves };
 }
 
-export const newState = (): State => ({ version: 1, lineage: "11111111-2222-4333-8444-555555555555", serial: 0, stack: "t", resources: [], outputs: {} });
+export const newState = (): State => ({
+  version: 1,
+  lineage: "11111111-2222-4333-8444-555555555555",
+  serial: 0,
+  stack: "t",
+  resources: [],
+  outputs: {},
+});
 
-export async function planFor(stackText: string, prior: State | undefined, world: Record<string, Policy>, destroy = false): Promise<{ p: Plan; live: Map<string, Policy> }> {
-  const r = await plan(stackOf(stackText), prior, fakeCloud({ policies: structuredClone(world) }).port, planOptions({ destroy }));
+export async function planFor(
+  stackText: string,
+  prior: State | undefined,
+  world: Record<string, Policy>,
+  destroy = false,
+): Promise<{ p: Plan; live: Map<string, Policy> }> {
+  const r = await plan(
+    stackOf(stackText),
+    prior,
+    fakeCloud({ policies: structuredClone(world) }).port,
+    planOptions({ destroy }),
+  );
   expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   return { p: r.plan, live: r.live };
 }
 
 /** Applies `p`; `counts` come from the engine's change tally, subscribed to the apply's events. */
-export async function run(p: Plan, cloud: CloudPort, prior: State, extra: Partial<ApplyContext> = {}): Promise<{ result: ApplyResult & { counts: ChangeCounts }; saves: State[] }> {
+export async function run(
+  p: Plan,
+  cloud: CloudPort,
+  prior: State,
+  extra: Partial<ApplyContext> = {},
+): Promise<{ result: ApplyResult & { counts: ChangeCounts }; saves: State[] }> {
   const { save, saves } = fakeSave(prior.serial);
   const tally = new ChangeTally(p);
   const emit: Emit = (e) => {
@@ -109,8 +136,12 @@ export const addresses = (s: State) => s.resources.map((r) => r.address).sort();
 
 /** A `fail` hook refusing every write to `denied` with PERMISSION_DENIED. */
 export const deniedOn = (denied: string) => (name: string) =>
-  name === denied ? Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" }) : undefined;
+  name === denied
+    ? Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" })
+    : undefined;
 
 /** A `fail` hook rejecting as INVALID_ARGUMENT every write that sets a binding with `member`. */
 export const rejecting = (member: string) => (_: string, mods: PolicyModification[]) =>
-  mods.some((m) => m.kind === "setBinding" && m.members.includes(member)) ? Object.assign(new Error("bad member"), { status: "INVALID_ARGUMENT" }) : undefined;
+  mods.some((m) => m.kind === "setBinding" && m.members.includes(member))
+    ? Object.assign(new Error("bad member"), { status: "INVALID_ARGUMENT" })
+    : undefined;

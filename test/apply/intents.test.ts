@@ -11,7 +11,8 @@ import type { IntentStore } from "../../src/apply/intents.js";
 
 const EP2 = epName("scorer");
 const USER = "roles/aiplatform.user";
-const STACK = HEAD + member("a", "churn", USER, "user:a@example.com") + member("b", "scorer", USER, "user:b@example.com");
+const STACK =
+  HEAD + member("a", "churn", USER, "user:a@example.com") + member("b", "scorer", USER, "user:b@example.com");
 
 /** An intent store recording every call in `log` (shared with the cloud's calls). */
 function intentStore(log: string[], o: { failRecord?: boolean } = {}) {
@@ -50,7 +51,12 @@ describe("intents of apply's writes", () => {
     for (const name of [EP, EP2]) expect(log.indexOf(`intent ${name}`)).toBeLessThan(log.indexOf(`write ${name}`));
     for (const name of [EP, EP2]) expect(log.indexOf(`clear ${name}`)).toBeGreaterThan(log.indexOf(`write ${name}`));
     expect(pending.size).toBe(0);
-    expect(saves.at(-1)!.resources.map((r) => r.address).sort()).toEqual(["a", "b"]);
+    expect(
+      saves
+        .at(-1)!
+        .resources.map((r) => r.address)
+        .sort(),
+    ).toEqual(["a", "b"]);
   });
 
   it("a write whose intent cannot be recorded is not sent", async () => {
@@ -58,7 +64,10 @@ describe("intents of apply's writes", () => {
     const { p, live } = await planFor(STACK, undefined, world);
     const log: string[] = [];
     const cloud = recordingCloud(world);
-    const { result } = await run(p, cloud.port, newState(), { live, intents: intentStore(log, { failRecord: true }).store });
+    const { result } = await run(p, cloud.port, newState(), {
+      live,
+      intents: intentStore(log, { failRecord: true }).store,
+    });
     expect(result.failed.map((f) => f.address).sort()).toEqual(["a", "b"]);
     expect(cloud.calls).toEqual([]);
   });
@@ -71,7 +80,10 @@ describe("intents of apply's writes", () => {
       fail: (name) =>
         name === EP
           ? Object.assign(new Error("denied"), { status: "PERMISSION_DENIED" })
-          : Object.assign(new Error("the answer was lost and the policy could not be read"), { status: "UNAVAILABLE", uncertain: true }),
+          : Object.assign(new Error("the answer was lost and the policy could not be read"), {
+              status: "UNAVAILABLE",
+              uncertain: true,
+            }),
     });
     const { store, pending } = intentStore(log);
     await run(p, cloud.port, newState(), { live, intents: store });
@@ -88,8 +100,16 @@ describe("settling the intents an interrupted run left pending", () => {
     const { store, pending } = intentStore([]);
     const cloud = recordingCloud(world);
     const never = () => new Promise<State>(() => {});
-    void (await import("../../src/apply/executor.js")).apply(p, { cloud: cloud.port, state: newState(), save: never, parallelism: 4, live, intents: store });
-    for (let i = 0; i < 100 && cloud.events.filter((e) => e.startsWith("end")).length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    void (await import("../../src/apply/executor.js")).apply(p, {
+      cloud: cloud.port,
+      state: newState(),
+      save: never,
+      parallelism: 4,
+      live,
+      intents: store,
+    });
+    for (let i = 0; i < 100 && cloud.events.filter((e) => e.startsWith("end")).length < 2; i++)
+      await new Promise((r) => setTimeout(r, 5));
     return { world, pending: [...pending.values()] };
   }
 
@@ -97,12 +117,20 @@ describe("settling the intents an interrupted run left pending", () => {
     const { world, pending } = await crashed();
     expect(pending.map((i) => i.policy).sort()).toEqual([EP, EP2].sort());
     const s = await settleIntents(pending, newState(), "t", reading(world), () => new Date("2026-11-28T00:00:00Z"));
-    expect(s.state!.resources.map((r) => [r.address, r.adopted, (r.outputs as { etag?: string }).etag]).sort()).toEqual([
-      ["a", undefined, world[EP]!.etag],
-      ["b", undefined, world[EP2]!.etag],
-    ]);
+    expect(s.state!.resources.map((r) => [r.address, r.adopted, (r.outputs as { etag?: string }).etag]).sort()).toEqual(
+      [
+        ["a", undefined, world[EP]!.etag],
+        ["b", undefined, world[EP2]!.etag],
+      ],
+    );
     expect(s.settled.sort()).toEqual(pending.map((i) => i.id).sort());
-    expect(s.state!.settled).toEqual({ at: "2026-11-28T00:00:00.000Z", intents: 2, landed: 2, recorded: ["a", "b"], forgotten: [] });
+    expect(s.state!.settled).toEqual({
+      at: "2026-11-28T00:00:00.000Z",
+      intents: 2,
+      landed: 2,
+      recorded: ["a", "b"],
+      forgotten: [],
+    });
     expect(s.diagnostic?.summary).toContain("2 landed, 0 did not");
   });
 
@@ -126,7 +154,12 @@ describe("settling the intents an interrupted run left pending", () => {
 
   it("a policy that cannot be read leaves the settlement undone: an error, nothing decided", async () => {
     const { pending } = await crashed();
-    const port: CloudPort = { ...reading({}), getIamPolicy: async () => Promise.reject(Object.assign(new Error("denied"), { status: "PERMISSION_DENIED" })) };
-    await expect(settleIntents(pending, newState(), "t", port)).rejects.toThrow(/cannot settle the writes an interrupted run left pending/);
+    const port: CloudPort = {
+      ...reading({}),
+      getIamPolicy: async () => Promise.reject(Object.assign(new Error("denied"), { status: "PERMISSION_DENIED" })),
+    };
+    await expect(settleIntents(pending, newState(), "t", port)).rejects.toThrow(
+      /cannot settle the writes an interrupted run left pending/,
+    );
   });
 });

@@ -7,16 +7,27 @@ import { newState, serializeState } from "../../src/state/index.js";
 
 function res(address: string, inputs: Record<string, unknown>, dependencies: string[] = []): StateResource {
   // Keys out of schema order, as the executor's records are not sorted.
-  return { outputs: { etag: `e-${address}` }, inputs, dependencies, type: "cloudnative:backup/v1:RestorePlanIamBinding", id: `id-${address}`, address };
+  return {
+    outputs: { etag: `e-${address}` },
+    inputs,
+    dependencies,
+    type: "cloudnative:backup/v1:RestorePlanIamBinding",
+    id: `id-${address}`,
+    address,
+  };
 }
 
 function recorder(initial: State): { rec: StateRecorder; saved: string[] } {
   const saved: string[] = [];
   let serial = initial.serial;
-  const rec = new StateRecorder(initial, async (s) => {
-    saved.push(serializeState(s));
-    return { ...s, serial: ++serial };
-  }, () => {});
+  const rec = new StateRecorder(
+    initial,
+    async (s) => {
+      saved.push(serializeState(s));
+      return { ...s, serial: ++serial };
+    },
+    () => {},
+  );
   return { rec, saved };
 }
 
@@ -27,7 +38,11 @@ function expected(rec: StateRecorder, serial: number): string {
 
 describe("state recorder", () => {
   it("saves what a plain copy of its state serialises to, through sets, renames, removals and outputs", async () => {
-    const prior: State = { ...newState("dev"), serial: 3, resources: [res("a", { z: 1, role: "r" }), res("b", { members: ["m2", "m1"] }, ["a"])] };
+    const prior: State = {
+      ...newState("dev"),
+      serial: 3,
+      resources: [res("a", { z: 1, role: "r" }), res("b", { members: ["m2", "m1"] }, ["a"])],
+    };
     const { rec, saved } = recorder(prior);
     rec.warm();
     rec.set(res("c", { role: "x", member: "user:c" }, ["b"]));
@@ -68,7 +83,11 @@ describe("state recorder at 100,000 resources", () => {
 
   it("removes them one by one in linear time, sets and removals interleaved keeping their order", async () => {
     const n = 100_000;
-    const prior: State = { ...newState("dev"), serial: 1, resources: Array.from({ length: n }, (_, i) => res(`r${i}`, { role: "r" })) };
+    const prior: State = {
+      ...newState("dev"),
+      serial: 1,
+      resources: Array.from({ length: n }, (_, i) => res(`r${i}`, { role: "r" })),
+    };
     const { rec, saved } = recorder(prior);
     for (let i = 0; i < n - 2; i++) {
       rec.remove(`r${i}`, T);
@@ -89,7 +108,11 @@ describe("state recorder at 100,000 resources", () => {
 
   it("renames 100,000 of them at once (moved:), their dependencies too", () => {
     const n = 100_000;
-    const prior: State = { ...newState("dev"), serial: 1, resources: Array.from({ length: n }, (_, i) => res(`r${i}`, { role: "r" }, i ? [`r${i - 1}`] : [])) };
+    const prior: State = {
+      ...newState("dev"),
+      serial: 1,
+      resources: Array.from({ length: n }, (_, i) => res(`r${i}`, { role: "r" }, i ? [`r${i - 1}`] : [])),
+    };
     const { rec } = recorder(prior);
     const renames = new Map<string, string>(Array.from({ length: n - 1 }, (_, i) => [`r${i}`, `s${i}`]));
     renames.set("absent", "x");
@@ -100,11 +123,26 @@ describe("state recorder at 100,000 resources", () => {
   });
 
   it("makes the renames as one after another would: a chain composes, a taken or missing address is skipped", () => {
-    const prior: State = { ...newState("dev"), serial: 1, resources: [res("a", {}), res("x", {}, ["a"]), res("k", {}, ["x", "a"])] };
+    const prior: State = {
+      ...newState("dev"),
+      serial: 1,
+      resources: [res("a", {}), res("x", {}, ["a"]), res("k", {}, ["x", "a"])],
+    };
     const { rec } = recorder(prior);
     // a → b → c; then x takes the freed a; k → c is skipped (c is taken); m does not exist.
-    rec.renameAll(new Map([["a", "b"], ["b", "c"], ["x", "a"], ["k", "c"], ["m", "n"]]));
-    expect(rec.state.resources.map((r) => [r.address, r.dependencies])).toEqual([["c", []], ["a", ["c"]], ["k", ["a", "c"]]]);
+    rec.renameAll(
+      new Map([
+        ["a", "b"],
+        ["b", "c"],
+        ["x", "a"],
+        ["k", "c"],
+        ["m", "n"],
+      ]),
+    );
+    expect(rec.state.resources.map((r) => [r.address, r.dependencies])).toEqual([
+      ["c", []],
+      ["a", ["c"]],
+      ["k", ["a", "c"]],
+    ]);
   });
 });
-

@@ -20,7 +20,10 @@ describe("bench stacks", () => {
       expect(resources).toHaveLength(n);
       expect(new Set(resources.map((d) => d.type))).toEqual(new Set(RESOURCE_TOKENS));
       // Every policy is the object of some resource.
-      expect(new Set(resources.map((d) => d.driver.policyName(d.driver.normalize(d.properties, r.stack!.provider).inputs))).size).toBe(shape.p);
+      expect(
+        new Set(resources.map((d) => d.driver.policyName(d.driver.normalize(d.properties, r.stack!.provider).inputs)))
+          .size,
+      ).toBe(shape.p);
     }
     expect(seedYaml(shape).match(/^ {2}- name: /gm)).toHaveLength(shape.p);
   });

@@ -5,20 +5,47 @@ import type { OverlapResult, StartupResult } from "../../bench/extras.js";
 import type { ScenarioResult } from "../../bench/scenarios.js";
 
 const startup: StartupResult = {
-  pairs: 3, validateN: 2_000, nodeMs: [40, 40, 40], versionMs: [200, 210, 190], validateMs: [290, 300, 310],
-  large: { n: 10_000, validateMs: [600, 620, 640] }, loadAvg1: [1, 1, 1],
+  pairs: 3,
+  validateN: 2_000,
+  nodeMs: [40, 40, 40],
+  versionMs: [200, 210, 190],
+  validateMs: [290, 300, 310],
+  large: { n: 10_000, validateMs: [600, 620, 640] },
+  loadAvg1: [1, 1, 1],
 };
 const overlap: OverlapResult = {
-  n: 2_000, p: 240, latencyMs: 20, parallelism: 10, boundMs: 480, planMs: [1_100, 1_200], validateMs: [500, 600],
-  refreshSpanMs: [500, 520], reads: 240, loadAvg1: [1, 1], floorMs: [500, 600],
+  n: 2_000,
+  p: 240,
+  latencyMs: 20,
+  parallelism: 10,
+  boundMs: 480,
+  planMs: [1_100, 1_200],
+  validateMs: [500, 600],
+  refreshSpanMs: [500, 520],
+  reads: 240,
+  loadAvg1: [1, 1],
+  floorMs: [500, 600],
 };
-const far: OverlapResult = { ...overlap, n: 10_000, p: 1_200, latencyMs: 100, boundMs: 12_000, planMs: [12_600], validateMs: [600] };
+const far: OverlapResult = {
+  ...overlap,
+  n: 10_000,
+  p: 1_200,
+  latencyMs: 100,
+  boundMs: 12_000,
+  planMs: [12_600],
+  validateMs: [600],
+};
 const noop = (n: number, wallMs: number, maxRssMB: number) =>
   ({ batching: true, latencyMs: 0, n, scenario: "noop-plan", wallMs, maxRssMB }) as unknown as ScenarioResult;
 
 describe("issue45Section", () => {
   it("gives every target its figure and verdict from one run", () => {
-    const section = issue45Section({ results: [noop(10_000, 900, 150), noop(100_000, 7_000, 900)], startup, overlap, far });
+    const section = issue45Section({
+      results: [noop(10_000, 900, 150), noop(100_000, 7_000, 900)],
+      startup,
+      overlap,
+      far,
+    });
     expect(section.verdicts.map((v) => [v.figure, v.met])).toEqual([
       ["0.10 s", true], // 300 − 200
       ["0.42 s", false], // 620 − 200

@@ -12,7 +12,10 @@ function recording() {
     getFederation: async () => {
       throw new Error("unused");
     },
-    modifyPolicy: async (_k, name, mods, initial) => (calls.push(`modify ${name} ${mods.map((m) => m.kind).join("+")}${initial ? " from-initial" : ""}`), { policy: { version: 1, bindings: [], etag: "e2" }, written: true, attempts: 1 }),
+    modifyPolicy: async (_k, name, mods, initial) => (
+      calls.push(`modify ${name} ${mods.map((m) => m.kind).join("+")}${initial ? " from-initial" : ""}`),
+      { policy: { version: 1, bindings: [], etag: "e2" }, written: true, attempts: 1 }
+    ),
   };
   return { inner, calls };
 }
@@ -32,7 +35,12 @@ describe("per-resource baseline port", () => {
   it("apply: one read-modify-write per resource, one after the other, never from the plan's policy", async () => {
     const { inner, calls } = recording();
     const port = perResourcePort(inner, new Map());
-    const out = await port.modifyPolicy("endpoint", "p", [add("r1", "user:a"), remove("r2", "user:old"), add("r2", "user:new"), remove("r3", "user:x")], { version: 1, bindings: [], etag: "plan" });
+    const out = await port.modifyPolicy(
+      "endpoint",
+      "p",
+      [add("r1", "user:a"), remove("r2", "user:old"), add("r2", "user:new"), remove("r3", "user:x")],
+      { version: 1, bindings: [], etag: "plan" },
+    );
     expect(calls).toEqual(["modify p addMember", "modify p removeMember+addMember", "modify p removeMember"]);
     expect(out).toMatchObject({ attempts: 3, written: true });
   });

@@ -17,9 +17,23 @@ const APPLY = [
 ].join("\n");
 
 const run: QuotaRun = {
-  kind: "request", quotaKey: "gkebackup", perMinute: 1200, p: 220, rate: null, calls: 440, boundMs: 22_000,
-  wallMs: 22_100, exitCode: 0, ok: true, summary: "", reads: 276, writes: 273, exhausted: 109, reported429: 109,
-  notOkByStatus: {}, loadAvg1: 1,
+  kind: "request",
+  quotaKey: "gkebackup",
+  perMinute: 1200,
+  p: 220,
+  rate: null,
+  calls: 440,
+  boundMs: 22_000,
+  wallMs: 22_100,
+  exitCode: 0,
+  ok: true,
+  summary: "",
+  reads: 276,
+  writes: 273,
+  exhausted: 109,
+  reported429: 109,
+  notOkByStatus: {},
+  loadAvg1: 1,
 };
 
 describe("the bench's count of reported retries", () => {

@@ -13,9 +13,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const shape = shapeOf(100);
 /** Prints the summary line the real CLI prints for the command it is given. */
-const FAKE_CLI = `
+const FAKE_CLI =
+  `
 const args = process.argv.slice(2);
-process.stdout.write(args[0] === "apply" ? "Apply complete! Resources: ${shape.n} added, 0 changed, 0 destroyed.\\n" : "No changes. Your infrastructure matches the configuration.\\n");
+process.stdout.write(args[0] === "apply" ? "Apply complete! ` +
+  `Resources: ${shape.n} added, 0 changed, 0 destroyed.\\n" : "No changes. Your infrastructure matches the ` +
+  `configuration.\\n");
 `;
 
 function fakeEmulator(): BenchEmulator {
@@ -23,7 +26,10 @@ function fakeEmulator(): BenchEmulator {
     hostPort: "127.0.0.1:9",
     reset: async () => {},
     resetStats: async () => {},
-    stats: async () => ({ requests: { "gkebackup.projects.locations.restorePlans.getIamPolicy": shape.p }, responses: {} }),
+    stats: async () => ({
+      requests: { "gkebackup.projects.locations.restorePlans.getIamPolicy": shape.p },
+      responses: {},
+    }),
     setLatency: async () => {},
     setFaults: async () => {},
     stop: async () => {},
@@ -35,10 +41,30 @@ describe("runConfig", () => {
   it("gives one result per scenario when a scenario is run several times, with every run in it", async () => {
     const bin = join(dir, "fake-cli.mjs");
     writeFileSync(bin, FAKE_CLI);
-    const inputs: Generated = { shape, seed: join(dir, "seed.yaml"), stack: join(dir, "stack.yaml"), changedStack: join(dir, "changed.yaml") };
+    const inputs: Generated = {
+      shape,
+      seed: join(dir, "seed.yaml"),
+      stack: join(dir, "stack.yaml"),
+      changedStack: join(dir, "changed.yaml"),
+    };
     const results = await runConfig(
-      { n: shape.n, latencyMs: 0, batching: true, parallelism: 10, repeat: 1, scenarios: ["cold-apply", "noop-plan", "noop-plan", "noop-plan"] },
-      { bin, emulator: fakeEmulator(), inputs, workdir: dir, useGnuTime: false, log: () => {}, floorSpan: async (_host, p, parallelism) => p * parallelism },
+      {
+        n: shape.n,
+        latencyMs: 0,
+        batching: true,
+        parallelism: 10,
+        repeat: 1,
+        scenarios: ["cold-apply", "noop-plan", "noop-plan", "noop-plan"],
+      },
+      {
+        bin,
+        emulator: fakeEmulator(),
+        inputs,
+        workdir: dir,
+        useGnuTime: false,
+        log: () => {},
+        floorSpan: async (_host, p, parallelism) => p * parallelism,
+      },
     );
     expect(results.map((r) => r.scenario)).toEqual(["cold-apply", "noop-plan"]);
     expect(results.map((r) => r.runs.length)).toEqual([1, 3]);

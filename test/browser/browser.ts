@@ -63,8 +63,11 @@ export const attributes = (page: Page, selector: string, name: string) =>
 
 /** Types `value` into the input `selector` (as one input event). */
 export const typeInto = (page: Page, selector: string, value: string) =>
-  inPage<void>(page, `{ const i = document.querySelector(${JSON.stringify(selector)});
-    i.value = ${JSON.stringify(value)}; i.dispatchEvent(new Event("input")); }`);
+  inPage<void>(
+    page,
+    `{ const i = document.querySelector(${JSON.stringify(selector)});
+    i.value = ${JSON.stringify(value)}; i.dispatchEvent(new Event("input")); }`,
+  );
 
 /** Clicks the first element `selector` matches from the page's script (background tabs have no mouse). */
 export const clickFirst = (page: Page, selector: string) =>

@@ -11,31 +11,52 @@ import type { AccessChange, EmulatorWorld } from "../../src/generated/schemas.js
 import { bindingYaml, ep, memberYaml, rp, stackHead } from "../e2e/apply-helpers.js";
 import { expectExit, REPO, runCli, useStackWorkspace, useTempDir } from "../e2e/helpers.js";
 import {
-  artifactPath, attributes, clickFirst, inPage, launchChromium, openPage, type OpenedPage, texts, typeInto,
+  artifactPath,
+  attributes,
+  clickFirst,
+  inPage,
+  launchChromium,
+  openPage,
+  type OpenedPage,
+  texts,
+  typeInto,
 } from "./browser.js";
 
 /** A member name that is markup: as HTML it would run a script and decode entities. */
-const HOSTILE = "principal://iam.googleapis.com/locations/global/workforcePools/staff/subject/" +
+const HOSTILE =
+  "principal://iam.googleapis.com/locations/global/workforcePools/staff/subject/" +
   "<script>window.__pwned=1</script>&amp;&lt;<b>x</b>";
 const EXPR = 'request.time < timestamp("2031-01-01T00:00:00Z")';
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: [{
-    name: rp("nightly"),
-    policy: {
-      bindings: [{
-        role: "roles/gkebackup.viewer", members: ["user:keep@example.com", HOSTILE, "user:old@example.com"],
-      }],
+  restorePlans: [
+    {
+      name: rp("nightly"),
+      policy: {
+        bindings: [
+          {
+            role: "roles/gkebackup.viewer",
+            members: ["user:keep@example.com", HOSTILE, "user:old@example.com"],
+          },
+        ],
+      },
     },
-  }],
+  ],
   endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
 };
 
 const STACK = `${stackHead("review")}${bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", [
-  "user:keep@example.com", "user:new@example.com", "group:data@example.com",
-])}${memberYaml("invoker", "churn", "roles/aiplatform.user", "serviceAccount:ci@my-project.iam.gserviceaccount.com",
-  `      condition: { title: "until 2031 <i>", description: "x & y", expression: '${EXPR}' }\n`)}`;
+  "user:keep@example.com",
+  "user:new@example.com",
+  "group:data@example.com",
+])}${memberYaml(
+  "invoker",
+  "churn",
+  "roles/aiplatform.user",
+  "serviceAccount:ci@my-project.iam.gserviceaccount.com",
+  `      condition: { title: "until 2031 <i>", description: "x & y", expression: '${EXPR}' }\n`,
+)}`;
 
 const ws = useStackWorkspace(SEED, "converge-review-page-", STACK, "review.json");
 const quick = useTempDir("converge-review-quickstart-");
@@ -70,14 +91,17 @@ afterAll(async () => {
 
 /** The matrix's chips as "principal|role|object|state", sorted. */
 async function matrixCells(page: Page): Promise<string[]> {
-  const cells = await inPage<string[]>(page, `(() => {
+  const cells = await inPage<string[]>(
+    page,
+    `(() => {
     const objects = [...document.querySelectorAll("#matrix thead th[data-object]")]
       .map((th) => th.getAttribute("data-object"));
     return [...document.querySelectorAll("#matrix tbody tr[data-principal]")].flatMap((tr) =>
       [...tr.querySelectorAll("td")].flatMap((td, i) => [...td.querySelectorAll(".chip")].map((c) =>
         [tr.getAttribute("data-principal"), c.getAttribute("data-role"), objects[i], c.getAttribute("data-state")]
           .join("|"))));
-  })()`);
+  })()`,
+  );
   return cells.sort();
 }
 
@@ -96,9 +120,11 @@ describe("the review page in Chromium", () => {
 
   it("lists every revocation first, with its cause", async () => {
     const revokes = changes.filter((c) => c.action === "revoke");
-    const rows = await inPage<string[][]>(review.page,
+    const rows = await inPage<string[][]>(
+      review.page,
       `[...document.querySelectorAll("#revocations tbody tr")]
-        .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))`);
+        .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))`,
+    );
     expect(rows.map((r) => [r[0], r[1], r[3]])).toEqual(revokes.map((c) => [c.principal, c.role, c.object]));
     for (const r of rows) expect(r[4]).toBe("granted outside converge: viewers holds the binding authoritatively");
     const sections = await attributes(review.page, "main > *", "id");
@@ -118,8 +144,9 @@ describe("the review page in Chromium", () => {
     for (const principal of ["user:new@example.com", HOSTILE]) {
       await typeInto(review.page, "#filter-principal", principal);
       expect(await attributes(review.page, "#matrix tr[data-principal]", "data-principal")).toEqual([principal]);
-      expect((await matrixCells(review.page)).filter((c) => !c.endsWith("|unchanged")))
-        .toEqual(expected(changes.filter((c) => c.principal === principal)));
+      expect((await matrixCells(review.page)).filter((c) => !c.endsWith("|unchanged"))).toEqual(
+        expected(changes.filter((c) => c.principal === principal)),
+      );
     }
   });
 
@@ -138,8 +165,10 @@ describe("the review page in Chromium", () => {
     const principal = "user:new@example.com";
     await clickFirst(review.page, `#matrix tr[data-principal="${principal}"] [data-open-principal]`);
     expect(await texts(review.page, "#detail h2")).toEqual([`Principal ${principal}`]);
-    const rows = await inPage<string[][]>(review.page,
-      `[...document.querySelectorAll("#detail tbody tr")].map((tr) => [...tr.children].map((td) => td.textContent))`);
+    const rows = await inPage<string[][]>(
+      review.page,
+      `[...document.querySelectorAll("#detail tbody tr")].map((tr) => [...tr.children].map((td) => td.textContent))`,
+    );
     const mine = changes.filter((c) => c.principal === principal);
     expect(rows.map((r) => r[0])).toEqual([...new Set(mine.map((c) => c.object))].sort());
     for (const c of mine) {
@@ -177,7 +206,10 @@ describe("the quickstart's page", () => {
     await mkdir(quick.dir, { recursive: true });
     const file = join(quick.dir, "quickstart.html");
     await writeFile(file, r.stdout);
-    for (const [w, h] of [[1280, 800], [390, 844]] as const) {
+    for (const [w, h] of [
+      [1280, 800],
+      [390, 844],
+    ] as const) {
       const opened = await openPage(browser, file, w, h);
       await opened.page.screenshot({ path: artifactPath(`quickstart-review-${w}x${h}.png`) });
       expect(opened.errors).toEqual([]);

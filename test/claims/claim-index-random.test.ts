@@ -23,7 +23,14 @@ describe("ClaimIndex on random claims", () => {
             ? { scope: "policy", kind: "restorePlan", object }
             : k < 0.35
               ? { scope: "binding", kind: "restorePlan", object, role, ...(condition ? { condition } : {}) }
-              : { scope: "member", kind: "restorePlan", object, role, member: pick(["user:a@x.com", "user:A@x.com", "user:b@x.com", "group:g@x.com"]), ...(condition ? { condition } : {}) };
+              : {
+                  scope: "member",
+                  kind: "restorePlan",
+                  object,
+                  role,
+                  member: pick(["user:a@x.com", "user:A@x.com", "user:b@x.com", "group:g@x.com"]),
+                  ...(condition ? { condition } : {}),
+                };
         const found = index.conflict([claim]);
         const expected = held.filter((h) => claimsConflict(h.claim, claim) !== undefined);
         expect(found !== undefined, `seed ${seed} claim ${i}`).toBe(expected.length > 0);

@@ -28,9 +28,25 @@ describe("live apply progress", () => {
     expect(view.lastFrame()).not.toContain("quiet");
     expect(view.lastFrame()).not.toContain("retr");
 
-    model.on({ type: "retry", resource: RP, call: "setIamPolicy", status: "UNAVAILABLE", httpStatus: 503, attempt: 1, maxAttempts: 10, delayMs: 200, reason: "transient" });
+    model.on({
+      type: "retry",
+      resource: RP,
+      call: "setIamPolicy",
+      status: "UNAVAILABLE",
+      httpStatus: 503,
+      attempt: 1,
+      maxAttempts: 10,
+      delayMs: 200,
+      reason: "transient",
+    });
     model.on({ type: "step", address: "viewers", action: "create", phase: "done", ms: 1234 });
-    model.on({ type: "step", address: "invoker", action: "replace", phase: "error", error: { severity: "error", summary: "PERMISSION_DENIED" } });
+    model.on({
+      type: "step",
+      address: "invoker",
+      action: "replace",
+      phase: "error",
+      error: { severity: "error", summary: "PERMISSION_DENIED" },
+    });
     const frame = await frameWith(view, "✘ invoker: failed: PERMISSION_DENIED");
     expect(frame).toContain("✔ viewers: Creation complete after 1.2s");
     expect(frame).toContain("✘ invoker: failed: PERMISSION_DENIED");

@@ -19,7 +19,9 @@ async function until(cond: () => boolean): Promise<void> {
 
 async function answer(keys: string[]): Promise<{ got: Answer[]; frame: string }> {
   const got: Answer[] = [];
-  const { stdin, lastFrame } = render(<ApprovalPrompt question="Do you want to perform these actions?" onAnswer={(a) => got.push(a)} />);
+  const { stdin, lastFrame } = render(
+    <ApprovalPrompt question="Do you want to perform these actions?" onAnswer={(a) => got.push(a)} />,
+  );
   // Keys written before ink listens to stdin would be lost.
   await until(() => stdin.listenerCount("readable") > 0);
   for (const k of keys) {
@@ -57,7 +59,9 @@ describe("approval prompt", () => {
 
   it("typed faster than ink redraws (no pause between keys), yes approves", async () => {
     const got: Answer[] = [];
-    const { stdin } = render(<ApprovalPrompt question="Do you want to perform these actions?" onAnswer={(a) => got.push(a)} />);
+    const { stdin } = render(
+      <ApprovalPrompt question="Do you want to perform these actions?" onAnswer={(a) => got.push(a)} />,
+    );
     await until(() => stdin.listenerCount("readable") > 0);
     for (const k of ["y", "e", "s", "\r", "\r"]) stdin.write(k);
     await until(() => got.length > 0 && stdin.listenerCount("readable") === 0);

@@ -30,11 +30,16 @@ describe("the command's time limit", () => {
     expect(() => startCommandTimeout("0ms")).toThrow(/--timeout must be more than 0/);
     startCommandTimeout("50ms");
     expect(commandTimeout()?.text).toBe("50ms");
-    const r = await planning((signal) => new Promise<AbortSignal>((resolve) => signal.addEventListener("abort", () => resolve(signal), { once: true })));
+    const r = await planning(
+      (signal) =>
+        new Promise<AbortSignal>((resolve) => signal.addEventListener("abort", () => resolve(signal), { once: true })),
+    );
     expect(r.interrupted).toBe("timeout");
     expect(abortedByTimeout(r.value)).toBe(true);
     // A call stopped by it says so, instead of "interrupted".
-    expect(interruptedError({ methodId: "x.getIamPolicy", resource: "r", signal: r.value }, "not sent").message).toBe("getIamPolicy r: CANCELLED: stopped: --timeout 50ms reached: not sent");
+    expect(interruptedError({ methodId: "x.getIamPolicy", resource: "r", signal: r.value }, "not sent").message).toBe(
+      "getIamPolicy r: CANCELLED: stopped: --timeout 50ms reached: not sent",
+    );
     // A phase that starts after the limit is stopped at once.
     const late = catchInterrupts(PLANNING);
     expect(stoppedBy(late.signal)).toBe("timeout");

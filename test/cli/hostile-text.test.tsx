@@ -35,8 +35,21 @@ describe("renderers neutralise hostile text", () => {
   });
 
   it("diagnostics: summary, address and path on one line each; a detail's lines stay indented under it", () => {
-    const out = toPlain(diagnosticLines([{ severity: "error", summary: `denied ${EVIL}`, detail: `server said:\n${EVIL}`, address: `a${EVIL}`, path: `p${EVIL}` }]));
-    expect(out).toBe(`Error: denied ${SHOWN}\n  at p${SHOWN} (resource a${SHOWN})\n  server said:\n  \\x1b]0;pwned\\x07\\x1b[2J\\r\n  Apply complete!\\x9b\\u202e\n`);
+    const out = toPlain(
+      diagnosticLines([
+        {
+          severity: "error",
+          summary: `denied ${EVIL}`,
+          detail: `server said:\n${EVIL}`,
+          address: `a${EVIL}`,
+          path: `p${EVIL}`,
+        },
+      ]),
+    );
+    expect(out).toBe(
+      `Error: denied ${SHOWN}\n  at p${SHOWN} (resource a${SHOWN})\n  server said:\n  ` +
+        `\\x1b]0;pwned\\x07\\x1b[2J\\r\n  Apply complete!\\x9b\\u202e\n`,
+    );
     expect(out).not.toMatch(/^Apply/m);
   });
 
@@ -51,8 +64,24 @@ describe("renderers neutralise hostile text", () => {
   it("the live apply progress: a failed step's server message and the last retry", async () => {
     const model = new ProgressModel();
     const view = render(<ProgressView model={model} />);
-    model.on({ type: "step", address: "viewers", action: "create", phase: "error", error: { severity: "error", summary: "failed", detail: `bad ${EVIL}` } });
-    model.on({ type: "retry", resource: `r${EVIL}`, call: "setIamPolicy", status: "UNAVAILABLE", httpStatus: 503, attempt: 1, maxAttempts: 10, delayMs: 200, reason: "transient" });
+    model.on({
+      type: "step",
+      address: "viewers",
+      action: "create",
+      phase: "error",
+      error: { severity: "error", summary: "failed", detail: `bad ${EVIL}` },
+    });
+    model.on({
+      type: "retry",
+      resource: `r${EVIL}`,
+      call: "setIamPolicy",
+      status: "UNAVAILABLE",
+      httpStatus: 503,
+      attempt: 1,
+      maxAttempts: 10,
+      delayMs: 200,
+      reason: "transient",
+    });
     await new Promise((r) => setTimeout(r, 20));
     const frame = view.lastFrame() ?? "";
     view.unmount();
@@ -61,17 +90,33 @@ describe("renderers neutralise hostile text", () => {
   });
 
   it("retry lines", () => {
-    expect(retryText({ type: "retry", resource: `r${EVIL}`, call: "getIamPolicy", status: "UNAVAILABLE", attempt: 1, maxAttempts: 3, delayMs: 100, reason: "transient" })).toBe(
-      `r${SHOWN}: getIamPolicy failed with UNAVAILABLE; retrying in 0.1s (attempt 2 of 3)`,
-    );
+    expect(
+      retryText({
+        type: "retry",
+        resource: `r${EVIL}`,
+        call: "getIamPolicy",
+        status: "UNAVAILABLE",
+        attempt: 1,
+        maxAttempts: 3,
+        delayMs: 100,
+        reason: "transient",
+      }),
+    ).toBe(`r${SHOWN}: getIamPolicy failed with UNAVAILABLE; retrying in 0.1s (attempt 2 of 3)`);
   });
 
   it("the markdown plan (a pull-request comment): access rows and lint findings", async () => {
     const plan = await quickstartPlan();
     const change = plan.access_changes!.changes[0]!;
-    const md = planMarkdown({ ...plan, access_changes: { ...plan.access_changes!, changes: [{ ...change, principal: `user:${EVIL}`, condition: { title: EVIL, expression: "true" } }] } }, [
-      { severity: "warning", summary: `lint ${EVIL}`, detail: EVIL },
-    ]);
+    const md = planMarkdown(
+      {
+        ...plan,
+        access_changes: {
+          ...plan.access_changes!,
+          changes: [{ ...change, principal: `user:${EVIL}`, condition: { title: EVIL, expression: "true" } }],
+        },
+      },
+      [{ severity: "warning", summary: `lint ${EVIL}`, detail: EVIL }],
+    );
     // What a reader sees once GitHub renders it (Markdown escapes undone): the escaped text.
     const seen = (marked.parse(md) as string).replace(/<[^>]*>/g, "").replace(/&amp;/g, "&");
     expect(seen).toContain(`user:${SHOWN}`);

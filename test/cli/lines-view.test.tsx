@@ -26,7 +26,9 @@ describe("LinesView", () => {
   it("prints the same characters as the plain renderer (for lines that fit the width)", async () => {
     for (const p of [await quickstartPlan(), await mixedPlan(), await noChangesPlan()]) {
       const lines = planLines(p);
-      const plain = toPlain(lines).split("\n").filter((l) => l.length > 0 && l.length < 100);
+      const plain = toPlain(lines)
+        .split("\n")
+        .filter((l) => l.length > 0 && l.length < 100);
       const out = frame(lines);
       for (const l of plain) expect(out).toContain(l);
     }

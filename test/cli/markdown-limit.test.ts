@@ -14,7 +14,9 @@ async function hugePlan(grants: number, revokes: number): Promise<Plan> {
   const base = plan.access_changes!.changes[0]!;
   const more = (n: number, action: AccessChange["action"]) =>
     Array.from({ length: n }, (_, i): AccessChange => ({
-      ...base, principal: `user:${action}-${i}@example.com`, action,
+      ...base,
+      principal: `user:${action}-${i}@example.com`,
+      action,
     }));
   const delta = plan.access_changes!;
   delta.changes = [...more(revokes, "revoke"), ...delta.changes, ...more(grants, "grant")];
@@ -47,13 +49,20 @@ describe("the Markdown comment's size", () => {
 describe("the Markdown comment's size, whatever makes it long", () => {
   it("lists 50 guardrail results and lint findings of a summarised comment and counts the rest", async () => {
     const plan = await hugePlan(0, 0);
-    const r = { rule: "no-public", enforcement: "advisory" as const, change: "grant" as const, role: "roles/r",
-      object: "projects/p/o", resource: "restoreViewers" };
+    const r = {
+      rule: "no-public",
+      enforcement: "advisory" as const,
+      change: "grant" as const,
+      role: "roles/r",
+      object: "projects/p/o",
+      resource: "restoreViewers",
+    };
     const results = Array.from({ length: 3000 }, (_, i) => ({ ...r, principal: `user:flagged-${i}@example.com` }));
     const rules = [{ id: "no-public", description: "d", enforcement: "advisory" as const }];
     plan.guardrails = { rules_digest: "x", rules, results };
     const lint = Array.from({ length: 3000 }, (_, i) => ({
-      severity: "warning" as const, summary: `finding ${i} ${"x".repeat(40)}`,
+      severity: "warning" as const,
+      summary: `finding ${i} ${"x".repeat(40)}`,
     }));
     const md = planMarkdown(plan, lint);
     expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_MAX);

@@ -36,7 +36,12 @@ describe("creates (the quickstart)", () => {
       "    }",
     ]);
     expect(block(lines, "  # restoreAdmins will be created")).toEqual(
-      expect.arrayContaining(["      + condition = {", '          + title       = "until-2027"', '          + description = "Temporary on-call access"', "        }"]),
+      expect.arrayContaining([
+        "      + condition = {",
+        '          + title       = "until-2027"',
+        '          + description = "Temporary on-call access"',
+        "        }",
+      ]),
     );
     expect(lines).toContain('      + member  = "serviceAccount:data-eng@my-project.iam.gserviceaccount.com"');
     expect(lines).toContain("Plan: 0 to import, 3 to add, 0 to change, 0 to destroy.");
@@ -51,21 +56,31 @@ describe("creates (the quickstart)", () => {
     }
   });
 
-  it("a plan of thousands of lines (made in groups) has every block once, in order, then the summary once", async () => {
-    const base = await quickstartPlan();
-    const copies = 700; // 3 resources a copy, over 13 lines each: several groups of lines
-    const resource_changes = Array.from({ length: copies }, (_, i) => base.resource_changes.map((c) => ({ ...c, address: `${c.address}_${i}`, name: `${c.name}_${i}` }))).flat();
-    const big = { ...base, resource_changes };
-    const lines = toPlain(planLines(big)).split("\n");
-    const headers = lines.filter((l) => / will be created$/.test(l));
-    expect(headers).toEqual(resource_changes.filter((c) => c.change.action === "create").map((c) => `  # ${c.address} will be created`));
-    expect(lines.length).toBeGreaterThan(3 * 4096);
-    // Each copy's block is the first copy's with its own name.
-    const first = block(lines, "  # restoreViewers_0 will be created").join("\n");
-    for (const i of [1, 315, 316, 699]) expect(block(lines, `  # restoreViewers_${i} will be created`).join("\n")).toBe(first.replaceAll("restoreViewers_0", `restoreViewers_${i}`));
-    expect(lines.filter((l) => l.startsWith("Plan: "))).toHaveLength(1);
-    expect(lines.findIndex((l) => l.startsWith("Plan: "))).toBeGreaterThan(lines.lastIndexOf(headers.at(-1)!));
-  });
+  it(
+    "a plan of thousands of lines (made in groups) has every " + "block once, in order, then the summary once",
+    async () => {
+      const base = await quickstartPlan();
+      const copies = 700; // 3 resources a copy, over 13 lines each: several groups of lines
+      const resource_changes = Array.from({ length: copies }, (_, i) =>
+        base.resource_changes.map((c) => ({ ...c, address: `${c.address}_${i}`, name: `${c.name}_${i}` })),
+      ).flat();
+      const big = { ...base, resource_changes };
+      const lines = toPlain(planLines(big)).split("\n");
+      const headers = lines.filter((l) => / will be created$/.test(l));
+      expect(headers).toEqual(
+        resource_changes.filter((c) => c.change.action === "create").map((c) => `  # ${c.address} will be created`),
+      );
+      expect(lines.length).toBeGreaterThan(3 * 4096);
+      // Each copy's block is the first copy's with its own name.
+      const first = block(lines, "  # restoreViewers_0 will be created").join("\n");
+      for (const i of [1, 315, 316, 699])
+        expect(block(lines, `  # restoreViewers_${i} will be created`).join("\n")).toBe(
+          first.replaceAll("restoreViewers_0", `restoreViewers_${i}`),
+        );
+      expect(lines.filter((l) => l.startsWith("Plan: "))).toHaveLength(1);
+      expect(lines.findIndex((l) => l.startsWith("Plan: "))).toBeGreaterThan(lines.lastIndexOf(headers.at(-1)!));
+    },
+  );
 
   it("colours the same characters in ANSI mode", async () => {
     const lines = planLines(await quickstartPlan());
@@ -89,7 +104,9 @@ describe("updates, replacements and deletes (with drift)", () => {
       "    }",
     ]);
     expect(lines).toContain("  # invoker has been deleted");
-    const driftEnd = lines.indexOf("Unless you have made equivalent changes to your stack, the actions below will undo or respond to these changes.");
+    const driftEnd = lines.indexOf(
+      "Unless you have made equivalent changes to your stack, the actions below will undo or respond to these changes.",
+    );
     expect(driftEnd).toBeGreaterThan(0);
     expect(driftEnd).toBeLessThan(lines.indexOf("  # viewers will be updated in-place"));
   });
@@ -114,7 +131,9 @@ describe("updates, replacements and deletes (with drift)", () => {
     const lines = await plain(mixedPlan());
     const b = block(lines, "  # admins must be replaced");
     expect(b[1]).toBe('+/- resource "cloudnative:backup/v1:RestorePlanIamBinding" "admins" {');
-    expect(b).toContain('      ~ role    = "roles/gkebackup.backupAdmin" -> "roles/gkebackup.admin" # forces replacement');
+    expect(b).toContain(
+      '      ~ role    = "roles/gkebackup.backupAdmin" -> "roles/gkebackup.admin" # forces replacement',
+    );
     expect(b.filter((l) => l.includes("# forces replacement"))).toHaveLength(1);
     expect(lines).toContain(" +/- create replacement and then destroy");
   });
@@ -129,7 +148,14 @@ describe("updates, replacements and deletes (with drift)", () => {
     expect(del).toContain('          - "user:z@x.com",');
     expect(lines).toContain("Plan: 0 to import, 2 to add, 1 to change, 2 to destroy.");
     expect(summaryText(await mixedPlan())).toBe("Plan: 0 to import, 2 to add, 1 to change, 2 to destroy.");
-    expect(lines).toEqual(expect.arrayContaining(["   + create", "   ~ update in-place", " +/- create replacement and then destroy", "   - destroy"]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "   + create",
+        "   ~ update in-place",
+        " +/- create replacement and then destroy",
+        "   - destroy",
+      ]),
+    );
   });
 });
 
@@ -169,12 +195,25 @@ describe("no changes", () => {
 describe("revocations in a resource's block (issue 13)", () => {
   it("a replacement onto another object shows what it revokes on the old one", async () => {
     const { plan } = await import("../../src/plan/planner.js");
-    const { BINDING, bindingState, fakeCloud, makeState, planOptions, rpName, STACK_HEAD, stackOf } = await import("../fixtures/builders.js");
-    const stack = `${STACK_HEAD}resources:\n  viewers:\n    type: ${BINDING}\n    properties:\n      name: ${rpName("y")}\n      role: roles/gkebackup.viewer\n      members: [user:alice@example.com]\n`;
-    const state = makeState("t", [bindingState("viewers", { name: rpName("x"), role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }, "E1")]);
+    const { BINDING, bindingState, fakeCloud, makeState, planOptions, rpName, STACK_HEAD, stackOf } =
+      await import("../fixtures/builders.js");
+    const stack =
+      `${STACK_HEAD}resources:\n  viewers:\n    type: ${BINDING}\n    properties:\n      name: ` +
+      `${rpName("y")}\n      role: roles/gkebackup.viewer\n      members: [user:alice@example.com]\n`;
+    const state = makeState("t", [
+      bindingState(
+        "viewers",
+        { name: rpName("x"), role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] },
+        "E1",
+      ),
+    ]);
     const cloud = fakeCloud({
       policies: {
-        [rpName("x")]: { version: 1, etag: "E1", bindings: [{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:bob@example.com"] }] },
+        [rpName("x")]: {
+          version: 1,
+          etag: "E1",
+          bindings: [{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:bob@example.com"] }],
+        },
         [rpName("y")]: { version: 1, etag: "E2", bindings: [] },
       },
     });
@@ -182,7 +221,9 @@ describe("revocations in a resource's block (issue 13)", () => {
     const lines = block(toPlain(planLines(p)).split("\n"), "  # viewers must be replaced");
     // alice moves: her grant on the old object is revoked, which the diff itself does not show;
     // bob (added outside converge, seen as drift) is already in the members diff as removed.
-    expect(lines).toContain(`      - "user:alice@example.com"  # roles/gkebackup.viewer on ${rpName("x")}: will be revoked`);
+    expect(lines).toContain(
+      `      - "user:alice@example.com"  # roles/gkebackup.viewer on ${rpName("x")}: will be revoked`,
+    );
     expect(lines).toContain('          - "user:bob@example.com",');
     expect(lines.filter((l) => l.includes("bob"))).toHaveLength(1);
   });

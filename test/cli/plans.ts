@@ -1,7 +1,23 @@
 // Plans for the renderer tests, made by the real loader and planner over a fake CloudPort.
 import type { Plan } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
-import { BINDING, EP, FED, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, STACK_HEAD, stackOf } from "../fixtures/builders.js";
+import {
+  BINDING,
+  EP,
+  FED,
+  LAKE,
+  LAKE_INVOKER,
+  MEMBER,
+  RP,
+  bindingState,
+  fakeCloud,
+  lakeVariable,
+  makeState,
+  memberState,
+  planOptions,
+  STACK_HEAD,
+  stackOf,
+} from "../fixtures/builders.js";
 
 /** The quickstart's stack (three creates and a federation read) against its seed. */
 export async function quickstartPlan(): Promise<Plan> {
@@ -30,8 +46,16 @@ outputs:
 `;
   const cloud = fakeCloud({
     policies: {
-      [RP]: { version: 1, etag: "E1", bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] }] },
-      [EP]: { version: 1, etag: "E2", bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com"] }] },
+      [RP]: {
+        version: 1,
+        etag: "E1",
+        bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] }],
+      },
+      [EP]: {
+        version: 1,
+        etag: "E2",
+        bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com"] }],
+      },
     },
     federations: { [FED]: LAKE },
   });
@@ -56,7 +80,11 @@ export async function mixedPlan(): Promise<Plan> {
     properties: { name: churn, role: roles/aiplatform.user, member: user:dana@x.com }
 `;
   const state = makeState("t", [
-    bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:keep@x.com", "user:old@x.com"] }, "E1"),
+    bindingState(
+      "viewers",
+      { name: RP, role: "roles/gkebackup.viewer", members: ["user:keep@x.com", "user:old@x.com"] },
+      "E1",
+    ),
     bindingState("admins", { name: RP, role: "roles/gkebackup.backupAdmin", members: ["user:a@x.com"] }, "E1"),
     memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "user:dana@x.com" }, "E2"),
     bindingState("gone", { name: RP, role: "roles/gkebackup.restoreUser", members: ["user:z@x.com"] }, "E1"),
@@ -85,21 +113,29 @@ export async function noChangesPlan(): Promise<Plan> {
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:keep@x.com] }
 `;
-  const state = makeState("t", [bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:keep@x.com"] }, "E1")]);
-  const cloud = fakeCloud({ policies: { [RP]: { etag: "E1", bindings: [{ role: "roles/gkebackup.viewer", members: ["user:keep@x.com"] }] } } });
+  const state = makeState("t", [
+    bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:keep@x.com"] }, "E1"),
+  ]);
+  const cloud = fakeCloud({
+    policies: { [RP]: { etag: "E1", bindings: [{ role: "roles/gkebackup.viewer", members: ["user:keep@x.com"] }] } },
+  });
   return (await plan(stackOf(text), state, cloud.port, planOptions())).plan;
 }
 
 /** A create whose member depends on a deferred read. */
 export async function deferredReadPlan(): Promise<Plan> {
-  const text = `${STACK_HEAD}variables:
+  const text =
+    `${STACK_HEAD}variables:
 ${lakeVariable('"lake-${viewers.etag}"')}resources:
   viewers:
-    type: ${BINDING}
+    type: ` +
+    `${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:keep@x.com] }
-  invoker:
+  ` +
+    `invoker:
     type: ${MEMBER}
-    properties: { name: churn, role: roles/aiplatform.user, member: "serviceAccount:\${lake.labels.owner}@p.iam.gserviceaccount.com" }
+    properties: { name: churn, role: roles/aiplatform.user, member: ` +
+    `"serviceAccount:\${lake.labels.owner}@p.iam.gserviceaccount.com" }
 `;
   const cloud = fakeCloud({ policies: { [RP]: { etag: "E1" }, [EP]: { etag: "E2" } } });
   return (await plan(stackOf(text), undefined, cloud.port, planOptions())).plan;

@@ -47,9 +47,15 @@ describe("details of a reworded condition", () => {
 
   it("flags a member the plan says looks like another principal", () => {
     const p = planned([], [binding("d", ["user:\u0430lice@example.com"])]);
-    const flag = { principal: "user:\u0430lice@example.com", reasons: ["characters beyond ASCII"], code_points: ["U+0430 CYRILLIC SMALL LETTER A"] };
+    const flag = {
+      principal: "user:\u0430lice@example.com",
+      reasons: ["characters beyond ASCII"],
+      code_points: ["U+0430 CYRILLIC SMALL LETTER A"],
+    };
     const out = policyDiffLines([p], [flag]).map(plainLine);
     const at = out.indexOf("        + user:\u0430lice@example.com");
-    expect(out[at + 1]).toContain("! looks like another principal (characters beyond ASCII): U+0430 CYRILLIC SMALL LETTER A");
+    expect(out[at + 1]).toContain(
+      "! looks like another principal (characters beyond ASCII): U+0430 CYRILLIC SMALL LETTER A",
+    );
   });
 });

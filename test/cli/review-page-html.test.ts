@@ -11,7 +11,7 @@ const sha = (text: string) => `'sha256-${createHash("sha256").update(text).diges
 
 describe("the review page's HTML", () => {
   it("embeds JSON that cannot close its element and reads back the same", () => {
-    const value = { a: "</script><script>alert(1)</script>", b: "<!-- & -->", c: "\u2028\u2029", d: "é\"\\" };
+    const value = { a: "</script><script>alert(1)</script>", b: "<!-- & -->", c: "\u2028\u2029", d: 'é"\\' };
     const text = jsonForScript(value);
     expect(text).not.toMatch(/[<>&\u2028\u2029]/);
     expect(JSON.parse(text)).toEqual(value);
@@ -43,11 +43,23 @@ describe("the review page's HTML", () => {
       ["user:carol@example.com", "granted outside converge: restoreViewers holds the binding authoritatively"],
     ]);
     expect(d.rows.filter((r) => r[4] !== STATE.unchanged)).toHaveLength(changes.length);
-    const types = ["user:a@x.com", "group:g@x.com", "serviceAccount:s@p.iam.gserviceaccount.com", "domain:x.com",
-      "allUsers", "principalSet://iam.googleapis.com/locations/global/workforcePools/p/*",
-      "deleted:user:a@x.com?uid=1"];
+    const types = [
+      "user:a@x.com",
+      "group:g@x.com",
+      "serviceAccount:s@p.iam.gserviceaccount.com",
+      "domain:x.com",
+      "allUsers",
+      "principalSet://iam.googleapis.com/locations/global/workforcePools/p/*",
+      "deleted:user:a@x.com?uid=1",
+    ];
     expect(types.map((p) => TYPES[principalType(p)])).toEqual([
-      "users", "groups", "service accounts", "domains", "public", "workload identity sets", "users",
+      "users",
+      "groups",
+      "service accounts",
+      "domains",
+      "public",
+      "workload identity sets",
+      "users",
     ]);
   });
 
@@ -56,10 +68,17 @@ describe("the review page's HTML", () => {
     const delta = plan.access_changes!;
     const before = { title: "old", expression: 'request.time < timestamp("2030-01-01T00:00:00Z")' };
     const after = { ...before, title: "new", description: "reworded" };
-    delta.condition_changes = [{
-      object: "projects/p/o", kind: "restorePlan", role: "roles/r", principals: ["user:r@x.com"], before, after,
-      addresses: ["restoreViewers"],
-    }];
+    delta.condition_changes = [
+      {
+        object: "projects/p/o",
+        kind: "restorePlan",
+        role: "roles/r",
+        principals: ["user:r@x.com"],
+        before,
+        after,
+        addresses: ["restoreViewers"],
+      },
+    ];
     delta.lookalikes = [{ principal: "user:carol@example.com", reasons: ["mixed scripts"], code_points: [] }];
     const d = reviewData(plan, []);
     const row = d.rows.find((r) => r[4] === STATE.reworded)!;

@@ -22,9 +22,15 @@ function refusal(text: string): string {
 
 describe("a saved plan in another plan format", () => {
   it("is refused by its format, saying which converge saved it and that nothing was applied", () => {
-    const old = { format_version: "1.2", converge_version: "0.9.0", resource_changes: [{ change: { actions: ["create"] } }] };
+    const old = {
+      format_version: "1.2",
+      converge_version: "0.9.0",
+      resource_changes: [{ change: { actions: ["create"] } }],
+    };
     const text = refusal(JSON.stringify(old));
-    expect(text).toContain(`was saved in plan format "1.2" (converge "0.9.0"); this converge reads format "${PLAN_FORMAT}"`);
+    expect(text).toContain(
+      `was saved in plan format "1.2" (converge "0.9.0"); this converge reads format "${PLAN_FORMAT}"`,
+    );
     expect(text).toContain("Nothing was applied.");
     expect(text).not.toContain("is not a converge plan");
   });

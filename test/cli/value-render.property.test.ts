@@ -24,10 +24,37 @@ function outputLines(change: Change): string[] {
   return lines.slice(start + 1, end);
 }
 
-const created = (v: unknown) => outputLines({ action: "create", before: null, after: v, after_unknown: false, before_sensitive: false, after_sensitive: false });
-const destroyed = (v: unknown) => outputLines({ action: "delete", before: v, after: null, after_unknown: false, before_sensitive: false, after_sensitive: false });
-const changed = (b: unknown, a: unknown) => outputLines({ action: "update", before: b, after: a, after_unknown: false, before_sensitive: false, after_sensitive: false });
-const shown = (v: unknown) => toPlain(attributeLines("o", 1, v, "") as Line[]).trimEnd().split("\n");
+const created = (v: unknown) =>
+  outputLines({
+    action: "create",
+    before: null,
+    after: v,
+    after_unknown: false,
+    before_sensitive: false,
+    after_sensitive: false,
+  });
+const destroyed = (v: unknown) =>
+  outputLines({
+    action: "delete",
+    before: v,
+    after: null,
+    after_unknown: false,
+    before_sensitive: false,
+    after_sensitive: false,
+  });
+const changed = (b: unknown, a: unknown) =>
+  outputLines({
+    action: "update",
+    before: b,
+    after: a,
+    after_unknown: false,
+    before_sensitive: false,
+    after_sensitive: false,
+  });
+const shown = (v: unknown) =>
+  toPlain(attributeLines("o", 1, v, "") as Line[])
+    .trimEnd()
+    .split("\n");
 
 /**
  * Reads rendered lines back into a value. Each line is indentation, an optional change marker
@@ -45,7 +72,8 @@ class Reader {
     const { key, rest } = this.entry();
     if (key !== "o") throw new Error(`expected o, got ${String(key)}`);
     const v = this.value(rest);
-    if (this.i !== this.lines.length) throw new Error(`trailing lines from ${this.i}: ${this.lines.slice(this.i).join("\n")}`);
+    if (this.i !== this.lines.length)
+      throw new Error(`trailing lines from ${this.i}: ${this.lines.slice(this.i).join("\n")}`);
     return v;
   }
 
@@ -101,7 +129,12 @@ class Reader {
       while (!this.closes("}")) {
         const { key, rest } = this.entry();
         if (key === undefined) throw new Error(`no key in a map at line ${this.i}: ${this.lines[this.i - 1]}`);
-        Object.defineProperty(out, key, { value: this.value(rest), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: this.value(rest),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -126,7 +159,7 @@ function stringToken(text: string): string {
 }
 
 function scalar(text: string): unknown {
-  const token = text.startsWith('"') ? stringToken(text) : /^[^,\s]+/.exec(text)?.[0] ?? "";
+  const token = text.startsWith('"') ? stringToken(text) : (/^[^,\s]+/.exec(text)?.[0] ?? "");
   const rest = text.slice(token.length);
   if (!/^(,)?( -> null)?$/.test(rest)) throw new Error(`not a scalar: ${text}`);
   return JSON.parse(token) as unknown;
@@ -137,7 +170,10 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v !== null && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v);
 }
@@ -149,9 +185,40 @@ const read = (lines: string[]) => {
 /** The value as JSON carries it (-0 is 0). */
 const asJson = (v: unknown) => canonical(JSON.parse(JSON.stringify(v)));
 
-const tricky = fc.constantFrom("a", "Z", " ", '"', "\\", "=", ",", "[", "]", "{", "}", "-", ">", "#", ":", "é", "\u{1F600}", "0", "_", "\t");
-const text = fc.oneof(fc.string({ unit: tricky, maxLength: 8 }), fc.string({ maxLength: 6 }), fc.constantFrom("", "null", "true", "5", "x -> null", "a = 1", "[]", "{}"));
-const scalarArb = fc.oneof(text, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+const tricky = fc.constantFrom(
+  "a",
+  "Z",
+  " ",
+  '"',
+  "\\",
+  "=",
+  ",",
+  "[",
+  "]",
+  "{",
+  "}",
+  "-",
+  ">",
+  "#",
+  ":",
+  "é",
+  "\u{1F600}",
+  "0",
+  "_",
+  "\t",
+);
+const text = fc.oneof(
+  fc.string({ unit: tricky, maxLength: 8 }),
+  fc.string({ maxLength: 6 }),
+  fc.constantFrom("", "null", "true", "5", "x -> null", "a = 1", "[]", "{}"),
+);
+const scalarArb = fc.oneof(
+  text,
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
 const { value: jsonValue } = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalarArb, tie("list"), tie("map")),
   list: fc.array(tie("value"), { maxLength: 5 }),
@@ -175,11 +242,27 @@ describe("the human plan shows exactly the value", () => {
       "      + [],",
       "    ]",
     ]);
-    expect(created([{ a: 1 }, 5, true, null])).toEqual(["  + o = [", "      + {", "          + a = 1", "        },", "      + 5,", "      + true,", "      + null,", "    ]"]);
+    expect(created([{ a: 1 }, 5, true, null])).toEqual([
+      "  + o = [",
+      "      + {",
+      "          + a = 1",
+      "        },",
+      "      + 5,",
+      "      + true,",
+      "      + null,",
+      "    ]",
+    ]);
   });
 
   it("numbers and booleans in a list are not shown as strings", () => {
-    expect(created([1, true, null, "1"])).toEqual(["  + o = [", "      + 1,", "      + true,", "      + null,", '      + "1",', "    ]"]);
+    expect(created([1, true, null, "1"])).toEqual([
+      "  + o = [",
+      "      + 1,",
+      "      + true,",
+      "      + null,",
+      '      + "1",',
+      "    ]",
+    ]);
   });
 
   it("a created value reads back as itself, every line marked +", () => {
@@ -206,18 +289,23 @@ describe("the human plan shows exactly the value", () => {
 
   it("a list changed element by element shows removed, added and kept elements as they are", () => {
     fc.assert(
-      fc.property(fc.array(jsonValue, { maxLength: 4 }), fc.array(jsonValue, { maxLength: 4 }), fc.array(jsonValue, { maxLength: 3 }), (kept, gone, added) => {
-        // Lists that are not all maps: every element is shown, none hidden.
-        const before = [...kept, ...gone, 7];
-        const after = [...kept, ...added, 7];
-        if (asJson(before) === asJson(after)) return;
-        const lines = changed(before, after);
-        expect(lines[0]).toBe("  ~ o = [");
-        const elements = new Reader(lines).list();
-        const value = (keep: string) => canonical(elements.filter((e) => e.marker !== keep).map((e) => e.value));
-        expect(value("+")).toBe(asJson(before));
-        expect(value("-")).toBe(asJson(after));
-      }),
+      fc.property(
+        fc.array(jsonValue, { maxLength: 4 }),
+        fc.array(jsonValue, { maxLength: 4 }),
+        fc.array(jsonValue, { maxLength: 3 }),
+        (kept, gone, added) => {
+          // Lists that are not all maps: every element is shown, none hidden.
+          const before = [...kept, ...gone, 7];
+          const after = [...kept, ...added, 7];
+          if (asJson(before) === asJson(after)) return;
+          const lines = changed(before, after);
+          expect(lines[0]).toBe("  ~ o = [");
+          const elements = new Reader(lines).list();
+          const value = (keep: string) => canonical(elements.filter((e) => e.marker !== keep).map((e) => e.value));
+          expect(value("+")).toBe(asJson(before));
+          expect(value("-")).toBe(asJson(after));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -241,23 +329,75 @@ describe("the human plan shows exactly the value", () => {
 
   it("a value that changes shape shows the old value and the new one", () => {
     expect(changed("x", ["x"])).toEqual(['  - o = "x"', "  + o = [", '      + "x",', "    ]"]);
-    expect(changed({ k: [1] }, { k: 1 })).toEqual(["  ~ o = {", "      - k = [", "          - 1,", "        ]", "      + k = 1", "    }"]);
+    expect(changed({ k: [1] }, { k: 1 })).toEqual([
+      "  ~ o = {",
+      "      - k = [",
+      "          - 1,",
+      "        ]",
+      "      + k = 1",
+      "    }",
+    ]);
   });
 
   it("an element known only after apply says so, not null", () => {
-    const change: Change = { action: "create", before: null, after: [1, null, { a: null }], after_unknown: [false, true, { a: true }], before_sensitive: false, after_sensitive: false };
-    expect(outputLines(change)).toEqual(["  + o = [", "      + 1,", "      + (known after apply),", "      + {", "          + a = (known after apply)", "        },", "    ]"]);
+    const change: Change = {
+      action: "create",
+      before: null,
+      after: [1, null, { a: null }],
+      after_unknown: [false, true, { a: true }],
+      before_sensitive: false,
+      after_sensitive: false,
+    };
+    expect(outputLines(change)).toEqual([
+      "  + o = [",
+      "      + 1,",
+      "      + (known after apply),",
+      "      + {",
+      "          + a = (known after apply)",
+      "        },",
+      "    ]",
+    ]);
   });
 
   it("duplicate maps in a list are each shown", () => {
-    expect(created([{ a: 1 }, { a: 1 }])).toEqual(["  + o = [", "      + {", "          + a = 1", "        },", "      + {", "          + a = 1", "        },", "    ]"]);
+    expect(created([{ a: 1 }, { a: 1 }])).toEqual([
+      "  + o = [",
+      "      + {",
+      "          + a = 1",
+      "        },",
+      "      + {",
+      "          + a = 1",
+      "        },",
+      "    ]",
+    ]);
   });
 });
 
 describe("converge show renders exactly the value", () => {
   it("the tester's nested list and mixed list", () => {
-    expect(shown([[["x"]], [[]], []])).toEqual(["o = [", "    [", "        [", '            "x",', "        ],", "    ],", "    [", "        [],", "    ],", "    [],", "]"]);
-    expect(shown([{ a: 1 }, 5, true, null])).toEqual(["o = [", "    {", "        a = 1", "    },", "    5,", "    true,", "    null,", "]"]);
+    expect(shown([[["x"]], [[]], []])).toEqual([
+      "o = [",
+      "    [",
+      "        [",
+      '            "x",',
+      "        ],",
+      "    ],",
+      "    [",
+      "        [],",
+      "    ],",
+      "    [],",
+      "]",
+    ]);
+    expect(shown([{ a: 1 }, 5, true, null])).toEqual([
+      "o = [",
+      "    {",
+      "        a = 1",
+      "    },",
+      "    5,",
+      "    true,",
+      "    null,",
+      "]",
+    ]);
   });
 
   it("any value reads back as itself", () => {

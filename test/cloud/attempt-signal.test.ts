@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { attemptSignal } from "../../src/cloud/attempt-signal.js";
 
-const aborted = (s: AbortSignal) => new Promise<void>((resolve) => s.addEventListener("abort", () => resolve(), { once: true }));
+const aborted = (s: AbortSignal) =>
+  new Promise<void>((resolve) => s.addEventListener("abort", () => resolve(), { once: true }));
 
 describe("attemptSignal", () => {
   it("aborts after its timeout with a TimeoutError, like AbortSignal.timeout", async () => {

@@ -40,7 +40,8 @@ function setup(reply: (n: number) => Reply, o: { callTimeoutMs?: number; attempt
   return { c, f, delays, events, elapsed: () => clock };
 }
 
-const withRetryAfter = (seconds: string): Reply => json(503, { error: { code: 503, message: "try later", status: "UNAVAILABLE" } }, { "Retry-After": seconds });
+const withRetryAfter = (seconds: string): Reply =>
+  json(503, { error: { code: 503, message: "try later", status: "UNAVAILABLE" } }, { "Retry-After": seconds });
 
 describe("the call's deadline", () => {
   it("an endless 503 with Retry-After: 3600 fails at once when the wait would pass the deadline", async () => {
@@ -48,7 +49,10 @@ describe("the call's deadline", () => {
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(delays).toEqual([]);
     expect(err).toMatchObject({ status: "UNAVAILABLE", attempts: 1 });
-    expect(err.message).toBe(`getIamPolicy ${RP} failed after 1 attempt over 0.0s (Retry-After 3600s is beyond the call timeout 2s): UNAVAILABLE (503): try later`);
+    expect(err.message).toBe(
+      `getIamPolicy ${RP} failed after 1 attempt over 0.0s (Retry-After 3600s is ` +
+        `beyond the call timeout 2s): UNAVAILABLE (503): try later`,
+    );
   });
 
   it("Retry-After is capped at 60 s, and the waits stop at the default 2-minute deadline", async () => {
@@ -56,7 +60,9 @@ describe("the call's deadline", () => {
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(delays).toEqual([60_000]);
     expect(elapsed()).toBeLessThanOrEqual(120_000);
-    expect(err.message).toMatch(/failed after 2 attempts over 60\.0s \(Retry-After 3600s is beyond the call timeout 120s\)/);
+    expect(err.message).toMatch(
+      /failed after 2 attempts over 60\.0s \(Retry-After 3600s is beyond the call timeout 120s\)/,
+    );
   });
 
   it("a Retry-After within the deadline is waited for", async () => {
@@ -66,22 +72,39 @@ describe("the call's deadline", () => {
   });
 
   it("a dead endpoint: backoffs stop at the deadline, and the error says what was tried", async () => {
-    const { c, delays, events } = setup(() => networkError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1"), { callTimeoutMs: 1_000 });
+    const { c, delays, events } = setup(() => networkError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1"), {
+      callTimeoutMs: 1_000,
+    });
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     // Waits 50, 100, 200, 400 (full jitter at 0.5); the next, 800, would end past 1 s.
     expect(delays).toEqual([50, 100, 200, 400]);
     expect(err.attempts).toBe(5);
-    expect(err.message).toBe(`getIamPolicy ${RP} failed after 5 attempts over 0.8s (call timeout 1s): UNAVAILABLE: network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1`);
+    expect(err.message).toBe(
+      `getIamPolicy ${RP} failed after 5 attempts over 0.8s (call timeout 1s): UNAVAILABLE: ` +
+        `network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1`,
+    );
     expect((events.at(-1) as AttemptEvent).retry).toBe(false);
   });
 
   it("the last attempt only gets what is left of the deadline (a real timer)", async () => {
     // A server that never answers, a 30 s per-attempt timeout, a 150 ms call timeout.
-    const f = fakeFetch((_r, signal) => new Promise<Reply>((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason as Error))));
+    const f = fakeFetch(
+      (_r, signal) =>
+        new Promise<Reply>((_resolve, reject) =>
+          signal?.addEventListener("abort", () => reject(signal.reason as Error)),
+        ),
+    );
     // The attempt's time is the deadline less the time since the call started, in whole ms of the
     // client's clock: with the real one, a millisecond boundary crossed between the two readings
     // left 149 ms (seen once, under load). The clock stands still here; the timer is real.
-    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, callTimeoutMs: 150, timeoutMs: 30_000, now: () => 1_000 });
+    const c = new CloudClient({
+      endpoint: "http://127.0.0.1:1",
+      env: {},
+      fetch: f,
+      callTimeoutMs: 150,
+      timeoutMs: 30_000,
+      now: () => 1_000,
+    });
     const t0 = Date.now();
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(Date.now() - t0).toBeLessThan(10_000);
@@ -105,7 +128,10 @@ describe("500 INTERNAL", () => {
   it.each([
     ["getIamPolicy", (c: CloudClient) => c.getIamPolicy("restorePlan", RP)],
     ["getFederation", (c: CloudClient) => c.getFederation(FED)],
-    ["setIamPolicy with an etag", (c: CloudClient) => c.setIamPolicy("restorePlan", RP, { bindings: [], etag: "ACAB" })],
+    [
+      "setIamPolicy with an etag",
+      (c: CloudClient) => c.setIamPolicy("restorePlan", RP, { bindings: [], etag: "ACAB" }),
+    ],
   ])("is retried for %s (safe to repeat)", async (_what, call) => {
     const { c, f } = setup((n) => (n === 1 ? internal : json(200, { name: FED, etag: "ACAB" })));
     await call(c);
@@ -114,7 +140,10 @@ describe("500 INTERNAL", () => {
 
   it("is not retried for a setIamPolicy without an etag (a repeat could undo another writer)", async () => {
     const { c, f } = setup(() => internal);
-    await expect(c.setIamPolicy("restorePlan", RP, { bindings: [] })).rejects.toMatchObject({ status: "INTERNAL", attempts: 1 });
+    await expect(c.setIamPolicy("restorePlan", RP, { bindings: [] })).rejects.toMatchObject({
+      status: "INTERNAL",
+      attempts: 1,
+    });
     expect(f.calls).toHaveLength(1);
   });
 
@@ -135,9 +164,22 @@ describe("500 INTERNAL", () => {
       server.mutate(name, (p) => (p.bindings = body.policy.bindings));
       return internal;
     };
-    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: server.fetch, retry: { sleep: async () => {} } });
-    const r = await modifyPolicy(c, "restorePlan", RP, [{ kind: "setBinding", role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }], { sleep: async () => {} });
-    expect(server.policies.get(RP)?.bindings).toEqual([{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }]);
+    const c = new CloudClient({
+      endpoint: "http://127.0.0.1:1",
+      env: {},
+      fetch: server.fetch,
+      retry: { sleep: async () => {} },
+    });
+    const r = await modifyPolicy(
+      c,
+      "restorePlan",
+      RP,
+      [{ kind: "setBinding", role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }],
+      { sleep: async () => {} },
+    );
+    expect(server.policies.get(RP)?.bindings).toEqual([
+      { role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] },
+    ]);
     // The re-read shows the change made: nothing more to write, and the write was this call's.
     expect(r.written).toBe(true);
     expect(server.sets).toBe(2);

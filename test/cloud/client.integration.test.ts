@@ -3,7 +3,21 @@ import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import type { AttemptEvent, CloudEvent } from "../../src/cloud/transport.js";
-import { AUDIT, EP, FED, LOCKED_RP, PROJECT, ROLE, RP, RP2, UNTIL_2027, emulatorClient, setFaults, stats, useResetEmulator } from "./emulator-helpers.js";
+import {
+  AUDIT,
+  EP,
+  FED,
+  LOCKED_RP,
+  PROJECT,
+  ROLE,
+  RP,
+  RP2,
+  UNTIL_2027,
+  emulatorClient,
+  setFaults,
+  stats,
+  useResetEmulator,
+} from "./emulator-helpers.js";
 import { GET_EP, GET_FED, GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
 
 const emu = useResetEmulator();
@@ -18,7 +32,10 @@ describe("CloudClient against the emulator", () => {
     expect(typeof p.etag).toBe("string");
     expect(Buffer.from(p.etag!, "base64").toString("base64")).toBe(p.etag);
 
-    const written = await c.setIamPolicy("restorePlan", RP, { ...p, bindings: [...p.bindings!, { role: "roles/gkebackup.admin", members: ["user:new@example.com"] }] });
+    const written = await c.setIamPolicy("restorePlan", RP, {
+      ...p,
+      bindings: [...p.bindings!, { role: "roles/gkebackup.admin", members: ["user:new@example.com"] }],
+    });
     expect(written.etag).not.toBe(p.etag);
     expect(written.bindings).toContainEqual({ role: "roles/gkebackup.admin", members: ["user:new@example.com"] });
     expect(written.auditConfigs).toEqual(AUDIT);
@@ -29,7 +46,10 @@ describe("CloudClient against the emulator", () => {
     const c = emulatorClient(emu.hostPort);
     const p = await c.getIamPolicy("endpoint", EP);
     expect(p.bindings).toHaveLength(2);
-    const w = await c.setIamPolicy("endpoint", EP, { ...p, bindings: [{ role: "roles/aiplatform.user", members: ["user:solo@example.com"] }] });
+    const w = await c.setIamPolicy("endpoint", EP, {
+      ...p,
+      bindings: [{ role: "roles/aiplatform.user", members: ["user:solo@example.com"] }],
+    });
     expect(w.bindings).toEqual([{ role: "roles/aiplatform.user", members: ["user:solo@example.com"] }]);
     expect(w.auditConfigs).toBeUndefined();
   });
@@ -44,7 +64,9 @@ describe("CloudClient against the emulator", () => {
       state: "ACTIVE",
       labels: { owner: "data-eng" },
       endpointUri: "thrift://10.0.0.7:9083",
-      backendMetastores: { "1": { name: `projects/${PROJECT}/locations/us-central1/services/hive`, metastoreType: "DATAPROC_METASTORE" } },
+      backendMetastores: {
+        "1": { name: `projects/${PROJECT}/locations/us-central1/services/hive`, metastoreType: "DATAPROC_METASTORE" },
+      },
     });
     expect(f.createTime).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(typeof f.uid).toBe("string");
@@ -74,7 +96,13 @@ describe("CloudClient against the emulator", () => {
     const missing = `projects/${PROJECT}/locations/us-central1/restorePlans/nope`;
     const err = (await c.getIamPolicy("restorePlan", missing).catch((e: unknown) => e)) as CloudError;
     expect(err).toBeInstanceOf(CloudError);
-    expect(err).toMatchObject({ status: "NOT_FOUND", httpStatus: 404, attempts: 1, resource: missing, methodId: GET_RP });
+    expect(err).toMatchObject({
+      status: "NOT_FOUND",
+      httpStatus: 404,
+      attempts: 1,
+      resource: missing,
+      methodId: GET_RP,
+    });
     expect(err.message).toMatch(new RegExp(`^getIamPolicy ${missing}: NOT_FOUND \\(404\\): `));
     expect(events).toHaveLength(1);
   });
@@ -83,7 +111,11 @@ describe("CloudClient against the emulator", () => {
     const c = emulatorClient(emu.hostPort);
     const p = await c.getIamPolicy("restorePlan", RP2);
     const err = (await c
-      .setIamPolicy("restorePlan", RP2, { ...p, version: 1, bindings: [{ role: ROLE, members: ["user:a@example.com"], condition: UNTIL_2027 }] })
+      .setIamPolicy("restorePlan", RP2, {
+        ...p,
+        version: 1,
+        bindings: [{ role: ROLE, members: ["user:a@example.com"], condition: UNTIL_2027 }],
+      })
       .catch((e: unknown) => e)) as CloudError;
     expect(err).toMatchObject({ status: "INVALID_ARGUMENT", httpStatus: 400, attempts: 1 });
   });
@@ -92,7 +124,9 @@ describe("CloudClient against the emulator", () => {
     const c = emulatorClient(emu.hostPort);
     const p = await c.getIamPolicy("restorePlan", RP2);
     await c.setIamPolicy("restorePlan", RP2, { ...p, bindings: [{ role: ROLE, members: ["user:a@example.com"] }] });
-    const err = (await c.setIamPolicy("restorePlan", RP2, { ...p, bindings: [{ role: ROLE, members: ["user:b@example.com"] }] }).catch((e: unknown) => e)) as CloudError;
+    const err = (await c
+      .setIamPolicy("restorePlan", RP2, { ...p, bindings: [{ role: ROLE, members: ["user:b@example.com"] }] })
+      .catch((e: unknown) => e)) as CloudError;
     expect(err).toMatchObject({ status: "ABORTED", httpStatus: 409, attempts: 1 });
   });
 
@@ -107,7 +141,11 @@ describe("CloudClient against the emulator", () => {
     expect(denied.message).not.toContain("viewer-token");
 
     const anonymous = emulatorClient(emu.hostPort);
-    await expect(anonymous.getIamPolicy("restorePlan", LOCKED_RP)).rejects.toMatchObject({ status: "UNAUTHENTICATED", httpStatus: 401, attempts: 1 });
+    await expect(anonymous.getIamPolicy("restorePlan", LOCKED_RP)).rejects.toMatchObject({
+      status: "UNAUTHENTICATED",
+      httpStatus: 401,
+      attempts: 1,
+    });
   });
 });
 
@@ -116,7 +154,10 @@ describe("retries against injected faults", () => {
     const before = await stats(emu.url);
     await setFaults(emu.url, { errorRates: { UNAVAILABLE: 0.3 }, seed: 1 });
     const events: CloudEvent[] = [];
-    const c = emulatorClient(emu.hostPort, { retry: { baseDelayMs: 1, maxDelayMs: 5 }, onEvent: (e) => events.push(e) });
+    const c = emulatorClient(emu.hostPort, {
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      onEvent: (e) => events.push(e),
+    });
     for (let i = 0; i < 20; i++) {
       await c.getIamPolicy("restorePlan", RP);
       await c.getIamPolicy("endpoint", EP);
@@ -137,8 +178,17 @@ describe("retries against injected faults", () => {
     const c = emulatorClient(emu.hostPort, { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 4 } });
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err).toBeInstanceOf(CloudError);
-    expect(err).toMatchObject({ status: "UNAVAILABLE", httpStatus: 503, attempts: 4, retryable: true, methodId: GET_RP, resource: RP });
-    expect(err.message).toMatch(new RegExp(`^getIamPolicy ${RP} failed after 4 attempts over \\d+\\.\\ds: UNAVAILABLE \\(503\\): .+`));
+    expect(err).toMatchObject({
+      status: "UNAVAILABLE",
+      httpStatus: 503,
+      attempts: 4,
+      retryable: true,
+      methodId: GET_RP,
+      resource: RP,
+    });
+    expect(err.message).toMatch(
+      new RegExp(`^getIamPolicy ${RP} failed after 4 attempts over \\d+\\.\\ds: UNAVAILABLE \\(503\\): .+`),
+    );
     const after = await stats(emu.url);
     expect((after.requests[GET_RP] ?? 0) - (before.requests[GET_RP] ?? 0)).toBe(4);
   });
@@ -147,7 +197,11 @@ describe("retries against injected faults", () => {
     await setFaults(emu.url, { errorRates: { RESOURCE_EXHAUSTED: 1 }, retryAfterSeconds: 7, seed: 3 });
     const delays: number[] = [];
     const c = emulatorClient(emu.hostPort, { retry: { maxAttempts: 3, sleep: async (ms) => void delays.push(ms) } });
-    await expect(c.getFederation(FED)).rejects.toMatchObject({ status: "RESOURCE_EXHAUSTED", httpStatus: 429, attempts: 3 });
+    await expect(c.getFederation(FED)).rejects.toMatchObject({
+      status: "RESOURCE_EXHAUSTED",
+      httpStatus: 429,
+      attempts: 3,
+    });
     expect(delays).toEqual([7000, 7000]);
   });
 });

@@ -11,7 +11,11 @@ import { fakeFetch, googleError, json } from "./fakes.js";
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
 const EP = "projects/my-project/locations/europe-west4/endpoints/churn";
 const FED = "projects/my-project/locations/us-central1/federations/lake";
-const POLICY: Policy = { version: 1, bindings: [{ role: "roles/viewer", members: ["user:a@example.com"] }], etag: "BwXh" };
+const POLICY: Policy = {
+  version: 1,
+  bindings: [{ role: "roles/viewer", members: ["user:a@example.com"] }],
+  etag: "BwXh",
+};
 
 function client(env: NodeJS.ProcessEnv, reply = json(200, POLICY), endpoint?: string) {
   const f = fakeFetch(() => reply);
@@ -47,15 +51,22 @@ describe("CloudClient wire calls (real Google hosts)", () => {
     expect(SET_IAM_POLICY_UPDATE_MASK).toBe("bindings,etag");
   });
 
-  it("endpoint getIamPolicy: POST /v1beta1/{name}:getIamPolicy?options.requestedPolicyVersion=3 with an empty body, regional host", async () => {
-    const { c, f } = client(env);
-    await c.getIamPolicy("endpoint", EP);
-    const r = f.calls[0]!;
-    expect(r.method).toBe("POST");
-    expect(r.url).toBe(`https://europe-west4-aiplatform.googleapis.com/v1beta1/${EP}:getIamPolicy?options.requestedPolicyVersion=3`);
-    expect(r.body).toBeUndefined();
-    expect(r.headers["content-type"]).toBe("application/json");
-  });
+  it(
+    "endpoint getIamPolicy: POST " +
+      "/v1beta1/{name}:getIamPolicy?options.requestedPolicyVersion=3 with an " +
+      "empty body, regional host",
+    async () => {
+      const { c, f } = client(env);
+      await c.getIamPolicy("endpoint", EP);
+      const r = f.calls[0]!;
+      expect(r.method).toBe("POST");
+      expect(r.url).toBe(
+        `https://europe-west4-aiplatform.googleapis.com/v1beta1/${EP}:getIamPolicy?options.requestedPolicyVersion=3`,
+      );
+      expect(r.body).toBeUndefined();
+      expect(r.headers["content-type"]).toBe("application/json");
+    },
+  );
 
   it("endpoint setIamPolicy: POST /v1beta1/{name}:setIamPolicy on the regional host", async () => {
     const { c, f } = client(env);
@@ -65,7 +76,12 @@ describe("CloudClient wire calls (real Google hosts)", () => {
     expect(r.url).toBe(`https://europe-west4-aiplatform.googleapis.com/v1beta1/${EP}:setIamPolicy`);
     // aiplatform v1beta1's SetIamPolicyRequest has no updateMask, its Policy no auditConfigs.
     expect(JSON.parse(r.body!)).toEqual({ policy: POLICY });
-    await c.setIamPolicy("endpoint", EP, { ...POLICY, auditConfigs: [{ service: "allServices" }] }, { auditConfigs: true });
+    await c.setIamPolicy(
+      "endpoint",
+      EP,
+      { ...POLICY, auditConfigs: [{ service: "allServices" }] },
+      { auditConfigs: true },
+    );
     expect(JSON.parse(f.calls[1]!.body!)).toEqual({ policy: POLICY });
   });
 
@@ -103,7 +119,8 @@ describe("endpoint resolution", () => {
     const e = resolveEndpoint({ endpoint: "http://10.0.0.1:9000", env });
     expect(e.source).toBe("env");
     expect(e.google).toBe(false);
-    for (const s of ["gkebackup", "aiplatform", "metastore"] as const) expect(e.baseUrl(s, "us-central1")).toBe("http://127.0.0.1:8085");
+    for (const s of ["gkebackup", "aiplatform", "metastore"] as const)
+      expect(e.baseUrl(s, "us-central1")).toBe("http://127.0.0.1:8085");
 
     const { c, f } = client(env, json(200, POLICY), "google");
     await c.getIamPolicy("endpoint", EP);
@@ -142,7 +159,11 @@ describe("endpoint resolution", () => {
 describe("auth", () => {
   it("CLOUDNATIVE_ACCESS_TOKEN beats GOOGLE_OAUTH_ACCESS_TOKEN beats ADC", async () => {
     const createAdc = vi.fn(() => ({ getAccessToken: async () => "adc-token" }));
-    const both = createTokenProvider({ google: true, createAdc, env: { CLOUDNATIVE_ACCESS_TOKEN: "a1", GOOGLE_OAUTH_ACCESS_TOKEN: "g1" } });
+    const both = createTokenProvider({
+      google: true,
+      createAdc,
+      env: { CLOUDNATIVE_ACCESS_TOKEN: "a1", GOOGLE_OAUTH_ACCESS_TOKEN: "g1" },
+    });
     expect(await both.getToken()).toBe("a1");
     const g = createTokenProvider({ google: true, createAdc, env: { GOOGLE_OAUTH_ACCESS_TOKEN: "g1" } });
     expect(await g.getToken()).toBe("g1");
@@ -159,32 +180,58 @@ describe("auth", () => {
   // credential search again (the environment, the well-known file, the cached answer of the
   // metadata server): 1,200 searches for one answer. The first search is now shared by the calls
   // made while it runs, and its failure stands for the rest of the process.
-  it("ADC that cannot find credentials is asked once: calls in flight share it, later calls get its error", async () => {
-    let searches = 0;
-    const createAdc = vi.fn(() => ({
-      getAccessToken: async () => {
-        searches++;
-        await new Promise((r) => setTimeout(r, 5));
-        throw new Error("Could not load the default credentials. Browse to https://cloud.google.com/docs/authentication/getting-started for more information.");
-      },
-    }));
-    const p = createTokenProvider({ google: true, createAdc, env: {} });
-    const first = await Promise.allSettled(Array.from({ length: 10 }, () => p.getToken()));
-    const later = await Promise.allSettled([p.getToken(), p.getToken()]);
-    expect(searches).toBe(1);
-    for (const r of [...first, ...later]) {
-      expect(r.status).toBe("rejected");
-      expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/^could not get Google Cloud credentials \(Application Default Credentials\): Could not load the default credentials\. Browse to .* Run `gcloud auth/);
-    }
-  });
+  it(
+    "ADC that cannot find credentials is asked once: calls in " + "flight share it, later calls get its error",
+    async () => {
+      let searches = 0;
+      const createAdc = vi.fn(() => ({
+        getAccessToken: async () => {
+          searches++;
+          await new Promise((r) => setTimeout(r, 5));
+          throw new Error(
+            "Could not load the default credentials. Browse to " +
+              "https://cloud.google.com/docs/authentication/getting-started for more " +
+              "information.",
+          );
+        },
+      }));
+      const p = createTokenProvider({ google: true, createAdc, env: {} });
+      const first = await Promise.allSettled(Array.from({ length: 10 }, () => p.getToken()));
+      const later = await Promise.allSettled([p.getToken(), p.getToken()]);
+      expect(searches).toBe(1);
+      for (const r of [...first, ...later]) {
+        expect(r.status).toBe("rejected");
+        expect(String((r as PromiseRejectedResult).reason.message)).toMatch(
+          new RegExp(
+            String.raw`^could not get Google Cloud credentials \(Application Default Credentials\): ` +
+              String.raw`Could not load the default credentials\. Browse to .* Run ` +
+              "`gcloud auth",
+          ),
+        );
+      }
+    },
+  );
 
-  it("once ADC has given a token, a later failure (a refresh) is not remembered: the next call asks again", async () => {
-    const answers: (string | Error)[] = ["t1", new Error("network blip"), "t2"];
-    const p = createTokenProvider({ google: true, env: {}, createAdc: () => ({ getAccessToken: async () => { const a = answers.shift()!; if (a instanceof Error) throw a; return a; } }) });
-    expect(await p.getToken()).toBe("t1");
-    await expect(p.getToken()).rejects.toThrow(/network blip/);
-    expect(await p.getToken()).toBe("t2");
-  });
+  it(
+    "once ADC has given a token, a later failure (a refresh) is " + "not remembered: the next call asks again",
+    async () => {
+      const answers: (string | Error)[] = ["t1", new Error("network blip"), "t2"];
+      const p = createTokenProvider({
+        google: true,
+        env: {},
+        createAdc: () => ({
+          getAccessToken: async () => {
+            const a = answers.shift()!;
+            if (a instanceof Error) throw a;
+            return a;
+          },
+        }),
+      });
+      expect(await p.getToken()).toBe("t1");
+      await expect(p.getToken()).rejects.toThrow(/network blip/);
+      expect(await p.getToken()).toBe("t2");
+    },
+  );
 
   it("never touches ADC for an emulator: no token env means no Authorization header", async () => {
     const createAdc = vi.fn(() => ({ getAccessToken: async () => "adc-token" }));
@@ -204,7 +251,15 @@ describe("auth", () => {
 
   it("ADC failure is an UNAUTHENTICATED CloudError with advice, not retried", async () => {
     const f = fakeFetch(() => json(200, POLICY));
-    const tokens = createTokenProvider({ google: true, env: {}, createAdc: () => ({ getAccessToken: async () => { throw new Error("Could not load the default credentials"); } }) });
+    const tokens = createTokenProvider({
+      google: true,
+      env: {},
+      createAdc: () => ({
+        getAccessToken: async () => {
+          throw new Error("Could not load the default credentials");
+        },
+      }),
+    });
     const c = new CloudClient({ env: {}, fetch: f, tokens });
     const err = await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CloudError);
@@ -216,7 +271,13 @@ describe("auth", () => {
   it("tokens never leak into errors or events, even when the server echoes them", async () => {
     const token = "ya29.super-secret-token-value";
     const events: CloudEvent[] = [];
-    const f = fakeFetch(() => googleError(401, "UNAUTHENTICATED", `Request had invalid authentication credentials: Bearer ${token} (token ${token})`));
+    const f = fakeFetch(() =>
+      googleError(
+        401,
+        "UNAUTHENTICATED",
+        `Request had invalid authentication credentials: Bearer ${token} (token ${token})`,
+      ),
+    );
     const c = new CloudClient({ env: { CLOUDNATIVE_ACCESS_TOKEN: token }, fetch: f, onEvent: (e) => events.push(e) });
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err.status).toBe("UNAUTHENTICATED");

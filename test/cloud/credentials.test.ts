@@ -14,13 +14,19 @@ const BASIC = Buffer.from("alice:s3cret pw").toString("base64");
 
 describe("redact", () => {
   it("scrubs Basic headers and the user:password of URLs, whatever the secrets list holds", () => {
-    expect(redact(`proxy-authorization: Basic ${BASIC}\nProxy-Authorization: basic ${BASIC}`)).toBe("proxy-authorization: Basic [redacted]\nProxy-Authorization: basic [redacted]");
-    expect(redact("refused http://alice:s3cret@proxy.corp:3128/ and socks5://bob:pw@x")).toBe("refused http://[redacted]@proxy.corp:3128/ and socks5://[redacted]@x");
+    expect(redact(`proxy-authorization: Basic ${BASIC}\nProxy-Authorization: basic ${BASIC}`)).toBe(
+      "proxy-authorization: Basic [redacted]\nProxy-Authorization: basic [redacted]",
+    );
+    expect(redact("refused http://alice:s3cret@proxy.corp:3128/ and socks5://bob:pw@x")).toBe(
+      "refused http://[redacted]@proxy.corp:3128/ and socks5://[redacted]@x",
+    );
   });
 
   it("userinfoSecrets gives every form an error page may echo", () => {
     const s = userinfoSecrets("http://alice:s3cret%20pw@proxy.corp:3128");
-    expect(s).toEqual(expect.arrayContaining(["alice:s3cret%20pw", "alice:s3cret pw", BASIC, "s3cret%20pw", "s3cret pw"]));
+    expect(s).toEqual(
+      expect.arrayContaining(["alice:s3cret%20pw", "alice:s3cret pw", BASIC, "s3cret%20pw", "s3cret pw"]),
+    );
     expect(userinfoSecrets("alice:s3cret@proxy.corp:3128")).toContain("s3cret");
     expect(userinfoSecrets("http://proxy.corp:3128")).toEqual([]);
     expect(userinfoSecrets(undefined)).toEqual([]);
@@ -66,10 +72,17 @@ describe("redact: slices of a secret", () => {
 
   it("answers at once for a long text and many secrets", () => {
     const text = `${"ab".repeat(200_000)}${TOKEN.slice(3, 30)}`;
-    expect(redact(text, [TOKEN, ...Array.from({ length: 20 }, (_, i) => `${TOKEN}${i}`)]).endsWith("[redacted]")).toBe(true);
-    const long = Array.from({ length: 2048 }, (_, i) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[(i * 7919) % 64]).join("");
+    expect(redact(text, [TOKEN, ...Array.from({ length: 20 }, (_, i) => `${TOKEN}${i}`)]).endsWith("[redacted]")).toBe(
+      true,
+    );
+    const long = Array.from(
+      { length: 2048 },
+      (_, i) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[(i * 7919) % 64],
+    ).join("");
     const t2 = Date.now();
-    expect(redact(`a ${long} b ${long} c ${long.slice(100, 1900)}`, [long])).toBe("a [redacted] b [redacted] c [redacted]");
+    expect(redact(`a ${long} b ${long} c ${long.slice(100, 1900)}`, [long])).toBe(
+      "a [redacted] b [redacted] c [redacted]",
+    );
     // Bounded, not quadratic: the margin is for a loaded machine (it used to be 1 s).
     expect(Date.now() - t2).toBeLessThan(30_000);
   });
@@ -89,7 +102,15 @@ describe("the client scrubs what a server echoes", () => {
 
   it("a slice of the access token echoed by the server never reaches a message", async () => {
     const token = "ya29.c.b0AXv0zTQ9kLmNpQrStUvWxYz0123456789abcdefGHIJ";
-    const f = fakeFetch(() => json(401, { error: { code: 401, status: "UNAUTHENTICATED", message: `token ${token.slice(0, 20)}… expired; seen ${token.slice(-12)}` } }));
+    const f = fakeFetch(() =>
+      json(401, {
+        error: {
+          code: 401,
+          status: "UNAUTHENTICATED",
+          message: `token ${token.slice(0, 20)}… expired; seen ${token.slice(-12)}`,
+        },
+      }),
+    );
     const c = new CloudClient({ endpoint: "http://127.0.0.1:9", env: { CLOUDNATIVE_ACCESS_TOKEN: token }, fetch: f });
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as Error;
     expect(err.message).toContain("token [redacted]… expired; seen [redacted]");
@@ -100,16 +121,29 @@ describe("the client scrubs what a server echoes", () => {
   it("nor its details (ErrorInfo metadata, debug info), which an SDK user may log", async () => {
     const token = "ya29.c.b0AXv0zTQ9kLmNpQrStUvWxYz0123456789abcdefGHIJ";
     const details = [
-      { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "ACCESS_TOKEN_EXPIRED", metadata: { token: token.slice(0, 24), method: "getIamPolicy" } },
-      { "@type": "type.googleapis.com/google.rpc.DebugInfo", stackEntries: [`auth ${token}`], detail: "Authorization: Bearer " + token },
+      {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason: "ACCESS_TOKEN_EXPIRED",
+        metadata: { token: token.slice(0, 24), method: "getIamPolicy" },
+      },
+      {
+        "@type": "type.googleapis.com/google.rpc.DebugInfo",
+        stackEntries: [`auth ${token}`],
+        detail: "Authorization: Bearer " + token,
+      },
     ];
-    const f = fakeFetch(() => json(401, { error: { code: 401, status: "UNAUTHENTICATED", message: "expired", details } }));
+    const f = fakeFetch(() =>
+      json(401, { error: { code: 401, status: "UNAUTHENTICATED", message: "expired", details } }),
+    );
     const c = new CloudClient({ endpoint: "http://127.0.0.1:9", env: { CLOUDNATIVE_ACCESS_TOKEN: token }, fetch: f });
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as { details: unknown[] };
     const text = JSON.stringify(err.details);
     expect(text).not.toContain(token.slice(5, 24));
     expect(text).not.toContain(token.slice(-12));
-    expect(err.details[0]).toMatchObject({ reason: "ACCESS_TOKEN_EXPIRED", metadata: { token: "[redacted]", method: "getIamPolicy" } });
+    expect(err.details[0]).toMatchObject({
+      reason: "ACCESS_TOKEN_EXPIRED",
+      metadata: { token: "[redacted]", method: "getIamPolicy" },
+    });
   });
 
   it("user:password in the endpoint is never sent, nor in the endpoint's description", async () => {
@@ -159,7 +193,9 @@ describe("CLOUDNATIVE_EMULATOR_HOST", () => {
   });
 
   it("a malformed value with credentials does not show them", () => {
-    expect(() => resolve("http://u:hunter22@:99999")).toThrow(/^CLOUDNATIVE_EMULATOR_HOST "http:\/\/:99999" is not host:port/);
+    expect(() => resolve("http://u:hunter22@:99999")).toThrow(
+      /^CLOUDNATIVE_EMULATOR_HOST "http:\/\/:99999" is not host:port/,
+    );
   });
 
   it("withoutCredentials drops the userinfo of an endpoint, with or without a scheme", () => {

@@ -13,7 +13,12 @@ export const FED = `projects/${PROJECT}/locations/us-central1/federations/lake`;
 export const LOCKED_RP = "projects/locked-project/locations/us-central1/restorePlans/secure";
 export const ROLE = "roles/gkebackup.viewer";
 export const UNTIL_2027 = { title: "until-2027", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
-export const AUDIT = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ" as const, exemptedMembers: ["user:auditor@example.com"] }] }];
+export const AUDIT = [
+  {
+    service: "allServices",
+    auditLogConfigs: [{ logType: "DATA_READ" as const, exemptedMembers: ["user:auditor@example.com"] }],
+  },
+];
 
 export function world(): EmulatorWorld {
   return {
@@ -64,7 +69,12 @@ export interface EmulatorStats {
 }
 
 export async function admin<T = unknown>(url: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${url}/__emulator/${path}`, body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${url}/__emulator/${path}`,
+    body === undefined
+      ? {}
+      : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
+  );
   const text = await res.text();
   if (!res.ok) throw new Error(`emulator admin ${path}: ${res.status} ${text}`);
   return (text ? JSON.parse(text) : {}) as T;
@@ -75,7 +85,10 @@ export const setFaults = (url: string, faults: Record<string, unknown>) => admin
 export const worldOf = (url: string) => admin<EmulatorWorld>(url, "world");
 
 /** A client pointed at the emulator the way the CLI finds it: CLOUDNATIVE_EMULATOR_HOST. */
-export function emulatorClient(hostPort: string, opts: Omit<CloudClientOptions, "env"> & { token?: string } = {}): CloudClient {
+export function emulatorClient(
+  hostPort: string,
+  opts: Omit<CloudClientOptions, "env"> & { token?: string } = {},
+): CloudClient {
   const { token, ...rest } = opts;
   return new CloudClient({
     env: { CLOUDNATIVE_EMULATOR_HOST: hostPort, ...(token ? { CLOUDNATIVE_ACCESS_TOKEN: token } : {}) },

@@ -25,7 +25,9 @@ export function networkError(code: string, message = `read ${code}`): Error {
 }
 
 /** A fetch that records every request and answers from `handler` (a function or a script of replies). */
-export function fakeFetch(handler: ((r: Recorded, signal: AbortSignal | undefined) => Reply | Promise<Reply>) | Reply[]) {
+export function fakeFetch(
+  handler: ((r: Recorded, signal: AbortSignal | undefined) => Reply | Promise<Reply>) | Reply[],
+) {
   const calls: Recorded[] = [];
   const script = Array.isArray(handler) ? [...handler] : undefined;
   const fn = (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -42,10 +44,16 @@ export function fakeFetch(handler: ((r: Recorded, signal: AbortSignal | undefine
       body: typeof init?.body === "string" ? init.body : undefined,
     };
     calls.push(rec);
-    const reply = script ? script.shift() ?? new Error("fake fetch: script exhausted") : await (handler as Exclude<typeof handler, Reply[]>)(rec, init?.signal ?? undefined);
+    const reply = script
+      ? (script.shift() ?? new Error("fake fetch: script exhausted"))
+      : await (handler as Exclude<typeof handler, Reply[]>)(rec, init?.signal ?? undefined);
     if (reply instanceof Error) throw reply;
-    const text = reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body);
-    return new Response(text, { status: reply.status, headers: { "content-type": "application/json", ...(reply.headers ?? {}) } });
+    const text =
+      reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body);
+    return new Response(text, {
+      status: reply.status,
+      headers: { "content-type": "application/json", ...(reply.headers ?? {}) },
+    });
   }) as typeof fetch;
   return Object.assign(fn, { calls });
 }
@@ -67,9 +75,12 @@ export class FakePolicyServer {
   gets = 0;
   sets = 0;
   private counter = 0;
-  beforeSet: ((name: string, body: { policy: Policy; updateMask?: string }) => Reply | void | Promise<Reply | void>) | undefined;
+  beforeSet:
+    ((name: string, body: { policy: Policy; updateMask?: string }) => Reply | void | Promise<Reply | void>) | undefined;
   beforeGet: ((name: string) => Reply | void | Promise<Reply | void>) | undefined;
-  /** After a write was committed: an answer that replaces the success (a lost answer: a 5xx, or an Error for a reset). */
+  /**
+   * After a write was committed: an answer that replaces the success (a lost answer: a 5xx, or an Error for a reset).
+   */
   afterSet: ((name: string) => Reply | void) | undefined;
   readonly setBodies: { policy: Policy; updateMask?: string }[] = [];
 
@@ -108,7 +119,11 @@ export class FakePolicyServer {
     if (injected) return injected;
     const now = this.policies.get(name)!;
     if (body.policy.etag !== undefined && body.policy.etag !== now.etag) {
-      return googleError(409, "ABORTED", "There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff.");
+      return googleError(
+        409,
+        "ABORTED",
+        "There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff.",
+      );
     }
     // Honour the mask like Google does: only bindings (and the etag check) come from the body.
     const next: Policy = { ...now, bindings: body.policy.bindings ?? [], etag: this.nextEtag() };

@@ -13,19 +13,32 @@ const ROLE = "roles/gkebackup.viewer";
 const OK = json(200, { version: 1, bindings: [], etag: "ACAB" });
 const ADD = [{ kind: "addMember" as const, role: ROLE, member: "user:dave@example.com" }];
 
-function client(handler: (signal: AbortSignal | undefined) => Reply | Promise<Reply>, sleep: (ms: number, signal?: AbortSignal) => Promise<void> = async () => {}) {
+function client(
+  handler: (signal: AbortSignal | undefined) => Reply | Promise<Reply>,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void> = async () => {},
+) {
   const f = fakeFetch((_r, signal) => handler(signal));
-  return { f, c: new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, retry: { sleep, random: () => 0.5 } }) };
+  return {
+    f,
+    c: new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, retry: { sleep, random: () => 0.5 } }),
+  };
 }
 
-const rejection = (p: Promise<unknown>) => p.then(() => expect.fail("expected a rejection"), (e: unknown) => e as CloudError);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => expect.fail("expected a rejection"),
+    (e: unknown) => e as CloudError,
+  );
 
 describe("transport: after an abort", () => {
   it("sends nothing: the call rejects with CANCELLED", async () => {
     const { c, f } = client(() => OK);
     const controller = new AbortController();
     controller.abort();
-    for (const call of [c.getIamPolicy("restorePlan", RP, { signal: controller.signal }), c.setIamPolicy("restorePlan", RP, {}, { signal: controller.signal })]) {
+    for (const call of [
+      c.getIamPolicy("restorePlan", RP, { signal: controller.signal }),
+      c.setIamPolicy("restorePlan", RP, {}, { signal: controller.signal }),
+    ]) {
       const e = await rejection(call);
       expect(e).toBeInstanceOf(CloudError);
       expect(e).toMatchObject({ status: "CANCELLED", retryable: false, resource: RP });
@@ -57,7 +70,9 @@ describe("transport: after an abort", () => {
       httpAborted = signal?.aborted;
       return OK;
     });
-    await expect(c.setIamPolicy("restorePlan", RP, {}, { signal: controller.signal })).resolves.toMatchObject({ etag: "ACAB" });
+    await expect(c.setIamPolicy("restorePlan", RP, {}, { signal: controller.signal })).resolves.toMatchObject({
+      etag: "ACAB",
+    });
     expect(httpAborted).toBe(false);
   });
 
@@ -96,7 +111,11 @@ describe("policy engine: after an abort", () => {
     const { server, c, controller } = setup();
     server.beforeGet = () => void controller.abort(); // the read is in flight; it still answers
     const e = await rejection(modifyPolicy(c, "restorePlan", RP, ADD, { signal: controller.signal }));
-    expect(e).toMatchObject({ status: "CANCELLED", operation: "setIamPolicy", methodId: "gkebackup.projects.locations.restorePlans.setIamPolicy" });
+    expect(e).toMatchObject({
+      status: "CANCELLED",
+      operation: "setIamPolicy",
+      methodId: "gkebackup.projects.locations.restorePlans.setIamPolicy",
+    });
     expect(e.message).toContain("not sent after 1 reads and 0 writes (nothing was written)");
     expect([server.gets, server.sets]).toEqual([1, 0]);
   });
@@ -107,7 +126,12 @@ describe("policy engine: after an abort", () => {
       server.mutate(name, (p) => p.bindings!.push({ role: "roles/owner", members: ["user:other@example.com"] }));
       controller.abort();
     };
-    const e = await rejection(modifyPolicy(c, "restorePlan", RP, ADD, { signal: controller.signal, sleep: (ms, signal) => defaultSleep(ms * 1000, signal) }));
+    const e = await rejection(
+      modifyPolicy(c, "restorePlan", RP, ADD, {
+        signal: controller.signal,
+        sleep: (ms, signal) => defaultSleep(ms * 1000, signal),
+      }),
+    );
     expect(e).toMatchObject({ status: "CANCELLED", operation: "getIamPolicy" });
     expect(e.cause).toMatchObject({ status: "ABORTED" });
     expect([server.gets, server.sets]).toEqual([1, 1]);
@@ -116,7 +140,9 @@ describe("policy engine: after an abort", () => {
   it("does not write from an initial policy once aborted", async () => {
     const { server, c, controller } = setup();
     controller.abort();
-    await expect(modifyPolicy(c, "restorePlan", RP, ADD, { initial: server.policies.get(RP)!, signal: controller.signal })).rejects.toMatchObject({ status: "CANCELLED" });
+    await expect(
+      modifyPolicy(c, "restorePlan", RP, ADD, { initial: server.policies.get(RP)!, signal: controller.signal }),
+    ).rejects.toMatchObject({ status: "CANCELLED" });
     expect([server.gets, server.sets]).toEqual([0, 0]);
   });
 });

@@ -35,14 +35,24 @@ function interfere(server: FakePolicyServer, edit: (p: Policy) => void): void {
   };
 }
 
-const membersOf = (p: Policy | undefined, role: string) => p?.bindings?.find((b) => b.role === role && !b.condition)?.members ?? [];
+const membersOf = (p: Policy | undefined, role: string) =>
+  p?.bindings?.find((b) => b.role === role && !b.condition)?.members ?? [];
 
 describe("modifyPolicy with the plan's copy of the policy", () => {
   it("refuses to revoke a member another writer added after the plan, and writes nothing", async () => {
     const { server, client, sleep, planned } = setup([{ role: VIEWER, members: [ALICE] }]);
     interfere(server, (p) => p.bindings![0]!.members.push(BOB));
-    const run = modifyPolicy(client, "restorePlan", RP, [{ kind: "setBinding", role: VIEWER, members: [ALICE, CAROL] }], { initial: planned, sleep });
-    const e = await run.then(() => undefined, (x: unknown) => x);
+    const run = modifyPolicy(
+      client,
+      "restorePlan",
+      RP,
+      [{ kind: "setBinding", role: VIEWER, members: [ALICE, CAROL] }],
+      { initial: planned, sleep },
+    );
+    const e = await run.then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(CloudError);
     expect((e as CloudError).status).toBe("FAILED_PRECONDITION");
     expect((e as CloudError).message).toContain(`revoke ${BOB} from ${VIEWER}`);
@@ -54,8 +64,17 @@ describe("modifyPolicy with the plan's copy of the policy", () => {
   it("refuses to grant again a member another writer removed after the plan", async () => {
     const { server, client, sleep, planned } = setup([{ role: VIEWER, members: [ALICE, CAROL] }]);
     interfere(server, (p) => (p.bindings![0]!.members = [ALICE]));
-    const run = modifyPolicy(client, "restorePlan", RP, [{ kind: "setBinding", role: VIEWER, members: [ALICE, CAROL, BOB] }], { initial: planned, sleep });
-    const e = await run.then(() => undefined, (x: unknown) => x);
+    const run = modifyPolicy(
+      client,
+      "restorePlan",
+      RP,
+      [{ kind: "setBinding", role: VIEWER, members: [ALICE, CAROL, BOB] }],
+      { initial: planned, sleep },
+    );
+    const e = await run.then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect((e as CloudError).status).toBe("FAILED_PRECONDITION");
     expect((e as CloudError).message).toContain(`grant ${CAROL} ${VIEWER}`);
     expect(membersOf(server.policies.get(RP), VIEWER)).toEqual([ALICE]);
@@ -64,7 +83,13 @@ describe("modifyPolicy with the plan's copy of the policy", () => {
   it("re-applies when the other writer's change is left as it is", async () => {
     const { server, client, sleep, planned } = setup([{ role: VIEWER, members: [ALICE] }]);
     interfere(server, (p) => p.bindings!.push({ role: ADMIN, members: [BOB] }));
-    const r = await modifyPolicy(client, "restorePlan", RP, [{ kind: "setBinding", role: VIEWER, members: [ALICE, CAROL] }], { initial: planned, sleep });
+    const r = await modifyPolicy(
+      client,
+      "restorePlan",
+      RP,
+      [{ kind: "setBinding", role: VIEWER, members: [ALICE, CAROL] }],
+      { initial: planned, sleep },
+    );
     expect(r).toMatchObject({ written: true, attempts: 2 });
     expect(membersOf(server.policies.get(RP), VIEWER)).toEqual([ALICE, CAROL]);
     expect(membersOf(server.policies.get(RP), ADMIN)).toEqual([BOB]);
@@ -73,8 +98,14 @@ describe("modifyPolicy with the plan's copy of the policy", () => {
   it("refuses when the plan's copy made no change but the policy read again would", async () => {
     const { server, client, sleep, planned } = setup([{ role: VIEWER, members: [ALICE] }]);
     server.mutate(RP, (p) => p.bindings![0]!.members.push(BOB));
-    const run = modifyPolicy(client, "restorePlan", RP, [{ kind: "setBinding", role: VIEWER, members: [ALICE] }], { initial: planned, sleep });
-    const e = await run.then(() => undefined, (x: unknown) => x);
+    const run = modifyPolicy(client, "restorePlan", RP, [{ kind: "setBinding", role: VIEWER, members: [ALICE] }], {
+      initial: planned,
+      sleep,
+    });
+    const e = await run.then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect((e as CloudError).status).toBe("FAILED_PRECONDITION");
     expect(server.sets).toBe(0);
   });
@@ -82,7 +113,10 @@ describe("modifyPolicy with the plan's copy of the policy", () => {
   it("says which policy the final round started from: a grant another writer made first is found there", async () => {
     const { server, client, sleep, planned } = setup([{ role: VIEWER, members: [ALICE] }]);
     interfere(server, (p) => p.bindings![0]!.members.push(CAROL));
-    const r = await modifyPolicy(client, "restorePlan", RP, [{ kind: "addMember", role: VIEWER, member: CAROL }], { initial: planned, sleep });
+    const r = await modifyPolicy(client, "restorePlan", RP, [{ kind: "addMember", role: VIEWER, member: CAROL }], {
+      initial: planned,
+      sleep,
+    });
     expect(r).toMatchObject({ written: false, attempts: 2 });
     expect(membersOf(r.base, VIEWER)).toEqual([ALICE, CAROL]);
   });
@@ -90,7 +124,9 @@ describe("modifyPolicy with the plan's copy of the policy", () => {
   it("without the plan's copy, re-applies as before (nothing to compare with)", async () => {
     const { server, client, sleep } = setup([{ role: VIEWER, members: [ALICE] }]);
     interfere(server, (p) => p.bindings![0]!.members.push(BOB));
-    const r = await modifyPolicy(client, "restorePlan", RP, [{ kind: "addMember", role: VIEWER, member: CAROL }], { sleep });
+    const r = await modifyPolicy(client, "restorePlan", RP, [{ kind: "addMember", role: VIEWER, member: CAROL }], {
+      sleep,
+    });
     expect(r).toMatchObject({ written: true });
     expect(membersOf(server.policies.get(RP), VIEWER)).toEqual([ALICE, BOB, CAROL]);
   });

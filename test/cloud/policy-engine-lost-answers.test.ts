@@ -26,11 +26,18 @@ function setup() {
   const server = new FakePolicyServer();
   const events: CloudEvent[] = [];
   const { sleep } = recordingSleep();
-  const client = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: server.fetch, onEvent: (e) => events.push(e), retry: { sleep } });
+  const client = new CloudClient({
+    endpoint: "http://127.0.0.1:1",
+    env: {},
+    fetch: server.fetch,
+    onEvent: (e) => events.push(e),
+    retry: { sleep },
+  });
   return { server, client, events, sleep };
 }
 
-const members = (server: FakePolicyServer) => server.policies.get(EP)!.bindings?.find((b) => b.role === ROLE)?.members ?? [];
+const members = (server: FakePolicyServer) =>
+  server.policies.get(EP)!.bindings?.find((b) => b.role === ROLE)?.members ?? [];
 
 describe("a write whose answer is lost after it committed", () => {
   for (const [kind, reply] of Object.entries(LOST)) {
@@ -45,7 +52,10 @@ describe("a write whose answer is lost after it committed", () => {
       expect(members(server)).toEqual(["user:carol@example.com", ERIN]);
       // The grant was written once: no second write of the same edits.
       expect(server.policies.get(EP)!.bindings).toHaveLength(1);
-      expect(events.filter((e) => e.type === "policy").map((e) => (e as { outcome: string }).outcome)).toEqual(["lost", "written"]);
+      expect(events.filter((e) => e.type === "policy").map((e) => (e as { outcome: string }).outcome)).toEqual([
+        "lost",
+        "written",
+      ]);
     });
   }
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { createTokenProvider } from "../../src/cloud/auth.js";
 import { fakeFetch, googleError, json, type Reply } from "./fakes.js";
-import { AdaptiveBucket, GOOGLE_DEFAULT_RATES, MIN_RATE_PER_MINUTE, parseRate, RateLimiter } from "../../src/cloud/rate-limit.js";
+import {
+  AdaptiveBucket,
+  GOOGLE_DEFAULT_RATES,
+  MIN_RATE_PER_MINUTE,
+  parseRate,
+  RateLimiter,
+} from "../../src/cloud/rate-limit.js";
 
 /** A fake clock: sleeping advances time, nothing waits. */
 function fakeClock() {
@@ -30,7 +36,9 @@ describe("AdaptiveBucket", () => {
     expect(at[10]).toBe(100);
     expect(at[69]).toBe(6_000);
     // Never more than rate/60 + rate·Δt/60000 in any interval.
-    for (let i = 0; i < at.length; i++) for (let j = i; j < at.length; j++) expect(j - i + 1).toBeLessThanOrEqual(10 + ((at[j]! - at[i]!) * 600) / 60_000 + 1e-9);
+    for (let i = 0; i < at.length; i++)
+      for (let j = i; j < at.length; j++)
+        expect(j - i + 1).toBeLessThanOrEqual(10 + ((at[j]! - at[i]!) * 600) / 60_000 + 1e-9);
   });
 
   it("a slow rate still grants one token at a time", async () => {
@@ -164,7 +172,15 @@ describe("the client paces its calls", () => {
     const sent: number[] = [];
     let n = 0;
     const f = fakeFetch(() => (sent.push(clock.t), replies(++n)));
-    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, now: clock.now, retry: { sleep: clock.sleep, random: () => 0.5 }, rates, pacingClock: clock });
+    const c = new CloudClient({
+      endpoint: "http://127.0.0.1:1",
+      env: {},
+      fetch: f,
+      now: clock.now,
+      retry: { sleep: clock.sleep, random: () => 0.5 },
+      rates,
+      pacingClock: clock,
+    });
     return { c, clock, sent };
   }
 
@@ -181,10 +197,32 @@ describe("the client paces its calls", () => {
   it("a call that cannot be sent for want of an access token waits for no turn, and takes none", async () => {
     const clock = fakeClock();
     let searches = 0;
-    const tokens = createTokenProvider({ google: true, env: {}, createAdc: () => ({ getAccessToken: async () => { searches++; throw new Error("Could not load the default credentials"); } }) });
+    const tokens = createTokenProvider({
+      google: true,
+      env: {},
+      createAdc: () => ({
+        getAccessToken: async () => {
+          searches++;
+          throw new Error("Could not load the default credentials");
+        },
+      }),
+    });
     const f = fakeFetch(() => OK);
-    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, now: clock.now, retry: { sleep: clock.sleep, random: () => 0.5 }, rates: { gkebackup: 60 }, pacingClock: clock, tokens });
-    for (let i = 0; i < 5; i++) await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toMatchObject({ status: "UNAUTHENTICATED", httpStatus: 0 });
+    const c = new CloudClient({
+      endpoint: "http://127.0.0.1:1",
+      env: {},
+      fetch: f,
+      now: clock.now,
+      retry: { sleep: clock.sleep, random: () => 0.5 },
+      rates: { gkebackup: 60 },
+      pacingClock: clock,
+      tokens,
+    });
+    for (let i = 0; i < 5; i++)
+      await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toMatchObject({
+        status: "UNAUTHENTICATED",
+        httpStatus: 0,
+      });
     expect(clock.t).toBe(0);
     expect(searches).toBe(1);
     expect(f.calls).toHaveLength(0);
@@ -192,18 +230,36 @@ describe("the client paces its calls", () => {
 
   it("calls to an origin found unreachable fail unsent without waiting for a turn", async () => {
     const clock = fakeClock();
-    const f = fakeFetch(() => { throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }); });
-    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, now: clock.now, retry: { sleep: clock.sleep, random: () => 0.5, maxAttempts: 1 }, rates: { gkebackup: 60 }, pacingClock: clock });
+    const f = fakeFetch(() => {
+      throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    });
+    const c = new CloudClient({
+      endpoint: "http://127.0.0.1:1",
+      env: {},
+      fetch: f,
+      now: clock.now,
+      retry: { sleep: clock.sleep, random: () => 0.5, maxAttempts: 1 },
+      rates: { gkebackup: 60 },
+      pacingClock: clock,
+    });
     // A second's burst (1 at 60/min), then one call a second: the first three are sent, at 0, 1 s and 2 s.
-    for (let i = 0; i < 3; i++) await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toMatchObject({ status: "UNAVAILABLE" });
+    for (let i = 0; i < 3; i++)
+      await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toMatchObject({ status: "UNAVAILABLE" });
     const t = clock.t;
-    for (let i = 3; i < 8; i++) await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toThrow(/could not be reached by the last 3 calls/);
+    for (let i = 3; i < 8; i++)
+      await expect(c.getIamPolicy("restorePlan", RP("p1", `r${i}`))).rejects.toThrow(
+        /could not be reached by the last 3 calls/,
+      );
     expect(clock.t).toBe(t);
     expect(f.calls).toHaveLength(3);
   });
 
   it("a 429 with Retry-After pauses the bucket and halves its rate; the call succeeds after it", async () => {
-    const { c, sent } = client((n) => (n === 2 ? { ...googleError(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), headers: { "Retry-After": "3" } } : OK), { gkebackup: 600 });
+    const { c, sent } = client(
+      (n) =>
+        n === 2 ? { ...googleError(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), headers: { "Retry-After": "3" } } : OK,
+      { gkebackup: 600 },
+    );
     await c.getIamPolicy("restorePlan", RP("p", "a"));
     await c.getIamPolicy("restorePlan", RP("p", "b"));
     await c.getIamPolicy("restorePlan", RP("p", "c"));

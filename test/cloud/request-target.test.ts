@@ -7,7 +7,14 @@ import { TargetCache } from "../../src/cloud/request-target.js";
 
 const parsed = (url: string) => ({ ...urlToHttpOptions(new URL(url)) });
 
-const ORIGINS = ["http://127.0.0.1:8085", "https://gkebackup.googleapis.com", "http://u:p%40w@[::1]:9000", "HTTP://Example.COM:80", "https://us-central1-aiplatform.googleapis.com", "http://h:1/prefix"];
+const ORIGINS = [
+  "http://127.0.0.1:8085",
+  "https://gkebackup.googleapis.com",
+  "http://u:p%40w@[::1]:9000",
+  "HTTP://Example.COM:80",
+  "https://us-central1-aiplatform.googleapis.com",
+  "http://h:1/prefix",
+];
 const PATHS = [
   "/v1/projects/p/locations/us-central1/restorePlans/rp-00001:getIamPolicy?options.requestedPolicyVersion=3",
   "/v1beta1/projects/123/locations/l/endpoints/e:setIamPolicy",
@@ -27,7 +34,34 @@ const PATHS = [
   "/a//b",
   "/a?x=1?y=2",
 ];
-const ALPHABET = ["a", "Z", "0", "-", ".", "_", "~", "/", "%", "2", "e", "E", "?", "#", ":", "@", "=", "&", " ", "\\", "'", '"', "é", "+", ";", ","];
+const ALPHABET = [
+  "a",
+  "Z",
+  "0",
+  "-",
+  ".",
+  "_",
+  "~",
+  "/",
+  "%",
+  "2",
+  "e",
+  "E",
+  "?",
+  "#",
+  ":",
+  "@",
+  "=",
+  "&",
+  " ",
+  "\\",
+  "'",
+  '"',
+  "é",
+  "+",
+  ";",
+  ",",
+];
 
 function randomPath(random: () => number): string {
   let p = "/";
@@ -85,6 +119,7 @@ describe("TargetCache", () => {
 
   it("an origin it cannot separate plainly is parsed whole", () => {
     const cache = new TargetCache();
-    for (const url of ["http://h\\x/y", "http://h?x/y", "http://h#x/y", "http://h", "http://h:1"]) expect({ ...cache.resolve(url).options }).toEqual(parsed(url));
+    for (const url of ["http://h\\x/y", "http://h?x/y", "http://h#x/y", "http://h", "http://h:1"])
+      expect({ ...cache.resolve(url).options }).toEqual(parsed(url));
   });
 });

@@ -8,7 +8,10 @@ import { fakeFetch, googleError, json, networkError, recordingSleep, type Reply 
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
 const OK = json(200, { version: 1, bindings: [], etag: "ACAB" });
 
-function setup(replies: Reply[] | ((n: number) => Reply), opts: { maxAttempts?: number; timeoutMs?: number; now?: () => number } = {}) {
+function setup(
+  replies: Reply[] | ((n: number) => Reply),
+  opts: { maxAttempts?: number; timeoutMs?: number; now?: () => number } = {},
+) {
   const { delays, sleep } = recordingSleep();
   const events: CloudEvent[] = [];
   let n = 0;
@@ -27,40 +30,75 @@ function setup(replies: Reply[] | ((n: number) => Reply), opts: { maxAttempts?: 
 
 describe("error parsing", () => {
   it("parses Google's envelope", () => {
-    const p = parseErrorBody(JSON.stringify({ error: { code: 404, message: "nope", status: "NOT_FOUND", details: [{ "@type": "x" }] } }));
+    const p = parseErrorBody(
+      JSON.stringify({ error: { code: 404, message: "nope", status: "NOT_FOUND", details: [{ "@type": "x" }] } }),
+    );
     expect(p).toEqual({ code: 404, message: "nope", status: "NOT_FOUND", details: [{ "@type": "x" }] });
   });
 
   it("tolerates non-JSON and HTML bodies", () => {
     expect(parseErrorBody("upstream connect error")).toEqual({ message: "upstream connect error", details: [] });
-    expect(parseErrorBody("<html><head><title>502 Bad Gateway</title></head><body>…</body></html>").message).toBe("502 Bad Gateway");
+    expect(parseErrorBody("<html><head><title>502 Bad Gateway</title></head><body>…</body></html>").message).toBe(
+      "502 Bad Gateway",
+    );
     expect(parseErrorBody("")).toEqual({ details: [] });
-    expect(parseErrorBody('{"error":"invalid_token","error_description":"expired"}').message).toBe("invalid_token: expired");
+    expect(parseErrorBody('{"error":"invalid_token","error_description":"expired"}').message).toBe(
+      "invalid_token: expired",
+    );
   });
 
   it("maps HTTP to canonical codes", () => {
-    const m = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 409: "ABORTED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED", 418: "UNKNOWN" };
+    const m = {
+      400: "INVALID_ARGUMENT",
+      401: "UNAUTHENTICATED",
+      403: "PERMISSION_DENIED",
+      404: "NOT_FOUND",
+      409: "ABORTED",
+      429: "RESOURCE_EXHAUSTED",
+      500: "INTERNAL",
+      503: "UNAVAILABLE",
+      504: "DEADLINE_EXCEEDED",
+      418: "UNKNOWN",
+    };
     for (const [h, s] of Object.entries(m)) expect(canonicalFromHttp(Number(h))).toBe(s);
   });
 
   it("builds a one-line message naming operation, resource, code and server message", async () => {
-    const { c, f } = setup([googleError(404, "NOT_FOUND", `Resource "${RP}" was not found`, [{ "@type": "type.googleapis.com/google.rpc.ResourceInfo" }])]);
+    const { c, f } = setup([
+      googleError(404, "NOT_FOUND", `Resource "${RP}" was not found`, [
+        { "@type": "type.googleapis.com/google.rpc.ResourceInfo" },
+      ]),
+    ]);
     const err = (await c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err).toBeInstanceOf(CloudError);
     expect(err.message).toBe(`getIamPolicy ${RP}: NOT_FOUND (404): Resource "${RP}" was not found`);
-    expect(err).toMatchObject({ status: "NOT_FOUND", httpStatus: 404, methodId: "gkebackup.projects.locations.restorePlans.getIamPolicy", resource: RP, attempts: 1, retryable: false });
+    expect(err).toMatchObject({
+      status: "NOT_FOUND",
+      httpStatus: 404,
+      methodId: "gkebackup.projects.locations.restorePlans.getIamPolicy",
+      resource: RP,
+      attempts: 1,
+      retryable: false,
+    });
     expect(err.details).toHaveLength(1);
     expect(f.calls).toHaveLength(1);
   });
 
   it("uses the HTTP mapping when the body has no status, and a non-JSON body as message", async () => {
     const { c } = setup([{ status: 403, body: "Forbidden by proxy" }]);
-    await expect(c.getIamPolicy("restorePlan", RP)).rejects.toMatchObject({ status: "PERMISSION_DENIED", httpStatus: 403, message: `getIamPolicy ${RP}: PERMISSION_DENIED (403): Forbidden by proxy` });
+    await expect(c.getIamPolicy("restorePlan", RP)).rejects.toMatchObject({
+      status: "PERMISSION_DENIED",
+      httpStatus: 403,
+      message: `getIamPolicy ${RP}: PERMISSION_DENIED (403): Forbidden by proxy`,
+    });
   });
 
   it("keeps ALREADY_EXISTS / FAILED_PRECONDITION from the body", async () => {
     const { c } = setup([googleError(400, "FAILED_PRECONDITION", "version 1 with conditions")]);
-    await expect(c.setIamPolicy("restorePlan", RP, {})).rejects.toMatchObject({ status: "FAILED_PRECONDITION", httpStatus: 400 });
+    await expect(c.setIamPolicy("restorePlan", RP, {})).rejects.toMatchObject({
+      status: "FAILED_PRECONDITION",
+      httpStatus: 400,
+    });
   });
 
   it("redacts bearer values and OAuth tokens in arbitrary text", () => {
@@ -89,7 +127,12 @@ describe("retries", () => {
   });
 
   it("retries 503, 429 and 504 with backoff and succeeds", async () => {
-    const { c, f, delays, events } = setup([googleError(503, "UNAVAILABLE", "down"), googleError(429, "RESOURCE_EXHAUSTED", "slow down"), googleError(504, undefined, "deadline"), OK]);
+    const { c, f, delays, events } = setup([
+      googleError(503, "UNAVAILABLE", "down"),
+      googleError(429, "RESOURCE_EXHAUSTED", "slow down"),
+      googleError(504, undefined, "deadline"),
+      OK,
+    ]);
     const p = await c.getIamPolicy("restorePlan", RP);
     expect(p.etag).toBe("ACAB");
     expect(f.calls).toHaveLength(4);
@@ -101,7 +144,12 @@ describe("retries", () => {
       [3, "DEADLINE_EXCEEDED", true],
       [4, "OK", false],
     ]);
-    expect(attempts.every((e) => e.methodId === "gkebackup.projects.locations.restorePlans.getIamPolicy" && e.resource === RP && e.ms >= 0)).toBe(true);
+    expect(
+      attempts.every(
+        (e) =>
+          e.methodId === "gkebackup.projects.locations.restorePlans.getIamPolicy" && e.resource === RP && e.ms >= 0,
+      ),
+    ).toBe(true);
   });
 
   it("honours Retry-After in seconds and as an HTTP date", async () => {
@@ -119,7 +167,12 @@ describe("retries", () => {
   });
 
   it("honours google.rpc.RetryInfo in error details", async () => {
-    const { c, delays } = setup([googleError(503, "UNAVAILABLE", "busy", [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1.5s" }]), OK]);
+    const { c, delays } = setup([
+      googleError(503, "UNAVAILABLE", "busy", [
+        { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1.5s" },
+      ]),
+      OK,
+    ]);
     await c.getIamPolicy("restorePlan", RP);
     expect(delays).toEqual([1500]);
   });
@@ -133,7 +186,12 @@ describe("retries", () => {
     [500, "INTERNAL"],
   ])("never retries %i %s", async (code, status) => {
     const { c, f, delays } = setup(() => googleError(code, status, "no"));
-    await expect(c.setIamPolicy("endpoint", "projects/p/locations/us-central1/endpoints/e", {})).rejects.toMatchObject({ status, httpStatus: code, attempts: 1, retryable: false });
+    await expect(c.setIamPolicy("endpoint", "projects/p/locations/us-central1/endpoints/e", {})).rejects.toMatchObject({
+      status,
+      httpStatus: code,
+      attempts: 1,
+      retryable: false,
+    });
     expect(f.calls).toHaveLength(1);
     expect(delays).toEqual([]);
   });
@@ -145,7 +203,12 @@ describe("retries", () => {
     expect(delays).toHaveLength(9);
     expect(err).toBeInstanceOf(CloudError);
     expect(err).toMatchObject({ status: "UNAVAILABLE", httpStatus: 503, attempts: 10, retryable: true });
-    expect(err.message).toMatch(new RegExp(`^getIamPolicy ${RP} failed after 10 attempts over \\d+\\.\\ds: UNAVAILABLE \\(503\\): The service is currently unavailable\\.$`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^getIamPolicy ${RP} failed after 10 attempts over \\d+\\.\\ds: UNAVAILABLE ` +
+          `\\(503\\): The service is currently unavailable\\.$`,
+      ),
+    );
   });
 
   it("maxAttempts is configurable", async () => {
@@ -155,14 +218,20 @@ describe("retries", () => {
   });
 
   it("retries connection resets and refusals (httpStatus 0), not unknown hosts", async () => {
-    const { c, f } = setup([networkError("ECONNRESET"), networkError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1"), OK]);
+    const { c, f } = setup([
+      networkError("ECONNRESET"),
+      networkError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1"),
+      OK,
+    ]);
     await c.getIamPolicy("restorePlan", RP);
     expect(f.calls).toHaveLength(3);
 
     const bad = setup(() => networkError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1"), { maxAttempts: 3 });
     const err = (await bad.c.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err).toMatchObject({ status: "UNAVAILABLE", httpStatus: 0, attempts: 3 });
-    expect(err.message).toMatch(/failed after 3 attempts over .*: UNAVAILABLE: network error ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:1$/);
+    expect(err.message).toMatch(
+      /failed after 3 attempts over .*: UNAVAILABLE: network error ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:1$/,
+    );
 
     const dns = setup(() => networkError("ENOTFOUND", "getaddrinfo ENOTFOUND nowhere"));
     await expect(dns.c.getIamPolicy("restorePlan", RP)).rejects.toMatchObject({ attempts: 1, retryable: false });
@@ -172,7 +241,9 @@ describe("retries", () => {
   it("times out each attempt (DEADLINE_EXCEEDED, retried)", async () => {
     let n = 0;
     const hang = (signal: AbortSignal | undefined) =>
-      new Promise<Reply>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+      new Promise<Reply>((_, reject) =>
+        signal?.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
+      );
     const { delays, sleep } = recordingSleep();
     const f = fakeFetch((_r, signal) => (++n === 1 ? hang(signal) : OK));
     const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, timeoutMs: 30, retry: { sleep } });
@@ -183,15 +254,30 @@ describe("retries", () => {
     expect(delays).toHaveLength(1);
 
     const f2 = fakeFetch((_r, signal) => hang(signal));
-    const c2 = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f2, timeoutMs: 20, retry: { sleep, maxAttempts: 2 } });
+    const c2 = new CloudClient({
+      endpoint: "http://127.0.0.1:1",
+      env: {},
+      fetch: f2,
+      timeoutMs: 20,
+      retry: { sleep, maxAttempts: 2 },
+    });
     const err = (await c2.getIamPolicy("restorePlan", RP).catch((e: unknown) => e)) as CloudError;
     expect(err).toMatchObject({ status: "DEADLINE_EXCEEDED", httpStatus: 0, attempts: 2, retryable: true });
-    expect(err.message).toMatch(/failed after 2 attempts .*DEADLINE_EXCEEDED: no complete response within 20ms \(per-attempt timeout\)/);
+    expect(err.message).toMatch(
+      /failed after 2 attempts .*DEADLINE_EXCEEDED: no complete response within 20ms \(per-attempt timeout\)/,
+    );
   });
 
   it("a throwing event hook does not break calls", async () => {
     const f = fakeFetch([OK]);
-    const c = new CloudClient({ endpoint: "http://127.0.0.1:1", env: {}, fetch: f, onEvent: () => { throw new Error("boom"); } });
+    const c = new CloudClient({
+      endpoint: "http://127.0.0.1:1",
+      env: {},
+      fetch: f,
+      onEvent: () => {
+        throw new Error("boom");
+      },
+    });
     await expect(c.getIamPolicy("restorePlan", RP)).resolves.toMatchObject({ etag: "ACAB" });
   });
 

@@ -20,18 +20,28 @@ function client(reply: (path: string) => Reply) {
   return { c, f };
 }
 
-const read = (c: CloudClient, i: number): Promise<CloudError> => c.getIamPolicy("restorePlan", rp(i)).then(() => { throw new Error("the read succeeded"); }, (e: unknown) => e as CloudError);
+const read = (c: CloudClient, i: number): Promise<CloudError> =>
+  c.getIamPolicy("restorePlan", rp(i)).then(
+    () => {
+      throw new Error("the read succeeded");
+    },
+    (e: unknown) => e as CloudError,
+  );
 
 describe("an unreachable origin", () => {
   it(`after ${UNREACHABLE_CALLS} calls ended unable to connect, later calls to it fail at once, unsent`, async () => {
     const { c, f } = client(REFUSED);
-    for (let i = 0; i < UNREACHABLE_CALLS; i++) expect(await read(c, i)).toMatchObject({ status: "UNAVAILABLE", attempts: 10 });
+    for (let i = 0; i < UNREACHABLE_CALLS; i++)
+      expect(await read(c, i)).toMatchObject({ status: "UNAVAILABLE", attempts: 10 });
     const sentBefore = f.calls.length;
     expect(sentBefore).toBe(UNREACHABLE_CALLS * 10);
     for (let i = UNREACHABLE_CALLS; i < 20; i++) {
       const err = await read(c, i);
       expect(err).toMatchObject({ status: "UNAVAILABLE", httpStatus: 0, attempts: 0, retryable: false });
-      expect(err.message).toBe(`getIamPolicy ${rp(i)}: UNAVAILABLE: not sent: http://127.0.0.1:1 could not be reached by the last ${UNREACHABLE_CALLS} calls to it (network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1)`);
+      expect(err.message).toBe(
+        `getIamPolicy ${rp(i)}: UNAVAILABLE: not sent: http://127.0.0.1:1 could not be reached by the last ` +
+          `${UNREACHABLE_CALLS} calls to it (network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1)`,
+      );
       // Why it was not sent stays readable: the plan reports such reads as one error.
       expect(noConnection(err)).toBe(true);
     }
@@ -53,7 +63,8 @@ describe("an unreachable origin", () => {
 
   it("server errors never make it unreachable: each call is sent and retried", async () => {
     const { c, f } = client(() => googleError(503, "UNAVAILABLE", "backend overloaded"));
-    for (let i = 0; i < UNREACHABLE_CALLS + 2; i++) expect(await read(c, i)).toMatchObject({ status: "UNAVAILABLE", httpStatus: 503, attempts: 10 });
+    for (let i = 0; i < UNREACHABLE_CALLS + 2; i++)
+      expect(await read(c, i)).toMatchObject({ status: "UNAVAILABLE", httpStatus: 503, attempts: 10 });
     expect(f.calls.length).toBe((UNREACHABLE_CALLS + 2) * 10);
   });
 

@@ -38,72 +38,103 @@ function made(http: WorkerHttp): WorkerHttp {
   return http;
 }
 
-const get = (http: WorkerHttp, url: string) => http(url, { method: "GET", headers: { Accept: "application/json" }, signal: new AbortController().signal });
+const get = (http: WorkerHttp, url: string) =>
+  http(url, { method: "GET", headers: { Accept: "application/json" }, signal: new AbortController().signal });
 
 describe("createWorkerHttp", () => {
-  it("sends the first requests directly, starts the worker after `directFirst` of them, then sends through it", async () => {
-    const { url, paths } = await echoServer();
-    const http = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
-    for (let i = 0; i < 3; i++) expect(JSON.parse(await (await get(http, `${url}/a${i}`)).text())).toEqual({ path: `/a${i}` });
-    // Not started yet: nothing to wait for.
-    expect(await http.ready()).toBe(false);
-    await get(http, `${url}/b`); // the fourth starts it, and is still sent directly
-    expect(await http.ready()).toBe(true);
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => get(http, `${url}/c${i}`).then(async (r) => [r.status, JSON.parse(await r.text()), r.headers.get("CONTENT-TYPE")])));
-    expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => [200, { path: `/c${i}` }, "application/json"]));
-    expect(http.counts()).toEqual({ direct: 4, worker: 20 });
-    expect(paths).toHaveLength(24);
-  });
+  it(
+    "sends the first requests directly, starts the worker after " + "`directFirst` of them, then sends through it",
+    async () => {
+      const { url, paths } = await echoServer();
+      const http = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
+      for (let i = 0; i < 3; i++)
+        expect(JSON.parse(await (await get(http, `${url}/a${i}`)).text())).toEqual({ path: `/a${i}` });
+      // Not started yet: nothing to wait for.
+      expect(await http.ready()).toBe(false);
+      await get(http, `${url}/b`); // the fourth starts it, and is still sent directly
+      expect(await http.ready()).toBe(true);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          get(http, `${url}/c${i}`).then(async (r) => [
+            r.status,
+            JSON.parse(await r.text()),
+            r.headers.get("CONTENT-TYPE"),
+          ]),
+        ),
+      );
+      expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => [200, { path: `/c${i}` }, "application/json"]));
+      expect(http.counts()).toEqual({ direct: 4, worker: 20 });
+      expect(paths).toHaveLength(24);
+    },
+  );
 
-  it("told to expect `directFirst` requests or more, starts the worker before the first; fewer, sends them directly", async () => {
-    const { url, paths } = await echoServer();
-    const few = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
-    few.expect(2);
-    expect(await few.ready()).toBe(false);
-    const many = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
-    many.expect(3);
-    expect(await many.ready()).toBe(true);
-    await Promise.all([get(few, `${url}/f0`), get(few, `${url}/f1`), get(many, `${url}/m0`), get(many, `${url}/m1`)]);
-    expect(few.counts()).toEqual({ direct: 2, worker: 0 });
-    expect(many.counts()).toEqual({ direct: 0, worker: 2 });
-    expect(paths.sort()).toEqual(["/f0", "/f1", "/m0", "/m1"]);
-  });
+  it(
+    "told to expect `directFirst` requests or more, starts the worker " +
+      "before the first; fewer, sends them directly",
+    async () => {
+      const { url, paths } = await echoServer();
+      const few = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
+      few.expect(2);
+      expect(await few.ready()).toBe(false);
+      const many = made(createWorkerHttp({ env: {}, directFirst: 3, workerUrl: TS_WORKER }));
+      many.expect(3);
+      expect(await many.ready()).toBe(true);
+      await Promise.all([get(few, `${url}/f0`), get(few, `${url}/f1`), get(many, `${url}/m0`), get(many, `${url}/m1`)]);
+      expect(few.counts()).toEqual({ direct: 2, worker: 0 });
+      expect(many.counts()).toEqual({ direct: 0, worker: 2 });
+      expect(paths.sort()).toEqual(["/f0", "/f1", "/m0", "/m1"]);
+    },
+  );
 
   it("without the worker's module every request is sent directly", async () => {
     const { url } = await echoServer();
-    const http = made(createWorkerHttp({ env: {}, directFirst: 0, workerUrl: new URL("./no-such-worker.mjs", import.meta.url) }));
+    const http = made(
+      createWorkerHttp({ env: {}, directFirst: 0, workerUrl: new URL("./no-such-worker.mjs", import.meta.url) }),
+    );
     expect(await http.ready()).toBe(false);
     for (let i = 0; i < 3; i++) expect((await get(http, `${url}/x`)).status).toBe(200);
     expect(http.counts()).toEqual({ direct: 3, worker: 0 });
   });
 
-  it("when the worker dies, what waited for it fails as an unknown outcome (no code: not retried) and later requests are sent directly", async () => {
-    const { url } = await echoServer();
-    const http = made(createWorkerHttp({ env: {}, directFirst: 0, workerUrl: CRASHING_WORKER }));
-    expect(await http.ready()).toBe(true);
-    const lost = (await get(http, `${url}/lost`).catch((e: unknown) => e)) as Error;
-    expect(lost.message).toMatch(/^the HTTP worker stopped before answering: /);
-    expect(networkCode(lost)).toBeUndefined();
-    expect((await get(http, `${url}/after`)).status).toBe(200);
-    expect(http.counts()).toEqual({ direct: 1, worker: 1 });
-  });
+  it(
+    "when the worker dies, what waited for it fails as an unknown outcome (no " +
+      "code: not retried) and later requests are sent directly",
+    async () => {
+      const { url } = await echoServer();
+      const http = made(createWorkerHttp({ env: {}, directFirst: 0, workerUrl: CRASHING_WORKER }));
+      expect(await http.ready()).toBe(true);
+      const lost = (await get(http, `${url}/lost`).catch((e: unknown) => e)) as Error;
+      expect(lost.message).toMatch(/^the HTTP worker stopped before answering: /);
+      expect(networkCode(lost)).toBeUndefined();
+      expect((await get(http, `${url}/after`)).status).toBe(200);
+      expect(http.counts()).toEqual({ direct: 1, worker: 1 });
+    },
+  );
 
-  it("an idle worker does not keep the process alive, a busy one does (the compiled worker, in a child process)", async () => {
-    // The compiled modules (npm test builds them first), run by plain node: a TypeScript loader
-    // keeps a process alive by itself, which would hide what is tested here.
-    const { url } = await echoServer(300);
-    const dist = new URL("../../dist/cloud/worker-http.js", import.meta.url).href;
-    const script = (request: boolean) => `
+  it(
+    "an idle worker does not keep the process alive, a busy one does " + "(the compiled worker, in a child process)",
+    async () => {
+      // The compiled modules (npm test builds them first), run by plain node: a TypeScript loader
+      // keeps a process alive by itself, which would hide what is tested here.
+      const { url } = await echoServer(300);
+      const dist = new URL("../../dist/cloud/worker-http.js", import.meta.url).href;
+      const script = (request: boolean) =>
+        `
       import { createWorkerHttp } from ${JSON.stringify(dist)};
-      const http = createWorkerHttp({ env: {}, directFirst: 0 });
+      const http = createWorkerHttp({ ` +
+        `env: {}, directFirst: 0 });
       process.stdout.write(String(await http.ready()));
-      // No await: only the request in the worker keeps the process alive until its answer.
-      if (${request}) http(${JSON.stringify(`${url}/late`)}, { method: "GET", headers: {}, signal: new AbortController().signal })
+      // No await: ` +
+        `only the request in the worker keeps the process alive until its answer.
+      if (${request}) http(` +
+        `${JSON.stringify(`${url}/late`)}, { method: "GET", headers: {}, signal: new AbortController().signal ` +
+        `})
         .then((r) => process.stdout.write(" " + r.status + " " + JSON.stringify(http.counts())));
     `;
-    expect(await runChild(script(false))).toEqual({ code: 0, out: "true" });
-    expect(await runChild(script(true))).toEqual({ code: 0, out: 'true 200 {"direct":0,"worker":1}' });
-  });
+      expect(await runChild(script(false))).toEqual({ code: 0, out: "true" });
+      expect(await runChild(script(true))).toEqual({ code: 0, out: 'true 200 {"direct":0,"worker":1}' });
+    },
+  );
 });
 
 async function runChild(script: string): Promise<{ code: number | null; out: string }> {
@@ -123,9 +154,26 @@ async function runChild(script: string): Promise<{ code: number | null; out: str
 describe("errors crossing to and from the worker", () => {
   it("keep their class, name, message, code and causes (what the transport reads of them)", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED", errno: -111 });
-    const both = Object.assign(new AggregateError([refused, Object.assign(new Error("connect ECONNREFUSED ::1:9"), { code: "ECONNREFUSED" })], "connect failed"), { code: "ECONNREFUSED" });
-    const aborted = Object.assign(new Error("The operation was aborted", { cause: new Error("timeout") }), { name: "AbortError", code: "ABORT_ERR" });
-    const cases: unknown[] = [refused, both, aborted, new TypeError('unsupported URL scheme "ftp:" in ftp://x/'), new RangeError("bad"), "a string", undefined];
+    const both = Object.assign(
+      new AggregateError(
+        [refused, Object.assign(new Error("connect ECONNREFUSED ::1:9"), { code: "ECONNREFUSED" })],
+        "connect failed",
+      ),
+      { code: "ECONNREFUSED" },
+    );
+    const aborted = Object.assign(new Error("The operation was aborted", { cause: new Error("timeout") }), {
+      name: "AbortError",
+      code: "ABORT_ERR",
+    });
+    const cases: unknown[] = [
+      refused,
+      both,
+      aborted,
+      new TypeError('unsupported URL scheme "ftp:" in ftp://x/'),
+      new RangeError("bad"),
+      "a string",
+      undefined,
+    ];
     for (const e of cases) {
       const back = errorFromWire(structuredClone(errorToWire(e)));
       expect(networkCode(back)).toBe(networkCode(e));

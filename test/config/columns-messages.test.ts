@@ -11,7 +11,10 @@ import { decodeUtf8 } from "../../src/base/utf8.js";
 import { rangeAt } from "../../src/diagnostics/terraform-diagnostic.js";
 
 const FILE = "/virtual/stack.yaml";
-const errors = (text: string) => parseStack(FILE, text).diagnostics.filter((d) => d.severity === "error").map((d) => `${d.line}:${d.column} ${d.summary}`);
+const errors = (text: string) =>
+  parseStack(FILE, text)
+    .diagnostics.filter((d) => d.severity === "error")
+    .map((d) => `${d.line}:${d.column} ${d.summary}`);
 const dir = mkdtempSync(join(tmpdir(), "converge-columns-"));
 
 describe("columns count characters (code points), not UTF-16 units or a byte order mark", () => {
@@ -58,13 +61,19 @@ resources:
 
 describe("messages", () => {
   it("a second YAML document: the stack holds one, and where the second starts", () => {
-    expect(errors("name: a\n---\nname: b\n")).toEqual(["2:1 a stack file holds one YAML document; found a second at 2:1"]);
+    expect(errors("name: a\n---\nname: b\n")).toEqual([
+      "2:1 a stack file holds one YAML document; found a second at 2:1",
+    ]);
     const f = join(dir, "two.yaml");
     writeFileSync(f, "a: 1\n---\nb: 2\n");
-    expect(readInputs({ varFiles: [f] }).diagnostics.map((d) => `${d.line}:${d.column} ${d.summary}`)).toEqual([`2:1 --var-file ${f}: a var file holds one YAML document; found a second at 2:1`]);
+    expect(readInputs({ varFiles: [f] }).diagnostics.map((d) => `${d.line}:${d.column} ${d.summary}`)).toEqual([
+      `2:1 --var-file ${f}: a var file holds one YAML document; found a second at 2:1`,
+    ]);
   });
 
   it("a stack name of the wrong form states the allowed pattern", () => {
-    expect(errors('name: "a/b"\n')).toEqual(['1:7 name: "a/b" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$']);
+    expect(errors('name: "a/b"\n')).toEqual([
+      '1:7 name: "a/b" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$',
+    ]);
   });
 });

@@ -17,8 +17,16 @@ type Ownership = "policy" | "binding" | "member";
 type Kind = "restorePlan" | "endpoint";
 
 const TOKENS: Record<Kind, Record<Ownership, string>> = {
-  restorePlan: { policy: "cloudnative:backup/v1:RestorePlanIamPolicy", binding: "cloudnative:backup/v1:RestorePlanIamBinding", member: "cloudnative:backup/v1:RestorePlanIamMember" },
-  endpoint: { policy: "cloudnative:aiplatform/v1beta1:EndpointIamPolicy", binding: "cloudnative:aiplatform/v1beta1:EndpointIamBinding", member: "cloudnative:aiplatform/v1beta1:EndpointIamMember" },
+  restorePlan: {
+    policy: "cloudnative:backup/v1:RestorePlanIamPolicy",
+    binding: "cloudnative:backup/v1:RestorePlanIamBinding",
+    member: "cloudnative:backup/v1:RestorePlanIamMember",
+  },
+  endpoint: {
+    policy: "cloudnative:aiplatform/v1beta1:EndpointIamPolicy",
+    binding: "cloudnative:aiplatform/v1beta1:EndpointIamBinding",
+    member: "cloudnative:aiplatform/v1beta1:EndpointIamMember",
+  },
 };
 const COLLECTION: Record<Kind, string> = { restorePlan: "restorePlans", endpoint: "endpoints" };
 
@@ -36,7 +44,11 @@ interface Target {
   member: string;
 }
 
-const COND: Condition = { title: "until 2030", description: "temporary", expression: "request.time < timestamp('2030-01-01T00:00:00Z')" };
+const COND: Condition = {
+  title: "until 2030",
+  description: "temporary",
+  expression: "request.time < timestamp('2030-01-01T00:00:00Z')",
+};
 const BASE: Target = { object: "nightly", role: "roles/x.viewer", member: "user:a@example.com" };
 
 function properties(kind: Kind, own: Ownership, t: Target): Record<string, unknown> {
@@ -48,7 +60,9 @@ function properties(kind: Kind, own: Ownership, t: Target): Record<string, unkno
 
 /** A stack of two resources; `first` is declared at 6:3 and `second` at 9:3. */
 function stackText(a: { kind: Kind; own: Ownership; t: Target }, b: { kind: Kind; own: Ownership; t: Target }): string {
-  const res = (name: string, r: typeof a) => `  ${name}:\n    type: ${TOKENS[r.kind][r.own]}\n    properties: ${JSON.stringify(properties(r.kind, r.own, r.t))}\n`;
+  const res = (name: string, r: typeof a) =>
+    `  ${name}:\n    type: ${TOKENS[r.kind][r.own]}\n    properties: ` +
+    `${JSON.stringify(properties(r.kind, r.own, r.t))}\n`;
   return `${STACK_HEAD}resources:\n${res("first", a)}${res("second", b)}`;
 }
 
@@ -90,28 +104,63 @@ describe("overlapping scope: every pair of types on the same object is an error 
     if (a === "policy" || b === "policy") expect(d.summary).toContain("whole IAM policy");
   });
 
-  it.each(pairs)("$kind: $a then $b, with the same condition, the name in full form and the member spelled differently", ({ kind, a, b }) => {
-    const second: Target = { ...BASE, object: fullOf(kind, "nightly"), member: "user:A@Example.com", condition: { expression: COND.expression, description: COND.description!, title: COND.title } };
-    expectConflict(stackText({ kind, own: a, t: { ...BASE, condition: COND } }, { kind, own: b, t: second }));
-  });
+  it.each(pairs)(
+    "$kind: $a then $b, with the same condition, the name in full form and the member spelled differently",
+    ({ kind, a, b }) => {
+      const second: Target = {
+        ...BASE,
+        object: fullOf(kind, "nightly"),
+        member: "user:A@Example.com",
+        condition: { expression: COND.expression, description: COND.description!, title: COND.title },
+      };
+      expectConflict(stackText({ kind, own: a, t: { ...BASE, condition: COND } }, { kind, own: b, t: second }));
+    },
+  );
 
   it.each(KINDS)("%s: location/id and full name are the same object", (kind) => {
-    expectConflict(stackText({ kind, own: "binding", t: { ...BASE, object: `${LOCATION}/nightly` } }, { kind, own: "binding", t: { ...BASE, object: fullOf(kind, "nightly") } }));
+    expectConflict(
+      stackText(
+        { kind, own: "binding", t: { ...BASE, object: `${LOCATION}/nightly` } },
+        { kind, own: "binding", t: { ...BASE, object: fullOf(kind, "nightly") } },
+      ),
+    );
   });
 
   it.each(KINDS)("%s: a policy conflicts with a binding of any role or condition on its object", (kind) => {
-    expectConflict(stackText({ kind, own: "policy", t: BASE }, { kind, own: "binding", t: { ...BASE, role: "roles/other", condition: COND } }));
-    expectConflict(stackText({ kind, own: "member", t: { ...BASE, member: "group:g@example.com" } }, { kind, own: "policy", t: { ...BASE, role: "roles/z" } }));
+    expectConflict(
+      stackText(
+        { kind, own: "policy", t: BASE },
+        { kind, own: "binding", t: { ...BASE, role: "roles/other", condition: COND } },
+      ),
+    );
+    expectConflict(
+      stackText(
+        { kind, own: "member", t: { ...BASE, member: "group:g@example.com" } },
+        { kind, own: "policy", t: { ...BASE, role: "roles/z" } },
+      ),
+    );
   });
 
   it("the summaries say what each conflict is", () => {
     const rp = (own: Ownership, t: Target = BASE) => ({ kind: "restorePlan" as const, own, t });
-    expect(expectConflict(stackText(rp("binding"), rp("binding"))).summary).toContain("both manage role roles/x.viewer on");
-    expect(expectConflict(stackText(rp("member"), rp("member"))).summary).toContain("both grant user:a@example.com role roles/x.viewer");
-    expect(expectConflict(stackText(rp("binding"), rp("member"))).summary).toContain('"first" manages the whole binding, "second" one member of it');
-    expect(expectConflict(stackText(rp("member"), rp("binding"))).summary).toContain('"second" manages the whole binding, "first" one member of it');
-    expect(expectConflict(stackText(rp("policy"), rp("member"))).summary).toContain('"first" manages its whole IAM policy, so "second" cannot manage part of it');
-    expect(expectConflict(stackText(rp("member"), rp("policy"))).summary).toContain('"second" manages its whole IAM policy, so "first" cannot manage part of it');
+    expect(expectConflict(stackText(rp("binding"), rp("binding"))).summary).toContain(
+      "both manage role roles/x.viewer on",
+    );
+    expect(expectConflict(stackText(rp("member"), rp("member"))).summary).toContain(
+      "both grant user:a@example.com role roles/x.viewer",
+    );
+    expect(expectConflict(stackText(rp("binding"), rp("member"))).summary).toContain(
+      '"first" manages the whole binding, "second" one member of it',
+    );
+    expect(expectConflict(stackText(rp("member"), rp("binding"))).summary).toContain(
+      '"second" manages the whole binding, "first" one member of it',
+    );
+    expect(expectConflict(stackText(rp("policy"), rp("member"))).summary).toContain(
+      '"first" manages its whole IAM policy, so "second" cannot manage part of it',
+    );
+    expect(expectConflict(stackText(rp("member"), rp("policy"))).summary).toContain(
+      '"second" manages its whole IAM policy, so "first" cannot manage part of it',
+    );
   });
 });
 
@@ -119,13 +168,23 @@ describe("non-overlapping scope is accepted", () => {
   it.each(pairs)("$kind: $a and $b on other objects", ({ kind, a, b }) => {
     expectAccepted(stackText({ kind, own: a, t: BASE }, { kind, own: b, t: { ...BASE, object: "weekly" } }));
     // Same id, other location or project: other objects.
-    expectAccepted(stackText({ kind, own: a, t: BASE }, { kind, own: b, t: { ...BASE, object: "europe-west1/nightly" } }));
-    expectAccepted(stackText({ kind, own: a, t: BASE }, { kind, own: b, t: { ...BASE, object: `projects/other/locations/${LOCATION}/${COLLECTION[kind]}/nightly` } }));
+    expectAccepted(
+      stackText({ kind, own: a, t: BASE }, { kind, own: b, t: { ...BASE, object: "europe-west1/nightly" } }),
+    );
+    expectAccepted(
+      stackText(
+        { kind, own: a, t: BASE },
+        { kind, own: b, t: { ...BASE, object: `projects/other/locations/${LOCATION}/${COLLECTION[kind]}/nightly` } },
+      ),
+    );
   });
 
-  it.each(OWNERSHIPS.flatMap((a) => OWNERSHIPS.map((b) => ({ a, b }))))("$a of a restore plan and $b of an endpoint with the same id", ({ a, b }) => {
-    expectAccepted(stackText({ kind: "restorePlan", own: a, t: BASE }, { kind: "endpoint", own: b, t: BASE }));
-  });
+  it.each(OWNERSHIPS.flatMap((a) => OWNERSHIPS.map((b) => ({ a, b }))))(
+    "$a of a restore plan and $b of an endpoint with the same id",
+    ({ a, b }) => {
+      expectAccepted(stackText({ kind: "restorePlan", own: a, t: BASE }, { kind: "endpoint", own: b, t: BASE }));
+    },
+  );
 
   const grantPairs = pairs.filter((p) => p.a !== "policy" && p.b !== "policy");
 
@@ -133,17 +192,40 @@ describe("non-overlapping scope is accepted", () => {
     expectAccepted(stackText({ kind, own: a, t: BASE }, { kind, own: b, t: { ...BASE, role: "roles/x.editor" } }));
   });
 
-  it.each(grantPairs)("$kind: $a and $b of other conditions (none, or another title, description or expression)", ({ kind, a, b }) => {
-    expectAccepted(stackText({ kind, own: a, t: BASE }, { kind, own: b, t: { ...BASE, condition: COND } }));
-    expectAccepted(stackText({ kind, own: a, t: { ...BASE, condition: COND } }, { kind, own: b, t: BASE }));
-    for (const other of [{ ...COND, title: "other" }, { ...COND, description: "other" }, { title: COND.title, expression: COND.expression }, { ...COND, expression: "true" }]) {
-      expectAccepted(stackText({ kind, own: a, t: { ...BASE, condition: COND } }, { kind, own: b, t: { ...BASE, condition: other } }));
-    }
-  });
+  it.each(grantPairs)(
+    "$kind: $a and $b of other conditions (none, or another title, description or expression)",
+    ({ kind, a, b }) => {
+      expectAccepted(stackText({ kind, own: a, t: BASE }, { kind, own: b, t: { ...BASE, condition: COND } }));
+      expectAccepted(stackText({ kind, own: a, t: { ...BASE, condition: COND } }, { kind, own: b, t: BASE }));
+      for (const other of [
+        { ...COND, title: "other" },
+        { ...COND, description: "other" },
+        { title: COND.title, expression: COND.expression },
+        { ...COND, expression: "true" },
+      ]) {
+        expectAccepted(
+          stackText(
+            { kind, own: a, t: { ...BASE, condition: COND } },
+            { kind, own: b, t: { ...BASE, condition: other } },
+          ),
+        );
+      }
+    },
+  );
 
   it.each(KINDS)("%s: two members of one binding that are different principals", (kind) => {
-    expectAccepted(stackText({ kind, own: "member", t: BASE }, { kind, own: "member", t: { ...BASE, member: "user:b@example.com" } }));
-    expectAccepted(stackText({ kind, own: "member", t: BASE }, { kind, own: "member", t: { ...BASE, member: "group:a@example.com" } }));
+    expectAccepted(
+      stackText(
+        { kind, own: "member", t: BASE },
+        { kind, own: "member", t: { ...BASE, member: "user:b@example.com" } },
+      ),
+    );
+    expectAccepted(
+      stackText(
+        { kind, own: "member", t: BASE },
+        { kind, own: "member", t: { ...BASE, member: "group:a@example.com" } },
+      ),
+    );
   });
 });
 
@@ -161,7 +243,10 @@ const LAKE_VAR = `variables:
 function recordingCloud(policies: Record<string, Policy>) {
   const calls: string[] = [];
   const port: CloudPort = {
-    getIamPolicy: async (kind, name) => (calls.push(`getIamPolicy ${kind} ${name}`), policies[name] ? structuredClone(policies[name]) : undefined),
+    getIamPolicy: async (kind, name) => (
+      calls.push(`getIamPolicy ${kind} ${name}`),
+      policies[name] ? structuredClone(policies[name]) : undefined
+    ),
     getFederation: async (name) => {
       calls.push(`getFederation ${name}`);
       if (name !== FED) throw Object.assign(new Error("not found"), { status: "NOT_FOUND" });
@@ -177,7 +262,10 @@ function recordingCloud(policies: Record<string, Policy>) {
 
 async function planOf(resources: string) {
   const text = `${STACK_HEAD}${LAKE_VAR}resources:\n${resources}`;
-  const cloud = recordingCloud({ [fullOf("restorePlan", "nightly")]: { etag: "e", bindings: [] }, [fullOf("restorePlan", "weekly")]: { etag: "w", bindings: [] } });
+  const cloud = recordingCloud({
+    [fullOf("restorePlan", "nightly")]: { etag: "e", bindings: [] },
+    [fullOf("restorePlan", "weekly")]: { etag: "w", bindings: [] },
+  });
   const r = await plan(stackOf(text), undefined, cloud.port, planOptions());
   return { ...r, errors: r.diagnostics.filter((d) => d.severity === "error"), calls: cloud.calls };
 }

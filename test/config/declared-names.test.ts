@@ -4,7 +4,22 @@ import { describe, expect, it } from "vitest";
 import { declaredNames } from "../../src/config/load.js";
 import { seededRandom } from "../support/seeded-random.js";
 
-const WORDS = ["a", "b", "r0", "r1", "1", "01", "toString", "constructor", "__proto__", "hasOwnProperty", "valueOf", "x-y", "é", ""];
+const WORDS = [
+  "a",
+  "b",
+  "r0",
+  "r1",
+  "1",
+  "01",
+  "toString",
+  "constructor",
+  "__proto__",
+  "hasOwnProperty",
+  "valueOf",
+  "x-y",
+  "é",
+  "",
+];
 
 describe("declared names", () => {
   it("answers and lists as new Set([...Object.keys(config), ...variables, ...resources])", () => {

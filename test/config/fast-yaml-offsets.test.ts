@@ -13,7 +13,6 @@ import { yamlFiles } from "../support/yaml-files.js";
 
 const root = join(import.meta.dirname, "../..");
 
-
 // The definition it replaced trimmed the non-ASCII white space String.prototype.trim knows
 // (U+00A0, U+2000–U+200A, U+3000…) as if it were YAML's; to YAML it is content. A text with one of
 // them is compared with yaml instead: the fast path declines it or gives yaml's value.
@@ -75,7 +74,53 @@ const BASE = [
 
 // Fragments that touch every branch of the line reader: white space (including the non-ASCII
 // kinds trim removes), markers, comments, quotes, escapes, anchors, flow, keys, unicode.
-const PIECES = ["x", "7", " ", "  ", "\u00a0", "\u2003", "\u3000", "\n", "\n  ", "\n- ", "-", "- ", "#", " #", ":", ": ", "---", "...", "%", "'", "''", '"', '\\"', "\\", "{", "}", "[", "]", ",", "&a ", "*a", "!!str ", "|", ">", "?", "__proto__: x", "constructor: y", "null", "True", "é", "😀", "\t", "\r", "k:", "a: b"];
+const PIECES = [
+  "x",
+  "7",
+  " ",
+  "  ",
+  "\u00a0",
+  "\u2003",
+  "\u3000",
+  "\n",
+  "\n  ",
+  "\n- ",
+  "-",
+  "- ",
+  "#",
+  " #",
+  ":",
+  ": ",
+  "---",
+  "...",
+  "%",
+  "'",
+  "''",
+  '"',
+  '\\"',
+  "\\",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  "&a ",
+  "*a",
+  "!!str ",
+  "|",
+  ">",
+  "?",
+  "__proto__: x",
+  "constructor: y",
+  "null",
+  "True",
+  "é",
+  "😀",
+  "\t",
+  "\r",
+  "k:",
+  "a: b",
+];
 
 function mutate(rand: () => number, text: string): string {
   const edits = 1 + Math.floor(rand() * 3);
@@ -107,7 +152,28 @@ describe("YAML fast path over line offsets", () => {
   });
 
   it("gives what the definition it replaced gives on lines of white space, markers and ends", () => {
-    for (const t of ["", "\n", "a: b", "a: b\n", "a:", "a: ", "a:  # c", "a:\n  - x\n  -\n", "a:\n- x\n-", "a:\n  b: c\n ---", "---\na: b", "a: b\n...", "%YAML 1.2\na: b", "a: b\n  \n", "\u00a0a: b", "a: b\u00a0", "a:\n\u00a0 b: c", "a: [x, y]\u3000", "a:\n  - - x", "a:\n  -\u00a0x"]) {
+    for (const t of [
+      "",
+      "\n",
+      "a: b",
+      "a: b\n",
+      "a:",
+      "a: ",
+      "a:  # c",
+      "a:\n  - x\n  -\n",
+      "a:\n- x\n-",
+      "a:\n  b: c\n ---",
+      "---\na: b",
+      "a: b\n...",
+      "%YAML 1.2\na: b",
+      "a: b\n  \n",
+      "\u00a0a: b",
+      "a: b\u00a0",
+      "a:\n\u00a0 b: c",
+      "a: [x, y]\u3000",
+      "a:\n  - - x",
+      "a:\n  -\u00a0x",
+    ]) {
       same(t);
     }
   });
@@ -118,10 +184,18 @@ describe("YAML fast path over line offsets", () => {
       const size = 1 + Math.floor(rand() * 40);
       const keys = Array.from({ length: size }, (_, j) => `k${rand() < 0.03 ? Math.floor(rand() * size) : j}`);
       const nested = rand() < 0.5;
-      const text = nested ? `top:\n${keys.map((k) => `  ${k}: v`).join("\n")}\nafter: 1x\n` : `${keys.map((k) => `${k}:\n  - a`).join("\n")}\n`;
+      const text = nested
+        ? `top:\n${keys.map((k) => `  ${k}: v`).join("\n")}\nafter: 1x\n`
+        : `${keys.map((k) => `${k}:\n  - a`).join("\n")}\n`;
       same(text);
     }
-    expect(parseSimpleYaml(Array.from({ length: 30 }, (_, j) => `k${j}: v`).concat("k3: w").join("\n"))).toBeUndefined();
+    expect(
+      parseSimpleYaml(
+        Array.from({ length: 30 }, (_, j) => `k${j}: v`)
+          .concat("k3: w")
+          .join("\n"),
+      ),
+    ).toBeUndefined();
     expect(parseSimpleYaml(Array.from({ length: 30 }, (_, j) => `k${j}: v`).join("\n"))).toBeDefined();
   });
 

@@ -12,9 +12,19 @@ const root = join(import.meta.dirname, "../..");
 
 // Characters String.prototype.trim and \s treat as white space but YAML does not (YAML's white
 // space is only space and tab, its line breaks LF and CR): to yaml they are content.
-const UNICODE_SPACES = ["\u00a0", "\u1680", "\u2000", "\u2003", "\u200a", "\u202f", "\u205f", "\u3000", "\u000b", "\u000c"];
+const UNICODE_SPACES = [
+  "\u00a0",
+  "\u1680",
+  "\u2000",
+  "\u2003",
+  "\u200a",
+  "\u202f",
+  "\u205f",
+  "\u3000",
+  "\u000b",
+  "\u000c",
+];
 const UNICODE_SPACED = UNICODE_SPACES.flatMap((c) => [c, `${c}x`, `x${c}`, `a${c}#b`, `${c}- x`]);
-
 
 function agrees(text: string): boolean {
   let expected: unknown;
@@ -31,15 +41,70 @@ function agrees(text: string): boolean {
 }
 
 const scalar = fc.oneof(
-  fc.constantFrom("true", "false", "null", "yes", "no", "on", "off", "~", "0", "1.5", "-1", "0x1F", "1e3", ".inf", "NaN", "", " ", "a: b", "a #b", "#c", "- x", "'q'", '"d"', "${x.y}", "$$", "user:a@example.com", "roles/x.y", "request.time < timestamp(\"2027-01-01T00:00:00Z\")", "é", "a\tb", "a\nb", ...UNICODE_SPACED),
+  fc.constantFrom(
+    "true",
+    "false",
+    "null",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "~",
+    "0",
+    "1.5",
+    "-1",
+    "0x1F",
+    "1e3",
+    ".inf",
+    "NaN",
+    "",
+    " ",
+    "a: b",
+    "a #b",
+    "#c",
+    "- x",
+    "'q'",
+    '"d"',
+    "${x.y}",
+    "$$",
+    "user:a@example.com",
+    "roles/x.y",
+    'request.time < timestamp("2027-01-01T00:00:00Z")',
+    "é",
+    "a\tb",
+    "a\nb",
+    ...UNICODE_SPACED,
+  ),
   fc.string({ maxLength: 12 }),
   fc.integer(),
   fc.boolean(),
   fc.constant(null),
 );
-const keyArb = fc.oneof(fc.constantFrom("name", "type", "members", "fn::invoke", "a.b", "x-y", "1", "true", "null", "on", "a b", "k:", "__proto__"), fc.string({ minLength: 1, maxLength: 8 }));
+const keyArb = fc.oneof(
+  fc.constantFrom(
+    "name",
+    "type",
+    "members",
+    "fn::invoke",
+    "a.b",
+    "x-y",
+    "1",
+    "true",
+    "null",
+    "on",
+    "a b",
+    "k:",
+    "__proto__",
+  ),
+  fc.string({ minLength: 1, maxLength: 8 }),
+);
 const value = fc.letrec((tie) => ({
-  v: fc.oneof({ depthSize: "small" }, scalar, fc.array(tie("v"), { maxLength: 4 }), fc.dictionary(keyArb, tie("v"), { maxKeys: 4 })),
+  v: fc.oneof(
+    { depthSize: "small" },
+    scalar,
+    fc.array(tie("v"), { maxLength: 4 }),
+    fc.dictionary(keyArb, tie("v"), { maxKeys: 4 }),
+  ),
 })).v;
 
 /** `base`'s lines with each edit's text inserted at its column (past the end: at the end). */
@@ -69,10 +134,14 @@ describe("YAML fast path", () => {
 
   it("agrees with yaml on generated documents in block and flow styles", () => {
     fc.assert(
-      fc.property(fc.dictionary(keyArb, value, { maxKeys: 6 }), fc.constantFrom<"block" | "flow" | "mixed">("block", "flow", "mixed"), (doc, style) => {
-        const text = stringify(doc, { collectionStyle: style === "mixed" ? "any" : style, lineWidth: 0 });
-        return agrees(text);
-      }),
+      fc.property(
+        fc.dictionary(keyArb, value, { maxKeys: 6 }),
+        fc.constantFrom<"block" | "flow" | "mixed">("block", "flow", "mixed"),
+        (doc, style) => {
+          const text = stringify(doc, { collectionStyle: style === "mixed" ? "any" : style, lineWidth: 0 });
+          return agrees(text);
+        },
+      ),
       { numRuns: 3000, seed: 20261122 },
     );
   });
@@ -81,7 +150,11 @@ describe("YAML fast path", () => {
     let accepted = 0;
     const stackish = fc.dictionary(
       fc.constantFrom("name", "type", "members", "role", "a"),
-      fc.oneof(fc.string({ maxLength: 8 }), fc.array(fc.string({ maxLength: 6 }), { maxLength: 3 }), fc.dictionary(fc.constantFrom("x", "y"), fc.string({ maxLength: 5 }))),
+      fc.oneof(
+        fc.string({ maxLength: 8 }),
+        fc.array(fc.string({ maxLength: 6 }), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom("x", "y"), fc.string({ maxLength: 5 })),
+      ),
       { maxKeys: 4 },
     );
     fc.assert(
@@ -98,7 +171,38 @@ describe("YAML fast path", () => {
   it("agrees with yaml on hand-mutated texts (comments, quotes, indentation, odd tokens)", () => {
     const base = readFileSync(join(root, "examples/quickstart/stack.yaml"), "utf8").split("\n");
     const edits = fc.array(
-      fc.record({ line: fc.nat({ max: base.length - 1 }), at: fc.nat({ max: 60 }), text: fc.constantFrom(" ", "  ", "#", " # c", ":", ": ", "-", "'", '"', "{", "}", "[", "]", ",", "&a ", "*a", "!!str ", "|", ">", "\t", "\\", "?", "%", "@", "`", ...UNICODE_SPACES) }),
+      fc.record({
+        line: fc.nat({ max: base.length - 1 }),
+        at: fc.nat({ max: 60 }),
+        text: fc.constantFrom(
+          " ",
+          "  ",
+          "#",
+          " # c",
+          ":",
+          ": ",
+          "-",
+          "'",
+          '"',
+          "{",
+          "}",
+          "[",
+          "]",
+          ",",
+          "&a ",
+          "*a",
+          "!!str ",
+          "|",
+          ">",
+          "\t",
+          "\\",
+          "?",
+          "%",
+          "@",
+          "`",
+          ...UNICODE_SPACES,
+        ),
+      }),
       { maxLength: 4 },
     );
     fc.assert(
@@ -139,10 +243,22 @@ describe("YAML fast path", () => {
     ].join("\n");
     const fast = parseSimpleYaml(text);
     expect(fast).toEqual(parse(text));
-    expect(fast).toMatchObject({ moved: [{ from: "old", to: "new" }, { from: "a", to: "b" }] });
+    expect(fast).toMatchObject({
+      moved: [
+        { from: "old", to: "new" },
+        { from: "a", to: "b" },
+      ],
+    });
     // Misaligned keys, odd dashes and indentation around them: declined or read as yaml reads them.
     const base = text.split("\n");
-    const edits = fc.array(fc.record({ line: fc.nat({ max: base.length - 1 }), at: fc.nat({ max: 14 }), text: fc.constantFrom(" ", "  ", "- ", "-", "#", ": ", ":", "a: 1", "? ", "'", "[", "{") }), { maxLength: 3 });
+    const edits = fc.array(
+      fc.record({
+        line: fc.nat({ max: base.length - 1 }),
+        at: fc.nat({ max: 14 }),
+        text: fc.constantFrom(" ", "  ", "- ", "-", "#", ": ", ":", "a: 1", "? ", "'", "[", "{"),
+      }),
+      { maxLength: 3 },
+    );
     fc.assert(
       fc.property(edits, (es) => {
         return agrees(edited(base, es));
@@ -177,15 +293,26 @@ describe("YAML fast path", () => {
       "      name: rp-1",
       "      bindings:",
       "        - { role: roles/x.a, members: [group:t@example.com, 'user:u@example.com'] }",
-      "        - {role: roles/x.b, members: [], condition: {title: t, expression: \"request.time < timestamp('2027-01-01T00:00:00Z')\"}}",
-      "      auditConfigs: [{ service: allServices, auditLogConfigs: [{ logType: DATA_READ, exemptedMembers: [user:a@example.com] }] }]",
+      "        - {role: roles/x.b, members: [], condition: {title: t, expression: " +
+        "\"request.time < timestamp('2027-01-01T00:00:00Z')\"}}",
+      "      auditConfigs: [{ service: allServices, auditLogConfigs: [{ logType: " +
+        "DATA_READ, exemptedMembers: [user:a@example.com] }] }]",
       "",
     ].join("\n");
     const fast = parseSimpleYaml(text);
     expect(fast).toBeDefined();
     expect(fast).toEqual(parse(text));
     // Declined (yaml decides): empty items, trailing commas, junk after a collection, a key without ": ".
-    for (const bad of ["[a, , b]", "[a, b,]", "[[a] b]", "{a}", "{a, b: c}", "[{a: b}, {a: b, a: c}]", "[a: b]", "[{k: [x]}]x"]) {
+    for (const bad of [
+      "[a, , b]",
+      "[a, b,]",
+      "[[a] b]",
+      "{a}",
+      "{a, b: c}",
+      "[{a: b}, {a: b, a: c}]",
+      "[a: b]",
+      "[{k: [x]}]x",
+    ]) {
       expect(parseSimpleYaml(`k: ${bad}\n`), bad).toBeUndefined();
     }
     // A comma inside quotes is not a separator.
@@ -193,15 +320,43 @@ describe("YAML fast path", () => {
   });
 
   it("agrees with yaml on hand-mutated nested flow collections", () => {
-    const base = "a:\n  - { role: r, members: [m1, 'm2'], c: {t: x} }\n  - [[a, b], {k: v}]\nb: [{ s: allServices, l: [{ t: R, e: [u] }] }]\n";
+    const base =
+      "a:\n  - { role: r, members: [m1, 'm2'], c: {t: x} }\n  - [[a, b], {k: " +
+      "v}]\nb: [{ s: allServices, l: [{ t: R, e: [u] }] }]\n";
     const edits = fc.array(
-      fc.record({ at: fc.nat({ max: base.length }), text: fc.constantFrom(" ", ",", ":", ": ", "[", "]", "{", "}", "'", '"', "#", " #", "-", "&a ", "*a", "?", "\n", "\n  ", "k: ", "1", ...UNICODE_SPACES) }),
+      fc.record({
+        at: fc.nat({ max: base.length }),
+        text: fc.constantFrom(
+          " ",
+          ",",
+          ":",
+          ": ",
+          "[",
+          "]",
+          "{",
+          "}",
+          "'",
+          '"',
+          "#",
+          " #",
+          "-",
+          "&a ",
+          "*a",
+          "?",
+          "\n",
+          "\n  ",
+          "k: ",
+          "1",
+          ...UNICODE_SPACES,
+        ),
+      }),
       { maxLength: 3 },
     );
     fc.assert(
       fc.property(edits, (es) => {
         let text = base;
-        for (const e of es) text = text.slice(0, Math.min(e.at, text.length)) + e.text + text.slice(Math.min(e.at, text.length));
+        for (const e of es)
+          text = text.slice(0, Math.min(e.at, text.length)) + e.text + text.slice(Math.min(e.at, text.length));
         return agrees(text);
       }),
       { numRuns: 3000, seed: 11 },
@@ -226,6 +381,7 @@ resources:
   });
 
   it("declines unbalanced, trailing-comma or over-deep flow collections (yaml then reads them)", () => {
-    for (const v of ["[a, [b]", "[a]]", "{ a: [b }", "[a, b,]", `${"[".repeat(70)}${"]".repeat(70)}`]) expect(parseSimpleYaml(`k: ${v}\n`), v).toBeUndefined();
+    for (const v of ["[a, [b]", "[a]]", "{ a: [b }", "[a, b,]", `${"[".repeat(70)}${"]".repeat(70)}`])
+      expect(parseSimpleYaml(`k: ${v}\n`), v).toBeUndefined();
   });
 });

@@ -43,14 +43,29 @@ const world = () => ({ policies: { [RP]: { bindings: [] }, [EP]: { bindings: [] 
 describe("forEach", () => {
   it("makes one instance per element, with each.key and each.value", () => {
     const s = stackOf(STACK);
-    expect([...s.resources.keys()]).toEqual(['bindings["viewer"]', 'bindings["admin"]', 'members["user:x@example.com"]', 'members["user:y@example.com"]']);
-    expect(s.resources.get('bindings["admin"]')!.properties).toEqual({ name: "nightly", role: "roles/gkebackup.admin", members: ["user:b@example.com"] });
+    expect([...s.resources.keys()]).toEqual([
+      'bindings["viewer"]',
+      'bindings["admin"]',
+      'members["user:x@example.com"]',
+      'members["user:y@example.com"]',
+    ]);
+    expect(s.resources.get('bindings["admin"]')!.properties).toEqual({
+      name: "nightly",
+      role: "roles/gkebackup.admin",
+      members: ["user:b@example.com"],
+    });
     // dependsOn a forEach's name orders after every instance.
-    expect([...s.graph.dependencies('members["user:x@example.com"]')].sort()).toEqual(['bindings["admin"]', 'bindings["viewer"]']);
+    expect([...s.graph.dependencies('members["user:x@example.com"]')].sort()).toEqual([
+      'bindings["admin"]',
+      'bindings["viewer"]',
+    ]);
   });
 
   it("keys a list by its strings, other elements by their index", () => {
-    const text = STACK.replace("forEach: [user:x@example.com, user:y@example.com]", "forEach: ${people}").replace("member: ${each.value}", "member: user:p-${each.key}@example.com");
+    const text = STACK.replace("forEach: [user:x@example.com, user:y@example.com]", "forEach: ${people}").replace(
+      "member: ${each.value}",
+      "member: user:p-${each.key}@example.com",
+    );
     expect([...stackOf(text).resources.keys()].slice(2)).toEqual(['members["c"]', "members[1]"]);
     expect(splitAddress("members[1]")).toEqual({ name: "members", index: 1 });
     expect(splitAddress('a["x\\"y"]')).toEqual({ name: "a", index: 'x"y' });
@@ -96,7 +111,10 @@ resources:
       ["resources.a.options.forEach: must be known when the stack loads", 13],
       ['resources.b.options.forEach: "x" is in the list twice', 17],
       ["resources.c.options.forEach: expected a list or a map, got number", 21],
-      ['resources.d.properties.member: cannot evaluate "${each.name}": each has no field "name"; it has key, value', 26],
+      [
+        'resources.d.properties.member: cannot evaluate "${each.name}": each has no field "name"; it has key, value',
+        26,
+      ],
     ]);
   });
 });

@@ -8,7 +8,9 @@ import { INVALID_DIR, INVALID_FIXTURES } from "../fixtures/invalid/expectations.
 
 describe("malformed stack fixtures", () => {
   it("has at least 15 fixtures, one expectation per file and one file per expectation", () => {
-    const files = readdirSync(INVALID_DIR).filter((f) => f.endsWith(".yaml")).sort();
+    const files = readdirSync(INVALID_DIR)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort();
     expect(files.length).toBeGreaterThanOrEqual(15);
     expect(INVALID_FIXTURES.map((f) => f.file).sort()).toEqual(files);
     for (const f of files) expect(f).toMatch(/^\d\d-[a-z0-9-]+\.yaml$/);
@@ -25,9 +27,16 @@ describe("malformed stack fixtures", () => {
 
     it.each(fx.errors)("reports $line:$column $path", (want) => {
       const at = errors.filter((d) => d.line === want.line && d.column === want.column);
-      expect(at.map((d) => `${d.line}:${d.column} ${d.summary}`), `diagnostics: ${JSON.stringify(errors, null, 1)}`).not.toHaveLength(0);
+      expect(
+        at.map((d) => `${d.line}:${d.column} ${d.summary}`),
+        `diagnostics: ${JSON.stringify(errors, null, 1)}`,
+      ).not.toHaveLength(0);
       const match = at.find((d) => want.summary.every((s) => d.summary.includes(s)));
-      expect(match, `no diagnostic at ${want.line}:${want.column} contains ${JSON.stringify(want.summary)}; got ${JSON.stringify(at.map((d) => d.summary))}`).toBeDefined();
+      expect(
+        match,
+        `no diagnostic at ${want.line}:${want.column} contains ` +
+          `${JSON.stringify(want.summary)}; got ${JSON.stringify(at.map((d) => d.summary))}`,
+      ).toBeDefined();
       expect(match!.file).toBe(path);
       if (want.path === null) expect(match!.path ?? "").toBe("");
       else expect(match!.path).toBe(want.path);

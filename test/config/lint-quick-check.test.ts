@@ -8,7 +8,21 @@ import { parseStack } from "../../src/config/load.js";
 import { literalFindings, mayHaveFindings, mayHaveLiteralFindings } from "../../src/config/lint.js";
 import { seededRandom } from "../support/seeded-random.js";
 
-const MEMBERS = ["user:a@example.com", "user:A@example.com", "USER:a@example.com", "user:b@example.com", "group:g@example.com", "allUsers", "allAuthenticatedUsers", "deleted:user:a@example.com?uid=1", "domain:example.com", "domain:EXAMPLE.com", "principal://x/y", "${v}", "${w}"];
+const MEMBERS = [
+  "user:a@example.com",
+  "user:A@example.com",
+  "USER:a@example.com",
+  "user:b@example.com",
+  "group:g@example.com",
+  "allUsers",
+  "allAuthenticatedUsers",
+  "deleted:user:a@example.com?uid=1",
+  "domain:example.com",
+  "domain:EXAMPLE.com",
+  "principal://x/y",
+  "${v}",
+  "${w}",
+];
 // A member beyond ASCII (lookalike-principal).
 MEMBERS.push("user:\u0430@example.com");
 const ROLES = ["roles/x.y", "roles/viewer", "roles/owner", "roles/editor", "roles/z.a", "${r}"];
@@ -35,12 +49,24 @@ function grant(rand: () => number): Record<string, unknown> {
 
 function resource(rand: () => number, i: number): Record<string, unknown> {
   const kind = rand();
-  if (kind < 0.4) return { type: "cloudnative:backup/v1:RestorePlanIamBinding", properties: { name: `rp-${i}`, ...grant(rand) } };
+  if (kind < 0.4)
+    return { type: "cloudnative:backup/v1:RestorePlanIamBinding", properties: { name: `rp-${i}`, ...grant(rand) } };
   if (kind < 0.8) {
     const g = grant(rand);
-    return { type: "cloudnative:backup/v1:RestorePlanIamMember", properties: { name: `rp-${i}`, role: g.role, member: pick(rand, MEMBERS), ...(g.condition ? { condition: g.condition } : {}) } };
+    return {
+      type: "cloudnative:backup/v1:RestorePlanIamMember",
+      properties: {
+        name: `rp-${i}`,
+        role: g.role,
+        member: pick(rand, MEMBERS),
+        ...(g.condition ? { condition: g.condition } : {}),
+      },
+    };
   }
-  return { type: "cloudnative:backup/v1:RestorePlanIamPolicy", properties: { name: `rp-${i}`, bindings: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => grant(rand)) } };
+  return {
+    type: "cloudnative:backup/v1:RestorePlanIamPolicy",
+    properties: { name: `rp-${i}`, bindings: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => grant(rand)) },
+  };
 }
 
 describe("lint of literal values, skipping resources no rule could find anything in", () => {
@@ -52,7 +78,12 @@ describe("lint of literal values, skipping resources no rule could find anything
     for (let run = 0; run < 1500; run++) {
       const written: Record<string, unknown> = {};
       for (let i = 0; i < 1 + Math.floor(rand() * 4); i++) written[`r${i}`] = resource(rand, i);
-      const text = stringify({ name: "s", provider: { project: "p", location: "l" }, variables: { v: "user:v@example.com", w: "allUsers", r: "roles/owner" }, resources: written });
+      const text = stringify({
+        name: "s",
+        provider: { project: "p", location: "l" },
+        variables: { v: "user:v@example.com", w: "allUsers", r: "roles/owner" },
+        resources: written,
+      });
       const loaded = parseStack("/tmp/stack.yaml", text, { now: NOW });
       if (!loaded.stack) continue;
       for (const r of loaded.stack.resources.values()) {
@@ -71,7 +102,9 @@ describe("lint of literal values, skipping resources no rule could find anything
   });
 
   it("says no only for values without a finding", () => {
-    expect(mayHaveLiteralFindings({ role: "roles/x.y", members: ["user:a@example.com", "group:g@example.com"] })).toBe(false);
+    expect(mayHaveLiteralFindings({ role: "roles/x.y", members: ["user:a@example.com", "group:g@example.com"] })).toBe(
+      false,
+    );
     expect(mayHaveLiteralFindings({ role: "roles/x.y", member: "user:a@example.com" })).toBe(false);
     for (const p of [
       { role: "roles/viewer", members: ["user:a@example.com"] },

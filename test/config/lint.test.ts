@@ -10,10 +10,16 @@ const ERRORS = new Set(["conditional-basic-or-public", "invalid-condition"]);
 
 describe("isLintDiagnostic", () => {
   it("decides by the code, not by the text", () => {
-    expect(isLintDiagnostic({ severity: "warning", code: "lint/basic-role", summary: "a finding", detail: "no tag here" })).toBe(true);
+    expect(
+      isLintDiagnostic({ severity: "warning", code: "lint/basic-role", summary: "a finding", detail: "no tag here" }),
+    ).toBe(true);
     expect(isLintDiagnostic({ severity: "warning", code: "lint/public-principal", summary: "a finding" })).toBe(true);
-    expect(isLintDiagnostic({ severity: "warning", summary: "looks like one", detail: "quoted text [lint: basic-role]" })).toBe(false);
-    expect(isLintDiagnostic({ severity: "warning", code: "state/conflict", summary: "x", detail: "[lint: basic-role]" })).toBe(false);
+    expect(
+      isLintDiagnostic({ severity: "warning", summary: "looks like one", detail: "quoted text [lint: basic-role]" }),
+    ).toBe(false);
+    expect(
+      isLintDiagnostic({ severity: "warning", code: "state/conflict", summary: "x", detail: "[lint: basic-role]" }),
+    ).toBe(false);
   });
 });
 
@@ -35,7 +41,9 @@ describe("policy lint", () => {
       // A warning does not stop loading; an error does.
       expect(bad.stack === undefined).toBe(ERRORS.has(rule));
       const good = loadStackFile(join(dir, `${rule}-good.yaml`), { now });
-      expect(good.diagnostics.filter((d) => d.code === `lint/${rule}` || d.detail?.includes(`[lint: ${rule}]`))).toEqual([]);
+      expect(
+        good.diagnostics.filter((d) => d.code === `lint/${rule}` || d.detail?.includes(`[lint: ${rule}]`)),
+      ).toEqual([]);
       expect(good.stack).toBeDefined();
     });
   }
@@ -72,9 +80,17 @@ describe("policy lint", () => {
     expect(lintExpression('resource.name.startsWith("projects/x")', now)).toEqual([]);
     expect(lintExpression('"accessPolicies/1/accessLevels/CorpNet" in request.auth.access_levels', now)).toEqual([]);
     // Google's attribute reference has no request.auth.claims, and IAM refuses macros (exists, all…).
-    expect(lintExpression('request.auth.claims.groups.exists(g, g == "a")', now).map((f) => f.rule)).toEqual(["invalid-condition"]);
-    expect(lintExpression('request.auth.access_levels.exists(g, g == "a")', now).map((f) => f.rule)).toEqual(["invalid-condition"]);
-    expect(lintExpression('reqest.time < timestamp("2099-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual(["invalid-condition"]);
-    expect(lintExpression('request.time < timestamp("2020-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual(["expired-condition"]);
+    expect(lintExpression('request.auth.claims.groups.exists(g, g == "a")', now).map((f) => f.rule)).toEqual([
+      "invalid-condition",
+    ]);
+    expect(lintExpression('request.auth.access_levels.exists(g, g == "a")', now).map((f) => f.rule)).toEqual([
+      "invalid-condition",
+    ]);
+    expect(lintExpression('reqest.time < timestamp("2099-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual([
+      "invalid-condition",
+    ]);
+    expect(lintExpression('request.time < timestamp("2020-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual([
+      "expired-condition",
+    ]);
   });
 });

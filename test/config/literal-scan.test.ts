@@ -19,9 +19,24 @@ const oldIsLiteral = (v: unknown) => !someString(v, hasInterpolation) && !oldHas
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
-const STRINGS = ["", "a", "$", "$$", "${", "${x}", "$${x}", "$$${x}", "a${b.c}d", "${}", "fn::join", "x$$y", "user:a@b.c", "${ a }"];
+const STRINGS = [
+  "",
+  "a",
+  "$",
+  "$$",
+  "${",
+  "${x}",
+  "$${x}",
+  "$$${x}",
+  "a${b.c}d",
+  "${}",
+  "fn::join",
+  "x$$y",
+  "user:a@b.c",
+  "${ a }",
+];
 const KEYS = ["name", "fn::join", "fn::secret", "fn::", "fn:", "members", "__proto__", "a"];
 
 function randomValue(r: () => number, depth: number): unknown {
@@ -39,7 +54,13 @@ function randomValue(r: () => number, depth: number): unknown {
   }
   const o: Record<string, unknown> = {};
   const n = Math.floor(r() * 3);
-  for (let i = 0; i < n; i++) Object.defineProperty(o, KEYS[Math.floor(r() * KEYS.length)]!, { value: randomValue(r, depth + 1), enumerable: r() < 0.9, configurable: true, writable: true });
+  for (let i = 0; i < n; i++)
+    Object.defineProperty(o, KEYS[Math.floor(r() * KEYS.length)]!, {
+      value: randomValue(r, depth + 1),
+      enumerable: r() < 0.9,
+      configurable: true,
+      writable: true,
+    });
   return o;
 }
 
@@ -59,8 +80,18 @@ describe("isLiteral and hasCall (one walk)", () => {
     const proto = { "fn::join": [",", ["a"]] };
     const inherited = Object.create(proto) as Record<string, unknown>;
     const hidden = Object.defineProperty({ a: "x" }, "fn::secret", { value: "${y}", enumerable: false });
-    // eslint-disable-next-line no-sparse-arrays -- a hole is one of the awkward values
-    const values: unknown[] = [inherited, hidden, [, "${x}"], { a: [{ "fn::secret": "s" }] }, { "fn::join": 1, b: 2 }, { "fn:join": "${a}" }, "$${a}", "${a}", [[["$$$${a}"]]]];
+    const values: unknown[] = [
+      inherited,
+      hidden,
+      // eslint-disable-next-line no-sparse-arrays -- a hole is one of the awkward values
+      [, "${x}"],
+      { a: [{ "fn::secret": "s" }] },
+      { "fn::join": 1, b: 2 },
+      { "fn:join": "${a}" },
+      "$${a}",
+      "${a}",
+      [[["$$$${a}"]]],
+    ];
     for (const v of values) {
       expect(hasCall(v)).toBe(oldHasCall(v));
       expect(isLiteral(v)).toBe(oldIsLiteral(v));
@@ -68,7 +99,9 @@ describe("isLiteral and hasCall (one walk)", () => {
   });
 
   it("collectRefs finds the same references and problems whether or not the value was asked about before", () => {
-    const text = "name: s\nresources:\n  r:\n    properties:\n      a: ${x.y}\n      b: [\"$${lit}\", \"${z}\"]\n      c: {fn::joint: [1, 2]}\n";
+    const text =
+      "name: s\nresources:\n  r:\n    properties:\n      a: ${x.y}\n      b: " +
+      '["$${lit}", "${z}"]\n      c: {fn::joint: [1, 2]}\n';
     const src = new SourceDocument("/s.yaml", text);
     const doc = src.toJS() as { resources: { r: { properties: Record<string, unknown> } } };
     const props = doc.resources.r.properties;

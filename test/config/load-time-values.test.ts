@@ -16,7 +16,8 @@ function load(stack: string, vars: string[] = [], opts: { inputsOptional?: boole
   expect(read.diagnostics).toEqual([]);
   return parseStack(FILE, stack, { inputs: read.given, ...opts });
 }
-const errors = (r: ReturnType<typeof load>) => r.diagnostics.filter((d) => d.severity === "error").map((d) => `${d.line}:${d.column}: ${d.summary}`);
+const errors = (r: ReturnType<typeof load>) =>
+  r.diagnostics.filter((d) => d.severity === "error").map((d) => `${d.line}:${d.column}: ${d.summary}`);
 
 const INPUTS = `${STACK_HEAD}config:
   who: { type: string }
@@ -58,7 +59,11 @@ describe("values from inputs are checked when the stack loads", () => {
   });
 
   it("a list input's bad element, a wrong-typed value and a bad condition expression are errors", () => {
-    const r = load(INPUTS, ["who=user:ok@example.com", 'viewers=["user:v@example.com", "nobody"]', "expr=request.time <"]);
+    const r = load(INPUTS, [
+      "who=user:ok@example.com",
+      'viewers=["user:v@example.com", "nobody"]',
+      "expr=request.time <",
+    ]);
     const e = errors(r);
     expect(e).toContainEqual(expect.stringMatching(new RegExp(`^26:16: d: ${NO_PREFIX}`)));
     const cel = `${STACK_HEAD}config:
@@ -72,7 +77,9 @@ resources:
       members: ["user:v@example.com"]
       condition: { title: t, expression: "\${expr}" }
 `;
-    expect(errors(load(cel, ["expr=request.time <"]))).toEqual([expect.stringMatching(/^14:42: d: condition expression is not valid CEL/)]);
+    expect(errors(load(cel, ["expr=request.time <"]))).toEqual([
+      expect.stringMatching(/^14:42: d: condition expression is not valid CEL/),
+    ]);
     const expired = load(cel, ["expr=request.time < timestamp('2001-01-01T00:00:00Z')"]);
     expect(expired.stack).toBeDefined();
     expect(expired.diagnostics.map((d) => `${d.severity} ${d.line}:${d.column}`)).toEqual(["warning 14:42"]);
@@ -83,7 +90,9 @@ resources:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: "\${who}" }
 `;
-    expect(errors(load(typed, ["who=user:ok@example.com"]))).toEqual([expect.stringMatching(/^10:73: b: properties.members must be array/)]);
+    expect(errors(load(typed, ["who=user:ok@example.com"]))).toEqual([
+      expect.stringMatching(/^10:73: b: properties.members must be array/),
+    ]);
   });
 
   it("good inputs load, and two resources granting the same thing from inputs conflict at load", () => {
@@ -98,7 +107,11 @@ resources:
     properties: { name: churn, role: roles/aiplatform.viewer, member: "user:bob@example.com" }
 `;
     expect(errors(load(twice, ["who=ann"]))).toEqual([]);
-    expect(errors(load(twice, ["who=bob"]))).toEqual([expect.stringMatching(/^11:3: resources "a" and "b" both grant user:bob@example.com role roles\/aiplatform.viewer/)]);
+    expect(errors(load(twice, ["who=bob"]))).toEqual([
+      expect.stringMatching(
+        /^11:3: resources "a" and "b" both grant user:bob@example.com role roles\/aiplatform.viewer/,
+      ),
+    ]);
   });
 
   it("a value that waits on a function result or an input without a value is left to the plan", () => {
@@ -174,7 +187,8 @@ const ref = (n: number, text: string) => `  r${n}:
 
 describe("references to forEach instances are checked when the stack loads", () => {
   it("an instance that does not exist, an index, a forEach's own field: errors at the reference", () => {
-    const stack = REFS + ref(1, 'mixed["zzz"].etag') + ref(2, 'none["q"].etag') + ref(3, "mixed[5].etag") + ref(4, "mixed.etag");
+    const stack =
+      REFS + ref(1, 'mixed["zzz"].etag') + ref(2, 'none["q"].etag') + ref(3, "mixed[5].etag") + ref(4, "mixed.etag");
     const r = load(stack, ['later=["x@example.com"]']);
     expect(errors(r)).toEqual([
       `26:73: "\${mixed["zzz"].etag}": mixed has no instance "zzz"; its instances are "a", "b"`,
@@ -186,24 +200,34 @@ describe("references to forEach instances are checked when the stack loads", () 
 
   it("an existing instance, the whole forEach, and one whose collection is not known yet are fine", () => {
     const stack = `${REFS}${ref(1, 'waiting["zzz"].etag')}outputs:\n  all: "\${mixed}"\n  one: '\${mixed["b"]}'\n`;
-    expect(errors(load(stack, ['later=["x@example.com"]'])).map((e) => e.slice(e.indexOf(" ") + 1))).toEqual([`"\${waiting["zzz"].etag}": waiting has no instance "zzz"; its instances are "x@example.com"`]);
+    expect(errors(load(stack, ['later=["x@example.com"]'])).map((e) => e.slice(e.indexOf(" ") + 1))).toEqual([
+      `"\${waiting["zzz"].etag}": waiting has no instance "zzz"; its instances are "x@example.com"`,
+    ]);
     expect(errors(load(stack, [], { inputsOptional: true }))).toEqual([]);
     expect(errors(load(REFS, ['later=["x@example.com"]']))).toEqual([]);
   });
 
-  it("a list of non-strings is keyed by index, read as its address nums[1] or in quotes; an instance's fields are its type's", () => {
-    const stack = `${STACK_HEAD}resources:
+  it(
+    "a list of non-strings is keyed by index, read as its address nums[1] " +
+      "or in quotes; an instance's fields are its type's",
+    () => {
+      const stack =
+        `${STACK_HEAD}resources:
   nums:
     type: ${MEMBER}
     options: { forEach: [1, 2] }
-    properties: { name: churn, role: "roles/aiplatform.x\${each.value}", member: user:n@example.com }
-${ref(1, 'nums["0"].etag')}${ref(2, "nums[1].etag")}${ref(3, 'nums["1"].etagg')}${ref(4, "nums[2].etag")}${ref(5, "nums[1].etagg")}`;
-    expect(errors(load(stack))).toEqual([
-      `18:73: "\${nums["1"].etagg}": nums["1"] has no field "etagg"`,
-      `21:73: "\${nums[2].etag}": nums has no instance 2; its instances are 0, 1`,
-      `24:73: "\${nums[1].etagg}": nums[1] has no field "etagg"`,
-    ]);
-  });
+    properties: { ` +
+        `name: churn, role: "roles/aiplatform.x\${each.value}", member: user:n@example.com }
+` +
+        `${ref(1, 'nums["0"].etag')}${ref(2, "nums[1].etag")}${ref(3, 'nums["1"].etagg')}` +
+        `${ref(4, "nums[2].etag")}${ref(5, "nums[1].etagg")}`;
+      expect(errors(load(stack))).toEqual([
+        `18:73: "\${nums["1"].etagg}": nums["1"] has no field "etagg"`,
+        `21:73: "\${nums[2].etag}": nums has no instance 2; its instances are 0, 1`,
+        `24:73: "\${nums[1].etagg}": nums[1] has no field "etagg"`,
+      ]);
+    },
+  );
 
   it("a number index finds the instance of a map whose key is that number's text (as Terraform converts it)", () => {
     const stack = `${STACK_HEAD}resources:
@@ -212,6 +236,8 @@ ${ref(1, 'nums["0"].etag')}${ref(2, "nums[1].etag")}${ref(3, 'nums["1"].etagg')}
     options: { forEach: { "8080": a, "9090": b } }
     properties: { name: churn, role: "roles/aiplatform.p\${each.key}", member: "user:\${each.value}@example.com" }
 ${ref(1, "ports[8080].etag")}${ref(2, "ports[80].etag")}`;
-    expect(errors(load(stack))).toEqual([`15:73: "\${ports[80].etag}": ports has no instance 80; its instances are "8080", "9090"`]);
+    expect(errors(load(stack))).toEqual([
+      `15:73: "\${ports[80].etag}": ports has no instance 80; its instances are "8080", "9090"`,
+    ]);
   });
 });

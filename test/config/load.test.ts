@@ -83,14 +83,20 @@ describe("checks that combine declarations", () => {
   });
 
   it("reports two bindings with the same condition as duplicates, naming both", () => {
-    const errs = errorsOf(`${STACK_HEAD}resources:
+    const errs = errorsOf(
+      `${STACK_HEAD}resources:
   a:
     type: cloudnative:backup/v1:RestorePlanIamBinding
-    properties: { name: nightly, role: roles/x, members: [user:a@example.com], condition: { title: t, expression: "true" } }
+    properties: { ` +
+        `name: nightly, role: roles/x, members: [user:a@example.com], condition: { title: t, expression: "true" ` +
+        `} }
   b:
     type: cloudnative:backup/v1:RestorePlanIamBinding
-    properties: { name: us-central1/nightly, role: roles/x, members: [user:b@example.com], condition: { title: t, expression: "true" } }
-`);
+    properties: { name: ` +
+        `us-central1/nightly, role: roles/x, members: [user:b@example.com], condition: { title: t, expression: ` +
+        `"true" } }
+`,
+    );
     expect(errs).toHaveLength(1);
     expect(errs[0]!.summary).toContain('"a" and "b"');
     expect(errs[0]!.summary).toContain('condition "t"');
@@ -117,7 +123,9 @@ resources:
     type: cloudnative:backup/v1:RestorePlanIamBinding
     properties: { name: nightly, role: roles/x, members: [] }
 `);
-    expect(errs.map((e) => e.summary)).toContainEqual(expect.stringContaining('"a" is declared both as a variable and as a resource'));
+    expect(errs.map((e) => e.summary)).toContainEqual(
+      expect.stringContaining('"a" is declared both as a variable and as a resource'),
+    );
     expect(errs[0]).toMatchObject({ line: 6, column: 3, path: "variables.a" });
   });
 
@@ -228,10 +236,15 @@ describe("positions inside quoted strings", () => {
     expect([errs[0]!.line, errs[0]!.column]).toEqual([11, column]);
   });
 
-  it.each(["constructor", "toString", "__proto__"])("a reference to %s (a name every JavaScript object has) is undefined", (name) => {
-    const errs = errorsOf(member(`user:\${${name}}@example.com`));
-    expect(errs.map((e) => e.summary)).toEqual([`undefined reference "\${${name}}": no variable or resource is named "${name}"`]);
-  });
+  it.each(["constructor", "toString", "__proto__"])(
+    "a reference to %s (a name every JavaScript object has) is undefined",
+    (name) => {
+      const errs = errorsOf(member(`user:\${${name}}@example.com`));
+      expect(errs.map((e) => e.summary)).toEqual([
+        `undefined reference "\${${name}}": no variable or resource is named "${name}"`,
+      ]);
+    },
+  );
 });
 
 describe("loadStackFile", () => {
@@ -265,15 +278,33 @@ describe("loadStackFile", () => {
 // Issue 12, class 1: only values that are resolved may defer their checks to plan time.
 describe("${…} where nothing is resolved", () => {
   it.each([
-    ["the stack name", 'name: "x-${y}"\n', "1:7", 'name: "x-${y}" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$'],
-    ["a stack name with a NUL", 'name: "t${y}\\0"\n', "1:7", 'name: "t${y}\\u0000" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$'],
-    ["provider.endpoint", 'name: t\nprovider:\n  endpoint: "${where}"\n', "3:13", 'provider.endpoint: "${where}" is not of the expected form: it must match ^(google|embedded|https?://.+)$'],
+    [
+      "the stack name",
+      'name: "x-${y}"\n',
+      "1:7",
+      'name: "x-${y}" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$',
+    ],
+    [
+      "a stack name with a NUL",
+      'name: "t${y}\\0"\n',
+      "1:7",
+      'name: "t${y}\\u0000" is not of the expected form: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$',
+    ],
+    [
+      "provider.endpoint",
+      'name: t\nprovider:\n  endpoint: "${where}"\n',
+      "3:13",
+      'provider.endpoint: "${where}" is not of the expected form: it must match ^(google|embedded|https?://.+)$',
+    ],
   ])("%s is checked as written", (_, text, at, summary) => {
     expect(errorsOf(text).map((d) => `${d.line}:${d.column} ${d.summary}`)).toEqual([`${at} ${summary}`]);
   });
 
   it("a resource property still waits for its value", () => {
-    const text = `${STACK_HEAD}variables:\n  who: user:ana@example.com\nresources:\n  g:\n    type: cloudnative:aiplatform/v1beta1:EndpointIamMember\n    properties: { name: churn, role: roles/aiplatform.user, member: "\${who}" }\n`;
+    const text =
+      `${STACK_HEAD}variables:\n  who: user:ana@example.com\nresources:\n  g:\n    type: ` +
+      `cloudnative:aiplatform/v1beta1:EndpointIamMember\n    properties: { name: churn, role: ` +
+      `roles/aiplatform.user, member: "\${who}" }\n`;
     expect(errorsOf(text)).toEqual([]);
   });
 });

@@ -12,7 +12,8 @@ import { parseSimpleYaml } from "../../src/yaml/fast-yaml.js";
 import { readInputs } from "../../src/config/var-files.js";
 
 const FILE = "/virtual/stack.yaml";
-const diags = (text: string) => parseStack(FILE, text).diagnostics.map((d) => `${d.line}:${d.column} ${d.severity} ${d.summary}`);
+const diags = (text: string) =>
+  parseStack(FILE, text).diagnostics.map((d) => `${d.line}:${d.column} ${d.severity} ${d.summary}`);
 
 const STACK = `name: m
 provider:
@@ -43,7 +44,8 @@ describe("YAML merge keys", () => {
   });
 
   it("one error for each << key, in flow mappings and with a list of aliases too", () => {
-    const text = `name: m\nvariables:\n  base: &b {x: 1}\n  other: &o {y: 2}\n  v: {<<: *b, z: 3}\n  w:\n    <<: [*b, *o]\n`;
+    const text =
+      `name: m\nvariables:\n  base: &b {x: 1}\n  other: &o {y: 2}\n  ` + `v: {<<: *b, z: 3}\n  w:\n    <<: [*b, *o]\n`;
     expect(diags(text)).toEqual([`5:7 error ${SUMMARY}`, `7:5 error ${SUMMARY}`]);
   });
 
@@ -53,7 +55,7 @@ describe("YAML merge keys", () => {
     expect(diags("name: m\nvariables:\n  v:\n    <<: {x: 1}\n")).toEqual([`4:5 error ${SUMMARY}`]);
   });
 
-  it("a quoted \"<<\" is an ordinary key", () => {
+  it('a quoted "<<" is an ordinary key', () => {
     const r = parseStack(FILE, `name: m\nvariables:\n  v:\n    "<<": {x: 1}\n`);
     expect(r.diagnostics).toEqual([]);
     expect(r.stack?.variables.get("v")?.value).toEqual({ "<<": { x: 1 } });
@@ -64,6 +66,8 @@ describe("YAML merge keys", () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const f = join(dir, "vars.yaml");
     writeFileSync(f, "base: &b {x: 1}\nlabels:\n  <<: *b\n");
-    expect(readInputs({ varFiles: [f] }).diagnostics.map((d) => `${d.line}:${d.column} ${d.summary}`)).toEqual([`3:3 --var-file ${f}: ${SUMMARY}`]);
+    expect(readInputs({ varFiles: [f] }).diagnostics.map((d) => `${d.line}:${d.column} ${d.summary}`)).toEqual([
+      `3:3 --var-file ${f}: ${SUMMARY}`,
+    ]);
   });
 });

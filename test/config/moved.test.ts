@@ -10,16 +10,24 @@ import { BINDING } from "../fixtures/builders.js";
 const FILE = "/virtual/stack.yaml";
 const stack = (moved: string, names = ["c", "d"]) =>
   `name: t\nprovider:\n  project: my-project\n  location: us-central1\nmoved:\n${moved}resources:\n` +
-  names.map((n) => `  ${n}:\n    type: ${BINDING}\n    properties: { name: nightly, role: roles/x.${n}, members: [] }\n`).join("");
+  names
+    .map((n) => `  ${n}:\n    type: ${BINDING}\n    properties: { name: nightly, role: roles/x.${n}, members: [] }\n`)
+    .join("");
 
 describe("moved", () => {
   it("follows a chain to its final address", () => {
     const r = parseStack(FILE, stack("  - from: a\n    to: b\n  - from: b\n    to: c\n"));
-    expect(r.stack?.moved).toEqual([{ from: "a", to: "c", i: 0 }, { from: "b", to: "c", i: 1 }]);
+    expect(r.stack?.moved).toEqual([
+      { from: "a", to: "c", i: 0 },
+      { from: "b", to: "c", i: 1 },
+    ]);
   });
 
   it("reports a source still declared, a source moved twice, and a bad address", () => {
-    const r = parseStack(FILE, stack("  - from: c\n    to: d\n  - from: x\n    to: c\n  - from: x\n    to: d\n  - from: 'y[oops]'\n    to: d\n"));
+    const r = parseStack(
+      FILE,
+      stack("  - from: c\n    to: d\n  - from: x\n    to: c\n  - from: x\n    to: d\n  - from: 'y[oops]'\n    to: d\n"),
+    );
     expect(r.diagnostics.map((d) => [d.summary, d.line])).toEqual([
       ['moved[3].from: "y[oops]" is not a resource address', 12],
       ["moved[0]: c is still declared in the stack", 6],
@@ -28,19 +36,57 @@ describe("moved", () => {
   });
 
   it("renames state resources and their dependencies; a forEach name moves every instance", () => {
-    const res = (address: string, dependencies: string[] = []): StateResource => ({ address, type: BINDING, id: address, inputs: {}, outputs: {}, dependencies });
-    const prior = { version: 1, lineage: "l", serial: 1, stack: "t", resources: [res("a"), res('t["x"]', ["a"]), res("keep")], outputs: {} } as unknown as State;
-    const m = applyMoves(prior, [{ from: "a", to: "b" }, { from: "t", to: "u" }]);
-    expect(m.prior!.resources.map((r) => [r.address, r.dependencies])).toEqual([["b", []], ['u["x"]', ["b"]], ["keep", []]]);
-    expect([...m.previous]).toEqual([["b", "a"], ['u["x"]', 't["x"]']]);
+    const res = (address: string, dependencies: string[] = []): StateResource => ({
+      address,
+      type: BINDING,
+      id: address,
+      inputs: {},
+      outputs: {},
+      dependencies,
+    });
+    const prior = {
+      version: 1,
+      lineage: "l",
+      serial: 1,
+      stack: "t",
+      resources: [res("a"), res('t["x"]', ["a"]), res("keep")],
+      outputs: {},
+    } as unknown as State;
+    const m = applyMoves(prior, [
+      { from: "a", to: "b" },
+      { from: "t", to: "u" },
+    ]);
+    expect(m.prior!.resources.map((r) => [r.address, r.dependencies])).toEqual([
+      ["b", []],
+      ['u["x"]', ["b"]],
+      ["keep", []],
+    ]);
+    expect([...m.previous]).toEqual([
+      ["b", "a"],
+      ['u["x"]', 't["x"]'],
+    ]);
     expect(prior.resources[0]!.address).toBe("a");
   });
 
   it("renames every resource of a large stack by a move each, each move looked at a bounded number of times", () => {
     // Each move was looked for among all of them, per resource: 100,000 moves took 21 s.
     const n = 2_000;
-    const res = (address: string, dependencies: string[] = []): StateResource => ({ address, type: BINDING, id: address, inputs: {}, outputs: {}, dependencies });
-    const prior = { version: 1, lineage: "l", serial: 1, stack: "t", resources: Array.from({ length: n }, (_, i) => res(`old${i}`, i ? [`old${i - 1}`] : [])), outputs: {} } as unknown as State;
+    const res = (address: string, dependencies: string[] = []): StateResource => ({
+      address,
+      type: BINDING,
+      id: address,
+      inputs: {},
+      outputs: {},
+      dependencies,
+    });
+    const prior = {
+      version: 1,
+      lineage: "l",
+      serial: 1,
+      stack: "t",
+      resources: Array.from({ length: n }, (_, i) => res(`old${i}`, i ? [`old${i - 1}`] : [])),
+      outputs: {},
+    } as unknown as State;
     // The moves are looked at a bounded number of times each, not once per resource.
     let reads = 0;
     const moves = new Proxy(
@@ -74,4 +120,3 @@ describe("moved", () => {
     expect(scans).toBeLessThanOrEqual(10);
   });
 });
-

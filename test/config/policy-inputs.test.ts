@@ -18,12 +18,17 @@ ${auditConfigs}`;
 
 describe("RestorePlanIamPolicy inputs at load", () => {
   it("a bad member of a binding and a bad exempted member are errors at their positions", () => {
-    const r = parseStack(FILE, stack(`        - service: allServices
+    const r = parseStack(
+      FILE,
+      stack(`        - service: allServices
           auditLogConfigs:
             - logType: DATA_READ
               exemptedMembers: [user:ok@example.com, "alice@example.com"]
-`));
-    const errors = r.diagnostics.filter((d) => d.severity === "error").map((d) => ({ line: d.line, column: d.column, address: d.address, summary: d.summary }));
+`),
+    );
+    const errors = r.diagnostics
+      .filter((d) => d.severity === "error")
+      .map((d) => ({ line: d.line, column: d.column, address: d.address, summary: d.summary }));
     expect(errors).toEqual([
       { line: 12, column: 41, address: "whole", summary: expect.stringContaining("whole: ") },
       { line: 17, column: 54, address: "whole", summary: expect.stringContaining('"alice@example.com"') },
@@ -31,9 +36,12 @@ describe("RestorePlanIamPolicy inputs at load", () => {
   });
 
   it("valid audit configs load", () => {
-    const r = parseStack(FILE, stack(`        - service: allServices
+    const r = parseStack(
+      FILE,
+      stack(`        - service: allServices
           auditLogConfigs: [{ logType: ADMIN_READ }, { logType: DATA_WRITE, exemptedMembers: [group:ops@example.com] }]
-`).replace(", bob]", "]"));
+`).replace(", bob]", "]"),
+    );
     expect(r.diagnostics).toEqual([]);
   });
 });

@@ -23,7 +23,10 @@ function oldOver(stack: StackModel): { object: string; size: number; over: strin
     let binding: string | undefined;
     const add = (m: unknown) => {
       if (!literal(m)) return;
-      binding ??= JSON.stringify([b.role, b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : b.condition ?? ""]);
+      binding ??= JSON.stringify([
+        b.role,
+        b.condition && typeof b.condition === "object" ? conditionKey(b.condition as Condition) : (b.condition ?? ""),
+      ]);
       grants.add(`${binding}\u0000${memberKey(m)}`);
     };
     if (Array.isArray(b.members)) for (const m of b.members) add(m);
@@ -38,15 +41,19 @@ function oldOver(stack: StackModel): { object: string; size: number; over: strin
     if (!entry) perObject.set(named.full, (entry = { grants: new Set() }));
     const p = r.properties;
     if (!Array.isArray(p.bindings)) addGrants(entry.grants, p);
-    else for (const b of p.bindings) if (typeof b === "object" && b !== null) addGrants(entry.grants, b as Record<string, unknown>);
+    else
+      for (const b of p.bindings)
+        if (typeof b === "object" && b !== null) addGrants(entry.grants, b as Record<string, unknown>);
     if (entry.grants.size > MAX_PRINCIPALS && entry.over === undefined) entry.over = r.name;
   }
-  return [...perObject].filter(([, e]) => e.over !== undefined).map(([object, e]) => ({ object, size: e.grants.size, over: e.over! }));
+  return [...perObject]
+    .filter(([, e]) => e.over !== undefined)
+    .map(([object, e]) => ({ object, size: e.grants.size, over: e.over! }));
 }
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** A stack of binding, member and policy resources on two objects, members drawn from a pool
@@ -58,7 +65,14 @@ function randomStack(seed: number): StackModel {
   const member = () => {
     const i = Math.floor(r() * pool);
     const m = r() < 0.5 ? `user:u${i}@example.com` : `group:G${i % 50}@Example.com`;
-    return r() < 0.1 ? m.toUpperCase().replace(/^USER:/, "user:").replace(/^GROUP:/, "group:") : r() < 0.03 ? "${v}" : m;
+    return r() < 0.1
+      ? m
+          .toUpperCase()
+          .replace(/^USER:/, "user:")
+          .replace(/^GROUP:/, "group:")
+      : r() < 0.03
+        ? "${v}"
+        : m;
   };
   const roles = ["roles/a", "roles/b", "roles/c"];
   const cond = () => (r() < 0.2 ? { title: pick(["t1", "t2"]), expression: "true" } : undefined);
@@ -67,15 +81,53 @@ function randomStack(seed: number): StackModel {
     const name = pick(["rp-1", "rp-2", "us-central1/rp-1", "rp-3"]);
     const kind = r();
     const c = cond();
-    if (kind < 0.5) resources[`b${i}`] = { type: "cloudnative:backup/v1:RestorePlanIamBinding", properties: { name, role: pick(roles), members: Array.from({ length: Math.floor(r() * 700) }, member), ...(c ? { condition: c } : {}) } };
-    else if (kind < 0.8) resources[`m${i}`] = { type: "cloudnative:backup/v1:RestorePlanIamMember", properties: { name, role: pick(roles), member: member(), ...(c ? { condition: c } : {}) } };
-    else resources[`p${i}`] = { type: "cloudnative:backup/v1:RestorePlanIamPolicy", properties: { name, bindings: Array.from({ length: 3 }, () => ({ role: pick(roles), members: Array.from({ length: Math.floor(r() * 300) }, member), ...(cond() ? { condition: cond() } : {}) })) } };
+    if (kind < 0.5)
+      resources[`b${i}`] = {
+        type: "cloudnative:backup/v1:RestorePlanIamBinding",
+        properties: {
+          name,
+          role: pick(roles),
+          members: Array.from({ length: Math.floor(r() * 700) }, member),
+          ...(c ? { condition: c } : {}),
+        },
+      };
+    else if (kind < 0.8)
+      resources[`m${i}`] = {
+        type: "cloudnative:backup/v1:RestorePlanIamMember",
+        properties: { name, role: pick(roles), member: member(), ...(c ? { condition: c } : {}) },
+      };
+    else
+      resources[`p${i}`] = {
+        type: "cloudnative:backup/v1:RestorePlanIamPolicy",
+        properties: {
+          name,
+          bindings: Array.from({ length: 3 }, () => ({
+            role: pick(roles),
+            members: Array.from({ length: Math.floor(r() * 300) }, member),
+            ...(cond() ? { condition: cond() } : {}),
+          })),
+        },
+      };
   }
   const src = new SourceDocument("/virtual/stack.yaml", JSON.stringify({ name: "s", resources }, null, 1));
   const doc = src.toJS() as { resources: Record<string, { type: string; properties: Record<string, unknown> }> };
   const decls = new Map<string, ResourceDecl>();
-  for (const [n, v] of Object.entries(doc.resources)) decls.set(n, { name: n, decl: n, type: v.type, driver: resourceDriver(v.type)!, properties: v.properties, options: { dependsOn: [], protect: false, ignoreChanges: [] }, refs: [] });
-  return { file: src.file, source: src, provider: { project: "p", location: "us-central1" }, resources: decls } as unknown as StackModel;
+  for (const [n, v] of Object.entries(doc.resources))
+    decls.set(n, {
+      name: n,
+      decl: n,
+      type: v.type,
+      driver: resourceDriver(v.type)!,
+      properties: v.properties,
+      options: { dependsOn: [], protect: false, ignoreChanges: [] },
+      refs: [],
+    });
+  return {
+    file: src.file,
+    source: src,
+    provider: { project: "p", location: "us-central1" },
+    resources: decls,
+  } as unknown as StackModel;
 }
 
 describe("policy size at load: distinct grants per binding", () => {
@@ -86,7 +138,11 @@ describe("policy size at load: distinct grants per binding", () => {
       const expected = oldOver(stack);
       const got = stackPolicySizeErrors(stack);
       expect(got.map((d) => d.address)).toEqual(expected.map((e) => e.over));
-      expect(got.map((d) => d.summary)).toEqual(expected.map((e) => `${e.over}: the stack grants ${e.size} principals on ${e.object}, more than one policy may hold`));
+      expect(got.map((d) => d.summary)).toEqual(
+        expected.map(
+          (e) => `${e.over}: the stack grants ${e.size} principals on ${e.object}, more than one policy may hold`,
+        ),
+      );
       over += expected.length;
     }
     expect(over).toBeGreaterThan(10);

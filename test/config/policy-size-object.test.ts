@@ -37,7 +37,10 @@ describe("the object a resource's literal name designates", () => {
       for (const name of NAMES) {
         for (const defaults of DEFAULTS) {
           const named = completeName(resourceDriver(token)!.kind, name, defaults);
-          expect(typeof named === "string" ? undefined : named.full, `${token} ${name} ${JSON.stringify(defaults)}`).toBe(oldObject(token, name, defaults));
+          expect(
+            typeof named === "string" ? undefined : named.full,
+            `${token} ${name} ${JSON.stringify(defaults)}`,
+          ).toBe(oldObject(token, name, defaults));
         }
       }
     }

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadStackFile } from "../../src/config/load.js";
 import { decodeUtf8, firstInvalidUtf8 } from "../../src/base/utf8.js";
 
-const bytes = (...parts: (string | number[])[]) => Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...Buffer.from(p, "utf8")] : p)));
+const bytes = (...parts: (string | number[])[]) =>
+  Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...Buffer.from(p, "utf8")] : p)));
 
 describe("decodeUtf8", () => {
   it("decodes well-formed text as is, a byte order mark included", () => {
@@ -26,7 +27,15 @@ describe("decodeUtf8", () => {
   ])("%s: its first byte, at line and column counted in characters", (_, bad) => {
     const r = decodeUtf8(bytes("name: t\n# \u00e9t\u00e9 \u{1F600}\nx: ab", bad, "cd\n"));
     // line 3 "x: ab" is 5 characters: the bad sequence is the 6th
-    expect(r).toEqual({ ok: false, invalid: { offset: Buffer.byteLength("name: t\n# \u00e9t\u00e9 \u{1F600}\nx: ab"), byte: bad[0], line: 3, column: 6 } });
+    expect(r).toEqual({
+      ok: false,
+      invalid: {
+        offset: Buffer.byteLength("name: t\n# \u00e9t\u00e9 \u{1F600}\nx: ab"),
+        byte: bad[0],
+        line: 3,
+        column: 6,
+      },
+    });
   });
 
   it("firstInvalidUtf8 agrees with the strict decoder on random bytes", () => {
@@ -53,9 +62,17 @@ describe("loadStackFile on a file that is not UTF-8", () => {
 
   it("is one error at the bad byte, not a stack holding U+FFFD", async () => {
     const file = join(dir, "latin1.yaml");
-    await writeFile(file, bytes("name: t\nvariables:\n  who: \"Ren", [0xe9], "\"\n"));
+    await writeFile(file, bytes('name: t\nvariables:\n  who: "Ren', [0xe9], '"\n'));
     const r = loadStackFile(file);
     expect(r.stack).toBeUndefined();
-    expect(r.diagnostics).toEqual([expect.objectContaining({ severity: "error", file, line: 3, column: 12, summary: expect.stringContaining("not valid UTF-8: byte 0xE9") })]);
+    expect(r.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        file,
+        line: 3,
+        column: 12,
+        summary: expect.stringContaining("not valid UTF-8: byte 0xE9"),
+      }),
+    ]);
   });
 });

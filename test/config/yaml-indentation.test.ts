@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parseStack } from "../../src/config/load.js";
 
 const stack = (role: string) =>
-  `name: ind\nprovider:\n  project: p\n  location: us-central1\nresources:\n  viewers:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: nightly\n${role}\n      members: ["user:a@example.com"]\n`;
+  `name: ind\nprovider:\n  project: p\n  location: us-central1\nresources:\n  viewers:\n    type: ` +
+  `cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: nightly\n${role}\n      ` +
+  `members: ["user:a@example.com"]\n`;
 
 describe("a YAML indentation mistake", () => {
   it.each([
@@ -12,7 +14,13 @@ describe("a YAML indentation mistake", () => {
   ])("%s: one error with the hint, positioned", (_name, line, at) => {
     const { diagnostics } = parseStack("stack.yaml", stack(line));
     expect(diagnostics).toHaveLength(1);
-    expect(diagnostics[0]).toMatchObject({ severity: "error", code: "yaml/indentation", file: "stack.yaml", line: at, summary: `YAML indentation mistake near line ${at}` });
+    expect(diagnostics[0]).toMatchObject({
+      severity: "error",
+      code: "yaml/indentation",
+      file: "stack.yaml",
+      line: at,
+      summary: `YAML indentation mistake near line ${at}`,
+    });
     expect(diagnostics[0]!.detail).toContain("The keys of one map start in the same column");
   });
 });

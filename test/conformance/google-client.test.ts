@@ -261,9 +261,14 @@ describe.each(Object.keys(LISTS) as (keyof typeof LISTS)[])("%s.list through Goo
 
   it("accepts exactly the query parameters of its discovery method, as the client sends them", () => {
     const kind = collection === "restorePlans" ? "restorePlan" : "endpoint";
-    for (const [id, served] of [[m, LIST_METHODS[kind]], [locations, LOCATION_LISTS[kind]]] as const) {
+    for (const [id, served] of [
+      [m, LIST_METHODS[kind]],
+      [locations, LOCATION_LISTS[kind]],
+    ] as const) {
       const doc = methods.get(id)!.method.parameters ?? {};
-      const query = Object.entries(doc).filter(([, p]) => p.location === "query").map(([k]) => k);
+      const query = Object.entries(doc)
+        .filter(([, p]) => p.location === "query")
+        .map(([k]) => k);
       expect([...served.parameters].sort(), id).toEqual(query.sort());
     }
   });

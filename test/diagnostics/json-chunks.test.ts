@@ -31,9 +31,13 @@ function randomValue(rand: () => number, depth: number): unknown {
   ];
   if (depth > 6 || rand() < 0.3) return pick(leaves)();
   // Long arrays (written element by element) now and then, short ones (written whole) mostly.
-  if (rand() < 0.5) return Array.from({ length: rand() < 0.08 ? 64 + Math.floor(rand() * 4) : Math.floor(rand() * 4) }, () => randomValue(rand, depth + 2));
+  if (rand() < 0.5)
+    return Array.from({ length: rand() < 0.08 ? 64 + Math.floor(rand() * 4) : Math.floor(rand() * 4) }, () =>
+      randomValue(rand, depth + 2),
+    );
   const o: Record<string, unknown> = {};
-  for (let i = Math.floor(rand() * 4); i > 0; i--) o[pick(["a", "b", "c", "2", "1", "é", "\u202e", "__proto__x"])] = randomValue(rand, depth + 1);
+  for (let i = Math.floor(rand() * 4); i > 0; i--)
+    o[pick(["a", "b", "c", "2", "1", "é", "\u202e", "__proto__x"])] = randomValue(rand, depth + 1);
   return o;
 }
 
@@ -42,12 +46,18 @@ describe("jsonChunks", () => {
     const rand = seededRandom(2026_11_23);
     for (let i = 0; i < 5_000; i++) {
       const v = randomValue(rand, 0);
-      for (const space of [2, 4]) expect([...jsonChunks(v, space)].join(""), JSON.stringify(jsonText(v, space))).toBe(jsonText(v, space));
+      for (const space of [2, 4])
+        expect([...jsonChunks(v, space)].join(""), JSON.stringify(jsonText(v, space))).toBe(jsonText(v, space));
     }
   });
 
   it("a large array is many pieces, none of them the whole", () => {
-    const plan = { resource_changes: Array.from({ length: 1_000 }, (_, i) => ({ address: `r${i}`, change: { action: "no-op", before: { members: ["user:a@example.com"] } } })) };
+    const plan = {
+      resource_changes: Array.from({ length: 1_000 }, (_, i) => ({
+        address: `r${i}`,
+        change: { action: "no-op", before: { members: ["user:a@example.com"] } },
+      })),
+    };
     const pieces = [...jsonChunks(plan, 2)];
     expect(pieces.join("")).toBe(jsonText(plan, 2));
     // A piece per change (with the separator before it), none much longer than one change.
@@ -56,6 +66,7 @@ describe("jsonChunks", () => {
   });
 
   it("top-level odd values", () => {
-    for (const v of [undefined, null, 0, "x", () => 1, [], {}, [undefined], { a: undefined }]) expect([...jsonChunks(v, 2)].join("")).toBe(jsonText(v, 2));
+    for (const v of [undefined, null, 0, "x", () => 1, [], {}, [undefined], { a: undefined }])
+      expect([...jsonChunks(v, 2)].join("")).toBe(jsonText(v, 2));
   });
 });

@@ -4,15 +4,71 @@
 // normalizeMembers.
 import { describe, expect, it } from "vitest";
 import { normalizeMembers, normalizeOwnMembers } from "../../src/iam/members.js";
-import { ENDPOINT_IAM_BINDING, ENDPOINT_IAM_MEMBER, RESTORE_PLAN_IAM_BINDING, RESTORE_PLAN_IAM_MEMBER, resourceDriver } from "../../src/drivers/registry.js";
+import {
+  ENDPOINT_IAM_BINDING,
+  ENDPOINT_IAM_MEMBER,
+  RESTORE_PLAN_IAM_BINDING,
+  RESTORE_PLAN_IAM_MEMBER,
+  resourceDriver,
+} from "../../src/drivers/registry.js";
 import { normalizeInputs as reference } from "./reference/normalize-inputs-4615a91.js";
 import { seededRandom } from "../support/seeded-random.js";
 
-const MEMBERS = ["user:a@example.com", "user:A@Example.com", "user:b@example.com", "group:t@example.com", "serviceAccount:s@p.iam.gserviceaccount.com", "domain:example.com", "domain:bad_domain", "allUsers", "allAuthenticatedUsers", "principal://x/y", "principalSet://", "deleted:user:a@example.com?uid=1", "deleted:serviceAccount:S@x.com?uid=2", "usr:a@example.com", "user:a b@example.com", " user:a@example.com", "user:a@example", "", "nocolon", "\uD800x", "user:é@example.com"];
+const MEMBERS = [
+  "user:a@example.com",
+  "user:A@Example.com",
+  "user:b@example.com",
+  "group:t@example.com",
+  "serviceAccount:s@p.iam.gserviceaccount.com",
+  "domain:example.com",
+  "domain:bad_domain",
+  "allUsers",
+  "allAuthenticatedUsers",
+  "principal://x/y",
+  "principalSet://",
+  "deleted:user:a@example.com?uid=1",
+  "deleted:serviceAccount:S@x.com?uid=2",
+  "usr:a@example.com",
+  "user:a b@example.com",
+  " user:a@example.com",
+  "user:a@example",
+  "",
+  "nocolon",
+  "\uD800x",
+  "user:é@example.com",
+];
 const OTHER = [null, undefined, 3, true, { a: 1 }, ["x"]];
-const NAMES = ["rp-1", "us-east1/rp-2", "projects/p/locations/l/restorePlans/rp-3", "projects/p/locations/l/endpoints/e-1", "e-2", "a/b/c", "", "bad name", null, 7];
-const ROLES = ["roles/x.y", "roles/viewer", "projects/abcdef/roles/custom_1", "organizations/12/roles/abc", "rolez/x", "roles/a b", "", null, 5, "\uDC00"];
-const CONDITIONS = [undefined, null, { title: "t", expression: "true" }, { title: "t", description: "", expression: "e" }, { expression: "e", title: "t", description: "d", location: "x" }];
+const NAMES = [
+  "rp-1",
+  "us-east1/rp-2",
+  "projects/p/locations/l/restorePlans/rp-3",
+  "projects/p/locations/l/endpoints/e-1",
+  "e-2",
+  "a/b/c",
+  "",
+  "bad name",
+  null,
+  7,
+];
+const ROLES = [
+  "roles/x.y",
+  "roles/viewer",
+  "projects/abcdef/roles/custom_1",
+  "organizations/12/roles/abc",
+  "rolez/x",
+  "roles/a b",
+  "",
+  null,
+  5,
+  "\uDC00",
+];
+const CONDITIONS = [
+  undefined,
+  null,
+  { title: "t", expression: "true" },
+  { title: "t", description: "", expression: "e" },
+  { expression: "e", title: "t", description: "d", location: "x" },
+];
 
 function pick<T>(rand: () => number, xs: readonly T[]): T {
   return xs[Math.floor(rand() * xs.length)]!;
@@ -48,7 +104,11 @@ describe("binding and member normalisation", () => {
       const defaults = pick(rand, defaultsList);
       let want: unknown;
       try {
-        want = reference({ kind: driver.kind as never, ownership: driver.ownership as "binding" | "member" }, raw, defaults);
+        want = reference(
+          { kind: driver.kind as never, ownership: driver.ownership as "binding" | "member" },
+          raw,
+          defaults,
+        );
       } catch (e) {
         expect(() => driver.normalize({ ...raw }, defaults)).toThrow((e as Error).message);
         continue;
@@ -79,7 +139,12 @@ describe("binding and member normalisation", () => {
   it("normalizeOwnMembers gives what normalizeMembers gives (the list itself when already normal)", () => {
     const rand = seededRandom(99);
     for (let run = 0; run < 5000; run++) {
-      const list = Array.from({ length: Math.floor(rand() * 6) }, () => pick(rand, MEMBERS.filter((m) => m !== "\uD800x")));
+      const list = Array.from({ length: Math.floor(rand() * 6) }, () =>
+        pick(
+          rand,
+          MEMBERS.filter((m) => m !== "\uD800x"),
+        ),
+      );
       const own = [...list];
       const got = normalizeOwnMembers(own);
       expect(got).toStrictEqual(normalizeMembers(list));

@@ -1,13 +1,20 @@
 // The whole-policy types (RestorePlanIamPolicy, EndpointIamPolicy), through the registry: what
 // they normalise and report, what they claim, how they read a live policy and what they write.
 import { describe, expect, it } from "vitest";
-import { ENDPOINT_IAM_POLICY, RESTORE_PLAN_IAM_POLICY, adoptingDriver, resourceDriver } from "../../src/drivers/registry.js";
+import {
+  ENDPOINT_IAM_POLICY,
+  RESTORE_PLAN_IAM_POLICY,
+  adoptingDriver,
+  resourceDriver,
+} from "../../src/drivers/registry.js";
 import type { IamDriver, IamInputs } from "../../src/drivers/types.js";
 import type { AuditConfig, Policy } from "../../src/generated/schemas.js";
 
 const DEFAULTS = { project: "p1", location: "us-central1" };
 const COND = { title: "until 2030", expression: "request.time < timestamp('2030-01-01T00:00:00Z')" };
-const AUDIT: AuditConfig[] = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: ["user:ops@example.com"] }] }];
+const AUDIT: AuditConfig[] = [
+  { service: "allServices", auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: ["user:ops@example.com"] }] },
+];
 
 // aiplatform v1beta1's Policy has no auditConfigs: EndpointIamPolicy neither takes nor reports them.
 const cases: { token: string; kind: "restorePlan" | "endpoint"; collection: string; audit: boolean }[] = [
@@ -19,7 +26,8 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
   /** `{ auditConfigs: x }` for a type with audit configs, nothing for one without. */
   const A = (x: unknown): { auditConfigs?: unknown } => (audit ? { auditConfigs: x } : {});
   const d = resourceDriver(token) as IamDriver;
-  const full = (id: string, location = "us-central1", project = "p1") => `projects/${project}/locations/${location}/${collection}/${id}`;
+  const full = (id: string, location = "us-central1", project = "p1") =>
+    `projects/${project}/locations/${location}/${collection}/${id}`;
   const N = full("obj");
 
   it("is registered as the whole-policy type of its kind", () => {
@@ -36,7 +44,9 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
     it("completes short names (id and location/id) and keeps full names", () => {
       expect(d.normalize({ name: "obj" }, DEFAULTS).inputs.name).toBe(N);
       expect(d.normalize({ name: "europe-west1/obj" }, DEFAULTS).inputs.name).toBe(full("obj", "europe-west1"));
-      expect(d.normalize({ name: full("obj", "asia-east1", "other") }, {}).inputs.name).toBe(full("obj", "asia-east1", "other"));
+      expect(d.normalize({ name: full("obj", "asia-east1", "other") }, {}).inputs.name).toBe(
+        full("obj", "asia-east1", "other"),
+      );
     });
 
     it("canonicalises bindings: members deduplicated by identity and sorted, conditions stripped", () => {
@@ -45,7 +55,11 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
           name: "obj",
           bindings: [
             { role: "roles/a.b", members: ["user:zed@example.com", "user:Amy@example.com", "user:amy@example.com"] },
-            { role: "roles/a.b", members: ["group:g@example.com"], condition: { ...COND, description: "", location: { line: 3 } } },
+            {
+              role: "roles/a.b",
+              members: ["group:g@example.com"],
+              condition: { ...COND, description: "", location: { line: 3 } },
+            },
           ],
           auditConfigs: AUDIT,
         },
@@ -56,7 +70,11 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
         name: N,
         bindings: [
           { role: "roles/a.b", members: ["user:Amy@example.com", "user:zed@example.com"] },
-          { role: "roles/a.b", members: ["group:g@example.com"], condition: { expression: COND.expression, title: COND.title } },
+          {
+            role: "roles/a.b",
+            members: ["group:g@example.com"],
+            condition: { expression: COND.expression, title: COND.title },
+          },
         ],
         ...A(AUDIT),
       });
@@ -79,13 +97,25 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
         },
         DEFAULTS,
       );
-      expect(problems.map((p) => p.path)).toEqual([["name"], ["bindings", 0, "role"], ["bindings", 0, "members", 1], ["bindings", 2, "role"]]);
+      expect(problems.map((p) => p.path)).toEqual([
+        ["name"],
+        ["bindings", 0, "role"],
+        ["bindings", 0, "members", 1],
+        ["bindings", 2, "role"],
+      ]);
       expect(problems[0]!.message).toContain(`"a/b/c" is not a valid ${kind} name`);
       expect(problems[3]!.message).toContain("repeats the role roles/x.y of bindings[1]");
     });
 
     it("reports an exempted member that is not a member, at its path", () => {
-      const auditConfigs = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: ["user:ok@example.com", "bob"] }] }, null, { service: "s", auditLogConfigs: [null] }];
+      const auditConfigs = [
+        {
+          service: "allServices",
+          auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: ["user:ok@example.com", "bob"] }],
+        },
+        null,
+        { service: "s", auditLogConfigs: [null] },
+      ];
       const { problems } = d.normalize({ name: "obj", bindings: [], auditConfigs }, DEFAULTS);
       const at = [["auditConfigs", 0, "auditLogConfigs", 0, "exemptedMembers", 1]];
       expect(problems.map((p) => p.path)).toEqual(audit ? at : []);
@@ -97,7 +127,9 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
     });
 
     it("reports a short name without provider defaults", () => {
-      expect(d.normalize({ name: "obj" }, {}).problems).toEqual([{ path: ["name"], message: expect.stringContaining("provider.project is not set") }]);
+      expect(d.normalize({ name: "obj" }, {}).problems).toEqual([
+        { path: ["name"], message: expect.stringContaining("provider.project is not set") },
+      ]);
     });
   });
 
@@ -130,7 +162,11 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
         name: N,
         bindings: [
           { role: "roles/a.b", members: ["user:amy@example.com"] },
-          { role: "roles/a.b", members: ["group:g@example.com"], condition: { expression: COND.expression, title: COND.title } },
+          {
+            role: "roles/a.b",
+            members: ["group:g@example.com"],
+            condition: { expression: COND.expression, title: COND.title },
+          },
           { role: "roles/z.z", members: ["user:a@example.com", "user:b@example.com"] },
         ],
         ...A(AUDIT),
@@ -143,12 +179,23 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
     });
 
     it("keeps the live members when the set differs", () => {
-      const seen = d.observe({ name: N, bindings: [{ role: "roles/a.b", members: ["user:AMY@example.com", "user:x@example.com"] }] }, live)!;
+      const seen = d.observe(
+        { name: N, bindings: [{ role: "roles/a.b", members: ["user:AMY@example.com", "user:x@example.com"] }] },
+        live,
+      )!;
       expect(seen.bindings![0]).toEqual({ role: "roles/a.b", members: ["user:amy@example.com"] });
     });
 
     it("merges duplicate live bindings of one role and condition", () => {
-      const seen = d.observe({ name: N }, { bindings: [{ role: "roles/r", members: ["user:a@example.com"] }, { role: "roles/r", members: ["user:b@example.com", "user:A@example.com"] }] })!;
+      const seen = d.observe(
+        { name: N },
+        {
+          bindings: [
+            { role: "roles/r", members: ["user:a@example.com"] },
+            { role: "roles/r", members: ["user:b@example.com", "user:A@example.com"] },
+          ],
+        },
+      )!;
       const merged = { role: "roles/r", members: ["user:a@example.com", "user:b@example.com"] };
       expect(seen).toEqual({ name: N, bindings: [merged], ...A([]) });
     });
@@ -159,13 +206,23 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
   });
 
   describe("modifications", () => {
-    const desired: IamInputs = { name: N, bindings: [{ role: "roles/a.b", members: ["user:a@example.com"] }], auditConfigs: AUDIT };
+    const desired: IamInputs = {
+      name: N,
+      bindings: [{ role: "roles/a.b", members: ["user:a@example.com"] }],
+      auditConfigs: AUDIT,
+    };
     it("create and update set the whole policy", () => {
-      expect(d.modifications(undefined, desired)).toEqual([{ kind: "setPolicy", bindings: desired.bindings, auditConfigs: AUDIT }]);
-      expect(d.modifications({ name: N, bindings: [] }, desired)).toEqual([{ kind: "setPolicy", bindings: desired.bindings, auditConfigs: AUDIT }]);
+      expect(d.modifications(undefined, desired)).toEqual([
+        { kind: "setPolicy", bindings: desired.bindings, auditConfigs: AUDIT },
+      ]);
+      expect(d.modifications({ name: N, bindings: [] }, desired)).toEqual([
+        { kind: "setPolicy", bindings: desired.bindings, auditConfigs: AUDIT },
+      ]);
     });
     it("an omitted auditConfigs sets none", () => {
-      expect(d.modifications(undefined, { name: N, bindings: [] })).toEqual([{ kind: "setPolicy", bindings: [], auditConfigs: [] }]);
+      expect(d.modifications(undefined, { name: N, bindings: [] })).toEqual([
+        { kind: "setPolicy", bindings: [], auditConfigs: [] },
+      ]);
     });
     it("destroy leaves an empty policy", () => {
       expect(d.modifications(desired, undefined)).toEqual([{ kind: "setPolicy", bindings: [], auditConfigs: [] }]);
@@ -189,7 +246,11 @@ describe.each(cases)("$token", ({ token, kind, collection, audit }) => {
   });
 
   it("adopt takes the whole live policy", () => {
-    const live: Policy = { bindings: [{ role: "roles/a.b", members: ["user:B@example.com", "user:a@example.com"] }], auditConfigs: AUDIT, etag: "e" };
+    const live: Policy = {
+      bindings: [{ role: "roles/a.b", members: ["user:B@example.com", "user:a@example.com"] }],
+      auditConfigs: AUDIT,
+      etag: "e",
+    };
     const bindings = [{ role: "roles/a.b", members: ["user:a@example.com", "user:B@example.com"] }];
     expect(d.adopt({ name: N }, live)).toEqual({ name: N, bindings, ...A(AUDIT) });
     expect(d.adopt({ name: N }, {})).toEqual({ name: N, bindings: [], ...A([]) });

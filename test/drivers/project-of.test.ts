@@ -25,12 +25,31 @@ describe("completeNameOnce", () => {
   it("is completeName's answer, whatever order kinds, names and provider defaults come in", async () => {
     const { completeName } = await import("../../src/cloud/names.js");
     const { completeNameOnce } = await import("../../src/cloud/names.js");
-    const names = ["a", "l/a", "x y", "projects/p/locations/l/restorePlans/a", "projects/p/locations/l/endpoints/a", "", "a/b/c", "restorePlan a"];
-    const defaults = [{ project: "p", location: "l" }, { project: "p", location: "m" }, { project: "q", location: "l" }, { project: "p" }, {}, { project: "", location: "" }];
+    const names = [
+      "a",
+      "l/a",
+      "x y",
+      "projects/p/locations/l/restorePlans/a",
+      "projects/p/locations/l/endpoints/a",
+      "",
+      "a/b/c",
+      "restorePlan a",
+    ];
+    const defaults = [
+      { project: "p", location: "l" },
+      { project: "p", location: "m" },
+      { project: "q", location: "l" },
+      { project: "p" },
+      {},
+      { project: "", location: "" },
+    ];
     for (let round = 0; round < 2; round++) {
       for (const d of [...defaults, ...defaults.reverse()]) {
         for (const kind of ["restorePlan", "endpoint"] as const) {
-          for (const name of names) expect(completeNameOnce(kind, name, d), `${kind} ${name} ${JSON.stringify(d)}`).toEqual(completeName(kind, name, d));
+          for (const name of names)
+            expect(completeNameOnce(kind, name, d), `${kind} ${name} ${JSON.stringify(d)}`).toEqual(
+              completeName(kind, name, d),
+            );
         }
       }
     }

@@ -8,15 +8,24 @@ import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, runCli, useEmulatorWorkspace } from "./helpers.js";
 import { ep, memberYaml, stackHead } from "./apply-helpers.js";
 
-const SEED: EmulatorWorld = { projects: { "my-project": { number: "123456789012" } }, endpoints: [{ name: ep("churn"), policy: { bindings: [] } }] };
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
+};
 const ws = useEmulatorWorkspace(SEED, "converge-access-attribution-");
 
-const STACK = stackHead("fe3") + memberYaml("a", "churn", "roles/aiplatform.viewer", '"user:q1@example.com"') + memberYaml("b", "churn", "roles/aiplatform.viewer", '"user:q2@example.com"');
+const STACK =
+  stackHead("fe3") +
+  memberYaml("a", "churn", "roles/aiplatform.viewer", '"user:q1@example.com"') +
+  memberYaml("b", "churn", "roles/aiplatform.viewer", '"user:q2@example.com"');
 
 async function plan(...args: string[]) {
   const file = join(ws.dir, "s2.yaml");
   await writeFile(file, STACK);
-  const r = await runCli(["plan", "-f", file, "--state", join(ws.dir, "s2.json"), ...args], { cwd: ws.dir, emulator: ws.emu });
+  const r = await runCli(["plan", "-f", file, "--state", join(ws.dir, "s2.json"), ...args], {
+    cwd: ws.dir,
+    emulator: ws.emu,
+  });
   expectExit(r, 0);
   return r.stdout;
 }
@@ -35,7 +44,9 @@ describe("two member resources on one role", () => {
   });
 
   it("so does plan --json", async () => {
-    const json = JSON.parse(await plan("--json")) as { converge: { access_changes: { changes: { principal: string; addresses: string[] }[] } } };
+    const json = JSON.parse(await plan("--json")) as {
+      converge: { access_changes: { changes: { principal: string; addresses: string[] }[] } };
+    };
     expect(json.converge.access_changes.changes.map((c) => [c.principal, c.addresses])).toEqual([
       ["user:q1@example.com", ["a"]],
       ["user:q2@example.com", ["b"]],

@@ -30,12 +30,15 @@ describe("grants that already exist", () => {
   it("are adopted by a new member resource, and destroy leaves them; imported and new grants are removed", async () => {
     const stackFile = join(ws.dir, "stack.yaml");
     const statePath = join(ws.dir, "adopt.json");
-    const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const cli = (...args: string[]) =>
+      runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     await writeFile(stackFile, STACK);
 
     const planned = await cli("plan");
     expectExit(planned, 0);
-    expect(planned.stdout).toMatch(/# dana will be created[^]*# already granted outside converge: converge will adopt it/);
+    expect(planned.stdout).toMatch(
+      /# dana will be created[^]*# already granted outside converge: converge will adopt it/,
+    );
     expect(planned.stdout).not.toMatch(/# fred will be created\n[^#]*# already granted/);
 
     expectExit(await cli("apply", "--auto-approve"), 0);
@@ -47,7 +50,9 @@ describe("grants that already exist", () => {
 
     const destroyPlan = await cli("plan", "--destroy");
     expectExit(destroyPlan, 0);
-    expect(destroyPlan.stdout).toMatch(/# dana will be destroyed[^]*# granted outside converge before it was adopted: the grant stays in place/);
+    expect(destroyPlan.stdout).toMatch(
+      /# dana will be destroyed[^]*# granted outside converge before it was adopted: the grant stays in place/,
+    );
 
     await resetStats(ws.emu);
     const destroyed = await cli("destroy", "--auto-approve");

@@ -7,7 +7,21 @@ import { join } from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, livePolicy, resetStats, runCli, stats, useEmulatorWorkspace } from "./helpers.js";
-import { bindingYaml, count, ep, M, memberYaml, membersOf, PROMPT, readStateFile, rp, runInPty, setCalls, stackHead, type PtySession } from "./apply-helpers.js";
+import {
+  bindingYaml,
+  count,
+  ep,
+  M,
+  memberYaml,
+  membersOf,
+  PROMPT,
+  readStateFile,
+  rp,
+  runInPty,
+  setCalls,
+  stackHead,
+  type PtySession,
+} from "./apply-helpers.js";
 
 const HAS_SCRIPT = existsSync("/usr/bin/script");
 
@@ -18,7 +32,12 @@ const STACK =
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: [{ name: rp("nightly"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } }],
+  restorePlans: [
+    {
+      name: rp("nightly"),
+      policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] },
+    },
+  ],
   endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
 };
 
@@ -92,8 +111,18 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
       const shown = await pty.waitFor("Policies this apply writes (before → after):", firstPrompt);
       const again = await pty.waitFor(PROMPT, shown);
       const details = pty.text().slice(shown, again);
-      expect(details).toMatch(/restore plan projects\/my-project\/locations\/us-central1\/restorePlans\/nightly\n\s+roles\/gkebackup\.viewer\n\s+\+ group:sre@example\.com\n\s+\+ user:alice@example\.com/);
-      expect(details).toMatch(/endpoint projects\/my-project\/locations\/us-central1\/endpoints\/churn\n\s+roles\/aiplatform\.user\n\s+\+ user:bob@example\.com/);
+      expect(details).toMatch(
+        new RegExp(
+          String.raw`restore plan projects\/my-project\/locations\/us-central1\/restorePlans\/nightly\n\s+rol` +
+            String.raw`es\/gkebackup\.viewer\n\s+\+ group:sre@example\.com\n\s+\+ user:alice@example\.com`,
+        ),
+      );
+      expect(details).toMatch(
+        new RegExp(
+          String.raw`endpoint projects\/my-project\/locations\/us-central1\/endpoints\/churn\n\s+roles\/aipla` +
+            String.raw`tform\.user\n\s+\+ user:bob@example\.com`,
+        ),
+      );
       expect(details).not.toContain("backupAdmin"); // an unchanged binding is not shown
       await cancel(pty, again);
     } finally {
@@ -116,10 +145,14 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     await expectNothingApplied(state);
   });
 
-  it("with CI set, \"yes\" applies and the progress is streamed as lines (no live view to hide it)", async () => {
+  it('with CI set, "yes" applies and the progress is streamed as lines (no live view to hide it)', async () => {
     // Its own role on the restore plan, so the "yes" case below still finds everything to do.
     const ciStack = join(ws.dir, "ci-stack.yaml");
-    await writeFile(ciStack, stackHead("approval-ci") + bindingYaml("auditors", "nightly", "roles/gkebackup.delegatedRestoreViewer", ["user:carol@example.com"]));
+    await writeFile(
+      ciStack,
+      stackHead("approval-ci") +
+        bindingYaml("auditors", "nightly", "roles/gkebackup.delegatedRestoreViewer", ["user:carol@example.com"]),
+    );
     const state = freshState();
     const pty = applyInPty(ciStack, state, { CI: "true" });
     try {
@@ -135,7 +168,9 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
       pty.kill();
     }
     expect(count(await stats(ws.emu), M.rpSet)).toBe(1);
-    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.delegatedRestoreViewer")).toEqual(["user:carol@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.delegatedRestoreViewer")).toEqual([
+      "user:carol@example.com",
+    ]);
   });
 
   it('"yes" applies: setIamPolicy calls happen and the state is written', async () => {
@@ -154,7 +189,12 @@ describe.skipIf(!HAS_SCRIPT)("approval prompt in a terminal", () => {
     expect(count(s, M.rpSet)).toBe(1);
     expect(count(s, M.epSet)).toBe(1);
     expect((await readStateFile(state)).resources.map((r) => r.address).sort()).toEqual(["invoker", "viewers"]);
-    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual(["group:sre@example.com", "user:alice@example.com"]);
-    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.backupAdmin")).toEqual(["group:platform@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual([
+      "group:sre@example.com",
+      "user:alice@example.com",
+    ]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.backupAdmin")).toEqual([
+      "group:platform@example.com",
+    ]);
   });
 });

@@ -6,16 +6,37 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace, world } from "./helpers.js";
-import { addMember, bindingYaml, clearFaults, ep, M, memberYaml, membersOf, policyIn, rawReadModifyWrite, responses, rp, setFaults, stackHead } from "./apply-helpers.js";
+import {
+  addMember,
+  bindingYaml,
+  clearFaults,
+  ep,
+  M,
+  memberYaml,
+  membersOf,
+  policyIn,
+  rawReadModifyWrite,
+  responses,
+  rp,
+  setFaults,
+  stackHead,
+} from "./apply-helpers.js";
 
 const N = 10; // restore plans and endpoints each
 const ROLES = 4; // resources per policy
-const names = [...Array.from({ length: N }, (_, i) => rp(`busy-${i}`)), ...Array.from({ length: N }, (_, i) => ep(`busy-${i}`))];
+const names = [
+  ...Array.from({ length: N }, (_, i) => rp(`busy-${i}`)),
+  ...Array.from({ length: N }, (_, i) => ep(`busy-${i}`)),
+];
 
 function stack(): string {
   let s = stackHead("concurrent");
-  for (let i = 0; i < N; i++) for (let j = 0; j < ROLES; j++) s += bindingYaml(`b${i}x${j}`, rp(`busy-${i}`), `roles/gkebackup.r${j}`, [`user:b${i}-${j}@example.com`]);
-  for (let i = 0; i < N; i++) for (let j = 0; j < ROLES; j++) s += memberYaml(`m${i}x${j}`, ep(`busy-${i}`), "roles/aiplatform.user", `user:m${i}-${j}@example.com`);
+  for (let i = 0; i < N; i++)
+    for (let j = 0; j < ROLES; j++)
+      s += bindingYaml(`b${i}x${j}`, rp(`busy-${i}`), `roles/gkebackup.r${j}`, [`user:b${i}-${j}@example.com`]);
+  for (let i = 0; i < N; i++)
+    for (let j = 0; j < ROLES; j++)
+      s += memberYaml(`m${i}x${j}`, ep(`busy-${i}`), "roles/aiplatform.user", `user:m${i}-${j}@example.com`);
   return s;
 }
 
@@ -58,7 +79,11 @@ describe("apply while another client edits the same policies", () => {
     const client = Promise.all([worker(0), worker(1)]);
     let r;
     try {
-      r = await runCli(["apply", "--auto-approve", "--parallelism", "2", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, timeoutMs: 60_000 });
+      r = await runCli(["apply", "--auto-approve", "--parallelism", "2", "-f", stackFile, "--state", statePath], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+        timeoutMs: 60_000,
+      });
     } finally {
       applyDone = true;
       await client;
@@ -71,8 +96,13 @@ describe("apply while another client edits the same policies", () => {
     const lost = granted.filter((g) => !membersOf(policyIn(w, g.policy), g.role).includes(g.member));
     expect(lost).toEqual([]);
     for (let i = 0; i < N; i++) {
-      for (let j = 0; j < ROLES; j++) expect(membersOf(policyIn(w, rp(`busy-${i}`)), `roles/gkebackup.r${j}`)).toEqual([`user:b${i}-${j}@example.com`]);
-      expect(membersOf(policyIn(w, ep(`busy-${i}`)), "roles/aiplatform.user")).toEqual(Array.from({ length: ROLES }, (_, j) => `user:m${i}-${j}@example.com`).sort());
+      for (let j = 0; j < ROLES; j++)
+        expect(membersOf(policyIn(w, rp(`busy-${i}`)), `roles/gkebackup.r${j}`)).toEqual([
+          `user:b${i}-${j}@example.com`,
+        ]);
+      expect(membersOf(policyIn(w, ep(`busy-${i}`)), "roles/aiplatform.user")).toEqual(
+        Array.from({ length: ROLES }, (_, j) => `user:m${i}-${j}@example.com`).sort(),
+      );
     }
     // The two writers really did collide: some setIamPolicy calls were rejected with 409 ABORTED
     // (the client's own 409s are counted above; the rest were converge's, which it retried).
@@ -81,6 +111,9 @@ describe("apply while another client edits the same policies", () => {
     expect(granted.length).toBeGreaterThan(names.length - 1);
     // converge wrote with the etags its refresh read, which the client had made stale: it had to
     // re-read and re-apply (and still lost nothing).
-    expect(aborted - clientAborts, `client grants ${granted.length}, client 409s ${clientAborts}, all 409s ${aborted}`).toBeGreaterThan(0);
+    expect(
+      aborted - clientAborts,
+      `client grants ${granted.length}, client 409s ${clientAborts}, all 409s ${aborted}`,
+    ).toBeGreaterThan(0);
   });
 });

@@ -6,7 +6,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace, world } from "./helpers.js";
-import { bindingYaml, ep, memberYaml, membersOf, normalBindings, policyIn, readStateFile, rp, setCalls, stackHead } from "./apply-helpers.js";
+import {
+  bindingYaml,
+  ep,
+  memberYaml,
+  membersOf,
+  normalBindings,
+  policyIn,
+  readStateFile,
+  rp,
+  setCalls,
+  stackHead,
+} from "./apply-helpers.js";
 
 const AUDIT = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ" as const }] }];
 const UNTIL_2027 = { title: "until-2027", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
@@ -26,11 +37,17 @@ const SEED: EmulatorWorld = {
         auditConfigs: AUDIT,
       },
     },
-    { name: rp("guarded"), policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] } },
+    {
+      name: rp("guarded"),
+      policy: { bindings: [{ role: "roles/gkebackup.backupAdmin", members: ["group:platform@example.com"] }] },
+    },
   ],
   endpoints: [
     // aiplatform v1beta1's Policy has no auditConfigs.
-    { name: ep("churn"), policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com"] }] } },
+    {
+      name: ep("churn"),
+      policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com"] }] },
+    },
     { name: ep("guarded"), policy: { bindings: [] } },
   ],
 };
@@ -40,11 +57,23 @@ const OWNED =
   bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com", "group:sre@example.com"]) +
   bindingYaml("admins", "nightly", "roles/gkebackup.admin", ["user:oncall@example.com"]) +
   memberYaml("invoker", "churn", "roles/aiplatform.user", "serviceAccount:runner@my-project.iam.gserviceaccount.com") +
-  memberYaml("reader", "churn", "roles/aiplatform.viewer", "user:erin@example.com", "    options:\n      dependsOn: [invoker]\n");
+  memberYaml(
+    "reader",
+    "churn",
+    "roles/aiplatform.viewer",
+    "user:erin@example.com",
+    "    options:\n      dependsOn: [invoker]\n",
+  );
 
 const PROTECTED =
   stackHead("guarded") +
-  bindingYaml("keep", "guarded", "roles/gkebackup.viewer", ["user:alice@example.com"], "    options:\n      protect: true\n") +
+  bindingYaml(
+    "keep",
+    "guarded",
+    "roles/gkebackup.viewer",
+    ["user:alice@example.com"],
+    "    options:\n      protect: true\n",
+  ) +
   memberYaml("loose", "guarded", "roles/aiplatform.user", "user:bob@example.com");
 
 const ws = useEmulatorWorkspace(SEED, "converge-apply-destroy-");
@@ -55,11 +84,23 @@ describe("destroy", () => {
     const statePath = join(ws.dir, "owned.json");
     await writeFile(stackFile, OWNED);
     const seeded = await world(ws.emu);
-    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
+    expectExit(
+      await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+      }),
+      0,
+    );
     const mid = await world(ws.emu);
-    expect(membersOf(policyIn(mid, ep("churn")), "roles/aiplatform.user")).toEqual(["serviceAccount:runner@my-project.iam.gserviceaccount.com", "user:dana@example.com"]);
+    expect(membersOf(policyIn(mid, ep("churn")), "roles/aiplatform.user")).toEqual([
+      "serviceAccount:runner@my-project.iam.gserviceaccount.com",
+      "user:dana@example.com",
+    ]);
 
-    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+    });
     expectExit(r, 0);
     expect(r.stdout).toContain("Destroy complete! Resources: 4 destroyed.");
     const after = await world(ws.emu);
@@ -77,12 +118,21 @@ describe("destroy", () => {
     const stackFile = join(ws.dir, "guarded.yaml");
     const statePath = join(ws.dir, "guarded.json");
     await writeFile(stackFile, PROTECTED);
-    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
+    expectExit(
+      await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+      }),
+      0,
+    );
     const stateBefore = await readFile(statePath);
     const worldBefore = await world(ws.emu);
     await resetStats(ws.emu);
 
-    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const r = await runCli(["destroy", "--auto-approve", "-f", stackFile, "--state", statePath], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+    });
     expectExit(r, 1);
     const msg = r.stderr.split("\n").find((l) => l.includes("keep"));
     expect(msg, r.stderr).toMatch(/protect/);
@@ -91,6 +141,7 @@ describe("destroy", () => {
     expect((await readFile(statePath)).equals(stateBefore)).toBe(true);
     // Not even the unprotected resource was removed.
     const worldAfter = await world(ws.emu);
-    for (const name of [rp("guarded"), ep("guarded")]) expect(policyIn(worldAfter, name)).toEqual(policyIn(worldBefore, name));
+    for (const name of [rp("guarded"), ep("guarded")])
+      expect(policyIn(worldAfter, name)).toEqual(policyIn(worldBefore, name));
   });
 });

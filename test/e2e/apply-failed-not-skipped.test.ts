@@ -14,7 +14,12 @@ const SEED: EmulatorWorld = {
   projects: {
     "my-project": { number: "123456789012" },
     // converge's token may read policies here, not set them.
-    "locked-project": { number: "210987654321", callers: { "ci-token": "user:ci@example.com" }, iamAdmins: ["user:admin@example.com"], iamViewers: ["user:ci@example.com"] },
+    "locked-project": {
+      number: "210987654321",
+      callers: { "ci-token": "user:ci@example.com" },
+      iamAdmins: ["user:admin@example.com"],
+      iamViewers: ["user:ci@example.com"],
+    },
   },
   restorePlans: [{ name: LOCKED, policy: { bindings: [] } }],
   endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
@@ -27,10 +32,16 @@ describe("a replacement whose new half fails", () => {
   it("lists the resource as failed only, and leaves the old grant", async () => {
     const file = join(ws.dir, "stack.yaml");
     const cli = (args: string[]) => runCli([...args, "-f", file], { cwd: ws.dir, emulator: ws.emu, env: TOKEN });
-    await writeFile(file, stackHead("swap") + memberYaml("x", "churn", "roles/aiplatform.user", "user:carol@example.com"));
+    await writeFile(
+      file,
+      stackHead("swap") + memberYaml("x", "churn", "roles/aiplatform.user", "user:carol@example.com"),
+    );
     expectExit(await cli(["apply", "--auto-approve"]), 0);
     // Same address, another type, on an object the token cannot write.
-    await writeFile(file, stackHead("swap") + bindingYaml("x", LOCKED, "roles/gkebackup.viewer", ["user:bob@example.com"]));
+    await writeFile(
+      file,
+      stackHead("swap") + bindingYaml("x", LOCKED, "roles/gkebackup.viewer", ["user:bob@example.com"]),
+    );
     const json = await cli(["apply", "--auto-approve", "--json"]);
     expectExit(json, 1);
     const result = json.stdout
@@ -43,6 +54,8 @@ describe("a replacement whose new half fails", () => {
     const text = await cli(["apply", "--auto-approve"]);
     expectExit(text, 1);
     expect(text.stdout + text.stderr).not.toMatch(/Skipped/);
-    expect(membersOf(await livePolicy(ws.emu, ep("churn")), "roles/aiplatform.user")).toEqual(["user:carol@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, ep("churn")), "roles/aiplatform.user")).toEqual([
+      "user:carol@example.com",
+    ]);
   });
 });

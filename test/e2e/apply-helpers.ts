@@ -27,10 +27,15 @@ export const count = (s: EmulatorStats, method: string): number => s.requests[me
 export const setCalls = (s: EmulatorStats): number => count(s, M.rpSet) + count(s, M.epSet);
 export const getCalls = (s: EmulatorStats): number => count(s, M.rpGet) + count(s, M.epGet);
 /** Responses of one method with one canonical status (e.g. "ABORTED" for 409). */
-export const responses = (s: EmulatorStats, method: string, status: string): number => s.responses?.[method]?.[String(status)] ?? 0;
+export const responses = (s: EmulatorStats, method: string, status: string): number =>
+  s.responses?.[method]?.[String(status)] ?? 0;
 
 export async function setFaults(emu: RunningEmulator, faults: FaultConfig): Promise<void> {
-  const res = await fetch(`${emu.url}/__emulator/faults`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(faults) });
+  const res = await fetch(`${emu.url}/__emulator/faults`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(faults),
+  });
   if (!res.ok) throw new Error(`faults: ${res.status} ${await res.text()}`);
 }
 
@@ -44,7 +49,11 @@ export async function setCallsNow(emu: RunningEmulator): Promise<number> {
 }
 
 /** One round of a raw read-modify-write through the public REST API; false on 409 ABORTED. */
-export async function rawReadModifyWrite(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<boolean> {
+export async function rawReadModifyWrite(
+  emu: RunningEmulator,
+  name: string,
+  edit: (p: Policy) => Policy,
+): Promise<boolean> {
   const set = await readThenSetPolicy(emu, name, edit);
   if (set.status === 409) {
     await set.text();
@@ -66,7 +75,10 @@ export function addMember(p: Policy, role: string, member: string): Policy {
 
 /** Unconditional members of a role, sorted ([] when the binding is absent). */
 export function membersOf(p: Policy | undefined, role: string, conditionTitle?: string): string[] {
-  const b = (p?.bindings ?? []).find((x: Binding) => x.role === role && (conditionTitle === undefined ? !x.condition : x.condition?.title === conditionTitle));
+  const b = (p?.bindings ?? []).find(
+    (x: Binding) =>
+      x.role === role && (conditionTitle === undefined ? !x.condition : x.condition?.title === conditionTitle),
+  );
   return b ? [...b.members].sort() : [];
 }
 
@@ -106,7 +118,10 @@ export function uiEvents(stdout: string): UiEvent[] {
     .map((line, i) => {
       const e = JSON.parse(line) as UiEvent;
       const errors = validate("events.schema.json", e);
-      if (errors.length) throw new Error(`line ${i + 1} does not match schemas/events.schema.json: ${describeErrors(errors.slice(0, 3))}\n${line}`);
+      if (errors.length)
+        throw new Error(
+          `line ${i + 1} does not match schemas/events.schema.json: ${describeErrors(errors.slice(0, 3))}\n${line}`,
+        );
       decodeLogMessage(line);
       return e;
     });
@@ -118,17 +133,32 @@ export function stackHead(name: string): string {
 }
 
 export function bindingYaml(address: string, name: string, role: string, members: string[], extra = ""): string {
-  return `  ${address}:\n    type: ${BINDING_T}\n    properties:\n      name: ${name}\n      role: ${role}\n      members: [${members.join(", ")}]\n${extra}`;
+  return (
+    `  ${address}:\n    type: ${BINDING_T}\n    properties:\n      name: ${name}\n      ` +
+    `role: ${role}\n      members: [${members.join(", ")}]\n${extra}`
+  );
 }
 
 export function memberYaml(address: string, name: string, role: string, member: string, extra = ""): string {
-  return `  ${address}:\n    type: ${MEMBER_T}\n    properties:\n      name: ${name}\n      role: ${role}\n      member: ${member}\n${extra}`;
+  return (
+    `  ${address}:\n    type: ${MEMBER_T}\n    properties:\n      name: ${name}\n   ` +
+    `   role: ${role}\n      member: ${member}\n${extra}`
+  );
 }
 
 /** viewers: bob and Alice (as users type her) on the nightly restore plan. */
-export const NIGHTLY_VIEWERS = bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:bob@example.com", "user:Alice@example.com"]);
+export const NIGHTLY_VIEWERS = bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", [
+  "user:bob@example.com",
+  "user:Alice@example.com",
+]);
 /** invoker: dana on the churn endpoint, after viewers. */
-export const DANA_INVOKER = memberYaml("invoker", "churn", "roles/aiplatform.user", "user:dana@example.com", "    options:\n      dependsOn: [viewers]\n");
+export const DANA_INVOKER = memberYaml(
+  "invoker",
+  "churn",
+  "roles/aiplatform.user",
+  "user:dana@example.com",
+  "    options:\n      dependsOn: [viewers]\n",
+);
 
 // --- pseudo-terminal driver -------------------------------------------------------------------
 
@@ -162,7 +192,10 @@ export interface PtySession {
  * Runs `node bin/converge.js ...args` inside a pseudo-terminal made by util-linux `script`.
  * The pty gets a real size (stty), otherwise ink renders into a 0-column terminal.
  */
-export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmulator; timeoutMs?: number; env?: Record<string, string>; cols?: number }): PtySession {
+export function runInPty(
+  args: string[],
+  o: { cwd: string; emulator?: RunningEmulator; timeoutMs?: number; env?: Record<string, string>; cols?: number },
+): PtySession {
   const env: Record<string, string | undefined> = { ...process.env, TERM: "xterm" };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
@@ -171,8 +204,12 @@ export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmu
   Object.assign(env, o.env);
   if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
   else delete env.CLOUDNATIVE_EMULATOR_HOST;
-  const cmd = `stty cols ${o.cols ?? 160} rows 60 && exec ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;
-  const child: ChildProcessWithoutNullStreams = spawn("/usr/bin/script", ["-qfec", cmd, "/dev/null"], { cwd: o.cwd, env: env as NodeJS.ProcessEnv });
+  const cmd =
+    `stty cols ${o.cols ?? 160} rows 60 && exec ` + `${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`;
+  const child: ChildProcessWithoutNullStreams = spawn("/usr/bin/script", ["-qfec", cmd, "/dev/null"], {
+    cwd: o.cwd,
+    env: env as NodeJS.ProcessEnv,
+  });
   let raw = "";
   child.stdout.on("data", (d: Buffer) => (raw += d.toString("utf8")));
   child.stderr.on("data", (d: Buffer) => (raw += d.toString("utf8")));
@@ -193,7 +230,10 @@ export function runInPty(args: string[], o: { cwd: string; emulator?: RunningEmu
       const t = text();
       const i = t.indexOf(needle, from);
       if (i >= 0) return i + needle.length;
-      if (exited || Date.now() > deadline) throw new Error(`"${needle}" did not appear after offset ${from}${exited ? " (the process exited)" : ""}; output:\n${t}`);
+      if (exited || Date.now() > deadline)
+        throw new Error(
+          `"${needle}" did not appear after offset ${from}${exited ? " (the process exited)" : ""}; output:\n${t}`,
+        );
       await sleep(50);
     }
   };
@@ -229,7 +269,12 @@ async function terminalScreen(output: string, cols: number, rows: number): Promi
 export async function untilQuiet(emu: RunningEmulator): Promise<void> {
   for (;;) {
     const s = await stats(emu);
-    const open = Object.entries(s.requests).some(([m, n]) => n > Object.values(s.responses?.[m] ?? {}).reduce((a, b) => a + b, 0) + ((s as { lostResponses?: Record<string, Record<string, number>> }).lostResponses?.[m]?.reset ?? 0));
+    const open = Object.entries(s.requests).some(
+      ([m, n]) =>
+        n >
+        Object.values(s.responses?.[m] ?? {}).reduce((a, b) => a + b, 0) +
+          ((s as { lostResponses?: Record<string, Record<string, number>> }).lostResponses?.[m]?.reset ?? 0),
+    );
     if (!open) return;
     await new Promise((r) => setTimeout(r, 20));
   }

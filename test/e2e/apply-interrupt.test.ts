@@ -28,7 +28,11 @@ describe("Ctrl-C during apply", () => {
     await writeFile(stackFile, STACK);
     await setFaults(ws.emu, { latencyMs: 300, seed: 1 });
     const env = { ...process.env, NO_COLOR: "1", CLOUDNATIVE_EMULATOR_HOST: ws.emu.hostPort };
-    const child = spawn(process.execPath, [BIN, "apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "apply", "--auto-approve", "-f", stackFile, "--state", statePath], {
+      cwd: ws.dir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let sent = false;
     const onData = (d: Buffer) => {
@@ -56,10 +60,15 @@ describe("Ctrl-C during apply", () => {
     expect(membersOf(await livePolicy(ws.emu, rp("plan-c")), "roles/gkebackup.viewer")).toEqual([]);
     // Whatever was written is in the state: the live grants match it.
     for (const id of ["a", "b"]) {
-      expect(membersOf(await livePolicy(ws.emu, rp(`plan-${id}`)), "roles/gkebackup.viewer").length > 0).toBe(saved.includes(id));
+      expect(membersOf(await livePolicy(ws.emu, rp(`plan-${id}`)), "roles/gkebackup.viewer").length > 0).toBe(
+        saved.includes(id),
+      );
     }
 
-    const again = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const again = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+    });
     expectExit(again, 0);
     expect(again.stdout).toContain(`Apply complete! Resources: ${3 - saved.length} added, 0 changed, 0 destroyed.`);
     expect((await readStateFile(statePath)).resources).toHaveLength(3);

@@ -21,7 +21,9 @@ const SEED: EmulatorWorld = {
   ],
 };
 
-const member = (object: string, who: string) => `  grant:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: ${object}\n      role: ${ADMIN}\n      member: ${who}\n`;
+const member = (object: string, who: string) =>
+  `  grant:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      ` +
+  `name: ${object}\n      role: ${ADMIN}\n      member: ${who}\n`;
 
 const ws = useEmulatorWorkspace(SEED, "converge-lost-answers-");
 
@@ -31,8 +33,14 @@ type Case = "created" | "replaced" | "moved";
 /** The steps of each case, as (object, member); only the last one loses its answers. */
 const STEPS: Record<Case, (who: string, other: string) => [string, string][]> = {
   created: (who) => [["nightly", who]],
-  replaced: (who, other) => [["nightly", who], ["nightly", other]],
-  moved: (who) => [["nightly", who], ["weekly", who]],
+  replaced: (who, other) => [
+    ["nightly", who],
+    ["nightly", other],
+  ],
+  moved: (who) => [
+    ["nightly", who],
+    ["weekly", who],
+  ],
 };
 
 describe("writes whose answers are lost after they committed", () => {
@@ -44,8 +52,10 @@ describe("writes whose answers are lost after they committed", () => {
         const statePath = join(ws.dir, `${name}.json`);
         const who = `user:zoe-${name}@example.com`;
         const other = `user:yann-${name}@example.com`;
-        const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
-        const live = async (object: string) => membersOf(policyIn(await world(ws.emu), rp(object)), ADMIN).filter((m) => m.includes(name));
+        const cli = (...args: string[]) =>
+          runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+        const live = async (object: string) =>
+          membersOf(policyIn(await world(ws.emu), rp(object)), ADMIN).filter((m) => m.includes(name));
         const steps = STEPS[c](who, other);
         for (const [i, [object, m]] of steps.entries()) {
           await writeFile(stackFile, stackHead(name) + member(object, m));
@@ -64,7 +74,8 @@ describe("writes whose answers are lost after they committed", () => {
         expect(await live("nightly")).toEqual([]);
         expect(await live("weekly")).toEqual([]);
         // Nobody else's access was lost.
-        for (const o of ["nightly", "weekly"]) expect(membersOf(policyIn(await world(ws.emu), rp(o)), ADMIN)).toContain(CAROL);
+        for (const o of ["nightly", "weekly"])
+          expect(membersOf(policyIn(await world(ws.emu), rp(o)), ADMIN)).toContain(CAROL);
       });
     }
   }

@@ -17,7 +17,9 @@ const SEED: EmulatorWorld = {
   restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }],
 };
 
-const member = (address: string) => `  ${address}:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: nightly\n      role: ${ADMIN}\n      member: ${ZOE}\n`;
+const member = (address: string) =>
+  `  ${address}:\n    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n     ` +
+  ` name: nightly\n      role: ${ADMIN}\n      member: ${ZOE}\n`;
 
 const ws = useEmulatorWorkspace(SEED, "converge-move-ownership-");
 
@@ -25,7 +27,8 @@ describe("a grant moved between resources of the stack", () => {
   it("is not adopted by the resource it moves to, and destroy revokes it", async () => {
     const stackFile = join(ws.dir, "stack.yaml");
     const statePath = join(ws.dir, "moves.json");
-    const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const cli = (...args: string[]) =>
+      runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
 
     await writeFile(stackFile, stackHead("moves") + member("m1"));
     expectExit(await cli("apply", "--auto-approve"), 0);

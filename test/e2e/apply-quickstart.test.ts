@@ -11,14 +11,19 @@ import { ep, membersOf, normalBindings, policyIn, readJson, rp } from "./apply-h
 const NIGHTLY = rp("nightly");
 const CHURN = ep("churn");
 const SVC = "serviceAccount:data-eng@my-project.iam.gserviceaccount.com";
-const UNTIL_2027 = { title: "until-2027", description: "Temporary on-call access", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
+const UNTIL_2027 = {
+  title: "until-2027",
+  description: "Temporary on-call access",
+  expression: 'request.time < timestamp("2027-01-01T00:00:00Z")',
+};
 
 const ws = useTempDir("converge-apply-qs-");
 let applied: CliResult;
 
 beforeAll(async () => {
   // Only the two source files: a leftover state/ in the checkout must not leak in.
-  for (const f of ["stack.yaml", "cloud.seed.yaml"]) await copyFile(join(REPO, "examples", "quickstart", f), join(ws.dir, f));
+  for (const f of ["stack.yaml", "cloud.seed.yaml"])
+    await copyFile(join(REPO, "examples", "quickstart", f), join(ws.dir, f));
   await mkdir(join(ws.dir, "state"), { recursive: true });
   applied = await runCli(["apply", "--auto-approve"], { cwd: ws.dir });
 });
@@ -56,7 +61,10 @@ describe("quickstart apply (embedded emulator)", () => {
   it("the state holds the three resources and the outputs", async () => {
     const s = await readJson<State>(join(ws.dir, "state", "quickstart.json"));
     expect(s.resources.map((r) => r.address).sort()).toEqual(["invoker", "restoreAdmins", "restoreViewers"]);
-    expect(s.outputs).toEqual({ lakeEndpoint: "thrift://10.0.0.7:9083", invokerId: `${CHURN} roles/aiplatform.user ${SVC}` });
+    expect(s.outputs).toEqual({
+      lakeEndpoint: "thrift://10.0.0.7:9083",
+      invokerId: `${CHURN} roles/aiplatform.user ${SVC}`,
+    });
   });
 
   it("output prints every output; output NAME --json prints that one value as JSON", async () => {
@@ -67,10 +75,15 @@ describe("quickstart apply (embedded emulator)", () => {
     ]);
     expectExit(all, 0);
     // By name, names padded: as apply's "Outputs:" and the plan list them.
-    expect(all.stdout).toBe(`invokerId    = "${CHURN} roles/aiplatform.user ${SVC}"\nlakeEndpoint = "thrift://10.0.0.7:9083"\n`);
+    expect(all.stdout).toBe(
+      `invokerId    = "${CHURN} roles/aiplatform.user ${SVC}"\nlakeEndpoint = "thrift://10.0.0.7:9083"\n`,
+    );
     expectExit(one, 0);
     expect(JSON.parse(one.stdout)).toBe("thrift://10.0.0.7:9083");
     expectExit(allJson, 0);
-    expect(JSON.parse(allJson.stdout)).toEqual({ lakeEndpoint: "thrift://10.0.0.7:9083", invokerId: `${CHURN} roles/aiplatform.user ${SVC}` });
+    expect(JSON.parse(allJson.stdout)).toEqual({
+      lakeEndpoint: "thrift://10.0.0.7:9083",
+      invokerId: `${CHURN} roles/aiplatform.user ${SVC}`,
+    });
   });
 });

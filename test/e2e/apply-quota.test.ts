@@ -20,7 +20,9 @@ const SEED: EmulatorWorld = {
 const ws = useEmulatorWorkspace(SEED, "converge-apply-quota-");
 
 async function stackFile(variant: string): Promise<string> {
-  const body = IDS.map((id) => bindingYaml(`viewers_${id.replace("-", "_")}`, id, "roles/gkebackup.viewer", [`user:${variant}-${id}@example.com`])).join("");
+  const body = IDS.map((id) =>
+    bindingYaml(`viewers_${id.replace("-", "_")}`, id, "roles/gkebackup.viewer", [`user:${variant}-${id}@example.com`]),
+  ).join("");
   const file = join(ws.dir, `stack-${variant}.yaml`);
   await writeFile(file, stackHead("quota") + body);
   return file;
@@ -34,13 +36,21 @@ afterEach(() => clearFaults(ws.emu));
 
 async function applyUnderQuota(variant: string, extra: string[]) {
   const file = await stackFile(variant);
-  const r = await runCli(["apply", "--auto-approve", "--json", "-f", file, "--state", join(ws.dir, `${variant}.state.json`), ...extra], { emulator: ws.emu, timeoutMs: 120_000 });
+  const r = await runCli(
+    ["apply", "--auto-approve", "--json", "-f", file, "--state", join(ws.dir, `${variant}.state.json`), ...extra],
+    { emulator: ws.emu, timeoutMs: 120_000 },
+  );
   expectExit(r, 0);
   const events = uiEvents(r.stdout);
   const s = await stats(ws.emu);
   const exhausted = responses(s, M.rpGet, "RESOURCE_EXHAUSTED") + responses(s, M.rpSet, "RESOURCE_EXHAUSTED");
-  const summary = events.filter((e): e is Extract<UiEvent, { type: "change_summary" }> => e.type === "change_summary" && e.changes.operation === "apply")[0]!;
-  const retried = events.filter((e): e is Extract<UiEvent, { type: "retry_summary" }> => e.type === "retry_summary").reduce((n, e) => n + (e.retries.causes.RESOURCE_EXHAUSTED ?? 0), 0);
+  const summary = events.filter(
+    (e): e is Extract<UiEvent, { type: "change_summary" }> =>
+      e.type === "change_summary" && e.changes.operation === "apply",
+  )[0]!;
+  const retried = events
+    .filter((e): e is Extract<UiEvent, { type: "retry_summary" }> => e.type === "retry_summary")
+    .reduce((n, e) => n + (e.retries.causes.RESOURCE_EXHAUSTED ?? 0), 0);
   // Every policy written once, 0 failures.
   expect(summary.changes).toMatchObject({ add: P });
   expect(events.filter((e) => e.type === "apply_errored")).toEqual([]);
@@ -63,9 +73,12 @@ describe(`a cold apply of ${P} policies under a quota of ${Q}/min on gkebackup (
     expect(exhausted).toBeLessThan(2 * P);
   });
 
-  it("a write quota (gkebackup.write) and --rate gkebackup.write=Q/min: reads unpaced, writes at the quota", async () => {
-    await setFaults(ws.emu, { quotas: { "gkebackup.write": Q } });
-    const exhausted = await applyUnderQuota("writes", ["--rate", `gkebackup.write=${Q}/min`]);
-    expect(exhausted).toBeLessThanOrEqual(3);
-  });
+  it(
+    "a write quota (gkebackup.write) and --rate " + "gkebackup.write=Q/min: reads unpaced, writes at the quota",
+    async () => {
+      await setFaults(ws.emu, { quotas: { "gkebackup.write": Q } });
+      const exhausted = await applyUnderQuota("writes", ["--rate", `gkebackup.write=${Q}/min`]);
+      expect(exhausted).toBeLessThanOrEqual(3);
+    },
+  );
 });

@@ -4,8 +4,26 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
-import { expectExit, livePolicy, resetStats, runCli, setPolicyOutOfBand, stats, useEmulatorWorkspace } from "./helpers.js";
-import { addMember, bindingYaml, ep, getCalls, memberYaml, readStateFile, rp, setCalls, stackHead } from "./apply-helpers.js";
+import {
+  expectExit,
+  livePolicy,
+  resetStats,
+  runCli,
+  setPolicyOutOfBand,
+  stats,
+  useEmulatorWorkspace,
+} from "./helpers.js";
+import {
+  addMember,
+  bindingYaml,
+  ep,
+  getCalls,
+  memberYaml,
+  readStateFile,
+  rp,
+  setCalls,
+  stackHead,
+} from "./apply-helpers.js";
 
 const STACK =
   stackHead("refreshing") +
@@ -25,11 +43,19 @@ describe("refresh", () => {
     const stackFile = join(ws.dir, "stack.yaml");
     const statePath = join(ws.dir, "state.json");
     await writeFile(stackFile, STACK);
-    expectExit(await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
+    expectExit(
+      await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+      }),
+      0,
+    );
     const before = await readStateFile(statePath);
 
     // Someone adds a member to the binding the stack owns, outside converge.
-    const changed = await setPolicyOutOfBand(ws.emu, rp("nightly"), (p) => addMember(p, "roles/gkebackup.viewer", "user:mallory@example.com"));
+    const changed = await setPolicyOutOfBand(ws.emu, rp("nightly"), (p) =>
+      addMember(p, "roles/gkebackup.viewer", "user:mallory@example.com"),
+    );
     await resetStats(ws.emu);
 
     const r = await runCli(["refresh", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
@@ -46,7 +72,9 @@ describe("refresh", () => {
     expect(viewers.outputs.members).toEqual(["user:alice@example.com", "user:mallory@example.com"]);
     expect(viewers.outputs.etag).toBe(changed.etag);
     // The untouched resource is unchanged.
-    expect(after.resources.find((x) => x.address === "invoker")?.inputs).toEqual(before.resources.find((x) => x.address === "invoker")?.inputs);
+    expect(after.resources.find((x) => x.address === "invoker")?.inputs).toEqual(
+      before.resources.find((x) => x.address === "invoker")?.inputs,
+    );
     // The cloud still has the out-of-band member: refresh never writes.
     expect((await livePolicy(ws.emu, rp("nightly"))).etag).toBe(changed.etag);
   });

@@ -9,7 +9,8 @@ import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, livePolicy, resetStats, runCli, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
 import { bindingYaml, ep, memberYaml, membersOf, readStateFile, rp, setCalls, stackHead } from "./apply-helpers.js";
 
-const BASE = stackHead("saved") + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]);
+const BASE =
+  stackHead("saved") + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]);
 const MORE = BASE + memberYaml("invoker", "churn", "roles/aiplatform.user", "user:bob@example.com");
 const EVEN_MORE = MORE + bindingYaml("admins", "nightly", "roles/gkebackup.admin", ["user:oncall@example.com"]);
 
@@ -22,7 +23,8 @@ const SEED: EmulatorWorld = {
 const ws = useEmulatorWorkspace(SEED, "converge-apply-saved-");
 let stackFile: string;
 let statePath: string;
-const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+const cli = (...args: string[]) =>
+  runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
 
 beforeAll(() => {
   stackFile = join(ws.dir, "stack.yaml");
@@ -76,9 +78,15 @@ describe("saved plans", () => {
     expectExit(r, 0);
     expect(r.stdout).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
     expect(setCalls(await stats(ws.emu))).toBe(2);
-    expect((await readStateFile(statePath)).resources.map((x) => x.address).sort()).toEqual(["admins", "invoker", "viewers"]);
+    expect((await readStateFile(statePath)).resources.map((x) => x.address).sort()).toEqual([
+      "admins",
+      "invoker",
+      "viewers",
+    ]);
     expect(membersOf(await livePolicy(ws.emu, ep("churn")), "roles/aiplatform.user")).toEqual(["user:bob@example.com"]);
-    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.admin")).toEqual(["user:oncall@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.admin")).toEqual([
+      "user:oncall@example.com",
+    ]);
     // Applying the same plan again is now stale too: its serial was consumed.
     await expectRefusedAsStale(planFile);
   });

@@ -6,7 +6,18 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { expectExit, resetStats, runCli, stats, useEmulatorWorkspace, world } from "./helpers.js";
-import { bindingYaml, count, ep, M, memberYaml, membersOf, policyIn, readStateFile, rp, stackHead } from "./apply-helpers.js";
+import {
+  bindingYaml,
+  count,
+  ep,
+  M,
+  memberYaml,
+  membersOf,
+  policyIn,
+  readStateFile,
+  rp,
+  stackHead,
+} from "./apply-helpers.js";
 
 const PLANS = 25;
 const PER = 10;
@@ -20,7 +31,11 @@ const memberOf = (i: number, j: number) => `serviceAccount:sa-${i}-${j}@my-proje
 function bigStack(): string {
   let s = stackHead("scale");
   for (let i = 0; i < PLANS; i++) {
-    for (let j = 0; j < PER; j++) s += bindingYaml(`b${i}x${j}`, rp(rpId(i)), bindingRole(j), [`user:u${i}-${j}@example.com`, `group:g${j}@example.com`]);
+    for (let j = 0; j < PER; j++)
+      s += bindingYaml(`b${i}x${j}`, rp(rpId(i)), bindingRole(j), [
+        `user:u${i}-${j}@example.com`,
+        `group:g${j}@example.com`,
+      ]);
   }
   for (let i = 0; i < PLANS; i++) {
     for (let j = 0; j < PER; j++) s += memberYaml(`m${i}x${j}`, ep(epId(i)), memberRole(j), memberOf(i, j));
@@ -47,7 +62,11 @@ beforeAll(async () => {
 describe("500 resources over 50 policies", () => {
   it("apply --auto-approve makes exactly 50 getIamPolicy and 50 setIamPolicy calls", async () => {
     await resetStats(ws.emu);
-    const r = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, timeoutMs: 60_000 });
+    const r = await runCli(["apply", "--auto-approve", "-f", stackFile, "--state", statePath], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      timeoutMs: 60_000,
+    });
     expectExit(r, 0);
     expect(r.stdout).toContain("Apply complete! Resources: 500 added, 0 changed, 0 destroyed.");
     const s = await stats(ws.emu);
@@ -64,7 +83,8 @@ describe("500 resources over 50 policies", () => {
     for (let i = 0; i < PLANS; i++) {
       const p = policyIn(w, rp(rpId(i)));
       expect(p?.bindings).toHaveLength(PER);
-      for (let j = 0; j < PER; j++) expect(membersOf(p, bindingRole(j))).toEqual([`group:g${j}@example.com`, `user:u${i}-${j}@example.com`]);
+      for (let j = 0; j < PER; j++)
+        expect(membersOf(p, bindingRole(j))).toEqual([`group:g${j}@example.com`, `user:u${i}-${j}@example.com`]);
       const e = policyIn(w, ep(epId(i)));
       expect(membersOf(e, "roles/aiplatform.user")).toEqual([0, 2, 4, 6, 8].map((j) => memberOf(i, j)).sort());
       expect(membersOf(e, "roles/aiplatform.viewer")).toEqual([1, 3, 5, 7, 9].map((j) => memberOf(i, j)).sort());
@@ -74,7 +94,11 @@ describe("500 resources over 50 policies", () => {
 
   it("a following plan shows no changes", async () => {
     await resetStats(ws.emu);
-    const r = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, timeoutMs: 60_000 });
+    const r = await runCli(["plan", "--detailed-exitcode", "-f", stackFile, "--state", statePath], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      timeoutMs: 60_000,
+    });
     expectExit(r, 0);
     expect(r.stdout).toContain("No changes.");
     const s = await stats(ws.emu);

@@ -8,7 +8,14 @@ import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { expectExit, resetStats, startCli, type StartedCli, stats, useEmulatorWorkspace } from "./helpers.js";
 import { clearFaults, count, M, responses, setFaults } from "./apply-helpers.js";
-import { expectRestPlanned, expectSavedAsLive, GRANTS, GRANTS_SEED, useGeneratedStack, writeGrantStack } from "./interrupt-helpers.js";
+import {
+  expectRestPlanned,
+  expectSavedAsLive,
+  GRANTS,
+  GRANTS_SEED,
+  useGeneratedStack,
+  writeGrantStack,
+} from "./interrupt-helpers.js";
 
 const ws = useEmulatorWorkspace(GRANTS_SEED, "converge-apply-sighup-");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -17,26 +24,36 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function slowApply(tag: string) {
   const s = await writeGrantStack(ws.dir, tag);
   await setFaults(ws.emu, { latencyMs: 300, methods: [M.epSet] });
-  const cli = startCli(["apply", "--auto-approve", "--parallelism", "2", ...s.files], { cwd: ws.dir, emulator: ws.emu });
+  const cli = startCli(["apply", "--auto-approve", "--parallelism", "2", ...s.files], {
+    cwd: ws.dir,
+    emulator: ws.emu,
+  });
   return { s, cli };
 }
 
 describe("SIGHUP during an apply", () => {
-  it("finishes the writes in flight, starts no other, saves the state and exits 129; the next plan adopts nothing", async () => {
-    const { s, cli } = await slowApply("hup");
-    await cli.waitFor(": Creation complete");
-    cli.child.kill("SIGHUP");
-    const r = await cli.doneWithin(30_000);
-    await clearFaults(ws.emu);
+  it(
+    "finishes the writes in flight, starts no other, saves the state " + "and exits 129; the next plan adopts nothing",
+    async () => {
+      const { s, cli } = await slowApply("hup");
+      await cli.waitFor(": Creation complete");
+      cli.child.kill("SIGHUP");
+      const r = await cli.doneWithin(30_000);
+      await clearFaults(ws.emu);
 
-    expectExit(r, 129);
-    expect(r.signal).toBeNull();
-    expect(r.stderr).toContain("Hangup (SIGHUP) received. Finishing in-flight calls and saving the state");
-    const saved = await expectSavedAsLive(ws.emu, s, "hup");
-    expect(saved.length).toBeGreaterThan(0);
-    if (saved.length < GRANTS) expect(r.stderr).toMatch(/Apply interrupted: \d+ added, 0 changed, 0 destroyed before the interrupt; \d+ not started\. State saved\./);
-    await expectRestPlanned(ws.emu, ws.dir, s, saved);
-  }, 120_000);
+      expectExit(r, 129);
+      expect(r.signal).toBeNull();
+      expect(r.stderr).toContain("Hangup (SIGHUP) received. Finishing in-flight calls and saving the state");
+      const saved = await expectSavedAsLive(ws.emu, s, "hup");
+      expect(saved.length).toBeGreaterThan(0);
+      if (saved.length < GRANTS)
+        expect(r.stderr).toMatch(
+          /Apply interrupted: \d+ added, 0 changed, 0 destroyed before the interrupt; \d+ not started\. State saved\./,
+        );
+      await expectRestPlanned(ws.emu, ws.dir, s, saved);
+    },
+    120_000,
+  );
 
   it("with the terminal gone (every write after the hangup fails), still saves the state and exits 129", async () => {
     const { s, cli } = await slowApply("gone");
@@ -60,7 +77,10 @@ describe("SIGHUP during an apply", () => {
     await resetStats(ws.emu);
     // Slow reads two at a time: the refresh of 20 policies takes 4 s.
     await setFaults(ws.emu, { latencyMs: 400, methods: [M.epGet] });
-    const cli = startCli(["apply", "--auto-approve", "--parallelism", "2", ...s.files], { cwd: ws.dir, emulator: ws.emu });
+    const cli = startCli(["apply", "--auto-approve", "--parallelism", "2", ...s.files], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+    });
     while (responses(await stats(ws.emu), M.epGet, "OK") < 2) await sleep(50);
     cli.child.kill("SIGHUP");
     const r = await cli.doneWithin(30_000);
@@ -76,9 +96,16 @@ describe("SIGHUP during an apply", () => {
 
 describe("SIGHUP outside the plan and apply phases (2,000 resources)", () => {
   const big = useGeneratedStack("converge-sighup-outside-", 2000);
-  const cli = (args: string[]) => startCli([...args, "-f", big.stackFile, "--state", big.statePath, "--parallelism", "4"], { cwd: big.dir, emulator: big.emu, timeoutMs: 120_000 });
+  const cli = (args: string[]) =>
+    startCli([...args, "-f", big.stackFile, "--state", big.statePath, "--parallelism", "4"], {
+      cwd: big.dir,
+      emulator: big.emu,
+      timeoutMs: 120_000,
+    });
 
-  /** Waits for `text`, stops reading stdout (the CLI blocks writing the rest of the plan), sends SIGHUP, then reads on. */
+  /**
+   * Waits for `text`, stops reading stdout (the CLI blocks writing the rest of the plan), sends SIGHUP, then reads on.
+   */
   async function hangUpWhileWriting(c: StartedCli, text: string): Promise<void> {
     await c.waitFor(text);
     c.child.stdout!.pause();
@@ -87,15 +114,19 @@ describe("SIGHUP outside the plan and apply phases (2,000 resources)", () => {
     c.child.stdout!.resume();
   }
 
-  it.each([["apply", "--auto-approve"], ["plan"]])("%s: SIGHUP while the plan is printed exits 129, says so, and leaves no lock", async (...command) => {
-    const c = cli(command);
-    await hangUpWhileWriting(c, "will be created");
-    const r = await c.doneWithin(30_000);
-    expectExit(r, 129);
-    expect(r.signal).toBeNull();
-    expect(r.stderr).toMatch(/Interrupted \(SIGHUP\): stopped/);
-    expect(r.stdout).not.toContain("Apply complete!");
-    expect(existsSync(`${big.statePath}.lock`)).toBe(false);
-    expect(existsSync(big.statePath)).toBe(false);
-  }, 120_000);
+  it.each([["apply", "--auto-approve"], ["plan"]])(
+    "%s: SIGHUP while the plan is printed exits 129, says so, and leaves no lock",
+    async (...command) => {
+      const c = cli(command);
+      await hangUpWhileWriting(c, "will be created");
+      const r = await c.doneWithin(30_000);
+      expectExit(r, 129);
+      expect(r.signal).toBeNull();
+      expect(r.stderr).toMatch(/Interrupted \(SIGHUP\): stopped/);
+      expect(r.stdout).not.toContain("Apply complete!");
+      expect(existsSync(`${big.statePath}.lock`)).toBe(false);
+      expect(existsSync(big.statePath)).toBe(false);
+    },
+    120_000,
+  );
 });

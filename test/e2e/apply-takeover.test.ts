@@ -30,7 +30,8 @@ type Expected = { object: string; role: string; members: string[] }[];
 /** Applies `first`, then `second`; checks the live policies and that the next plan is empty. */
 async function moveGrants(stack: string, first: string, second: string, expected: Expected): Promise<void> {
   const stackFile = join(ws.dir, `${stack}.yaml`);
-  const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", join(ws.dir, `${stack}.json`)], { cwd: ws.dir, emulator: ws.emu });
+  const cli = (...args: string[]) =>
+    runCli([...args, "-f", stackFile, "--state", join(ws.dir, `${stack}.json`)], { cwd: ws.dir, emulator: ws.emu });
   await writeFile(stackFile, stackHead(stack) + first);
   expectExit(await cli("apply", "--auto-approve"), 0);
   await writeFile(stackFile, stackHead(stack) + second);
@@ -38,7 +39,8 @@ async function moveGrants(stack: string, first: string, second: string, expected
   expectExit(applied, 0);
   expect(applied.stdout).toContain("Apply complete!");
   const w = await world(ws.emu);
-  for (const e of expected) expect(membersOf(policyIn(w, e.object), e.role), `${e.role} on ${e.object}`).toEqual(e.members);
+  for (const e of expected)
+    expect(membersOf(policyIn(w, e.object), e.role), `${e.role} on ${e.object}`).toEqual(e.members);
   const next = await cli("plan", "--detailed-exitcode");
   expectExit(next, 0);
   expect(next.stdout).toContain("No changes.");
@@ -73,7 +75,8 @@ describe("a revoke never removes a grant another change of the plan creates", ()
     await moveGrants(
       "role",
       bindingYaml("a", "x3", VIEWER, [ALICE]),
-      bindingYaml("c", "x3", VIEWER, [CAROL]) + bindingYaml("a", "x3", ADMIN, [ALICE], "    options:\n      dependsOn: [c]\n"),
+      bindingYaml("c", "x3", VIEWER, [CAROL]) +
+        bindingYaml("a", "x3", ADMIN, [ALICE], "    options:\n      dependsOn: [c]\n"),
       [
         { object: rp("x3"), role: VIEWER, members: [CAROL] },
         { object: rp("x3"), role: ADMIN, members: [ALICE] },

@@ -17,7 +17,16 @@ const SEED: EmulatorWorld = {
   restorePlans: [
     {
       name: rp("weekly"),
-      policy: { version: 3, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:a@example.com", "user:b@example.com"], condition: { title: "until-2031", description: "edited by hand", expression: EXPR } }] },
+      policy: {
+        version: 3,
+        bindings: [
+          {
+            role: "roles/gkebackup.viewer",
+            members: ["user:a@example.com", "user:b@example.com"],
+            condition: { title: "until-2031", description: "edited by hand", expression: EXPR },
+          },
+        ],
+      },
     },
   ],
 };
@@ -41,7 +50,10 @@ describe("a condition whose description was edited out of band", { timeout: 60_0
     expectExit(human, 0);
     expect(human.stdout).toContain("Access: 0 granted, 0 revoked");
     expect(human.stdout).not.toContain("loses");
-    expect(human.stdout).toContain(`~ roles/gkebackup.viewer on ${rp("weekly")}: condition "until-2031" description "edited by hand" → "Reviewed in 2030", same expression: user:a@example.com, user:b@example.com keep access (whole)`);
+    expect(human.stdout).toContain(
+      `~ roles/gkebackup.viewer on ${rp("weekly")}: condition "until-2031" description "edited by hand" → ` +
+        `"Reviewed in 2030", same expression: user:a@example.com, user:b@example.com keep access (whole)`,
+    );
 
     const json = await runCli(["plan", "--json"], { cwd: ws.dir, emulator: ws.emu });
     expectExit(json, 0);

@@ -12,7 +12,10 @@ import { resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorW
 const CROWD = Array.from({ length: 1499 }, (_, i) => `user:u${i}@example.com`);
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: [{ name: rp("nightly") }, { name: rp("crowded"), policy: { bindings: [{ role: "roles/gkebackup.viewer", members: CROWD }] } }],
+  restorePlans: [
+    { name: rp("nightly") },
+    { name: rp("crowded"), policy: { bindings: [{ role: "roles/gkebackup.viewer", members: CROWD }] } },
+  ],
   endpoints: [{ name: ep("churn") }],
 };
 
@@ -23,7 +26,10 @@ async function planStack(name: string, text: string, ...extra: string[]) {
   // Relative to the working directory, as diagnostics print it.
   const file = `${name}.yaml`;
   await writeFile(join(ws.dir, file), text);
-  const r = await runCli(["plan", "-f", file, "--state", `${name}.state.json`, ...extra], { emulator: ws.emu, cwd: ws.dir });
+  const r = await runCli(["plan", "-f", file, "--state", `${name}.state.json`, ...extra], {
+    emulator: ws.emu,
+    cwd: ws.dir,
+  });
   expect(stackTraceLines(r.stderr)).toEqual([]);
   expect(r.stderr).not.toContain("internal error");
   return { ...r, file };
@@ -31,18 +37,40 @@ async function planStack(name: string, text: string, ...extra: string[]) {
 
 /** One conditional binding on the nightly restore plan; the expression is YAML as written (line 14). */
 const conditional = (expressionYaml: string) =>
-  `${stackHead("cond")}${bindingYaml("grant", "nightly", "roles/gkebackup.admin", ["user:oncall@example.com"])}      condition:\n        title: t\n        expression: ${expressionYaml}\n`;
+  `${stackHead("cond")}` +
+  `${bindingYaml("grant", "nightly", "roles/gkebackup.admin", ["user:oncall@example.com"])}      ` +
+  `condition:\n        title: t\n        expression: ${expressionYaml}\n`;
 
 // expression YAML, the column of the error in line 14 (the scalar starts at column 21), words of the message
 const BAD: { name: string; yaml: string; column: number; words: string[] }[] = [
   { name: "a string, not a boolean", yaml: `"'hello'"`, column: 22, words: ["boolean", "string"] },
   { name: "a timestamp plus an int", yaml: "request.time + 1", column: 34, words: ["+", "timestamp", "int"] },
-  { name: "an attribute that does not exist", yaml: `resource.nme.startsWith("x")`, column: 30, words: ['"resource.nme"', '"resource.name"'] },
+  {
+    name: "an attribute that does not exist",
+    yaml: `resource.nme.startsWith("x")`,
+    column: 30,
+    words: ['"resource.nme"', '"resource.name"'],
+  },
   { name: "an unknown root attribute", yaml: `origin.ip == "10.0.0.1"`, column: 21, words: ['"origin"'] },
   { name: "a function IAM does not have", yaml: `resource.name.contains("prod")`, column: 35, words: ["contains()"] },
-  { name: "a time zone that does not exist", yaml: `request.time.getHours("Europe/Berln") >= 9`, column: 43, words: ['"Europe/Berln"', "time zone"] },
-  { name: "a timestamp that is not RFC 3339", yaml: `request.time < timestamp("2027-13-01")`, column: 46, words: ['"2027-13-01"', "RFC 3339"] },
-  { name: "an int compared with a string", yaml: `destination.port == "22"`, column: 38, words: ["==", "int", "string"] },
+  {
+    name: "a time zone that does not exist",
+    yaml: `request.time.getHours("Europe/Berln") >= 9`,
+    column: 43,
+    words: ['"Europe/Berln"', "time zone"],
+  },
+  {
+    name: "a timestamp that is not RFC 3339",
+    yaml: `request.time < timestamp("2027-13-01")`,
+    column: 46,
+    words: ['"2027-13-01"', "RFC 3339"],
+  },
+  {
+    name: "an int compared with a string",
+    yaml: `destination.port == "22"`,
+    column: 38,
+    words: ["==", "int", "string"],
+  },
   { name: "a macro", yaml: `request.auth.access_levels.exists(l, l == "x")`, column: 48, words: ["exists()"] },
   { name: "a parse error", yaml: `request.time <`, column: 34, words: ["not valid CEL"] },
 ];
@@ -84,7 +112,10 @@ describe("a condition Google would refuse stops `converge plan` at the expressio
 describe("a bad condition from a `${…}` value stops the plan before any write", () => {
   it("points at the expression that references it and names the value", async () => {
     await resetStats(ws.emu);
-    const text = conditional(`"\${window}"`).replace("resources:\n", `variables:\n  window: request.time + 1\nresources:\n`);
+    const text = conditional(`"\${window}"`).replace(
+      "resources:\n",
+      `variables:\n  window: request.time + 1\nresources:\n`,
+    );
     const r = await planStack("resolved", text);
     expect(r.code, r.stderr).toBe(1);
     const line = r.stderr.split("\n").find((l) => l.startsWith(`${r.file}:16:`) && l.includes("Error: grant: "));
@@ -98,7 +129,9 @@ describe("a bad condition from a `${…}` value stops the plan before any write"
 describe("more than 1,500 principals in one policy", () => {
   it("a plan that would take a live policy over the limit errors, naming the object and the count", async () => {
     await resetStats(ws.emu);
-    const text = `${stackHead("crowd")}${bindingYaml("admins", "crowded", "roles/gkebackup.admin", ["user:a@example.com", "user:b@example.com"])}`;
+    const text =
+      `${stackHead("crowd")}` +
+      `${bindingYaml("admins", "crowded", "roles/gkebackup.admin", ["user:a@example.com", "user:b@example.com"])}`;
     const r = await planStack("crowd", text);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(`${rp("crowded")}`);
@@ -112,14 +145,19 @@ describe("more than 1,500 principals in one policy", () => {
 
   it("apply refuses it the same way and writes nothing", async () => {
     await resetStats(ws.emu);
-    const r = await runCli(["apply", "-f", "crowd.yaml", "--state", "crowd.state.json", "--auto-approve"], { emulator: ws.emu, cwd: ws.dir });
+    const r = await runCli(["apply", "-f", "crowd.yaml", "--state", "crowd.state.json", "--auto-approve"], {
+      emulator: ws.emu,
+      cwd: ws.dir,
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain("1501 principals");
     expect(setCalls(await stats(ws.emu))).toBe(0);
   });
 
   it("exactly 1,500 principals plan fine", async () => {
-    const text = `${stackHead("crowd-ok")}${bindingYaml("admins", "crowded", "roles/gkebackup.admin", ["user:a@example.com"])}`;
+    const text =
+      `${stackHead("crowd-ok")}` +
+      `${bindingYaml("admins", "crowded", "roles/gkebackup.admin", ["user:a@example.com"])}`;
     const r = await planStack("crowd-ok", text);
     expect(r.code, r.stderr).toBe(0);
   });
@@ -127,7 +165,10 @@ describe("more than 1,500 principals in one policy", () => {
   it("a stack listing more than 1,500 members for one object is refused when it loads", async () => {
     await resetStats(ws.emu);
     const many = Array.from({ length: 1501 }, (_, i) => `user:m${i}@example.com`);
-    const r = await planStack("many", `${stackHead("many")}${bindingYaml("all", "nightly", "roles/gkebackup.viewer", many)}`);
+    const r = await planStack(
+      "many",
+      `${stackHead("many")}${bindingYaml("all", "nightly", "roles/gkebackup.viewer", many)}`,
+    );
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(rp("nightly"));
     expect(r.stderr).toContain("1501");

@@ -6,7 +6,17 @@
 // member writes a resource for each. Needs `npm run build`.
 import { describe, expect, it } from "vitest";
 import { expectExit, runCli, useEmulatorWorkspace } from "./helpers.js";
-import { ALICE, CAROL, DAN, FOREIGN_AUDIT, RESTORE_PLAN as K, expected, generateAndAdopt, liveView, stackRunner } from "./iam-family-helpers.js";
+import {
+  ALICE,
+  CAROL,
+  DAN,
+  FOREIGN_AUDIT,
+  RESTORE_PLAN as K,
+  expected,
+  generateAndAdopt,
+  liveView,
+  stackRunner,
+} from "./iam-family-helpers.js";
 
 const POOL = "principal://iam.googleapis.com/locations/global/workforcePools/staff";
 const GONE_UPPER = `deleted:${POOL}/subject/Alice`;
@@ -15,11 +25,21 @@ const GONE_LOWER = `deleted:${POOL}/subject/alice`;
 /** carol and both spellings on r1, dan on r2, foreign audit logging. */
 const bothSpellings = (id: string) => ({
   name: K.full(id),
-  policy: { version: 1 as const, bindings: [{ role: K.r1, members: [CAROL, GONE_UPPER, GONE_LOWER] }, { role: K.r2, members: [DAN] }], auditConfigs: FOREIGN_AUDIT },
+  policy: {
+    version: 1 as const,
+    bindings: [
+      { role: K.r1, members: [CAROL, GONE_UPPER, GONE_LOWER] },
+      { role: K.r2, members: [DAN] },
+    ],
+    auditConfigs: FOREIGN_AUDIT,
+  },
 });
 
 const ws = useEmulatorWorkspace(
-  { projects: { "my-project": { number: "123456789012" } }, restorePlans: [bothSpellings("bind"), bothSpellings("pol"), bothSpellings("gen")] },
+  {
+    projects: { "my-project": { number: "123456789012" } },
+    restorePlans: [bothSpellings("bind"), bothSpellings("pol"), bothSpellings("gen")],
+  },
   "converge-deleted-principal-",
 );
 
@@ -34,14 +54,31 @@ describe("deleted:principal:// members", { timeout: 120_000 }, () => {
     expect(plan.stdout).toContain(`- ${GONE_LOWER} loses ${K.r1} on ${name} (b)`);
     expect(plan.stdout).toContain(`- ${CAROL} loses ${K.r1} on ${name} (b)`);
     await s.apply();
-    expect(await liveView(ws.emu, name)).toEqual({ bindings: expected([{ role: K.r1, members: [ALICE] }, { role: K.r2, members: [DAN] }]), auditConfigs: FOREIGN_AUDIT });
+    expect(await liveView(ws.emu, name)).toEqual({
+      bindings: expected([
+        { role: K.r1, members: [ALICE] },
+        { role: K.r2, members: [DAN] },
+      ]),
+      auditConfigs: FOREIGN_AUDIT,
+    });
     await s.expectNoChanges();
   });
 
   it("a policy resource listing one spelling validates, keeps it and revokes only the other", async () => {
     const name = K.full("pol");
     const s = stackRunner(ws, "pol");
-    await s.write({ p: { type: K.policyT, properties: { name: "pol", bindings: [{ role: K.r1, members: [CAROL, GONE_UPPER] }, { role: K.r2, members: [DAN] }] } } });
+    await s.write({
+      p: {
+        type: K.policyT,
+        properties: {
+          name: "pol",
+          bindings: [
+            { role: K.r1, members: [CAROL, GONE_UPPER] },
+            { role: K.r2, members: [DAN] },
+          ],
+        },
+      },
+    });
     const valid = await runCli(["validate", "-f", s.file()], { cwd: ws.dir });
     expectExit(valid, 0);
     expect(valid.stdout).toContain("Success! The stack is valid");
@@ -50,7 +87,12 @@ describe("deleted:principal:// members", { timeout: 120_000 }, () => {
     expect(plan.stdout).toContain(`- ${GONE_LOWER} loses ${K.r1} on ${name} (p)`);
     expect(plan.stdout).not.toContain(`${GONE_UPPER} loses`);
     await s.apply();
-    expect((await liveView(ws.emu, name)).bindings).toEqual(expected([{ role: K.r1, members: [CAROL, GONE_UPPER] }, { role: K.r2, members: [DAN] }]));
+    expect((await liveView(ws.emu, name)).bindings).toEqual(
+      expected([
+        { role: K.r1, members: [CAROL, GONE_UPPER] },
+        { role: K.r2, members: [DAN] },
+      ]),
+    );
     await s.expectNoChanges();
   });
 

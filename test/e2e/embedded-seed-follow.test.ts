@@ -32,7 +32,9 @@ describe("the embedded emulator", () => {
     await writeFile(join(tmp.dir, "cloud.seed.yaml"), seed(["user:alice@example.com", "user:mallory@example.com"]));
     const again = await cli(["plan"]);
     expectExit(again, 0);
-    expect(again.stdout.split("\n")[0]).toBe("Target: embedded emulator (started again from its seed, which changed since the last command)");
+    expect(again.stdout.split("\n")[0]).toBe(
+      "Target: embedded emulator (started again from its seed, which changed since the last command)",
+    );
     // The world is the new seed's: mallory, granted there, is revoked by the binding.
     expect(again.stdout).toContain("user:mallory@example.com loses roles/gkebackup.viewer");
     expect((await cli(["plan"])).stdout.split("\n")[0]).toBe("Target: embedded emulator");

@@ -12,12 +12,16 @@ import { PROJECT, RP } from "../fixtures/builders.js";
 import { bindingYaml, clearFaults, setFaults } from "./apply-helpers.js";
 import { BIN, expectExit, runCli, type CliResult, useEmulatorWorkspace } from "./helpers.js";
 
-const SEED = { projects: { [PROJECT]: { number: "123456789012" } }, restorePlans: [{ name: RP, policy: { bindings: [] } }] };
+const SEED = {
+  projects: { [PROJECT]: { number: "123456789012" } },
+  restorePlans: [{ name: RP, policy: { bindings: [] } }],
+};
 const ws = useEmulatorWorkspace(SEED, "converge-modes-");
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 const stack = (name: string, provider = "") =>
-  `name: ${name}\nprovider:\n  project: ${PROJECT}\n  location: us-central1\n${provider}resources:\n` + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]);
+  `name: ${name}\nprovider:\n  project: ${PROJECT}\n  location: us-central1\n${provider}resources:\n` +
+  bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]);
 
 /** The mode `file` had while `run` was still going (it must appear before the run ends). */
 async function modeWhileRunning(run: Promise<CliResult>, file: string): Promise<string> {
@@ -47,7 +51,8 @@ describe("file modes whatever the umask", { timeout: 60_000 }, () => {
       } finally {
         await clearFaults(ws.emu);
       }
-      expectExit(await runCli(["state", "mv", "viewers", "readers"], { cwd: dir, umask }), 0); // a second write: .backup
+      // a second write: .backup
+      expectExit(await runCli(["state", "mv", "viewers", "readers"], { cwd: dir, umask }), 0);
       expect(modeOf(join(dir, "state"))).toBe("700");
       expect(readdirSync(join(dir, "state")).sort()).toEqual(["remote.json", "remote.json.backup"]);
       for (const f of ["remote.json", "remote.json.backup"]) expect(modeOf(join(dir, "state", f)), f).toBe("600");
@@ -63,7 +68,10 @@ describe("file modes whatever the umask", { timeout: 60_000 }, () => {
       expectExit(r, 0);
       expect(modeOf(join(dir, "state"))).toBe("700");
       // The world, and the digest of the seed it was made from.
-      expect(readdirSync(join(dir, "state")).sort()).toEqual(["embedded.emulator.world", "embedded.emulator.world.seed"]);
+      expect(readdirSync(join(dir, "state")).sort()).toEqual([
+        "embedded.emulator.world",
+        "embedded.emulator.world.seed",
+      ]);
       expect(modeOf(join(dir, "state", "embedded.emulator.world"))).toBe("600");
       expect(modeOf(join(dir, "state", "embedded.emulator.world.seed"))).toBe("600");
     });
@@ -82,7 +90,22 @@ describe("file modes whatever the umask", { timeout: 60_000 }, () => {
       const dir = join(ws.dir, `emulator-data-${umask}`);
       await mkdir(dir);
       const data = join(dir, "worlds", "x", "world.json");
-      const child = spawn("/bin/sh", ["-c", `umask ${umask} && exec "$0" "$@"`, process.execPath, BIN, "emulator", "start", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        "/bin/sh",
+        [
+          "-c",
+          `umask ${umask} && exec "$0" "$@"`,
+          process.execPath,
+          BIN,
+          "emulator",
+          "start",
+          "--port",
+          "0",
+          "--data",
+          data,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
       let out = "";
       let ended = false;
       child.on("close", () => (ended = true));

@@ -158,7 +158,10 @@ describe("options that write a file refuse what converge must not replace", { ti
   it("an empty path is an error naming the option", async () => {
     const dir = await stackDir("empty");
     const before = totalRequests(await stats(ws.emu));
-    for (const args of [["plan", "--out", ""], ["import", "--generate", RP, "--out", "", "--name", "gen"]]) {
+    for (const args of [
+      ["plan", "--out", ""],
+      ["import", "--generate", RP, "--out", "", "--name", "gen"],
+    ]) {
       const r = await cli(dir, args);
       expectExit(r, 1);
       expect(r.stderr).toMatch(/--out/);

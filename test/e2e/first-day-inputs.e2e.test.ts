@@ -50,17 +50,23 @@ async function files(project: string, varFile: string): Promise<string> {
 const cli = (args: string[]) => runCli(args, { cwd: ws.dir, emulator: ws.emu });
 
 describe("inputs on the first day", () => {
-  it("a shared var file's other keys are warnings (the first three named, the rest counted), and the plan is made", async () => {
-    const file = await files("acme-${env}", 'env: dev\nreaders: ["user:a@example.com"]\nother1: 1\nother2: 2\nother3: 3\nother4: 4\nother5: 5\n');
-    const plan = await cli(["plan", "-f", file, "--var-file", "dev.yaml"]);
-    expectExit(plan, 0);
-    expect(plan.stdout).toContain("projects/acme-dev/locations/us-central1/restorePlans/nightly");
-    expect(plan.stderr.match(/Warning: unknown input "other\d"/g)).toHaveLength(3);
-    expect(plan.stderr).toContain('Warning: and 2 more unknown inputs in the --var-file files: other4, other5');
-    expectExit(await cli(["validate", "-f", file, "--var-file", "dev.yaml"]), 0);
-  });
+  it(
+    "a shared var file's other keys are warnings (the first three " + "named, the rest counted), and the plan is made",
+    async () => {
+      const file = await files(
+        "acme-${env}",
+        'env: dev\nreaders: ["user:a@example.com"]\nother1: 1\nother2: 2\nother3: 3\nother4: 4\nother5: 5\n',
+      );
+      const plan = await cli(["plan", "-f", file, "--var-file", "dev.yaml"]);
+      expectExit(plan, 0);
+      expect(plan.stdout).toContain("projects/acme-dev/locations/us-central1/restorePlans/nightly");
+      expect(plan.stderr.match(/Warning: unknown input "other\d"/g)).toHaveLength(3);
+      expect(plan.stderr).toContain("Warning: and 2 more unknown inputs in the --var-file files: other4, other5");
+      expectExit(await cli(["validate", "-f", file, "--var-file", "dev.yaml"]), 0);
+    },
+  );
 
-  it("warnings then a later error: no count says \"0 errors\" before the error comes", async () => {
+  it('warnings then a later error: no count says "0 errors" before the error comes', async () => {
     const file = await files("acme-${env}", 'env: stage\nreaders: ["user:a@example.com"]\nother1: 1\nother2: 2\n');
     const plan = await cli(["plan", "-f", file, "--var-file", "dev.yaml"]);
     expectExit(plan, 1);
@@ -89,27 +95,40 @@ describe("inputs on the first day", () => {
     expect(plan.stderr).toContain('Error: input "readers" has no value');
   });
 
-  it("a provider field computed from a resource or a secret is refused at load, positioned, with no knock-on error", async () => {
-    for (const [project, message] of [
-      ["acme-${viewers.name}", 'provider.project may use only inputs and variables known when the stack loads, not "viewers"'],
-      ["acme-${token}", "provider.project cannot be computed from a secret"],
-    ]) {
-      const file = await files(project!, 'env: dev\nreaders: ["user:a@example.com"]\n');
-      for (const command of ["validate", "plan"]) {
-        const r = await cli([command, "-f", file, "--var-file", "dev.yaml"]);
-        expectExit(r, 1);
-        expect(r.stderr).toContain(`stack.yaml:3:12: Error: ${message}`);
-        expect(r.stderr.match(/Error:/g)).toHaveLength(1);
+  it(
+    "a provider field computed from a resource or a secret is refused " + "at load, positioned, with no knock-on error",
+    async () => {
+      for (const [project, message] of [
+        [
+          "acme-${viewers.name}",
+          'provider.project may use only inputs and variables known when the stack loads, not "viewers"',
+        ],
+        ["acme-${token}", "provider.project cannot be computed from a secret"],
+      ]) {
+        const file = await files(project!, 'env: dev\nreaders: ["user:a@example.com"]\n');
+        for (const command of ["validate", "plan"]) {
+          const r = await cli([command, "-f", file, "--var-file", "dev.yaml"]);
+          expectExit(r, 1);
+          expect(r.stderr).toContain(`stack.yaml:3:12: Error: ${message}`);
+          expect(r.stderr.match(/Error:/g)).toHaveLength(1);
+        }
       }
-    }
-  });
+    },
+  );
 
   it("a saved plan carries its non-secret inputs: apply FILE asks only for the secret ones", async () => {
     const file = join(ws.dir, "saved.yaml");
-    await writeFile(file, stack("acme-${env}").replace("    default: t0ken-default\n", "") + "outputs:\n  who: \"${token}\"\n");
+    await writeFile(
+      file,
+      stack("acme-${env}").replace("    default: t0ken-default\n", "") + 'outputs:\n  who: "${token}"\n',
+    );
     await writeFile(join(ws.dir, "dev.yaml"), 'env: dev\nreaders: ["user:saved@example.com"]\n');
     const secret = { CONVERGE_VAR_token: "s3cret-t0ken" };
-    const plan = await runCli(["plan", "-f", file, "--var-file", "dev.yaml", "--out", "day1.plan"], { cwd: ws.dir, emulator: ws.emu, env: secret });
+    const plan = await runCli(["plan", "-f", file, "--var-file", "dev.yaml", "--out", "day1.plan"], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      env: secret,
+    });
     expectExit(plan, 0);
     expect(plan.stdout).toContain("To perform exactly these actions, run: converge apply day1.plan");
     expect(plan.stdout).toContain("give the secret one again: --var token=… (or CONVERGE_VAR_token)");

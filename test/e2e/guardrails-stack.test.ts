@@ -28,7 +28,10 @@ const OUTSIDER = "user:eve@outside.test";
 const rules = (name: string, doc: unknown) => writeRules(ws, name, doc);
 
 /** A member resource granting `member` `role` on restore plan `id`. */
-const member = (id: string, role: string, m: string) => ({ type: K.memberT, properties: { name: id, role, member: m } });
+const member = (id: string, role: string, m: string) => ({
+  type: K.memberT,
+  properties: { name: id, role, member: m },
+});
 
 interface SarifLog {
   runs: {

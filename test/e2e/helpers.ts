@@ -28,7 +28,9 @@ export interface CliResult {
 
 export interface RunOptions {
   cwd?: string;
-  /** The emulator the CLI talks to (CLOUDNATIVE_EMULATOR_HOST); omitted = the variable is unset, unless `env` sets it. */
+  /**
+   * The emulator the CLI talks to (CLOUDNATIVE_EMULATOR_HOST); omitted = the variable is unset, unless `env` sets it.
+   */
   emulator?: RunningEmulator;
   /** CLOUDNATIVE_EMULATOR_HOST as given (a hostile server's address, a malformed value); wins over `emulator`. */
   emulatorHost?: string;
@@ -49,8 +51,14 @@ export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
   else if (o.env?.CLOUDNATIVE_EMULATOR_HOST === undefined) delete env.CLOUDNATIVE_EMULATOR_HOST;
   return new Promise((resolve, reject) => {
     const node = [...(o.nodeFlags ?? []), BIN, ...args];
-    const [cmd, argv]: [string, string[]] = o.umask ? ["/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, ...node]] : [process.execPath, node];
-    const child = spawn(cmd, argv, { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const [cmd, argv]: [string, string[]] = o.umask
+      ? ["/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, ...node]]
+      : [process.execPath, node];
+    const child = spawn(cmd, argv, {
+      cwd: o.cwd ?? REPO,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -88,7 +96,11 @@ export function startCli(args: string[], o: RunOptions = {}): StartedCli {
   if (o.emulatorHost !== undefined) env.CLOUDNATIVE_EMULATOR_HOST = o.emulatorHost;
   else if (o.emulator) env.CLOUDNATIVE_EMULATOR_HOST = o.emulator.hostPort;
   else delete env.CLOUDNATIVE_EMULATOR_HOST;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: o.cwd ?? REPO,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   let all = "";
@@ -112,7 +124,10 @@ export function startCli(args: string[], o: RunOptions = {}): StartedCli {
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       ended = true;
-      for (const w of waiters.splice(0)) w.reject(new Error(`"${w.text}" was not printed before the process ended (code ${code}, signal ${signal}):\n${all}`));
+      for (const w of waiters.splice(0))
+        w.reject(
+          new Error(`"${w.text}" was not printed before the process ended (code ${code}, signal ${signal}):\n${all}`),
+        );
       resolve({ code, signal, stdout, stderr, endedAt: Date.now() });
     });
   });
@@ -131,10 +146,16 @@ export function startCli(args: string[], o: RunOptions = {}): StartedCli {
 
 /** Fails with the whole output when the exit code is not the expected one. */
 export function expectExit(r: CliResult, code: number): void {
-  if (r.code !== code) throw new Error(`expected exit ${code}, got ${r.code} (signal ${r.signal})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+  if (r.code !== code)
+    throw new Error(
+      `expected exit ${code}, got ${r.code} (signal ${r.signal})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`,
+    );
 }
 
-export function startSeededEmulator(seed: EmulatorWorld, opts: { dataFile?: string; allowedHosts?: string[] } = {}): Promise<RunningEmulator> {
+export function startSeededEmulator(
+  seed: EmulatorWorld,
+  opts: { dataFile?: string; allowedHosts?: string[] } = {},
+): Promise<RunningEmulator> {
   return startEmulator({ seed, port: 0, host: "127.0.0.1", ...opts });
 }
 
@@ -167,10 +188,16 @@ export async function livePolicy(emu: RunningEmulator, name: string): Promise<Po
 }
 
 /** Reads the policy through the public API and sends the edited copy back; the caller reads the setIamPolicy answer. */
-export async function readThenSetPolicy(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<Response> {
+export async function readThenSetPolicy(
+  emu: RunningEmulator,
+  name: string,
+  edit: (p: Policy) => Policy,
+): Promise<Response> {
   const isEndpoint = name.includes("/endpoints/");
   const prefix = isEndpoint ? "v1beta1" : "v1";
-  const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, { method: isEndpoint ? "POST" : "GET" });
+  const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, {
+    method: isEndpoint ? "POST" : "GET",
+  });
   if (!get.ok) throw new Error(`getIamPolicy ${name}: ${get.status} ${await get.text()}`);
   const current = (await get.json()) as Policy;
   return fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
@@ -181,7 +208,11 @@ export async function readThenSetPolicy(emu: RunningEmulator, name: string, edit
 }
 
 /** A raw read-modify-write through the public API, as a human with gcloud would do it. */
-export async function setPolicyOutOfBand(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy): Promise<Policy> {
+export async function setPolicyOutOfBand(
+  emu: RunningEmulator,
+  name: string,
+  edit: (p: Policy) => Policy,
+): Promise<Policy> {
   const set = await readThenSetPolicy(emu, name, edit);
   if (!set.ok) throw new Error(`setIamPolicy ${name}: ${set.status} ${await set.text()}`);
   return (await set.json()) as Policy;
@@ -225,7 +256,10 @@ export function useTempDir(prefix: string): { readonly dir: string } {
  * One seeded emulator and one temp directory for a test file, started before its tests and
  * removed after them. Read `ws.emu` and `ws.dir` inside tests (they exist once beforeAll ran).
  */
-export function useEmulatorWorkspace(seed: EmulatorWorld, prefix: string): { readonly emu: RunningEmulator; readonly dir: string } {
+export function useEmulatorWorkspace(
+  seed: EmulatorWorld,
+  prefix: string,
+): { readonly emu: RunningEmulator; readonly dir: string } {
   const tmp = useTempDir(prefix);
   // The same options as startSeededEmulator; useFileEmulator owns the beforeAll/afterAll.
   const emu = useFileEmulator({ seed, port: 0, host: "127.0.0.1" });

@@ -39,7 +39,12 @@ export async function startHostile(behaviour: Behaviour): Promise<HostileServer>
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const s: Seen = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const s: Seen = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       seen.push(s);
       const write = res.write.bind(res);
       res.write = ((chunk: Buffer | string, ...rest: never[]) => {
@@ -59,7 +64,10 @@ export async function startHostile(behaviour: Behaviour): Promise<HostileServer>
     const s: Seen = { method: "CONNECT", url: req.url ?? "", headers: req.headers, body: "" };
     seen.push(s);
     const page = echoPage(s).replace(/<title>.*<\/title>/, "");
-    socket.end(`HTTP/1.1 407 Proxy Authentication Required\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(page)}\r\nConnection: close\r\n\r\n${page}`);
+    socket.end(
+      `HTTP/1.1 407 Proxy Authentication Required\r\nContent-Type: text/html\r\nContent-Length: ` +
+        `${Buffer.byteLength(page)}\r\nConnection: close\r\n\r\n${page}`,
+    );
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
@@ -105,13 +113,22 @@ export async function deadPort(): Promise<number> {
 export function reply(status: number, body: unknown, headers: Record<string, string> = {}): Behaviour {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   return (_req, res) => {
-    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text), ...headers });
+    res.writeHead(status, {
+      "Content-Type": "application/json",
+      "Content-Length": Buffer.byteLength(text),
+      ...headers,
+    });
     res.end(text);
   };
 }
 
 /** Google's error envelope. */
-export function googleError(code: number, status: string, message: string, headers: Record<string, string> = {}): Behaviour {
+export function googleError(
+  code: number,
+  status: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Behaviour {
   return reply(code, { error: { code, message, status } }, headers);
 }
 
@@ -157,12 +174,17 @@ export const reset: Behaviour = (req) => {
 /** A proxy's error page that echoes the request headers, Proxy-Authorization included. */
 export function echoPage(s: Seen): string {
   const lines = Object.entries(s.headers).map(([k, v]) => `${k}: ${String(v)}`);
-  return `<html><head><title>502 Bad Gateway</title></head><body><pre>Request for ${s.url} refused.\n${lines.join("\n")}</pre></body></html>`;
+  return (
+    `<html><head><title>502 Bad Gateway</title></head><body><pre>Request for ` +
+    `${s.url} refused.\n${lines.join("\n")}</pre></body></html>`
+  );
 }
 
 export const echoHeaders: Behaviour = (_req, res, seen) => {
   // The message converge prints comes from a JSON envelope when there is one: echo there too.
-  const body = JSON.stringify({ error: { code: 502, status: "UNAVAILABLE", message: `proxy refused: ${echoPage(seen)}` } });
+  const body = JSON.stringify({
+    error: { code: 502, status: "UNAVAILABLE", message: `proxy refused: ${echoPage(seen)}` },
+  });
   res.writeHead(502, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
   res.end(body);
 };
@@ -171,7 +193,9 @@ export const echoHeaders: Behaviour = (_req, res, seen) => {
  * A correct IAM backend for every restore plan and endpoint it is asked about: policies start as
  * `initial`, setIamPolicy checks the etag (409 ABORTED when stale) and bumps it.
  */
-export function iamBackend(initial: Policy = { version: 1, bindings: [] }): Behaviour & { policies: Map<string, Policy>; writes: () => number } {
+export function iamBackend(
+  initial: Policy = { version: 1, bindings: [] },
+): Behaviour & { policies: Map<string, Policy>; writes: () => number } {
   const policies = new Map<string, Policy>();
   let writes = 0;
   let etag = 0;

@@ -36,9 +36,16 @@ interface JsonDiagnostic {
 
 /** A position given in UTF-16 code units (as the stderr line has it), as Terraform's JSON gives
  *  it: the column in code points, and the byte offset. */
-function terraformPosition(source: string | Uint8Array, line: number, column: number): { line: number; column: number; byte: number } {
+function terraformPosition(
+  source: string | Uint8Array,
+  line: number,
+  column: number,
+): { line: number; column: number; byte: number } {
   const text = typeof source === "string" ? source : new TextDecoder("utf-8", { ignoreBOM: true }).decode(source);
-  const start = text.split("\n").slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  const start = text
+    .split("\n")
+    .slice(0, line - 1)
+    .reduce((n, l) => n + l.length + 1, 0);
   const before = text.slice(start, start + column - 1);
   return { line, column: [...before].length + 1, byte: Buffer.byteLength(text.slice(0, start + column - 1)) };
 }
@@ -46,18 +53,25 @@ function terraformPosition(source: string | Uint8Array, line: number, column: nu
 /** The --json report: one document with errored: true and the diagnostic; validate's in
  *  Terraform's form (a range, its file as written or absolute), plan's under `converge`. */
 function expectJsonReport(r: CliResult, c: HostileCase, proj: string, validate: boolean): void {
-  const doc = JSON.parse(r.stdout) as { errored?: boolean; diagnostics?: JsonDiagnostic[]; converge?: { diagnostics: JsonDiagnostic[] } };
+  const doc = JSON.parse(r.stdout) as {
+    errored?: boolean;
+    diagnostics?: JsonDiagnostic[];
+    converge?: { diagnostics: JsonDiagnostic[] };
+  };
   expect(doc.errored).toBe(true);
   const diagnostics = validate ? doc.diagnostics : doc.converge?.diagnostics;
   const d = diagnostics?.find((x) => x.severity === "error" && c.summary.every((s) => x.summary.includes(s)));
   expect(d, `no diagnostic ${JSON.stringify(c.summary)} in ${r.stdout.slice(0, 2000)}`).toBeDefined();
-  if (!validate) return void expect([resolve(proj, d!.file ?? ""), d!.line, d!.column]).toEqual([join(proj, "stack.yaml"), ...c.at]);
+  if (!validate)
+    return void expect([resolve(proj, d!.file ?? ""), d!.line, d!.column]).toEqual([join(proj, "stack.yaml"), ...c.at]);
   expect(resolve(proj, d!.range!.filename)).toBe(join(proj, "stack.yaml"));
   expect(d!.range!.start).toEqual(terraformPosition(c.text, ...c.at));
 }
 
 describe.concurrent("hostile stack files: a clear error, never a crash, a hang or an escape", () => {
-  const rows = HOSTILE_CASES.flatMap((c, i) => COMMANDS.map((cmd, j) => ({ c, cmd, dir: `${i}-${j}`, title: `${c.what}: converge ${cmd.join(" ")}` })));
+  const rows = HOSTILE_CASES.flatMap((c, i) =>
+    COMMANDS.map((cmd, j) => ({ c, cmd, dir: `${i}-${j}`, title: `${c.what}: converge ${cmd.join(" ")}` })),
+  );
   it.each(rows)("$title", async ({ c, cmd, dir }) => {
     // The stack lives three levels down, so an escape from its directory stays inside `root`.
     const root = join(ws.dir, dir);

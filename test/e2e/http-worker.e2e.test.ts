@@ -17,10 +17,15 @@ const ids = Array.from({ length: N }, (_, i) => String(i).padStart(4, "0"));
 const ROLE = "roles/gkebackup.viewer";
 const MARKER = fileURLToPath(new URL("../support/thread-marker.mjs", import.meta.url));
 
-const STACK = stackHead("http-worker") + ids.map((i) => bindingYaml(`b${i}`, `plan-${i}`, ROLE, [`user:u${i}@example.com`])).join("");
+const STACK =
+  stackHead("http-worker") +
+  ids.map((i) => bindingYaml(`b${i}`, `plan-${i}`, ROLE, [`user:u${i}@example.com`])).join("");
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: ids.map((i) => ({ name: rp(`plan-${i}`), policy: { bindings: [{ role: "roles/gkebackup.admin", members: ["user:owner@example.com"] }] } })),
+  restorePlans: ids.map((i) => ({
+    name: rp(`plan-${i}`),
+    policy: { bindings: [{ role: "roles/gkebackup.admin", members: ["user:owner@example.com"] }] },
+  })),
 };
 
 const ws = useEmulatorWorkspace(SEED, "converge-http-worker-");
@@ -33,11 +38,20 @@ describe("the HTTP worker in the CLI", () => {
     await writeFile(stackFile, STACK);
     await writeFile(threads, "");
     await resetStats(ws.emu);
-    const run = (args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, nodeFlags: ["--import", MARKER], env: { CONVERGE_TEST_THREAD_MARKER: threads }, timeoutMs: 120_000 });
+    const run = (args: string[]) =>
+      runCli([...args, "-f", stackFile, "--state", statePath], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+        nodeFlags: ["--import", MARKER],
+        env: { CONVERGE_TEST_THREAD_MARKER: threads },
+        timeoutMs: 120_000,
+      });
 
     const applied = await run(["apply", "--auto-approve"]);
     expect(applied.code, applied.stderr + applied.stdout.slice(-2000)).toBe(0);
-    expect(applied.stdout).toMatch(new RegExp(`^Apply complete! Resources: ${N} added, 0 changed, 0 destroyed\\.$`, "m"));
+    expect(applied.stdout).toMatch(
+      new RegExp(`^Apply complete! Resources: ${N} added, 0 changed, 0 destroyed\\.$`, "m"),
+    );
     // One worker thread was started.
     expect(readFileSync(threads, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
     const s = await stats(ws.emu);

@@ -17,12 +17,18 @@ export const CAROL = "user:carol@example.com";
 export const DAN = "user:dan@example.com";
 export const ERIN = "user:erin@example.com";
 
-export const UNTIL_2027 = { title: "until-2027", description: "temporary access", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
+export const UNTIL_2027 = {
+  title: "until-2027",
+  description: "temporary access",
+  expression: 'request.time < timestamp("2027-01-01T00:00:00Z")',
+};
 
 /** The audit logging every seeded object starts with (none of the stacks' resources declare it). */
 export const FOREIGN_AUDIT: AuditConfig[] = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ" }] }];
 /** The audit logging policy resources declare. */
-export const STACK_AUDIT: AuditConfig[] = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_WRITE", exemptedMembers: ["user:bot@example.com"] }] }];
+export const STACK_AUDIT: AuditConfig[] = [
+  { service: "allServices", auditLogConfigs: [{ logType: "DATA_WRITE", exemptedMembers: ["user:bot@example.com"] }] },
+];
 
 export interface Kind {
   label: string;
@@ -99,13 +105,17 @@ export interface StackResource {
 export function stackRunner(ws: { readonly emu: RunningEmulator; readonly dir: string }, name: string) {
   const file = () => join(ws.dir, `${name}.yaml`);
   const state = () => join(ws.dir, `${name}.json`);
-  const cli = (...args: string[]): Promise<CliResult> => runCli([...args, "-f", file(), "--state", state()], { cwd: ws.dir, emulator: ws.emu });
+  const cli = (...args: string[]): Promise<CliResult> =>
+    runCli([...args, "-f", file(), "--state", state()], { cwd: ws.dir, emulator: ws.emu });
   return {
     file,
     state,
     cli,
     async write(resources: Record<string, StackResource>, extra: Record<string, unknown> = {}): Promise<void> {
-      await writeFile(file(), stringify({ name, provider: { project: "my-project", location: "us-central1" }, ...extra, resources }));
+      await writeFile(
+        file(),
+        stringify({ name, provider: { project: "my-project", location: "us-central1" }, ...extra, resources }),
+      );
     },
     /** `plan --detailed-exitcode` that must find changes (exit 2); its output. */
     async planChanges(...args: string[]): Promise<CliResult> {
@@ -130,7 +140,10 @@ export function stackRunner(ws: { readonly emu: RunningEmulator; readonly dir: s
 }
 
 /** The live policy as comparable data: bindings normalised, audit configs as stored. */
-export async function liveView(emu: RunningEmulator, name: string): Promise<{ bindings: Binding[]; auditConfigs: AuditConfig[] | undefined }> {
+export async function liveView(
+  emu: RunningEmulator,
+  name: string,
+): Promise<{ bindings: Binding[]; auditConfigs: AuditConfig[] | undefined }> {
   const p = await livePolicy(emu, name);
   return { bindings: normalBindings(p), auditConfigs: p.auditConfigs };
 }
@@ -142,10 +155,16 @@ export function expected(bindings: Binding[]): Binding[] {
 
 /** Sets a policy's audit configs through the public API, as gcloud would (the update mask names
  *  auditConfigs: without it setIamPolicy leaves them as they are). */
-export async function setAuditOutOfBand(emu: RunningEmulator, name: string, auditConfigs: AuditConfig[]): Promise<void> {
+export async function setAuditOutOfBand(
+  emu: RunningEmulator,
+  name: string,
+  auditConfigs: AuditConfig[],
+): Promise<void> {
   const isEndpoint = name.includes("/endpoints/");
   const prefix = isEndpoint ? "v1beta1" : "v1";
-  const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, { method: isEndpoint ? "POST" : "GET" });
+  const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, {
+    method: isEndpoint ? "POST" : "GET",
+  });
   if (!get.ok) throw new Error(`getIamPolicy ${name}: ${get.status} ${await get.text()}`);
   const current = (await get.json()) as Policy;
   const set = await fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
@@ -161,12 +180,19 @@ export async function setAuditOutOfBand(emu: RunningEmulator, name: string, audi
  * `import --generate ...args --out FILE` against `emu`, then the generated stack's plan (imports
  * only), apply (imports, no write) and next plan ("No changes."). Returns the generated resources.
  */
-export async function generateAndAdopt(ws: { readonly emu: RunningEmulator; readonly dir: string }, file: string, args: string[], count: number): Promise<StackResource[]> {
+export async function generateAndAdopt(
+  ws: { readonly emu: RunningEmulator; readonly dir: string },
+  file: string,
+  args: string[],
+  count: number,
+): Promise<StackResource[]> {
   const out = join(ws.dir, `${file}.yaml`);
   const state = ["--state", join(ws.dir, `${file}.json`)];
   const cli = (...a: string[]) => runCli(a, { cwd: ws.dir, emulator: ws.emu });
   expectExit(await cli("import", "--generate", ...args, "--out", out), 0);
-  const resources = Object.values((parse(await readFile(out, "utf8")) as { resources: Record<string, StackResource> }).resources);
+  const resources = Object.values(
+    (parse(await readFile(out, "utf8")) as { resources: Record<string, StackResource> }).resources,
+  );
   expect(resources).toHaveLength(count);
   const plan = await cli("plan", "--detailed-exitcode", "-f", out, ...state);
   expectExit(plan, 2);

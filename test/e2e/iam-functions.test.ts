@@ -48,10 +48,16 @@ describe("the IAM policy functions", { timeout: 90_000 }, () => {
     await resetStats(ws.emu);
     const apply = await run("read", STACK, "apply", "--auto-approve");
     expectExit(apply, 0);
-    const out = await runCli(["output", "--json", "-f", join(ws.dir, "read.yaml"), "--state", join(ws.dir, "read.json")], { cwd: ws.dir });
+    const out = await runCli(
+      ["output", "--json", "-f", join(ws.dir, "read.yaml"), "--state", join(ws.dir, "read.json")],
+      { cwd: ws.dir },
+    );
     expectExit(out, 0);
     const values = JSON.parse(out.stdout) as Record<string, unknown>;
-    const [rpLive, epLive] = await Promise.all([livePolicy(ws.emu, RESTORE_PLAN.full("nightly")), livePolicy(ws.emu, ENDPOINT.full("churn"))]);
+    const [rpLive, epLive] = await Promise.all([
+      livePolicy(ws.emu, RESTORE_PLAN.full("nightly")),
+      livePolicy(ws.emu, ENDPOINT.full("churn")),
+    ]);
     expect(values.rpEtag).toBe(rpLive.etag);
     expect(values.epEtag).toBe(epLive.etag);
     expect(values.rpBindings).toEqual(foreignPolicy(RESTORE_PLAN).bindings);
@@ -76,7 +82,12 @@ describe("the IAM policy functions", { timeout: 90_000 }, () => {
       [RESTORE_PLAN.fn, "restorePlanId", "nosuch", RESTORE_PLAN.full("nosuch")],
       [ENDPOINT.fn, "endpointId", "gone", ENDPOINT.full("gone")],
     ] as const) {
-      const r = await run("missing", `${HEAD}variables:\n  p:\n    fn::invoke:\n      function: ${fn}\n      arguments:\n        ${arg}: ${id}\n        location: us-central1\nresources: {}\noutputs:\n  e: \${p.etag}\n`, "plan");
+      const r = await run(
+        "missing",
+        `${HEAD}variables:\n  p:\n    fn::invoke:\n      function: ${fn}\n      arguments:\n        ${arg}: ` +
+          `${id}\n        location: us-central1\nresources: {}\noutputs:\n  e: \${p.etag}\n`,
+        "plan",
+      );
       expectExit(r, 1);
       expect(r.stderr).toContain(`${full} does not exist`);
       expect(r.stderr).toMatch(/missing\.yaml:7:5: Error: p:/);
@@ -89,16 +100,29 @@ describe("the IAM policy functions", { timeout: 90_000 }, () => {
     await resetStats(ws.emu);
     const r = await run(
       "wrong",
-      `${HEAD}variables:\n  p:\n    fn::invoke:\n      function: ${ENDPOINT.fn}\n      arguments:\n        endpointID: churn\n        location: us-central1\nresources: {}\noutputs:\n  e: \${p.etag}\n`,
+      `${HEAD}variables:\n  p:\n    fn::invoke:\n      function: ${ENDPOINT.fn}\n      arguments:\n        ` +
+        `endpointID: churn\n        location: us-central1\nresources: {}\noutputs:\n  e: \${p.etag}\n`,
       "plan",
     );
     expectExit(r, 1);
-    expect(r.stderr).toMatch(/wrong\.yaml:10:9: Error: variables\.p\["fn::invoke"\]\.arguments: unknown property "endpointID" \(did you mean "endpointId"\?\)/);
-    expect(r.stderr).toMatch(/wrong\.yaml:\d+:\d+: Error: variables\.p\["fn::invoke"\]\.arguments: missing required property "endpointId"/);
-    expect(r.stderr).toContain("at variables.p[\"fn::invoke\"].arguments.endpointID");
+    expect(r.stderr).toMatch(
+      new RegExp(
+        String.raw`wrong\.yaml:10:9: Error: variables\.p\["fn::invoke"\]\.arguments: unknown property "endpoi` +
+          String.raw`ntID" \(did you mean "endpointId"\?\)`,
+      ),
+    );
+    expect(r.stderr).toMatch(
+      /wrong\.yaml:\d+:\d+: Error: variables\.p\["fn::invoke"\]\.arguments: missing required property "endpointId"/,
+    );
+    expect(r.stderr).toContain('at variables.p["fn::invoke"].arguments.endpointID');
     expect(stackTraceLines(r.stderr)).toEqual([]);
 
-    const typo = await run("typo", `${HEAD}variables:\n  p:\n    fn::invoke:\n      function: ${RESTORE_PLAN.fn}\n      arguments:\n        restorePlanId: 7\n        location: us-central1\nresources: {}\n`, "plan");
+    const typo = await run(
+      "typo",
+      `${HEAD}variables:\n  p:\n    fn::invoke:\n      function: ${RESTORE_PLAN.fn}\n      arguments:\n     ` +
+        `   restorePlanId: 7\n        location: us-central1\nresources: {}\n`,
+      "plan",
+    );
     expectExit(typo, 1);
     expect(typo.stderr).toMatch(/typo\.yaml:10:\d+: Error: .*restorePlanId/);
     expect(setCalls(await stats(ws.emu)) + getCalls(await stats(ws.emu))).toBe(0);

@@ -4,7 +4,17 @@
 import { describe, expect, it } from "vitest";
 import type { AccessChange } from "../../src/generated/schemas.js";
 import { useEmulatorWorkspace } from "./helpers.js";
-import { ALICE, BOB, CAROL, DAN, ERIN, RESTORE_PLAN as K, UNTIL_2027, familySeed, stackRunner } from "./iam-family-helpers.js";
+import {
+  ALICE,
+  BOB,
+  CAROL,
+  DAN,
+  ERIN,
+  RESTORE_PLAN as K,
+  UNTIL_2027,
+  familySeed,
+  stackRunner,
+} from "./iam-family-helpers.js";
 
 const ws = useEmulatorWorkspace(familySeed(["nightly"]), "converge-iam-policy-render-");
 const NAME = K.full("nightly");
@@ -13,11 +23,16 @@ type Grant = { who: string; role: string; condition?: string; action: "grant" | 
 
 interface TfChange {
   address: string;
-  change: { actions: string[]; before: { bindings?: { role: string; members: string[] }[] } | null; after: { bindings?: { role: string; members: string[] }[] } };
+  change: {
+    actions: string[];
+    before: { bindings?: { role: string; members: string[] }[] } | null;
+    after: { bindings?: { role: string; members: string[] }[] };
+  };
 }
 
 /** Every (member, role) of a list of bindings, as "member role". */
-const pairs = (bindings: { role: string; members: string[] }[] | undefined) => (bindings ?? []).flatMap((b) => b.members.map((m) => `${m} ${b.role}`)).sort();
+const pairs = (bindings: { role: string; members: string[] }[] | undefined) =>
+  (bindings ?? []).flatMap((b) => b.members.map((m) => `${m} ${b.role}`)).sort();
 
 async function expectRendered(s: ReturnType<typeof stackRunner>, grants: Grant[]): Promise<void> {
   const granted = grants.filter((g) => g.action === "grant");
@@ -36,16 +51,32 @@ async function expectRendered(s: ReturnType<typeof stackRunner>, grants: Grant[]
   // The access view: one line per grant and revoke, attributed to the policy resource.
   const access = (await s.planChanges("--view", "access")).stdout;
   expect(access).toContain(`Access changes (${granted.length} granted, ${revoked.length} revoked):`);
-  for (const g of grants) expect(access).toMatch(new RegExp(`\\${g.action === "grant" ? "+" : "-"} ${g.who} +${g.role.replace(/\./g, "\\.")}.*\\(pol\\)`));
+  for (const g of grants)
+    expect(access).toMatch(
+      new RegExp(`\\${g.action === "grant" ? "+" : "-"} ${g.who} +${g.role.replace(/\./g, "\\.")}.*\\(pol\\)`),
+    );
 
   // Markdown: one table row per grant and revoke.
   const md = (await s.planChanges("--format", "markdown")).stdout;
-  for (const g of grants) expect(md).toMatch(new RegExp(`\\| ${g.action === "grant" ? "➕ grant" : "➖ revoke"} \\| \`${g.who}\` \\| \`${g.role}\` \\|[^\\n]*\\| \`pol\` \\|`));
+  for (const g of grants)
+    expect(md).toMatch(
+      new RegExp(
+        `\\| ${g.action === "grant" ? "➕ grant" : "➖ revoke"} \\| \`${g.who}` +
+          `\` \\| \`${g.role}\` \\|[^\\n]*\\| \`pol\` \\|`,
+      ),
+    );
 
   // plan --json: the access delta lists each, and the Terraform change's after holds the bindings.
-  const json = JSON.parse((await s.planChanges("--json")).stdout) as { resource_changes: TfChange[]; converge: { access_changes: { changes: AccessChange[] } } };
-  const delta = json.converge.access_changes.changes.map((c) => `${c.action} ${c.principal} ${c.role}${c.condition ? ` ${c.condition.title}` : ""}`).sort();
-  expect(delta).toEqual(grants.map((g) => `${g.action} ${g.who} ${g.role}${g.condition ? ` ${g.condition}` : ""}`).sort());
+  const json = JSON.parse((await s.planChanges("--json")).stdout) as {
+    resource_changes: TfChange[];
+    converge: { access_changes: { changes: AccessChange[] } };
+  };
+  const delta = json.converge.access_changes.changes
+    .map((c) => `${c.action} ${c.principal} ${c.role}${c.condition ? ` ${c.condition.title}` : ""}`)
+    .sort();
+  expect(delta).toEqual(
+    grants.map((g) => `${g.action} ${g.who} ${g.role}${g.condition ? ` ${g.condition}` : ""}`).sort(),
+  );
   const [pol] = json.resource_changes.filter((c) => c.address === "pol");
   for (const g of granted) expect(pairs(pol!.change.after.bindings)).toContain(`${g.who} ${g.role}`);
   for (const g of revoked) expect(pairs(pol!.change.after.bindings)).not.toContain(`${g.who} ${g.role}`);
@@ -73,7 +104,9 @@ describe("a whole-policy resource's changes in every view", { timeout: 120_000 }
     ]);
     await s.apply();
 
-    await s.write({ pol: { type: K.policyT, properties: { name: "nightly", bindings: [{ role: K.r2, members: [BOB] }] } } });
+    await s.write({
+      pol: { type: K.policyT, properties: { name: "nightly", bindings: [{ role: K.r2, members: [BOB] }] } },
+    });
     await expectRendered(s, [
       { who: BOB, role: K.r2, action: "grant" },
       { who: ALICE, role: K.r1, action: "revoke" },
@@ -84,7 +117,9 @@ describe("a whole-policy resource's changes in every view", { timeout: 120_000 }
     const json = JSON.parse((await s.planChanges("--json")).stdout) as { resource_changes: TfChange[] };
     const pol = json.resource_changes.find((c) => c.address === "pol")!;
     expect(pol.change.actions).toEqual(["update"]);
-    expect(pairs(pol.change.before!.bindings)).toEqual([`${ALICE} ${K.r1}`, `${CAROL} ${K.r1}`, `${ERIN} ${K.r2}`].sort());
+    expect(pairs(pol.change.before!.bindings)).toEqual(
+      [`${ALICE} ${K.r1}`, `${CAROL} ${K.r1}`, `${ERIN} ${K.r2}`].sort(),
+    );
     expect(pairs(pol.change.after.bindings)).toEqual([`${BOB} ${K.r2}`]);
     await s.apply();
     await s.expectNoChanges();

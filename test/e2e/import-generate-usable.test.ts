@@ -10,7 +10,9 @@ import { parse } from "yaml";
 import { expectExit, runCli, useTempDir } from "./helpers.js";
 
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";
-const SEED = `projects:\n  my-project: { number: "123456789012" }\nrestorePlans:\n  - name: ${RP}\n    policy: { bindings: [{ role: roles/gkebackup.viewer, members: ["user:a@example.com"] }] }\n`;
+const SEED =
+  `projects:\n  my-project: { number: "123456789012" }\nrestorePlans:\n  - name: ${RP}\n    policy: { ` +
+  `bindings: [{ role: roles/gkebackup.viewer, members: ["user:a@example.com"] }] }\n`;
 
 describe("import --generate", () => {
   const tmp = useTempDir("converge-generate-usable-");
@@ -18,13 +20,21 @@ describe("import --generate", () => {
     await writeFile(join(tmp.dir, "cloud.seed.yaml"), SEED);
     await mkdir(join(tmp.dir, "other"));
     const out = join("adopted", "gen.yaml");
-    const gen = await runCli(["import", "--generate", RP, "--endpoint", "embedded", "--seed", "cloud.seed.yaml", "--out", out], { cwd: tmp.dir });
+    const gen = await runCli(
+      ["import", "--generate", RP, "--endpoint", "embedded", "--seed", "cloud.seed.yaml", "--out", out],
+      { cwd: tmp.dir },
+    );
     expectExit(gen, 0);
     const text = await readFile(join(tmp.dir, out), "utf8");
     const schema = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text)![1]!;
     expect(schema).not.toMatch(/^https?:/);
     expect(existsSync(resolve(dirname(join(tmp.dir, out)), schema))).toBe(true);
-    expect((parse(text) as { provider: Record<string, string> }).provider).toEqual({ project: "my-project", location: "us-central1", endpoint: "embedded", seed: "../cloud.seed.yaml" });
+    expect((parse(text) as { provider: Record<string, string> }).provider).toEqual({
+      project: "my-project",
+      location: "us-central1",
+      endpoint: "embedded",
+      seed: "../cloud.seed.yaml",
+    });
     const plan = await runCli(["plan", "--detailed-exitcode", "-f", join("..", out)], { cwd: join(tmp.dir, "other") });
     expectExit(plan, 2);
     expect(plan.stdout).toContain("1 to import, 0 to add, 0 to change, 0 to destroy");

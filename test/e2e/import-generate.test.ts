@@ -9,12 +9,28 @@ import { parse } from "yaml";
 import type { Binding, EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { BINDING, EP, LOCATION as LOC, PROJECT, RP } from "../fixtures/builders.js";
 import { SET_EP, SET_RP } from "../support/emulator.js";
-import { expectExit, resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
+import {
+  expectExit,
+  resetStats,
+  runCli,
+  stackTraceLines,
+  stats,
+  totalRequests,
+  useEmulatorWorkspace,
+} from "./helpers.js";
 
 const ODD = `projects/${PROJECT}/locations/${LOC}/restorePlans/odd`;
 
-const UNTIL_2027 = { title: "until-2027", description: "temporary access", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
-const BUSINESS_HOURS = { title: "business hours", description: "weekdays only", expression: 'request.time.getHours("Europe/Berlin") >= 9' };
+const UNTIL_2027 = {
+  title: "until-2027",
+  description: "temporary access",
+  expression: 'request.time < timestamp("2027-01-01T00:00:00Z")',
+};
+const BUSINESS_HOURS = {
+  title: "business hours",
+  description: "weekdays only",
+  expression: 'request.time.getHours("Europe/Berlin") >= 9',
+};
 
 // 5 bindings on the restore plan: 4 roles, gkebackup.viewer both without and with a condition,
 // 2 conditional (one with a title containing a space), one custom project role.
@@ -27,14 +43,21 @@ const RP_BINDINGS: Binding[] = [
 ];
 // 4 members on the endpoint, over 2 roles.
 const EP_BINDINGS: Binding[] = [
-  { role: "roles/aiplatform.user", members: ["user:dana@example.com", "serviceAccount:bot@my-project.iam.gserviceaccount.com", "group:ml@example.com"] },
+  {
+    role: "roles/aiplatform.user",
+    members: ["user:dana@example.com", "serviceAccount:bot@my-project.iam.gserviceaccount.com", "group:ml@example.com"],
+  },
   { role: "roles/aiplatform.viewer", members: ["user:dana@example.com"] },
 ];
 // Issue 12: live values holding "${" and "$$", which a stack reads as an interpolation and an
 // escaped "$" unless the generated stack escapes them.
 const DOLLARS_RP = `projects/${PROJECT}/locations/${LOC}/restorePlans/dollars`;
 const DOLLARS_EP = `projects/${PROJECT}/locations/${LOC}/endpoints/dollars`;
-const DOLLAR_CONDITION = { title: "cost ${team} $$", description: "pays ${amount}", expression: 'resource.name.startsWith("projects/_/x${team}$$")' };
+const DOLLAR_CONDITION = {
+  title: "cost ${team} $$",
+  description: "pays ${amount}",
+  expression: 'resource.name.startsWith("projects/_/x${team}$$")',
+};
 const DOLLAR_BINDINGS: Binding[] = [
   { role: "roles/gkebackup.viewer", members: ["user:pay${team}$$@example.com"], condition: DOLLAR_CONDITION },
   { role: "roles/gkebackup.admin", members: ["user:$${x}@example.com", "group:${ops}@example.com"] },
@@ -50,7 +73,19 @@ const SEED: EmulatorWorld = {
   restorePlans: [
     { name: RP, policy: { version: 3, bindings: RP_BINDINGS } },
     // A condition title with a run of two spaces: the import ID must keep it.
-    { name: ODD, policy: { version: 3, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:erin@example.com"], condition: { title: "two  spaces", expression: "true" } }] } },
+    {
+      name: ODD,
+      policy: {
+        version: 3,
+        bindings: [
+          {
+            role: "roles/gkebackup.viewer",
+            members: ["user:erin@example.com"],
+            condition: { title: "two  spaces", expression: "true" },
+          },
+        ],
+      },
+    },
     { name: DOLLARS_RP, policy: { version: 3, bindings: DOLLAR_BINDINGS } },
   ],
   endpoints: [
@@ -65,7 +100,13 @@ const cli = (args: string[]) => runCli(args, { emulator: ws.emu, cwd: ws.dir });
 
 interface GeneratedResource {
   type: string;
-  properties: { name: string; role: string; members?: string[]; member?: string; condition?: { title: string; expression: string; description?: string } };
+  properties: {
+    name: string;
+    role: string;
+    members?: string[];
+    member?: string;
+    condition?: { title: string; expression: string; description?: string };
+  };
   options: { import: string };
 }
 interface GeneratedStack {
@@ -112,7 +153,9 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
     const bindings = entries.filter(([, r]) => r.type === BINDING).map(([, r]) => r);
     expect(bindings).toHaveLength(EXPECTED_BINDINGS);
     for (const b of RP_BINDINGS) {
-      const g = bindings.find((x) => x.properties.role === b.role && x.properties.condition?.title === b.condition?.title);
+      const g = bindings.find(
+        (x) => x.properties.role === b.role && x.properties.condition?.title === b.condition?.title,
+      );
       expect(g, `${b.role} ${b.condition?.title ?? ""}`).toBeDefined();
       expect(g!.properties.name).toBe(RP);
       expect([...g!.properties.members!].sort()).toEqual([...b.members].sort());
@@ -122,16 +165,23 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
     }
     // The endpoint's bindings too (`--as member` is covered by iam-import and the unit tests).
     const epBindings = entries.filter(([, r]) => r.type === EP_BINDING).map(([, r]) => r);
-    expect(epBindings.map((m) => `${m.properties.role} ${[...m.properties.members!].sort().join(",")}`).sort()).toEqual(EP_BINDINGS.map((b) => `${b.role} ${[...b.members].sort().join(",")}`).sort());
+    expect(epBindings.map((m) => `${m.properties.role} ${[...m.properties.members!].sort().join(",")}`).sort()).toEqual(
+      EP_BINDINGS.map((b) => `${b.role} ${[...b.members].sort().join(",")}`).sort(),
+    );
     for (const m of epBindings) {
       expect(m.properties.name).toBe(EP);
       expect(m.options.import).toBe(`${EP} ${m.properties.role}`);
     }
 
-    const [valid, plan] = await Promise.all([cli(["validate", "-f", out]), cli(["plan", "--detailed-exitcode", "-f", out, "--state", state])]);
+    const [valid, plan] = await Promise.all([
+      cli(["validate", "-f", out]),
+      cli(["plan", "--detailed-exitcode", "-f", out, "--state", state]),
+    ]);
     expectExit(valid, 0);
     expectExit(plan, 2);
-    expect(plan.stdout).toContain(`Plan: ${EXPECTED_BINDINGS + EXPECTED_MEMBERS} to import, 0 to add, 0 to change, 0 to destroy.`);
+    expect(plan.stdout).toContain(
+      `Plan: ${EXPECTED_BINDINGS + EXPECTED_MEMBERS} to import, 0 to add, 0 to change, 0 to destroy.`,
+    );
     expect(plan.stdout.match(/ will be imported\n/g)).toHaveLength(EXPECTED_BINDINGS + EXPECTED_MEMBERS);
     expect(plan.stdout).not.toMatch(/will be (created|updated|destroyed)|must be replaced|imported and updated/);
 
@@ -152,7 +202,13 @@ describe("converge import --generate", { timeout: 90_000 }, () => {
 
   it("fails cleanly, writing nothing, for an object that does not exist", async () => {
     const out = join(ws.dir, "missing.yaml");
-    const r = await cli(["import", "--generate", `projects/${PROJECT}/locations/${LOC}/restorePlans/nosuch`, "--out", out]);
+    const r = await cli([
+      "import",
+      "--generate",
+      `projects/${PROJECT}/locations/${LOC}/restorePlans/nosuch`,
+      "--out",
+      out,
+    ]);
     expectExit(r, 1);
     expect(r.stderr).toMatch(/restorePlans\/nosuch does not exist/);
     expect(stackTraceLines(r.stderr)).toEqual([]);
@@ -187,11 +243,27 @@ describe("converge import --generate: values holding $", { timeout: 90_000 }, ()
     expectExit(validate, 0);
     const plan = await cli(["plan", "--json", "--detailed-exitcode", "-f", out]);
     expectExit(plan, 2);
-    const changes = (JSON.parse(plan.stdout) as { resource_changes: { address: string; change: { actions: string[]; importing?: unknown; after: Record<string, unknown> } }[] }).resource_changes;
-    expect(changes.map((c) => [c.change.actions, c.change.importing !== undefined])).toEqual(changes.map(() => [["no-op"], true]));
+    const changes = (
+      JSON.parse(plan.stdout) as {
+        resource_changes: {
+          address: string;
+          change: { actions: string[]; importing?: unknown; after: Record<string, unknown> };
+        }[];
+      }
+    ).resource_changes;
+    expect(changes.map((c) => [c.change.actions, c.change.importing !== undefined])).toEqual(
+      changes.map(() => [["no-op"], true]),
+    );
     const afters = changes.map((c) => c.change.after);
-    const live = (binding: Binding) => ({ role: binding.role, ...(binding.condition ? { condition: binding.condition } : {}) });
-    expect(afters.filter((a) => a.name === DOLLARS_RP).map((a) => ({ role: a.role, members: a.members, ...(a.condition ? { condition: a.condition } : {}) }))).toEqual(
+    const live = (binding: Binding) => ({
+      role: binding.role,
+      ...(binding.condition ? { condition: binding.condition } : {}),
+    });
+    expect(
+      afters
+        .filter((a) => a.name === DOLLARS_RP)
+        .map((a) => ({ role: a.role, members: a.members, ...(a.condition ? { condition: a.condition } : {}) })),
+    ).toEqual(
       expect.arrayContaining(DOLLAR_BINDINGS.map((b) => ({ ...live(b), members: expect.arrayContaining(b.members) }))),
     );
     expect(afters.filter((a) => a.name === DOLLARS_EP).flatMap((a) => a.members)).toEqual(DOLLAR_MEMBERS[0]!.members);
@@ -199,19 +271,39 @@ describe("converge import --generate: values holding $", { timeout: 90_000 }, ()
 
   // Issue 18: --as member --group writes one resource per role with a forEach over its members;
   // each instance imports its own member ("$" escaped too).
-  it("groups a role's members into one forEach resource with --group, planned as imports of each instance", async () => {
-    const out = join(ws.dir, "grouped.yaml");
-    const gen = await cli(["import", "--generate", EP, DOLLARS_EP, "--out", out, "--as", "member", "--group"]);
-    expectExit(gen, 0);
-    const stack = parse(await readFile(out, "utf8")) as { resources: Record<string, { options: { forEach?: unknown[] } }> };
-    expect(Object.values(stack.resources).every((r) => Array.isArray(r.options.forEach))).toBe(true);
-    const plan = await cli(["plan", "--json", "--detailed-exitcode", "-f", out]);
-    expectExit(plan, 2);
-    const changes = (JSON.parse(plan.stdout) as { resource_changes: { address: string; index?: string; change: { actions: string[]; importing?: unknown; after: Record<string, unknown> } }[] }).resource_changes;
-    expect(changes).toHaveLength(EP_BINDINGS.reduce((n, b) => n + b.members.length, 0) + 1);
-    expect(changes.every((c) => c.change.actions[0] === "no-op" && c.change.importing !== undefined && c.index === c.change.after.member)).toBe(true);
-    await expect(cli(["import", "--generate", EP, "--out", join(ws.dir, "no.yaml"), "--group"]).then((r) => r.code)).resolves.toBe(1);
-  });
+  it(
+    "groups a role's members into one forEach resource with " + "--group, planned as imports of each instance",
+    async () => {
+      const out = join(ws.dir, "grouped.yaml");
+      const gen = await cli(["import", "--generate", EP, DOLLARS_EP, "--out", out, "--as", "member", "--group"]);
+      expectExit(gen, 0);
+      const stack = parse(await readFile(out, "utf8")) as {
+        resources: Record<string, { options: { forEach?: unknown[] } }>;
+      };
+      expect(Object.values(stack.resources).every((r) => Array.isArray(r.options.forEach))).toBe(true);
+      const plan = await cli(["plan", "--json", "--detailed-exitcode", "-f", out]);
+      expectExit(plan, 2);
+      const changes = (
+        JSON.parse(plan.stdout) as {
+          resource_changes: {
+            address: string;
+            index?: string;
+            change: { actions: string[]; importing?: unknown; after: Record<string, unknown> };
+          }[];
+        }
+      ).resource_changes;
+      expect(changes).toHaveLength(EP_BINDINGS.reduce((n, b) => n + b.members.length, 0) + 1);
+      expect(
+        changes.every(
+          (c) =>
+            c.change.actions[0] === "no-op" && c.change.importing !== undefined && c.index === c.change.after.member,
+        ),
+      ).toBe(true);
+      await expect(
+        cli(["import", "--generate", EP, "--out", join(ws.dir, "no.yaml"), "--group"]).then((r) => r.code),
+      ).resolves.toBe(1);
+    },
+  );
 });
 
 // Issue 11, item 8: --out never overwrites without --force, and the generated stack's name (which
@@ -241,24 +333,29 @@ describe("converge import --generate: the out file and the stack name", { timeou
     ]);
     expectExit(spaced, 0);
     expectExit(named, 0);
-    expect((parse(await readFile(join(ws.dir, "prod access.yaml"), "utf8")) as GeneratedStack).name).toBe("prod-access");
+    expect((parse(await readFile(join(ws.dir, "prod access.yaml"), "utf8")) as GeneratedStack).name).toBe(
+      "prod-access",
+    );
     expect((parse(await readFile(join(ws.dir, "endpoint.yaml"), "utf8")) as GeneratedStack).name).toBe("churn-team");
   });
 
-  it("refuses a --name outside the stack name pattern, and a name whose default state already exists beside --out", async () => {
-    const out = join(ws.dir, "bad-name.yaml");
-    const bad = await cli(["import", "--generate", RP, "--out", out, "--name", "prod access"]);
-    expectExit(bad, 1);
-    expect(bad.stderr).toContain('"prod access"');
-    expect(existsSync(out)).toBe(false);
+  it(
+    "refuses a --name outside the stack name pattern, and a name " + "whose default state already exists beside --out",
+    async () => {
+      const out = join(ws.dir, "bad-name.yaml");
+      const bad = await cli(["import", "--generate", RP, "--out", out, "--name", "prod access"]);
+      expectExit(bad, 1);
+      expect(bad.stderr).toContain('"prod access"');
+      expect(existsSync(out)).toBe(false);
 
-    await mkdir(join(ws.dir, "state"), { recursive: true });
-    await writeFile(join(ws.dir, "state", "taken.json"), "{}\n");
-    await resetStats(ws.emu);
-    const shared = await cli(["import", "--generate", RP, "--out", join(ws.dir, "taken.yaml")]);
-    expectExit(shared, 1);
-    expect(shared.stderr).toContain(join(ws.dir, "state", "taken.json"));
-    expect(existsSync(join(ws.dir, "taken.yaml"))).toBe(false);
-    expect(totalRequests(await stats(ws.emu))).toBe(0);
-  });
+      await mkdir(join(ws.dir, "state"), { recursive: true });
+      await writeFile(join(ws.dir, "state", "taken.json"), "{}\n");
+      await resetStats(ws.emu);
+      const shared = await cli(["import", "--generate", RP, "--out", join(ws.dir, "taken.yaml")]);
+      expectExit(shared, 1);
+      expect(shared.stderr).toContain(join(ws.dir, "state", "taken.json"));
+      expect(existsSync(join(ws.dir, "taken.yaml"))).toBe(false);
+      expect(totalRequests(await stats(ws.emu))).toBe(0);
+    },
+  );
 });

@@ -208,7 +208,8 @@ describe("converge import --from-pulumi / --from-terraform", { timeout: 120_000 
     [
       "one with nothing to adopt",
       "--from-pulumi",
-      '{"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", "type": "pulumi:pulumi:Stack"}]}}',
+      '{"version": 3, "deployment": {"resources": [{"urn": ' +
+        '"urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", "type": "pulumi:pulumi:Stack"}]}}',
       /bad\.json.*holds no resource converge can adopt/,
     ],
   ])("refuses %s at its position, exit 1, writing nothing", async (_what, flag, body, message) => {

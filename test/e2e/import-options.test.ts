@@ -18,12 +18,32 @@ const SCORER = `projects/${PROJECT}/locations/${LOC}/endpoints/scorer`;
 const SEED: EmulatorWorld = {
   projects: { [PROJECT]: { number: "123456789012" } },
   restorePlans: [
-    { name: NIGHTLY, policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "group:sre@example.com"] }] } },
-    { name: WEEKLY, policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "group:sre@example.com"] }] } },
+    {
+      name: NIGHTLY,
+      policy: {
+        bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "group:sre@example.com"] }],
+      },
+    },
+    {
+      name: WEEKLY,
+      policy: {
+        bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "group:sre@example.com"] }],
+      },
+    },
   ],
   endpoints: [
-    { name: CHURN, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }] } },
-    { name: SCORER, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }] } },
+    {
+      name: CHURN,
+      policy: {
+        bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }],
+      },
+    },
+    {
+      name: SCORER,
+      policy: {
+        bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }],
+      },
+    },
   ],
 };
 
@@ -82,39 +102,57 @@ describe("options.import", { timeout: 90_000 }, () => {
       ["dana", `${CHURN} roles/aiplatform.user user:dana@example.com`],
       ["viewers", `${NIGHTLY} roles/gkebackup.viewer`],
     ]);
-    expect(s.resources.find((r) => r.address === "viewers")!.inputs).toEqual({ name: NIGHTLY, role: "roles/gkebackup.viewer", members: ["group:sre@example.com", "user:carol@example.com"] });
+    expect(s.resources.find((r) => r.address === "viewers")!.inputs).toEqual({
+      name: NIGHTLY,
+      role: "roles/gkebackup.viewer",
+      members: ["group:sre@example.com", "user:carol@example.com"],
+    });
 
     const again = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
     expectExit(again, 0);
     expect((await stats(ws.emu)).requests[SET_RP]).toBe(0);
   });
 
-  it("a mismatching binding plans as imported and updated in-place; apply writes exactly once, to that policy", async () => {
-    const stack = await writeStack("mismatch.yaml", WEEKLY, SCORER, ["user:carol@example.com", "user:zed@example.com"]);
-    const state = join(ws.dir, "mismatch.json");
-    await resetStats(ws.emu);
+  it(
+    "a mismatching binding plans as imported and updated in-place; " + "apply writes exactly once, to that policy",
+    async () => {
+      const stack = await writeStack("mismatch.yaml", WEEKLY, SCORER, [
+        "user:carol@example.com",
+        "user:zed@example.com",
+      ]);
+      const state = join(ws.dir, "mismatch.json");
+      await resetStats(ws.emu);
 
-    const plan = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
-    expectExit(plan, 2);
-    expect(plan.stdout).toContain("# viewers will be imported and updated in-place");
-    expect(plan.stdout).toContain("# dana will be imported\n");
-    expect(plan.stdout).toMatch(/^ +- "group:sre@example\.com",$/m);
-    expect(plan.stdout).toMatch(/^ +\+ "user:zed@example\.com",$/m);
-    expect(plan.stdout).toContain("Plan: 2 to import, 0 to add, 1 to change, 0 to destroy.");
+      const plan = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
+      expectExit(plan, 2);
+      expect(plan.stdout).toContain("# viewers will be imported and updated in-place");
+      expect(plan.stdout).toContain("# dana will be imported\n");
+      expect(plan.stdout).toMatch(/^ +- "group:sre@example\.com",$/m);
+      expect(plan.stdout).toMatch(/^ +\+ "user:zed@example\.com",$/m);
+      expect(plan.stdout).toContain("Plan: 2 to import, 0 to add, 1 to change, 0 to destroy.");
 
-    const apply = await cli(["apply", "--auto-approve", "-f", stack, "--state", state]);
-    expectExit(apply, 0);
-    const st = await stats(ws.emu);
-    expect(st.requests[SET_RP]).toBe(1);
-    expect(st.requests[SET_EP]).toBe(0);
+      const apply = await cli(["apply", "--auto-approve", "-f", stack, "--state", state]);
+      expectExit(apply, 0);
+      const st = await stats(ws.emu);
+      expect(st.requests[SET_RP]).toBe(1);
+      expect(st.requests[SET_EP]).toBe(0);
 
-    const weekly = (await livePolicy(ws.emu, WEEKLY)).bindings!;
-    expect(weekly.map((b) => ({ ...b, members: [...b.members].sort() }))).toEqual([{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "user:zed@example.com"] }]);
-    // The other policies are untouched.
-    expect((await livePolicy(ws.emu, NIGHTLY)).bindings![0]!.members.sort()).toEqual(["group:sre@example.com", "user:carol@example.com"]);
-    expect((await livePolicy(ws.emu, SCORER)).bindings![0]!.members.sort()).toEqual(["group:ml@example.com", "user:dana@example.com"]);
+      const weekly = (await livePolicy(ws.emu, WEEKLY)).bindings!;
+      expect(weekly.map((b) => ({ ...b, members: [...b.members].sort() }))).toEqual([
+        { role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "user:zed@example.com"] },
+      ]);
+      // The other policies are untouched.
+      expect((await livePolicy(ws.emu, NIGHTLY)).bindings![0]!.members.sort()).toEqual([
+        "group:sre@example.com",
+        "user:carol@example.com",
+      ]);
+      expect((await livePolicy(ws.emu, SCORER)).bindings![0]!.members.sort()).toEqual([
+        "group:ml@example.com",
+        "user:dana@example.com",
+      ]);
 
-    const again = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
-    expectExit(again, 0);
-  });
+      const again = await cli(["plan", "--detailed-exitcode", "-f", stack, "--state", state]);
+      expectExit(again, 0);
+    },
+  );
 });

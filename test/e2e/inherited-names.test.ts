@@ -16,7 +16,9 @@ const PRESENT = INHERITED.filter((n) => !ABSENT.includes(n));
 const EXPECTED: Record<string, string> = Object.fromEntries(
   PRESENT.map((n) => [n, n === "__proto__" ? "tv" : n === "constructor" ? "user:ana@example.com" : `out-${n}`]),
 );
-const outputLine = (n: string) => `  ${n}: "${n === "__proto__" ? "${toString.valueOf}" : n === "constructor" ? "${constructor.member}" : `out-${n}`}"\n`;
+const outputLine = (n: string) =>
+  `  ${n}: "` +
+  `${n === "__proto__" ? "${toString.valueOf}" : n === "constructor" ? "${constructor.member}" : `out-${n}`}"\n`;
 
 const STACK = `name: inherited
 provider:

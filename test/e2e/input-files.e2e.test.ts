@@ -9,17 +9,36 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
-import { expectExit, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace, type CliResult } from "./helpers.js";
+import {
+  expectExit,
+  runCli,
+  stackTraceLines,
+  stats,
+  totalRequests,
+  useEmulatorWorkspace,
+  type CliResult,
+} from "./helpers.js";
 
-const SEED: EmulatorWorld = { projects: { "my-project": { number: "123456789012" } }, restorePlans: [{ name: "projects/my-project/locations/us-central1/restorePlans/nightly" }] };
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [{ name: "projects/my-project/locations/us-central1/restorePlans/nightly" }],
+};
 const ws = useEmulatorWorkspace(SEED, "converge-input-files-");
 
 const MiB = 1024 * 1024;
-const STACK = "name: files\nprovider:\n  project: my-project\n  location: us-central1\nconfig:\n  who: { type: string, default: x }\nresources: {}\n";
-const embedded = (seed: string) => `name: files\nprovider:\n  project: my-project\n  location: us-central1\n  endpoint: embedded\n  seed: ${seed}\nresources: {}\n`;
+const STACK =
+  "name: files\nprovider:\n  project: my-project\n  location: " +
+  "us-central1\nconfig:\n  who: { type: string, default: x }\nresources: {}\n";
+const embedded = (seed: string) =>
+  `name: files\nprovider:\n  project: my-project\n  location: us-central1\n  ` +
+  `endpoint: embedded\n  seed: ${seed}\nresources: {}\n`;
 
 type Special = "fifo" | "/dev/zero" | "large";
-const KIND: Record<Special, string> = { fifo: "is a FIFO (named pipe), not a regular file", "/dev/zero": "is a character device, not a regular file", large: "" };
+const KIND: Record<Special, string> = {
+  fifo: "is a FIFO (named pipe), not a regular file",
+  "/dev/zero": "is a character device, not a regular file",
+  large: "",
+};
 
 /** A fresh directory for one case, with state/ (left empty by every refusal). */
 async function caseDir(name: string): Promise<string> {
@@ -43,12 +62,14 @@ function plant(kind: Special, path: string, bytes = 0): string {
 /** The summary for `what path` of this kind; for a link to /dev/zero, as the state store words it. */
 function summary(kind: Special, what: string, path: string, capMiB: number): string {
   if (kind === "large") return `${what} ${path} is larger than ${capMiB} MiB, the most converge reads`;
-  if (kind === "/dev/zero") return `${what} ${path} links to /dev/zero, which is a character device, not a regular file`;
+  if (kind === "/dev/zero")
+    return `${what} ${path} links to /dev/zero, which is a character device, not a regular file`;
   return `${what} ${path} ${KIND[kind]}`;
 }
 
 /** Runs the CLI in `dir`; a hang shows as a kill (exit code null) after 10 s. */
-const cli = (dir: string, args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, emulator: ws.emu, env, timeoutMs: 10_000 });
+const cli = (dir: string, args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { cwd: dir, emulator: ws.emu, env, timeoutMs: 10_000 });
 
 function expectRefused(r: CliResult, text: string, dir: string): void {
   expectExit(r, 1);
@@ -164,10 +185,22 @@ describe("input files that are /dev/zero are refused at once, never read", { tim
 
   it("-f /dev/zero and --var-file /dev/zero themselves", async () => {
     const dir = await caseDir("dev-zero-direct");
-    expectRefused(await cli(dir, ["plan", "-f", "/dev/zero"]), "Error: stack file /dev/zero is a character device, not a regular file", dir);
+    expectRefused(
+      await cli(dir, ["plan", "-f", "/dev/zero"]),
+      "Error: stack file /dev/zero is a character device, not a regular file",
+      dir,
+    );
     writeFileSync(join(dir, "stack.yaml"), STACK);
-    expectRefused(await cli(dir, ["plan", "--var-file", "/dev/zero"]), "Error: --var-file /dev/zero is a character device, not a regular file", dir);
-    expectRefused(await cli(dir, ["validate", "--var-file", "/dev/zero"]), "Error: --var-file /dev/zero is a character device, not a regular file", dir);
+    expectRefused(
+      await cli(dir, ["plan", "--var-file", "/dev/zero"]),
+      "Error: --var-file /dev/zero is a character device, not a regular file",
+      dir,
+    );
+    expectRefused(
+      await cli(dir, ["validate", "--var-file", "/dev/zero"]),
+      "Error: --var-file /dev/zero is a character device, not a regular file",
+      dir,
+    );
   });
 });
 
@@ -193,7 +226,9 @@ describe("after all the refused files", () => {
   it("the emulator received no request at all, and no state was written", async () => {
     const s = await stats(ws.emu);
     expect(totalRequests(s), JSON.stringify(s.requests)).toBe(0);
-    const found = readdirSync(ws.dir, { recursive: true }).map(String).filter((f) => f.includes(`state/`) && !f.endsWith(".emulator.world"));
+    const found = readdirSync(ws.dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.includes(`state/`) && !f.endsWith(".emulator.world"));
     expect(found).toEqual([]);
   });
 });

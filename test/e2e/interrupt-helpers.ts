@@ -34,7 +34,10 @@ export interface GrantStack {
 export async function writeGrantStack(dir: string, tag: string): Promise<GrantStack> {
   const stackFile = join(dir, `${tag}.yaml`);
   const statePath = join(dir, `${tag}.json`);
-  await writeFile(stackFile, stackHead(tag) + ids.map((i) => memberYaml(`m${i}`, `e${i}`, ROLE, `user:${tag}-${i}@example.com`)).join(""));
+  await writeFile(
+    stackFile,
+    stackHead(tag) + ids.map((i) => memberYaml(`m${i}`, `e${i}`, ROLE, `user:${tag}-${i}@example.com`)).join(""),
+  );
   return { stackFile, statePath, files: ["-f", stackFile, "--state", statePath] };
 }
 
@@ -44,7 +47,9 @@ export async function writeGrantStack(dir: string, tag: string): Promise<GrantSt
  */
 export async function expectSavedAsLive(emu: RunningEmulator, s: GrantStack, tag: string): Promise<string[]> {
   const live = await world(emu);
-  const granted = ids.filter((i) => membersOf(policyIn(live, ep(`e${i}`)), ROLE).includes(`user:${tag}-${i}@example.com`)).map((i) => `m${i}`);
+  const granted = ids
+    .filter((i) => membersOf(policyIn(live, ep(`e${i}`)), ROLE).includes(`user:${tag}-${i}@example.com`))
+    .map((i) => `m${i}`);
   const state = await readStateFile(s.statePath);
   const saved = state.resources.map((r) => r.address).sort();
   expect(saved).toEqual(granted);
@@ -54,7 +59,12 @@ export async function expectSavedAsLive(emu: RunningEmulator, s: GrantStack, tag
 }
 
 /** The next plan adopts nothing: it creates the grants the stopped apply did not make, only. */
-export async function expectRestPlanned(emu: RunningEmulator, dir: string, s: GrantStack, saved: readonly string[]): Promise<void> {
+export async function expectRestPlanned(
+  emu: RunningEmulator,
+  dir: string,
+  s: GrantStack,
+  saved: readonly string[],
+): Promise<void> {
   const plan = await runCli(["plan", ...s.files], { cwd: dir, emulator: emu, timeoutMs: 60_000 });
   expectExit(plan, 0);
   expect(plan.stdout).not.toMatch(/adopt/i);
@@ -67,7 +77,10 @@ export async function expectRestPlanned(emu: RunningEmulator, dir: string, s: Gr
  * the tests (of the file, or of the describe it is called in) and stopped after them; its output
  * is far larger than a pipe holds. `statePath` is state/s.json (not written).
  */
-export function useGeneratedStack(prefix: string, n: number): { readonly emu: RunningEmulator; readonly dir: string; readonly stackFile: string; readonly statePath: string } {
+export function useGeneratedStack(
+  prefix: string,
+  n: number,
+): { readonly emu: RunningEmulator; readonly dir: string; readonly stackFile: string; readonly statePath: string } {
   const tmp = useTempDir(prefix);
   let emu: RunningEmulator | undefined;
   let stackFile = "";

@@ -33,13 +33,24 @@ describe.concurrent("converge plan rejects malformed stacks", () => {
     for (const want of fx.errors) {
       const where = `${rel}:${want.line}:${want.column}: Error: `;
       const line = lines.find((l) => l.startsWith(where) && want.summary.every((s) => l.includes(s)));
-      expect(line, `stderr has no line starting ${where} containing ${JSON.stringify(want.summary)}:\n${r.stderr}`).toBeDefined();
+      expect(
+        line,
+        `stderr has no line starting ${where} containing ${JSON.stringify(want.summary)}:\n${r.stderr}`,
+      ).toBeDefined();
       if (want.path) expect(r.stderr).toContain(`  at ${want.path}`);
     }
     if (fx.errors.length > 1) {
       // all reported together, in document order, with a count
       expect(r.stderr).toContain(`${fx.errors.length} errors, 0 warnings.`);
-      const positions = lines.filter((l) => l.startsWith(`${rel}:`)).map((l) => l.slice(rel.length + 1).split(":").slice(0, 2).join(":"));
+      const positions = lines
+        .filter((l) => l.startsWith(`${rel}:`))
+        .map((l) =>
+          l
+            .slice(rel.length + 1)
+            .split(":")
+            .slice(0, 2)
+            .join(":"),
+        );
       expect(positions).toEqual(fx.errors.map((e) => `${e.line}:${e.column}`));
     }
     // Nothing was written beside the state file, and nothing at all went to the cloud.
@@ -55,7 +66,11 @@ describe("after all the malformed stacks", () => {
   });
 
   it("no state file appeared anywhere in the temp dir", () => {
-    const found = existsSync(ws.dir) ? readdirSync(ws.dir, { recursive: true }).map(String).filter((f) => f.endsWith(".json")) : [];
+    const found = existsSync(ws.dir)
+      ? readdirSync(ws.dir, { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith(".json"))
+      : [];
     expect(found).toEqual([]);
   });
 });

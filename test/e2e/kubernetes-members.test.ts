@@ -9,7 +9,10 @@ import { describe, expect, it } from "vitest";
 import { expectExit, livePolicy, runCli, stackTraceLines, useEmulatorWorkspace } from "./helpers.js";
 
 const PLAN = "projects/my-project/locations/us-central1/restorePlans/nightly";
-const ws = useEmulatorWorkspace({ projects: { "my-project": { number: "123456789012" } }, restorePlans: [{ name: PLAN }] }, "converge-kubernetes-members-");
+const ws = useEmulatorWorkspace(
+  { projects: { "my-project": { number: "123456789012" } }, restorePlans: [{ name: PLAN }] },
+  "converge-kubernetes-members-",
+);
 
 const stack = (member: string) => `name: ksa
 provider: { project: my-project, location: us-central1 }
@@ -44,6 +47,11 @@ describe("Kubernetes service accounts as members", { timeout: 60_000 }, () => {
   it("validate refuses a malformed one, saying which part is wrong and what is expected", async () => {
     const r = await run("serviceAccount:my-project.svc.id.goog[default/My_KSA]", ["validate"]);
     expectExit(r, 1);
-    expect(r.stderr).toMatch(/is not a Kubernetes service account: the name is not a DNS subdomain .*; expected serviceAccount:\{project\}\.svc\.id\.goog\[\{namespace\}\/\{name\}\]/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        String.raw`is not a Kubernetes service account: the name is not a DNS subdomain .*; expected serviceA` +
+          String.raw`ccount:\{project\}\.svc\.id\.goog\[\{namespace\}\/\{name\}\]`,
+      ),
+    );
   });
 });

@@ -7,7 +7,15 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
-import { expectExit, resetStats, runCli, stackTraceLines, stats, totalRequests, useEmulatorWorkspace } from "./helpers.js";
+import {
+  expectExit,
+  resetStats,
+  runCli,
+  stackTraceLines,
+  stats,
+  totalRequests,
+  useEmulatorWorkspace,
+} from "./helpers.js";
 import { ep, rp } from "./apply-helpers.js";
 
 const SEED: EmulatorWorld = {
@@ -109,7 +117,15 @@ resources:
     properties: { name: "\${plan}", role: "\${role}", members: "\${viewers}" }
 `;
     const dir = await stackIn("more", stack);
-    const err = await refused(dir, ["validate", "--var", "role=viewer", "--var", "plan=no such plan", "--var", 'viewers=["user:ok@example.com","nobody"]']);
+    const err = await refused(dir, [
+      "validate",
+      "--var",
+      "role=viewer",
+      "--var",
+      "plan=no such plan",
+      "--var",
+      'viewers=["user:ok@example.com","nobody"]',
+    ]);
     expect(err).toMatch(/stack\.yaml:10:25: Error: b: "no such plan" is not a valid restorePlan name/);
     expect(err).toMatch(/stack\.yaml:10:42: Error: b: role "viewer" is not of the form/);
     expect(err).toContain(`stack.yaml:10:62: Error: b: ${NO_PREFIX}`);
@@ -127,7 +143,13 @@ resources:
     const dir = join(ws.dir, "embedded");
     await mkdir(dir);
     await writeFile(join(dir, "cloud.seed.json"), JSON.stringify(SEED));
-    await writeFile(join(dir, "stack.yaml"), INPUTS_STACK.replace("location: us-central1 }", "location: us-central1, endpoint: embedded, seed: cloud.seed.json }"));
+    await writeFile(
+      join(dir, "stack.yaml"),
+      INPUTS_STACK.replace(
+        "location: us-central1 }",
+        "location: us-central1, endpoint: embedded, seed: cloud.seed.json }",
+      ),
+    );
     const r = await runCli(["plan", "--var", "who=nobody"], { cwd: dir });
     expectExit(r, 1);
     expect(r.stderr).toContain(`stack.yaml:8:71: Error: a: ${NO_PREFIX}`);
@@ -141,10 +163,18 @@ describe("a reference to a forEach instance that does not exist is an error when
     it(`${command}: each bad reference at its position, with no request`, async () => {
       const dir = await stackIn(`refs-${command}`, REFS_STACK);
       const err = await refused(dir, [command]);
-      expect(err).toContain(`stack.yaml:16:73: Error: "\${mixed["zzz"].etag}": mixed has no instance "zzz"; its instances are "a", "b"`);
-      expect(err).toContain(`stack.yaml:19:73: Error: "\${none["q"].etag}": none has no instance "q"; it has no instances`);
-      expect(err).toContain(`stack.yaml:22:73: Error: "\${mixed[5].etag}": mixed has no instance 5; its instances are "a", "b"`);
-      expect(err).toContain(`stack.yaml:25:73: Error: "\${mixed.etag}": mixed is a forEach resource: name one instance, e.g. mixed["a"]`);
+      expect(err).toContain(
+        `stack.yaml:16:73: Error: "\${mixed["zzz"].etag}": mixed has no instance "zzz"; its instances are "a", "b"`,
+      );
+      expect(err).toContain(
+        `stack.yaml:19:73: Error: "\${none["q"].etag}": none has no instance "q"; it has no instances`,
+      );
+      expect(err).toContain(
+        `stack.yaml:22:73: Error: "\${mixed[5].etag}": mixed has no instance 5; its instances are "a", "b"`,
+      );
+      expect(err).toContain(
+        `stack.yaml:25:73: Error: "\${mixed.etag}": mixed is a forEach resource: name one instance, e.g. mixed["a"]`,
+      );
       expect(err).toContain("4 errors, 0 warnings.");
     });
   }

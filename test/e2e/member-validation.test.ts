@@ -63,7 +63,11 @@ async function run(stack: string, file: string, command: string[]) {
   return runCli([...command, "-f", file], { cwd: ws.dir, emulator: ws.emu });
 }
 
-function expectErrors(stderr: string, file: string, want: [line: number, column: number, address: string, member: string, expected: RegExp][]): void {
+function expectErrors(
+  stderr: string,
+  file: string,
+  want: [line: number, column: number, address: string, member: string, expected: RegExp][],
+): void {
   expect(stackTraceLines(stderr)).toEqual([]);
   const lines = stderr.split("\n");
   for (const [line, column, address, member, expected] of want) {
@@ -85,13 +89,31 @@ const E1_ERRORS: Parameters<typeof expectErrors>[2] = [
 
 const OTHER_ERRORS: Parameters<typeof expectErrors>[2] = [
   [10, 11, "viewers", '"group:s\\x00re@example.com"', /not an email address.*control character \(U\+0000\)/],
-  [11, 11, "viewers", '"group:sre@example.com\\x1b[2J\\x1b[31mEVIL"', /not an email address.*control character \(U\+001B\)/],
+  [
+    11,
+    11,
+    "viewers",
+    '"group:sre@example.com\\x1b[2J\\x1b[31mEVIL"',
+    /not an email address.*control character \(U\+001B\)/,
+  ],
   [12, 11, "viewers", '"user:a\\x07@example.com"', /not an email address.*control character \(U\+0007\)/],
   [13, 11, "viewers", '"serviceAccount:-sa@p.iam.gserviceaccount.com."', /not an email address.*empty label/],
   [14, 11, "viewers", '"domain:example..com"', /not a domain name.*empty label/],
   [15, 11, "viewers", '"deleted:user:a@b..com?uid=123"', /not a valid deleted principal.*empty label/],
-  [16, 11, "viewers", '"principal://iam.googleapis.com/locations/global/workforcePools/staff/subject/"', /not a valid principal identifier.*subject\/\{value\}/],
-  [17, 11, "viewers", '"principalSet://iam..googleapis.com/locations/global/workforcePools/staff/*"', /not a valid principalSet identifier.*empty label/],
+  [
+    16,
+    11,
+    "viewers",
+    '"principal://iam.googleapis.com/locations/global/workforcePools/staff/subject/"',
+    /not a valid principal identifier.*subject\/\{value\}/,
+  ],
+  [
+    17,
+    11,
+    "viewers",
+    '"principalSet://iam..googleapis.com/locations/global/workforcePools/staff/*"',
+    /not a valid principalSet identifier.*empty label/,
+  ],
 ];
 
 describe("members Google refuses fail validation, before any network call", { timeout: 60_000 }, () => {

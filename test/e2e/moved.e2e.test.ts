@@ -15,9 +15,12 @@ const SEED: EmulatorWorld = {
 };
 
 const HEAD = "name: moves\nprovider:\n  project: my-project\n  location: us-central1\n";
-const binding = (name: string) => `  ${name}:\n    type: ${BINDING_T}\n    properties:\n      name: nightly\n      role: roles/gkebackup.viewer\n      members: [user:alice@example.com]\n`;
+const binding = (name: string) =>
+  `  ${name}:\n    type: ${BINDING_T}\n    properties:\n      name: nightly\n      role: ` +
+  `roles/gkebackup.viewer\n      members: [user:alice@example.com]\n`;
 const members = (name: string) =>
-  `  ${name}:\n    type: ${MEMBER_T}\n    options:\n      forEach: [sre, data]\n    properties:\n      name: churn\n      role: roles/aiplatform.viewer\n      member: group:\${each.value}@example.com\n`;
+  `  ${name}:\n    type: ${MEMBER_T}\n    options:\n      forEach: [sre, data]\n    properties:\n      ` +
+  `name: churn\n      role: roles/aiplatform.viewer\n      member: group:\${each.value}@example.com\n`;
 
 const ws = useEmulatorWorkspace(SEED, "converge-moved-");
 
@@ -33,7 +36,11 @@ describe("moved", () => {
     await writeFile(stack, `${HEAD}resources:\n${binding("viewers")}${members("teams")}`);
     expectExit(await cli(["apply", "--auto-approve"]), 0);
 
-    await writeFile(stack, `${HEAD}moved:\n  - from: viewers\n    to: readers\n  - from: teams\n    to: groups\nresources:\n${binding("readers")}${members("groups")}`);
+    await writeFile(
+      stack,
+      `${HEAD}moved:\n  - from: viewers\n    to: readers\n  - from: teams\n    to: ` +
+        `groups\nresources:\n${binding("readers")}${members("groups")}`,
+    );
     await resetStats(ws.emu);
     const planned = await cli(["plan"]);
     expectExit(planned, 0);
@@ -43,8 +50,15 @@ describe("moved", () => {
     // Nothing but moves: no legend of symbols that the plan does not use.
     expect(planned.stdout).not.toContain("Resource actions are indicated with the following symbols");
     const json = await cli(["plan", "--json"]);
-    const changes = (JSON.parse(json.stdout) as { resource_changes: { address: string; previous_address?: string; change: { actions: string[] } }[] }).resource_changes;
-    expect(changes.find((c) => c.address === "readers")).toMatchObject({ previous_address: "viewers", change: { actions: ["no-op"] } });
+    const changes = (
+      JSON.parse(json.stdout) as {
+        resource_changes: { address: string; previous_address?: string; change: { actions: string[] } }[];
+      }
+    ).resource_changes;
+    expect(changes.find((c) => c.address === "readers")).toMatchObject({
+      previous_address: "viewers",
+      change: { actions: ["no-op"] },
+    });
 
     expectExit(await cli(["apply", "--auto-approve"]), 0);
     const s = await stats(ws.emu);
@@ -57,7 +71,11 @@ describe("moved", () => {
 
   it("reports a cycle and a target the stack does not declare, positioned", async () => {
     const stack = join(ws.dir, "bad.yaml");
-    await writeFile(stack, `${HEAD}moved:\n  - from: a\n    to: b\n  - from: b\n    to: a\n  - from: old\n    to: nowhere\nresources:\n${binding("readers")}`);
+    await writeFile(
+      stack,
+      `${HEAD}moved:\n  - from: a\n    to: b\n  - from: b\n    to: a\n  - from: ` +
+        `old\n    to: nowhere\nresources:\n${binding("readers")}`,
+    );
     const r = await runCli(["validate", "-f", stack], { cwd: ws.dir });
     expectExit(r, 1);
     expect(r.stderr).toContain("bad.yaml:6:5: Error: moved[0]: the moves form a cycle: a -> b -> a");

@@ -20,14 +20,21 @@ const ws = useEmulatorWorkspace(SEED, "converge-one-write-");
 const STACK =
   stackHead("one-write") +
   bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:bob@example.com"]) +
-  memberYaml("after", "churn", "roles/aiplatform.user", "user:dana@example.com", "    options:\n      dependsOn: [viewers]\n") +
+  memberYaml(
+    "after",
+    "churn",
+    "roles/aiplatform.user",
+    "user:dana@example.com",
+    "    options:\n      dependsOn: [viewers]\n",
+  ) +
   memberYaml("free", "churn", "roles/aiplatform.viewer", "user:erin@example.com");
 
 describe("one write per policy", () => {
   it("writes the endpoint once although one of its members waits for the restore plan's binding", async () => {
     const stackFile = join(ws.dir, "stack.yaml");
     const statePath = join(ws.dir, "state.json");
-    const cli = (...args: string[]) => runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const cli = (...args: string[]) =>
+      runCli([...args, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
     await writeFile(stackFile, STACK);
     await resetStats(ws.emu);
     const applied = await cli("apply", "--auto-approve");

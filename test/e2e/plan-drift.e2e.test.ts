@@ -8,7 +8,16 @@ import { validate } from "../../src/schemas/index.js";
 import { EP, RP, bindingState, makeState, memberState } from "../fixtures/builders.js";
 import { GET_EP, GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
 import { DANA_INVOKER, NIGHTLY_VIEWERS, stackHead } from "./apply-helpers.js";
-import { expectExit, livePolicy, resetStats, runCli, setPolicyOutOfBand, stackTraceLines, stats, useStackWorkspace } from "./helpers.js";
+import {
+  expectExit,
+  livePolicy,
+  resetStats,
+  runCli,
+  setPolicyOutOfBand,
+  stackTraceLines,
+  stats,
+  useStackWorkspace,
+} from "./helpers.js";
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
@@ -23,7 +32,14 @@ const SEED: EmulatorWorld = {
       },
     },
   ],
-  endpoints: [{ name: EP, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "user:erin@example.com"] }] } }],
+  endpoints: [
+    {
+      name: EP,
+      policy: {
+        bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "user:erin@example.com"] }],
+      },
+    },
+  ],
 };
 
 // The stack spells Alice with a capital; Google (and the emulator) hold it lower-cased.
@@ -41,8 +57,14 @@ beforeAll(async () => {
   const state: State = makeState(
     "drift",
     [
-      bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:bob@example.com", "user:Alice@example.com"] }, rpEtag),
-      memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "user:dana@example.com" }, epEtag, ["viewers"]),
+      bindingState(
+        "viewers",
+        { name: RP, role: "roles/gkebackup.viewer", members: ["user:bob@example.com", "user:Alice@example.com"] },
+        rpEtag,
+      ),
+      memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "user:dana@example.com" }, epEtag, [
+        "viewers",
+      ]),
     ],
     { viewersId: `${RP} roles/gkebackup.viewer` },
   );
@@ -50,7 +72,11 @@ beforeAll(async () => {
   await writeFile(ws.statePath, stateText, { mode: 0o600 });
 });
 
-const plan = (...extra: string[]) => runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--detailed-exitcode", ...extra], { emulator: ws.emu, cwd: ws.dir });
+const plan = (...extra: string[]) =>
+  runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--detailed-exitcode", ...extra], {
+    emulator: ws.emu,
+    cwd: ws.dir,
+  });
 
 describe("plan against a live cloud in sync with the state", () => {
   it("the hand-written state is a valid converge state", async () => {
@@ -86,9 +112,15 @@ describe("after a member is removed out of band", () => {
   beforeAll(async () => {
     await setPolicyOutOfBand(ws.emu, RP, (p) => ({
       ...p,
-      bindings: p.bindings!.map((b) => (b.role === "roles/gkebackup.viewer" ? { ...b, members: b.members.filter((m) => m !== "user:bob@example.com") } : b)),
+      bindings: p.bindings!.map((b) =>
+        b.role === "roles/gkebackup.viewer"
+          ? { ...b, members: b.members.filter((m) => m !== "user:bob@example.com") }
+          : b,
+      ),
     }));
-    expect((await livePolicy(ws.emu, RP)).bindings!.find((b) => b.role === "roles/gkebackup.viewer")!.members).toEqual(["user:alice@example.com"]);
+    expect((await livePolicy(ws.emu, RP)).bindings!.find((b) => b.role === "roles/gkebackup.viewer")!.members).toEqual([
+      "user:alice@example.com",
+    ]);
   });
 
   it("reports the drift, plans an in-place update that restores the member, and exits 2", async () => {
@@ -98,7 +130,10 @@ describe("after a member is removed out of band", () => {
     expect(stackTraceLines(r.stderr)).toEqual([]);
     const out = r.stdout;
     expect(out).toContain("Objects have changed outside of converge");
-    const drift = out.slice(out.indexOf("Objects have changed"), out.indexOf("Unless you have made equivalent changes"));
+    const drift = out.slice(
+      out.indexOf("Objects have changed"),
+      out.indexOf("Unless you have made equivalent changes"),
+    );
     expect(drift).toContain("  # viewers has changed");
     expect(drift).toContain('  ~ resource "cloudnative:backup/v1:RestorePlanIamBinding" "viewers" {');
     expect(drift).toContain('          - "user:bob@example.com",');
@@ -115,7 +150,10 @@ describe("after a member is removed out of band", () => {
   });
 
   it("plans to re-create a member resource whose member was removed out of band", async () => {
-    await setPolicyOutOfBand(ws.emu, EP, (p) => ({ ...p, bindings: p.bindings!.map((b) => ({ ...b, members: b.members.filter((m) => m !== "user:dana@example.com") })) }));
+    await setPolicyOutOfBand(ws.emu, EP, (p) => ({
+      ...p,
+      bindings: p.bindings!.map((b) => ({ ...b, members: b.members.filter((m) => m !== "user:dana@example.com") })),
+    }));
     const r = await plan();
     expectExit(r, 2);
     expect(r.stdout).toContain("  # invoker has been deleted");

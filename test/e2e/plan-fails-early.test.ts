@@ -11,7 +11,11 @@ import { bindingYaml, ep, memberYaml, rp, setCalls, stateExists, stackHead } fro
 const SEED: EmulatorWorld = {
   projects: {
     "my-project": { number: "123456789012" },
-    "closed-project": { number: "210987654321", callers: { "ci-token": "user:ci@example.com" }, iamAdmins: ["user:admin@example.com"] },
+    "closed-project": {
+      number: "210987654321",
+      callers: { "ci-token": "user:ci@example.com" },
+      iamAdmins: ["user:admin@example.com"],
+    },
   },
   restorePlans: [
     { name: rp("nightly"), policy: { bindings: [] } },
@@ -30,27 +34,47 @@ const cases = [
   },
   {
     what: "a binding on a restore plan the caller may not read",
-    resource: bindingYaml("audit", "projects/closed-project/locations/us-central1/restorePlans/audit", "roles/gkebackup.viewer", ["user:bob@example.com"]),
+    resource: bindingYaml(
+      "audit",
+      "projects/closed-project/locations/us-central1/restorePlans/audit",
+      "roles/gkebackup.viewer",
+      ["user:bob@example.com"],
+    ),
     message: "audit: cannot read the IAM policy of projects/closed-project/locations/us-central1/restorePlans/audit",
   },
 ];
 
 describe("plans fail where apply would fail", () => {
-  it.each(cases)("$what: plan and apply exit 1 at plan time, at its name, with no write", async ({ resource, message }) => {
-    const stackFile = join(ws.dir, "stack.yaml");
-    const statePath = join(ws.dir, "state", "early.json");
-    // A valid resource first: apply must not write it either.
-    await writeFile(stackFile, stackHead("early") + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]) + resource);
-    const line = (await readFile(stackFile, "utf8")).split("\n").findIndex((l) => l.includes("nosuch") || l.includes("closed-project")) + 1;
-    for (const command of [["plan"], ["apply", "--auto-approve"]]) {
-      await resetStats(ws.emu);
-      const r = await runCli([...command, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu, env: { CLOUDNATIVE_ACCESS_TOKEN: "ci-token" } });
-      expectExit(r, 1);
-      expect(r.stderr).toContain(message);
-      expect(r.stderr).toContain(`stack.yaml:${line}:`);
-      expect(r.stderr).not.toContain("internal error");
-      expect(setCalls(await stats(ws.emu))).toBe(0);
-      expect(stateExists(statePath)).toBe(false);
-    }
-  });
+  it.each(cases)(
+    "$what: plan and apply exit 1 at plan time, at its name, with no write",
+    async ({ resource, message }) => {
+      const stackFile = join(ws.dir, "stack.yaml");
+      const statePath = join(ws.dir, "state", "early.json");
+      // A valid resource first: apply must not write it either.
+      await writeFile(
+        stackFile,
+        stackHead("early") +
+          bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]) +
+          resource,
+      );
+      const line =
+        (await readFile(stackFile, "utf8"))
+          .split("\n")
+          .findIndex((l) => l.includes("nosuch") || l.includes("closed-project")) + 1;
+      for (const command of [["plan"], ["apply", "--auto-approve"]]) {
+        await resetStats(ws.emu);
+        const r = await runCli([...command, "-f", stackFile, "--state", statePath], {
+          cwd: ws.dir,
+          emulator: ws.emu,
+          env: { CLOUDNATIVE_ACCESS_TOKEN: "ci-token" },
+        });
+        expectExit(r, 1);
+        expect(r.stderr).toContain(message);
+        expect(r.stderr).toContain(`stack.yaml:${line}:`);
+        expect(r.stderr).not.toContain("internal error");
+        expect(setCalls(await stats(ws.emu))).toBe(0);
+        expect(stateExists(statePath)).toBe(false);
+      }
+    },
+  );
 });

@@ -16,7 +16,14 @@ import { expectExit, livePolicy, runCli, stats, useStackWorkspace, writeState } 
 
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: [{ name: RP, policy: { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:carol@example.com"] }] } }],
+  restorePlans: [
+    {
+      name: RP,
+      policy: {
+        bindings: [{ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:carol@example.com"] }],
+      },
+    },
+  ],
   endpoints: [{ name: EP }],
   federations: [{ name: FED, labels: { owner: "data-eng" }, endpointUri: "thrift://10.0.0.7:9083", state: "ACTIVE" }],
 };
@@ -46,7 +53,17 @@ beforeAll(async () => {
   const etag = (await livePolicy(ws.emu, RP)).etag!;
   await writeState(
     ws.statePath,
-    makeState("js", [bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }, etag)], { viewersId: `${RP} roles/gkebackup.viewer` }),
+    makeState(
+      "js",
+      [
+        bindingState(
+          "viewers",
+          { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] },
+          etag,
+        ),
+      ],
+      { viewersId: `${RP} roles/gkebackup.viewer` },
+    ),
   );
 });
 
@@ -55,7 +72,10 @@ describe("plan --json", () => {
   let stdout: string;
 
   beforeAll(async () => {
-    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--out", join(ws.dir, "saved.plan.json")], { emulator: ws.emu, cwd: ws.dir });
+    const r = await runCli(
+      ["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--out", join(ws.dir, "saved.plan.json")],
+      { emulator: ws.emu, cwd: ws.dir },
+    );
     expectExit(r, 0);
     expect(r.stderr).toBe("");
     stdout = r.stdout;
@@ -76,7 +96,23 @@ describe("plan --json", () => {
 
   it("has Terraform's top-level members, converge's data under `converge`", () => {
     expect(Object.keys(plan).sort()).toEqual(
-      ["applyable", "complete", "configuration", "converge", "errored", "format_version", "output_changes", "planned_values", "prior_state", "relevant_attributes", "resource_changes", "resource_drift", "terraform_version", "timestamp", "variables"].sort(),
+      [
+        "applyable",
+        "complete",
+        "configuration",
+        "converge",
+        "errored",
+        "format_version",
+        "output_changes",
+        "planned_values",
+        "prior_state",
+        "relevant_attributes",
+        "resource_changes",
+        "resource_drift",
+        "terraform_version",
+        "timestamp",
+        "variables",
+      ].sort(),
     );
     expect(plan).toMatchObject({ format_version: "1.2", applyable: true, complete: true, errored: false });
     expect(plan.converge.prior_state.lineage).toEqual(expect.any(String));
@@ -87,19 +123,38 @@ describe("plan --json", () => {
   it("prior_state is the state as refreshed, with the data source read while planning", () => {
     expect(plan.prior_state!.format_version).toBe("1.0");
     const resources = plan.prior_state!.values.root_module.resources;
-    expect(resources.map((r) => [r.address, r.mode])).toEqual([["lake", "data"], ["viewers", "managed"]]);
+    expect(resources.map((r) => [r.address, r.mode])).toEqual([
+      ["lake", "data"],
+      ["viewers", "managed"],
+    ]);
     expect(resources[1]!.values).toMatchObject({ members: ["user:alice@example.com", "user:carol@example.com"] });
-    expect(plan.prior_state!.values.outputs.viewersId).toEqual({ sensitive: false, value: `${RP} roles/gkebackup.viewer`, type: "string" });
+    expect(plan.prior_state!.values.outputs.viewersId).toEqual({
+      sensitive: false,
+      value: `${RP} roles/gkebackup.viewer`,
+      type: "string",
+    });
   });
 
-  it("shows the role change as a replacement with replace_paths [[\"role\"]]", () => {
+  it('shows the role change as a replacement with replace_paths [["role"]]', () => {
     const c = plan.resource_changes.find((x) => x.address === "viewers")!;
     expect(c.change.actions).toEqual(["create", "delete"]);
     expect(c.change.replace_paths).toEqual([["role"]]);
-    expect(c.change.before).toMatchObject({ role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:carol@example.com"] });
-    expect(c.change.after).toMatchObject({ role: "roles/gkebackup.admin", members: ["user:alice@example.com"], etag: null });
+    expect(c.change.before).toMatchObject({
+      role: "roles/gkebackup.viewer",
+      members: ["user:alice@example.com", "user:carol@example.com"],
+    });
+    expect(c.change.after).toMatchObject({
+      role: "roles/gkebackup.admin",
+      members: ["user:alice@example.com"],
+      etag: null,
+    });
     expect(c.change.after_unknown).toMatchObject({ etag: true });
-    expect(c).toMatchObject({ type: BINDING, mode: "managed", provider_name: "converge.dev/converge/cloudnative", action_reason: "replace_because_cannot_update" });
+    expect(c).toMatchObject({
+      type: BINDING,
+      mode: "managed",
+      provider_name: "converge.dev/converge/cloudnative",
+      action_reason: "replace_because_cannot_update",
+    });
     expect(plan.converge.resource_changes.find((x) => x.address === "viewers")).toMatchObject({ policy: RP });
   });
 
@@ -107,15 +162,30 @@ describe("plan --json", () => {
     const c = plan.resource_changes.find((x) => x.address === "invoker")!;
     expect(c.change.actions).toEqual(["create"]);
     expect(c.change.before).toBeNull();
-    expect(c.change.after).toMatchObject({ member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com", name: EP });
-    expect(plan.planned_values.root_module.resources.find((r) => r.address === "invoker")!.values).toEqual(c.change.after);
+    expect(c.change.after).toMatchObject({
+      member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com",
+      name: EP,
+    });
+    expect(plan.planned_values.root_module.resources.find((r) => r.address === "invoker")!.values).toEqual(
+      c.change.after,
+    );
   });
 
   it("describes the stack as written in configuration, and what the changes refer to in relevant_attributes", () => {
     const invoker = plan.configuration.root_module.resources.find((r) => r.address === "invoker")!;
-    expect(invoker.expressions).toMatchObject({ name: { constant_value: "churn" }, member: { references: ["lake.labels.owner", "lake.labels", "lake"] } });
-    expect(plan.configuration.provider_config.cloudnative).toMatchObject({ full_name: "converge.dev/converge/cloudnative", expressions: { project: { constant_value: "my-project" } } });
-    expect(plan.relevant_attributes).toEqual([{ resource: "lake", attribute: ["endpointUri"] }, { resource: "lake", attribute: ["labels", "owner"] }, { resource: "viewers", attribute: ["id"] }]);
+    expect(invoker.expressions).toMatchObject({
+      name: { constant_value: "churn" },
+      member: { references: ["lake.labels.owner", "lake.labels", "lake"] },
+    });
+    expect(plan.configuration.provider_config.cloudnative).toMatchObject({
+      full_name: "converge.dev/converge/cloudnative",
+      expressions: { project: { constant_value: "my-project" } },
+    });
+    expect(plan.relevant_attributes).toEqual([
+      { resource: "lake", attribute: ["endpointUri"] },
+      { resource: "lake", attribute: ["labels", "owner"] },
+      { resource: "viewers", attribute: ["id"] },
+    ]);
   });
 
   it("lists the out-of-band member as drift", () => {
@@ -128,9 +198,16 @@ describe("plan --json", () => {
   });
 
   it("lists output changes", () => {
-    expect(plan.output_changes.viewersId).toMatchObject({ actions: ["update"], before: `${RP} roles/gkebackup.viewer` });
+    expect(plan.output_changes.viewersId).toMatchObject({
+      actions: ["update"],
+      before: `${RP} roles/gkebackup.viewer`,
+    });
     expect(plan.output_changes.viewersId).toMatchObject({ after: `${RP} roles/gkebackup.admin`, after_unknown: false });
-    expect(plan.output_changes.lakeEndpoint).toMatchObject({ actions: ["create"], before: null, after: "thrift://10.0.0.7:9083" });
+    expect(plan.output_changes.lakeEndpoint).toMatchObject({
+      actions: ["create"],
+      before: null,
+      after: "thrift://10.0.0.7:9083",
+    });
   });
 
   it("--out saved converge's plan, which `show --json` prints as plan --json did", async () => {
@@ -144,7 +221,10 @@ describe("plan --json", () => {
   });
 
   it("exits 2 with --detailed-exitcode, stdout still pure JSON", async () => {
-    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--detailed-exitcode"], { emulator: ws.emu, cwd: ws.dir });
+    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--detailed-exitcode"], {
+      emulator: ws.emu,
+      cwd: ws.dir,
+    });
     expectExit(r, 2);
     expect(validate("terraform-plan.schema.json", JSON.parse(r.stdout))).toEqual([]);
   });
@@ -160,19 +240,30 @@ describe("plan --json", () => {
     expect(validate("terraform-plan.schema.json#/definitions/TerraformPlanFailure", failure)).toEqual([]);
     expect(() => decodePlan(failure)).not.toThrow();
     expect(failure).toMatchObject({ errored: true, applyable: false });
-    expect(failure.converge.diagnostics).toEqual([expect.objectContaining({ line: 15, column: 13, summary: expect.stringContaining('viewers: role "admin" is not of the form') })]);
-    expect(r.stderr).toContain("bad.yaml:15:13: Error: viewers: role \"admin\" is not of the form");
+    expect(failure.converge.diagnostics).toEqual([
+      expect.objectContaining({
+        line: 15,
+        column: 13,
+        summary: expect.stringContaining('viewers: role "admin" is not of the form'),
+      }),
+    ]);
+    expect(r.stderr).toContain('bad.yaml:15:13: Error: viewers: role "admin" is not of the form');
     expect((await stats(ws.emu)).requests).toEqual(before.requests);
   });
 
   it("a plan with errors is printed whole, with errored: true, and exits 1", async () => {
-    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--target", "nosuch"], { emulator: ws.emu, cwd: ws.dir });
+    const r = await runCli(["plan", "-f", ws.stackFile, "--state", ws.statePath, "--json", "--target", "nosuch"], {
+      emulator: ws.emu,
+      cwd: ws.dir,
+    });
     expectExit(r, 1);
     const errored = JSON.parse(r.stdout) as TerraformPlan;
     expect(validate("terraform-plan.schema.json", errored)).toEqual([]);
     expect(() => decodePlan(errored)).not.toThrow();
     expect(errored).toMatchObject({ errored: true, complete: false, applyable: false });
-    expect(errored.converge.diagnostics.map((d) => d.summary)).toContain("--target nosuch: no resource or variable has this address");
+    expect(errored.converge.diagnostics.map((d) => d.summary)).toContain(
+      "--target nosuch: no resource or variable has this address",
+    );
     expect(r.stderr).toContain("Error: --target nosuch: no resource or variable has this address");
   });
 });

@@ -10,20 +10,32 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { freshDatabase, type TestDatabase } from "../postgres/helpers.js";
-import { clearFaults, memberYaml, membersOf, policyIn, rp, bindingYaml, setFaults, stackHead } from "./apply-helpers.js";
+import {
+  clearFaults,
+  memberYaml,
+  membersOf,
+  policyIn,
+  rp,
+  bindingYaml,
+  setFaults,
+  stackHead,
+} from "./apply-helpers.js";
 import { expectExit, runCli, startCli, type StartedCli, useEmulatorWorkspace, world } from "./helpers.js";
 
 const N = 6;
 const STACKS = ["alpha", "beta", "gamma", "delta", "omega"];
 const SEED: EmulatorWorld = {
   projects: { "my-project": { number: "123456789012" } },
-  restorePlans: STACKS.flatMap((stack) => Array.from({ length: N }, (_, i) => ({ name: rp(`${stack}-${i}`), policy: { bindings: [] } }))),
+  restorePlans: STACKS.flatMap((stack) =>
+    Array.from({ length: N }, (_, i) => ({ name: rp(`${stack}-${i}`), policy: { bindings: [] } })),
+  ),
   endpoints: [{ name: "projects/my-project/locations/us-central1/endpoints/churn", policy: { bindings: [] } }],
 };
 
 function stack(name: string, schema: string, extra = ""): string {
   let s = stackHead(name).replace("resources:\n", `backend:\n  type: postgres\n  schema: ${schema}\nresources:\n`);
-  for (let i = 0; i < N; i++) s += bindingYaml(`b${i}`, rp(`${name}-${i}`), "roles/gkebackup.viewer", [`user:${name}-${i}@example.com`]);
+  for (let i = 0; i < N; i++)
+    s += bindingYaml(`b${i}`, rp(`${name}-${i}`), "roles/gkebackup.viewer", [`user:${name}-${i}@example.com`]);
   return s + extra;
 }
 
@@ -41,7 +53,12 @@ afterAll(async () => {
 async function whileApplying(file: string, fn: (holder: StartedCli) => Promise<void>): Promise<void> {
   await setFaults(ws.emu, { latencyMs: 400 });
   try {
-    const holder = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
+    const holder = startCli(["apply", "--auto-approve", "--parallelism", "1", "-f", file], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      env: db.env,
+      timeoutMs: 90_000,
+    });
     await holder.waitFor("Plan:");
     await fn(holder);
   } finally {
@@ -53,17 +70,27 @@ describe("apply with the state on PostgreSQL", () => {
   it("applies, keeps the state in the database with its history, and a second plan says No changes", async () => {
     const file = join(ws.dir, "alpha.yaml");
     await writeFile(file, stack("alpha", "team_a"));
-    const applied = await runCli(["apply", "--auto-approve", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
+    const applied = await runCli(["apply", "--auto-approve", "-f", file], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      env: db.env,
+      timeoutMs: 60_000,
+    });
     expectExit(applied, 0);
     expect(applied.stdout).toContain(`Apply complete! Resources: ${N} added, 0 changed, 0 destroyed.`);
     expect(existsSync(join(ws.dir, "state", "alpha.json"))).toBe(false);
     expect(applied.stdout + applied.stderr).not.toContain(db.password);
 
-    const { rows } = await db.admin.query("SELECT serial, operation, actor, plan_digest, granted, revoked FROM team_a.history WHERE stack = 'alpha' ORDER BY serial");
+    const { rows } = await db.admin.query(
+      "SELECT serial, operation, actor, plan_digest, granted, revoked FROM " +
+        "team_a.history WHERE stack = 'alpha' ORDER BY serial",
+    );
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.at(-1)).toMatchObject({ operation: "apply", granted: N, revoked: 0 });
     expect(rows.at(-1).plan_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const current = await db.admin.query("SELECT serial FROM team_a.states WHERE stack = 'alpha' AND workspace = 'default'");
+    const current = await db.admin.query(
+      "SELECT serial FROM team_a.states WHERE stack = 'alpha' AND workspace = 'default'",
+    );
     expect(Number(current.rows[0].serial)).toBe(Number(rows.at(-1).serial));
 
     const plan = await runCli(["plan", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
@@ -78,7 +105,12 @@ describe("apply with the state on PostgreSQL", () => {
     await writeFile(file, stack("beta", "team_b"));
     await whileApplying(file, async (first) => {
       const started = Date.now();
-      const second = await runCli(["apply", "--auto-approve", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
+      const second = await runCli(["apply", "--auto-approve", "-f", file], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+        env: db.env,
+        timeoutMs: 60_000,
+      });
       expectExit(second, 1);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(second.stderr).toContain(`state is locked by`);
@@ -96,9 +128,17 @@ describe("apply with the state on PostgreSQL", () => {
     await writeFile(file, stack("gamma", "team_b"));
     const file2 = join(ws.dir, "gamma2.yaml");
     const churn = "projects/my-project/locations/us-central1/endpoints/churn";
-    await writeFile(file2, stack("gamma", "team_b", memberYaml("invoker", churn, "roles/aiplatform.user", "user:dana@example.com")));
+    await writeFile(
+      file2,
+      stack("gamma", "team_b", memberYaml("invoker", churn, "roles/aiplatform.user", "user:dana@example.com")),
+    );
     await whileApplying(file, async (first) => {
-      const second = await runCli(["apply", "--auto-approve", "--lock-timeout", "60s", "-f", file2], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 90_000 });
+      const second = await runCli(["apply", "--auto-approve", "--lock-timeout", "60s", "-f", file2], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+        env: db.env,
+        timeoutMs: 90_000,
+      });
       expectExit(await first.done, 0);
       expectExit(second, 0);
       // It planned after the first apply had saved: only the new resource is added.
@@ -115,7 +155,12 @@ describe("apply with the state on PostgreSQL", () => {
       killed.child.kill("SIGKILL");
       await killed.done;
     });
-    const next = await runCli(["apply", "--auto-approve", "--lock-timeout", "10s", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
+    const next = await runCli(["apply", "--auto-approve", "--lock-timeout", "10s", "-f", file], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      env: db.env,
+      timeoutMs: 60_000,
+    });
     expectExit(next, 0);
     expect(next.stdout).toContain("Apply complete!");
     const plan = await runCli(["plan", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: db.env, timeoutMs: 60_000 });
@@ -125,10 +170,18 @@ describe("apply with the state on PostgreSQL", () => {
   it("--backend local overrides the stack; --state with the postgres backend is refused", async () => {
     const file = join(ws.dir, "delta.yaml");
     await writeFile(file, stack("delta", "team_d"));
-    const refused = await runCli(["plan", "-f", file, "--state", join(ws.dir, "delta.json")], { cwd: ws.dir, emulator: ws.emu, env: db.env });
+    const refused = await runCli(["plan", "-f", file, "--state", join(ws.dir, "delta.json")], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      env: db.env,
+    });
     expectExit(refused, 1);
     expect(refused.stderr).toContain("--state names a local state file");
-    const local = await runCli(["apply", "--auto-approve", "--backend", "local", "-f", file], { cwd: ws.dir, emulator: ws.emu, env: { DATABASE_URL: "postgres://nobody:x@127.0.0.1:1/none" } });
+    const local = await runCli(["apply", "--auto-approve", "--backend", "local", "-f", file], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+      env: { DATABASE_URL: "postgres://nobody:x@127.0.0.1:1/none" },
+    });
     expectExit(local, 0);
     expect(existsSync(join(ws.dir, "state", "delta.json"))).toBe(true);
   });

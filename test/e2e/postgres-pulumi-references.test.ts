@@ -90,8 +90,10 @@ describe("StackReference", () => {
   it(
     "on PostgreSQL: Pulumi's stack is the workspace of the referenced converge stack",
     async () => {
-      const consumer = CONSUMER.replace("acme/producer/default", "acme/producer/prod")
-        .replace('"reader"', '"pg-reader"');
+      const consumer = CONSUMER.replace("acme/producer/default", "acme/producer/prod").replace(
+        '"reader"',
+        '"pg-reader"',
+      );
       const dir = await packageDir(ws.dir, "refs-pg", { "producer.ts": PRODUCER, "consumer.ts": consumer });
       const pg = (file: string, ...args: string[]) =>
         runCli([...args, "-f", file, "--backend", "postgres"], {

@@ -19,8 +19,10 @@ async function program(name: string, ...body: string[]): Promise<string> {
     `import { BuiltinGuardrail, GuardrailRule, RestorePlanIamMember, type StackContext } from "converge-iam";`,
     `export default (stack: StackContext) => {`,
     `  stack.name = "guarded";`,
-    `  stack.provider = { project: "my-project", location: "us-central1", endpoint: "embedded", seed: ${JSON.stringify(SEED)} };`,
-    `  new RestorePlanIamMember("g", { name: "nightly", role: "roles/gkebackup.viewer", member: "user:eve@outside.test" });`,
+    `  stack.provider = { project: "my-project", location: "us-central1", ` +
+      `endpoint: "embedded", seed: ${JSON.stringify(SEED)} };`,
+    `  new RestorePlanIamMember("g", { name: "nightly", role: ` +
+      `"roles/gkebackup.viewer", member: "user:eve@outside.test" });`,
   ];
   await writeFile(join(dir, "stack.ts"), `${head.concat(body, ["};"]).join("\n")}\n`);
   return dir;
@@ -49,7 +51,8 @@ describe("guardrails in a program stack", { timeout: 180_000 }, () => {
   it("a rule that does not load is an error at its call in the .ts file", async () => {
     const dir = await program(
       "bad",
-      `  new GuardrailRule("typo", { description: "typo", enforcement: "advisory", condition: "membr.domain == 'x'" });`,
+      `  new GuardrailRule("typo", { description: "typo", enforcement: ` +
+        `"advisory", condition: "membr.domain == 'x'" });`,
       `  new BuiltinGuardrail("allowed-domains", "mandatory");`,
       `  new BuiltinGuardrail("no-such-rule", "mandatory");`,
     );

@@ -16,15 +16,27 @@ const TS_DIR = join(REPO, "examples", "typescript");
 const ws = useTempDir("converge-program-");
 
 /** What differs between two runs of the same plan: times, etags, digests, and where each stack is. */
-const VOLATILE = new Set(["timestamp", "digest", "etag", "createTime", "updateTime", "file", "seed", "constant_value", "lineage"]);
+const VOLATILE = new Set([
+  "timestamp",
+  "digest",
+  "etag",
+  "createTime",
+  "updateTime",
+  "file",
+  "seed",
+  "constant_value",
+  "lineage",
+]);
 
 function normalized(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalized);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, VOLATILE.has(k) ? "<volatile>" : normalized(x)]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, VOLATILE.has(k) ? "<volatile>" : normalized(x)]));
   return v;
 }
 
-const run = (dir: string, file: string, state: string, ...args: string[]) => runCli([...args, "-f", file, "--state", join(ws.dir, state, "state.json")], { cwd: dir, timeoutMs: 60_000 });
+const run = (dir: string, file: string, state: string, ...args: string[]) =>
+  runCli([...args, "-f", file, "--state", join(ws.dir, state, "state.json")], { cwd: dir, timeoutMs: 60_000 });
 
 async function stateOf(which: string): Promise<State> {
   return JSON.parse(await readFile(join(ws.dir, which, "state.json"), "utf8")) as State;
@@ -32,7 +44,10 @@ async function stateOf(which: string): Promise<State> {
 
 describe("examples/typescript: the quickstart as a program", () => {
   it("plans exactly as the YAML quickstart (plan --json)", async () => {
-    const [yaml, ts] = await Promise.all([run(YAML_DIR, "stack.yaml", "yaml", "plan", "--json"), run(TS_DIR, "stack.ts", "ts", "plan", "--json")]);
+    const [yaml, ts] = await Promise.all([
+      run(YAML_DIR, "stack.yaml", "yaml", "plan", "--json"),
+      run(TS_DIR, "stack.ts", "ts", "plan", "--json"),
+    ]);
     expectExit(yaml, 0);
     expectExit(ts, 0);
     expect(ts.stderr).toBe("");
@@ -45,7 +60,12 @@ describe("examples/typescript: the quickstart as a program", () => {
 
   it("applies and destroys the same", async () => {
     // The same lines (concurrent steps may finish in another order; durations differ).
-    const lines = (text: string) => text.replace(/after \d+(\.\d+)?m?s/g, "after …").replace(/etag( *)= "[^"]*"/g, "etag$1= …").split("\n").sort();
+    const lines = (text: string) =>
+      text
+        .replace(/after \d+(\.\d+)?m?s/g, "after …")
+        .replace(/etag( *)= "[^"]*"/g, "etag$1= …")
+        .split("\n")
+        .sort();
     const both = async (...args: string[]) => {
       const [y, t] = [await run(YAML_DIR, "stack.yaml", "yaml", ...args), await run(TS_DIR, "stack.ts", "ts", ...args)];
       expectExit(y, 0);
@@ -53,9 +73,23 @@ describe("examples/typescript: the quickstart as a program", () => {
       expect(lines(t.stdout)).toEqual(lines(y.stdout));
       return t.stdout;
     };
-    expect(await both("apply", "--auto-approve")).toContain("Apply complete! Resources: 3 added, 0 changed, 0 destroyed.");
+    expect(await both("apply", "--auto-approve")).toContain(
+      "Apply complete! Resources: 3 added, 0 changed, 0 destroyed.",
+    );
     const [y, t] = [await stateOf("yaml"), await stateOf("ts")];
-    const shape = (s: State) => ({ outputs: s.outputs, resources: normalized(s.resources.map(({ address, type, id, inputs, outputs, dependencies }) => ({ address, type, id, inputs, outputs, dependencies }))) });
+    const shape = (s: State) => ({
+      outputs: s.outputs,
+      resources: normalized(
+        s.resources.map(({ address, type, id, inputs, outputs, dependencies }) => ({
+          address,
+          type,
+          id,
+          inputs,
+          outputs,
+          dependencies,
+        })),
+      ),
+    });
     expect(shape(t)).toEqual(shape(y));
     expect(t.outputs).toMatchObject({ lakeEndpoint: "thrift://10.0.0.7:9083" });
     // The commands that read the state or only check the stack take a program too.
@@ -83,7 +117,9 @@ async function consumer(name: string, files: Record<string, string>): Promise<st
   return dir;
 }
 
-const HEAD = `stack.name = "consumer";\n  stack.provider = { project: "my-project", location: "us-central1", endpoint: "embedded", seed: ${JSON.stringify(SEED)} };`;
+const HEAD =
+  `stack.name = "consumer";\n  stack.provider = { project: "my-project", location: ` +
+  `"us-central1", endpoint: "embedded", seed: ${JSON.stringify(SEED)} };`;
 
 /** A source file of these lines. */
 const lines = (...text: string[]) => `${text.join("\n")}\n`;
@@ -157,7 +193,11 @@ describe("a program outside the repository", () => {
         `  events: [...new Set(events)].sort() }));`,
       ),
     });
-    const out = await new Promise<string>((res, rej) => execFile(process.execPath, ["automate.mjs"], { cwd: dir }, (e, stdout, stderr) => (e ? rej(new Error(stderr)) : res(stdout))));
+    const out = await new Promise<string>((res, rej) =>
+      execFile(process.execPath, ["automate.mjs"], { cwd: dir }, (e, stdout, stderr) =>
+        e ? rej(new Error(stderr)) : res(stdout),
+      ),
+    );
     expect(JSON.parse(out)).toEqual({
       name: "consumer",
       changes: 1,
@@ -169,7 +209,9 @@ describe("a program outside the repository", () => {
   });
 
   it("reports an exception of the program at its line", async () => {
-    const dir = await consumer("throws", { "stack.mjs": `export default (stack) => {\n  stack.name = "t";\n  throw new Error("boom");\n};\n` });
+    const dir = await consumer("throws", {
+      "stack.mjs": `export default (stack) => {\n  stack.name = "t";\n  throw new Error("boom");\n};\n`,
+    });
     const r = await runCli(["plan", "-f", "stack.mjs"], { cwd: dir });
     expectExit(r, 1);
     expect(r.stderr).toBe("stack.mjs:3:9: Error: the program failed: boom\n");

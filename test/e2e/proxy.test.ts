@@ -17,7 +17,14 @@ import { bindingYaml, ep, getCalls, memberYaml, rp, setCalls } from "./apply-hel
 
 const HAS_OPENSSL = existsSync("/usr/bin/openssl");
 /** Proxy settings inherited from the machine must not leak into these runs: each run names its own. */
-const NO_INHERITED_PROXY = { HTTPS_PROXY: "", HTTP_PROXY: "", NO_PROXY: "", https_proxy: "", http_proxy: "", no_proxy: "" };
+const NO_INHERITED_PROXY = {
+  HTTPS_PROXY: "",
+  HTTP_PROXY: "",
+  NO_PROXY: "",
+  https_proxy: "",
+  http_proxy: "",
+  no_proxy: "",
+};
 const HOST = "iam.converge-test.invalid";
 const AUTH = `Basic ${Buffer.from("alice:s3cret").toString("base64")}`;
 
@@ -38,14 +45,51 @@ let seen: { kind: "connect" | "forward"; target: string; auth: string | undefine
 function makeCertificates(dir: string): { key: string; cert: string; ca: string } {
   const run = (...args: string[]) => execFileSync("/usr/bin/openssl", args, { cwd: dir, stdio: "pipe" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  run("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=converge test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+  run(
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=converge test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
   run("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", `/CN=${HOST}`);
   writeFileSync(join(dir, "server.ext"), `subjectAltName=DNS:${HOST}\nextendedKeyUsage=serverAuth\n`);
-  run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext");
-  return { key: readFileSync(join(dir, "server.key"), "utf8"), cert: readFileSync(join(dir, "server.pem"), "utf8"), ca: join(dir, "ca.pem") };
+  run(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.pem",
+    "-days",
+    "2",
+    "-extfile",
+    "server.ext",
+  );
+  return {
+    key: readFileSync(join(dir, "server.key"), "utf8"),
+    cert: readFileSync(join(dir, "server.pem"), "utf8"),
+    ca: join(dir, "ca.pem"),
+  };
 }
 
-const listen = (s: Server | TlsServer) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as { port: number }).port)));
+const listen = (s: Server | TlsServer) =>
+  new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as { port: number }).port)));
 const track = (s: Socket) => {
   sockets.add(s);
   s.on("close", () => sockets.delete(s));
@@ -56,12 +100,15 @@ let ca: string;
 
 beforeAll(async () => {
   if (!HAS_OPENSSL) return;
-  emu = await startSeededEmulator({
-    projects: { "my-project": { number: "123456789012" } },
-    restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }],
-    endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
-    // Reached through the proxy and the TLS front by these names (the emulator refuses other Hosts).
-  }, { allowedHosts: [HOST, "emu.converge-test.invalid"] });
+  emu = await startSeededEmulator(
+    {
+      projects: { "my-project": { number: "123456789012" } },
+      restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }],
+      endpoints: [{ name: ep("churn"), policy: { bindings: [] } }],
+      // Reached through the proxy and the TLS front by these names (the emulator refuses other Hosts).
+    },
+    { allowedHosts: [HOST, "emu.converge-test.invalid"] },
+  );
   tmp = await tempDir("converge-proxy-");
   const certs = makeCertificates(tmp.dir);
   ca = certs.ca;
@@ -77,10 +124,19 @@ beforeAll(async () => {
     // Absolute form (HTTP_PROXY): forward to the emulator whatever host the URL names.
     seen.push({ kind: "forward", target: req.url!, auth: req.headers["proxy-authorization"] });
     const u = new URL(req.url!);
-    const up = request({ host: "127.0.0.1", port: emu.port, method: req.method, path: u.pathname + u.search, headers: { ...req.headers, host: u.host } }, (r) => {
-      res.writeHead(r.statusCode!, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      {
+        host: "127.0.0.1",
+        port: emu.port,
+        method: req.method,
+        path: u.pathname + u.search,
+        headers: { ...req.headers, host: u.host },
+      },
+      (r) => {
+        res.writeHead(r.statusCode!, r.headers);
+        r.pipe(res);
+      },
+    );
     req.pipe(up);
   });
   proxy.on("connection", track);
@@ -113,31 +169,48 @@ beforeEach(async () => {
 });
 
 describe.skipIf(!HAS_OPENSSL)("calls through a proxy", () => {
-  it("HTTPS_PROXY: plan and apply tunnel through CONNECT with the proxy's credentials, which are never printed", async () => {
-    const file = join(tmp.dir, "https.yaml");
-    writeFileSync(file, stack(`https://${HOST}`));
-    const env = { ...NO_INHERITED_PROXY, HTTPS_PROXY: proxyUrl.replace("http://", "http://alice:s3cret@"), NODE_EXTRA_CA_CERTS: ca };
-    const state = join(tmp.dir, "https.state.json");
-    const planned = await runCli(["plan", "-f", file, "--state", state], { cwd: tmp.dir, env });
-    expectExit(planned, 0);
-    expect(planned.stdout).toContain("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.");
-    const applied = await runCli(["apply", "--auto-approve", "-f", file, "--state", state], { cwd: tmp.dir, env });
-    expectExit(applied, 0);
-    expect(applied.stdout).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
-    const s = await stats(emu);
-    expect(getCalls(s)).toBe(4);
-    expect(setCalls(s)).toBe(2);
-    expect(seen.length).toBeGreaterThan(0);
-    for (const c of seen) expect(c).toEqual({ kind: "connect", target: `${HOST}:443`, auth: AUTH });
-    for (const out of [planned.stdout, planned.stderr, applied.stdout, applied.stderr, readFileSync(state, "utf8")]) expect(out).not.toContain("s3cret");
-  });
+  it(
+    "HTTPS_PROXY: plan and apply tunnel through CONNECT with the " + "proxy's credentials, which are never printed",
+    async () => {
+      const file = join(tmp.dir, "https.yaml");
+      writeFileSync(file, stack(`https://${HOST}`));
+      const env = {
+        ...NO_INHERITED_PROXY,
+        HTTPS_PROXY: proxyUrl.replace("http://", "http://alice:s3cret@"),
+        NODE_EXTRA_CA_CERTS: ca,
+      };
+      const state = join(tmp.dir, "https.state.json");
+      const planned = await runCli(["plan", "-f", file, "--state", state], { cwd: tmp.dir, env });
+      expectExit(planned, 0);
+      expect(planned.stdout).toContain("Plan: 0 to import, 2 to add, 0 to change, 0 to destroy.");
+      const applied = await runCli(["apply", "--auto-approve", "-f", file, "--state", state], { cwd: tmp.dir, env });
+      expectExit(applied, 0);
+      expect(applied.stdout).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
+      const s = await stats(emu);
+      expect(getCalls(s)).toBe(4);
+      expect(setCalls(s)).toBe(2);
+      expect(seen.length).toBeGreaterThan(0);
+      for (const c of seen) expect(c).toEqual({ kind: "connect", target: `${HOST}:443`, auth: AUTH });
+      for (const out of [planned.stdout, planned.stderr, applied.stdout, applied.stderr, readFileSync(state, "utf8")])
+        expect(out).not.toContain("s3cret");
+    },
+  );
 
   it("NO_PROXY: the host is reached directly (here: it cannot resolve), the proxy sees nothing", async () => {
     const file = join(tmp.dir, "noproxy.yaml");
     writeFileSync(file, stack(`https://${HOST}`));
-    const env = { ...NO_INHERITED_PROXY, HTTPS_PROXY: proxyUrl, NO_PROXY: "converge-test.invalid", NODE_EXTRA_CA_CERTS: ca };
+    const env = {
+      ...NO_INHERITED_PROXY,
+      HTTPS_PROXY: proxyUrl,
+      NO_PROXY: "converge-test.invalid",
+      NODE_EXTRA_CA_CERTS: ca,
+    };
     // A resolver that cannot answer (EAI_AGAIN) is retried with backoff: allow for it.
-    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "noproxy.state.json")], { cwd: tmp.dir, env, timeoutMs: 120_000 });
+    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "noproxy.state.json")], {
+      cwd: tmp.dir,
+      env,
+      timeoutMs: 120_000,
+    });
     expectExit(r, 1);
     expect(r.stderr).toMatch(/getaddrinfo (ENOTFOUND|EAI_AGAIN) iam\.converge-test\.invalid/);
     expect(seen).toEqual([]);
@@ -146,28 +219,52 @@ describe.skipIf(!HAS_OPENSSL)("calls through a proxy", () => {
   it("HTTP_PROXY: an http endpoint is sent to the proxy in absolute form; loopback stays direct", async () => {
     const file = join(tmp.dir, "http.yaml");
     writeFileSync(file, stack(`http://emu.converge-test.invalid:${emu.port}`));
-    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], { cwd: tmp.dir, env: { ...NO_INHERITED_PROXY, HTTP_PROXY: proxyUrl } });
+    const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], {
+      cwd: tmp.dir,
+      env: { ...NO_INHERITED_PROXY, HTTP_PROXY: proxyUrl },
+    });
     expectExit(r, 0);
     expect(seen.length).toBe(2);
-    for (const c of seen) expect(c.target).toMatch(new RegExp(`^http://emu\\.converge-test\\.invalid:${emu.port}/v1(beta1)?/projects/my-project/locations/us-central1/`));
+    for (const c of seen)
+      expect(c.target).toMatch(
+        new RegExp(
+          `^http://emu\\.converge-test\\.invalid:${emu.port}/v1(beta1)?/projects/my-project/locations/us-central1/`,
+        ),
+      );
 
     seen = [];
     writeFileSync(file, stack(emu.url));
-    const direct = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], { cwd: tmp.dir, env: { ...NO_INHERITED_PROXY, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } });
+    const direct = await runCli(["plan", "-f", file, "--state", join(tmp.dir, "http.state.json")], {
+      cwd: tmp.dir,
+      env: { ...NO_INHERITED_PROXY, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl },
+    });
     expectExit(direct, 0);
     expect(seen).toEqual([]);
   });
 
-  it("a proxy that refuses the tunnel (403, 404, 407) is a proxy error naming the proxy, not the cloud's answer", async () => {
-    for (const status of ["403", "404", "407"]) {
-      const file = join(tmp.dir, `refused-${status}.yaml`);
-      writeFileSync(file, stack(`https://refuse-${status}.converge-test.invalid`));
-      const env = { ...NO_INHERITED_PROXY, HTTPS_PROXY: proxyUrl.replace("http://", "http://alice:s3cret@"), NODE_EXTRA_CA_CERTS: ca };
-      const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, `refused-${status}.state.json`)], { cwd: tmp.dir, env });
-      expectExit(r, 1);
-      expect(r.stderr).toContain(`the proxy ${proxyUrl} refused the tunnel to refuse-${status}.converge-test.invalid:443: ${status} Refused by policy`);
-      expect(r.stderr).not.toMatch(/does not exist|PERMISSION_DENIED|internal error/);
-      expect(r.stderr).not.toContain("s3cret");
-    }
-  });
+  it(
+    "a proxy that refuses the tunnel (403, 404, 407) is a proxy " + "error naming the proxy, not the cloud's answer",
+    async () => {
+      for (const status of ["403", "404", "407"]) {
+        const file = join(tmp.dir, `refused-${status}.yaml`);
+        writeFileSync(file, stack(`https://refuse-${status}.converge-test.invalid`));
+        const env = {
+          ...NO_INHERITED_PROXY,
+          HTTPS_PROXY: proxyUrl.replace("http://", "http://alice:s3cret@"),
+          NODE_EXTRA_CA_CERTS: ca,
+        };
+        const r = await runCli(["plan", "-f", file, "--state", join(tmp.dir, `refused-${status}.state.json`)], {
+          cwd: tmp.dir,
+          env,
+        });
+        expectExit(r, 1);
+        expect(r.stderr).toContain(
+          `the proxy ${proxyUrl} refused the tunnel to refuse-${status}` +
+            `.converge-test.invalid:443: ${status} Refused by policy`,
+        );
+        expect(r.stderr).not.toMatch(/does not exist|PERMISSION_DENIED|internal error/);
+        expect(r.stderr).not.toContain("s3cret");
+      }
+    },
+  );
 });

@@ -35,7 +35,9 @@ describe("quickstart: converge plan", () => {
   it("reads the federation and shows the three creates", () => {
     const out = first.stdout;
     expect(out).toContain("lake: Reading...");
-    expect(out).toMatch(/^lake: Read complete after \d+ms \[name=projects\/my-project\/locations\/us-central1\/federations\/lake\]$/m);
+    expect(out).toMatch(
+      /^lake: Read complete after \d+ms \[name=projects\/my-project\/locations\/us-central1\/federations\/lake\]$/m,
+    );
     expect(out).toContain("  # restoreViewers will be created");
     expect(out).toContain("  # restoreAdmins will be created");
     expect(out).toContain("  # invoker will be created");
@@ -54,7 +56,9 @@ describe("quickstart: converge plan", () => {
   });
 
   it("plans the same again from the persisted world, and exits 2 with --detailed-exitcode", async () => {
-    const again = await runCli(["plan", "--state", join(ws.dir, "quickstart.json"), "--detailed-exitcode"], { cwd: QUICKSTART });
+    const again = await runCli(["plan", "--state", join(ws.dir, "quickstart.json"), "--detailed-exitcode"], {
+      cwd: QUICKSTART,
+    });
     expectExit(again, 2);
     expect(again.stdout).toContain("Plan: 0 to import, 3 to add, 0 to change, 0 to destroy.");
   });

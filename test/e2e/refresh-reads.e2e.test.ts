@@ -13,14 +13,25 @@ const idx = (i: number) => String(i).padStart(2, "0");
 const RPS = Array.from({ length: N }, (_, i) => rpName(`plan-${idx(i)}`));
 const EPS = Array.from({ length: N }, (_, i) => epName(`model-${idx(i)}`));
 const roleOf = (j: number) => `roles/gkebackup.custom${idx(j)}`;
-const bindingMembers = (i: number, j: number) => [`user:b${idx(i)}-${idx(j)}@example.com`, `group:g${idx(j)}@example.com`];
+const bindingMembers = (i: number, j: number) => [
+  `user:b${idx(i)}-${idx(j)}@example.com`,
+  `group:g${idx(j)}@example.com`,
+];
 const memberOf = (i: number, j: number) => `serviceAccount:sa-${idx(i)}-${idx(j)}@my-project.iam.gserviceaccount.com`;
 
 function seed(): EmulatorWorld {
   return {
     projects: { "my-project": { number: "123456789012" } },
-    restorePlans: RPS.map((name, i) => ({ name, policy: { bindings: Array.from({ length: N }, (_, j) => ({ role: roleOf(j), members: bindingMembers(i, j) })) } })),
-    endpoints: EPS.map((name, i) => ({ name, policy: { bindings: [{ role: "roles/aiplatform.user", members: Array.from({ length: N }, (_, j) => memberOf(i, j)) }] } })),
+    restorePlans: RPS.map((name, i) => ({
+      name,
+      policy: { bindings: Array.from({ length: N }, (_, j) => ({ role: roleOf(j), members: bindingMembers(i, j) })) },
+    })),
+    endpoints: EPS.map((name, i) => ({
+      name,
+      policy: {
+        bindings: [{ role: "roles/aiplatform.user", members: Array.from({ length: N }, (_, j) => memberOf(i, j)) }],
+      },
+    })),
   };
 }
 
@@ -28,12 +39,26 @@ function stackText(): string {
   const out = ["name: big", "provider:", "  project: my-project", "  location: us-central1", "resources:"];
   RPS.forEach((name, i) => {
     for (let j = 0; j < N; j++) {
-      out.push(`  rp${idx(i)}r${idx(j)}:`, `    type: ${BINDING}`, "    properties:", `      name: ${i % 2 ? name : `plan-${idx(i)}`}`, `      role: ${roleOf(j)}`, `      members: [${bindingMembers(i, j).join(", ")}]`);
+      out.push(
+        `  rp${idx(i)}r${idx(j)}:`,
+        `    type: ${BINDING}`,
+        "    properties:",
+        `      name: ${i % 2 ? name : `plan-${idx(i)}`}`,
+        `      role: ${roleOf(j)}`,
+        `      members: [${bindingMembers(i, j).join(", ")}]`,
+      );
     }
   });
   EPS.forEach((name, i) => {
     for (let j = 0; j < N; j++) {
-      out.push(`  ep${idx(i)}m${idx(j)}:`, `    type: ${MEMBER}`, "    properties:", `      name: ${i % 2 ? name : `us-central1/model-${idx(i)}`}`, "      role: roles/aiplatform.user", `      member: ${memberOf(i, j)}`);
+      out.push(
+        `  ep${idx(i)}m${idx(j)}:`,
+        `    type: ${MEMBER}`,
+        "    properties:",
+        `      name: ${i % 2 ? name : `us-central1/model-${idx(i)}`}`,
+        "      role: roles/aiplatform.user",
+        `      member: ${memberOf(i, j)}`,
+      );
     }
   });
   return out.join("\n") + "\n";
@@ -51,11 +76,17 @@ beforeAll(async () => {
   const resources: StateResource[] = [];
   for (const [i, name] of RPS.entries()) {
     const etag = (await livePolicy(ws.emu, name)).etag!;
-    for (let j = 0; j < N; j++) resources.push(bindingState(`rp${idx(i)}r${idx(j)}`, { name, role: roleOf(j), members: bindingMembers(i, j) }, etag));
+    for (let j = 0; j < N; j++)
+      resources.push(
+        bindingState(`rp${idx(i)}r${idx(j)}`, { name, role: roleOf(j), members: bindingMembers(i, j) }, etag),
+      );
   }
   for (const [i, name] of EPS.entries()) {
     const etag = (await livePolicy(ws.emu, name)).etag!;
-    for (let j = 0; j < N; j++) resources.push(memberState(`ep${idx(i)}m${idx(j)}`, { name, role: "roles/aiplatform.user", member: memberOf(i, j) }, etag));
+    for (let j = 0; j < N; j++)
+      resources.push(
+        memberState(`ep${idx(i)}m${idx(j)}`, { name, role: "roles/aiplatform.user", member: memberOf(i, j) }, etag),
+      );
   }
   expect(resources).toHaveLength(200);
   await mkdir(join(ws.dir, "warm"));
@@ -65,7 +96,10 @@ beforeAll(async () => {
 describe("refresh of 200 resources over 20 policies", () => {
   it("with a state holding all 200: exactly 20 getIamPolicy calls, and no changes", async () => {
     await resetStats(ws.emu);
-    const r = await runCli(["plan", "-f", stackFile, "--state", join(ws.dir, "warm", "big.json"), "--detailed-exitcode"], { emulator: ws.emu, cwd: ws.dir });
+    const r = await runCli(
+      ["plan", "-f", stackFile, "--state", join(ws.dir, "warm", "big.json"), "--detailed-exitcode"],
+      { emulator: ws.emu, cwd: ws.dir },
+    );
     expectExit(r, 0);
     expect(r.stdout).toContain("No changes.");
     expect(r.stdout).toContain("Refreshed 20 IAM policies.");
@@ -77,7 +111,10 @@ describe("refresh of 200 resources over 20 policies", () => {
 
   it("cold, with no state: still exactly 20 getIamPolicy calls, and 200 creates", async () => {
     await resetStats(ws.emu);
-    const r = await runCli(["plan", "-f", stackFile, "--state", join(ws.dir, "cold", "big.json"), "--detailed-exitcode"], { emulator: ws.emu, cwd: ws.dir });
+    const r = await runCli(
+      ["plan", "-f", stackFile, "--state", join(ws.dir, "cold", "big.json"), "--detailed-exitcode"],
+      { emulator: ws.emu, cwd: ws.dir },
+    );
     expectExit(r, 2);
     expect(r.stdout).toContain("Plan: 0 to import, 200 to add, 0 to change, 0 to destroy.");
     const s = await stats(ws.emu);

@@ -11,7 +11,10 @@ import type { EmulatorWorld } from "../../src/generated/schemas.js";
 import { bindingYaml, membersOf, rp, stackHead } from "./apply-helpers.js";
 import { expectExit, livePolicy, runCli, stackTraceLines, useEmulatorWorkspace } from "./helpers.js";
 
-const SEED: EmulatorWorld = { projects: { "my-project": { number: "123456789012" } }, restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }] };
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: [{ name: rp("nightly"), policy: { bindings: [] } }],
+};
 const ws = useEmulatorWorkspace(SEED, "converge-saved-plan-bom-");
 const BOM = "\ufeff";
 /** Characters that show nothing, or act, on a terminal: none may reach it from the file. */
@@ -24,8 +27,14 @@ beforeAll(async () => {
   stackFile = join(ws.dir, "stack.yaml");
   statePath = join(ws.dir, "state.json");
   planFile = join(ws.dir, "bom.plan.json");
-  await writeFile(stackFile, stackHead("bom") + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]));
-  expectExit(await runCli(["plan", "--out", planFile, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
+  await writeFile(
+    stackFile,
+    stackHead("bom") + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]),
+  );
+  expectExit(
+    await runCli(["plan", "--out", planFile, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }),
+    0,
+  );
 });
 
 describe("a saved plan with a byte order mark", { timeout: 60_000 }, () => {
@@ -34,10 +43,15 @@ describe("a saved plan with a byte order mark", { timeout: 60_000 }, () => {
     const shown = await runCli(["show", planFile], { cwd: ws.dir });
     expect(shown.stderr).toBe("");
     expectExit(shown, 0);
-    const r = await runCli(["apply", planFile, "-f", stackFile, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
+    const r = await runCli(["apply", planFile, "-f", stackFile, "--state", statePath], {
+      cwd: ws.dir,
+      emulator: ws.emu,
+    });
     expect(stackTraceLines(r.stderr)).toEqual([]);
     expectExit(r, 0);
-    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual(["user:alice@example.com"]);
+    expect(membersOf(await livePolicy(ws.emu, rp("nightly")), "roles/gkebackup.viewer")).toEqual([
+      "user:alice@example.com",
+    ]);
   });
 
   it("the seal is still checked: a changed plan with a BOM is refused", async () => {

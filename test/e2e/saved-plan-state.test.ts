@@ -14,14 +14,20 @@ import { bindingYaml, readJson, rp, stackHead } from "./apply-helpers.js";
 
 const VIEWER = "roles/gkebackup.viewer";
 const IDS = ["ws", "path", "old", "same"];
-const SEED: EmulatorWorld = { projects: { "my-project": { number: "123456789012" } }, restorePlans: IDS.map((id) => ({ name: rp(id), policy: { bindings: [] } })) };
+const SEED: EmulatorWorld = {
+  projects: { "my-project": { number: "123456789012" } },
+  restorePlans: IDS.map((id) => ({ name: rp(id), policy: { bindings: [] } })),
+};
 
 const ws = useEmulatorWorkspace(SEED, "converge-saved-plan-state-");
 
 async function stackDir(id: string): Promise<{ dir: string; cli: (args: string[]) => ReturnType<typeof runCli> }> {
   const dir = join(ws.dir, id);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "stack.yaml"), stackHead(id) + bindingYaml("viewers", id, VIEWER, ["user:alice@example.com"]));
+  await writeFile(
+    join(dir, "stack.yaml"),
+    stackHead(id) + bindingYaml("viewers", id, VIEWER, ["user:alice@example.com"]),
+  );
   return { dir, cli: (args) => runCli(args, { cwd: dir, emulator: ws.emu }) };
 }
 
@@ -37,7 +43,13 @@ describe("a saved plan is applied only to the state it was made from", () => {
     await resetStats(ws.emu);
     const r = await cli(["apply", "pdev.plan", "--workspace", "staging"]);
     expectExit(r, 1);
-    expect(r.stderr).toMatch(/the saved plan pdev\.plan was made for workspace "dev" \(local state file state\/ws\.dev\.json\), but apply would use workspace "staging" \(local state file state\/ws\.staging\.json\)/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        String.raw`the saved plan pdev\.plan was made for workspace "dev" \(local state file state\/ws\.dev\.` +
+          String.raw`json\), but apply would use workspace "staging" \(local state file state\/ws\.staging\.jso` +
+          String.raw`n\)`,
+      ),
+    );
     expect(totalRequests(await stats(ws.emu))).toBe(0);
     expect(existsSync(join(dir, "state", "ws.staging.json"))).toBe(false);
     // The selected workspace (default) is another state too.
@@ -54,7 +66,12 @@ describe("a saved plan is applied only to the state it was made from", () => {
     await resetStats(ws.emu);
     const r = await cli(["apply", "a.plan", "--state", "b/s.json"]);
     expectExit(r, 1);
-    expect(r.stderr).toMatch(/the saved plan a\.plan was made for workspace "default" \(local state file a\/s\.json\), but apply would use workspace "default" \(local state file b\/s\.json\)/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        String.raw`the saved plan a\.plan was made for workspace "default" \(local state file a\/s\.json\), b` +
+          String.raw`ut apply would use workspace "default" \(local state file b\/s\.json\)`,
+      ),
+    );
     expect(totalRequests(await stats(ws.emu))).toBe(0);
     expect(existsSync(join(dir, "b", "s.json"))).toBe(false);
     // The same state given by an absolute path is the same state.
@@ -70,7 +87,9 @@ describe("a saved plan is applied only to the state it was made from", () => {
     await resetStats(ws.emu);
     const r = await cli(["apply", "p.plan"]);
     expectExit(r, 1);
-    expect(r.stderr).toMatch(/the saved plan p\.plan does not say which state it was made from: it was made by an older converge/);
+    expect(r.stderr).toMatch(
+      /the saved plan p\.plan does not say which state it was made from: it was made by an older converge/,
+    );
     expect(r.stderr).toMatch(/converge plan --out/);
     expect(totalRequests(await stats(ws.emu))).toBe(0);
   });

@@ -129,11 +129,22 @@ const COMMANDS: string[][] = [
 ];
 
 /** Runs every command in `dir` (whose stack.yaml uses `backend`) and checks what was written. */
-async function canary(dir: string, backendYaml: string, env: Record<string, string>, emu: Parameters<typeof runCli>[1]): Promise<void> {
+async function canary(
+  dir: string,
+  backendYaml: string,
+  env: Record<string, string>,
+  emu: Parameters<typeof runCli>[1],
+): Promise<void> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, "stack.yaml");
   await writeFile(file, stack(backendYaml));
-  const base = { ...env, CONVERGE_VAR_token: TOKEN, CONVERGE_VAR_objname: OBJECT, CONVERGE_LOG: "debug", CONVERGE_LOG_PATH: join(dir, "debug.log") };
+  const base = {
+    ...env,
+    CONVERGE_VAR_token: TOKEN,
+    CONVERGE_VAR_objname: OBJECT,
+    CONVERGE_LOG: "debug",
+    CONVERGE_LOG_PATH: join(dir, "debug.log"),
+  };
   const results: { args: string[]; r: CliResult }[] = [];
   const cli = async (args: string[], extra: Record<string, string> = {}) => {
     const r = await runCli([...args, "-f", file], { ...emu, cwd: dir, env: { ...base, ...extra }, timeoutMs: 60_000 });
@@ -160,17 +171,34 @@ async function canary(dir: string, backendYaml: string, env: Record<string, stri
   expect(failed.map(({ args, r }) => `${args.join(" ")}: ${r.code}\n${r.stderr}`)).toEqual([]);
   // Outputs computed from a secret (directly, through a resource's id, fn::secret) are sensitive.
   const planJson = results.find(({ args }) => args.join(" ") === "plan --json")!.r;
-  const outputs = (JSON.parse(planJson.stdout) as { output_changes: Record<string, { after_sensitive: unknown }> }).output_changes;
-  expect(Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, v.after_sensitive]))).toEqual({ direct: true, via_id: true, wrapped: true, open: false });
+  const outputs = (JSON.parse(planJson.stdout) as { output_changes: Record<string, { after_sensitive: unknown }> })
+    .output_changes;
+  expect(Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, v.after_sensitive]))).toEqual({
+    direct: true,
+    via_id: true,
+    wrapped: true,
+    open: false,
+  });
   // Applied again with nothing to change: the outputs message marks the secret ones (no value),
   // and an fn::secret output is not changed at every apply.
   const again = results.filter(({ args }) => args.join(" ") === "apply --auto-approve --json")[1]!.r;
-  const messages = again.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; outputs?: Record<string, Record<string, unknown>> });
+  const messages = again.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { type: string; outputs?: Record<string, Record<string, unknown>> });
   const [planned, applied] = messages.filter((m) => m.type === "outputs").map((m) => m.outputs!);
-  expect(planned).toEqual({ direct: { sensitive: true, action: "noop" }, via_id: { sensitive: true, action: "noop" }, wrapped: { sensitive: true, action: "noop" }, open: { sensitive: false, action: "noop" } });
+  expect(planned).toEqual({
+    direct: { sensitive: true, action: "noop" },
+    via_id: { sensitive: true, action: "noop" },
+    wrapped: { sensitive: true, action: "noop" },
+    open: { sensitive: false, action: "noop" },
+  });
   for (const k of ["direct", "via_id", "wrapped"]) expect(applied![k]).toEqual({ sensitive: true, type: "string" });
   // state claims lines its columns up (PostgreSQL: the local backend has none to list).
-  const claimsText = results.find(({ args }) => args.join(" ") === "state claims")!.r.stdout.trimEnd().split("\n");
+  const claimsText = results
+    .find(({ args }) => args.join(" ") === "state claims")!
+    .r.stdout.trimEnd()
+    .split("\n");
   if (claimsText[0]!.startsWith("STACK")) {
     const at = claimsText[0]!.indexOf("MANAGES");
     for (const line of claimsText.slice(1)) expect(line.slice(at - 2, at + 1), line).toMatch(/^ {2}\S$/);
@@ -201,6 +229,8 @@ describe("the secret canary", { timeout: 300_000 }, () => {
   });
 
   it("finds no secret anywhere but the state, on PostgreSQL", async () => {
-    await canary(join(ws.dir, "pg"), "backend:\n  type: postgres\n  schema: canary\n", fresh.db.env, { emulator: ws.emu });
+    await canary(join(ws.dir, "pg"), "backend:\n  type: postgres\n  schema: canary\n", fresh.db.env, {
+      emulator: ws.emu,
+    });
   });
 });

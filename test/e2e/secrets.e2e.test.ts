@@ -70,7 +70,9 @@ describe("secret inputs", () => {
     expectExit(plan, 0);
     expect(plan.stdout).toContain("(sensitive value)");
     const json = await cli(["plan", "--json"]);
-    const invoker = (JSON.parse(json.stdout) as { resource_changes: { address: string; change: { after_sensitive: unknown } }[] }).resource_changes.find((c) => c.address === "invoker")!;
+    const invoker = (
+      JSON.parse(json.stdout) as { resource_changes: { address: string; change: { after_sensitive: unknown } }[] }
+    ).resource_changes.find((c) => c.address === "invoker")!;
     expect(invoker.change.after_sensitive).toEqual({ member: true });
     await cli(["plan", "--format", "markdown"]);
     // The review page: the principal computed from the secret is there, as "(sensitive value)".
@@ -80,14 +82,21 @@ describe("secret inputs", () => {
     expectExit(await cli(["show", "saved.plan", "--format", "html"]), 0);
     await cli(["plan", "--view", "access"]);
     await cli(["plan", "--json-stream"]);
-    for (const args of [["show", "saved.plan"], ["show", "saved.plan", "--json"], ["show", "saved.plan", "--format", "markdown"]]) expectExit(await cli(args), 0);
+    for (const args of [
+      ["show", "saved.plan"],
+      ["show", "saved.plan", "--json"],
+      ["show", "saved.plan", "--format", "markdown"],
+    ])
+      expectExit(await cli(args), 0);
 
     // apply FILE asks for the inputs again: another value is refused, the same one applies.
     const other = await cli(["apply", "saved.plan"], { ...env, CONVERGE_VAR_token: "another-secret" });
     expectExit(other, 1);
     expect(other.stderr).toContain("the inputs given to apply are not those the saved plan saved.plan was made with");
     expectExit(await cli(["apply", "saved.plan"]), 0);
-    expect(membersOf(policyIn(await world(ws.emu), ep("churn")), "roles/aiplatform.user")).toEqual([`user:${SECRET}@example.com`]);
+    expect(membersOf(policyIn(await world(ws.emu), ep("churn")), "roles/aiplatform.user")).toEqual([
+      `user:${SECRET}@example.com`,
+    ]);
 
     const listed = await cli(["output"]);
     expect(listed.stdout).toContain('who    = "(sensitive value)"');
@@ -102,7 +111,9 @@ describe("secret inputs", () => {
     for (const r of outputs) expect(r.stdout + r.stderr).not.toContain(SECRET);
     expect(outputs.map((r) => r.stdout + r.stderr).join("")).not.toContain("not-a-config-secret");
     const files = await filesUnder(dir);
-    expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual(expect.arrayContaining(["debug.log", "saved.plan", "stack.yaml", "state/secrets.json"]));
+    expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual(
+      expect.arrayContaining(["debug.log", "saved.plan", "stack.yaml", "state/secrets.json"]),
+    );
     for (const f of files) {
       const text = await readFile(f, "utf8");
       // The state and its backup (the state before the last write, as Terraform keeps one).
@@ -145,7 +156,16 @@ outputs:
 
 describe("secrets met while loading", () => {
   const TOK = "t0k-s3cret";
-  const HIDDEN = ["hidden1", "hidden2", "dup@example.com", "DUP@example.com", "secretmember", "x@example.com", TOK, "s3cr et"];
+  const HIDDEN = [
+    "hidden1",
+    "hidden2",
+    "dup@example.com",
+    "DUP@example.com",
+    "secretmember",
+    "x@example.com",
+    TOK,
+    "s3cr et",
+  ];
   const setUp = async () => {
     const dir = join(ws.dir, `keys-${Math.random().toString(36).slice(2)}`);
     await mkdir(dir);
@@ -161,22 +181,46 @@ describe("secrets met while loading", () => {
     const graph = await cli(["graph", "--var", `tok=${TOK}`]);
     expectExit(graph, 0);
     expectNoSecret(graph);
-    expect(graph.stdout).toContain('"each[\\"(sensitive value)\\"]" [label = "each[\\"(sensitive value)\\"]\\ncloudnative:aiplatform/v1beta1:EndpointIamMember"];');
+    expect(graph.stdout).toContain(
+      '"each[\\"(sensitive value)\\"]" [label = "each[\\"(sensitive ' +
+        'value)\\"]\\ncloudnative:aiplatform/v1beta1:EndpointIamMember"];',
+    );
     expect(graph.stdout).toContain('"tk[\\"(sensitive value)\\"]"');
     const plan = await cli(["plan", "--json", "--var", `tok=${TOK}`]);
     expectExit(plan, 0);
     expectNoSecret(plan);
-    const addresses = (JSON.parse(plan.stdout) as { resource_changes: { address: string }[] }).resource_changes.map((c) => c.address);
-    expect(addresses.sort()).toEqual(["a", 'each["(sensitive value)"]', 'each["(sensitive value)"]', 'tk["(sensitive value)"]']);
+    const addresses = (JSON.parse(plan.stdout) as { resource_changes: { address: string }[] }).resource_changes.map(
+      (c) => c.address,
+    );
+    expect(addresses.sort()).toEqual([
+      "a",
+      'each["(sensitive value)"]',
+      'each["(sensitive value)"]',
+      'tk["(sensitive value)"]',
+    ]);
   });
 
   it("validate, its JSON and plan quote no secret in their diagnostics, at the same positions", async () => {
     const cli = await setUp();
     const cases: [string[], string][] = [
-      [["--var", 'who=["user:dup@example.com","user:DUP@example.com"]'], 'stack.yaml:12:3: Error: resources each["(sensitive value)"] and each["(sensitive value)"] both grant (sensitive value) role roles/aiplatform.user'],
-      [["--var", 'who=["bad:secretmember"]'], 'stack.yaml:15:69: Error: each["(sensitive value)"]: member "(sensitive value)" has unknown type'],
-      [["--var", 'who=["user:x@example.com","user:x@example.com"]'], 'stack.yaml:14:25: Error: resources.each.options.forEach: "(sensitive value)" is in the list twice'],
-      [["--var", "tok=s3cr et"], 'stack.yaml:19:70: Error: tk["(sensitive value)"]: member "(sensitive value)": what follows "user:" is not an email address'],
+      [
+        ["--var", 'who=["user:dup@example.com","user:DUP@example.com"]'],
+        'stack.yaml:12:3: Error: resources each["(sensitive value)"] and each["(sensitive ' +
+          'value)"] both grant (sensitive value) role roles/aiplatform.user',
+      ],
+      [
+        ["--var", 'who=["bad:secretmember"]'],
+        'stack.yaml:15:69: Error: each["(sensitive value)"]: member "(sensitive value)" has unknown type',
+      ],
+      [
+        ["--var", 'who=["user:x@example.com","user:x@example.com"]'],
+        'stack.yaml:14:25: Error: resources.each.options.forEach: "(sensitive value)" is in the list twice',
+      ],
+      [
+        ["--var", "tok=s3cr et"],
+        'stack.yaml:19:70: Error: tk["(sensitive value)"]: member "(sensitive ' +
+          'value)": what follows "user:" is not an email address',
+      ],
     ];
     for (const [vars, expected] of cases) {
       const args = vars[1]!.startsWith("tok=") ? vars : [...vars, "--var", `tok=${TOK}`];

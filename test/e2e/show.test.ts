@@ -12,7 +12,10 @@ import { runInPty } from "./apply-helpers.js";
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "converge-show-"));
-  await cp(join(REPO, "examples", "quickstart"), dir, { recursive: true, filter: (src) => !src.includes(join("quickstart", "state")) });
+  await cp(join(REPO, "examples", "quickstart"), dir, {
+    recursive: true,
+    filter: (src) => !src.includes(join("quickstart", "state")),
+  });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -46,14 +49,18 @@ describe("converge show", () => {
         }
         expect(pb).toEqual(pa);
         expect(pb.format_version).toBe("1.2");
-      } else expect(b.stdout).toBe(form[0] === "--view" ? a.stdout.slice(a.stdout.indexOf("Access changes")) : a.stdout);
+      } else
+        expect(b.stdout).toBe(form[0] === "--view" ? a.stdout.slice(a.stdout.indexOf("Access changes")) : a.stdout);
     }
   });
 
   it("refuses a saved plan that was edited", async () => {
     const { readFile, writeFile } = await import("node:fs/promises");
     const file = join(dir, "saved.json");
-    await writeFile(join(dir, "edited.json"), (await readFile(file, "utf8")).replace("user:alice@example.com", "user:mallory@example.com"));
+    await writeFile(
+      join(dir, "edited.json"),
+      (await readFile(file, "utf8")).replace("user:alice@example.com", "user:mallory@example.com"),
+    );
     const r = await runCli(["show", "edited.json"], { cwd: dir });
     expectExit(r, 1);
     expect(r.stderr).toMatch(/does not match its digest/);
@@ -63,23 +70,34 @@ describe("converge show", () => {
     expectExit(await runCli(["apply", "--auto-approve"], { cwd: dir }), 0);
     const r = await runCli(["show"], { cwd: dir });
     expectExit(r, 0);
-    expect(r.stdout).toContain('# restoreViewers:\nresource "cloudnative:backup/v1:RestorePlanIamBinding" "restoreViewers" {');
-    expect(r.stdout).toContain('    members = [\n        "group:sre@example.com",\n        "user:alice@example.com",\n    ]');
+    expect(r.stdout).toContain(
+      '# restoreViewers:\nresource "cloudnative:backup/v1:RestorePlanIamBinding" "restoreViewers" {',
+    );
+    expect(r.stdout).toContain(
+      '    members = [\n        "group:sre@example.com",\n        "user:alice@example.com",\n    ]',
+    );
     expect(r.stdout).toContain('    condition = {\n        description = "Temporary on-call access"');
     expect(r.stdout).toMatch(/Outputs:\n\n[^]*lakeEndpoint = "thrift:\/\/10\.0\.0\.7:9083"/);
     const one = await runCli(["state", "show", "restoreAdmins"], { cwd: dir });
     expectExit(one, 0);
-    expect(one.stdout).toContain('    condition = {\n        description = "Temporary on-call access"\n        expression  = "request.time < timestamp(\\"2027-01-01T00:00:00Z\\")"\n        title       = "until-2027"\n    }');
+    expect(one.stdout).toContain(
+      '    condition = {\n        description = "Temporary on-call access"\n        expression  = ' +
+        '"request.time < timestamp(\\"2027-01-01T00:00:00Z\\")"\n        title       = "until-2027"\n    }',
+    );
   });
 
   it("an 80-column terminal never breaks a quoted value", async () => {
     const pty = runInPty(["show"], { cwd: dir, cols: 80 });
     expect(await pty.exit).toBe(0);
-    const id = '"projects/my-project/locations/us-central1/endpoints/churn roles/aiplatform.user serviceAccount:data-eng@my-project.iam.gserviceaccount.com"';
+    const id =
+      '"projects/my-project/locations/us-central1/endpoints/churn roles/aiplatform.user ' +
+      'serviceAccount:data-eng@my-project.iam.gserviceaccount.com"';
     expect(pty.text()).toContain(`    id      = ${id}`);
     const plan = runInPty(["plan", "--destroy"], { cwd: dir, cols: 80 });
     expect(await plan.exit).toBe(0);
-    for (const line of plan.text().split("\n")) if ((line.match(/"/g) ?? []).length % 2 === 1) throw new Error(`a quoted value is broken across lines: ${line}\n${plan.text()}`);
+    for (const line of plan.text().split("\n"))
+      if ((line.match(/"/g) ?? []).length % 2 === 1)
+        throw new Error(`a quoted value is broken across lines: ${line}\n${plan.text()}`);
     expect(plan.text()).toContain(id);
   });
 });

@@ -25,13 +25,21 @@ afterAll(async () => {
 
 const stackText = (name: string) =>
   `name: ${name}\nprovider:\n  project: p1\n  location: us-central1\nresources:\n` +
-  Array.from({ length: POLICIES }, (_, i) => `  r${i}:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: rp${i}\n      role: roles/viewer\n      members: [user:u${i}@example.com]\n`).join("");
+  Array.from(
+    { length: POLICIES },
+    (_, i) =>
+      `  r${i}:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: rp${i}` +
+      `\n      role: roles/viewer\n      members: [user:u${i}@example.com]\n`,
+  ).join("");
 
 describe("a signal shared by many calls", () => {
   it("the CLI: a plan whose reads are all retried prints no listener-leak warning", async () => {
     const file = join(dir, "stack.yaml");
     await writeFile(file, stackText("listeners"));
-    const r = await runCli(["plan", "-f", file, "--state", join(dir, "state.json"), "--call-timeout", "1s"], { emulatorHost: refused, timeoutMs: 60_000 });
+    const r = await runCli(["plan", "-f", file, "--state", join(dir, "state.json"), "--call-timeout", "1s"], {
+      emulatorHost: refused,
+      timeoutMs: 60_000,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/ECONNREFUSED/);
     expect(r.stderr).not.toMatch(/MaxListenersExceededWarning|memory leak/);
@@ -46,7 +54,12 @@ describe("a signal shared by many calls", () => {
         "listeners-sdk",
         (s) => {
           s.provider = { project: "p1", location: "us-central1", endpoint: `http://${refused}` };
-          for (let i = 0; i < POLICIES; i++) new RestorePlanIamBinding(`r${i}`, { name: `rp${i}`, role: "roles/viewer", members: [`user:u${i}@example.com`] });
+          for (let i = 0; i < POLICIES; i++)
+            new RestorePlanIamBinding(`r${i}`, {
+              name: `rp${i}`,
+              role: "roles/viewer",
+              members: [`user:u${i}@example.com`],
+            });
         },
         { dir, callTimeoutMs: 1_000 },
       );

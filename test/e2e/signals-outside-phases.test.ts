@@ -13,7 +13,12 @@ const N = 2000;
 const big = useGeneratedStack("converge-signals-", N);
 
 const lockFile = () => `${big.statePath}.lock`;
-const cli = (args: string[]) => startCli([...args, "-f", big.stackFile, "--state", big.statePath, "--parallelism", "4"], { cwd: big.dir, emulator: big.emu, timeoutMs: 120_000 });
+const cli = (args: string[]) =>
+  startCli([...args, "-f", big.stackFile, "--state", big.statePath, "--parallelism", "4"], {
+    cwd: big.dir,
+    emulator: big.emu,
+    timeoutMs: 120_000,
+  });
 
 /** Waits for `text`, stops reading stdout (the CLI blocks writing the rest), sends `signal`, then reads on. */
 async function signalWhileWriting(c: StartedCli, text: string, signal: NodeJS.Signals): Promise<void> {
@@ -25,7 +30,10 @@ async function signalWhileWriting(c: StartedCli, text: string, signal: NodeJS.Si
 }
 
 /** The interrupted command: exit 130 (not death by the signal), a message on stderr, no lock left. */
-function expectStopped(r: { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }, message: RegExp): void {
+function expectStopped(
+  r: { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string },
+  message: RegExp,
+): void {
   expectExit(r as Parameters<typeof expectExit>[0], 130);
   expect(r.signal).toBeNull();
   expect(r.stderr).toMatch(message);
@@ -64,10 +72,18 @@ describe(`signals outside the plan and apply phases (${N} resources)`, () => {
   }, 120_000);
 
   it("the next apply converges from what the interrupted ones left", async () => {
-    const r = await runCli(["apply", "--auto-approve", "-f", big.stackFile, "--state", big.statePath], { cwd: big.dir, emulator: big.emu, timeoutMs: 120_000 });
+    const r = await runCli(["apply", "--auto-approve", "-f", big.stackFile, "--state", big.statePath], {
+      cwd: big.dir,
+      emulator: big.emu,
+      timeoutMs: 120_000,
+    });
     expectExit(r, 0);
     expect(r.stderr).not.toMatch(/lock/i);
-    const p = await runCli(["plan", "--detailed-exitcode", "-f", big.stackFile, "--state", big.statePath], { cwd: big.dir, emulator: big.emu, timeoutMs: 120_000 });
+    const p = await runCli(["plan", "--detailed-exitcode", "-f", big.stackFile, "--state", big.statePath], {
+      cwd: big.dir,
+      emulator: big.emu,
+      timeoutMs: 120_000,
+    });
     expectExit(p, 0);
   }, 240_000);
 });

@@ -10,7 +10,12 @@ import { NIGHTLY_VIEWERS, stackHead } from "./apply-helpers.js";
 import { expectExit, runCli, stackTraceLines, useEmulatorWorkspace } from "./helpers.js";
 
 const ws = useEmulatorWorkspace(
-  { projects: { "my-project": { number: "123456789012" } }, restorePlans: [{ name: "projects/my-project/locations/us-central1/restorePlans/nightly", policy: { bindings: [] } }] },
+  {
+    projects: { "my-project": { number: "123456789012" } },
+    restorePlans: [
+      { name: "projects/my-project/locations/us-central1/restorePlans/nightly", policy: { bindings: [] } },
+    ],
+  },
   "converge-state-push-input-",
 );
 
@@ -19,25 +24,34 @@ describe("state push of a bad file", { timeout: 60_000 }, () => {
     ["unparsable", "{ not json", /is not valid JSON/],
     ["empty", "", /is empty/],
     ["invalid", '{"version": 1, "stack": 5}\n', /is not a valid converge state/],
-  ])("%s: names FILE as the pushed input, says the current state is untouched, no .backup advice", async (kind, text, what) => {
-    const stack = join(ws.dir, "stack.yaml");
-    await writeFile(stack, `${stackHead("push")}${NIGHTLY_VIEWERS}`);
-    const statePath = join(ws.dir, "state.json");
-    expectExit(await runCli(["apply", "--auto-approve", "-f", stack, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }), 0);
-    const before = await readFile(statePath);
-    const file = join(ws.dir, `${kind}.json`);
-    await writeFile(file, text);
-    // A FILE.backup beside it must not be offered either (it is not the state's backup).
-    if (kind === "invalid") await writeFile(`${file}.backup`, "{}");
+  ])(
+    "%s: names FILE as the pushed input, says the current state is untouched, no .backup advice",
+    async (kind, text, what) => {
+      const stack = join(ws.dir, "stack.yaml");
+      await writeFile(stack, `${stackHead("push")}${NIGHTLY_VIEWERS}`);
+      const statePath = join(ws.dir, "state.json");
+      expectExit(
+        await runCli(["apply", "--auto-approve", "-f", stack, "--state", statePath], { cwd: ws.dir, emulator: ws.emu }),
+        0,
+      );
+      const before = await readFile(statePath);
+      const file = join(ws.dir, `${kind}.json`);
+      await writeFile(file, text);
+      // A FILE.backup beside it must not be offered either (it is not the state's backup).
+      if (kind === "invalid") await writeFile(`${file}.backup`, "{}");
 
-    const r = await runCli(["state", "push", file, "-f", stack, "--state", statePath], { cwd: ws.dir, emulator: ws.emu });
-    expectExit(r, 1);
-    expect(stackTraceLines(r.stderr)).toEqual([]);
-    expect(r.stderr).toMatch(what);
-    expect(r.stderr).toContain(file);
-    expect(r.stderr).not.toContain(".backup");
-    expect(r.stderr).toMatch(/the file to push/);
-    expect(r.stderr).toMatch(/Nothing was written: the current state .* is unchanged/);
-    expect((await readFile(statePath)).equals(before)).toBe(true);
-  });
+      const r = await runCli(["state", "push", file, "-f", stack, "--state", statePath], {
+        cwd: ws.dir,
+        emulator: ws.emu,
+      });
+      expectExit(r, 1);
+      expect(stackTraceLines(r.stderr)).toEqual([]);
+      expect(r.stderr).toMatch(what);
+      expect(r.stderr).toContain(file);
+      expect(r.stderr).not.toContain(".backup");
+      expect(r.stderr).toMatch(/the file to push/);
+      expect(r.stderr).toMatch(/Nothing was written: the current state .* is unchanged/);
+      expect((await readFile(statePath)).equals(before)).toBe(true);
+    },
+  );
 });

@@ -25,7 +25,14 @@ const SEED: EmulatorWorld = {
       },
     },
   ],
-  endpoints: [{ name: EP, policy: { bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }] } }],
+  endpoints: [
+    {
+      name: EP,
+      policy: {
+        bindings: [{ role: "roles/aiplatform.user", members: ["user:dana@example.com", "group:ml@example.com"] }],
+      },
+    },
+  ],
 };
 
 const ws = useEmulatorWorkspace(SEED, "converge-replace-");
@@ -44,25 +51,59 @@ describe("--replace on unchanged grants", { timeout: 90_000 }, () => {
         provider: { project: PROJECT, location: LOC },
         resources: {
           viewers: { type: BINDING, properties: { name: "nightly", role: "roles/gkebackup.viewer", members: VIEWERS } },
-          dana: { type: MEMBER, properties: { name: "churn", role: "roles/aiplatform.user", member: "user:dana@example.com" } },
+          dana: {
+            type: MEMBER,
+            properties: { name: "churn", role: "roles/aiplatform.user", member: "user:dana@example.com" },
+          },
         },
       }),
     );
     const state = join(ws.dir, "team.json");
     expectExit(await cli(["import", "viewers", "nightly roles/gkebackup.viewer", "-f", stack, "--state", state]), 0);
-    expectExit(await cli(["import", "dana", "churn roles/aiplatform.user user:dana@example.com", "-f", stack, "--state", state]), 0);
+    expectExit(
+      await cli(["import", "dana", "churn roles/aiplatform.user user:dana@example.com", "-f", stack, "--state", state]),
+      0,
+    );
 
     await resetStats(ws.emu);
-    const plan = await cli(["plan", "--detailed-exitcode", "--replace", "viewers", "--replace", "dana", "-f", stack, "--state", state]);
+    const plan = await cli([
+      "plan",
+      "--detailed-exitcode",
+      "--replace",
+      "viewers",
+      "--replace",
+      "dana",
+      "-f",
+      stack,
+      "--state",
+      state,
+    ]);
     expectExit(plan, 2);
-    for (const [address, type] of [["viewers", BINDING], ["dana", MEMBER]] as const) {
-      expect(plan.stdout).toContain(`  # ${address} must be replaced\n  # (replacement requested with --replace)\n+/- resource "${type}" "${address}" {`);
+    for (const [address, type] of [
+      ["viewers", BINDING],
+      ["dana", MEMBER],
+    ] as const) {
+      expect(plan.stdout).toContain(
+        `  # ${address} must be replaced\n  # (replacement requested with ` +
+          `--replace)\n+/- resource "${type}" "${address}" {`,
+      );
     }
     expect(plan.stdout).toContain("+/- create replacement and then destroy");
     expect(plan.stdout).toContain("Plan: 0 to import, 2 to add, 0 to change, 2 to destroy.");
     expect((await stats(ws.emu)).requests[SET_RP]).toBe(0);
 
-    const apply = await cli(["apply", "--auto-approve", "--replace", "viewers", "--replace", "dana", "-f", stack, "--state", state]);
+    const apply = await cli([
+      "apply",
+      "--auto-approve",
+      "--replace",
+      "viewers",
+      "--replace",
+      "dana",
+      "-f",
+      stack,
+      "--state",
+      state,
+    ]);
     expectExit(apply, 0);
     expect(apply.stdout).toMatch(/2 added, 0 changed, 2 destroyed/);
     // Changes to one policy are one read-modify-write, so the members are never out of it.
@@ -70,10 +111,17 @@ describe("--replace on unchanged grants", { timeout: 90_000 }, () => {
     expect(st.requests[SET_RP]).toBeLessThanOrEqual(1);
     expect(st.requests[SET_EP]).toBeLessThanOrEqual(1);
     const rp = await livePolicy(ws.emu, RP);
-    expect(sorted(rp.bindings?.find((b) => b.role === "roles/gkebackup.viewer" && !b.condition)?.members)).toEqual(VIEWERS);
-    expect(sorted(rp.bindings?.find((b) => b.role === "roles/gkebackup.admin")?.members)).toEqual(["user:root@example.com"]);
+    expect(sorted(rp.bindings?.find((b) => b.role === "roles/gkebackup.viewer" && !b.condition)?.members)).toEqual(
+      VIEWERS,
+    );
+    expect(sorted(rp.bindings?.find((b) => b.role === "roles/gkebackup.admin")?.members)).toEqual([
+      "user:root@example.com",
+    ]);
     const ep = await livePolicy(ws.emu, EP);
-    expect(sorted(ep.bindings?.find((b) => b.role === "roles/aiplatform.user")?.members)).toEqual(["group:ml@example.com", "user:dana@example.com"]);
+    expect(sorted(ep.bindings?.find((b) => b.role === "roles/aiplatform.user")?.members)).toEqual([
+      "group:ml@example.com",
+      "user:dana@example.com",
+    ]);
 
     const s = JSON.parse(await readFile(state, "utf8")) as State;
     expect(s.resources.map((r) => r.address).sort()).toEqual(["dana", "viewers"]);

@@ -12,7 +12,9 @@ describe("Terraform-style flags", () => {
     ] as const) {
       const r = await runCli([...args]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`error: unknown option '${args.at(-1)}' (did you mean ${meant}? converge's long options take two dashes)`);
+      expect(r.stderr).toContain(
+        `error: unknown option '${args.at(-1)}' (did you mean ${meant}? converge's long options take two dashes)`,
+      );
       expect(r.stdout).toBe("");
     }
   });

@@ -21,14 +21,18 @@ beforeAll(async () => {
     const body = JSON.stringify({ error: { code: 401, status: "UNAUTHENTICATED", message } });
     res.writeHead(401, { "Content-Type": "application/json" }).end(body);
   });
-  await writeFile(join(tmp.dir, "stack.yaml"), stackHead("slices") + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]));
+  await writeFile(
+    join(tmp.dir, "stack.yaml"),
+    stackHead("slices") + bindingYaml("viewers", "nightly", "roles/gkebackup.viewer", ["user:alice@example.com"]),
+  );
 });
 afterAll(() => server.close());
 
 /** Every slice of 8 characters of the token found in `text`. */
 function slicesIn(text: string): string[] {
   const found: string[] = [];
-  for (let i = 0; i + 8 <= TOKEN.length; i++) if (text.includes(TOKEN.slice(i, i + 8))) found.push(TOKEN.slice(i, i + 8));
+  for (let i = 0; i + 8 <= TOKEN.length; i++)
+    if (text.includes(TOKEN.slice(i, i + 8))) found.push(TOKEN.slice(i, i + 8));
   return found;
 }
 

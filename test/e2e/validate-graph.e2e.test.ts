@@ -29,29 +29,43 @@ describe("converge validate", () => {
     expect(stackTraceLines(r.stderr)).toEqual([]);
   });
 
-  it("--json prints Terraform's validate JSON: valid, counts, diagnostics with a range (line, column, byte)", async () => {
-    const ok = await runCli(["validate", "--json", "-f", QUICKSTART_STACK], { emulator: ws.emu });
-    expectExit(ok, 0);
-    expect(JSON.parse(ok.stdout)).toEqual({ format_version: "1.0", valid: true, error_count: 0, warning_count: 0, diagnostics: [], errored: false });
-    const file = join(INVALID_DIR, "17-dependency-cycle.yaml");
-    const bad = await runCli(["validate", "--json", "-f", file], { emulator: ws.emu });
-    expectExit(bad, 1);
-    const doc = JSON.parse(bad.stdout) as ValidateOutput;
-    expect(validate("validate.schema.json", doc)).toEqual([]);
-    expect(() => decodeValidateOutput(doc)).not.toThrow();
-    expect(doc).toMatchObject({ valid: false, errored: true, error_count: 1, warning_count: 0 });
-    // Line 6, column 3: the key "a" of the cycle's first resource, to the end of its line.
-    const text = readFileSync(file, "utf8");
-    const lineStart = text.split("\n").slice(0, 5).join("\n").length + 1;
-    const line = text.split("\n")[5]!;
-    expect(doc.diagnostics[0]).toEqual({
-      severity: "error",
-      summary: "dependency cycle: a -> b -> a",
-      detail: "Break the cycle by removing a reference or a dependsOn entry.",
-      range: { filename: expect.stringContaining("17-dependency-cycle.yaml"), start: { line: 6, column: 3, byte: lineStart + 2 }, end: { line: 6, column: line.trimEnd().length + 1, byte: lineStart + line.trimEnd().length } },
-    });
-    expect(text.slice(lineStart + 2, lineStart + line.trimEnd().length)).toBe(line.trim());
-  });
+  it(
+    "--json prints Terraform's validate JSON: valid, counts, " + "diagnostics with a range (line, column, byte)",
+    async () => {
+      const ok = await runCli(["validate", "--json", "-f", QUICKSTART_STACK], { emulator: ws.emu });
+      expectExit(ok, 0);
+      expect(JSON.parse(ok.stdout)).toEqual({
+        format_version: "1.0",
+        valid: true,
+        error_count: 0,
+        warning_count: 0,
+        diagnostics: [],
+        errored: false,
+      });
+      const file = join(INVALID_DIR, "17-dependency-cycle.yaml");
+      const bad = await runCli(["validate", "--json", "-f", file], { emulator: ws.emu });
+      expectExit(bad, 1);
+      const doc = JSON.parse(bad.stdout) as ValidateOutput;
+      expect(validate("validate.schema.json", doc)).toEqual([]);
+      expect(() => decodeValidateOutput(doc)).not.toThrow();
+      expect(doc).toMatchObject({ valid: false, errored: true, error_count: 1, warning_count: 0 });
+      // Line 6, column 3: the key "a" of the cycle's first resource, to the end of its line.
+      const text = readFileSync(file, "utf8");
+      const lineStart = text.split("\n").slice(0, 5).join("\n").length + 1;
+      const line = text.split("\n")[5]!;
+      expect(doc.diagnostics[0]).toEqual({
+        severity: "error",
+        summary: "dependency cycle: a -> b -> a",
+        detail: "Break the cycle by removing a reference or a dependsOn entry.",
+        range: {
+          filename: expect.stringContaining("17-dependency-cycle.yaml"),
+          start: { line: 6, column: 3, byte: lineStart + 2 },
+          end: { line: 6, column: line.trimEnd().length + 1, byte: lineStart + line.trimEnd().length },
+        },
+      });
+      expect(text.slice(lineStart + 2, lineStart + line.trimEnd().length)).toBe(line.trim());
+    },
+  );
 
   it("exits 1 when the stack file does not exist (default stack.yaml in the working directory)", async () => {
     const r = await runCli(["validate"], { emulator: ws.emu, cwd: ws.dir });

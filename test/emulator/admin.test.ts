@@ -90,7 +90,11 @@ describe("faults", () => {
 
   it("refuses invalid fault configurations", async () => {
     expectEnvelope(await c.admin("POST", "faults", { errorRates: { NOPE: 0.5 } }), 400, "INVALID_ARGUMENT");
-    expectEnvelope(await c.admin("POST", "faults", { errorRates: { UNAVAILABLE: 0.7, INTERNAL: 0.7 } }), 400, "INVALID_ARGUMENT");
+    expectEnvelope(
+      await c.admin("POST", "faults", { errorRates: { UNAVAILABLE: 0.7, INTERNAL: 0.7 } }),
+      400,
+      "INVALID_ARGUMENT",
+    );
     expectEnvelope(await c.admin("POST", "faults", { methods: ["x.y"] }), 400, "INVALID_ARGUMENT");
     expectEnvelope(await c.admin("POST", "faults", { latencyMs: -1 }), 400, "INVALID_ARGUMENT");
   });
@@ -106,7 +110,11 @@ describe("faults", () => {
 describe("reset and world", () => {
   it("reloads the seed: policies written since are gone", async () => {
     const seeded = await c.getRestorePlan(RP, 3, ADMIN);
-    const w = await c.setRestorePlan(RP, { policy: { bindings: [{ role: "roles/x.y", members: ["user:z@example.com"] }] } }, ADMIN);
+    const w = await c.setRestorePlan(
+      RP,
+      { policy: { bindings: [{ role: "roles/x.y", members: ["user:z@example.com"] }] } },
+      ADMIN,
+    );
     expect(w.status).toBe(200);
     await c.admin("POST", "reset");
     const after = await c.getRestorePlan(RP, 3, ADMIN);
@@ -114,7 +122,9 @@ describe("reset and world", () => {
   });
 
   it("GET world returns the seed's shape with current policies and etags", async () => {
-    const w = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: ["user:z@example.com"] }] } });
+    const w = await c.setRestorePlan(RP_OPEN, {
+      policy: { bindings: [{ role: "roles/x.y", members: ["user:z@example.com"] }] },
+    });
     const world = (await c.admin("GET", "world")).json;
     expect(Object.keys(world).sort()).toEqual(["endpoints", "federations", "projects", "restorePlans"]);
     expect(world.projects["my-project"].number).toBe("123456789012");
@@ -129,7 +139,11 @@ describe("objects and projects", () => {
 
   it("adds, replaces and removes objects", async () => {
     expectEnvelope(await c.getRestorePlan(NEW_RP), 404, "NOT_FOUND");
-    const add = await c.admin("POST", "objects", { kind: "restorePlan", name: NEW_RP, policy: { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] } });
+    const add = await c.admin("POST", "objects", {
+      kind: "restorePlan",
+      name: NEW_RP,
+      policy: { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] },
+    });
     expect(add.status).toBe(200);
     const got = await c.getRestorePlan(NEW_RP);
     expect(got.json.bindings).toEqual([{ role: "roles/x.y", members: ["user:a@example.com"] }]);
@@ -151,8 +165,16 @@ describe("objects and projects", () => {
 
   it("refuses invalid objects", async () => {
     expectEnvelope(await c.admin("POST", "objects", { kind: "bucket", name: "x" }), 400, "INVALID_ARGUMENT");
-    expectEnvelope(await c.admin("POST", "objects", { kind: "endpoint", name: "projects/p/endpoints/x" }), 400, "INVALID_ARGUMENT");
-    const badMember = await c.admin("POST", "objects", { kind: "endpoint", name: "projects/p/locations/l/endpoints/x", policy: { bindings: [{ role: "roles/a", members: ["bob"] }] } });
+    expectEnvelope(
+      await c.admin("POST", "objects", { kind: "endpoint", name: "projects/p/endpoints/x" }),
+      400,
+      "INVALID_ARGUMENT",
+    );
+    const badMember = await c.admin("POST", "objects", {
+      kind: "endpoint",
+      name: "projects/p/locations/l/endpoints/x",
+      policy: { bindings: [{ role: "roles/a", members: ["bob"] }] },
+    });
     expectEnvelope(badMember, 400, "INVALID_ARGUMENT");
     expect(badMember.json.error.message).toContain("bob");
   });
@@ -162,8 +184,13 @@ describe("objects and projects", () => {
     const put = await c.admin("PUT", "projects/open-project", { number: "999", callers: { t1: "user:x@example.com" } });
     expect(put.status).toBe(200);
     expectEnvelope(await c.getRestorePlan(RP_OPEN), 401, "UNAUTHENTICATED");
-    expect((await c.getRestorePlan(RP_OPEN.replace("open-project", "999"), 3, { Authorization: "Bearer t1" })).status).toBe(200);
-    await c.admin("PUT", "projects/open-project", { callers: { t1: "user:x@example.com" }, iamAdmins: ["user:y@example.com"] });
+    expect(
+      (await c.getRestorePlan(RP_OPEN.replace("open-project", "999"), 3, { Authorization: "Bearer t1" })).status,
+    ).toBe(200);
+    await c.admin("PUT", "projects/open-project", {
+      callers: { t1: "user:x@example.com" },
+      iamAdmins: ["user:y@example.com"],
+    });
     expectEnvelope(await c.getRestorePlan(RP_OPEN, 3, { Authorization: "Bearer t1" }), 403, "PERMISSION_DENIED");
     expectEnvelope(await c.admin("PUT", "projects/open-project", { number: "123456789012" }), 400, "INVALID_ARGUMENT");
     expectEnvelope(await c.admin("PUT", "projects/open-project", { owner: "me" }), 400, "INVALID_ARGUMENT");

@@ -1,6 +1,19 @@
 // The five Google methods over raw HTTP: policies, etags, validation, auth, federations.
 import { describe, expect, it } from "vitest";
-import { ADMIN, BASE64_ETAG, call, EP, EP_OPEN, expectEnvelope, FED, FED_DEFAULTS, RP, RP_OPEN, useSeededEmulator, VIEWER } from "./helpers.js";
+import {
+  ADMIN,
+  BASE64_ETAG,
+  call,
+  EP,
+  EP_OPEN,
+  expectEnvelope,
+  FED,
+  FED_DEFAULTS,
+  RP,
+  RP_OPEN,
+  useSeededEmulator,
+  VIEWER,
+} from "./helpers.js";
 
 const { emu, c } = useSeededEmulator({ resetEach: true });
 
@@ -9,7 +22,10 @@ describe("getIamPolicy", () => {
     const r = await c.getRestorePlan(RP, 3, ADMIN);
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json; charset=UTF-8");
-    expect(r.json).toMatchObject({ version: 1, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] }] });
+    expect(r.json).toMatchObject({
+      version: 1,
+      bindings: [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] }],
+    });
     expect(r.json.etag).toMatch(BASE64_ETAG);
     expect(Buffer.from(r.json.etag, "base64")).toHaveLength(8);
   });
@@ -19,7 +35,13 @@ describe("getIamPolicy", () => {
     expect(r.status).toBe(200);
     expect(r.json.bindings).toEqual([{ role: "roles/aiplatform.user", members: ["group:ml@example.com"] }]);
     expect(r.json.etag).toMatch(BASE64_ETAG);
-    const withBody = await call(emu.url, "POST", `/v1beta1/${EP}:getIamPolicy`, { options: { requestedPolicyVersion: 3 } }, ADMIN);
+    const withBody = await call(
+      emu.url,
+      "POST",
+      `/v1beta1/${EP}:getIamPolicy`,
+      { options: { requestedPolicyVersion: 3 } },
+      ADMIN,
+    );
     expect(withBody.json).toEqual(r.json);
   });
 
@@ -34,14 +56,24 @@ describe("getIamPolicy", () => {
     const byId = await c.getRestorePlan(RP, 3, ADMIN);
     const byNumber = await c.getRestorePlan(RP.replace("my-project", "123456789012"), 3, ADMIN);
     expect(byNumber.json).toEqual(byId.json);
-    const encoded = await call(emu.url, "GET", `/v1/${RP.replace(/\//g, "%2F")}%3AgetIamPolicy?options.requestedPolicyVersion=3`, undefined, ADMIN);
+    const encoded = await call(
+      emu.url,
+      "GET",
+      `/v1/${RP.replace(/\//g, "%2F")}%3AgetIamPolicy?options.requestedPolicyVersion=3`,
+      undefined,
+      ADMIN,
+    );
     expect(encoded.status).toBe(200);
     expect(encoded.json).toEqual(byId.json);
   });
 
   it("refuses requested versions other than 0, 1, 3", async () => {
     expectEnvelope(await c.getRestorePlan(RP_OPEN, 2), 400, "INVALID_ARGUMENT");
-    expectEnvelope(await call(emu.url, "GET", `/v1/${RP_OPEN}:getIamPolicy?options.requestedPolicyVersion=abc`), 400, "INVALID_ARGUMENT");
+    expectEnvelope(
+      await call(emu.url, "GET", `/v1/${RP_OPEN}:getIamPolicy?options.requestedPolicyVersion=abc`),
+      400,
+      "INVALID_ARGUMENT",
+    );
     expect((await call(emu.url, "GET", `/v1/${RP_OPEN}:getIamPolicy`)).status).toBe(200);
   });
 
@@ -50,14 +82,22 @@ describe("getIamPolicy", () => {
     const r = await c.getRestorePlan(name);
     expectEnvelope(r, 404, "NOT_FOUND");
     expect(r.json.error.message).toContain(name);
-    expectEnvelope(await c.setEndpoint("projects/open-project/locations/x/endpoints/nope", { policy: {} }), 404, "NOT_FOUND");
+    expectEnvelope(
+      await c.setEndpoint("projects/open-project/locations/x/endpoints/nope", { policy: {} }),
+      404,
+      "NOT_FOUND",
+    );
   });
 });
 
 describe("setIamPolicy", () => {
   it("writes with the current etag, returns the new policy and a new etag", async () => {
     const before = await c.getEndpoint(EP_OPEN);
-    const policy = { version: 1, etag: before.json.etag, bindings: [{ role: "roles/aiplatform.user", members: ["user:a@example.com"] }] };
+    const policy = {
+      version: 1,
+      etag: before.json.etag,
+      bindings: [{ role: "roles/aiplatform.user", members: ["user:a@example.com"] }],
+    };
     const r = await c.setEndpoint(EP_OPEN, { policy });
     expect(r.status).toBe(200);
     expect(r.json.bindings).toEqual(policy.bindings);
@@ -68,9 +108,13 @@ describe("setIamPolicy", () => {
 
   it("answers 409 ABORTED for a stale etag and leaves the policy alone", async () => {
     const first = await c.getRestorePlan(RP_OPEN);
-    const ok = await c.setRestorePlan(RP_OPEN, { policy: { etag: first.json.etag, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] } });
+    const ok = await c.setRestorePlan(RP_OPEN, {
+      policy: { etag: first.json.etag, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] },
+    });
     expect(ok.status).toBe(200);
-    const stale = await c.setRestorePlan(RP_OPEN, { policy: { etag: first.json.etag, bindings: [{ role: "roles/x.y", members: ["user:b@example.com"] }] } });
+    const stale = await c.setRestorePlan(RP_OPEN, {
+      policy: { etag: first.json.etag, bindings: [{ role: "roles/x.y", members: ["user:b@example.com"] }] },
+    });
     expectEnvelope(stale, 409, "ABORTED");
     expect(stale.text).toContain('"status":"ABORTED"');
     expect(stale.json.error.message).toContain("concurrent policy changes");
@@ -78,24 +122,34 @@ describe("setIamPolicy", () => {
   });
 
   it("treats a write without an etag as unconditional", async () => {
-    const r = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] } });
+    const r = await c.setRestorePlan(RP_OPEN, {
+      policy: { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] },
+    });
     expect(r.status).toBe(200);
   });
 
   it("refuses a member without a type prefix, naming it", async () => {
-    const r = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: ["bob@example.com"] }] } });
+    const r = await c.setRestorePlan(RP_OPEN, {
+      policy: { bindings: [{ role: "roles/x.y", members: ["bob@example.com"] }] },
+    });
     expectEnvelope(r, 400, "INVALID_ARGUMENT");
     expect(r.json.error.message).toContain("bob@example.com");
   });
 
   it("refuses a malformed role, naming it", async () => {
-    const r = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "owner", members: ["user:a@example.com"] }] } });
+    const r = await c.setRestorePlan(RP_OPEN, {
+      policy: { bindings: [{ role: "owner", members: ["user:a@example.com"] }] },
+    });
     expectEnvelope(r, 400, "INVALID_ARGUMENT");
     expect(r.json.error.message).toContain('"owner"');
   });
 
   it("refuses a conditional binding unless the version is 3", async () => {
-    const binding = { role: "roles/x.y", members: ["user:a@example.com"], condition: { title: "t", expression: "request.time < timestamp('2030-01-01T00:00:00Z')" } };
+    const binding = {
+      role: "roles/x.y",
+      members: ["user:a@example.com"],
+      condition: { title: "t", expression: "request.time < timestamp('2030-01-01T00:00:00Z')" },
+    };
     const v1 = await c.setRestorePlan(RP_OPEN, { policy: { version: 1, bindings: [binding] } });
     expectEnvelope(v1, 400, "INVALID_ARGUMENT");
     expect(v1.json.error.message).toContain("conditional role bindings require policy version 3");
@@ -111,10 +165,25 @@ describe("setIamPolicy", () => {
 
   it("refuses conditions on basic roles and with public members", async () => {
     const condition = { title: "t", expression: "true" };
-    expectEnvelope(await c.setRestorePlan(RP_OPEN, { policy: { version: 3, bindings: [{ role: "roles/viewer", members: ["user:a@example.com"], condition }] } }), 400, "INVALID_ARGUMENT");
-    expectEnvelope(await c.setRestorePlan(RP_OPEN, { policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["allUsers"], condition }] } }), 400, "INVALID_ARGUMENT");
+    expectEnvelope(
+      await c.setRestorePlan(RP_OPEN, {
+        policy: { version: 3, bindings: [{ role: "roles/viewer", members: ["user:a@example.com"], condition }] },
+      }),
+      400,
+      "INVALID_ARGUMENT",
+    );
+    expectEnvelope(
+      await c.setRestorePlan(RP_OPEN, {
+        policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["allUsers"], condition }] },
+      }),
+      400,
+      "INVALID_ARGUMENT",
+    );
     // Unconditional public grants are fine.
-    expect((await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: ["allUsers"] }] } })).status).toBe(200);
+    expect(
+      (await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: ["allUsers"] }] } }))
+        .status,
+    ).toBe(200);
   });
 
   it("refuses version 2 and more than 1,500 principals", async () => {
@@ -123,27 +192,57 @@ describe("setIamPolicy", () => {
     const big = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members }] } });
     expectEnvelope(big, 400, "INVALID_ARGUMENT");
     expect(big.json.error.message).toContain("1500");
-    expect((await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: members.slice(0, 1500) }] } })).status).toBe(200);
+    expect(
+      (
+        await c.setRestorePlan(RP_OPEN, {
+          policy: { bindings: [{ role: "roles/x.y", members: members.slice(0, 1500) }] },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("refuses more than 250 Google groups, counting each occurrence", async () => {
     const groups = Array.from({ length: 126 }, (_, i) => `group:g${i}@example.com`);
-    const over = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: groups }, { role: "roles/x.z", members: groups.slice(1) }] } });
+    const over = await c.setRestorePlan(RP_OPEN, {
+      policy: {
+        bindings: [
+          { role: "roles/x.y", members: groups },
+          { role: "roles/x.z", members: groups.slice(1) },
+        ],
+      },
+    });
     expectEnvelope(over, 400, "INVALID_ARGUMENT");
     expect(over.json.error.message).toContain("251 Google groups");
-    expect((await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: groups }, { role: "roles/x.z", members: groups.slice(2) }] } })).status).toBe(200);
+    expect(
+      (
+        await c.setRestorePlan(RP_OPEN, {
+          policy: {
+            bindings: [
+              { role: "roles/x.y", members: groups },
+              { role: "roles/x.z", members: groups.slice(2) },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("refuses a write with the etag of a conditional policy unless it says version 3", async () => {
     const condition = { title: "t", expression: "request.time < timestamp('2030-01-01T00:00:00Z')" };
-    const v3 = await c.setRestorePlan(RP_OPEN, { policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"], condition }] } });
+    const v3 = await c.setRestorePlan(RP_OPEN, {
+      policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"], condition }] },
+    });
     const plain = { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] };
     const v1 = await c.setRestorePlan(RP_OPEN, { policy: { version: 1, etag: v3.json.etag, ...plain } });
     expectEnvelope(v1, 400, "INVALID_ARGUMENT");
     expect(v1.json.error.message).toContain("version 3");
     // With version 3 the conditions may go; without an etag, Google lets a version-1 write overwrite them.
-    expect((await c.setRestorePlan(RP_OPEN, { policy: { version: 3, etag: v3.json.etag, ...plain } })).status).toBe(200);
-    await c.setRestorePlan(RP_OPEN, { policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"], condition }] } });
+    expect((await c.setRestorePlan(RP_OPEN, { policy: { version: 3, etag: v3.json.etag, ...plain } })).status).toBe(
+      200,
+    );
+    await c.setRestorePlan(RP_OPEN, {
+      policy: { version: 3, bindings: [{ role: "roles/x.y", members: ["user:a@example.com"], condition }] },
+    });
     expect((await c.setRestorePlan(RP_OPEN, { policy: { version: 1, ...plain } })).status).toBe(200);
   });
 
@@ -183,7 +282,10 @@ describe("setIamPolicy", () => {
     expect(noMask.json.auditConfigs).toBeUndefined();
     expect(noMask.json.bindings).toEqual(bindings);
 
-    const masked = await c.setRestorePlan(RP_OPEN, { policy: { bindings, auditConfigs }, updateMask: "bindings,etag,auditConfigs" });
+    const masked = await c.setRestorePlan(RP_OPEN, {
+      policy: { bindings, auditConfigs },
+      updateMask: "bindings,etag,auditConfigs",
+    });
     expect(masked.json.auditConfigs).toEqual(auditConfigs);
 
     // Default mask again: the stored auditConfigs are kept, not cleared.
@@ -192,7 +294,10 @@ describe("setIamPolicy", () => {
     expect(kept.json.bindings).toBeUndefined();
 
     // A mask without bindings leaves the bindings alone.
-    const onlyAudit = await c.setRestorePlan(RP_OPEN, { policy: { bindings, auditConfigs: [] }, updateMask: "auditConfigs" });
+    const onlyAudit = await c.setRestorePlan(RP_OPEN, {
+      policy: { bindings, auditConfigs: [] },
+      updateMask: "auditConfigs",
+    });
     expect(onlyAudit.json.auditConfigs).toBeUndefined();
     expect(onlyAudit.json.bindings).toBeUndefined();
 
@@ -202,20 +307,37 @@ describe("setIamPolicy", () => {
   it("refuses a request without a policy and unknown fields", async () => {
     expectEnvelope(await c.setRestorePlan(RP_OPEN, {}), 400, "INVALID_ARGUMENT");
     expectEnvelope(await c.setRestorePlan(RP_OPEN, { policy: {}, extra: 1 }), 400, "INVALID_ARGUMENT");
-    expectEnvelope(await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: [1] }] } }), 400, "INVALID_ARGUMENT");
-    expectEnvelope(await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ members: ["user:a@example.com"] }] } }), 400, "INVALID_ARGUMENT");
+    expectEnvelope(
+      await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: [1] }] } }),
+      400,
+      "INVALID_ARGUMENT",
+    );
+    expectEnvelope(
+      await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ members: ["user:a@example.com"] }] } }),
+      400,
+      "INVALID_ARGUMENT",
+    );
   });
 
   it("reads omitted members as empty, as proto3 JSON does", async () => {
-    const r = await c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y" }, { role: "roles/x.z", members: ["user:a@example.com"] }] } });
+    const r = await c.setRestorePlan(RP_OPEN, {
+      policy: { bindings: [{ role: "roles/x.y" }, { role: "roles/x.z", members: ["user:a@example.com"] }] },
+    });
     expect(r.status).toBe(200);
     expect(r.json.bindings).toEqual([{ role: "roles/x.z", members: ["user:a@example.com"] }]);
   });
 
   it("accepts numeric enums and answers with them for enum-encoding=int", async () => {
-    const r = await c.setRestorePlan(RP_OPEN, { policy: { auditConfigs: [{ service: "s", auditLogConfigs: [{ logType: 3 }] }] }, updateMask: "auditConfigs" });
+    const r = await c.setRestorePlan(RP_OPEN, {
+      policy: { auditConfigs: [{ service: "s", auditLogConfigs: [{ logType: 3 }] }] },
+      updateMask: "auditConfigs",
+    });
     expect(r.json.auditConfigs).toEqual([{ service: "s", auditLogConfigs: [{ logType: "DATA_READ" }] }]);
-    const ints = await call(emu.url, "GET", `/v1/${RP_OPEN}:getIamPolicy?options.requestedPolicyVersion=3&$alt=json%3Benum-encoding%3Dint`);
+    const ints = await call(
+      emu.url,
+      "GET",
+      `/v1/${RP_OPEN}:getIamPolicy?options.requestedPolicyVersion=3&$alt=json%3Benum-encoding%3Dint`,
+    );
     expect(ints.json.auditConfigs[0].auditLogConfigs[0].logType).toBe(3);
   });
 });
@@ -236,12 +358,22 @@ describe("auth", () => {
   it("answers 403 PERMISSION_DENIED to a caller not in iamAdmins, before existence", async () => {
     const r = await c.getRestorePlan(RP, 3, VIEWER);
     expectEnvelope(r, 403, "PERMISSION_DENIED");
-    expect(r.json.error.message).toBe(`Permission 'gkebackup.restorePlans.getIamPolicy' denied on resource '${RP}' (or it may not exist).`);
-    const missing = await c.setEndpoint("projects/my-project/locations/us-central1/endpoints/ghost", { policy: {} }, VIEWER);
+    expect(r.json.error.message).toBe(
+      `Permission 'gkebackup.restorePlans.getIamPolicy' denied on resource '${RP}' (or it may not exist).`,
+    );
+    const missing = await c.setEndpoint(
+      "projects/my-project/locations/us-central1/endpoints/ghost",
+      { policy: {} },
+      VIEWER,
+    );
     expectEnvelope(missing, 403, "PERMISSION_DENIED");
     expect(missing.json.error.message).toContain("aiplatform.endpoints.setIamPolicy");
     // The admin sees the 404.
-    expectEnvelope(await c.setEndpoint("projects/my-project/locations/us-central1/endpoints/ghost", { policy: {} }, ADMIN), 404, "NOT_FOUND");
+    expectEnvelope(
+      await c.setEndpoint("projects/my-project/locations/us-central1/endpoints/ghost", { policy: {} }, ADMIN),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("accepts anyone, with or without a token, where no callers are declared", async () => {
@@ -260,14 +392,25 @@ describe("federations.get", () => {
     expect(r.status).toBe(200);
     expect(Object.keys(r.json).sort()).toEqual(
       // stateMessage is empty, so omitted (proto3 JSON).
-      ["backendMetastores", "createTime", "endpointUri", "labels", "name", "state", "uid", "updateTime", "version"]
-        .sort(),
+      [
+        "backendMetastores",
+        "createTime",
+        "endpointUri",
+        "labels",
+        "name",
+        "state",
+        "uid",
+        "updateTime",
+        "version",
+      ].sort(),
     );
     expect(r.json).toMatchObject({
       name: "projects/123456789012/locations/us-central1/federations/lake",
       labels: { owner: "data-eng" },
       version: "3.1.2",
-      backendMetastores: { "1": { name: "projects/my-project/locations/us-central1/services/hive", metastoreType: "DATAPROC_METASTORE" } },
+      backendMetastores: {
+        "1": { name: "projects/my-project/locations/us-central1/services/hive", metastoreType: "DATAPROC_METASTORE" },
+      },
       endpointUri: "thrift://10.0.0.7:9083",
       state: "ACTIVE",
     });
@@ -288,6 +431,10 @@ describe("federations.get", () => {
   });
 
   it("answers 404 for an unknown federation", async () => {
-    expectEnvelope(await c.getFederation("projects/open-project/locations/us-central1/federations/none"), 404, "NOT_FOUND");
+    expectEnvelope(
+      await c.getFederation("projects/open-project/locations/us-central1/federations/none"),
+      404,
+      "NOT_FOUND",
+    );
   });
 });

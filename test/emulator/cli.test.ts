@@ -38,7 +38,9 @@ function run(args: string[], nodeFlags: string[] = []): Spawned {
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
@@ -77,24 +79,34 @@ process.stdout.write = (chunk, ...rest) => {
     expect(s.stdout()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
   });
 
-  it.each(["SIGTERM", "SIGHUP"] as const)("prints its address, serves, and exits 0 on %s after flushing", async (sig) => {
-    const seed = join(dir, "seed.yaml");
-    await writeFile(seed, `projects:\n  p1:\n    number: 42\nrestorePlans:\n  - name: projects/p1/locations/l/restorePlans/r\n`);
-    const data = join(dir, "data.json");
-    const s = run(["emulator", "start", "--port", "0", "--seed", seed, "--data", data]);
-    const { url, hostPort } = await address(s);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(hostPort).toBe(url.slice("http://".length));
-    const r = await api(url).getRestorePlan("projects/42/locations/l/restorePlans/r");
-    expect(r.status).toBe(200);
-    s.child.kill(sig);
-    expect(await s.exited).toEqual({ code: 0, signal: null });
-    expect(JSON.parse(readFileSync(data, "utf8")).restorePlans[0].policy.etag).toBe(r.json.etag);
-  });
+  it.each(["SIGTERM", "SIGHUP"] as const)(
+    "prints its address, serves, and exits 0 on %s after flushing",
+    async (sig) => {
+      const seed = join(dir, "seed.yaml");
+      await writeFile(
+        seed,
+        `projects:\n  p1:\n    number: 42\nrestorePlans:\n  - name: projects/p1/locations/l/restorePlans/r\n`,
+      );
+      const data = join(dir, "data.json");
+      const s = run(["emulator", "start", "--port", "0", "--seed", seed, "--data", data]);
+      const { url, hostPort } = await address(s);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(hostPort).toBe(url.slice("http://".length));
+      const r = await api(url).getRestorePlan("projects/42/locations/l/restorePlans/r");
+      expect(r.status).toBe(200);
+      s.child.kill(sig);
+      expect(await s.exited).toEqual({ code: 0, signal: null });
+      expect(JSON.parse(readFileSync(data, "utf8")).restorePlans[0].policy.etag).toBe(r.json.etag);
+    },
+  );
 
   it("exits 1 with a one-line error naming the file for a bad seed", async () => {
     const seed = join(dir, "bad-seed.yaml");
-    await writeFile(seed, "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy:\n      bindings:\n        - role: roles/x\n          members: [bob@example.com]\n");
+    await writeFile(
+      seed,
+      "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy:\n      bindings:\n " +
+        "       - role: roles/x\n          members: [bob@example.com]\n",
+    );
     const s = run(["emulator", "start", "--port", "0", "--seed", seed]);
     const { code } = await s.exited;
     expect(code).toBe(1);
@@ -115,51 +127,56 @@ process.stdout.write = (chunk, ...rest) => {
     expect(s3.stderr()).toMatch(/missing\.yaml: no such file/);
   });
 
-  it("a SIGKILL during a burst of concurrent writes leaves a data file that loads with every acknowledged write", async () => {
-    const seed = join(dir, "seed.yaml");
-    await writeFile(seed, `restorePlans:\n${PLANS.map((n) => `  - name: ${n}\n`).join("")}`);
-    const data = join(dir, "data.json");
-    for (const killAfterMs of [150, 400]) {
-      const s = run(["emulator", "start", "--port", "0", "--seed", seed, "--data", data]);
-      const { url } = await address(s);
-      const c = api(url);
-      const acked = new Map<string, number>();
-      let stop = false;
-      const workers = PLANS.map(async (name, w) => {
-        for (let i = 0; !stop; i++) {
-          try {
-            const r = await c.setRestorePlan(name, { policy: { bindings: [{ role: "roles/x.y", members: [`user:w${w}-${i}@example.com`] }] } });
-            if (r.status === 200) acked.set(name, i);
-          } catch {
-            return; // connection died with the process
+  it(
+    "a SIGKILL during a burst of concurrent writes leaves a data " + "file that loads with every acknowledged write",
+    async () => {
+      const seed = join(dir, "seed.yaml");
+      await writeFile(seed, `restorePlans:\n${PLANS.map((n) => `  - name: ${n}\n`).join("")}`);
+      const data = join(dir, "data.json");
+      for (const killAfterMs of [150, 400]) {
+        const s = run(["emulator", "start", "--port", "0", "--seed", seed, "--data", data]);
+        const { url } = await address(s);
+        const c = api(url);
+        const acked = new Map<string, number>();
+        let stop = false;
+        const workers = PLANS.map(async (name, w) => {
+          for (let i = 0; !stop; i++) {
+            try {
+              const r = await c.setRestorePlan(name, {
+                policy: { bindings: [{ role: "roles/x.y", members: [`user:w${w}-${i}@example.com`] }] },
+              });
+              if (r.status === 200) acked.set(name, i);
+            } catch {
+              return; // connection died with the process
+            }
           }
-        }
-      });
-      await new Promise((r) => setTimeout(r, killAfterMs));
-      s.child.kill("SIGKILL");
-      stop = true;
-      await Promise.all(workers);
-      expect((await s.exited).signal).toBe("SIGKILL");
-      expect(acked.size).toBeGreaterThan(0);
+        });
+        await new Promise((r) => setTimeout(r, killAfterMs));
+        s.child.kill("SIGKILL");
+        stop = true;
+        await Promise.all(workers);
+        expect((await s.exited).signal).toBe("SIGKILL");
+        expect(acked.size).toBeGreaterThan(0);
 
-      expect(existsSync(data)).toBe(true);
-      const again = await startEmulator({ dataFile: data });
-      try {
-        const c2 = api(again.url);
-        for (const [w, name] of PLANS.entries()) {
-          const r = await c2.getRestorePlan(name);
-          expect(r.status).toBe(200);
-          const ack = acked.get(name);
-          if (ack === undefined) continue;
-          const member: string = r.json.bindings[0].members[0];
-          const m = new RegExp(`^user:w${w}-(\\d+)@example\\.com$`).exec(member);
-          expect(m, member).not.toBeNull();
-          // Durability: what was acknowledged survived (a later, unacknowledged write may too).
-          expect(Number(m![1])).toBeGreaterThanOrEqual(ack);
+        expect(existsSync(data)).toBe(true);
+        const again = await startEmulator({ dataFile: data });
+        try {
+          const c2 = api(again.url);
+          for (const [w, name] of PLANS.entries()) {
+            const r = await c2.getRestorePlan(name);
+            expect(r.status).toBe(200);
+            const ack = acked.get(name);
+            if (ack === undefined) continue;
+            const member: string = r.json.bindings[0].members[0];
+            const m = new RegExp(`^user:w${w}-(\\d+)@example\\.com$`).exec(member);
+            expect(m, member).not.toBeNull();
+            // Durability: what was acknowledged survived (a later, unacknowledged write may too).
+            expect(Number(m![1])).toBeGreaterThanOrEqual(ack);
+          }
+        } finally {
+          await again.close();
         }
-      } finally {
-        await again.close();
       }
-    }
-  });
+    },
+  );
 });

@@ -134,14 +134,30 @@ describe("proto3 JSON as Google's front end parses it", () => {
 
   it("refuses a malformed fields= selector with 400, before the method runs (a write is not made)", async () => {
     const deep = `${"a(".repeat(3_000)}b${")".repeat(3_000)}`;
-    for (const fields of ["bindings(", "bindings)role", "etag,,bindings", "bindings/", "/etag", "bind ings", "etag()", deep]) {
+    for (const fields of [
+      "bindings(",
+      "bindings)role",
+      "etag,,bindings",
+      "bindings/",
+      "/etag",
+      "bind ings",
+      "etag()",
+      deep,
+    ]) {
       const r = await get(`/v1/${RP}:getIamPolicy?fields=${encodeURIComponent(fields)}`);
       expectEnvelope(r, 400, "INVALID_ARGUMENT");
       expect(r.json.error.message).toContain("Invalid field selection");
     }
     const before = (await get(`/v1/${RP}:getIamPolicy`)).json;
-    const policy = { bindings: [{ role: "roles/gkebackup.viewer", members: ["user:fields@example.com"] }], etag: before.etag };
-    expectEnvelope(await post(`/v1/${RP}:setIamPolicy?fields=${encodeURIComponent("bindings(")}`, { policy }), 400, "INVALID_ARGUMENT");
+    const policy = {
+      bindings: [{ role: "roles/gkebackup.viewer", members: ["user:fields@example.com"] }],
+      etag: before.etag,
+    };
+    expectEnvelope(
+      await post(`/v1/${RP}:setIamPolicy?fields=${encodeURIComponent("bindings(")}`, { policy }),
+      400,
+      "INVALID_ARGUMENT",
+    );
     expect((await get(`/v1/${RP}:getIamPolicy`)).json).toEqual(before);
     // Well-formed selectors still work, nested and with a wildcard.
     for (const fields of ["etag", "bindings/role", "bindings(role,members),etag", "*"]) {

@@ -46,7 +46,13 @@ export interface HttpResult {
   json: any;
 }
 
-export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
@@ -63,11 +69,20 @@ export function api(baseUrl: string | (() => string)) {
   return {
     getRestorePlan: (name: string, version = 3, headers: Record<string, string> = {}) =>
       call(url(), "GET", `/v1/${name}:getIamPolicy?options.requestedPolicyVersion=${version}`, undefined, headers),
-    setRestorePlan: (name: string, body: unknown, headers: Record<string, string> = {}) => call(url(), "POST", `/v1/${name}:setIamPolicy`, body, headers),
+    setRestorePlan: (name: string, body: unknown, headers: Record<string, string> = {}) =>
+      call(url(), "POST", `/v1/${name}:setIamPolicy`, body, headers),
     getEndpoint: (name: string, version = 3, headers: Record<string, string> = {}) =>
-      call(url(), "POST", `/v1beta1/${name}:getIamPolicy?options.requestedPolicyVersion=${version}`, undefined, headers),
-    setEndpoint: (name: string, body: unknown, headers: Record<string, string> = {}) => call(url(), "POST", `/v1beta1/${name}:setIamPolicy`, body, headers),
-    getFederation: (name: string, headers: Record<string, string> = {}) => call(url(), "GET", `/v1alpha/${name}`, undefined, headers),
+      call(
+        url(),
+        "POST",
+        `/v1beta1/${name}:getIamPolicy?options.requestedPolicyVersion=${version}`,
+        undefined,
+        headers,
+      ),
+    setEndpoint: (name: string, body: unknown, headers: Record<string, string> = {}) =>
+      call(url(), "POST", `/v1beta1/${name}:setIamPolicy`, body, headers),
+    getFederation: (name: string, headers: Record<string, string> = {}) =>
+      call(url(), "GET", `/v1alpha/${name}`, undefined, headers),
     admin: (method: string, path: string, body?: unknown) => call(url(), method, `/__emulator/${path}`, body),
   };
 }
@@ -76,7 +91,10 @@ export function api(baseUrl: string | (() => string)) {
  * The seed world served for the whole file, with `c` calling it; `resetEach` restores the seed
  * (and clears stats and faults) before each test.
  */
-export function useSeededEmulator(o: { resetEach?: boolean } = {}): { emu: RunningEmulator; c: ReturnType<typeof api> } {
+export function useSeededEmulator(o: { resetEach?: boolean } = {}): {
+  emu: RunningEmulator;
+  c: ReturnType<typeof api>;
+} {
   const emu = useFileEmulator({ seed: seedWorld() });
   const c = api(() => emu.url);
   if (o.resetEach) {
@@ -98,8 +116,11 @@ export function expectEnvelope(r: HttpResult, code: number, status: string): voi
   if (r.status !== code || r.json?.error?.status !== status) {
     throw new Error(`expected ${code} ${status}, got ${r.status} ${r.text}`);
   }
-  if (!r.headers.get("content-type")?.startsWith("application/json")) throw new Error(`not JSON: ${r.headers.get("content-type")}`);
+  if (!r.headers.get("content-type")?.startsWith("application/json"))
+    throw new Error(`not JSON: ${r.headers.get("content-type")}`);
   const details = r.json.error.details;
-  if (r.json.error.code !== code || typeof r.json.error.message !== "string" || !Array.isArray(details)) throw new Error(`bad envelope ${r.text}`);
-  if (details[0]?.["@type"] !== "type.googleapis.com/google.rpc.ErrorInfo" || details[0]?.domain !== "googleapis.com") throw new Error(`bad ErrorInfo ${r.text}`);
+  if (r.json.error.code !== code || typeof r.json.error.message !== "string" || !Array.isArray(details))
+    throw new Error(`bad envelope ${r.text}`);
+  if (details[0]?.["@type"] !== "type.googleapis.com/google.rpc.ErrorInfo" || details[0]?.domain !== "googleapis.com")
+    throw new Error(`bad ErrorInfo ${r.text}`);
 }

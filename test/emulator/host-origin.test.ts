@@ -16,13 +16,30 @@ interface Raw {
 }
 
 /** One request with exactly the headers given (fetch would not let us forge Host). */
-function raw(emu: RunningEmulator, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
+function raw(
+  emu: RunningEmulator,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: emu.port, method, path, headers: { ...headers, ...(body ? { "Content-Length": Buffer.byteLength(body) } : {}) }, setHost: false, agent: false }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (d: string) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: jsonOrUndefined(text) as Raw["json"] }));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: emu.port,
+        method,
+        path,
+        headers: { ...headers, ...(body ? { "Content-Length": Buffer.byteLength(body) } : {}) },
+        setHost: false,
+        agent: false,
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (d: string) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, json: jsonOrUndefined(text) as Raw["json"] }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -83,39 +100,51 @@ describe("Host header", () => {
     expect([400, 403]).toContain(r.status);
   });
 
-  it("a refused request's connection is closed after the 403: what follows is not parsed into another answer", async () => {
-    const text = await new Promise<string>((resolve) => {
-      const s = connect(emu.port, "127.0.0.1", () =>
-        s.write(`POST /__emulator/reset HTTP/1.1\r\nHost: attacker.example:${emu.port}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\nGET /__emulator/world HTTP/1.1\r\nHost: ${emu.hostPort}\r\n\r\n`),
-      );
-      let out = "";
-      s.setEncoding("utf8").on("data", (d: string) => (out += d));
-      s.on("close", () => resolve(out));
-      s.on("error", () => resolve(out));
-    });
-    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 403"]);
-    expect(text).toMatch(/Connection: close/i);
-  });
+  it(
+    "a refused request's connection is closed after the 403: what " + "follows is not parsed into another answer",
+    async () => {
+      const text = await new Promise<string>((resolve) => {
+        const s = connect(emu.port, "127.0.0.1", () =>
+          s.write(
+            `POST /__emulator/reset HTTP/1.1\r\nHost: attacker.example:${emu.port}\r\nTransfer-Encoding: ` +
+              `chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\nGET /__emulator/world HTTP/1.1\r\nHost: ${emu.hostPort}` +
+              `\r\n\r\n`,
+          ),
+        );
+        let out = "";
+        s.setEncoding("utf8").on("data", (d: string) => (out += d));
+        s.on("close", () => resolve(out));
+        s.on("error", () => resolve(out));
+      });
+      expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 403"]);
+      expect(text).toMatch(/Connection: close/i);
+    },
+  );
 
   it("names given with allowedHosts (a reverse proxy or TLS front) are served, on any port", async () => {
     expect((await raw(proxied, "GET", GET_POLICY, { Host: "iam.converge-test.invalid", ...ADMIN })).status).toBe(200);
-    expect((await raw(proxied, "GET", GET_POLICY, { Host: "iam.converge-test.invalid:8443", ...ADMIN })).status).toBe(200);
+    expect((await raw(proxied, "GET", GET_POLICY, { Host: "iam.converge-test.invalid:8443", ...ADMIN })).status).toBe(
+      200,
+    );
     expect((await raw(proxied, "GET", GET_POLICY, { Host: "other.converge-test.invalid", ...ADMIN })).status).toBe(403);
   });
 });
 
 describe("Origin header", () => {
-  it.each([["http://attacker.example"], ["null"], ["http://localhost:1"], ["https://127.0.0.1"]])("a cross-origin request (Origin %s) is refused with 403", async (origin) => {
-    for (const [method, path] of [
-      ["POST", "/__emulator/reset"],
-      ["GET", "/__emulator/world"],
-      ["GET", GET_POLICY],
-    ] as const) {
-      const r = await raw(emu, method, path, { Host: emu.hostPort, Origin: origin, ...ADMIN });
-      expect(r.status, `${method} ${path}`).toBe(403);
-      expect(r.json?.error?.message).toMatch(/Origin/);
-    }
-  });
+  it.each([["http://attacker.example"], ["null"], ["http://localhost:1"], ["https://127.0.0.1"]])(
+    "a cross-origin request (Origin %s) is refused with 403",
+    async (origin) => {
+      for (const [method, path] of [
+        ["POST", "/__emulator/reset"],
+        ["GET", "/__emulator/world"],
+        ["GET", GET_POLICY],
+      ] as const) {
+        const r = await raw(emu, method, path, { Host: emu.hostPort, Origin: origin, ...ADMIN });
+        expect(r.status, `${method} ${path}`).toBe(403);
+        expect(r.json?.error?.message).toMatch(/Origin/);
+      }
+    },
+  );
 
   it("the emulator's own origin is served", async () => {
     const r = await raw(emu, "GET", "/__emulator/world", { Host: emu.hostPort, Origin: `http://${emu.hostPort}` });
@@ -153,10 +182,25 @@ function oneConnection(emu: RunningEmulator, requests: string[]): Promise<string
 }
 
 describe("one keep-alive connection", () => {
-  it("a connection served once is still checked on each request: a later foreign Host or Origin is refused", async () => {
-    const get = (host: string, extra = "") => `GET ${GET_POLICY} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer admin-token\r\n${extra}\r\n`;
-    expect(await oneConnection(emu, [get(emu.hostPort), get(emu.hostPort), get(emu.hostPort, "Origin: http://attacker.example\r\n")])).toEqual(["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 403"]);
-    expect(await oneConnection(emu, [get(emu.hostPort), get(`attacker.example:${emu.port}`)])).toEqual(["HTTP/1.1 200", "HTTP/1.1 403"]);
-    expect(await oneConnection(emu, [get(emu.hostPort, `Origin: http://${emu.hostPort}\r\n`), get(emu.hostPort)])).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
-  });
+  it(
+    "a connection served once is still checked on each request: a " + "later foreign Host or Origin is refused",
+    async () => {
+      const get = (host: string, extra = "") =>
+        `GET ${GET_POLICY} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer admin-token\r\n${extra}\r\n`;
+      expect(
+        await oneConnection(emu, [
+          get(emu.hostPort),
+          get(emu.hostPort),
+          get(emu.hostPort, "Origin: http://attacker.example\r\n"),
+        ]),
+      ).toEqual(["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 403"]);
+      expect(await oneConnection(emu, [get(emu.hostPort), get(`attacker.example:${emu.port}`)])).toEqual([
+        "HTTP/1.1 200",
+        "HTTP/1.1 403",
+      ]);
+      expect(
+        await oneConnection(emu, [get(emu.hostPort, `Origin: http://${emu.hostPort}\r\n`), get(emu.hostPort)]),
+      ).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
+    },
+  );
 });

@@ -18,7 +18,10 @@ const emulatorFiles = (): string[] =>
 
 describe("the emulator's independence from the client", () => {
   it("finds the imports it scans (the scanner is not blind)", () => {
-    const specs = importSpecifiers('import a from "./a.js";\nexport { b } from "../b.js";\nimport type { C } from "../c.js";\nimport "./side.js";\nawait import("./lazy.js");');
+    const specs = importSpecifiers(
+      'import a from "./a.js";\nexport { b } from "../b.js";\nimport type { C } from ' +
+        '"../c.js";\nimport "./side.js";\nawait import("./lazy.js");',
+    );
     expect(specs.sort()).toEqual(["../b.js", "../c.js", "./a.js", "./lazy.js", "./side.js"]);
     // The client's own modules do import what the emulator must not: the scan would see it.
     const client = reachableEdges([join(SRC, "cloud", "policy-engine.ts")]);
@@ -29,7 +32,9 @@ describe("the emulator's independence from the client", () => {
     const edges = reachableEdges(emulatorFiles());
     // It does follow imports out of src/emulator/ (into src/gcp/, src/schemas/, …).
     expect(edges.some(([, to]) => !to.startsWith(join(SRC, "emulator") + "/"))).toBe(true);
-    const offending = edges.filter(([from, to]) => forbidden(to) && !forbidden(from)).map(([from, to]) => `${relative(ROOT, from)} → ${relative(ROOT, to)}`);
+    const offending = edges
+      .filter(([from, to]) => forbidden(to) && !forbidden(from))
+      .map(([from, to]) => `${relative(ROOT, from)} → ${relative(ROOT, to)}`);
     expect(offending).toEqual([]);
   });
 });

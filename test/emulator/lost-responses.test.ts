@@ -5,7 +5,17 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
 import { GET_RP, SET_EP, SET_RP } from "../support/emulator.js";
-import { api, EP_OPEN, expectEnvelope, RP, RP_OPEN, seedWorld, tempDir, useSeededEmulator, type HttpResult } from "./helpers.js";
+import {
+  api,
+  EP_OPEN,
+  expectEnvelope,
+  RP,
+  RP_OPEN,
+  seedWorld,
+  tempDir,
+  useSeededEmulator,
+  type HttpResult,
+} from "./helpers.js";
 
 const { c } = useSeededEmulator({ resetEach: true });
 
@@ -78,7 +88,9 @@ describe("lostResponses", () => {
       const r = await ca.setRestorePlan(RP_OPEN, body).catch(() => undefined);
       if (r) expectEnvelope(r, 503, "UNAVAILABLE");
       const onDisk = JSON.parse(readFileSync(dataFile, "utf8"));
-      expect(onDisk.restorePlans.find((p: { name: string }) => p.name === RP_OPEN).policy.bindings).toEqual(body.policy.bindings);
+      expect(onDisk.restorePlans.find((p: { name: string }) => p.name === RP_OPEN).policy.bindings).toEqual(
+        body.policy.bindings,
+      );
       await a.close();
       const b = await startEmulator({ seed: {}, dataFile });
       expect((await api(b.url).getRestorePlan(RP_OPEN)).json.bindings).toEqual(body.policy.bindings);
@@ -103,7 +115,11 @@ describe("lostResponses", () => {
     await lose({ lostResponses: { rate: 1, kinds: ["503"] } });
     const before = await c.getRestorePlan(RP_OPEN);
     // A stale etag: 409 ABORTED.
-    expectEnvelope(await c.setRestorePlan(RP_OPEN, { policy: { ...freshPolicy().policy, etag: "BwYAAAAAAAA=" } }), 409, "ABORTED");
+    expectEnvelope(
+      await c.setRestorePlan(RP_OPEN, { policy: { ...freshPolicy().policy, etag: "BwYAAAAAAAA=" } }),
+      409,
+      "ABORTED",
+    );
     // No credentials on a project that requires them: 401.
     expectEnvelope(await c.setRestorePlan(RP, freshPolicy()), 401, "UNAUTHENTICATED");
     expectEnvelope(await c.setRestorePlan(RP_OPEN, { policy: { bindings: "nope" } }), 400, "INVALID_ARGUMENT");
@@ -172,8 +188,14 @@ describe("lostResponses", () => {
     [{ rate: 0.5 }, 'lostResponses.kinds must be a non-empty list of "500", "503", "504", "reset"'],
     [{ rate: 0.5, kinds: ["404"] }, 'lostResponses.kinds: "404" is not one of "500", "503", "504", "reset"'],
     [{ rate: 0.5, kinds: [503] }, 'lostResponses.kinds: 503 is not one of "500", "503", "504", "reset"'],
-    [{ rate: 0.5, kinds: ["503"], often: true }, 'lostResponses: unknown field "often" (expected rate, kinds, methods)'],
-    [{ rate: 0.5, kinds: ["503"], methods: [GET_RP] }, `lostResponses.methods: unknown write method ID "${GET_RP}" (known: `],
+    [
+      { rate: 0.5, kinds: ["503"], often: true },
+      'lostResponses: unknown field "often" (expected rate, kinds, methods)',
+    ],
+    [
+      { rate: 0.5, kinds: ["503"], methods: [GET_RP] },
+      `lostResponses.methods: unknown write method ID "${GET_RP}" (known: `,
+    ],
     [{ rate: 0.5, kinds: ["503"], methods: SET_RP }, "lostResponses.methods must be a list of method IDs"],
     [[0.5, "503"], 'lostResponses must be an object {"rate": 0.3, "kinds": ["503", "reset"]}'],
   ])("refuses %j with a clear message", async (lostResponses, message) => {

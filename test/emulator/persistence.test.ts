@@ -40,7 +40,9 @@ describe("data file", () => {
     const data = join(dir, "world.json");
     const a = await start({ seed: seedWorld(), dataFile: data });
     const ca = api(a.url);
-    const w = await ca.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] } });
+    const w = await ca.setRestorePlan(RP_OPEN, {
+      policy: { bindings: [{ role: "roles/x.y", members: ["user:a@example.com"] }] },
+    });
     expect(w.status).toBe(200);
     await ca.admin("POST", "objects", { kind: "endpoint", name: "projects/p/locations/l/endpoints/new" });
     const fedBefore = (await ca.getFederation(FED, VIEWER)).json;
@@ -63,7 +65,11 @@ describe("data file", () => {
     const e = await start({ seed: seedWorld(), dataFile: data });
     const c = api(e.url);
     const writes = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => c.setRestorePlan(RP_OPEN, { policy: { bindings: [{ role: "roles/x.y", members: [`user:u${i}@example.com`] }] } })),
+      Array.from({ length: 50 }, (_, i) =>
+        c.setRestorePlan(RP_OPEN, {
+          policy: { bindings: [{ role: "roles/x.y", members: [`user:u${i}@example.com`] }] },
+        }),
+      ),
     );
     expect(writes.every((w) => w.status === 200)).toBe(true);
     const last = await c.getRestorePlan(RP_OPEN);

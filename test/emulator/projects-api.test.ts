@@ -10,7 +10,11 @@ const TOKEN = { Authorization: "Bearer admin-token" };
 const emu = useFileEmulator({
   seed: {
     projects: {
-      "my-project": { number: "123456789012", callers: { "admin-token": "user:admin@example.com" }, iamAdmins: ["user:admin@example.com"] },
+      "my-project": {
+        number: "123456789012",
+        callers: { "admin-token": "user:admin@example.com" },
+        iamAdmins: ["user:admin@example.com"],
+      },
       "open-project": { number: "210987654321" },
       "numberless-project": {},
     },
@@ -18,14 +22,19 @@ const emu = useFileEmulator({
   },
 });
 const c = api(() => emu.url);
-const get = (p: string, headers: Record<string, string> = {}) => call(emu.url, "GET", `/v3/projects/${p}`, undefined, headers);
+const get = (p: string, headers: Record<string, string> = {}) =>
+  call(emu.url, "GET", `/v3/projects/${p}`, undefined, headers);
 
 function expectDenied(r: Awaited<ReturnType<typeof get>>, segment: string): void {
   expectEnvelope(r, 403, "PERMISSION_DENIED");
   expect(r.json.error.message).toBe(
-    `Permission 'resourcemanager.projects.get' denied on resource '//cloudresourcemanager.googleapis.com/projects/${segment}' (or it may not exist).`,
+    `Permission 'resourcemanager.projects.get' denied on resource ` +
+      `'//cloudresourcemanager.googleapis.com/projects/${segment}' (or it may not exist).`,
   );
-  expect(r.json.error.details[0]).toMatchObject({ reason: "IAM_PERMISSION_DENIED", metadata: { permission: "resourcemanager.projects.get", resource: `projects/${segment}` } });
+  expect(r.json.error.details[0]).toMatchObject({
+    reason: "IAM_PERMISSION_DENIED",
+    metadata: { permission: "resourcemanager.projects.get", resource: `projects/${segment}` },
+  });
 }
 
 describe("projects.get", () => {
@@ -33,7 +42,12 @@ describe("projects.get", () => {
     const r = await get("open-project");
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json; charset=UTF-8");
-    expect(r.json).toEqual({ name: "projects/210987654321", projectId: "open-project", state: "ACTIVE", displayName: "open-project" });
+    expect(r.json).toEqual({
+      name: "projects/210987654321",
+      projectId: "open-project",
+      state: "ACTIVE",
+      displayName: "open-project",
+    });
   });
 
   it("answers the same body by number, also percent-encoded, and int enums on request", async () => {
@@ -62,9 +76,17 @@ describe("projects.get", () => {
   it("answers other HTTP methods and malformed segments as unknown routes", async () => {
     const post = await call(emu.url, "POST", "/v3/projects/open-project", {});
     expectEnvelope(post, 404, "NOT_FOUND");
-    expect(post.json.error.message).toBe("The requested URL POST /v3/projects/open-project was not found on this server.");
+    expect(post.json.error.message).toBe(
+      "The requested URL POST /v3/projects/open-project was not found on this server.",
+    );
     expectEnvelope(await call(emu.url, "DELETE", "/v3/projects/open-project"), 404, "NOT_FOUND");
-    for (const p of ["/v3/projects/", "/v3/projects/a:b", "/v3/projects/a/b", "/v3/projects/a%2Fb", "/v1/projects/open-project"]) {
+    for (const p of [
+      "/v3/projects/",
+      "/v3/projects/a:b",
+      "/v3/projects/a/b",
+      "/v3/projects/a%2Fb",
+      "/v1/projects/open-project",
+    ]) {
       expectEnvelope(await call(emu.url, "GET", p), 404, "NOT_FOUND");
     }
   });
@@ -81,10 +103,17 @@ describe("projects.get", () => {
 
   it("takes injected faults filtered by its method ID", async () => {
     try {
-      expect((await c.admin("POST", "faults", { errorRates: { UNAVAILABLE: 1 }, methods: [GET_PROJECT] })).status).toBe(200);
+      expect((await c.admin("POST", "faults", { errorRates: { UNAVAILABLE: 1 }, methods: [GET_PROJECT] })).status).toBe(
+        200,
+      );
       expectEnvelope(await get("open-project"), 503, "UNAVAILABLE");
-      expect((await c.getRestorePlan("projects/implied-project/locations/us-central1/restorePlans/daily")).status).toBe(200);
-      await c.admin("POST", "faults", { errorRates: { UNAVAILABLE: 1 }, methods: ["gkebackup.projects.locations.restorePlans.getIamPolicy"] });
+      expect((await c.getRestorePlan("projects/implied-project/locations/us-central1/restorePlans/daily")).status).toBe(
+        200,
+      );
+      await c.admin("POST", "faults", {
+        errorRates: { UNAVAILABLE: 1 },
+        methods: ["gkebackup.projects.locations.restorePlans.getIamPolicy"],
+      });
       expect((await get("open-project")).status).toBe(200);
     } finally {
       await c.admin("DELETE", "faults");
@@ -105,17 +134,23 @@ describe("projects.get", () => {
     }
   });
 
-  it("charges a project named by its number to the same quota as by its ID (Google charges one consumer project)", async () => {
-    try {
-      expect((await c.admin("POST", "faults", { quotas: { cloudresourcemanager: 60, gkebackup: 60 } })).status).toBe(200);
-      expect((await get("open-project")).status).toBe(200);
-      expectEnvelope(await get("210987654321"), 429, "RESOURCE_EXHAUSTED");
-      // An IAM read too: the quota is charged before the object is looked up (this one is not there).
-      const rp = (project: string) => call(emu.url, "GET", `/v1/projects/${project}/locations/us-central1/restorePlans/daily:getIamPolicy`);
-      expect((await rp("open-project")).status).toBe(404);
-      expectEnvelope(await rp("210987654321"), 429, "RESOURCE_EXHAUSTED");
-    } finally {
-      await c.admin("DELETE", "faults");
-    }
-  });
+  it(
+    "charges a project named by its number to the same quota as by " + "its ID (Google charges one consumer project)",
+    async () => {
+      try {
+        expect((await c.admin("POST", "faults", { quotas: { cloudresourcemanager: 60, gkebackup: 60 } })).status).toBe(
+          200,
+        );
+        expect((await get("open-project")).status).toBe(200);
+        expectEnvelope(await get("210987654321"), 429, "RESOURCE_EXHAUSTED");
+        // An IAM read too: the quota is charged before the object is looked up (this one is not there).
+        const rp = (project: string) =>
+          call(emu.url, "GET", `/v1/projects/${project}/locations/us-central1/restorePlans/daily:getIamPolicy`);
+        expect((await rp("open-project")).status).toBe(404);
+        expectEnvelope(await rp("210987654321"), 429, "RESOURCE_EXHAUSTED");
+      } finally {
+        await c.admin("DELETE", "faults");
+      }
+    },
+  );
 });

@@ -34,7 +34,10 @@ describe("emulator quotas", () => {
     const q = new Quotas({ "gkebackup.write": 60 }, () => 0);
     expect(q.charge("gkebackup", "p", true)).toBeUndefined();
     const e = q.charge("gkebackup", "p", true)!;
-    expect(e.metadata).toMatchObject({ service: "gkebackup.googleapis.com", quota_limit: "WriteRequestsPerMinutePerProject" });
+    expect(e.metadata).toMatchObject({
+      service: "gkebackup.googleapis.com",
+      quota_limit: "WriteRequestsPerMinutePerProject",
+    });
     for (let i = 0; i < 5; i++) expect(q.charge("gkebackup", "p", false)).toBeUndefined();
     expect(faultProblem({ quotas: { "gkebackup.write": 600 } })).toBeUndefined();
   });

@@ -35,7 +35,11 @@ describe("bad requests", () => {
     expectEnvelope(await call(emu.url, "POST", `/v1/${RP_OPEN}:getIamPolicy`, {}), 404, "NOT_FOUND");
     expectEnvelope(await call(emu.url, "GET", `/v1beta1/${EP_OPEN}:getIamPolicy`), 404, "NOT_FOUND");
     expectEnvelope(await call(emu.url, "DELETE", `/v1/${RP_OPEN}:setIamPolicy`), 404, "NOT_FOUND");
-    expectEnvelope(await call(emu.url, "GET", `/v1/${RP_OPEN.replace("restorePlans", "endpoints")}:getIamPolicy`), 404, "NOT_FOUND");
+    expectEnvelope(
+      await call(emu.url, "GET", `/v1/${RP_OPEN.replace("restorePlans", "endpoints")}:getIamPolicy`),
+      404,
+      "NOT_FOUND",
+    );
     expectEnvelope(await call(emu.url, "GET", "/"), 404, "NOT_FOUND");
     expectEnvelope(await call(emu.url, "GET", "/v1/projects/p:getIamPolicy"), 404, "NOT_FOUND");
     expectEnvelope(await call(emu.url, "PUT", "/whatever", "x".repeat(1000)), 404, "NOT_FOUND");
@@ -55,7 +59,11 @@ describe("bad requests", () => {
         ctrl.close();
       },
     });
-    const chunked = await fetch(`${emu.url}/v1beta1/${EP_OPEN}:setIamPolicy`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    const chunked = await fetch(`${emu.url}/v1beta1/${EP_OPEN}:setIamPolicy`, {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     expect(chunked.status).toBe(400);
     expect(((await chunked.json()) as { error: { status: string } }).error.status).toBe("INVALID_ARGUMENT");
     await stillServing();
@@ -82,7 +90,9 @@ describe("bad requests", () => {
   });
 
   it("serves many concurrent requests on one emulator", async () => {
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? c.getRestorePlan(RP_OPEN) : c.getEndpoint(EP_OPEN))));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 ? c.getRestorePlan(RP_OPEN) : c.getEndpoint(EP_OPEN))),
+    );
     expect(results.every((r) => r.status === 200)).toBe(true);
   });
 });

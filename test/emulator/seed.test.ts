@@ -67,15 +67,48 @@ restorePlans:
   });
 
   it.each([
-    ["bad member", "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy: { bindings: [ { role: roles/x, members: [bob@example.com] } ] }\n", /bob@example\.com/],
-    ["bad role", "endpoints:\n  - name: projects/p/locations/l/endpoints/e\n    policy: { bindings: [ { role: owner, members: [user:a@b.co] } ] }\n", /role "owner"/],
+    [
+      "bad member",
+      "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy: { " +
+        "bindings: [ { role: roles/x, members: [bob@example.com] } ] }\n",
+      /bob@example\.com/,
+    ],
+    [
+      "bad role",
+      "endpoints:\n  - name: projects/p/locations/l/endpoints/e\n    policy: { " +
+        "bindings: [ { role: owner, members: [user:a@b.co] } ] }\n",
+      /role "owner"/,
+    ],
     ["bad name", "endpoints:\n  - name: projects/p/endpoints/e\n", /endpoints\[0\]\.name .*is not an endpoint name/],
-    ["duplicate", "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n  - name: projects/p/locations/l/restorePlans/r\n", /declared twice/],
-    ["duplicate via number", "projects: { p: { number: '7' } }\nrestorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n  - name: projects/7/locations/l/restorePlans/r\n", /declared twice/],
+    [
+      "duplicate",
+      "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n  - " +
+        "name: projects/p/locations/l/restorePlans/r\n",
+      /declared twice/,
+    ],
+    [
+      "duplicate via number",
+      "projects: { p: { number: '7' } }\nrestorePlans:\n  - name: " +
+        "projects/p/locations/l/restorePlans/r\n  - name: projects/7/locations/l/restorePlans/r\n",
+      /declared twice/,
+    ],
     ["shared number", "projects: { a: { number: '7' }, b: { number: '7' } }\n", /both declare number 7/],
-    ["unknown field", "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    owner: me\n", /unknown property "owner"/],
-    ["bad enum", "federations:\n  - name: projects/p/locations/l/federations/f\n    state: RUNNING\n", /state must be one of .*ACTIVE/],
-    ["conditional v1", "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy: { version: 1, bindings: [ { role: roles/x, members: [user:a@b.co], condition: { title: t, expression: 'true' } } ] }\n", /require policy version 3/],
+    [
+      "unknown field",
+      "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    owner: me\n",
+      /unknown property "owner"/,
+    ],
+    [
+      "bad enum",
+      "federations:\n  - name: projects/p/locations/l/federations/f\n    state: RUNNING\n",
+      /state must be one of .*ACTIVE/,
+    ],
+    [
+      "conditional v1",
+      "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy: { version: 1, bindings: " +
+        "[ { role: roles/x, members: [user:a@b.co], condition: { title: t, expression: 'true' } } ] }\n",
+      /require policy version 3/,
+    ],
     ["not a mapping", "- a\n", /expected a mapping/],
     ["YAML syntax", "restorePlans: [\n", /invalid YAML.*line/],
   ])("refuses %s with the file name and the problem", async (_label, text, pattern) => {
@@ -93,9 +126,25 @@ restorePlans:
 
   it.each([
     ["YAML syntax", "projects: {}\nrestorePlans: [\n", 3, "emulator seed: invalid YAML: "],
-    ["a wrong type", "projects:\n  p:\n    number: '1'\nrestorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy:\n      bindings: { role: x }\n", 7, "emulator seed: restorePlans[0].policy.bindings must be array"],
-    ["a bad name", "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n  - name: nightly\n", 3, 'emulator seed: restorePlans[1].name "nightly" is not a restorePlan name'],
-    ["a shared number", "projects:\n  a: { number: '7' }\n  b: { number: '7' }\n", 3, "emulator seed: projects a and b both declare number 7"],
+    [
+      "a wrong type",
+      "projects:\n  p:\n    number: '1'\nrestorePlans:\n  - name: " +
+        "projects/p/locations/l/restorePlans/r\n    policy:\n      bindings: { role: x }\n",
+      7,
+      "emulator seed: restorePlans[0].policy.bindings must be array",
+    ],
+    [
+      "a bad name",
+      "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n  - name: nightly\n",
+      3,
+      'emulator seed: restorePlans[1].name "nightly" is not a restorePlan name',
+    ],
+    [
+      "a shared number",
+      "projects:\n  a: { number: '7' }\n  b: { number: '7' }\n",
+      3,
+      "emulator seed: projects a and b both declare number 7",
+    ],
   ])("a seed with %s is a WorldError positioned at its line (issue 12)", async (_what, text, line, problem) => {
     const file = await seedFile("seed.yaml", text);
     let err: unknown;
@@ -121,12 +170,18 @@ describe("startEmulator with a seed file", () => {
   it("serves the seed and rejects an invalid one", async () => {
     const emu = await startEmulator({ seedFile: await seedFile("seed.yaml", SPEC_SEED) });
     try {
-      const r = await api(emu.url).getRestorePlan("projects/my-project/locations/us-central1/restorePlans/nightly", 3, { Authorization: "Bearer admin-token" });
+      const r = await api(emu.url).getRestorePlan("projects/my-project/locations/us-central1/restorePlans/nightly", 3, {
+        Authorization: "Bearer admin-token",
+      });
       expect(r.json.bindings[0].members).toEqual(["user:carol@example.com"]);
     } finally {
       await emu.close();
     }
-    await expect(startEmulator({ seedFile: await seedFile("bad.yaml", "projects: 3\n") })).rejects.toThrow(/seed file .*bad\.yaml/);
-    await expect(startEmulator({ seed: { restorePlans: [{ name: "x" }] } })).rejects.toThrow(/^seed: restorePlans\[0\]\.name/);
+    await expect(startEmulator({ seedFile: await seedFile("bad.yaml", "projects: 3\n") })).rejects.toThrow(
+      /seed file .*bad\.yaml/,
+    );
+    await expect(startEmulator({ seed: { restorePlans: [{ name: "x" }] } })).rejects.toThrow(
+      /^seed: restorePlans\[0\]\.name/,
+    );
   });
 });

@@ -29,11 +29,14 @@ async function failure(provider: { endpoint: string; seed?: string }, env: NodeJ
 }
 
 describe("openCloud", () => {
-  it.each([":::", "host:notaport", "http://x", ":8085", "http://u:hunter22@:99999"])("CLOUDNATIVE_EMULATOR_HOST=%j is a diagnostic", async (value) => {
-    const e = await failure({ endpoint: "google" }, { CLOUDNATIVE_EMULATOR_HOST: value });
-    expect(e.diagnostics[0]!.summary).toMatch(/^CLOUDNATIVE_EMULATOR_HOST ".*" is not host:port/);
-    expect(e.message).not.toContain("hunter22");
-  });
+  it.each([":::", "host:notaport", "http://x", ":8085", "http://u:hunter22@:99999"])(
+    "CLOUDNATIVE_EMULATOR_HOST=%j is a diagnostic",
+    async (value) => {
+      const e = await failure({ endpoint: "google" }, { CLOUDNATIVE_EMULATOR_HOST: value });
+      expect(e.diagnostics[0]!.summary).toMatch(/^CLOUDNATIVE_EMULATOR_HOST ".*" is not host:port/);
+      expect(e.message).not.toContain("hunter22");
+    },
+  );
 
   it("a bad proxy URL is a diagnostic naming the variable", async () => {
     const e = await failure({ endpoint: "google" }, { HTTPS_PROXY: "::bad", CLOUDNATIVE_ACCESS_TOKEN: "t" });
@@ -50,14 +53,27 @@ describe("openCloud", () => {
 
   it("an embedded seed of the wrong shape is a diagnostic at the offending line", async () => {
     const seed = join(dir, "shape.seed.yaml");
-    await writeFile(seed, "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy:\n      bindings: { role: x }\n");
+    await writeFile(
+      seed,
+      "restorePlans:\n  - name: projects/p/locations/l/restorePlans/r\n    policy:\n      bindings: { role: x }\n",
+    );
     const e = await failure({ endpoint: "embedded", seed }, {});
-    expect(e.diagnostics[0]).toMatchObject({ file: seed, line: 4, summary: "emulator seed: restorePlans[0].policy.bindings must be array" });
+    expect(e.diagnostics[0]).toMatchObject({
+      file: seed,
+      line: 4,
+      summary: "emulator seed: restorePlans[0].policy.bindings must be array",
+    });
   });
 
   it("the description of the target never holds credentials", async () => {
-    const c = await openCloud({ endpoint: "http://u:hunter22@127.0.0.1:9" }, { env: {}, stateDir: dir, stackName: "s" });
-    const viaEnv = await openCloud({ endpoint: "google" }, { env: { CLOUDNATIVE_EMULATOR_HOST: "http://u:hunter22@127.0.0.1:9" }, stateDir: dir, stackName: "s" });
+    const c = await openCloud(
+      { endpoint: "http://u:hunter22@127.0.0.1:9" },
+      { env: {}, stateDir: dir, stackName: "s" },
+    );
+    const viaEnv = await openCloud(
+      { endpoint: "google" },
+      { env: { CLOUDNATIVE_EMULATOR_HOST: "http://u:hunter22@127.0.0.1:9" }, stateDir: dir, stackName: "s" },
+    );
     // The plan's "Target:" line names host and port only (issue 13), never credentials.
     expect(c.target).toBe("emulator at 127.0.0.1:9");
     expect(viaEnv.target).toBe("emulator at http://127.0.0.1:9 (from CLOUDNATIVE_EMULATOR_HOST)");

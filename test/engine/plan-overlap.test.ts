@@ -25,7 +25,12 @@ vi.mock("../../src/plan/planner.js", async (importOriginal) => {
 });
 
 const IDS = ["a", "b", "c"];
-const emu = useFileEmulator({ seed: { projects: { "my-project": { number: "123456789012" } }, restorePlans: IDS.map((id) => ({ name: rpName(id), policy: { bindings: [] } })) } });
+const emu = useFileEmulator({
+  seed: {
+    projects: { "my-project": { number: "123456789012" } },
+    restorePlans: IDS.map((id) => ({ name: rpName(id), policy: { bindings: [] } })),
+  },
+});
 
 let dir: string;
 let saved: string | undefined;
@@ -35,10 +40,15 @@ beforeAll(async () => {
   process.env.CLOUDNATIVE_EMULATOR_HOST = emu.hostPort;
   // Two resources per restore plan, named in full and by short name: three distinct policies.
   const resources = IDS.flatMap((id, i) => [
-    `  ${id}1:\n    type: ${BINDING}\n    properties:\n      name: ${rpName(id)}\n      role: roles/gkebackup.viewer\n      members: [user:u${i}@example.com]\n`,
-    `  ${id}2:\n    type: ${BINDING}\n    properties:\n      name: ${id}\n      role: roles/gkebackup.admin\n      members: [user:v${i}@example.com]\n`,
+    `  ${id}1:\n    type: ${BINDING}\n    properties:\n      name: ${rpName(id)}\n      role: ` +
+      `roles/gkebackup.viewer\n      members: [user:u${i}@example.com]\n`,
+    `  ${id}2:\n    type: ${BINDING}\n    properties:\n      name: ${id}\n      role: ` +
+      `roles/gkebackup.admin\n      members: [user:v${i}@example.com]\n`,
   ]);
-  await writeFile(join(dir, "stack.yaml"), `name: overlap\nprovider:\n  project: my-project\n  location: us-central1\nresources:\n${resources.join("")}`);
+  await writeFile(
+    join(dir, "stack.yaml"),
+    `name: overlap\nprovider:\n  project: my-project\n  location: us-central1\nresources:\n${resources.join("")}`,
+  );
 });
 afterAll(async () => {
   if (saved === undefined) delete process.env.CLOUDNATIVE_EMULATOR_HOST;
@@ -56,7 +66,15 @@ beforeEach(async () => {
   atPlan.hook = undefined;
 });
 
-const request = (o: Partial<PlanRequest> = {}): PlanRequest => ({ refresh: true, destroy: false, targets: [], replace: [], parallelism: 10, callTimeoutMs: 10_000, ...o });
+const request = (o: Partial<PlanRequest> = {}): PlanRequest => ({
+  refresh: true,
+  destroy: false,
+  targets: [],
+  replace: [],
+  parallelism: 10,
+  callTimeoutMs: 10_000,
+  ...o,
+});
 
 async function planWith(state: string, o: Partial<PlanRequest> = {}) {
   const session = openStack({ file: join(dir, "stack.yaml"), state: join(dir, state) });
@@ -83,7 +101,9 @@ describe("planStack: the first reads overlap the planner's work", () => {
   });
 
   it("with a state: its policies too, each still read once", async () => {
-    const state = makeState("overlap", [bindingState("a1", { name: rpName("a"), role: "roles/gkebackup.viewer", members: ["user:u0@example.com"] }, "e1")]);
+    const state = makeState("overlap", [
+      bindingState("a1", { name: rpName("a"), role: "roles/gkebackup.viewer", members: ["user:u0@example.com"] }, "e1"),
+    ]);
     await writeFile(join(dir, "warm.json"), JSON.stringify(state));
     atPlan.hook = readSeen;
     const planned = await planWith("warm.json");
@@ -91,22 +111,28 @@ describe("planStack: the first reads overlap the planner's work", () => {
     expect(await reads()).toBe(3);
   });
 
-  it("the cloud client hears how many reads the plan starts with before the planner begins (a large run moves its HTTP to the worker then)", async () => {
-    const heard = vi.spyOn(CloudClient.prototype, "expectRequests");
-    let before: number[] = [];
-    atPlan.hook = async () => {
-      before = heard.mock.calls.map(([n]) => n);
-    };
-    try {
-      await planWith("heard.json");
-    } finally {
-      heard.mockRestore();
-    }
-    expect(before).toEqual([1, 2, 3]);
-  });
+  it(
+    "the cloud client hears how many reads the plan starts with before the planner " +
+      "begins (a large run moves its HTTP to the worker then)",
+    async () => {
+      const heard = vi.spyOn(CloudClient.prototype, "expectRequests");
+      let before: number[] = [];
+      atPlan.hook = async () => {
+        before = heard.mock.calls.map(([n]) => n);
+      };
+      try {
+        await planWith("heard.json");
+      } finally {
+        heard.mockRestore();
+      }
+      expect(before).toEqual([1, 2, 3]);
+    },
+  );
 
   it("--refresh=false reads nothing; destroy reads only the state's policies", async () => {
-    const state = makeState("overlap", [bindingState("a1", { name: rpName("a"), role: "roles/gkebackup.viewer", members: ["user:u0@example.com"] }, "e1")]);
+    const state = makeState("overlap", [
+      bindingState("a1", { name: rpName("a"), role: "roles/gkebackup.viewer", members: ["user:u0@example.com"] }, "e1"),
+    ]);
     await writeFile(join(dir, "destroy.json"), JSON.stringify(state));
     await planWith("destroy.json", { refresh: false });
     expect(await reads()).toBe(0);

@@ -71,20 +71,28 @@ describe("prefetching", () => {
     pf.dispose();
   });
 
-  it("never has more than `parallelism` reads at once, counting the reads asked of its port later (data sources too)", async () => {
-    const c = heldCloud();
-    const pf = prefetching(c.cloud, 3);
-    await pf.start(Array.from({ length: 7 }, (_, i) => ref(i)));
-    const later = [pf.port.getIamPolicy(KIND, ref(20).name), pf.port.getFederation("projects/p/locations/l/federations/f"), pf.port.getIamPolicy(KIND, ref(21).name)];
-    expect(c.calls).toHaveLength(3);
-    await c.drain();
-    await Promise.all(later);
-    expect(c.calls).toHaveLength(10);
-    expect(c.most()).toBe(3);
-    // The reads started ahead went first, in order.
-    expect(c.calls.slice(0, 7)).toEqual(Array.from({ length: 7 }, (_, i) => ref(i).name));
-    pf.dispose();
-  });
+  it(
+    "never has more than `parallelism` reads at once, counting the " +
+      "reads asked of its port later (data sources too)",
+    async () => {
+      const c = heldCloud();
+      const pf = prefetching(c.cloud, 3);
+      await pf.start(Array.from({ length: 7 }, (_, i) => ref(i)));
+      const later = [
+        pf.port.getIamPolicy(KIND, ref(20).name),
+        pf.port.getFederation("projects/p/locations/l/federations/f"),
+        pf.port.getIamPolicy(KIND, ref(21).name),
+      ];
+      expect(c.calls).toHaveLength(3);
+      await c.drain();
+      await Promise.all(later);
+      expect(c.calls).toHaveLength(10);
+      expect(c.most()).toBe(3);
+      // The reads started ahead went first, in order.
+      expect(c.calls.slice(0, 7)).toEqual(Array.from({ length: 7 }, (_, i) => ref(i).name));
+      pf.dispose();
+    },
+  );
 
   it("sends nothing more once the signal aborts: the reads not yet sent fail as interrupted", async () => {
     const c = heldCloud();

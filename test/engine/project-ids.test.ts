@@ -6,23 +6,47 @@ import { describe, expect, it } from "vitest";
 import { completeName, projectNumbersOf } from "../../src/cloud/names.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 import type { CloudPort } from "../../src/contracts/cloud-port.js";
-import { lateProjectNumbers, priorWithProjectIds, resolveProjectNumbers, knownProjectNumbers } from "../../src/engine/project-ids.js";
+import {
+  lateProjectNumbers,
+  priorWithProjectIds,
+  resolveProjectNumbers,
+  knownProjectNumbers,
+} from "../../src/engine/project-ids.js";
 import { plan } from "../../src/plan/planner.js";
-import { epName, fakeCloud, makeState, MEMBER, memberState, planOptions, PROJECT, rpName, stackOf } from "../fixtures/builders.js";
+import {
+  epName,
+  fakeCloud,
+  makeState,
+  MEMBER,
+  memberState,
+  planOptions,
+  PROJECT,
+  rpName,
+  stackOf,
+} from "../fixtures/builders.js";
 
 const NUMBER = "123456789012";
 const IDS = new Map([[NUMBER, PROJECT]]);
 
 describe("names completed with the project ID", () => {
   it("replaces a known project number, in full and short names, and leaves the rest as written", () => {
-    expect(completeName("restorePlan", rpName("n", NUMBER), { projectIds: IDS })).toMatchObject({ project: PROJECT, full: rpName("n") });
-    expect(completeName("restorePlan", "n", { project: NUMBER, location: "us-central1", projectIds: IDS })).toMatchObject({ full: rpName("n") });
-    expect(completeName("restorePlan", rpName("n", "999"), { projectIds: IDS })).toMatchObject({ full: rpName("n", "999") });
+    expect(completeName("restorePlan", rpName("n", NUMBER), { projectIds: IDS })).toMatchObject({
+      project: PROJECT,
+      full: rpName("n"),
+    });
+    expect(
+      completeName("restorePlan", "n", { project: NUMBER, location: "us-central1", projectIds: IDS }),
+    ).toMatchObject({ full: rpName("n") });
+    expect(completeName("restorePlan", rpName("n", "999"), { projectIds: IDS })).toMatchObject({
+      full: rpName("n", "999"),
+    });
     expect(completeName("restorePlan", rpName("n", NUMBER), {})).toMatchObject({ full: rpName("n", NUMBER) });
   });
 
   it("finds the numbers among names", () => {
-    expect([...projectNumbersOf([rpName("a", NUMBER), rpName("b"), "projects/42/locations/l/endpoints/e", "junk"])]).toEqual([NUMBER, "42"]);
+    expect([
+      ...projectNumbersOf([rpName("a", NUMBER), rpName("b"), "projects/42/locations/l/endpoints/e", "junk"]),
+    ]).toEqual([NUMBER, "42"]);
   });
 });
 
@@ -32,7 +56,11 @@ function portWith(projects: Record<string, string>, calls: string[] = []): Cloud
     async getProject(p) {
       calls.push(p);
       const id = projects[p];
-      if (!id) throw Object.assign(new Error(`getProject projects/${p}: PERMISSION_DENIED: Permission 'resourcemanager.projects.get' denied`), { status: "PERMISSION_DENIED" });
+      if (!id)
+        throw Object.assign(
+          new Error(`getProject projects/${p}: PERMISSION_DENIED: Permission 'resourcemanager.projects.get' denied`),
+          { status: "PERMISSION_DENIED" },
+        );
       return { projectId: id, number: p };
     },
   };
@@ -50,10 +78,19 @@ describe("resolveProjectNumbers", () => {
   });
 
   it("is a user error naming every number it cannot resolve, with the way out", async () => {
-    const e = await resolveProjectNumbers(portWith({}), ["42", "7"], undefined, undefined, new Map([["7", ["a", "b (in the state)"]]])).catch((x: unknown) => x);
+    const e = await resolveProjectNumbers(
+      portWith({}),
+      ["42", "7"],
+      undefined,
+      undefined,
+      new Map([["7", ["a", "b (in the state)"]]]),
+    ).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UserError);
     const diags = (e as UserError).diagnostics;
-    expect(diags.map((d) => d.summary)).toEqual(["cannot find the project ID of project number 42", "cannot find the project ID of project number 7 (used by a, b (in the state))"]);
+    expect(diags.map((d) => d.summary)).toEqual([
+      "cannot find the project ID of project number 42",
+      "cannot find the project ID of project number 7 (used by a, b (in the state))",
+    ]);
     expect(diags[0]!.detail).toMatch(/PERMISSION_DENIED[\s\S]*Write the project ID instead of 42/);
   });
 
@@ -78,8 +115,15 @@ resources:
 `;
 
   it("finds the numbers a stack and its state write", () => {
-    const state = makeState("t", [memberState("old", { name: epName("weekly", "77"), role: "roles/x", member: "user:b@example.com" }, "E")]);
-    expect(knownProjectNumbers(stackOf(stackText), state)).toEqual(new Map([[NUMBER, ["by_number"]], ["77", ["old (in the state)"]]]));
+    const state = makeState("t", [
+      memberState("old", { name: epName("weekly", "77"), role: "roles/x", member: "user:b@example.com" }, "E"),
+    ]);
+    expect(knownProjectNumbers(stackOf(stackText), state)).toEqual(
+      new Map([
+        [NUMBER, ["by_number"]],
+        ["77", ["old (in the state)"]],
+      ]),
+    );
   });
 
   it("reads the policy once and finds the two resources' claims on the same grant", async () => {
@@ -90,13 +134,27 @@ resources:
   });
 
   it("names a state's objects by ID, so a stack that now writes the ID plans no change", async () => {
-    const state = makeState("t", [memberState("by_id", { name: epName("nightly", NUMBER), role: "roles/aiplatform.user", member: "user:a@example.com" }, "E1")]);
+    const state = makeState("t", [
+      memberState(
+        "by_id",
+        { name: epName("nightly", NUMBER), role: "roles/aiplatform.user", member: "user:a@example.com" },
+        "E1",
+      ),
+    ]);
     const prior = priorWithProjectIds(state, IDS)!;
     expect(prior.resources[0]!.inputs.name).toBe(epName("nightly"));
     expect(prior.resources[0]!.outputs.project).toBe(PROJECT);
     expect(priorWithProjectIds(state, new Map())).toBe(state);
     const text = stackText.replace(/ {2}by_number:[\s\S]*$/, "");
-    const cloud = fakeCloud({ policies: { [epName("nightly")]: { version: 3, etag: "E1", bindings: [{ role: "roles/aiplatform.user", members: ["user:a@example.com"] }] } } });
+    const cloud = fakeCloud({
+      policies: {
+        [epName("nightly")]: {
+          version: 3,
+          etag: "E1",
+          bindings: [{ role: "roles/aiplatform.user", members: ["user:a@example.com"] }],
+        },
+      },
+    });
     const r = await plan(stackOf(text), prior, cloud.port, planOptions({ projectIds: IDS }));
     expect(r.plan.resource_changes.map((c) => c.change.action)).toEqual(["no-op"]);
     expect(lateProjectNumbers(r.plan, IDS)).toEqual(new Set());

@@ -16,7 +16,11 @@ const MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
 const RP = "projects/acme-prod/locations/europe-west4/restorePlans/nightly";
 const RP2 = "projects/acme-prod/locations/europe-west4/restorePlans/9lives";
 const EP = "projects/acme-prod/locations/europe-west4/endpoints/churn";
-const TEMP = { title: "until 2027", description: "contractors", expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' };
+const TEMP = {
+  title: "until 2027",
+  description: "contractors",
+  expression: 'request.time < timestamp("2027-01-01T00:00:00Z")',
+};
 const PROD = { title: "prod-only", expression: 'resource.name.startsWith("projects/acme-prod")' };
 
 interface Gen {
@@ -45,7 +49,14 @@ const policies: { name: string; policy: Policy }[] = [
     policy: {
       version: 3,
       bindings: [
-        { role: "roles/aiplatform.user", members: ["user:dana@example.com", "user:dana@partner.example", "serviceAccount:bot@acme.iam.gserviceaccount.com"] },
+        {
+          role: "roles/aiplatform.user",
+          members: [
+            "user:dana@example.com",
+            "user:dana@partner.example",
+            "serviceAccount:bot@acme.iam.gserviceaccount.com",
+          ],
+        },
         { role: "roles/aiplatform.user", members: ["group:ops@example.com"], condition: PROD },
         { role: "roles/aiplatform.viewer", members: [] },
       ],
@@ -57,26 +68,39 @@ describe("generateStack", () => {
   const stack = generateStack("adopted", "google", policies) as unknown as Gen;
   const asMembers = generateStack("adopted", "google", policies, "member") as unknown as Gen;
 
-  it("adopts every binding of a restore plan and of an endpoint (--as binding, the default), with readable unique names", () => {
-    expect(stack.name).toBe("adopted");
-    expect(stack.provider).toEqual({ project: "acme-prod", location: "europe-west4" });
-    expect(stack.description).toMatch(/3 policies/);
-    expect(Object.keys(stack.resources)).toEqual([
-      "nightly_gkebackup_viewer",
-      "nightly_gkebackup_viewer_until_2027",
-      "nightly_projects_acme_prod_roles_restorer",
-      "_9lives_gkebackup_admin",
-      "churn_aiplatform_user",
-      "churn_aiplatform_user_prod_only",
-    ]);
-    expect(Object.keys(asMembers.resources).filter((k) => k.startsWith("churn"))).toEqual(["churn_aiplatform_user_bot", "churn_aiplatform_user_dana", "churn_aiplatform_user_dana_2", "churn_aiplatform_user_ops_prod_only"]);
-    for (const name of Object.keys(stack.resources)) expect(name).toMatch(/^[A-Za-z_][A-Za-z0-9_-]*$/);
-  });
+  it(
+    "adopts every binding of a restore plan and of an endpoint (--as " +
+      "binding, the default), with readable unique names",
+    () => {
+      expect(stack.name).toBe("adopted");
+      expect(stack.provider).toEqual({ project: "acme-prod", location: "europe-west4" });
+      expect(stack.description).toMatch(/3 policies/);
+      expect(Object.keys(stack.resources)).toEqual([
+        "nightly_gkebackup_viewer",
+        "nightly_gkebackup_viewer_until_2027",
+        "nightly_projects_acme_prod_roles_restorer",
+        "_9lives_gkebackup_admin",
+        "churn_aiplatform_user",
+        "churn_aiplatform_user_prod_only",
+      ]);
+      expect(Object.keys(asMembers.resources).filter((k) => k.startsWith("churn"))).toEqual([
+        "churn_aiplatform_user_bot",
+        "churn_aiplatform_user_dana",
+        "churn_aiplatform_user_dana_2",
+        "churn_aiplatform_user_ops_prod_only",
+      ]);
+      for (const name of Object.keys(stack.resources)) expect(name).toMatch(/^[A-Za-z_][A-Za-z0-9_-]*$/);
+    },
+  );
 
   it("binding resources: type, full name, role, normalized members, condition and import ID with its title", () => {
     expect(stack.resources.nightly_gkebackup_viewer).toEqual({
       type: BINDING,
-      properties: { name: RP, role: "roles/gkebackup.viewer", members: ["group:sre@example.com", "user:Carol@example.com"] },
+      properties: {
+        name: RP,
+        role: "roles/gkebackup.viewer",
+        members: ["group:sre@example.com", "user:Carol@example.com"],
+      },
       options: { import: `${RP} roles/gkebackup.viewer` },
     });
     expect(stack.resources.nightly_gkebackup_viewer_until_2027).toEqual({
@@ -84,7 +108,9 @@ describe("generateStack", () => {
       properties: { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com"], condition: TEMP },
       options: { import: `${RP} roles/gkebackup.viewer until 2027` },
     });
-    expect(stack.resources.nightly_projects_acme_prod_roles_restorer!.options.import).toBe(`${RP} projects/acme-prod/roles/restorer`);
+    expect(stack.resources.nightly_projects_acme_prod_roles_restorer!.options.import).toBe(
+      `${RP} projects/acme-prod/roles/restorer`,
+    );
     expect(stack.resources._9lives_gkebackup_admin!.properties.name).toBe(RP2);
   });
 
@@ -120,7 +146,15 @@ describe("generateStack", () => {
 
   it("a condition title with a run of spaces survives the import ID round trip", () => {
     const cond = { title: "two  spaces", expression: "true" };
-    const s = generateStack("x", "google", [{ name: RP, policy: { version: 3, bindings: [{ role: "roles/gkebackup.viewer", members: ["user:a@example.com"], condition: cond }] } }]) as unknown as Gen;
+    const s = generateStack("x", "google", [
+      {
+        name: RP,
+        policy: {
+          version: 3,
+          bindings: [{ role: "roles/gkebackup.viewer", members: ["user:a@example.com"], condition: cond }],
+        },
+      },
+    ]) as unknown as Gen;
     const [r] = Object.values(s.resources);
     expect(r!.options.import).toBe(`${RP} roles/gkebackup.viewer two  spaces`);
     // BUG (src/drivers/iam-driver.ts parseImportId): split(/\s+/) + join(" ") turns the title
@@ -151,11 +185,14 @@ describe("generateStack", () => {
     }
   });
 
-  it("names a generated stack after its file: the base name without extension, made to fit the stack name pattern", () => {
-    expect(stackNameOfFile("/work/prod access.yaml")).toBe("prod-access");
-    expect(stackNameOfFile("stacks/team-a.yml")).toBe("team-a");
-    expect(stackNameOfFile("_old (copy).v2.yaml")).toBe("old-copy-.v2");
-    expect(stackNameOfFile("adopted")).toBe("adopted");
-    expect(stackNameOfFile("--- .yaml")).toBeUndefined();
-  });
+  it(
+    "names a generated stack after its file: the base name without " + "extension, made to fit the stack name pattern",
+    () => {
+      expect(stackNameOfFile("/work/prod access.yaml")).toBe("prod-access");
+      expect(stackNameOfFile("stacks/team-a.yml")).toBe("team-a");
+      expect(stackNameOfFile("_old (copy).v2.yaml")).toBe("old-copy-.v2");
+      expect(stackNameOfFile("adopted")).toBe("adopted");
+      expect(stackNameOfFile("--- .yaml")).toBeUndefined();
+    },
+  );
 });

@@ -3,7 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeTempLeftovers, tempPathFor, writeAll, writeFileAtomic, writeFileAtomicSync } from "../../src/fs/atomic-file.js";
+import {
+  removeTempLeftovers,
+  tempPathFor,
+  writeAll,
+  writeFileAtomic,
+  writeFileAtomicSync,
+} from "../../src/fs/atomic-file.js";
 
 let dir: string;
 beforeEach(() => {
@@ -12,28 +18,39 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("writeFileAtomic", () => {
-  it("replaces the file with mode 0600, runs beforeRename while the old content is in place, leaves no temp file", async () => {
-    const file = join(dir, "f.json");
-    writeFileSync(file, "old", { mode: 0o644 });
-    let seen = "";
-    await writeFileAtomic(file, "new", { beforeRename: async () => void (seen = readFileSync(file, "utf8")) });
-    expect(seen).toBe("old");
-    expect(readFileSync(file, "utf8")).toBe("new");
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readdirSync(dir)).toEqual(["f.json"]);
-  });
+  it(
+    "replaces the file with mode 0600, runs beforeRename while the " + "old content is in place, leaves no temp file",
+    async () => {
+      const file = join(dir, "f.json");
+      writeFileSync(file, "old", { mode: 0o644 });
+      let seen = "";
+      await writeFileAtomic(file, "new", { beforeRename: async () => void (seen = readFileSync(file, "utf8")) });
+      expect(seen).toBe("old");
+      expect(readFileSync(file, "utf8")).toBe("new");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dir)).toEqual(["f.json"]);
+    },
+  );
 
   it("keeps the old file and removes its temp file when the write fails before the rename", async () => {
     const file = join(dir, "f.json");
     writeFileSync(file, "old");
-    await expect(writeFileAtomic(file, "new", { beforeRename: () => Promise.reject(new Error("no")) })).rejects.toThrow("no");
+    await expect(writeFileAtomic(file, "new", { beforeRename: () => Promise.reject(new Error("no")) })).rejects.toThrow(
+      "no",
+    );
     expect(readFileSync(file, "utf8")).toBe("old");
     expect(readdirSync(dir)).toEqual(["f.json"]);
   });
 
   it("writes byte pieces one after another, across blocks of a megabyte and pieces larger than one", async () => {
     const file = join(dir, "big.json");
-    const pieces = [Buffer.from("é{"), ...Array.from({ length: 3000 }, (_, i) => Buffer.alloc(1000 + (i % 7), 97 + (i % 26))), Buffer.alloc(3 << 20, 122), Buffer.alloc(0), Buffer.from("}\n")];
+    const pieces = [
+      Buffer.from("é{"),
+      ...Array.from({ length: 3000 }, (_, i) => Buffer.alloc(1000 + (i % 7), 97 + (i % 26))),
+      Buffer.alloc(3 << 20, 122),
+      Buffer.alloc(0),
+      Buffer.from("}\n"),
+    ];
     await writeFileAtomic(file, pieces);
     expect(readFileSync(file).equals(Buffer.concat(pieces))).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -53,7 +70,12 @@ describe("writeFileAtomic", () => {
       },
       writeFile: async (data: Uint8Array) => void (out = Buffer.concat([out, data])),
     };
-    const pieces = [Buffer.from("abc"), Buffer.alloc(0), Buffer.from("défghij"), ...Array.from({ length: 2500 }, (_, i) => Buffer.from(`<${i}>`))];
+    const pieces = [
+      Buffer.from("abc"),
+      Buffer.alloc(0),
+      Buffer.from("défghij"),
+      ...Array.from({ length: 2500 }, (_, i) => Buffer.from(`<${i}>`)),
+    ];
     await writeAll(fh as never, pieces);
     expect(out.equals(Buffer.concat(pieces))).toBe(true);
   });
@@ -71,7 +93,13 @@ describe("removeTempLeftovers", () => {
   it("removes temp files of dead writers (any kind), not this process's, not other files", async () => {
     const file = join(dir, "f.json");
     const dead = 999_999_999;
-    const names = [`.f.json.tmp-${dead}-0a1b2c`, `.f.json.backup-tmp-${dead}-3d4e5f`, `.f.json.tmp-${process.pid}-abcdef`, ".g.json.tmp-999999999-0a1b2c", "f.json"];
+    const names = [
+      `.f.json.tmp-${dead}-0a1b2c`,
+      `.f.json.backup-tmp-${dead}-3d4e5f`,
+      `.f.json.tmp-${process.pid}-abcdef`,
+      ".g.json.tmp-999999999-0a1b2c",
+      "f.json",
+    ];
     for (const n of names) writeFileSync(join(dir, n), "x");
     await removeTempLeftovers(file);
     expect(readdirSync(dir).sort()).toEqual(names.slice(2).sort());

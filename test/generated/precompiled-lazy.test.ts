@@ -25,15 +25,24 @@ function copy(keepTimes: boolean): string {
 }
 
 async function used(dir: string, ref: string, i: number): Promise<boolean> {
-  const schemas = (await import(pathToFileURL(join(dir, "dist/schemas/index.js")).href)) as typeof import("../../src/schemas/index.js");
-  const precompiled = createRequire(import.meta.url)(join(dir, "dist/schemas/precompiled.cjs")) as Record<string, unknown>;
+  const schemas = (await import(
+    pathToFileURL(join(dir, "dist/schemas/index.js")).href
+  )) as typeof import("../../src/schemas/index.js");
+  const precompiled = createRequire(import.meta.url)(join(dir, "dist/schemas/precompiled.cjs")) as Record<
+    string,
+    unknown
+  >;
   return schemas.validator(ref) === precompiled[`v${i}`];
 }
 
 describe("build-time validators, checked against the schema files", () => {
   it("record each schema file's size and time at the build", async () => {
-    const precompiled = createRequire(import.meta.url)(join(REPO, "dist/schemas/precompiled.cjs")) as { stats: string[] };
-    const schemas = (await import(pathToFileURL(join(REPO, "dist/schemas/index.js")).href)) as typeof import("../../src/schemas/index.js");
+    const precompiled = createRequire(import.meta.url)(join(REPO, "dist/schemas/precompiled.cjs")) as {
+      stats: string[];
+    };
+    const schemas = (await import(
+      pathToFileURL(join(REPO, "dist/schemas/index.js")).href
+    )) as typeof import("../../src/schemas/index.js");
     expect(precompiled.stats).toEqual(schemas.schemaFileStats());
   });
 

@@ -12,11 +12,17 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const PRECOMPILED = join(REPO, "dist/schemas/precompiled.cjs");
 type Schemas = typeof import("../../src/schemas/index.js");
 const schemas = (await import(pathToFileURL(join(REPO, "dist/schemas/index.js")).href)) as Schemas;
-const precompiled = createRequire(import.meta.url)(PRECOMPILED) as Record<string, unknown> & { digest: string; refs: string[] };
+const precompiled = createRequire(import.meta.url)(PRECOMPILED) as Record<string, unknown> & {
+  digest: string;
+  refs: string[];
+};
 
 /** Stack-shaped values: the invalid fixtures and the examples (and their parts). */
 function samples(): unknown[] {
-  const dirs = [join(REPO, "test/fixtures/invalid"), ...readdirSync(join(REPO, "examples")).map((d) => join(REPO, "examples", d))];
+  const dirs = [
+    join(REPO, "test/fixtures/invalid"),
+    ...readdirSync(join(REPO, "examples")).map((d) => join(REPO, "examples", d)),
+  ];
   const out: unknown[] = [{}, [], null, "text"];
   for (const dir of dirs) {
     if (!existsSync(dir) || !dir.match(/invalid|examples/)) continue;
@@ -29,8 +35,12 @@ function samples(): unknown[] {
       }
       out.push(doc, doc?.resources, doc?.variables ? Object.values(doc.variables as object)[0] : undefined);
       // Resource inputs and function arguments, for the drivers' validators.
-      for (const r of Object.values((doc?.resources ?? {}) as Record<string, { properties?: unknown }>)) out.push(r?.properties);
-      for (const v of Object.values((doc?.variables ?? {}) as Record<string, { "fn::invoke"?: { arguments?: unknown } }>)) out.push(v?.["fn::invoke"]?.arguments);
+      for (const r of Object.values((doc?.resources ?? {}) as Record<string, { properties?: unknown }>))
+        out.push(r?.properties);
+      for (const v of Object.values(
+        (doc?.variables ?? {}) as Record<string, { "fn::invoke"?: { arguments?: unknown } }>,
+      ))
+        out.push(v?.["fn::invoke"]?.arguments);
     }
   }
   return out;
@@ -45,7 +55,9 @@ describe("build-time validators", () => {
     const ajv = schemas.newAjv();
     const values = samples();
     expect(values.length).toBeGreaterThan(30);
-    const registry = (await import(pathToFileURL(join(REPO, "dist/drivers/registry.js")).href)) as typeof import("../../src/drivers/registry.js");
+    const registry = (await import(
+      pathToFileURL(join(REPO, "dist/drivers/registry.js")).href
+    )) as typeof import("../../src/drivers/registry.js");
     expect(precompiled.refs).toEqual([...new Set([...schemas.PRECOMPILED_REFS, ...registry.driverSchemaRefs()])]);
     for (const [i, ref] of precompiled.refs.entries()) {
       const built = schemas.validator(ref);

@@ -11,11 +11,14 @@ function graph(nodes: string[], edges: [string, string][]): Graph {
 
 describe("topoOrder", () => {
   it("puts dependencies before dependents", () => {
-    const g = graph(["app", "db", "net"], [
-      ["app", "db"],
-      ["db", "net"],
-      ["app", "net"],
-    ]);
+    const g = graph(
+      ["app", "db", "net"],
+      [
+        ["app", "db"],
+        ["db", "net"],
+        ["app", "net"],
+      ],
+    );
     expect(g.topoOrder()).toEqual(["net", "db", "app"]);
   });
 
@@ -28,20 +31,26 @@ describe("topoOrder", () => {
   });
 
   it("orders a diamond deterministically", () => {
-    const g = graph(["top", "left", "right", "bottom"], [
-      ["top", "left"],
-      ["top", "right"],
-      ["left", "bottom"],
-      ["right", "bottom"],
-    ]);
+    const g = graph(
+      ["top", "left", "right", "bottom"],
+      [
+        ["top", "left"],
+        ["top", "right"],
+        ["left", "bottom"],
+        ["right", "bottom"],
+      ],
+    );
     expect(g.topoOrder()).toEqual(["bottom", "left", "right", "top"]);
   });
 
   it("throws on a cycle, naming it", () => {
-    const g = graph(["a", "b"], [
+    const g = graph(
       ["a", "b"],
-      ["b", "a"],
-    ]);
+      [
+        ["a", "b"],
+        ["b", "a"],
+      ],
+    );
     expect(() => g.topoOrder()).toThrow("a -> b -> a");
   });
 
@@ -58,20 +67,40 @@ describe("topoOrder", () => {
 
 describe("findCycle", () => {
   it("returns undefined for an acyclic graph", () => {
-    expect(graph(["a", "b", "c"], [["a", "b"], ["b", "c"], ["a", "c"]]).findCycle()).toBeUndefined();
+    expect(
+      graph(
+        ["a", "b", "c"],
+        [
+          ["a", "b"],
+          ["b", "c"],
+          ["a", "c"],
+        ],
+      ).findCycle(),
+    ).toBeUndefined();
   });
 
   it("returns the cycle as a closed path", () => {
-    expect(graph(["a", "b"], [["a", "b"], ["b", "a"]]).findCycle()).toEqual(["a", "b", "a"]);
+    expect(
+      graph(
+        ["a", "b"],
+        [
+          ["a", "b"],
+          ["b", "a"],
+        ],
+      ).findCycle(),
+    ).toEqual(["a", "b", "a"]);
   });
 
   it("returns only the cycle, not the path leading to it", () => {
-    const g = graph(["entry", "x", "y", "z"], [
-      ["entry", "x"],
-      ["x", "y"],
-      ["y", "z"],
-      ["z", "x"],
-    ]);
+    const g = graph(
+      ["entry", "x", "y", "z"],
+      [
+        ["entry", "x"],
+        ["x", "y"],
+        ["y", "z"],
+        ["z", "x"],
+      ],
+    );
     expect(g.findCycle()).toEqual(["x", "y", "z", "x"]);
   });
 
@@ -81,11 +110,14 @@ describe("findCycle", () => {
 });
 
 describe("dependencies, dependents and ancestors", () => {
-  const g = graph(["a", "b", "c", "d"], [
-    ["a", "b"],
-    ["b", "c"],
-    ["d", "c"],
-  ]);
+  const g = graph(
+    ["a", "b", "c", "d"],
+    [
+      ["a", "b"],
+      ["b", "c"],
+      ["d", "c"],
+    ],
+  );
 
   it("lists direct edges both ways", () => {
     expect(g.dependencies("a")).toEqual(["b"]);
@@ -113,13 +145,24 @@ describe("toDot", () => {
   it("prints a digraph with every node and edge (dependent -> dependency)", () => {
     const g = graph(["invoker", "viewers"], [["invoker", "viewers"]]);
     expect(g.toDot()).toBe(
-      ["digraph converge {", '  rankdir = "BT";', "  node [shape = box];", '  "invoker" [label = "invoker"];', '  "viewers" [label = "viewers"];', '  "invoker" -> "viewers";', "}", ""].join("\n"),
+      [
+        "digraph converge {",
+        '  rankdir = "BT";',
+        "  node [shape = box];",
+        '  "invoker" [label = "invoker"];',
+        '  "viewers" [label = "viewers"];',
+        '  "invoker" -> "viewers";',
+        "}",
+        "",
+      ].join("\n"),
     );
   });
 
   it("uses custom labels and shapes and escapes quotes and newlines", () => {
     const g = graph(['we"ird', "lake"], [['we"ird', "lake"]]);
-    const dot = g.toDot((id) => (id === "lake" ? { label: "lake\ncloudnative:metastore/v1alpha:getFederation", shape: "note" } : { label: id }));
+    const dot = g.toDot((id) =>
+      id === "lake" ? { label: "lake\ncloudnative:metastore/v1alpha:getFederation", shape: "note" } : { label: id },
+    );
     expect(dot).toContain('"we\\"ird" [label = "we\\"ird"];');
     expect(dot).toContain('"lake" [label = "lake\\ncloudnative:metastore/v1alpha:getFederation", shape = note];');
     expect(dot).toContain('"we\\"ird" -> "lake";');
@@ -127,7 +170,10 @@ describe("toDot", () => {
 
   it("prints every id and label as `shown` gives it, before quoting (a secret with a quote is still found)", () => {
     const g = graph(['x-we"ird', "y"], [['x-we"ird', "y"]]);
-    const dot = g.toDot((id) => ({ label: `${id}\ntype` }), (s) => s.split('we"ird').join("(sensitive value)"));
+    const dot = g.toDot(
+      (id) => ({ label: `${id}\ntype` }),
+      (s) => s.split('we"ird').join("(sensitive value)"),
+    );
     expect(dot).not.toContain("ird");
     expect(dot).toContain('"x-(sensitive value)" [label = "x-(sensitive value)\\ntype"];');
     expect(dot).toContain('"x-(sensitive value)" -> "y";');

@@ -11,7 +11,8 @@ const index = createRequire(import.meta.url)("@bufbuild/cel") as typeof Cel;
 describe("the CEL parser", () => {
   it.each([
     'request.time < timestamp("2027-01-01T00:00:00Z")',
-    'resource.name.startsWith("projects/p/locations/l/restorePlans/nightly") && resource.type == "gkebackup.googleapis.com/RestorePlan"',
+    'resource.name.startsWith("projects/p/locations/l/restorePlans/nightly") && ' +
+      'resource.type == "gkebackup.googleapis.com/RestorePlan"',
     "request.time.getHours('Europe/Berlin') >= 9 || !(resource.service in ['a', 'b'])",
     "has(resource.labels.env) ? resource.labels['env'] == 'prod' : 1u + 2 * 3.5 > -4",
   ])("gives the index's tree for %s", (expression) => {
@@ -54,6 +55,13 @@ describe("loading the CEL parser", () => {
 
   it("falls back to the index when a release has no parse.js, or one without parse", () => {
     expect(loadCelParser(fakeRequire({ "/nm/@bufbuild/cel/dist/cjs/index.js": { parse: fromIndex } }))).toBe(fromIndex);
-    expect(loadCelParser(fakeRequire({ "/nm/@bufbuild/cel/dist/cjs/parse.js": { other: own }, "/nm/@bufbuild/cel/dist/cjs/index.js": { parse: fromIndex } }))).toBe(fromIndex);
+    expect(
+      loadCelParser(
+        fakeRequire({
+          "/nm/@bufbuild/cel/dist/cjs/parse.js": { other: own },
+          "/nm/@bufbuild/cel/dist/cjs/index.js": { parse: fromIndex },
+        }),
+      ),
+    ).toBe(fromIndex);
   });
 });

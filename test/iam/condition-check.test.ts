@@ -15,7 +15,8 @@ const GOOD = [
   // resource attributes
   'resource.service == "compute.googleapis.com"',
   "resource.type != 'compute.googleapis.com/Image'",
-  "(resource.type != 'storage.googleapis.com/Bucket' && resource.type != 'storage.googleapis.com/Object') || resource.name.startsWith('projects/_/buckets/example-bucket')",
+  "(resource.type != 'storage.googleapis.com/Bucket' && resource.type != " +
+    "'storage.googleapis.com/Object') || resource.name.startsWith('projects/_/buckets/example-bucket')",
   'resource.name.endsWith(".jpg")',
   'resource.name.extract("projects/{project}/") == "project-123"',
   "resource.hasTagKey('123456789012/env')",
@@ -24,7 +25,8 @@ const GOOD = [
   "resource.matchTagId('tagKeys/123456789012', 'tagValues/567890123456')",
   // request attributes
   '"accessPolicies/199923665455/accessLevels/CorpNet" in request.auth.access_levels',
-  "api.getAttribute('iam.googleapis.com/modifiedGrantsByRole', []).hasOnly(['roles/pubsub.editor', 'roles/pubsub.publisher'])",
+  "api.getAttribute('iam.googleapis.com/modifiedGrantsByRole', " +
+    "[]).hasOnly(['roles/pubsub.editor', 'roles/pubsub.publisher'])",
   "api.getAttribute('storage.googleapis.com/objectListPrefix', '').startsWith('logs/')",
   "api.getAttribute('aiplatform.googleapis.com/sessionUserId', 'undefined') == 'alex'",
   'request.time < date("2023-02-01")',
@@ -33,10 +35,13 @@ const GOOD = [
   "request.time.getDate() > 15 && request.time.getDayOfMonth() > 14",
   'request.time.getDayOfWeek("Europe/Berlin") > 0 && request.time.getDayOfWeek("Europe/Berlin") < 6',
   'request.time.getDayOfYear("America/Los_Angeles") >= 0 && request.time.getFullYear() == 2022',
-  'request.time.getHours("+01:00") >= 9 && request.time.getMinutes("Europe/Berlin") >= 30 && request.time.getMonth() == 3',
+  'request.time.getHours("+01:00") >= 9 && ' +
+    'request.time.getMinutes("Europe/Berlin") >= 30 && ' +
+    "request.time.getMonth() == 3",
   "request.time.getSeconds() < 30 || request.time.getMilliseconds() < 500",
   'destination.ip == "10.0.0.1" && destination.port > 21 && destination.port <= 23',
-  "!compute.isForwardingRuleCreationOperation() || (compute.isForwardingRuleCreationOperation() && compute.matchLoadBalancingSchemes(['INTERNAL', 'INTERNAL_MANAGED']))",
+  "!compute.isForwardingRuleCreationOperation() || (compute.isForwardingRuleCreationOperation() && " +
+    "compute.matchLoadBalancingSchemes(['INTERNAL', 'INTERNAL_MANAGED']))",
   'request.path == "/admin" || request.path.startsWith("/admin") || request.host.endsWith(".example.com")',
   "request.time > timestamp('2018-08-03T16:00:00-07:00') &&\n  request.time < timestamp('2018-08-03T16:05:00-07:00')",
   'resource.name.matches("^projects/[a-z-]+/")',
@@ -72,7 +77,11 @@ const BAD: [string, string[], number][] = [
   ['request.time.getHours("UTC", 1) > 1', ["takes 1 argument (string), not 2"], 13],
   ['request.auth.access_levels.exists(l, l == "x")', ["exists() is not supported", "no macros"], 27],
   ["has(request.time)", ["has() is not supported"], 0],
-  ["api.getAttribute('iam.googleapis.com/modifiedGrantsByRole', ['x']).hasOnly([])", ["must be an empty list ([])"], 60],
+  [
+    "api.getAttribute('iam.googleapis.com/modifiedGrantsByRole', ['x']).hasOnly([])",
+    ["must be an empty list ([])"],
+    60,
+  ],
   ["api.getAttribute('storage.googleapis.com/objectListPrefix', 1) == 1", ["must be string, not int"], 60],
   ["api.getAttribute(1, '') == ''", ["attribute name as a string"], 17],
   ["api.getAttribute('x') == ''", ["takes an attribute name and a default value"], 4],
@@ -115,7 +124,9 @@ describe("malformed literals", () => {
 
   it("say so in the lint finding", () => {
     const now = new Date("2026-11-22T00:00:00Z");
-    expect(lintExpression('request.time < timestamp("soon")', now)[0]!.detail).toBe("Google accepts it, but the condition can never grant access.");
+    expect(lintExpression('request.time < timestamp("soon")', now)[0]!.detail).toBe(
+      "Google accepts it, but the condition can never grant access.",
+    );
     expect(lintExpression("request.time + 1", now)[0]!.detail).toContain("Google refuses it");
   });
 });
@@ -131,24 +142,59 @@ describe("lintExpression (what the stack lint sees)", () => {
   });
 
   it("accepts every good expression, and still finds expired ones", () => {
-    for (const g of GOOD) expect(lintExpression(g, now).filter((f) => f.rule === "invalid-condition"), g).toEqual([]);
-    expect(lintExpression('request.time < timestamp("2020-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual(["expired-condition"]);
+    for (const g of GOOD)
+      expect(
+        lintExpression(g, now).filter((f) => f.rule === "invalid-condition"),
+        g,
+      ).toEqual([]);
+    expect(lintExpression('request.time < timestamp("2020-01-01T00:00:00Z")', now).map((f) => f.rule)).toEqual([
+      "expired-condition",
+    ]);
   });
 });
 
 describe("the client's checker and the emulator's (written independently) agree on types", () => {
   // Generated expressions over every kind of value; literals are well-formed, so only types decide.
-  const terms = ["request.time", "timestamp('2027-01-01T00:00:00Z')", "duration('60s')", "resource.name", "'x'", "1", "2u", "1.5", "true", "null", "b'x'", "destination.port", "request.auth.access_levels", "['a']", "[]", "[1]", "{'a': 'b'}", "{}", "api.getAttribute('k', [])", "api.getAttribute('k', '')", "api.getAttribute('k', {})", "request.time.getHours()", "resource.name.extract('a/{b}/')", "resource.matchTag('1/e', 'p')"];
+  const terms = [
+    "request.time",
+    "timestamp('2027-01-01T00:00:00Z')",
+    "duration('60s')",
+    "resource.name",
+    "'x'",
+    "1",
+    "2u",
+    "1.5",
+    "true",
+    "null",
+    "b'x'",
+    "destination.port",
+    "request.auth.access_levels",
+    "['a']",
+    "[]",
+    "[1]",
+    "{'a': 'b'}",
+    "{}",
+    "api.getAttribute('k', [])",
+    "api.getAttribute('k', '')",
+    "api.getAttribute('k', {})",
+    "request.time.getHours()",
+    "resource.name.extract('a/{b}/')",
+    "resource.matchTag('1/e', 'p')",
+  ];
   const expr = fc.letrec((tie) => ({
     e: fc.oneof(
       { depthSize: "small", withCrossShrink: true },
       fc.constantFrom(...terms),
-      fc.tuple(tie("e"), fc.constantFrom("+", "-", "*", "/", "%", "==", "!=", "<", ">=", "&&", "||", "in"), tie("e")).map(([a, o, b]) => `(${a} ${o} ${b})`),
+      fc
+        .tuple(tie("e"), fc.constantFrom("+", "-", "*", "/", "%", "==", "!=", "<", ">=", "&&", "||", "in"), tie("e"))
+        .map(([a, o, b]) => `(${a} ${o} ${b})`),
       fc.tuple(tie("e"), tie("e")).map(([a, b]) => `${a}[${b}]`),
       tie("e").map((a) => `!${a}`),
       tie("e").map((a) => `-${a}`),
       fc.tuple(tie("e"), tie("e"), tie("e")).map(([a, b, c]) => `(${a} ? ${b} : ${c})`),
-      fc.tuple(tie("e"), fc.constantFrom("startsWith", "endsWith", "hasOnly", "getHours"), tie("e")).map(([a, f, b]) => `${a}.${f}(${b})`),
+      fc
+        .tuple(tie("e"), fc.constantFrom("startsWith", "endsWith", "hasOnly", "getHours"), tie("e"))
+        .map(([a, f, b]) => `${a}.${f}(${b})`),
     ),
   })).e as fc.Arbitrary<string>;
 

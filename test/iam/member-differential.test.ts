@@ -20,9 +20,68 @@ const POOLS = [
 ];
 
 /** Awkward characters: separators, dots, controls, white space, format characters, non-ASCII. */
-const AWKWARD = ["a", "B", "z", "0", "9", "-", "_", ".", "..", "@", ":", "/", "?", "=", "*", "[", "]", "+", "'", '"', "(", " ", "\t", "\n", "\r", "\u0000", "\u0007", "\u001b", "\u007f", "\u0085", "\u009b", "\u00a0", "\u200b", "\u202e", "\u2028", "\ufeff", "é", "ß", "\u212a", "İ", "\ud800", "\udc00", "😀"];
+const AWKWARD = [
+  "a",
+  "B",
+  "z",
+  "0",
+  "9",
+  "-",
+  "_",
+  ".",
+  "..",
+  "@",
+  ":",
+  "/",
+  "?",
+  "=",
+  "*",
+  "[",
+  "]",
+  "+",
+  "'",
+  '"',
+  "(",
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "\u0000",
+  "\u0007",
+  "\u001b",
+  "\u007f",
+  "\u0085",
+  "\u009b",
+  "\u00a0",
+  "\u200b",
+  "\u202e",
+  "\u2028",
+  "\ufeff",
+  "é",
+  "ß",
+  "\u212a",
+  "İ",
+  "\ud800",
+  "\udc00",
+  "😀",
+];
 
-const word = fc.constantFrom("a", "b", "x", "sa", "example", "co", "gserviceaccount", "iam", "subject", "group", "attribute.dept", "uid", "goog", "Z9");
+const word = fc.constantFrom(
+  "a",
+  "b",
+  "x",
+  "sa",
+  "example",
+  "co",
+  "gserviceaccount",
+  "iam",
+  "subject",
+  "group",
+  "attribute.dept",
+  "uid",
+  "goog",
+  "Z9",
+);
 const chunk = fc.oneof(
   { weight: 4, arbitrary: word },
   { weight: 3, arbitrary: fc.constantFrom(...AWKWARD) },
@@ -42,27 +101,88 @@ const prefix = fc.constantFrom(
   "principal://",
   "principalSet://",
   "deleted:principal://",
-  ...POOLS.flatMap((p) => [`principal://${p}/`, `principalSet://${p}/`, `deleted:principal://${p}/`, `principal://${p}/subject/`, `principalSet://${p}/group/`]),
+  ...POOLS.flatMap((p) => [
+    `principal://${p}/`,
+    `principalSet://${p}/`,
+    `deleted:principal://${p}/`,
+    `principal://${p}/subject/`,
+    `principalSet://${p}/group/`,
+  ]),
   "",
   "User:",
   "allUsers",
 );
 
 /** Near-valid members: a valid form with pieces mutated, to reach deep into each rule. */
-const email = fc.tuple(text(4), fc.constantFrom("@", "@@", ""), text(4), fc.constantFrom(".", "..", ""), text(3), fc.constantFrom("", ".", "?uid=1", "?uid=")).map((p) => p.join(""));
+const email = fc
+  .tuple(
+    text(4),
+    fc.constantFrom("@", "@@", ""),
+    text(4),
+    fc.constantFrom(".", "..", ""),
+    text(3),
+    fc.constantFrom("", ".", "?uid=1", "?uid="),
+  )
+  .map((p) => p.join(""));
 /** Near-valid Kubernetes service accounts: serviceAccount:{project}.svc.id.goog[{namespace}/{name}]. */
-const kubernetesWord = fc.constantFrom("my-proj", "abcdef", "a1-b2-c3", "default", "kube-system", "ksa", "a.b", "-", ".", "..", "Ab", "x".repeat(30), "y".repeat(63));
-const kubernetesPart = fc.oneof({ weight: 4, arbitrary: kubernetesWord }, { weight: 1, arbitrary: text(2) }, { weight: 1, arbitrary: fc.array(kubernetesWord, { maxLength: 3 }).map((ws) => ws.join("")) });
+const kubernetesWord = fc.constantFrom(
+  "my-proj",
+  "abcdef",
+  "a1-b2-c3",
+  "default",
+  "kube-system",
+  "ksa",
+  "a.b",
+  "-",
+  ".",
+  "..",
+  "Ab",
+  "x".repeat(30),
+  "y".repeat(63),
+);
+const kubernetesPart = fc.oneof(
+  { weight: 4, arbitrary: kubernetesWord },
+  { weight: 1, arbitrary: text(2) },
+  { weight: 1, arbitrary: fc.array(kubernetesWord, { maxLength: 3 }).map((ws) => ws.join("")) },
+);
 const kubernetesSa = fc
-  .tuple(fc.constantFrom("serviceAccount:", "deleted:serviceAccount:", "user:"), kubernetesPart, fc.constantFrom(".svc.id.goog", ".svc.id.goog.", ".svc.goog", ""), fc.constantFrom("[", "", "[["), kubernetesPart, fc.constantFrom("/", "", "//"), kubernetesPart, fc.constantFrom("]", "", "]]", "]?uid=1"))
+  .tuple(
+    fc.constantFrom("serviceAccount:", "deleted:serviceAccount:", "user:"),
+    kubernetesPart,
+    fc.constantFrom(".svc.id.goog", ".svc.id.goog.", ".svc.goog", ""),
+    fc.constantFrom("[", "", "[["),
+    kubernetesPart,
+    fc.constantFrom("/", "", "//"),
+    kubernetesPart,
+    fc.constantFrom("]", "", "]]", "]?uid=1"),
+  )
   .map((p) => p.join(""));
 
 const member = fc.oneof(
   kubernetesSa,
   fc.tuple(prefix, text(8)).map(([p, t]) => p + t),
   fc.tuple(prefix, email).map(([p, e]) => p + e),
-  fc.tuple(fc.constantFrom("user:", "group:", "serviceAccount:", "domain:", "deleted:user:"), text(3), fc.constantFrom("@", ""), text(3), fc.constantFrom(".", "-"), text(2), fc.constantFrom("", "?uid=7")).map((p) => p.join("")),
-  fc.tuple(fc.constantFrom("principal://", "principalSet://"), text(3), fc.constantFrom(".", "/", ""), text(3), fc.constantFrom("/", "//", ""), text(6)).map((p) => p.join("")),
+  fc
+    .tuple(
+      fc.constantFrom("user:", "group:", "serviceAccount:", "domain:", "deleted:user:"),
+      text(3),
+      fc.constantFrom("@", ""),
+      text(3),
+      fc.constantFrom(".", "-"),
+      text(2),
+      fc.constantFrom("", "?uid=7"),
+    )
+    .map((p) => p.join("")),
+  fc
+    .tuple(
+      fc.constantFrom("principal://", "principalSet://"),
+      text(3),
+      fc.constantFrom(".", "/", ""),
+      text(3),
+      fc.constantFrom("/", "//", ""),
+      text(6),
+    )
+    .map((p) => p.join("")),
   fc.string({ maxLength: 30 }),
   fc.string({ unit: "binary", maxLength: 30 }),
 );
@@ -109,7 +229,12 @@ describe("client member rule vs the emulator's (the client never accepts what th
       "principal://iam.googleapis.com/x",
       "principal://a..b/x",
       "principalSet://iam.googleapis.com/locations/global/workforcePools/p/",
-      ...POOLS.flatMap((p) => [`principal://${p}/subject/`, `principalSet://${p}/group/`, `principalSet://${p}/attribute./x`, `principalSet://${p}/.x/y`]),
+      ...POOLS.flatMap((p) => [
+        `principal://${p}/subject/`,
+        `principalSet://${p}/group/`,
+        `principalSet://${p}/attribute./x`,
+        `principalSet://${p}/.x/y`,
+      ]),
     ];
     expect(members.map(leak).filter(Boolean)).toEqual([]);
   });
@@ -125,7 +250,21 @@ describe("client member rule vs the emulator's (the client never accepts what th
   });
 
   it("emails, domains and public members: the server accepts nothing the client refuses (200,000 members)", () => {
-    const members = ["user:a@b..com", "user:a\u200bb@example.com", "user:a@-example.com", "user:a@exa_mple.com", "user:a@example.123", "user:a..b@example.com", "user:a(b)@example.com", "user:a,b@c.com", "serviceAccount:a@b.com?x", "user:a@b.com#", `user:${"a".repeat(65)}@example.com`, "deleted:group:.a@b.com?uid=1", "domain:a_b.com"];
+    const members = [
+      "user:a@b..com",
+      "user:a\u200bb@example.com",
+      "user:a@-example.com",
+      "user:a@exa_mple.com",
+      "user:a@example.123",
+      "user:a..b@example.com",
+      "user:a(b)@example.com",
+      "user:a,b@c.com",
+      "serviceAccount:a@b.com?x",
+      "user:a@b.com#",
+      `user:${"a".repeat(65)}@example.com`,
+      "deleted:group:.a@b.com?uid=1",
+      "domain:a_b.com",
+    ];
     expect(members.map(laxServer).filter(Boolean)).toEqual([]);
     fc.assert(
       fc.property(member, (m) => {
@@ -140,10 +279,29 @@ describe("client member rule vs the emulator's (the client never accepts what th
     const accepted = new Set<string>();
     fc.assert(
       fc.property(member, (m) => {
-        if (memberProblem(m) === undefined) accepted.add(m.startsWith("deleted:") ? m.slice(0, 10) : m.startsWith("serviceAccount:") && m.endsWith("]") ? "kubernetes" : m.split(":")[0]!);
+        if (memberProblem(m) === undefined)
+          accepted.add(
+            m.startsWith("deleted:")
+              ? m.slice(0, 10)
+              : m.startsWith("serviceAccount:") && m.endsWith("]")
+                ? "kubernetes"
+                : m.split(":")[0]!,
+          );
       }),
       { numRuns: 200_000, seed: 1 },
     );
-    expect([...accepted].sort()).toEqual(expect.arrayContaining(["deleted:pr", "deleted:us", "domain", "group", "kubernetes", "principal", "principalSet", "serviceAccount", "user"]));
+    expect([...accepted].sort()).toEqual(
+      expect.arrayContaining([
+        "deleted:pr",
+        "deleted:us",
+        "domain",
+        "group",
+        "kubernetes",
+        "principal",
+        "principalSet",
+        "serviceAccount",
+        "user",
+      ]),
+    );
   });
 });

@@ -13,7 +13,9 @@ import { REPO } from "../e2e/helpers.js";
 import { anchors, fences, links } from "./markdown.js";
 
 const README = join(REPO, "README.md");
-const DOCS = readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(REPO, "docs", f));
+const DOCS = readdirSync(join(REPO, "docs"))
+  .filter((f) => f.endsWith(".md"))
+  .map((f) => join(REPO, "docs", f));
 const read = (file: string) => readFileSync(file, "utf8");
 
 /** What is wrong with a link of `file`, if anything. */

@@ -55,27 +55,30 @@ let project: string;
 let tarball: string;
 const ran: { step: Step; code: number; output: string }[] = [];
 
-beforeAll(async () => {
-  if (!existsSync(join(REPO, "dist", "bundle", "main.js"))) {
-    throw new Error("dist/ is missing: run `npm run build` first");
-  }
-  work = await mkdtemp(join(tmpdir(), "converge-pack-"));
-  // dist/ is built (npm test's pretest): no prepare run, the files as they are.
-  const pack = await sh(`npm pack --ignore-scripts --pack-destination "${work}"`, REPO, NPM_MS);
-  expect(pack.code, pack.output).toBe(0);
-  const [file] = (await readdir(work)).filter((f) => f.endsWith(".tgz"));
-  tarball = join(work, file!);
-  project = join(work, "my-iam");
-  await mkdir(project);
-  await writeFile(join(project, "package.json"), `${JSON.stringify({ name: "my-iam", private: true }, null, 2)}\n`);
-  for (const step of readmeSteps()) {
-    const install = `npm install --save-dev --prefer-offline --no-audit --no-fund "${tarball}"`;
-    const limit = step.script.includes(INSTALL) ? NPM_MS : 120_000;
-    const r = await sh(step.script.replace(INSTALL, install), project, limit);
-    ran.push({ step, ...r });
-    if (r.code !== 0) break;
-  }
-}, 2 * NPM_MS + 10 * 60_000);
+beforeAll(
+  async () => {
+    if (!existsSync(join(REPO, "dist", "bundle", "main.js"))) {
+      throw new Error("dist/ is missing: run `npm run build` first");
+    }
+    work = await mkdtemp(join(tmpdir(), "converge-pack-"));
+    // dist/ is built (npm test's pretest): no prepare run, the files as they are.
+    const pack = await sh(`npm pack --ignore-scripts --pack-destination "${work}"`, REPO, NPM_MS);
+    expect(pack.code, pack.output).toBe(0);
+    const [file] = (await readdir(work)).filter((f) => f.endsWith(".tgz"));
+    tarball = join(work, file!);
+    project = join(work, "my-iam");
+    await mkdir(project);
+    await writeFile(join(project, "package.json"), `${JSON.stringify({ name: "my-iam", private: true }, null, 2)}\n`);
+    for (const step of readmeSteps()) {
+      const install = `npm install --save-dev --prefer-offline --no-audit --no-fund "${tarball}"`;
+      const limit = step.script.includes(INSTALL) ? NPM_MS : 120_000;
+      const r = await sh(step.script.replace(INSTALL, install), project, limit);
+      ran.push({ step, ...r });
+      if (r.code !== 0) break;
+    }
+  },
+  2 * NPM_MS + 10 * 60_000,
+);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });

@@ -70,7 +70,10 @@ export async function runJob(
     if (step.uses) {
       if (step.uses.startsWith("actions/upload-artifact@")) {
         mkdirSync(artifact, { recursive: true });
-        const paths = String(step.with!.path).split("\n").map((f) => f.trim()).filter(Boolean);
+        const paths = String(step.with!.path)
+          .split("\n")
+          .map((f) => f.trim())
+          .filter(Boolean);
         for (const f of paths) cpSync(join(dir, f), join(artifact, f));
       } else if (!/^actions\/(checkout|setup-node)@/.test(step.uses)) {
         throw new Error(`the test does not do ${step.uses}`);

@@ -44,7 +44,9 @@ describe("parseTemplate", () => {
   it("treats a string that is exactly one interpolation as whole", () => {
     const t = ok("${lake.endpointUri}");
     expect(t.whole).toBe(true);
-    expect(t.parts).toEqual([{ root: "lake", path: [{ kind: "prop", name: "endpointUri" }], text: "lake.endpointUri", offset: 0 }]);
+    expect(t.parts).toEqual([
+      { root: "lake", path: [{ kind: "prop", name: "endpointUri" }], text: "lake.endpointUri", offset: 0 },
+    ]);
   });
 
   it("splits concatenations into literal and reference parts with the offset of each ${", () => {
@@ -52,7 +54,15 @@ describe("parseTemplate", () => {
     expect(t.whole).toBe(false);
     expect(t.parts).toEqual([
       "serviceAccount:",
-      { root: "lake", path: [{ kind: "prop", name: "labels" }, { kind: "prop", name: "owner" }], text: 'lake.labels["owner"]', offset: 15 },
+      {
+        root: "lake",
+        path: [
+          { kind: "prop", name: "labels" },
+          { kind: "prop", name: "owner" },
+        ],
+        text: 'lake.labels["owner"]',
+        offset: 15,
+      },
       "@",
       { root: "project", path: [], text: "project", offset: 39 },
       ".iam",
@@ -109,7 +119,10 @@ describe("parseTemplate", () => {
   });
 
   it("reports bad and unclosed brackets at the [", () => {
-    expect(err("${a[x]}")).toEqual({ message: expect.stringContaining("must be a number or a \"quoted\" key"), offset: 3 });
+    expect(err("${a[x]}")).toEqual({
+      message: expect.stringContaining('must be a number or a "quoted" key'),
+      offset: 3,
+    });
     expectError("${a.b[0}", 'unclosed "["', 5);
   });
 
@@ -173,24 +186,37 @@ describe("unknown values", () => {
     expect(JSON.parse(JSON.stringify(value))).toEqual(stripUnknown(value));
   });
 
-  it("stripUnknown copies as Object.fromEntries(Object.entries(…)) did: key order, index keys, __proto__ as an own key", () => {
-    const reference = (v: unknown): unknown =>
-      isUnknownValue(v) ? null : Array.isArray(v) ? v.map(reference) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, reference(x)])) : v;
-    const isUnknownValue = (v: unknown) => v === UNKNOWN;
-    const tricky = JSON.parse('{"b": 1, "10": 2, "2": 3, "__proto__": {"x": 1}, "a": [{"c": null}]}') as Record<string, unknown>;
-    tricky.u = UNKNOWN;
-    const nullProto = Object.assign(Object.create(null) as object, { z: UNKNOWN, y: [UNKNOWN] });
-    for (const v of [tricky, nullProto, [tricky, nullProto], value]) {
-      const got = stripUnknown(v);
-      const want = reference(v);
-      expect(JSON.stringify(got)).toBe(JSON.stringify(want));
-      expect(got).toStrictEqual(want);
-    }
-    const got = stripUnknown(tricky) as Record<string, unknown>;
-    expect(Object.keys(got)).toEqual(["2", "10", "b", "__proto__", "a", "u"]);
-    expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
-    expect(Object.hasOwn(got, "__proto__")).toBe(true);
-  });
+  it(
+    "stripUnknown copies as Object.fromEntries(Object.entries(…)) did: " +
+      "key order, index keys, __proto__ as an own key",
+    () => {
+      const reference = (v: unknown): unknown =>
+        isUnknownValue(v)
+          ? null
+          : Array.isArray(v)
+            ? v.map(reference)
+            : v && typeof v === "object"
+              ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, reference(x)]))
+              : v;
+      const isUnknownValue = (v: unknown) => v === UNKNOWN;
+      const tricky = JSON.parse('{"b": 1, "10": 2, "2": 3, "__proto__": {"x": 1}, "a": [{"c": null}]}') as Record<
+        string,
+        unknown
+      >;
+      tricky.u = UNKNOWN;
+      const nullProto = Object.assign(Object.create(null) as object, { z: UNKNOWN, y: [UNKNOWN] });
+      for (const v of [tricky, nullProto, [tricky, nullProto], value]) {
+        const got = stripUnknown(v);
+        const want = reference(v);
+        expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+        expect(got).toStrictEqual(want);
+      }
+      const got = stripUnknown(tricky) as Record<string, unknown>;
+      expect(Object.keys(got)).toEqual(["2", "10", "b", "__proto__", "a", "u"]);
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+      expect(Object.hasOwn(got, "__proto__")).toBe(true);
+    },
+  );
 });
 
 describe("access", () => {
@@ -213,28 +239,50 @@ describe("access", () => {
 
   it("does not find the fields every JavaScript object inherits", () => {
     for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
-      expect(access(lake, path(`.labels.${name}`), "lake")).toEqual({ ok: false, message: `lake.labels has no field "${name}"; it has owner` });
+      expect(access(lake, path(`.labels.${name}`), "lake")).toEqual({
+        ok: false,
+        message: `lake.labels has no field "${name}"; it has owner`,
+      });
     }
   });
 
   it("explains out-of-range indexes and wrong shapes", () => {
-    expect(access(lake, path(".backends[2]"), "lake")).toEqual({ ok: false, message: "lake.backends has 1 element(s); [2] is out of range" });
-    expect(access(lake, path(".labels[0]"), "lake")).toMatchObject({ ok: false, message: expect.stringContaining("is not a list") });
-    expect(access(lake, path(".backends.x"), "lake")).toMatchObject({ ok: false, message: expect.stringContaining("is not an object") });
+    expect(access(lake, path(".backends[2]"), "lake")).toEqual({
+      ok: false,
+      message: "lake.backends has 1 element(s); [2] is out of range",
+    });
+    expect(access(lake, path(".labels[0]"), "lake")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("is not a list"),
+    });
+    expect(access(lake, path(".backends.x"), "lake")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("is not an object"),
+    });
   });
 
   it("takes a number index into a map as the key of its text, as Terraform does (a forEach's instances by key)", () => {
     const nums = { "0": { etag: "e0" }, "1": { etag: "e1" } };
     expect(access(nums, path("[1].etag"), "nums")).toEqual({ ok: true, value: "e1" });
     expect(access({ "7": "x" }, path("[7]"), "m")).toEqual({ ok: true, value: "x" });
-    expect(access(nums, path("[2]"), "nums")).toEqual({ ok: false, message: 'nums is not a list and has no key "2"; it has 0, 1' });
+    expect(access(nums, path("[2]"), "nums")).toEqual({
+      ok: false,
+      message: 'nums is not a list and has no key "2"; it has 0, 1',
+    });
   });
 });
 
 describe("formatReference", () => {
   it("renders references back to source form, quoting keys that are not names", () => {
-    expect(formatReference({ root: "lake", path: [{ kind: "prop", name: "labels" }, { kind: "prop", name: "team.io/owner" }, { kind: "index", index: 0 }] })).toBe(
-      'lake.labels["team.io/owner"][0]',
-    );
+    expect(
+      formatReference({
+        root: "lake",
+        path: [
+          { kind: "prop", name: "labels" },
+          { kind: "prop", name: "team.io/owner" },
+          { kind: "index", index: 0 },
+        ],
+      }),
+    ).toBe('lake.labels["team.io/owner"][0]');
   });
 });

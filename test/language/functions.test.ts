@@ -43,7 +43,10 @@ describe("functions", () => {
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(r.plan.variables).toMatchObject({ names: ["sre", "data"], second: "data" });
     const viewers = r.plan.resource_changes.find((c) => c.address === "viewers")!;
-    expect((viewers.change.after as { members: string[] }).members).toEqual(["group:data@example.com", "user:a@example.com"]);
+    expect((viewers.change.after as { members: string[] }).members).toEqual([
+      "group:data@example.com",
+      "user:a@example.com",
+    ]);
     expect(r.plan.output_changes.json?.after).toBe('{"teams":["sre","data"],"n":1}');
   });
 
@@ -74,7 +77,12 @@ resources:
     expect(d.map((x) => [x.summary, x.line, x.column])).toEqual([
       ['variables.a: unknown function "fn::jion" (did you mean "fn::join"?)', 7, 5],
       ["variables.b: fn::join takes a list of 2 arguments, got 1", 9, 5],
-      ["resources.r.properties.members: fn::invoke reads a data source and is only allowed as a variable's whole value", 17, 9],
+      [
+        "resources.r.properties.members: fn::invoke reads a data source and " +
+          "is only allowed as a variable's whole value",
+        17,
+        9,
+      ],
     ]);
   });
 
@@ -91,9 +99,19 @@ resources: {}
 `;
     const r = await plan(stackOf(text), undefined, fakeCloud(world()).port, planOptions());
     expect(r.diagnostics.map((x) => [x.summary, x.path, x.line, x.column])).toEqual([
-      ["variables.join: fn::join: element 1 is a list; only strings, numbers and booleans can be joined", 'variables.join["fn::join"][1][1]', 10, 25],
+      [
+        "variables.join: fn::join: element 1 is a list; only strings, numbers and booleans can be joined",
+        'variables.join["fn::join"][1][1]',
+        10,
+        25,
+      ],
       ["variables.split: fn::split: the delimiter must be a string", 'variables.split["fn::split"][0]', 12, 17],
-      ["variables.out: fn::select: index 5 is out of range: the list has 2 element(s)", 'variables.out["fn::select"][0]', 8, 18],
+      [
+        "variables.out: fn::select: index 5 is out of range: the list has 2 element(s)",
+        'variables.out["fn::select"][0]',
+        8,
+        18,
+      ],
     ]);
   });
 });

@@ -5,7 +5,14 @@ import { resolveValue } from "../../src/language/resolve.js";
 import { isSensitive, plain, sensitive } from "../../src/language/sensitive.js";
 import { scrubText, secretList } from "../../src/config/redact.js";
 
-const scope = (root: string) => (root === "token" ? { value: sensitive("hunter22") } : root === "m" ? { value: sensitive({ a: "x" }) } : root === "open" ? { value: "o" } : undefined);
+const scope = (root: string) =>
+  root === "token"
+    ? { value: sensitive("hunter22") }
+    : root === "m"
+      ? { value: sensitive({ a: "x" }) }
+      : root === "open"
+        ? { value: "o" }
+        : undefined;
 const resolve = (v: unknown) => resolveValue(v, ["x"], scope, undefined, []);
 
 describe("sensitive values", () => {

@@ -8,7 +8,18 @@ import { plan } from "../../src/plan/planner.js";
 import { accessLines } from "../../src/cli/render/access-text.js";
 import { toPlain } from "../../src/diagnostics/lines.js";
 import { planMarkdown } from "../../src/cli/render/markdown.js";
-import { EP, MEMBER, RP, fakeCloud, makeState, memberState, planOptions, rpName, STACK_HEAD, stackOf } from "../fixtures/builders.js";
+import {
+  EP,
+  MEMBER,
+  RP,
+  fakeCloud,
+  makeState,
+  memberState,
+  planOptions,
+  rpName,
+  STACK_HEAD,
+  stackOf,
+} from "../fixtures/builders.js";
 
 const RP_POLICY = "cloudnative:backup/v1:RestorePlanIamPolicy";
 const RP_BINDING = "cloudnative:backup/v1:RestorePlanIamBinding";
@@ -38,15 +49,33 @@ async function attributionPlan(): Promise<Plan> {
   ]);
   const cloud = fakeCloud({
     policies: {
-      [EP]: { version: 1, etag: "E2", bindings: [{ role: "roles/aiplatform.viewer", members: ["user:old@example.com", "user:gone@example.com", "user:kept@example.com"] }] },
-      [RP]: { version: 1, etag: "E1", bindings: [{ role: "roles/gkebackup.viewer", members: ["user:v1@example.com", "user:carol@example.com"] }] },
-      [WEEKLY]: { version: 1, etag: "E3", bindings: [{ role: "roles/gkebackup.viewer", members: ["user:x@example.com"] }] },
+      [EP]: {
+        version: 1,
+        etag: "E2",
+        bindings: [
+          {
+            role: "roles/aiplatform.viewer",
+            members: ["user:old@example.com", "user:gone@example.com", "user:kept@example.com"],
+          },
+        ],
+      },
+      [RP]: {
+        version: 1,
+        etag: "E1",
+        bindings: [{ role: "roles/gkebackup.viewer", members: ["user:v1@example.com", "user:carol@example.com"] }],
+      },
+      [WEEKLY]: {
+        version: 1,
+        etag: "E3",
+        bindings: [{ role: "roles/gkebackup.viewer", members: ["user:x@example.com"] }],
+      },
     },
   });
   return (await plan(stackOf(text), state, cloud.port, planOptions())).plan;
 }
 
-const row = (c: AccessChange) => `${c.action} ${c.principal} ${c.role} ${c.object.split("/").pop()}: ${c.addresses.join(", ")}`;
+const row = (c: AccessChange) =>
+  `${c.action} ${c.principal} ${c.role} ${c.object.split("/").pop()}: ${c.addresses.join(", ")}`;
 
 describe("who causes each access change", () => {
   it("each member resource its own member, a binding resource its role, a policy resource its object", async () => {
@@ -73,7 +102,13 @@ describe("who causes each access change", () => {
     expect(view).toMatch(/\+ user:q2@example\.com +roles\/aiplatform\.viewer {2}\(b\)\n/);
     expect(view).toMatch(/- user:gone@example\.com +roles\/aiplatform\.viewer {2}\(gone\)\n/);
     const md = planMarkdown(p, []);
-    expect(md).toContain("| ➕ grant | `user:q1@example.com` | `roles/aiplatform.viewer` |  | `projects/my-project/locations/us-central1/endpoints/churn` | `a` |");
-    expect(md).toContain("| ➕ grant | `user:q2@example.com` | `roles/aiplatform.viewer` |  | `projects/my-project/locations/us-central1/endpoints/churn` | `b` |");
+    expect(md).toContain(
+      "| ➕ grant | `user:q1@example.com` | `roles/aiplatform.viewer` |  | " +
+        "`projects/my-project/locations/us-central1/endpoints/churn` | `a` |",
+    );
+    expect(md).toContain(
+      "| ➕ grant | `user:q2@example.com` | `roles/aiplatform.viewer` |  | " +
+        "`projects/my-project/locations/us-central1/endpoints/churn` | `b` |",
+    );
   });
 });

@@ -11,7 +11,12 @@ import { toPlain } from "../../src/diagnostics/lines.js";
 import { RP, fakeCloud, makeState, planOptions, STACK_HEAD, stackOf } from "../fixtures/builders.js";
 
 const RP_POLICY = "cloudnative:backup/v1:RestorePlanIamPolicy";
-const LIVE_AUDIT = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ" as const, exemptedMembers: ["user:carol@example.com"] }] }];
+const LIVE_AUDIT = [
+  {
+    service: "allServices",
+    auditLogConfigs: [{ logType: "DATA_READ" as const, exemptedMembers: ["user:carol@example.com"] }],
+  },
+];
 const VIEWERS = [{ role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] }];
 
 const stack = (audit = "") => `${STACK_HEAD}resources:
@@ -28,20 +33,43 @@ async function planOver(text: string, live: object, state = makeState("t", [])):
 }
 
 describe("audit logging in the plan", () => {
-  it("a policy resource created over live audit logging: listed as removed, in the summary and in its block", async () => {
-    const p = await planOver(stack(), { bindings: VIEWERS, auditConfigs: LIVE_AUDIT });
-    expect(p.access_changes?.audit_changes).toEqual([
-      { object: RP, kind: "restorePlan", service: "allServices", log_type: "DATA_READ", exempted_members: ["user:carol@example.com"], action: "remove", addresses: ["pol"] },
-    ]);
-    const text = toPlain(planLines(p));
-    expect(text).toContain("Audit logging: 0 turned on, 1 turned off");
-    expect(text).toContain(`- DATA_READ audit logging of allServices (exempting user:carol@example.com) is turned off on ${RP} (pol)`);
-    expect(text).toMatch(/- auditConfigs: allServices DATA_READ \(exempting user:carol@example.com\) +# configured outside converge, will be removed/);
-  });
+  it(
+    "a policy resource created over live audit logging: listed as " + "removed, in the summary and in its block",
+    async () => {
+      const p = await planOver(stack(), { bindings: VIEWERS, auditConfigs: LIVE_AUDIT });
+      expect(p.access_changes?.audit_changes).toEqual([
+        {
+          object: RP,
+          kind: "restorePlan",
+          service: "allServices",
+          log_type: "DATA_READ",
+          exempted_members: ["user:carol@example.com"],
+          action: "remove",
+          addresses: ["pol"],
+        },
+      ]);
+      const text = toPlain(planLines(p));
+      expect(text).toContain("Audit logging: 0 turned on, 1 turned off");
+      expect(text).toContain(
+        `- DATA_READ audit logging of allServices (exempting user:carol@example.com) is turned off on ${RP} (pol)`,
+      );
+      expect(text).toMatch(
+        new RegExp(
+          String.raw`- auditConfigs: allServices DATA_READ \(exempting user:carol@example.com\) +# configured o` +
+            String.raw`utside converge, will be removed`,
+        ),
+      );
+    },
+  );
 
   it("audit logging the stack adds is listed as turned on; none at all: no audit line", async () => {
-    const added = await planOver(stack("      auditConfigs: [{ service: allServices, auditLogConfigs: [{ logType: ADMIN_READ }] }]\n"), { bindings: VIEWERS });
-    expect(added.access_changes?.audit_changes?.map((a) => `${a.action} ${a.service} ${a.log_type}`)).toEqual(["add allServices ADMIN_READ"]);
+    const added = await planOver(
+      stack("      auditConfigs: [{ service: allServices, auditLogConfigs: [{ logType: ADMIN_READ }] }]\n"),
+      { bindings: VIEWERS },
+    );
+    expect(added.access_changes?.audit_changes?.map((a) => `${a.action} ${a.service} ${a.log_type}`)).toEqual([
+      "add allServices ADMIN_READ",
+    ]);
     expect(toPlain(planLines(added))).toContain("Audit logging: 1 turned on, 0 turned off");
     const none = await planOver(stack(), { bindings: VIEWERS });
     expect(none.access_changes?.audit_changes ?? []).toEqual([]);

@@ -17,13 +17,26 @@ import { type Rand, inputs, known, outcome, pick, shape, some } from "./referenc
 function existingInput(r: Rand): ExistingInput {
   const d = resourceDriver(pick(r, RESOURCE_TOKENS))!;
   const prior = known(inputs(r, d), r);
-  const state: StateResource = { address: "r", type: d.token, id: "i", inputs: prior as unknown as Record<string, unknown>, outputs: { etag: "e" }, dependencies: ["x"] };
+  const state: StateResource = {
+    address: "r",
+    type: d.token,
+    id: "i",
+    inputs: prior as unknown as Record<string, unknown>,
+    outputs: { etag: "e" },
+    dependencies: ["x"],
+  };
   if (r() < 0.3) state.protect = r() < 0.5;
   if (r() < 0.3) state.adopted = r() < 0.5;
   const seen = r() < 0.7 ? (r() < 0.6 ? prior : known(inputs(r, d), r)) : undefined;
   const etag = pick(r, ["e", "f"]);
   const outputs = seen && r() < 0.8 && typeof seen.name === "string" ? d.outputs(seen, etag) : undefined;
-  const observed: Observed = seen ? (outputs ? { inputs: seen, etag, outputs } : { inputs: seen, etag }) : r() < 0.5 ? { inputs: undefined, etag: "", missing: true } : { inputs: undefined, etag };
+  const observed: Observed = seen
+    ? outputs
+      ? { inputs: seen, etag, outputs }
+      : { inputs: seen, etag }
+    : r() < 0.5
+      ? { inputs: undefined, etag: "", missing: true }
+      : { inputs: undefined, etag };
   const base: ChangeBase = { address: "r", mode: "managed", type: d.token, name: "r", dependencies: [] };
   if (r() < 0.3) base.protect = true;
   if (r() < 0.7) base.policy = String(prior.name);
@@ -39,7 +52,6 @@ function existingInput(r: Rand): ExistingInput {
     liveHas: (x) => (JSON.stringify(shape(x))?.length ?? 0) % 2 === 0,
   };
 }
-
 
 describe("a resource's decision, new against old", () => {
   it("changedFields and sameInputs", () => {
@@ -60,17 +72,33 @@ describe("a resource's decision, new against old", () => {
       const i = existingInput(r);
       const got = outcome(() => decideExisting(i));
       expect(got).toEqual(outcome(() => before.decideExisting(i)));
-      const kind = (got as unknown[])[0] === "threw" ? "threw" : (() => {
-        const d = decideExisting(i);
-        return d.kind === "missing" ? "missing" : `${d.change.change.action}${d.drift ? " drift" : ""}${d.change.state_only ? " protect" : ""}`;
-      })();
+      const kind =
+        (got as unknown[])[0] === "threw"
+          ? "threw"
+          : (() => {
+              const d = decideExisting(i);
+              return d.kind === "missing"
+                ? "missing"
+                : `${d.change.change.action}${d.drift ? " drift" : ""}${d.change.state_only ? " protect" : ""}`;
+            })();
       seen.set(kind, (seen.get(kind) ?? 0) + 1);
     }
     // Every way a decision goes was met, each many times (a no-op with drift: ~25 in 20,000).
-    for (const k of ["no-op", "no-op drift", "no-op protect", "update", "update drift", "create drift", "replace", "missing", "threw"]) expect(seen.get(k) ?? 0).toBeGreaterThan(20);
+    for (const k of [
+      "no-op",
+      "no-op drift",
+      "no-op protect",
+      "update",
+      "update drift",
+      "create drift",
+      "replace",
+      "missing",
+      "threw",
+    ])
+      expect(seen.get(k) ?? 0).toBeGreaterThan(20);
   });
 
-  it("noOpChange is change(base, [\"no-op\"], v, v) on random values, awkward ones included", () => {
+  it('noOpChange is change(base, ["no-op"], v, v) on random values, awkward ones included', () => {
     const r = seededRandom(25);
     const base: ChangeBase = { address: "r", mode: "managed", type: "t", name: "r", dependencies: [] };
     const value = (depth: number): unknown => {
@@ -81,7 +109,12 @@ describe("a resource's decision, new against old", () => {
       const o: Record<string, unknown> = r() < 0.1 ? Object.create(null) : r() < 0.05 ? new Date(0) : {};
       for (let n = Math.floor(r() * 4); n > 0; n--) {
         const key = pick(r, ["a", "b", "members", "__proto__", "0", "10"]);
-        Object.defineProperty(o, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(o, key, {
+          value: value(depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return o;
     };

@@ -4,8 +4,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { extended } from "../../src/base/extended.js";
 
-const key = fc.oneof(fc.constantFrom("name", "role", "members", "etag", "id", "__proto__", "constructor", "0", "10", "a"), fc.string({ maxLength: 4 }));
-const plain = fc.dictionary(key, fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 })), { maxKeys: 6 });
+const key = fc.oneof(
+  fc.constantFrom("name", "role", "members", "etag", "id", "__proto__", "constructor", "0", "10", "a"),
+  fc.string({ maxLength: 4 }),
+);
+const plain = fc.dictionary(
+  key,
+  fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 })),
+  { maxKeys: 6 },
+);
 
 function described(o: object): [string, unknown][] {
   return Object.keys(o).map((k) => [k, (o as Record<string, unknown>)[k]]);
@@ -33,6 +40,11 @@ describe("extended", () => {
   });
 
   it("a key in both keeps base's place with extra's value", () => {
-    expect(described(extended({ a: 1, b: 2, c: 3 }, { b: 9, d: 4 }))).toEqual([["a", 1], ["b", 9], ["c", 3], ["d", 4]]);
+    expect(described(extended({ a: 1, b: 2, c: 3 }, { b: 9, d: 4 }))).toEqual([
+      ["a", 1],
+      ["b", 9],
+      ["c", 3],
+      ["d", 4],
+    ]);
   });
 });

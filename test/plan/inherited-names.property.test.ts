@@ -26,7 +26,10 @@ interface Names {
 /** Disjoint variables and resources, and any outputs and prior outputs, among the inherited names. */
 const names: fc.Arbitrary<Names> = fc
   .record({
-    roles: fc.array(fc.constantFrom("variable", "resource", "none"), { minLength: INHERITED.length, maxLength: INHERITED.length }),
+    roles: fc.array(fc.constantFrom("variable", "resource", "none"), {
+      minLength: INHERITED.length,
+      maxLength: INHERITED.length,
+    }),
     outputs: fc.subarray(INHERITED),
     prior: fc.subarray(INHERITED),
   })
@@ -51,7 +54,10 @@ function stackText(n: Names): string {
   if (n.variables.length) text += "variables:\n" + n.variables.map((v) => `  ${v}:\n    ${v}: v-${v}\n`).join("");
   if (n.resources.length) {
     text += "resources:\n";
-    for (const r of n.resources) text += `  ${r}:\n    type: ${MEMBER}\n    properties: { name: churn, role: roles/aiplatform.user, member: "${memberOf(r)}" }\n`;
+    for (const r of n.resources)
+      text +=
+        `  ${r}:\n    type: ${MEMBER}\n    properties: { name: churn, role: ` +
+        `roles/aiplatform.user, member: "${memberOf(r)}" }\n`;
   }
   if (n.outputs.length) text += "outputs:\n" + n.outputs.map((o) => `  ${o}: ${outputExpr(o, n).text}\n`).join("");
   return text;
@@ -64,8 +70,15 @@ describe("names every object inherits are ordinary names", () => {
     await fc.assert(
       fc.asyncProperty(names, async (n) => {
         const stack = stackOf(stackText(n));
-        const priorOutputs = Object.fromEntries(n.prior.map((o) => [o, n.outputs.includes(o) ? outputExpr(o, n).value : `old-${o}`]));
-        const { plan: p, diagnostics } = await plan(stack, makeState("t", [], priorOutputs), world().port, planOptions());
+        const priorOutputs = Object.fromEntries(
+          n.prior.map((o) => [o, n.outputs.includes(o) ? outputExpr(o, n).value : `old-${o}`]),
+        );
+        const { plan: p, diagnostics } = await plan(
+          stack,
+          makeState("t", [], priorOutputs),
+          world().port,
+          planOptions(),
+        );
         expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
         expect(Object.keys(p.variables ?? {}).sort()).toEqual([...n.variables].sort());
         for (const v of n.variables) expect(p.variables![v]).toEqual(variableValue(v));
@@ -77,7 +90,8 @@ describe("names every object inherits are ordinary names", () => {
           expect(c.after).toBe(outputExpr(o, n).value);
           expect(c.action).toEqual(n.prior.includes(o) ? "no-op" : "create");
         }
-        for (const o of n.prior.filter((x) => !n.outputs.includes(x))) expect(p.output_changes[o]).toMatchObject({ action: "delete", before: `old-${o}` });
+        for (const o of n.prior.filter((x) => !n.outputs.includes(x)))
+          expect(p.output_changes[o]).toMatchObject({ action: "delete", before: `old-${o}` });
         // The plan goes through JSON (plan --out, plan --json) unchanged.
         expect(JSON.parse(JSON.stringify(p.output_changes))).toEqual(p.output_changes);
       }),
@@ -88,7 +102,9 @@ describe("names every object inherits are ordinary names", () => {
   it("absent ones are not found: references, dependsOn and lint rules naming them are errors", () => {
     fc.assert(
       fc.property(fc.constantFrom(...INHERITED), fc.constantFrom("reference", "dependsOn", "lint"), (absent, where) => {
-        const resource = `resources:\n  grant:\n    type: ${MEMBER}\n    properties: { name: churn, role: roles/aiplatform.user, member: "user:ana@example.com" }\n`;
+        const resource =
+          `resources:\n  grant:\n    type: ${MEMBER}\n    properties: { name: churn, role: ` +
+          `roles/aiplatform.user, member: "user:ana@example.com" }\n`;
         const text =
           where === "reference"
             ? `${STACK_HEAD}${resource}outputs:\n  out: "\${${absent}}"\n`
@@ -97,7 +113,12 @@ describe("names every object inherits are ordinary names", () => {
               : `${STACK_HEAD}${resource}lint:\n  ${absent}: false\n`;
         const r = parseStack("/virtual/stack.yaml", text);
         expect(r.stack).toBeUndefined();
-        const want = where === "reference" ? `undefined reference "\${${absent}}"` : where === "dependsOn" ? `dependsOn names "${absent}", which is not a resource` : `lint: unknown rule "${absent}"`;
+        const want =
+          where === "reference"
+            ? `undefined reference "\${${absent}}"`
+            : where === "dependsOn"
+              ? `dependsOn names "${absent}", which is not a resource`
+              : `lint: unknown rule "${absent}"`;
         expect(r.diagnostics.map((d) => d.summary)).toEqual([expect.stringContaining(want)]);
       }),
       { numRuns: 100 },

@@ -50,7 +50,11 @@ describe("literal inputs", () => {
 describe("normalisation, remembered per properties object", () => {
   const d = resourceDriver(BINDING)!;
   it("gives the same inputs for the same object and defaults, and follows other defaults", () => {
-    const raw = { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:B@example.com", "user:a@example.com"] };
+    const raw = {
+      name: "nightly",
+      role: "roles/gkebackup.viewer",
+      members: ["user:B@example.com", "user:a@example.com"],
+    };
     const a = d.normalize(raw, { project: "p1", location: "l1" });
     expect(d.normalize(raw, { project: "p1", location: "l1" })).toBe(a);
     const b = d.normalize(raw, { project: "p2", location: "l1" });
@@ -62,9 +66,22 @@ describe("normalisation, remembered per properties object", () => {
 describe("sameBindings", () => {
   const cond = { title: "t", expression: "true" };
   it("holds for the same bindings as written, and for the same grants in another order or case", () => {
-    const a = [{ role: "r1", members: ["user:a@x.com", "user:b@x.com"] }, { role: "r2", members: ["user:c@x.com"], condition: cond }];
-    expect(sameBindings(a, a.map((b) => ({ ...b, members: [...b.members] })))).toBe(true);
-    expect(sameBindings(a, [{ role: "r2", members: ["user:C@x.com"], condition: { ...cond } }, { role: "r1", members: ["user:b@x.com", "user:a@x.com"] }])).toBe(true);
+    const a = [
+      { role: "r1", members: ["user:a@x.com", "user:b@x.com"] },
+      { role: "r2", members: ["user:c@x.com"], condition: cond },
+    ];
+    expect(
+      sameBindings(
+        a,
+        a.map((b) => ({ ...b, members: [...b.members] })),
+      ),
+    ).toBe(true);
+    expect(
+      sameBindings(a, [
+        { role: "r2", members: ["user:C@x.com"], condition: { ...cond } },
+        { role: "r1", members: ["user:b@x.com", "user:a@x.com"] },
+      ]),
+    ).toBe(true);
   });
   it("fails for another member, role or condition", () => {
     const a = [{ role: "r1", members: ["user:a@x.com"] }];

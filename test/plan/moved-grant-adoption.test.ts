@@ -13,18 +13,37 @@ const ZOE = "user:zoe@example.com";
 const ALICE = "user:alice@example.com";
 const BOB = "user:bob@example.com";
 
-const memberYaml = (address: string, member: string) => `  ${address}:\n    type: ${RP_MEMBER}\n    properties:\n      name: nightly\n      role: ${ADMIN}\n      member: ${member}\n`;
+const memberYaml = (address: string, member: string) =>
+  `  ${address}:\n    type: ${RP_MEMBER}\n    properties:\n      name: ` +
+  `nightly\n      role: ${ADMIN}\n      member: ${member}\n`;
 
 function rpMemberState(address: string, member: string, adopted = false): State["resources"][number] {
   const inputs = { name: RP, role: ADMIN, member };
   const id = `${RP} ${ADMIN} ${member}`;
-  return { address, type: RP_MEMBER, id, inputs, outputs: { ...inputs, etag: "AAAAAAAAAAE=", id, project: "my-project" }, dependencies: [], ...(adopted ? { adopted: true } : {}) };
+  return {
+    address,
+    type: RP_MEMBER,
+    id,
+    inputs,
+    outputs: { ...inputs, etag: "AAAAAAAAAAE=", id, project: "my-project" },
+    dependencies: [],
+    ...(adopted ? { adopted: true } : {}),
+  };
 }
 
-const live = (members: string[]): Policy => ({ version: 1, bindings: [{ role: ADMIN, members }], etag: "AAAAAAAAAAE=" });
+const live = (members: string[]): Policy => ({
+  version: 1,
+  bindings: [{ role: ADMIN, members }],
+  etag: "AAAAAAAAAAE=",
+});
 
 async function run(resources: string, state: State | undefined, members: string[]): Promise<Plan> {
-  const r = await plan(stackOf(`${STACK_HEAD}resources:\n${resources}`), state, fakeCloud({ policies: { [RP]: live(members) } }).port, planOptions());
+  const r = await plan(
+    stackOf(`${STACK_HEAD}resources:\n${resources}`),
+    state,
+    fakeCloud({ policies: { [RP]: live(members) } }).port,
+    planOptions(),
+  );
   expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   return r.plan;
 }
@@ -45,7 +64,11 @@ describe("a grant that moves between resources of the stack", () => {
   });
 
   it("is not adopted by a member resource that takes it over from a binding resource", async () => {
-    const p = await run(memberYaml("m", ALICE), makeState("t", [bindingState("b", { name: RP, role: ADMIN, members: [ALICE] }, "AAAAAAAAAAE=")]), [ALICE]);
+    const p = await run(
+      memberYaml("m", ALICE),
+      makeState("t", [bindingState("b", { name: RP, role: ADMIN, members: [ALICE] }, "AAAAAAAAAAE=")]),
+      [ALICE],
+    );
     expect(change(p, "m").change.action).toEqual("create");
     expect(change(p, "m").after_adopted).toBeUndefined();
     expect(change(p, "b").change.action).toEqual("delete");
@@ -53,7 +76,10 @@ describe("a grant that moves between resources of the stack", () => {
 
   it("is not adopted by a member resource replaced onto it", async () => {
     // m2 held bob and now holds zoe (a replacement), while m1, which held zoe, goes.
-    const p = await run(memberYaml("m2", ZOE), makeState("t", [rpMemberState("m1", ZOE), rpMemberState("m2", BOB)]), [ZOE, BOB]);
+    const p = await run(memberYaml("m2", ZOE), makeState("t", [rpMemberState("m1", ZOE), rpMemberState("m2", BOB)]), [
+      ZOE,
+      BOB,
+    ]);
     expect(change(p, "m2").change.action).toEqual("replace");
     expect(change(p, "m2").after_adopted).toBeUndefined();
   });

@@ -9,7 +9,12 @@ import { BINDING, bindingState, makeState, planOptions, rpName, STACK_HEAD, stac
 
 const N = 6;
 const stackText = (): string => {
-  const resources = Array.from({ length: N }, (_, i) => `  r${i}:\n    type: ${BINDING}\n    properties:\n      name: \${team}-${i}\n      role: roles/gkebackup.viewer\n      members: [user:u${i}@example.com]\n`);
+  const resources = Array.from(
+    { length: N },
+    (_, i) =>
+      `  r${i}:\n    type: ${BINDING}\n    properties:\n      name: \${team}-${i}\n      role: ` +
+      `roles/gkebackup.viewer\n      members: [user:u${i}@example.com]\n`,
+  );
   return `${STACK_HEAD}variables:\n  team: sre\nresources:\n${resources.join("")}`;
 };
 
@@ -52,7 +57,13 @@ describe("reads of interpolated policy names", () => {
 
   it("a resource the state has is not read ahead by its new name (its planning reads the state's)", async () => {
     const c = slowCloud();
-    const state = makeState("t", [bindingState("r0", { name: rpName("old"), role: "roles/gkebackup.viewer", members: ["user:u0@example.com"] }, "e")]);
+    const state = makeState("t", [
+      bindingState(
+        "r0",
+        { name: rpName("old"), role: "roles/gkebackup.viewer", members: ["user:u0@example.com"] },
+        "e",
+      ),
+    ]);
     await plan(stackOf(stackText()), state, c.port, planOptions({ parallelism: 10 }));
     expect(c.calls).toContain(rpName("old"));
     expect(c.calls).not.toContain(rpName("sre-0"));

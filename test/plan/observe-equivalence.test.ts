@@ -23,7 +23,9 @@ describe("observe and outputs, new against old", () => {
         if (k === 6 && r() < 0.5) p.bindings = some(r, 4, () => binding(r));
         const d = pick(r, drivers);
         const i = inputs(r, d);
-        expect(outcome(() => d.observe(i, p))).toEqual(outcome(() => before.iamObserve(d.ownership === "binding", i, p)));
+        expect(outcome(() => d.observe(i, p))).toEqual(
+          outcome(() => before.iamObserve(d.ownership === "binding", i, p)),
+        );
       }
     }
   });
@@ -34,7 +36,10 @@ describe("observe and outputs, new against old", () => {
     const cases = [
       { version: 1, bindings: [{ role: "roles/b", members: ["user:a@x.com"] }, null] },
       { version: 1, bindings: [null, { role: "roles/b", members: ["user:a@x.com"] }] },
-      { version: 1, bindings: [{ role: "roles/a", members: [] }, undefined, { role: "roles/b", members: ["user:b@x.com"] }] },
+      {
+        version: 1,
+        bindings: [{ role: "roles/a", members: [] }, undefined, { role: "roles/b", members: ["user:b@x.com"] }],
+      },
       { version: 1, bindings: "roles/b" },
       { version: 1, bindings: { length: 1, 0: { role: "roles/b", members: ["user:a@x.com"] } } },
     ] as unknown as Policy[];
@@ -55,5 +60,10 @@ describe("observe and outputs, new against old", () => {
 });
 
 function projectByParse(d: IamDriver, name: unknown): string {
-  return typeof name === "string" && name.split("/").length === 6 && name.split("/")[4] === (d.kind === "endpoint" ? "endpoints" : "restorePlans") && name.startsWith("projects/") ? name.split("/")[1]! : "";
+  return typeof name === "string" &&
+    name.split("/").length === 6 &&
+    name.split("/")[4] === (d.kind === "endpoint" ? "endpoints" : "restorePlans") &&
+    name.startsWith("projects/")
+    ? name.split("/")[1]!
+    : "";
 }

@@ -25,24 +25,31 @@ describe("HeldGrants.guard", () => {
     expect(h.guard("restorePlan", `${X}2`, [removeBinding])).toEqual([removeBinding]);
   });
 
-  it("passes every modification but removeBinding and removeMember unchanged, whatever is held (the access delta asks only about those)", () => {
-    const everything = held(
-      { scope: "policy", kind: "restorePlan", object: X },
-      { scope: "binding", kind: "restorePlan", object: X, role: V },
-      { scope: "member", kind: "restorePlan", object: X, role: V, member: "user:eve@example.com" },
-      { scope: "binding", kind: "restorePlan", object: X, role: V, condition: COND },
-    );
-    const grants: PolicyModification[] = [
-      { kind: "setBinding", role: V, members: ["user:eve@example.com"] },
-      { kind: "setBinding", role: V, condition: COND, members: [] },
-      { kind: "addMember", role: V, member: "user:eve@example.com" },
-      { kind: "setPolicy", bindings: [], auditConfigs: [] },
-    ];
-    for (const h of [new HeldGrants(), everything]) for (const m of grants) expect(h.guard("restorePlan", X, [m])).toEqual([m]);
-  });
+  it(
+    "passes every modification but removeBinding and removeMember unchanged, " +
+      "whatever is held (the access delta asks only about those)",
+    () => {
+      const everything = held(
+        { scope: "policy", kind: "restorePlan", object: X },
+        { scope: "binding", kind: "restorePlan", object: X, role: V },
+        { scope: "member", kind: "restorePlan", object: X, role: V, member: "user:eve@example.com" },
+        { scope: "binding", kind: "restorePlan", object: X, role: V, condition: COND },
+      );
+      const grants: PolicyModification[] = [
+        { kind: "setBinding", role: V, members: ["user:eve@example.com"] },
+        { kind: "setBinding", role: V, condition: COND, members: [] },
+        { kind: "addMember", role: V, member: "user:eve@example.com" },
+        { kind: "setPolicy", bindings: [], auditConfigs: [] },
+      ];
+      for (const h of [new HeldGrants(), everything])
+        for (const m of grants) expect(h.guard("restorePlan", X, [m])).toEqual([m]);
+    },
+  );
 
   it("drops a binding revoke when a binding resource takes the role over", () => {
-    expect(held({ scope: "binding", kind: "restorePlan", object: X, role: V }).guard("restorePlan", X, [removeBinding])).toEqual([]);
+    expect(
+      held({ scope: "binding", kind: "restorePlan", object: X, role: V }).guard("restorePlan", X, [removeBinding]),
+    ).toEqual([]);
   });
 
   it("keeps the members that member resources hold when a binding is revoked", () => {
@@ -67,6 +74,8 @@ describe("HeldGrants.guard", () => {
     const grant: PolicyModification = { kind: "setBinding", role: V, members: [] };
     expect(h.guard("restorePlan", X, [removeMember, grant])).toEqual([removeMember, grant]);
     expect(h.guard("restorePlan", `${X}2`, [removeBinding])).toEqual([removeBinding]);
-    expect(h.guard("restorePlan", X, [{ kind: "removeBinding", role: "roles/other" }])).toEqual([{ kind: "removeBinding", role: "roles/other" }]);
+    expect(h.guard("restorePlan", X, [{ kind: "removeBinding", role: "roles/other" }])).toEqual([
+      { kind: "removeBinding", role: "roles/other" },
+    ]);
   });
 });

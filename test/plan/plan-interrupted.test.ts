@@ -11,11 +11,26 @@ import { BINDING, bindingState, makeState, planOptions, rpName, STACK_HEAD, stac
 const POLICIES = 30;
 const stack = stackOf(
   `${STACK_HEAD}resources:\n` +
-    Array.from({ length: POLICIES * 2 }, (_, i) => `  r${i}:\n    type: ${BINDING}\n    properties:\n      name: p${i % POLICIES}\n      role: roles/gkebackup.viewer${i}\n      members: [user:u${i}@example.com]\n`).join(""),
+    Array.from(
+      { length: POLICIES * 2 },
+      (_, i) =>
+        `  r${i}:\n    type: ${BINDING}\n    properties:\n      name: p${i % POLICIES}\n      role: ` +
+        `roles/gkebackup.viewer${i}\n      members: [user:u${i}@example.com]\n`,
+    ).join(""),
 );
-const state = makeState("t", Array.from({ length: POLICIES * 2 }, (_, i) => bindingState(`r${i}`, { name: rpName(`p${i % POLICIES}`), role: `roles/gkebackup.viewer${i}`, members: [`user:u${i}@example.com`] }, "e")));
+const state = makeState(
+  "t",
+  Array.from({ length: POLICIES * 2 }, (_, i) =>
+    bindingState(
+      `r${i}`,
+      { name: rpName(`p${i % POLICIES}`), role: `roles/gkebackup.viewer${i}`, members: [`user:u${i}@example.com`] },
+      "e",
+    ),
+  ),
+);
 
-const abortError = (reason: unknown) => Object.assign(new Error("The operation was aborted", { cause: reason }), { name: "AbortError", code: "ABORT_ERR" });
+const abortError = (reason: unknown) =>
+  Object.assign(new Error("The operation was aborted", { cause: reason }), { name: "AbortError", code: "ABORT_ERR" });
 
 /** A cloud whose `abortAt`-th read aborts `controller` (Ctrl-C while it is in flight) and is then
  *  cancelled; like the real client, a read asked for once the signal has aborted is not sent. */

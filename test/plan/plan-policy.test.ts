@@ -43,21 +43,29 @@ describe("a conftest policy over Terraform's plan JSON, on converge's plan JSON"
     expect(evaluate(POLICY, json)).toEqual({ deny: ["public grants roles/gkebackup.viewer to allUsers"], warn: [] });
   });
 
-  it("passes a plan without allUsers (a member resource has no members list: the rule is undefined for it)", async () => {
-    const json = await planJson(`  private:
+  it(
+    "passes a plan without allUsers (a member resource has no " + "members list: the rule is undefined for it)",
+    async () => {
+      const json = await planJson(`  private:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.admin, members: [user:a@x.com, allAuthenticatedUsers] }
   invoker:
     type: ${MEMBER}
     properties: { name: churn, role: roles/aiplatform.user, member: allUsers }
 `);
-    expect(evaluate(POLICY, json).deny).toEqual([]);
-  });
+      expect(evaluate(POLICY, json).deny).toEqual([]);
+    },
+  );
 });
 
 describe("rego-lite", () => {
   it("iterates with [_], compares, formats, and treats what is missing as undefined", () => {
-    const input = { resource_changes: [{ address: "x", change: { actions: ["create", "delete"], after: { members: ["a", "allUsers"], role: "r" } } }, { address: "y", change: { actions: ["update"] } }] };
+    const input = {
+      resource_changes: [
+        { address: "x", change: { actions: ["create", "delete"], after: { members: ["a", "allUsers"], role: "r" } } },
+        { address: "y", change: { actions: ["update"] } },
+      ],
+    };
     expect(evaluate(POLICY, input)).toEqual({ deny: ["x grants r to allUsers"], warn: ["x will be deleted"] });
     expect(evaluate('ok[v] {\n  v := input.a["b c"][1]\n  v != 2\n}', { a: { "b c": [1, 3] } })).toEqual({ ok: [3] });
     expect(() => evaluate("bad[x] {\n  x := nope.y\n}", {})).toThrow(/unbound variable nope/);

@@ -9,7 +9,26 @@ import { plan } from "../../src/plan/planner.js";
 import { validate } from "../../src/schemas/index.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import { parseStack } from "../../src/config/load.js";
-import { BINDING, EP, FED, epName, LAKE, LAKE_INVOKER, MEMBER, RP, bindingState, fakeCloud, lakeVariable, makeState, memberState, planOptions, rpName, STACK_HEAD, stackOf, type FakeWorld } from "../fixtures/builders.js";
+import {
+  BINDING,
+  EP,
+  FED,
+  epName,
+  LAKE,
+  LAKE_INVOKER,
+  MEMBER,
+  RP,
+  bindingState,
+  fakeCloud,
+  lakeVariable,
+  makeState,
+  memberState,
+  planOptions,
+  rpName,
+  STACK_HEAD,
+  stackOf,
+  type FakeWorld,
+} from "../fixtures/builders.js";
 
 const VIEWERS = `  viewers:
     type: ${BINDING}
@@ -33,7 +52,13 @@ const invokerLive = (members: string[]) => ({ role: "roles/aiplatform.user", mem
 
 const liveInSync = (): FakeWorld => ({
   policies: {
-    [RP]: policy([viewersLive(["user:alice@example.com", "user:bob@example.com"]), { role: "roles/gkebackup.admin", members: ["group:platform@example.com"] }], "AAAAAAAAAAE="),
+    [RP]: policy(
+      [
+        viewersLive(["user:alice@example.com", "user:bob@example.com"]),
+        { role: "roles/gkebackup.admin", members: ["group:platform@example.com"] },
+      ],
+      "AAAAAAAAAAE=",
+    ),
     [EP]: policy([invokerLive(["user:dana@example.com", "user:erin@example.com"])], "AAAAAAAAAAI="),
   },
   federations: { [FED]: LAKE },
@@ -41,8 +66,16 @@ const liveInSync = (): FakeWorld => ({
 
 const stateInSync = (): State =>
   makeState("t", [
-    bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:bob@example.com"] }, "AAAAAAAAAAE="),
-    memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "user:dana@example.com" }, "AAAAAAAAAAI="),
+    bindingState(
+      "viewers",
+      { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:bob@example.com"] },
+      "AAAAAAAAAAE=",
+    ),
+    memberState(
+      "invoker",
+      { name: EP, role: "roles/aiplatform.user", member: "user:dana@example.com" },
+      "AAAAAAAAAAI=",
+    ),
   ]);
 
 async function run(stackText: string, state: State | undefined, world: FakeWorld, o: Partial<PlanOptions> = {}) {
@@ -76,7 +109,10 @@ describe("create", () => {
     });
     expect(viewers.change.after_unknown).toEqual({ members: [false, false], etag: true });
     expect(viewers.policy).toBe(RP);
-    expect(byAddress(p, "invoker").change.after).toMatchObject({ id: `${EP} roles/aiplatform.user user:dana@example.com`, member: "user:dana@example.com" });
+    expect(byAddress(p, "invoker").change.after).toMatchObject({
+      id: `${EP} roles/aiplatform.user user:dana@example.com`,
+      member: "user:dana@example.com",
+    });
     expect(p.applyable).toBe(true);
     expect(planCounts(p)).toEqual({ import: 0, add: 2, change: 0, destroy: 0 });
   });
@@ -92,7 +128,10 @@ describe("create", () => {
       condition: { title: until-2027, expression: 'request.time < timestamp("2027-01-01T00:00:00Z")' }
 `;
     const { plan: p } = await run(text, undefined, liveInSync());
-    expect(byAddress(p, "temp").change.after).toMatchObject({ id: `${RP} roles/gkebackup.admin until-2027`, condition: { title: "until-2027" } });
+    expect(byAddress(p, "temp").change.after).toMatchObject({
+      id: `${RP} roles/gkebackup.admin until-2027`,
+      condition: { title: "until-2027" },
+    });
   });
 
   it("reads each distinct policy once, however many resources edit it", async () => {
@@ -123,8 +162,10 @@ describe("no-op", () => {
     expect(byAddress(p, "viewers").change.before).toMatchObject({ etag: "AAAAAAAAAAE=" });
   });
 
-  it("compares members case-insensitively: no diff between User:Alice@Example.com and user:alice@example.com", async () => {
-    const text = `${STACK_HEAD}resources:
+  it(
+    "compares members case-insensitively: no diff between " + "User:Alice@Example.com and user:alice@example.com",
+    async () => {
+      const text = `${STACK_HEAD}resources:
   viewers:
     type: ${BINDING}
     properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:ALICE@example.com, user:Bob@Example.COM] }
@@ -132,22 +173,39 @@ describe("no-op", () => {
     type: ${MEMBER}
     properties: { name: churn, role: roles/aiplatform.user, member: user:Dana@Example.com }
 `;
-    const state = makeState("t", [
-      bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:Alice@Example.com", "user:bob@example.com"] }, "AAAAAAAAAAE="),
-      memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "user:DANA@example.com" }, "AAAAAAAAAAI="),
-    ]);
-    const { plan: p } = await run(text, state, liveInSync());
-    expect(p.resource_changes.map((c) => c.change.action)).toEqual(["no-op", "no-op"]);
-    expect(p.resource_drift).toEqual([]);
-    expect(p.applyable).toBe(false);
-  });
+      const state = makeState("t", [
+        bindingState(
+          "viewers",
+          { name: RP, role: "roles/gkebackup.viewer", members: ["user:Alice@Example.com", "user:bob@example.com"] },
+          "AAAAAAAAAAE=",
+        ),
+        memberState(
+          "invoker",
+          { name: EP, role: "roles/aiplatform.user", member: "user:DANA@example.com" },
+          "AAAAAAAAAAI=",
+        ),
+      ]);
+      const { plan: p } = await run(text, state, liveInSync());
+      expect(p.resource_changes.map((c) => c.change.action)).toEqual(["no-op", "no-op"]);
+      expect(p.resource_drift).toEqual([]);
+      expect(p.applyable).toBe(false);
+    },
+  );
 });
 
 describe("update", () => {
   it("updates a binding in place when only its members change, listing before and after", async () => {
     const state = makeState("t", [
-      bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }, "AAAAAAAAAAE="),
-      memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "user:dana@example.com" }, "AAAAAAAAAAI="),
+      bindingState(
+        "viewers",
+        { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] },
+        "AAAAAAAAAAE=",
+      ),
+      memberState(
+        "invoker",
+        { name: EP, role: "roles/aiplatform.user", member: "user:dana@example.com" },
+        "AAAAAAAAAAI=",
+      ),
     ]);
     const world = liveInSync();
     world.policies![RP]!.bindings![0] = viewersLive(["user:alice@example.com"]);
@@ -155,7 +213,10 @@ describe("update", () => {
     const c = byAddress(p, "viewers");
     expect(c.change.action).toEqual("update");
     expect((c.change.before as { members: string[] }).members).toEqual(["user:alice@example.com"]);
-    expect((c.change.after as { members: string[] }).members).toEqual(["user:alice@example.com", "user:bob@example.com"]);
+    expect((c.change.after as { members: string[] }).members).toEqual([
+      "user:alice@example.com",
+      "user:bob@example.com",
+    ]);
     expect(c.change.after_unknown).toEqual({ members: [false, false], etag: true });
     expect(c.change.replace_paths).toBeUndefined();
     expect(displayAction(c)).toBe("update");
@@ -164,7 +225,7 @@ describe("update", () => {
 });
 
 describe("replace", () => {
-  it("replaces a binding whose role changed, with replace_paths [[\"role\"]], creating first", async () => {
+  it('replaces a binding whose role changed, with replace_paths [["role"]], creating first', async () => {
     const text = BASIC.replace("role: roles/gkebackup.viewer", "role: roles/gkebackup.admin");
     const world = liveInSync();
     world.policies![RP]!.bindings = [viewersLive(["user:alice@example.com", "user:bob@example.com"])];
@@ -188,7 +249,9 @@ describe("replace", () => {
   });
 
   it("--replace of an address no resource has names the first 20 resources and counts the rest", async () => {
-    const many = Array.from({ length: 25 }, (_, i) => VIEWERS.replace("  viewers:", `  viewers${i}:`).replace("roles/gkebackup.viewer", `roles/gkebackup.viewer${i}`)).join("");
+    const many = Array.from({ length: 25 }, (_, i) =>
+      VIEWERS.replace("  viewers:", `  viewers${i}:`).replace("roles/gkebackup.viewer", `roles/gkebackup.viewer${i}`),
+    ).join("");
     const { diagnostics } = await run(`${STACK_HEAD}resources:\n${many}`, undefined, {}, { replace: ["nosuch"] });
     const e = diagnostics.find((d) => d.summary === "--replace nosuch: no resource has this address")!;
     expect(e.detail).toBe(`Resources: ${Array.from({ length: 20 }, (_, i) => `viewers${i}`).join(", ")} and 5 more.`);
@@ -203,7 +266,11 @@ describe("replace", () => {
 });
 
 describe("delete", () => {
-  const extra = bindingState("old", { name: rpName("weekly"), role: "roles/gkebackup.viewer", members: ["user:old@example.com"] }, "AAAAAAAAAAM=");
+  const extra = bindingState(
+    "old",
+    { name: rpName("weekly"), role: "roles/gkebackup.viewer", members: ["user:old@example.com"] },
+    "AAAAAAAAAAM=",
+  );
   const world = (): FakeWorld => {
     const w = liveInSync();
     w.policies![rpName("weekly")] = policy([viewersLive(["user:old@example.com"])], "AAAAAAAAAAM=");
@@ -248,29 +315,34 @@ describe("delete", () => {
 
 describe("protect and replacement", () => {
   // A replacement destroys the old grant: protect refuses it as it refuses a destroy.
-  const PROTECTED = `${STACK_HEAD}resources:\n${VIEWERS}    options: { protect: true }\n${INVOKER}    options: { protect: true }\n`;
+  const PROTECTED =
+    `${STACK_HEAD}resources:\n${VIEWERS}    options: { protect: true ` +
+    `}\n${INVOKER}    options: { protect: true }\n`;
   const refusal = async (text: string, o: Partial<PlanOptions> = {}, w: FakeWorld = liveInSync()) => {
     const { plan: p, diagnostics } = await run(text, stateInSync(), w, o);
     const errors = diagnostics.filter((d) => d.severity === "error");
     expect(errors, JSON.stringify(diagnostics)).toHaveLength(1);
     expect(p.errored).toBe(true);
     expect(p.applyable).toBe(false);
-    expect(p.resource_changes.filter((c) => (c.change.action === "delete" || c.change.action === "replace"))).toEqual([]);
+    expect(p.resource_changes.filter((c) => c.change.action === "delete" || c.change.action === "replace")).toEqual([]);
     return errors[0]!;
   };
 
-  it("refuses to replace a protected member resource whose member changed: an error at its protect option", async () => {
-    const text = PROTECTED.replace("member: user:dana@example.com", "member: user:erin@example.com");
-    const e = await refusal(text);
-    expect(e.summary).toBe("invoker has protect: true and cannot be replaced");
-    expect(e.address).toBe("invoker");
-    expect(e.detail).toContain("changing member replaces it");
-    expect(e.detail).toContain("protect: false");
-    expect(e.file).toBeDefined();
-    // The invoker's protect option: the last line of the stack.
-    expect(e.line).toBe(text.trimEnd().split("\n").length);
-    expect(e.column).toBeGreaterThan(0);
-  });
+  it(
+    "refuses to replace a protected member resource whose member " + "changed: an error at its protect option",
+    async () => {
+      const text = PROTECTED.replace("member: user:dana@example.com", "member: user:erin@example.com");
+      const e = await refusal(text);
+      expect(e.summary).toBe("invoker has protect: true and cannot be replaced");
+      expect(e.address).toBe("invoker");
+      expect(e.detail).toContain("changing member replaces it");
+      expect(e.detail).toContain("protect: false");
+      expect(e.file).toBeDefined();
+      // The invoker's protect option: the last line of the stack.
+      expect(e.line).toBe(text.trimEnd().split("\n").length);
+      expect(e.column).toBeGreaterThan(0);
+    },
+  );
 
   it("refuses to replace a protected member resource whose object (name) changed", async () => {
     const w = liveInSync();
@@ -286,7 +358,8 @@ describe("protect and replacement", () => {
     expect(role.detail).toContain("changing role replaces it");
     const conditioned = PROTECTED.replace(
       "      members: [user:bob@example.com, user:alice@example.com]\n",
-      "      members: [user:bob@example.com, user:alice@example.com]\n      condition: { title: until-2027, expression: 'request.time < timestamp(\"2027-01-01T00:00:00Z\")' }\n",
+      "      members: [user:bob@example.com, user:alice@example.com]\n      condition: { title: until-2027, " +
+        "expression: 'request.time < timestamp(\"2027-01-01T00:00:00Z\")' }\n",
     );
     const condition = await refusal(conditioned);
     expect(condition.summary).toBe("viewers has protect: true and cannot be replaced");
@@ -294,7 +367,12 @@ describe("protect and replacement", () => {
   });
 
   it("refuses to replace a protected resource whose type changed (the old one would be destroyed)", async () => {
-    const text = PROTECTED.replace(`    type: ${BINDING}\n    properties:\n      name: nightly\n      role: roles/gkebackup.viewer\n      members: [user:bob@example.com, user:alice@example.com]`, "    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: nightly\n      role: roles/gkebackup.viewer\n      member: user:bob@example.com");
+    const text = PROTECTED.replace(
+      `    type: ${BINDING}\n    properties:\n      name: nightly\n      role: ` +
+        `roles/gkebackup.viewer\n      members: [user:bob@example.com, user:alice@example.com]`,
+      "    type: cloudnative:backup/v1:RestorePlanIamMember\n    properties:\n      name: nightly\n      " +
+        "role: roles/gkebackup.viewer\n      member: user:bob@example.com",
+    );
     expect(text).toContain("RestorePlanIamMember");
     const e = await refusal(text);
     expect(e.summary).toBe("viewers has protect: true and cannot be replaced");
@@ -308,7 +386,10 @@ describe("protect and replacement", () => {
   });
 
   it("still updates a protected binding in place (members shrink): an update destroys no resource", async () => {
-    const text = PROTECTED.replace("members: [user:bob@example.com, user:alice@example.com]", "members: [user:alice@example.com]");
+    const text = PROTECTED.replace(
+      "members: [user:bob@example.com, user:alice@example.com]",
+      "members: [user:alice@example.com]",
+    );
     const { plan: p, diagnostics } = await run(text, stateInSync(), liveInSync());
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(byAddress(p, "viewers").change.action).toEqual("update");
@@ -316,7 +397,10 @@ describe("protect and replacement", () => {
   });
 
   it("replaces an unprotected resource as before when protect: false is set with the change", async () => {
-    const text = PROTECTED.replace("member: user:dana@example.com\n    options: { protect: true }", "member: user:erin@example.com\n    options: { protect: false }");
+    const text = PROTECTED.replace(
+      "member: user:dana@example.com\n    options: { protect: true }",
+      "member: user:erin@example.com\n    options: { protect: false }",
+    );
     const { plan: p, diagnostics } = await run(text, stateInSync(), liveInSync());
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(byAddress(p, "invoker").change.action).toEqual("replace");
@@ -361,7 +445,10 @@ describe("refresh", () => {
     const d = p.resource_drift[0]!;
     expect(d.address).toBe("viewers");
     expect(d.change.action).toEqual("update");
-    expect((d.change.before as { members: string[] }).members).toEqual(["user:alice@example.com", "user:bob@example.com"]);
+    expect((d.change.before as { members: string[] }).members).toEqual([
+      "user:alice@example.com",
+      "user:bob@example.com",
+    ]);
     expect((d.change.after as { members: string[] }).members).toEqual(["user:alice@example.com"]);
     expect(byAddress(p, "viewers").change.action).toEqual("update");
   });
@@ -376,14 +463,25 @@ describe("refresh", () => {
     expect(c.action_reason).toBe("create_because_gone");
   });
 
-  it("an object that no longer exists (NOT_FOUND) is an error at the resource's name, as apply would fail (issue 13)", async () => {
-    const world = liveInSync();
-    delete world.policies![EP];
-    const { plan: p, diagnostics } = await run(BASIC, stateInSync(), world);
-    expect(p.errored).toBe(true);
-    expect(p.policies.find((x) => x.name === EP)).toMatchObject({ found: false });
-    expect(diagnostics).toEqual([expect.objectContaining({ severity: "error", address: "invoker", line: 15, summary: `invoker: endpoint ${EP} does not exist` })]);
-  });
+  it(
+    "an object that no longer exists (NOT_FOUND) is an error at the " +
+      "resource's name, as apply would fail (issue 13)",
+    async () => {
+      const world = liveInSync();
+      delete world.policies![EP];
+      const { plan: p, diagnostics } = await run(BASIC, stateInSync(), world);
+      expect(p.errored).toBe(true);
+      expect(p.policies.find((x) => x.name === EP)).toMatchObject({ found: false });
+      expect(diagnostics).toEqual([
+        expect.objectContaining({
+          severity: "error",
+          address: "invoker",
+          line: 15,
+          summary: `invoker: endpoint ${EP} does not exist`,
+        }),
+      ]);
+    },
+  );
 
   it("deleting a resource whose object no longer exists is no error (the grant is gone with it)", async () => {
     const world = liveInSync();
@@ -404,47 +502,66 @@ ${LAKE_INVOKER}outputs:
   it("reads a function with known arguments during plan and uses its result", async () => {
     const { plan: p, calls } = await run(LAKE_STACK, undefined, liveInSync());
     expect(calls.getFederation).toEqual([FED]);
-    expect(byAddress(p, "invoker").change.after).toMatchObject({ member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com" });
-    expect(p.variables).toMatchObject({ lake: { endpointUri: "thrift://10.0.0.7:9083", backendMetastores: { "1": `projects/my-project/locations/us-central1/services/hive` } } });
+    expect(byAddress(p, "invoker").change.after).toMatchObject({
+      member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com",
+    });
+    expect(p.variables).toMatchObject({
+      lake: {
+        endpointUri: "thrift://10.0.0.7:9083",
+        backendMetastores: { "1": `projects/my-project/locations/us-central1/services/hive` },
+      },
+    });
     expect(p.output_changes.lakeEndpoint).toMatchObject({ action: "create", after: "thrift://10.0.0.7:9083" });
   });
 
-  it("defers a read whose arguments depend on a created resource's etag: a read change with after_unknown true", async () => {
-    const text = `${STACK_HEAD}variables:
+  it(
+    "defers a read whose arguments depend on a created resource's " + "etag: a read change with after_unknown true",
+    async () => {
+      const text = `${STACK_HEAD}variables:
 ${lakeVariable('"lake-${viewers.etag}"')}resources:
 ${VIEWERS}${LAKE_INVOKER}outputs:
   lakeEndpoint: \${lake.endpointUri}
 `;
-    const { plan: p, calls, diagnostics } = await run(text, undefined, liveInSync());
-    expect(diagnostics).toEqual([]);
-    expect(calls.getFederation).toEqual([]);
-    const read = byAddress(p, "lake");
-    expect(read.mode).toBe("data");
-    expect(read.change.action).toEqual("read");
-    expect(read.change.after_unknown).toBe(true);
-    expect(read.action_reason).toBe("read_because_dependency_pending");
-    expect(read.dependencies).toEqual(["viewers"]);
-    expect(displayAction(read)).toBe("read");
-    const invoker = byAddress(p, "invoker");
-    expect(invoker.change.action).toEqual("create");
-    expect(invoker.change.after_unknown).toMatchObject({ member: true, id: true, etag: true });
-    expect(p.output_changes.lakeEndpoint).toMatchObject({ action: "create", after: null, after_unknown: true });
-    // data reads are not counted in the summary
-    expect(planCounts(p)).toEqual({ import: 0, add: 2, change: 0, destroy: 0 });
-  });
+      const { plan: p, calls, diagnostics } = await run(text, undefined, liveInSync());
+      expect(diagnostics).toEqual([]);
+      expect(calls.getFederation).toEqual([]);
+      const read = byAddress(p, "lake");
+      expect(read.mode).toBe("data");
+      expect(read.change.action).toEqual("read");
+      expect(read.change.after_unknown).toBe(true);
+      expect(read.action_reason).toBe("read_because_dependency_pending");
+      expect(read.dependencies).toEqual(["viewers"]);
+      expect(displayAction(read)).toBe("read");
+      const invoker = byAddress(p, "invoker");
+      expect(invoker.change.action).toEqual("create");
+      expect(invoker.change.after_unknown).toMatchObject({ member: true, id: true, etag: true });
+      expect(p.output_changes.lakeEndpoint).toMatchObject({ action: "create", after: null, after_unknown: true });
+      // data reads are not counted in the summary
+      expect(planCounts(p)).toEqual({ import: 0, add: 2, change: 0, destroy: 0 });
+    },
+  );
 
   it("reports a federation that does not exist at the variable", async () => {
     const world = liveInSync();
     delete world.federations![FED];
     const { plan: p, diagnostics } = await run(LAKE_STACK, undefined, world);
     expect(p.errored).toBe(true);
-    expect(diagnostics.find((d) => d.severity === "error")).toMatchObject({ address: "lake", line: 7, column: 5, summary: expect.stringContaining(`federation ${FED} does not exist`) });
+    expect(diagnostics.find((d) => d.severity === "error")).toMatchObject({
+      address: "lake",
+      line: 7,
+      column: 5,
+      summary: expect.stringContaining(`federation ${FED} does not exist`),
+    });
   });
 });
 
 describe("import", () => {
   it("adopts an existing binding that matches the configuration: an import, no write", async () => {
-    const text = BASIC.replace("      members: [user:bob@example.com, user:alice@example.com]\n", `      members: [user:bob@example.com, user:alice@example.com]\n    options: { import: "${RP} roles/gkebackup.viewer" }\n`);
+    const text = BASIC.replace(
+      "      members: [user:bob@example.com, user:alice@example.com]\n",
+      `      members: [user:bob@example.com, user:alice@example.com]\n    ` +
+        `options: { import: "${RP} roles/gkebackup.viewer" }\n`,
+    );
     const { plan: p, diagnostics } = await run(text, undefined, liveInSync());
     expect(diagnostics).toEqual([]);
     const c = byAddress(p, "viewers");
@@ -456,7 +573,11 @@ describe("import", () => {
   });
 
   it("imports and updates when the live members differ", async () => {
-    const text = BASIC.replace("      members: [user:bob@example.com, user:alice@example.com]\n", `      members: [user:bob@example.com, user:alice@example.com, user:zoe@example.com]\n    options: { import: "nightly roles/gkebackup.viewer" }\n`);
+    const text = BASIC.replace(
+      "      members: [user:bob@example.com, user:alice@example.com]\n",
+      `      members: [user:bob@example.com, user:alice@example.com, user:zoe@example.com]\n  ` +
+        `  options: { import: "nightly roles/gkebackup.viewer" }\n`,
+    );
     const { plan: p } = await run(text, undefined, liveInSync());
     const c = byAddress(p, "viewers");
     expect(c.change.action).toEqual("update");
@@ -465,13 +586,18 @@ describe("import", () => {
   });
 
   it("reports an import of a binding that does not exist, at the import option", async () => {
-    const text = BASIC.replace("      members: [user:bob@example.com, user:alice@example.com]\n", `      members: [user:alice@example.com]\n    options: { import: "nightly roles/gkebackup.restoreUser" }\n`).replace(
-      "role: roles/gkebackup.viewer",
-      "role: roles/gkebackup.restoreUser",
-    );
+    const text = BASIC.replace(
+      "      members: [user:bob@example.com, user:alice@example.com]\n",
+      `      members: [user:alice@example.com]\n    options: { import: "nightly roles/gkebackup.restoreUser" }\n`,
+    ).replace("role: roles/gkebackup.viewer", "role: roles/gkebackup.restoreUser");
     const { plan: p, diagnostics } = await run(text, undefined, liveInSync());
     expect(p.errored).toBe(true);
-    expect(diagnostics[0]).toMatchObject({ address: "viewers", line: 12, column: 24, summary: expect.stringContaining("no binding for roles/gkebackup.restoreUser") });
+    expect(diagnostics[0]).toMatchObject({
+      address: "viewers",
+      line: 12,
+      column: 24,
+      summary: expect.stringContaining("no binding for roles/gkebackup.restoreUser"),
+    });
   });
 });
 
@@ -488,7 +614,12 @@ resources:
     const { plan: p, diagnostics } = await run(text, undefined, liveInSync());
     expect(p.errored).toBe(true);
     expect(diagnostics).toHaveLength(1);
-    expect(diagnostics[0]).toMatchObject({ line: 14, column: 74, address: "viewers", summary: expect.stringContaining('member "data-eng@example.com" has no type prefix') });
+    expect(diagnostics[0]).toMatchObject({
+      line: 14,
+      column: 74,
+      address: "viewers",
+      summary: expect.stringContaining('member "data-eng@example.com" has no type prefix'),
+    });
   });
 });
 
@@ -504,7 +635,15 @@ ${VIEWERS}  again:
     properties: { name: "\${plan}", role: roles/gkebackup.viewer, members: [user:carol@example.com] }
 `;
     const { diagnostics } = parseStack("/virtual/stack.yaml", text);
-    expect(diagnostics).toEqual([expect.objectContaining({ severity: "error", address: "again", line: 14, column: 3, summary: `resources "viewers" and "again" both manage role roles/gkebackup.viewer on ${RP}` })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        address: "again",
+        line: 14,
+        column: 3,
+        summary: `resources "viewers" and "again" both manage role roles/gkebackup.viewer on ${RP}`,
+      }),
+    ]);
   });
 
   it("reports the same member (compared canonically) twice, and not two different members", async () => {
@@ -519,7 +658,12 @@ ${INVOKER}  twice:
     properties: { name: churn, role: roles/aiplatform.user, member: "user:\${who}2@example.com" }
 `;
     const { diagnostics } = parseStack("/virtual/stack.yaml", text);
-    expect(diagnostics).toEqual([expect.objectContaining({ address: "twice", summary: `resources "invoker" and "twice" both grant user:Dana@example.com role roles/aiplatform.user on ${EP}` })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        address: "twice",
+        summary: `resources "invoker" and "twice" both grant user:Dana@example.com role roles/aiplatform.user on ${EP}`,
+      }),
+    ]);
   });
 });
 
@@ -543,7 +687,10 @@ describe("outputs", () => {
 
 describe("ignoreChanges", () => {
   it("keeps the live members when members are ignored: no-op despite a different configuration", async () => {
-    const text = BASIC.replace("      members: [user:bob@example.com, user:alice@example.com]\n", "      members: [user:zoe@example.com]\n    options: { ignoreChanges: [members] }\n");
+    const text = BASIC.replace(
+      "      members: [user:bob@example.com, user:alice@example.com]\n",
+      "      members: [user:zoe@example.com]\n    options: { ignoreChanges: [members] }\n",
+    );
     const { plan: p } = await run(text, stateInSync(), liveInSync());
     expect(byAddress(p, "viewers").change.action).toEqual("no-op");
   });
@@ -555,7 +702,8 @@ describe("read failures", () => {
     const port = {
       ...cloud.port,
       getIamPolicy: async (kind: "restorePlan" | "endpoint", name: string) => {
-        if (name === RP) throw Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" });
+        if (name === RP)
+          throw Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" });
         return cloud.port.getIamPolicy(kind, name);
       },
     };
@@ -563,7 +711,11 @@ describe("read failures", () => {
     expect(validate("plan.schema.json", JSON.parse(JSON.stringify(r.plan)))).toEqual([]);
     expect(r.plan.errored).toBe(true);
     const d = r.diagnostics.find((x) => x.severity === "error")!;
-    expect(d).toMatchObject({ address: "viewers", summary: `viewers: cannot read the IAM policy of ${RP}`, detail: "The caller does not have permission" });
+    expect(d).toMatchObject({
+      address: "viewers",
+      summary: `viewers: cannot read the IAM policy of ${RP}`,
+      detail: "The caller does not have permission",
+    });
     expect(r.plan.resource_changes.find((c) => c.address === "viewers")).toBeUndefined();
     expect(byAddress(r.plan, "invoker").change.action).toEqual("no-op");
   });
@@ -600,17 +752,37 @@ async function expectOneSharedError(failing: (name: string) => Error, summary: s
 // advice 1,200 times (3,600 lines). Reads that failed for want of an access token are one error.
 describe("read failures for want of an access token", () => {
   const noToken = (name: string) =>
-    new CloudError({ status: "UNAUTHENTICATED", httpStatus: 0, methodId: "getIamPolicy", resource: name, serverMessage: "could not get Google Cloud credentials (Application Default Credentials): Could not load the default credentials. Run `gcloud auth application-default login`" });
+    new CloudError({
+      status: "UNAUTHENTICATED",
+      httpStatus: 0,
+      methodId: "getIamPolicy",
+      resource: name,
+      serverMessage:
+        "could not get Google Cloud credentials (Application Default Credentials): Could not load the " +
+        "default credentials. Run `gcloud auth application-default login`",
+    });
 
   it("are one error naming how many policies and resources were not read, with the advice once", async () => {
-    await expectOneSharedError(noToken, "no access token: 2 IAM policies (2 resources) were not read", "Could not load the default credentials. Run `gcloud auth application-default login`");
+    await expectOneSharedError(
+      noToken,
+      "no access token: 2 IAM policies (2 resources) were not read",
+      "Could not load the default credentials. Run `gcloud auth application-default login`",
+    );
   });
 
   it("leave other failures their own errors, and one policy without a token is reported as before", async () => {
     const denied = Object.assign(new Error("The caller does not have permission"), { status: "PERMISSION_DENIED" });
-    const r = await plan(stackOf(BASIC), stateInSync(), portFailing((name) => (name === RP ? noToken(name) : denied)), planOptions());
+    const r = await plan(
+      stackOf(BASIC),
+      stateInSync(),
+      portFailing((name) => (name === RP ? noToken(name) : denied)),
+      planOptions(),
+    );
     const errors = r.diagnostics.filter((d) => d.severity === "error");
-    expect(errors.map((d) => d.summary).sort()).toEqual([`invoker: cannot read the IAM policy of ${EP}`, `viewers: cannot read the IAM policy of ${RP}`]);
+    expect(errors.map((d) => d.summary).sort()).toEqual([
+      `invoker: cannot read the IAM policy of ${EP}`,
+      `viewers: cannot read the IAM policy of ${RP}`,
+    ]);
   });
 });
 
@@ -619,17 +791,45 @@ describe("read failures for want of an access token", () => {
 describe("read failures that found no connection to the API", () => {
   const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
   const noConnection = (name: string) =>
-    new CloudError({ status: "UNAVAILABLE", httpStatus: 0, methodId: "getIamPolicy", resource: name, serverMessage: "network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9", attempts: 10, cause: refused });
+    new CloudError({
+      status: "UNAVAILABLE",
+      httpStatus: 0,
+      methodId: "getIamPolicy",
+      resource: name,
+      serverMessage: "network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
+      attempts: 10,
+      cause: refused,
+    });
 
   it("are one error naming how many policies and resources were not read, and why once", async () => {
-    await expectOneSharedError(noConnection, "no connection to the API: 2 IAM policies (2 resources) were not read", "connect ECONNREFUSED 127.0.0.1:9");
+    await expectOneSharedError(
+      noConnection,
+      "no connection to the API: 2 IAM policies (2 resources) were not read",
+      "connect ECONNREFUSED 127.0.0.1:9",
+    );
   });
 
   it("an error with an HTTP status, or one policy alone, keeps its own error", async () => {
-    const unavailable = new CloudError({ status: "UNAVAILABLE", httpStatus: 503, methodId: "getIamPolicy", resource: RP, serverMessage: "backend unavailable", attempts: 10, cause: refused });
-    const r = await plan(stackOf(BASIC), stateInSync(), portFailing((name) => (name === RP ? unavailable : noConnection(name))), planOptions());
+    const unavailable = new CloudError({
+      status: "UNAVAILABLE",
+      httpStatus: 503,
+      methodId: "getIamPolicy",
+      resource: RP,
+      serverMessage: "backend unavailable",
+      attempts: 10,
+      cause: refused,
+    });
+    const r = await plan(
+      stackOf(BASIC),
+      stateInSync(),
+      portFailing((name) => (name === RP ? unavailable : noConnection(name))),
+      planOptions(),
+    );
     const errors = r.diagnostics.filter((d) => d.severity === "error");
-    expect(errors.map((d) => d.summary).sort()).toEqual([`invoker: cannot read the IAM policy of ${EP}`, `viewers: cannot read the IAM policy of ${RP}`]);
+    expect(errors.map((d) => d.summary).sort()).toEqual([
+      `invoker: cannot read the IAM policy of ${EP}`,
+      `viewers: cannot read the IAM policy of ${RP}`,
+    ]);
   });
 });
 
@@ -647,17 +847,24 @@ describe("read failures for resources not yet in the state", () => {
     };
   };
 
-  it.each(["PERMISSION_DENIED", "UNAUTHENTICATED"])("reports %s on the policy of a resource to be created, instead of planning the create", async (status) => {
-    const r = await plan(stackOf(BASIC), undefined, denied(status), planOptions());
-    expect(r.plan.errored).toBe(true);
-    expect(r.diagnostics.filter((d) => d.severity === "error")).toContainEqual(expect.objectContaining({ address: "viewers", summary: expect.stringContaining(RP) }));
-  });
+  it.each(["PERMISSION_DENIED", "UNAUTHENTICATED"])(
+    "reports %s on the policy of a resource to be created, instead of planning the create",
+    async (status) => {
+      const r = await plan(stackOf(BASIC), undefined, denied(status), planOptions());
+      expect(r.plan.errored).toBe(true);
+      expect(r.diagnostics.filter((d) => d.severity === "error")).toContainEqual(
+        expect.objectContaining({ address: "viewers", summary: expect.stringContaining(RP) }),
+      );
+    },
+  );
 
   it("says so when the object a new grant is for does not exist (the create cannot succeed)", async () => {
     const world = liveInSync();
     delete world.policies![RP];
     const r = await plan(stackOf(BASIC), undefined, fakeCloud(world).port, planOptions());
     expect(r.plan.policies.find((x) => x.name === RP)).toMatchObject({ found: false });
-    expect(r.diagnostics).toContainEqual(expect.objectContaining({ address: "viewers", summary: expect.stringContaining(RP) }));
+    expect(r.diagnostics).toContainEqual(
+      expect.objectContaining({ address: "viewers", summary: expect.stringContaining(RP) }),
+    );
   });
 });

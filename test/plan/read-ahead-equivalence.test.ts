@@ -16,9 +16,25 @@ describe("read-ahead, new against old", () => {
     const r = seededRandom(24);
     for (let n = 0; n < 40; n++) {
       const tokens = [...RESOURCE_TOKENS, "cloudnative:unknown/v1:Nothing"];
-      const stackNames = [pick(r, ["a", "b"]), ...some(r, 6, () => pick(r, ["a", "b", "c", "europe-west1/a", "full-a"]))];
+      const stackNames = [
+        pick(r, ["a", "b"]),
+        ...some(r, 6, () => pick(r, ["a", "b", "c", "europe-west1/a", "full-a"])),
+      ];
       const full = (k: number, s: string) => (s.startsWith("full-") ? (k % 2 ? epName : rpName)(s.slice(5)) : s);
-      const stack = stackOf(`${STACK_HEAD}resources:\n` + stackNames.map((s, k) => `  s${k}:\n    type: ${k % 2 ? "cloudnative:aiplatform/v1beta1:EndpointIamMember" : "cloudnative:backup/v1:RestorePlanIamBinding"}\n    properties:\n      name: "${full(k, s)}"\n      role: roles/x${k}\n      ${k % 2 ? "member: user:u@example.com" : "members: [user:u@example.com]"}\n`).join(""));
+      const stack = stackOf(
+        `${STACK_HEAD}resources:\n` +
+          stackNames
+            .map(
+              (s, k) =>
+                `  s${k}:\n    type: ` +
+                (k % 2
+                  ? "cloudnative:aiplatform/v1beta1:EndpointIamMember"
+                  : "cloudnative:backup/v1:RestorePlanIamBinding") +
+                `\n    properties:\n      name: "${full(k, s)}"\n      role: roles/x${k}\n      ` +
+                `${k % 2 ? "member: user:u@example.com" : "members: [user:u@example.com]"}\n`,
+            )
+            .join(""),
+      );
       const resources: StateResource[] = [];
       for (let k = 0; k < 60; k++) {
         const last = resources[resources.length - 1];
@@ -28,7 +44,11 @@ describe("read-ahead, new against old", () => {
       }
       const state: State = { version: 1, lineage: "l", serial: 1, stack: "t", resources, outputs: {} };
       for (const prior of [state, undefined]) {
-        for (const opts of [{ refresh: true, destroy: false }, { refresh: true, destroy: true }, { refresh: false, destroy: false }]) {
+        for (const opts of [
+          { refresh: true, destroy: false },
+          { refresh: true, destroy: true },
+          { refresh: false, destroy: false },
+        ]) {
           expect([...readAheadPolicies(stack, prior, opts)]).toEqual([...before.readAheadPolicies(stack, prior, opts)]);
         }
         expect([...stateResourcesByPolicy(prior)]).toEqual([...before.stateResourcesByPolicy(prior)]);

@@ -56,7 +56,15 @@ resources:
 `;
 
 const world = () => ({ policies: { [RP]: { bindings: [] }, [EP]: { bindings: [] } }, federations: { [FED]: LAKE } });
-const lint = (ds: Diagnostic[]) => ds.filter((d) => d.detail?.includes("[lint: ")).map((d) => ({ severity: d.severity, path: d.path, rule: /\[lint: ([a-z-]+)\]/.exec(d.detail!)![1], line: d.line }));
+const lint = (ds: Diagnostic[]) =>
+  ds
+    .filter((d) => d.detail?.includes("[lint: "))
+    .map((d) => ({
+      severity: d.severity,
+      path: d.path,
+      rule: /\[lint: ([a-z-]+)\]/.exec(d.detail!)![1],
+      line: d.line,
+    }));
 
 /** The diagnostics of loading the stack, then of planning it (when it loads). */
 async function loadAndPlan(text: string, o: { strict?: boolean } = {}) {
@@ -73,16 +81,30 @@ describe("lint of resolved values", () => {
       { severity: "warning", path: "resources.open.properties.members[0]", rule: "public-principal", line: 20 },
       { severity: "warning", path: "resources.listed.properties.members", rule: "public-principal", line: 26 },
       { severity: "warning", path: "resources.editor.properties.role", rule: "basic-role", line: 31 },
-      { severity: "warning", path: "resources.old.properties.condition.expression", rule: "expired-condition", line: 39 },
+      {
+        severity: "warning",
+        path: "resources.old.properties.condition.expression",
+        rule: "expired-condition",
+        line: 39,
+      },
       { severity: "warning", path: "resources.literal.properties.member", rule: "public-principal", line: 45 },
     ]);
     const open = r.diagnostics.find((d) => d.path === "resources.open.properties.members[0]")!;
     expect(open.summary).toBe("open: allUsers makes this grant public");
-    expect(open.detail).toBe('Anyone on the internet gets roles/gkebackup.viewer. The value comes from "${everyone}". [lint: public-principal]');
+    expect(open.detail).toBe(
+      "Anyone on the internet gets roles/gkebackup.viewer. The value comes " +
+        'from "${everyone}". [lint: public-principal]',
+    );
     expect(open.address).toBe("open");
     // Warnings: the plan is still made, with every resource in it.
     expect(r.plan?.errored).toBe(false);
-    expect(r.plan?.resource_changes.map((c) => c.address).sort()).toEqual(["editor", "listed", "literal", "old", "open"]);
+    expect(r.plan?.resource_changes.map((c) => c.address).sort()).toEqual([
+      "editor",
+      "listed",
+      "literal",
+      "old",
+      "open",
+    ]);
     // What is known when the stack loads is linted by the loader; editor waits on the lake (a data source).
     expect(parseStack("/virtual/stack.yaml", STACK()).diagnostics.map((d) => d.path)).toEqual([
       "resources.literal.properties.member",
@@ -92,14 +114,28 @@ describe("lint of resolved values", () => {
     ]);
   });
 
-  it("--strict makes them errors: the stack does not load, and the plan of a value from a data source errored", async () => {
-    const loaded = await loadAndPlan(STACK(), { strict: true });
-    expect(loaded.plan).toBeUndefined();
-    expect(lint(loaded.diagnostics).map((d) => d.severity)).toEqual(["error", "error", "error", "error"]);
-    const r = await plan(stackOf(STACK().replace('"${everyone}"', "user:b@example.com").replace("members: ${readers}", "members: [group:sre@example.com]").replace('expression: "${expired}"', "expression: request.time < timestamp(\"2999-01-01T00:00:00Z\")").replace("member: allUsers", "member: user:d@example.com")), undefined, fakeCloud(world()).port, planOptions({ strict: true }));
-    expect(lint(r.diagnostics).map((d) => [d.severity, d.rule])).toEqual([["error", "basic-role"]]);
-    expect(r.plan.errored).toBe(true);
-  });
+  it(
+    "--strict makes them errors: the stack does not load, and the " + "plan of a value from a data source errored",
+    async () => {
+      const loaded = await loadAndPlan(STACK(), { strict: true });
+      expect(loaded.plan).toBeUndefined();
+      expect(lint(loaded.diagnostics).map((d) => d.severity)).toEqual(["error", "error", "error", "error"]);
+      const r = await plan(
+        stackOf(
+          STACK()
+            .replace('"${everyone}"', "user:b@example.com")
+            .replace("members: ${readers}", "members: [group:sre@example.com]")
+            .replace('expression: "${expired}"', 'expression: request.time < timestamp("2999-01-01T00:00:00Z")')
+            .replace("member: allUsers", "member: user:d@example.com"),
+        ),
+        undefined,
+        fakeCloud(world()).port,
+        planOptions({ strict: true }),
+      );
+      expect(lint(r.diagnostics).map((d) => [d.severity, d.rule])).toEqual([["error", "basic-role"]]);
+      expect(r.plan.errored).toBe(true);
+    },
+  );
 
   it("a rule turned off in the stack's lint section stays off", async () => {
     const r = await loadAndPlan(STACK("lint:\n  public-principal: false\n  basic-role: false\n"));

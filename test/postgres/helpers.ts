@@ -7,7 +7,8 @@ import { afterAll, beforeAll, inject } from "vitest";
 /** The server's admin URL; fails clearly when the run started none. */
 export function pgAdminUrl(): string {
   const url = inject("pgAdminUrl");
-  if (!url) throw new Error("no test PostgreSQL server: run this file with a path containing 'postgres', or the whole suite");
+  if (!url)
+    throw new Error("no test PostgreSQL server: run this file with a path containing 'postgres', or the whole suite");
   return url;
 }
 

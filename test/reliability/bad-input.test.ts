@@ -59,59 +59,100 @@ const figures = {
   stateNonUserErrors: 0,
   cliPlansOfCorruptStates: 0,
 };
-afterAll(() => (figures.stackCases || figures.httpFuzzCases || figures.stateCases) && recordFigures("bad-input", { ...figures, losses: 0 }));
+afterAll(
+  () =>
+    (figures.stackCases || figures.httpFuzzCases || figures.stateCases) &&
+    recordFigures("bad-input", { ...figures, losses: 0 }),
+);
 
 // --- valid starting stacks -------------------------------------------------------------------
 
-const QUICKSTART = `name: quickstart
+const QUICKSTART =
+  `name: quickstart
 description: Access to a nightly restore plan and a churn-model endpoint
 provider:
-  project: my-project
+  ` +
+  `project: my-project
   location: us-central1
 variables:
 ${lakeVariable()}  team: sre
 resources:
-  restoreViewers:
+  ` +
+  `restoreViewers:
     type: cloudnative:backup/v1:RestorePlanIamBinding
     properties:
-      name: projects/my-project/locations/us-central1/restorePlans/nightly
+      name: ` +
+  `projects/my-project/locations/us-central1/restorePlans/nightly
       role: roles/gkebackup.viewer
-      members: ["group:\${team}@example.com", user:alice@example.com]
+      ` +
+  `members: ["group:\${team}@example.com", user:alice@example.com]
   restoreAdmins:
-    type: cloudnative:backup/v1:RestorePlanIamBinding
+    type: ` +
+  `cloudnative:backup/v1:RestorePlanIamBinding
     properties:
       name: nightly
-      role: roles/gkebackup.admin
+      role: ` +
+  `roles/gkebackup.admin
       members: [user:oncall@example.com]
       condition:
         title: until-2099
-        description: Temporary on-call access
-        expression: request.time < timestamp("2099-01-01T00:00:00Z")
+  ` +
+  `      description: Temporary on-call access
+        expression: request.time < ` +
+  `timestamp("2099-01-01T00:00:00Z")
     options:
       protect: true
       ignoreChanges: [members]
-${LAKE_INVOKER}    options:
+` +
+  `${LAKE_INVOKER}    options:
       dependsOn: [restoreViewers]
-      import: "projects/my-project/locations/us-central1/endpoints/churn roles/aiplatform.user serviceAccount:data-eng@my-project.iam.gserviceaccount.com"
+      import: ` +
+  `"projects/my-project/locations/us-central1/endpoints/churn roles/aiplatform.user ` +
+  `serviceAccount:data-eng@my-project.iam.gserviceaccount.com"
 outputs:
   lakeEndpoint: \${lake.endpointUri}
-  invokerId: \${invoker.id}
+  ` +
+  `invokerId: \${invoker.id}
   literal: "cost: $$5"
 `;
 
-const FLOW = `# a flow-style stack with full names and custom roles
-{name: flow, provider: {project: flow-project, location: europe-west1},
+const FLOW =
+  `# a flow-style stack with full names and custom roles
+{name: flow, provider: {project: flow-project, ` +
+  `location: europe-west1},
  resources: {
-   a: {type: "cloudnative:aiplatform/v1beta1:EndpointIamMember", properties: {name: "projects/flow-project/locations/europe-west1/endpoints/e1", role: "projects/flow-project/roles/custom", member: "principal://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/pool/subject/x"}},
-   b: {type: "cloudnative:backup/v1:RestorePlanIamBinding", properties: {name: rp, role: "organizations/123/roles/viewer", members: ["domain:example.com", "allAuthenticatedUsers"]}, options: {dependsOn: [a]}}},
+   a: {type: "cloudnative:aiplatform/v1beta1:EndpointIamMember", ` +
+  `properties: {name: "projects/flow-project/locations/europe-west1/endpoints/e1", role: ` +
+  `"projects/flow-project/roles/custom", member: ` +
+  `"principal://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/pool/subject/x"}},
+   b: ` +
+  `{type: "cloudnative:backup/v1:RestorePlanIamBinding", properties: {name: rp, role: ` +
+  `"organizations/123/roles/viewer", members: ["domain:example.com", "allAuthenticatedUsers"]}, options: ` +
+  `{dependsOn: [a]}}},
  outputs: {aid: "\${a.id}", bmembers: "\${b.members[0]}"}}
 `;
 
 function generated(n: number): string {
   const out = ["name: gen", "provider:", "  project: rel-project", "  location: us-central1", "resources:"];
   for (let i = 0; i < n; i++) {
-    if (i % 2) out.push(`  m${i}:`, "    type: cloudnative:aiplatform/v1beta1:EndpointIamMember", "    properties:", `      name: ep-${i % 3}`, `      role: roles/rel.invoker${i % 2}`, `      member: serviceAccount:sa${i}@rel-project.iam.gserviceaccount.com`);
-    else out.push(`  b${i}:`, "    type: cloudnative:backup/v1:RestorePlanIamBinding", "    properties:", `      name: rp-${i % 3}`, `      role: roles/rel.role${i}`, `      members: [user:u${i}@example.com, group:g${i}@example.com]`);
+    if (i % 2)
+      out.push(
+        `  m${i}:`,
+        "    type: cloudnative:aiplatform/v1beta1:EndpointIamMember",
+        "    properties:",
+        `      name: ep-${i % 3}`,
+        `      role: roles/rel.invoker${i % 2}`,
+        `      member: serviceAccount:sa${i}@rel-project.iam.gserviceaccount.com`,
+      );
+    else
+      out.push(
+        `  b${i}:`,
+        "    type: cloudnative:backup/v1:RestorePlanIamBinding",
+        "    properties:",
+        `      name: rp-${i % 3}`,
+        `      role: roles/rel.role${i}`,
+        `      members: [user:u${i}@example.com, group:g${i}@example.com]`,
+      );
   }
   return out.join("\n") + "\n";
 }
@@ -186,8 +227,59 @@ const VALID = [QUICKSTART, FLOW, generated(12), FAMILY];
 // --- mutations --------------------------------------------------------------------------------
 
 /** Characters that matter to YAML, to interpolation and to member/role syntax. */
-const NASTY = [":", " ", "\n", "\t", "-", "#", "{", "}", "[", "]", ",", "&", "*", "!", "|", ">", "'", '"', "%", "@", "`", "$", "${", "}", "$$", "${a.", "[0]", "\\", "\u0000", "\ufeff", "\r", "é", "🙂", "~", "null", "0x1F", "1e999", "<<", "? ", "---", "...", "*a", "&a ", "!!binary ", "::"];
-const nastyString = fc.array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 6 }), fc.string({ unit: "binary", maxLength: 4 })), { maxLength: 8 }).map((xs) => xs.join(""));
+const NASTY = [
+  ":",
+  " ",
+  "\n",
+  "\t",
+  "-",
+  "#",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  "&",
+  "*",
+  "!",
+  "|",
+  ">",
+  "'",
+  '"',
+  "%",
+  "@",
+  "`",
+  "$",
+  "${",
+  "}",
+  "$$",
+  "${a.",
+  "[0]",
+  "\\",
+  "\u0000",
+  "\ufeff",
+  "\r",
+  "é",
+  "🙂",
+  "~",
+  "null",
+  "0x1F",
+  "1e999",
+  "<<",
+  "? ",
+  "---",
+  "...",
+  "*a",
+  "&a ",
+  "!!binary ",
+  "::",
+];
+const nastyString = fc
+  .array(
+    fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 6 }), fc.string({ unit: "binary", maxLength: 4 })),
+    { maxLength: 8 },
+  )
+  .map((xs) => xs.join(""));
 
 type TextMutation =
   | { kind: "insert"; at: number; s: string }
@@ -201,7 +293,12 @@ type TextMutation =
 const textMutation: fc.Arbitrary<TextMutation> = fc.oneof(
   fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), s: nastyString }),
   fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), len: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant("replace" as const), at: fc.nat(), len: fc.integer({ min: 1, max: 12 }), s: nastyString }),
+  fc.record({
+    kind: fc.constant("replace" as const),
+    at: fc.nat(),
+    len: fc.integer({ min: 1, max: 12 }),
+    s: nastyString,
+  }),
   fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
   fc.record({ kind: fc.constant("dupline" as const), line: fc.nat() }),
   fc.record({ kind: fc.constant("swaplines" as const), a: fc.nat(), b: fc.nat() }),
@@ -231,7 +328,10 @@ function applyText(text: string, m: TextMutation): string {
     }
     case "indent": {
       const i = ln(m.line);
-      lines[i] = m.delta > 0 ? " ".repeat(m.delta) + lines[i] : lines[i]!.slice(Math.min(-m.delta, lines[i]!.length - lines[i]!.trimStart().length));
+      lines[i] =
+        m.delta > 0
+          ? " ".repeat(m.delta) + lines[i]
+          : lines[i]!.slice(Math.min(-m.delta, lines[i]!.length - lines[i]!.trimStart().length));
       return lines.join("\n");
     }
   }
@@ -297,9 +397,19 @@ const INTERESTING_VALUES: unknown[] = [
   { title: "t", expression: "request.time <" },
   { title: "", expression: "" },
   { role: "roles/x", members: ["user:a@example.com"] },
-  [{ role: "roles/x", members: ["user:a@example.com"] }, { role: "roles/x", members: ["bob"] }],
-  [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_WRITE", exemptedMembers: ["user:a@example.com", "bob"] }] }],
-  { "fn::invoke": { function: "cloudnative:aiplatform/v1beta1:getEndpointIamPolicy", arguments: { endpointId: "a/b" } } },
+  [
+    { role: "roles/x", members: ["user:a@example.com"] },
+    { role: "roles/x", members: ["bob"] },
+  ],
+  [
+    {
+      service: "allServices",
+      auditLogConfigs: [{ logType: "DATA_WRITE", exemptedMembers: ["user:a@example.com", "bob"] }],
+    },
+  ],
+  {
+    "fn::invoke": { function: "cloudnative:aiplatform/v1beta1:getEndpointIamPolicy", arguments: { endpointId: "a/b" } },
+  },
   ["restoreViewers", "restoreViewers"],
   ["invoker"],
   [[[[[]]]]],
@@ -313,13 +423,76 @@ type DocMutation =
   | { kind: "interpolate"; path: number; ref: string };
 
 const anyValue = fc.oneof(fc.constantFrom(...INTERESTING_VALUES), fc.jsonValue({ maxDepth: 3 }), nastyString);
-const keyArb = fc.oneof(fc.constantFrom("name", "type", "properties", "options", "members", "member", "role", "condition", "bindings", "auditConfigs", "auditLogConfigs", "exemptedMembers", "logType", "service", "restorePlanId", "endpointId", "dependsOn", "protect", "import", "ignoreChanges", "fn::invoke", "function", "arguments", "provider", "project", "location", "endpoint", "seed", "variables", "resources", "outputs", "lint", "nme", "resource", "__proto__", "constructor", "toString", "0", "a b", "${x}"), nastyString);
+const keyArb = fc.oneof(
+  fc.constantFrom(
+    "name",
+    "type",
+    "properties",
+    "options",
+    "members",
+    "member",
+    "role",
+    "condition",
+    "bindings",
+    "auditConfigs",
+    "auditLogConfigs",
+    "exemptedMembers",
+    "logType",
+    "service",
+    "restorePlanId",
+    "endpointId",
+    "dependsOn",
+    "protect",
+    "import",
+    "ignoreChanges",
+    "fn::invoke",
+    "function",
+    "arguments",
+    "provider",
+    "project",
+    "location",
+    "endpoint",
+    "seed",
+    "variables",
+    "resources",
+    "outputs",
+    "lint",
+    "nme",
+    "resource",
+    "__proto__",
+    "constructor",
+    "toString",
+    "0",
+    "a b",
+    "${x}",
+  ),
+  nastyString,
+);
 const docMutation: fc.Arbitrary<DocMutation> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), path: fc.nat(), value: anyValue }),
   fc.record({ kind: fc.constant("delete" as const), path: fc.nat() }),
   fc.record({ kind: fc.constant("rename" as const), path: fc.nat(), to: keyArb }),
   fc.record({ kind: fc.constant("add" as const), path: fc.nat(), key: keyArb, value: anyValue }),
-  fc.record({ kind: fc.constant("interpolate" as const), path: fc.nat(), ref: fc.constantFrom("${lake.labels.owner}", "${team}", "${rpPolicy.etag}", "${epPolicy.bindings[0].role}", "${nightlyPolicy.bindings}", "${restoreViewers.etag}", "${invoker.project}", "${nope}", "${a}", "${b.members[0]}", "${restoreViewers}", "${lake}", "${", "}${") }),
+  fc.record({
+    kind: fc.constant("interpolate" as const),
+    path: fc.nat(),
+    ref: fc.constantFrom(
+      "${lake.labels.owner}",
+      "${team}",
+      "${rpPolicy.etag}",
+      "${epPolicy.bindings[0].role}",
+      "${nightlyPolicy.bindings}",
+      "${restoreViewers.etag}",
+      "${invoker.project}",
+      "${nope}",
+      "${a}",
+      "${b.members[0]}",
+      "${restoreViewers}",
+      "${lake}",
+      "${",
+      "}${",
+    ),
+  }),
 );
 
 function applyDoc(text: string, muts: DocMutation[]): string {
@@ -328,7 +501,8 @@ function applyDoc(text: string, muts: DocMutation[]): string {
     const all = paths(root).filter((p) => p.length > 0);
     if (!all.length) break;
     const p = all[m.path % all.length]!;
-    const parent = p.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], root) as Record<string | number, unknown> | unknown[];
+    const parent = p.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], root) as
+      Record<string | number, unknown> | unknown[];
     const last = p[p.length - 1]!;
     const cur = (parent as Record<string | number, unknown>)[last];
     switch (m.kind) {
@@ -346,11 +520,19 @@ function applyDoc(text: string, muts: DocMutation[]): string {
         }
         break;
       case "add":
-        if (cur && typeof cur === "object" && !Array.isArray(cur)) Object.defineProperty(cur, m.key, { value: structuredClone(m.value), enumerable: true, writable: true, configurable: true });
+        if (cur && typeof cur === "object" && !Array.isArray(cur))
+          Object.defineProperty(cur, m.key, {
+            value: structuredClone(m.value),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         else if (Array.isArray(cur)) cur.push(structuredClone(m.value));
         break;
       case "interpolate":
-        if (typeof cur === "string") (parent as Record<string | number, unknown>)[last] = cur.slice(0, cur.length >> 1) + m.ref + cur.slice(cur.length >> 1);
+        if (typeof cur === "string")
+          (parent as Record<string | number, unknown>)[last] =
+            cur.slice(0, cur.length >> 1) + m.ref + cur.slice(cur.length >> 1);
         break;
     }
   }
@@ -358,9 +540,22 @@ function applyDoc(text: string, muts: DocMutation[]): string {
 }
 
 const stackCase = fc.oneof(
-  fc.record({ how: fc.constant("text" as const), base: fc.nat({ max: VALID.length - 1 }), muts: fc.array(textMutation, { minLength: 1, maxLength: 4 }) }),
-  fc.record({ how: fc.constant("doc" as const), base: fc.nat({ max: VALID.length - 1 }), muts: fc.array(docMutation, { minLength: 1, maxLength: 4 }) }),
-  fc.record({ how: fc.constant("both" as const), base: fc.nat({ max: VALID.length - 1 }), doc: fc.array(docMutation, { minLength: 1, maxLength: 3 }), muts: fc.array(textMutation, { minLength: 1, maxLength: 2 }) }),
+  fc.record({
+    how: fc.constant("text" as const),
+    base: fc.nat({ max: VALID.length - 1 }),
+    muts: fc.array(textMutation, { minLength: 1, maxLength: 4 }),
+  }),
+  fc.record({
+    how: fc.constant("doc" as const),
+    base: fc.nat({ max: VALID.length - 1 }),
+    muts: fc.array(docMutation, { minLength: 1, maxLength: 4 }),
+  }),
+  fc.record({
+    how: fc.constant("both" as const),
+    base: fc.nat({ max: VALID.length - 1 }),
+    doc: fc.array(docMutation, { minLength: 1, maxLength: 3 }),
+    muts: fc.array(textMutation, { minLength: 1, maxLength: 2 }),
+  }),
 );
 type StackCase = typeof stackCase extends fc.Arbitrary<infer T> ? T : never;
 
@@ -379,9 +574,19 @@ function problems(text: string, file: string, r: LoadResult): string[] {
   if (r.stack && errors.length > 0) out.push("accepted with error diagnostics");
   const lineCount = text.split(/\r\n|\r|\n/).length;
   for (const d of errors) {
-    const ok = d.file === file && Number.isInteger(d.line) && Number.isInteger(d.column) && d.line! >= 1 && d.column! >= 1 && d.line! <= lineCount + 1;
-    if (!ok) out.push(`diagnostic without a valid position (file ${d.file}, line ${d.line}, column ${d.column}): ${d.summary}`);
-    if (typeof d.summary !== "string" || d.summary.trim() === "") out.push(`empty summary: ${JSON.stringify(d.summary)}`);
+    const ok =
+      d.file === file &&
+      Number.isInteger(d.line) &&
+      Number.isInteger(d.column) &&
+      d.line! >= 1 &&
+      d.column! >= 1 &&
+      d.line! <= lineCount + 1;
+    if (!ok)
+      out.push(
+        `diagnostic without a valid position (file ${d.file}, line ${d.line}, column ${d.column}): ${d.summary}`,
+      );
+    if (typeof d.summary !== "string" || d.summary.trim() === "")
+      out.push(`empty summary: ${JSON.stringify(d.summary)}`);
   }
   return out;
 }
@@ -481,10 +686,24 @@ describe("diagnostics say what is wrong", () => {
   // Found by the mutations above: a value of the wrong type, or a badly named variable/resource,
   // also produces a second diagnostic that prints the value as "[object Object]".
   const cases: [string, string][] = [
-    ["a member that is a map", "name: s\nprovider: {project: my-project, location: us-central1}\nresources:\n  r:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: nightly\n      role: roles/x\n      members: [{a: 1}]\n"],
-    ["a role that is a map", "name: s\nprovider: {project: my-project, location: us-central1}\nresources:\n  r:\n    type: cloudnative:aiplatform/v1beta1:EndpointIamMember\n    properties:\n      name: churn\n      role: {x: 1}\n      member: user:a@example.com\n"],
+    [
+      "a member that is a map",
+      "name: s\nprovider: {project: my-project, location: us-central1}\nresources:\n  r:\n    type: " +
+        "cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: nightly\n      role: " +
+        "roles/x\n      members: [{a: 1}]\n",
+    ],
+    [
+      "a role that is a map",
+      "name: s\nprovider: {project: my-project, location: us-central1}\nresources:\n  r:\n    type: " +
+        "cloudnative:aiplatform/v1beta1:EndpointIamMember\n    properties:\n      name: churn\n      role: {x: " +
+        "1}\n      member: user:a@example.com\n",
+    ],
     ["a variable name with a space", 'name: s\nvariables:\n  "a b": 1\n'],
-    ["a resource name starting with a digit", 'name: s\nresources:\n  "9x":\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties: {name: projects/my-project/locations/l/restorePlans/x, role: roles/x, members: []}\n'],
+    [
+      "a resource name starting with a digit",
+      'name: s\nresources:\n  "9x":\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties: ' +
+        "{name: projects/my-project/locations/l/restorePlans/x, role: roles/x, members: []}\n",
+    ],
   ];
   for (const [what, text] of cases) {
     it(`${what}: no diagnostic prints "[object Object]"`, () => {
@@ -556,7 +775,9 @@ describe(`state files mutated at random (${STATE_CASES} fast-check cases)`, () =
     fc.record({ how: fc.constant("doc" as const), muts: fc.array(docMutation, { minLength: 1, maxLength: 3 }) }),
   );
   const renderState = (c: { how: "text" | "doc"; muts: unknown[] }) =>
-    c.how === "text" ? (c.muts as TextMutation[]).reduce(applyText, stateText) : JSON.stringify(parseDocument(applyDoc(stateText, c.muts as DocMutation[])).toJS(), null, 2) + "\n";
+    c.how === "text"
+      ? (c.muts as TextMutation[]).reduce(applyText, stateText)
+      : JSON.stringify(parseDocument(applyDoc(stateText, c.muts as DocMutation[])).toJS(), null, 2) + "\n";
 
   it("parseState returns a valid state or throws a UserError naming the file, nothing else", () => {
     const file = "/virtual/state/gen.json";
@@ -663,8 +884,17 @@ describe("the emulator refuses bad requests with 4xx JSON and keeps serving", ()
     expect(typeof ((await r.json()) as { etag?: unknown }).etag).toBe("string");
   }
 
-  async function send(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-    const res = await fetch(emu.url + path, { method, ...(body !== undefined ? { body } : {}), headers: { "Content-Type": "application/json", ...headers } });
+  async function send(
+    method: string,
+    path: string,
+    body?: string | Uint8Array,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: unknown }> {
+    const res = await fetch(emu.url + path, {
+      method,
+      ...(body !== undefined ? { body } : {}),
+      headers: { "Content-Type": "application/json", ...headers },
+    });
     return { status: res.status, body: jsonOrUndefined(await res.text()) };
   }
 
@@ -679,12 +909,22 @@ describe("the emulator refuses bad requests with 4xx JSON and keeps serving", ()
       ["bad version", `GET /v1/${RP}:getIamPolicy HTTP/9.9\r\nHost: ${x}\r\n\r\n`],
       ["bad header", `GET /v1/${RP}:getIamPolicy HTTP/1.1\r\nHost: ${x}\r\nBad Header\r\n\r\n`],
       ["bad content-length", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Length: abc\r\n\r\n{}`],
-      ["two content-lengths", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}`],
-      ["bad chunk", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+      [
+        "two content-lengths",
+        `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}`,
+      ],
+      [
+        "bad chunk",
+        `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      ],
       ["huge header", `GET /v1/${RP}:getIamPolicy HTTP/1.1\r\nHost: ${x}\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`],
       ["space in path", `GET /v1/a b HTTP/1.1\r\nHost: ${x}\r\n\r\n`],
       ["bad percent-encoding", `GET /v1/%ZZ:getIamPolicy HTTP/1.1\r\nHost: ${x}\r\nConnection: close\r\n\r\n`],
-      ["truncated JSON body", `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Type: application/json\r\nContent-Length: 10\r\nConnection: close\r\n\r\n{"policy":`],
+      [
+        "truncated JSON body",
+        `POST ${setPath} HTTP/1.1\r\nHost: ${x}\r\nContent-Type: ` +
+          `application/json\r\nContent-Length: 10\r\nConnection: close\r\n\r\n{"policy":`,
+      ],
     ];
     for (const [what, p] of payloads) {
       const { status, body } = parseRaw(await raw(emu.port, p));
@@ -724,7 +964,14 @@ describe("the emulator refuses bad requests with 4xx JSON and keeps serving", ()
     const deep = "[".repeat(200_000) + "]".repeat(200_000);
     const cases: [string, string | Uint8Array][] = [
       ["1501 principals", JSON.stringify({ policy: { bindings: [{ role: "roles/x", members: members(1501) }] } })],
-      ["1501 principals over many bindings", JSON.stringify({ policy: { bindings: Array.from({ length: 51 }, (_, i) => ({ role: `roles/r${i}`, members: members(30, `b${i}-`) })) } })],
+      [
+        "1501 principals over many bindings",
+        JSON.stringify({
+          policy: {
+            bindings: Array.from({ length: 51 }, (_, i) => ({ role: `roles/r${i}`, members: members(30, `b${i}-`) })),
+          },
+        }),
+      ],
       ["a 9 MiB body", new Uint8Array(9 * 1024 * 1024).fill(0x20)],
       ["200 000 nested arrays", `{"policy":{"bindings":${deep}}}`],
       ["nested arrays in an unknown field", `{"policy":{},"updateMask":${deep}}`],
@@ -738,7 +985,11 @@ describe("the emulator refuses bad requests with 4xx JSON and keeps serving", ()
       ["bad member", '{"policy":{"bindings":[{"role":"roles/x","members":["bob"]}]}}'],
       ["bad role", '{"policy":{"bindings":[{"role":"admin","members":["user:a@example.com"]}]}}'],
       ["version 2", '{"policy":{"version":2,"bindings":[]}}'],
-      ["condition without version 3", '{"policy":{"version":1,"bindings":[{"role":"roles/x","members":["user:a@example.com"],"condition":{"title":"t","expression":"true"}}]}}'],
+      [
+        "condition without version 3",
+        '{"policy":{"version":1,"bindings":[{"role":"roles/x","members":["user:a@example.com"],' +
+          '"condition":{"title":"t","expression":"true"}}]}}',
+      ],
       ["etag not base64", '{"policy":{"bindings":[],"etag":"%%%"}}'],
       ["stale etag", '{"policy":{"bindings":[],"etag":"AAAAAAAAAAA="}}'],
       ["unknown top-level field", '{"policy":{"bindings":[]},"bogus":1}'],
@@ -760,25 +1011,55 @@ describe("the emulator refuses bad requests with 4xx JSON and keeps serving", ()
 
   it(`random bodies and paths (${HTTP_CASES} fast-check cases): never a 5xx, always JSON`, async () => {
     const pathArb = fc.oneof(
-      fc.constantFrom(`/v1/${RP}:setIamPolicy`, `/v1beta1/${EP}:setIamPolicy`, `/v1beta1/${EP}:getIamPolicy`, "/__emulator/objects", `/__emulator/projects/p1`, "/__emulator/nope"),
+      fc.constantFrom(
+        `/v1/${RP}:setIamPolicy`,
+        `/v1beta1/${EP}:setIamPolicy`,
+        `/v1beta1/${EP}:getIamPolicy`,
+        "/__emulator/objects",
+        `/__emulator/projects/p1`,
+        "/__emulator/nope",
+      ),
       fc.string({ maxLength: 40 }).map((s) => `/v1/${encodeURIComponent(s)}`),
-      fc.constantFrom(`/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=`, `/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=99`, `/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=3&options.requestedPolicyVersion=1`),
+      fc.constantFrom(
+        `/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=`,
+        `/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=99`,
+        `/v1/${RP}:getIamPolicy?options.requestedPolicyVersion=3&options.requestedPolicyVersion=1`,
+      ),
     );
     const bodyArb = fc.oneof(
       fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
       fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify({ policy: v })),
-      fc.record({ bindings: fc.array(fc.record({ role: fc.oneof(fc.string(), fc.constant("roles/x")), members: fc.array(fc.oneof(fc.string(), fc.constant("user:a@example.com")), { maxLength: 3 }) }), { maxLength: 3 }), version: fc.oneof(fc.integer({ min: -1, max: 4 }), fc.string()) }, { requiredKeys: [] }).map((p) => JSON.stringify({ policy: p })),
+      fc
+        .record(
+          {
+            bindings: fc.array(
+              fc.record({
+                role: fc.oneof(fc.string(), fc.constant("roles/x")),
+                members: fc.array(fc.oneof(fc.string(), fc.constant("user:a@example.com")), { maxLength: 3 }),
+              }),
+              { maxLength: 3 },
+            ),
+            version: fc.oneof(fc.integer({ min: -1, max: 4 }), fc.string()),
+          },
+          { requiredKeys: [] },
+        )
+        .map((p) => JSON.stringify({ policy: p })),
       fc.string({ maxLength: 200 }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("GET", "POST", "PUT", "DELETE"), pathArb, bodyArb, async (method, path, body) => {
-        figures.httpFuzzCases++;
-        const r = await send(method, path, method === "GET" ? undefined : body);
-        if (r.status >= 500) figures.http5xx++;
-        expect(r.status, `${method} ${path} ${body}`).toBeLessThan(500);
-        expect(r.body, `${method} ${path} ${body}: JSON`).toBeDefined();
-        if (r.status >= 400) expect4xxJson(r.status, r.body, `${method} ${path} ${body}`);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom("GET", "POST", "PUT", "DELETE"),
+        pathArb,
+        bodyArb,
+        async (method, path, body) => {
+          figures.httpFuzzCases++;
+          const r = await send(method, path, method === "GET" ? undefined : body);
+          if (r.status >= 500) figures.http5xx++;
+          expect(r.status, `${method} ${path} ${body}`).toBeLessThan(500);
+          expect(r.body, `${method} ${path} ${body}: JSON`).toBeDefined();
+          if (r.status >= 400) expect4xxJson(r.status, r.body, `${method} ${path} ${body}`);
+        },
+      ),
       { numRuns: HTTP_CASES, seed: BASE_SEED + 4 },
     );
     await stillServing();

@@ -47,7 +47,11 @@ const figures = {
   convergeAbortedWrites: 0,
   lostForeignGrants: 0,
 };
-afterAll(() => (figures.lockContentions || figures.foreignWriterRounds) && recordFigures("concurrency", { ...figures, losses: figures.lostForeignGrants }));
+afterAll(
+  () =>
+    (figures.lockContentions || figures.foreignWriterRounds) &&
+    recordFigures("concurrency", { ...figures, losses: figures.lostForeignGrants }),
+);
 
 const ws = useStackDir();
 let emu: RunningEmulator;
@@ -63,7 +67,12 @@ afterEach(async () => {
 /** The lock record, or undefined while the file is missing or still being written. */
 function readLockFile(): { id: string; pid: number; holder: string; operation: string } | undefined {
   try {
-    return JSON.parse(readFileSync(lockFile(), "utf8")) as { id: string; pid: number; holder: string; operation: string };
+    return JSON.parse(readFileSync(lockFile(), "utf8")) as {
+      id: string;
+      pid: number;
+      holder: string;
+      operation: string;
+    };
   } catch {
     return undefined;
   }
@@ -81,7 +90,10 @@ describe("two applies on one state", () => {
   it("the second fails at once naming the holder, sends nothing to the cloud; the first converges", async () => {
     ws.writeStack("base");
     await setFaults(emu, { latencyMs: 300, seed: 1 }); // the first apply takes a while
-    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], { cwd: ws.dir, emulator: emu });
+    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], {
+      cwd: ws.dir,
+      emulator: emu,
+    });
     // The lock file exists a moment before its content is written: wait for the whole record.
     await waitFor(() => readLockFile() !== undefined, "the first apply's lock");
     const lock = readLockFile()!;
@@ -116,9 +128,15 @@ describe("two applies on one state", () => {
   it("with --lock-timeout the second waits for the first and then finds nothing to do", async () => {
     ws.writeStack("base");
     await setFaults(emu, { latencyMs: 60, seed: 2 });
-    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], { cwd: ws.dir, emulator: emu });
+    const first = startCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "4"], {
+      cwd: ws.dir,
+      emulator: emu,
+    });
     await waitFor(() => existsSync(lockFile()), "the first apply's lock");
-    const second = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--lock-timeout", "120s"], { cwd: ws.dir, emulator: emu });
+    const second = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--lock-timeout", "120s"], {
+      cwd: ws.dir,
+      emulator: emu,
+    });
     figures.lockContentions++;
     figures.waitedForLock++;
     expectExit(await first.done, 0, "first apply");
@@ -131,7 +149,11 @@ describe("force-unlock", () => {
   it("clears the lock a SIGKILLed apply left, then apply converges", async () => {
     ws.writeStack("base");
     await setFaults(emu, { latencyMs: 100, seed: 3 });
-    const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu, onLine: (_l, i) => i === 600 && run.child.kill("SIGKILL") });
+    const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml"], {
+      cwd: ws.dir,
+      emulator: emu,
+      onLine: (_l, i) => i === 600 && run.child.kill("SIGKILL"),
+    });
     const r = await run.done;
     expect(r.signal).toBe("SIGKILL");
     const lock = JSON.parse(readFileSync(lockFile(), "utf8")) as { id: string; pid: number };
@@ -153,15 +175,32 @@ describe("force-unlock", () => {
     expect(none.stderr).toMatch(/not locked/);
 
     await setFaults(emu, { latencyMs: 0, seed: 4 });
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "apply after force-unlock");
-    expectExit(await runCli(["plan", "--detailed-exitcode", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "plan");
+    expectExit(
+      await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }),
+      0,
+      "apply after force-unlock",
+    );
+    expectExit(
+      await runCli(["plan", "--detailed-exitcode", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }),
+      0,
+      "plan",
+    );
     expect(lostForeign(await liveWorld(emu))).toEqual([]);
   }, 180_000);
 
   it("a lock taken on another host blocks (it cannot be checked) until force-unlock", async () => {
     ws.writeStack("base");
     const id = "9b2f4c1e-0000-4000-8000-000000000001";
-    const info = { id, holder: "ci@build-agent-7", operation: "apply", time: new Date().toISOString(), pid: 4242, hostname: "build-agent-7", version: "0.1.0", path: join(ws.dir, "state", "rel.json") };
+    const info = {
+      id,
+      holder: "ci@build-agent-7",
+      operation: "apply",
+      time: new Date().toISOString(),
+      pid: 4242,
+      hostname: "build-agent-7",
+      version: "0.1.0",
+      path: join(ws.dir, "state", "rel.json"),
+    };
     writeFileSync(lockFile(), JSON.stringify(info), { mode: 0o600 });
     const blocked = await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu });
     expectExit(blocked, 1, "apply against another host's lock");
@@ -170,7 +209,11 @@ describe("force-unlock", () => {
     expect(totalRequests(await stats(emu))).toBe(0);
     expectExit(await runCli(["force-unlock", id, "-f", "stack.yaml"], { cwd: ws.dir }), 0, "force-unlock");
     figures.forceUnlocks++;
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "apply after force-unlock");
+    expectExit(
+      await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }),
+      0,
+      "apply after force-unlock",
+    );
   }, 120_000);
 });
 
@@ -203,15 +246,24 @@ describe(`a foreign writer during apply, replace and destroy (${FOREIGN_ROUNDS} 
             const object = rng.pick(ALL_OBJECTS);
             const k = n++;
             // One write in five adds a conditional binding, which makes the policy version 3.
-            const condition = rng.chance(0.2) ? { title: `writer-${k % 3}`, expression: 'request.time < timestamp("2031-01-01T00:00:00Z")' } : undefined;
+            const condition = rng.chance(0.2)
+              ? { title: `writer-${k % 3}`, expression: 'request.time < timestamp("2031-01-01T00:00:00Z")' }
+              : undefined;
             const grant: Grant = condition
-              ? { object, role: `roles/writer.cond${k % 2}`, condition: condition.title, member: `user:writer-${round}-${k}@example.com` }
+              ? {
+                  object,
+                  role: `roles/writer.cond${k % 2}`,
+                  condition: condition.title,
+                  member: `user:writer-${round}-${k}@example.com`,
+                }
               : object.includes("/endpoints/")
                 ? rng.chance(0.6)
                   ? { object, role: `roles/rel.invoker${k % 2}`, member: `user:writer-${round}-${k}@example.com` }
                   : { object, role: `roles/writer.r${k % 5}`, member: `user:writer-${round}-${k}@example.com` }
                 : { object, role: `roles/writer.r${k % 5}`, member: `group:writer-${round}-${k}@example.com` };
-            const { attempts } = await foreignEdit(emu, object, (p) => addMember(p, grant.role, grant.member, condition));
+            const { attempts } = await foreignEdit(emu, object, (p) =>
+              addMember(p, grant.role, grant.member, condition),
+            );
             writerConflicts += attempts - 1;
             written.push(grant);
             await sleep(rng.int(0, 15));
@@ -228,12 +280,17 @@ describe(`a foreign writer during apply, replace and destroy (${FOREIGN_ROUNDS} 
         await setFaults(emu, { latencyMs: rng.int(5, 20), latencyJitterMs: 30, seed: rng.int(1, 1e6) });
         let done = false;
         const w = writer(() => done);
-        const r = await runCli([s.cmd, "--auto-approve", "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))], { cwd: ws.dir, emulator: emu });
+        const r = await runCli(
+          [s.cmd, "--auto-approve", "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))],
+          { cwd: ws.dir, emulator: emu },
+        );
         done = true;
         await w;
         expectExit(r, 0, `${s.cmd} ${s.variant} with a foreign writer`);
         const live = await liveWorld(emu);
-        const lost = written.filter((g) => !hasGrant(live, g)).map((g) => `${g.object} ${g.role}${g.condition ? ` [${g.condition}]` : ""} ${g.member}`);
+        const lost = written
+          .filter((g) => !hasGrant(live, g))
+          .map((g) => `${g.object} ${g.role}${g.condition ? ` [${g.condition}]` : ""} ${g.member}`);
         lost.push(...lostForeign(live));
         figures.lostForeignGrants += lost.length;
         expect(lost, `foreign grants lost by ${s.cmd} ${s.variant}`).toEqual([]);
@@ -246,7 +303,11 @@ describe(`a foreign writer during apply, replace and destroy (${FOREIGN_ROUNDS} 
       figures.convergeAbortedWrites += responses(await stats(emu), "ABORTED") - writerConflicts;
       expect(written.length).toBeGreaterThan(20);
       // Nothing the writer added is the stack's business: the plan stays clean.
-      expectExit(await runCli(["plan", "--detailed-exitcode", "--destroy", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "plan after destroy");
+      expectExit(
+        await runCli(["plan", "--detailed-exitcode", "--destroy", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }),
+        0,
+        "plan after destroy",
+      );
     }, 300_000);
   }
 });

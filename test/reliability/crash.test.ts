@@ -43,8 +43,20 @@ const TRIALS = size(10, 100);
 
 type Op = "create" | "update" | "shrink" | "move" | "destroy";
 const OPS: readonly Op[] = ["create", "create", "update", "shrink", "move", "destroy"];
-const TARGET: Record<Op, Variant | "destroyed"> = { create: "base", update: "changed", shrink: "shrunk", move: "moved", destroy: "destroyed" };
-const EXPECTED_RESOURCES: Record<Variant | "destroyed", number> = { base: TOTAL_RESOURCES, changed: TOTAL_RESOURCES, shrunk: TOTAL_RESOURCES - 100, moved: TOTAL_RESOURCES, destroyed: 0 };
+const TARGET: Record<Op, Variant | "destroyed"> = {
+  create: "base",
+  update: "changed",
+  shrink: "shrunk",
+  move: "moved",
+  destroy: "destroyed",
+};
+const EXPECTED_RESOURCES: Record<Variant | "destroyed", number> = {
+  base: TOTAL_RESOURCES,
+  changed: TOTAL_RESOURCES,
+  shrunk: TOTAL_RESOURCES - 100,
+  moved: TOTAL_RESOURCES,
+  destroyed: 0,
+};
 /** Streamed --json lines of an uninterrupted create after its plan (1 000 apply_start and
  *  apply_complete, 100 policy_write, saves and the summaries). */
 const LINES_ESTIMATE = 1110;
@@ -71,7 +83,9 @@ interface TrialPlan {
 function killPoint(rng: Rng): KillPoint {
   // Mostly inside the apply (after the plan is printed); some anywhere in the process's life,
   // which also covers loading, locking and the refresh reads.
-  return rng.chance(0.2) ? { mode: "time", at: rng.int(0, 4000), extraMs: 0 } : { mode: "line", at: rng.int(1, LINES_ESTIMATE), extraMs: rng.int(0, 25) };
+  return rng.chance(0.2)
+    ? { mode: "time", at: rng.int(0, 4000), extraMs: 0 }
+    : { mode: "line", at: rng.int(1, LINES_ESTIMATE), extraMs: rng.int(0, 25) };
 }
 
 function planTrial(index: number): TrialPlan {
@@ -132,8 +146,15 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
     const emu = await startWorld(seedWorld());
     try {
       writeFileSync(join(dir, "stack.yaml"), stackYaml("base"));
-      expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "baseline apply");
-      converged = { world: await admin<EmulatorWorld>(emu, "GET", "world"), state: readFileSync(join(dir, "state", "rel.json"), "utf8") };
+      expectExit(
+        await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }),
+        0,
+        "baseline apply",
+      );
+      converged = {
+        world: await admin<EmulatorWorld>(emu, "GET", "world"),
+        state: readFileSync(join(dir, "state", "rel.json"), "utf8"),
+      };
       expect(divergence(await liveWorld(emu), "base")).toEqual([]);
     } finally {
       await emu.close();
@@ -169,23 +190,26 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
       run.child.kill("SIGKILL");
     };
     const schedule = (ms: number) => (ms <= 0 ? kill() : (timer = setTimeout(kill, ms)));
-    const run = startCli([cmd, "--auto-approve", "--json", "-f", "stack.yaml", "--parallelism", String(t.parallelism)], {
-      cwd: dir,
-      emulator: emu,
-      onLine: (line, i) => {
-        if (killed) return;
-        linesSeen = i + 1;
-        try {
-          const e = JSON.parse(line) as { type?: string; policy_write?: { phase: string } };
-          if (e.type === "state_saved") statesSaved++;
-          if (e.type === "policy_write" && e.policy_write?.phase === "done") writesDone++;
-          if (planEnd < 0 && line.includes(PLAN_END)) planEnd = linesSeen;
-        } catch {
-          nonJson.push(line);
-        }
-        if (kp.mode === "line" && planEnd >= 0 && linesSeen - planEnd === kp.at && !timer) schedule(kp.extraMs);
+    const run = startCli(
+      [cmd, "--auto-approve", "--json", "-f", "stack.yaml", "--parallelism", String(t.parallelism)],
+      {
+        cwd: dir,
+        emulator: emu,
+        onLine: (line, i) => {
+          if (killed) return;
+          linesSeen = i + 1;
+          try {
+            const e = JSON.parse(line) as { type?: string; policy_write?: { phase: string } };
+            if (e.type === "state_saved") statesSaved++;
+            if (e.type === "policy_write" && e.policy_write?.phase === "done") writesDone++;
+            if (planEnd < 0 && line.includes(PLAN_END)) planEnd = linesSeen;
+          } catch {
+            nonJson.push(line);
+          }
+          if (kp.mode === "line" && planEnd >= 0 && linesSeen - planEnd === kp.at && !timer) schedule(kp.extraMs);
+        },
       },
-    });
+    );
     if (kp.mode === "time") schedule(kp.at);
     const r = await run.done;
     clearTimeout(timer);
@@ -247,7 +271,9 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
   }
 
   for (const t of trials) {
-    const kills = t.kills.map((k) => (k.mode === "time" ? `after ${k.at}ms` : `at line ${k.at}+${k.extraMs}ms`)).join(", then ");
+    const kills = t.kills
+      .map((k) => (k.mode === "time" ? `after ${k.at}ms` : `at line ${k.at}+${k.extraMs}ms`))
+      .join(", then ");
     it(`trial ${t.index} (seed ${t.seed}): ${t.op}, parallelism ${t.parallelism}, SIGKILL ${kills}`, async () => {
       const { dir, remove } = await tempDir();
       const startFrom = t.op === "create" ? seedWorld() : converged.world;
@@ -289,14 +315,20 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
 
         // The next command converges with no error, without any manual unlock …
         const t0 = Date.now();
-        const again = await runCli([cmd, "--auto-approve", "-f", "stack.yaml", "--parallelism", String(t.parallelism)], { cwd: dir, emulator: emu });
+        const again = await runCli(
+          [cmd, "--auto-approve", "-f", "stack.yaml", "--parallelism", String(t.parallelism)],
+          { cwd: dir, emulator: emu },
+        );
         figures.recoveryMs.push(Date.now() - t0);
         if (again.code !== 0) figures.recoveryFailures++;
         expectExit(again, 0, `trial ${t.index}: ${cmd} after the kill`);
         expect(again.stderr).not.toMatch(/state is locked|internal error/);
 
         // … and a plan after it shows no changes.
-        const plan = await runCli(["plan", "--detailed-exitcode", "-f", "stack.yaml", ...(t.op === "destroy" ? ["--destroy"] : [])], { cwd: dir, emulator: emu });
+        const plan = await runCli(
+          ["plan", "--detailed-exitcode", "-f", "stack.yaml", ...(t.op === "destroy" ? ["--destroy"] : [])],
+          { cwd: dir, emulator: emu },
+        );
         if (plan.code !== 0) figures.planNotClean++;
         expectExit(plan, 0, `trial ${t.index}: plan after recovery`);
 
@@ -326,8 +358,17 @@ describe(`crash: SIGKILL during apply of ${TOTAL_RESOURCES} resources (${TRIALS}
 const INTERRUPTS = size(2, 20);
 
 describe(`interrupt: SIGINT (Ctrl-C) during apply (${INTERRUPTS} trials)`, () => {
-  const interrupts = { trials: 0, exited130: 0, finishedFirst: 0, lostForeignGrants: 0, leakedGrants: 0, missingGrants: 0 };
-  afterAll(() => interrupts.trials && recordFigures("interrupt", { ...interrupts, losses: interrupts.lostForeignGrants }));
+  const interrupts = {
+    trials: 0,
+    exited130: 0,
+    finishedFirst: 0,
+    lostForeignGrants: 0,
+    leakedGrants: 0,
+    missingGrants: 0,
+  };
+  afterAll(
+    () => interrupts.trials && recordFigures("interrupt", { ...interrupts, losses: interrupts.lostForeignGrants }),
+  );
 
   for (let i = 0; i < INTERRUPTS; i++) {
     const rng = prng((BASE_SEED + 1000 + i) * 7919);
@@ -335,58 +376,75 @@ describe(`interrupt: SIGINT (Ctrl-C) during apply (${INTERRUPTS} trials)`, () =>
     // Lines after the plan's. move: the no-ops print nothing; the interrupt lands among the 25
     // replacements (about 150 lines).
     const at = op === "move" ? rng.int(5, 95) : rng.int(3, 1000);
-    it(`interrupt ${i}: ${op}, SIGINT at line ${at} after the plan: exits 130 with the state saved and the lock released`, async () => {
-      const { dir, remove } = await tempDir();
-      const emu = await startWorld(seedWorld());
-      try {
-        writeFileSync(join(dir, "stack.yaml"), stackYaml("base"));
-        const target = TARGET[op] as Variant;
-        if (op !== "create") {
-          expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "setup apply");
-          writeFileSync(join(dir, "stack.yaml"), stackYaml(target));
+    it(
+      `interrupt ${i}: ${op}, SIGINT at line ${at} after the plan: exits ` +
+        `130 with the state saved and the lock released`,
+      async () => {
+        const { dir, remove } = await tempDir();
+        const emu = await startWorld(seedWorld());
+        try {
+          writeFileSync(join(dir, "stack.yaml"), stackYaml("base"));
+          const target = TARGET[op] as Variant;
+          if (op !== "create") {
+            expectExit(
+              await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }),
+              0,
+              "setup apply",
+            );
+            writeFileSync(join(dir, "stack.yaml"), stackYaml(target));
+          }
+          await setFaults(emu, { latencyMs: 5, latencyJitterMs: 30, seed: rng.int(1, 1e6) });
+          let planLine = -1;
+          const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml", "--parallelism", "4"], {
+            cwd: dir,
+            emulator: emu,
+            // Counted from the line that ends the plan: planning's own (refresh, read, retry, the
+            // planned changes) come before it.
+            onLine: (l, n) => {
+              if (planLine < 0 && l.includes(PLAN_END)) planLine = n;
+              if (planLine >= 0 && n - planLine + 1 === at) run.child.kill("SIGINT");
+            },
+          });
+          const r = await run.done;
+          await clearFaults(emu);
+          interrupts.trials++;
+          if (r.code === 0) interrupts.finishedFirst++;
+          else {
+            expectExit(r, 130, "interrupted apply");
+            expect(r.stderr).toMatch(/Interrupt received/);
+            interrupts.exited130++;
+          }
+          const file = join(dir, "state", "rel.json");
+          const state = parseState(readFileSync(file, "utf8"), file);
+          expect(validate("state.schema.json", state)).toEqual([]);
+          expect(existsSync(`${file}.lock`), "a graceful interrupt releases the lock").toBe(false);
+          const live = await liveWorld(emu);
+          expect(stateLeads(state, live, target)).toEqual([]);
+          const lost = lostForeign(live);
+          interrupts.lostForeignGrants += lost.length;
+          expect(lost).toEqual([]);
+          expectExit(
+            await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }),
+            0,
+            "apply after the interrupt",
+          );
+          expectExit(
+            await runCli(["plan", "--detailed-exitcode", "-f", "stack.yaml"], { cwd: dir, emulator: emu }),
+            0,
+            "plan after the interrupt",
+          );
+          const diverged = divergence(await liveWorld(emu), target);
+          const leaked = diverged.filter((x) => x.includes("should be gone")).length;
+          interrupts.leakedGrants += leaked;
+          interrupts.missingGrants += diverged.length - leaked;
+          expect(diverged, "managed grants after the recovery apply (leaks: 'should be gone')").toEqual([]);
+        } finally {
+          await emu.close();
+          await remove();
         }
-        await setFaults(emu, { latencyMs: 5, latencyJitterMs: 30, seed: rng.int(1, 1e6) });
-        let planLine = -1;
-        const run = startCli(["apply", "--auto-approve", "--json", "-f", "stack.yaml", "--parallelism", "4"], {
-          cwd: dir,
-          emulator: emu,
-          // Counted from the line that ends the plan: planning's own (refresh, read, retry, the
-          // planned changes) come before it.
-          onLine: (l, n) => {
-            if (planLine < 0 && l.includes(PLAN_END)) planLine = n;
-            if (planLine >= 0 && n - planLine + 1 === at) run.child.kill("SIGINT");
-          },
-        });
-        const r = await run.done;
-        await clearFaults(emu);
-        interrupts.trials++;
-        if (r.code === 0) interrupts.finishedFirst++;
-        else {
-          expectExit(r, 130, "interrupted apply");
-          expect(r.stderr).toMatch(/Interrupt received/);
-          interrupts.exited130++;
-        }
-        const file = join(dir, "state", "rel.json");
-        const state = parseState(readFileSync(file, "utf8"), file);
-        expect(validate("state.schema.json", state)).toEqual([]);
-        expect(existsSync(`${file}.lock`), "a graceful interrupt releases the lock").toBe(false);
-        const live = await liveWorld(emu);
-        expect(stateLeads(state, live, target)).toEqual([]);
-        const lost = lostForeign(live);
-        interrupts.lostForeignGrants += lost.length;
-        expect(lost).toEqual([]);
-        expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "apply after the interrupt");
-        expectExit(await runCli(["plan", "--detailed-exitcode", "-f", "stack.yaml"], { cwd: dir, emulator: emu }), 0, "plan after the interrupt");
-        const diverged = divergence(await liveWorld(emu), target);
-        const leaked = diverged.filter((x) => x.includes("should be gone")).length;
-        interrupts.leakedGrants += leaked;
-        interrupts.missingGrants += diverged.length - leaked;
-        expect(diverged, "managed grants after the recovery apply (leaks: 'should be gone')").toEqual([]);
-      } finally {
-        await emu.close();
-        await remove();
-      }
-    }, 150_000);
+      },
+      150_000,
+    );
   }
 });
 
@@ -397,7 +455,9 @@ describe("a replacement across objects that does not finish", () => {
   const OLD = "projects/old-project/locations/us-central1/restorePlans/rp";
   const NEW = "projects/new-project/locations/us-central1/restorePlans/rp";
   const stack = (name: string) =>
-    `name: moved\nresources:\n  viewers:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties:\n      name: ${name}\n      role: roles/rel.viewer\n      members: [user:alice@example.com]\n`;
+    `name: moved\nresources:\n  viewers:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    ` +
+    `properties:\n      name: ${name}\n      role: roles/rel.viewer\n      members: ` +
+    `[user:alice@example.com]\n`;
   const admins = (who: string) => ({ callers: { "tok-admin-1": "user:admin@example.com" }, iamAdmins: [who] });
 
   it("the revoke on the old object is refused once: the next apply still revokes it", async () => {
@@ -425,9 +485,16 @@ describe("a replacement across objects that does not finish", () => {
       const again = await cli(["apply", "--auto-approve", "-f", "stack.yaml"]);
       expectExit(again, 0, "apply once the rights are back");
       const live = await liveWorld(emu);
-      expect(live.get(NEW)?.bindings?.find((b) => b.role === "roles/rel.viewer")?.members).toEqual(["user:alice@example.com"]);
-      expect(live.get(OLD)?.bindings?.find((b) => b.role === "roles/foreign.owner")?.members).toEqual(["user:owner@example.com"]);
-      expect(live.get(OLD)?.bindings?.find((b) => b.role === "roles/rel.viewer"), "the old grant is still live after a successful apply").toBeUndefined();
+      expect(live.get(NEW)?.bindings?.find((b) => b.role === "roles/rel.viewer")?.members).toEqual([
+        "user:alice@example.com",
+      ]);
+      expect(live.get(OLD)?.bindings?.find((b) => b.role === "roles/foreign.owner")?.members).toEqual([
+        "user:owner@example.com",
+      ]);
+      expect(
+        live.get(OLD)?.bindings?.find((b) => b.role === "roles/rel.viewer"),
+        "the old grant is still live after a successful apply",
+      ).toBeUndefined();
     } finally {
       await emu.close();
       await remove();

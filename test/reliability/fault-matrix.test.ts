@@ -60,16 +60,37 @@ const RP_MEMBER = "cloudnative:backup/v1:RestorePlanIamMember";
 const EP_MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
 const RP_ROLE = "roles/matrix.restoreViewer";
 const EP_ROLE = "roles/matrix.invoker";
-const CONDITION = { title: "foreign-until-2030", description: "not managed by the stack", expression: 'request.time < timestamp("2030-01-01T00:00:00Z")' };
+const CONDITION = {
+  title: "foreign-until-2030",
+  description: "not managed by the stack",
+  expression: 'request.time < timestamp("2030-01-01T00:00:00Z")',
+};
 
 const rp = (i: number) => `projects/${PROJECT}/locations/${LOCATION}/restorePlans/matrix-rp-${i}`;
 const ep = (i: number) => `projects/${PROJECT}/locations/${LOCATION}/endpoints/matrix-ep-${i}`;
-const OBJECTS = [...Array.from({ length: PER_KIND }, (_, i) => rp(i)), ...Array.from({ length: PER_KIND }, (_, i) => ep(i))];
+const OBJECTS = [
+  ...Array.from({ length: PER_KIND }, (_, i) => rp(i)),
+  ...Array.from({ length: PER_KIND }, (_, i) => ep(i)),
+];
 
 /** The stack's grants: one member on each object. */
 const STACK = [
-  ...Array.from({ length: PER_KIND }, (_, i) => ({ address: `rp${i}`, type: RP_MEMBER, object: rp(i), id: `matrix-rp-${i}`, role: RP_ROLE, member: `serviceAccount:matrix-rp-${i}@${PROJECT}.iam.gserviceaccount.com` })),
-  ...Array.from({ length: PER_KIND }, (_, i) => ({ address: `ep${i}`, type: EP_MEMBER, object: ep(i), id: `matrix-ep-${i}`, role: EP_ROLE, member: `serviceAccount:matrix-ep-${i}@${PROJECT}.iam.gserviceaccount.com` })),
+  ...Array.from({ length: PER_KIND }, (_, i) => ({
+    address: `rp${i}`,
+    type: RP_MEMBER,
+    object: rp(i),
+    id: `matrix-rp-${i}`,
+    role: RP_ROLE,
+    member: `serviceAccount:matrix-rp-${i}@${PROJECT}.iam.gserviceaccount.com`,
+  })),
+  ...Array.from({ length: PER_KIND }, (_, i) => ({
+    address: `ep${i}`,
+    type: EP_MEMBER,
+    object: ep(i),
+    id: `matrix-ep-${i}`,
+    role: EP_ROLE,
+    member: `serviceAccount:matrix-ep-${i}@${PROJECT}.iam.gserviceaccount.com`,
+  })),
 ];
 
 function seed(): EmulatorWorld {
@@ -103,7 +124,15 @@ function seed(): EmulatorWorld {
 
 function stackYaml(): string {
   const out = ["name: matrix", "provider:", `  project: ${PROJECT}`, `  location: ${LOCATION}`, "resources:"];
-  for (const g of STACK) out.push(`  ${g.address}:`, `    type: ${g.type}`, "    properties:", `      name: ${g.id}`, `      role: ${g.role}`, `      member: ${g.member}`);
+  for (const g of STACK)
+    out.push(
+      `  ${g.address}:`,
+      `    type: ${g.type}`,
+      "    properties:",
+      `      name: ${g.id}`,
+      `      role: ${g.role}`,
+      `      member: ${g.member}`,
+    );
   return out.join("\n") + "\n";
 }
 
@@ -120,7 +149,9 @@ const snapshot = (live: LiveWorld) => new Map(OBJECTS.map((o) => [o, normalised(
 
 /** The objects whose policy differs from `before`. */
 function changedSince(before: Map<string, string>, live: LiveWorld): string[] {
-  return OBJECTS.filter((o) => normalised(live.get(o)) !== before.get(o)).map((o) => `${o}: before ${before.get(o)}, now ${normalised(live.get(o))}`);
+  return OBJECTS.filter((o) => normalised(live.get(o)) !== before.get(o)).map(
+    (o) => `${o}: before ${before.get(o)}, now ${normalised(live.get(o))}`,
+  );
 }
 
 /** Grants of the world before the stack that are gone from `live`. */
@@ -128,7 +159,16 @@ function foreignLost(beforeWorld: LiveWorld, live: LiveWorld): string[] {
   const out: string[] = [];
   for (const o of OBJECTS) {
     for (const b of beforeWorld.get(o)?.bindings ?? []) {
-      for (const m of b.members) if (!hasGrant(live, { object: o, role: b.role, ...(b.condition ? { condition: b.condition.title } : {}), member: m })) out.push(`${o} ${b.role}${b.condition ? ` [${b.condition.title}]` : ""} ${m}`);
+      for (const m of b.members)
+        if (
+          !hasGrant(live, {
+            object: o,
+            role: b.role,
+            ...(b.condition ? { condition: b.condition.title } : {}),
+            member: m,
+          })
+        )
+          out.push(`${o} ${b.role}${b.condition ? ` [${b.condition.title}]` : ""} ${m}`);
     }
     // Restore plans' policies have auditConfigs; aiplatform v1beta1's Policy has none.
     if (o.includes("/restorePlans/") && !live.get(o)?.auditConfigs?.length) out.push(`${o} auditConfigs`);
@@ -150,7 +190,9 @@ const LOST_KINDS: readonly LostKind[] = ["500", "503", "504", "reset"];
 const SOAK_POINTS = [1, 10, 25, 38, GRANTS];
 const LOST_RATE = 0.3;
 
-type Trial = { id: string; kind: "stop"; stop: Stop; point: number } | { id: string; kind: "lost"; kinds: LostKind[]; seed: number };
+type Trial =
+  | { id: string; kind: "stop"; stop: Stop; point: number }
+  | { id: string; kind: "lost"; kinds: LostKind[]; seed: number };
 
 function trials(): Trial[] {
   const out: Trial[] = [];
@@ -188,7 +230,10 @@ function expectedExit(stop: Stop, r: CliResult): string | undefined {
       return r.code === 129 ? undefined : `SIGHUP: expected exit 129, got ${got}`;
     case "SIGTERM":
       if (r.code === 0 && applyStatus(r.stdout) === "complete") return undefined;
-      return r.code === 130 ? undefined : `SIGTERM: expected exit 130 (or 0 with the apply complete), got ${got} (apply ${applyStatus(r.stdout) ?? "printed no result"})`;
+      return r.code === 130
+        ? undefined
+        : `SIGTERM: expected exit 130 (or 0 with the apply complete), got ${got} ` +
+            `(apply ${applyStatus(r.stdout) ?? "printed no result"})`;
     case "closed stdout":
       return r.code !== null && r.code !== 0 ? undefined : `closed stdout: expected a non-zero exit, got ${got}`;
   }
@@ -223,7 +268,8 @@ function readState(dir: string): State | undefined {
 }
 
 const exitText = (r: CliResult) => (r.signal ? `killed (${r.signal})` : String(r.code));
-const tail = (r: CliResult) => `\n--- stdout (tail)\n${r.stdout.slice(-2500)}\n--- stderr (tail)\n${r.stderr.slice(-2500)}`;
+const tail = (r: CliResult) =>
+  `\n--- stdout (tail)\n${r.stdout.slice(-2500)}\n--- stderr (tail)\n${r.stderr.slice(-2500)}`;
 
 async function lostAnswerCount(emu: RunningEmulator): Promise<number> {
   const s = await admin<{ lostResponses?: Record<string, Record<string, number>> }>(emu, "GET", "stats");
@@ -244,31 +290,43 @@ async function runTrial(t: Trial, row: Row): Promise<void> {
     writeFileSync(join(dir, "stack.yaml"), stackYaml());
     const beforeWorld = await liveWorld(emu);
     const before = snapshot(beforeWorld);
-    const cli = (args: string[]) => runCli([...args, "-f", "stack.yaml"], { cwd: dir, emulator: emu, timeoutMs: 240_000 });
-    const faults = t.kind === "lost" ? { latencyMs: LATENCY_MS, lostResponses: { rate: LOST_RATE, kinds: t.kinds }, seed: t.seed } : { latencyMs: LATENCY_MS };
+    const cli = (args: string[]) =>
+      runCli([...args, "-f", "stack.yaml"], { cwd: dir, emulator: emu, timeoutMs: 240_000 });
+    const faults =
+      t.kind === "lost"
+        ? { latencyMs: LATENCY_MS, lostResponses: { rate: LOST_RATE, kinds: t.kinds }, seed: t.seed }
+        : { latencyMs: LATENCY_MS };
     await setFaults(emu, faults);
 
     // The apply: stopped at the trial's point, or under lost answers.
     let done = 0;
     let stoppedAt: number | null = null;
     const stop = t.kind === "stop" ? t : undefined;
-    const run = startCli(["apply", "--auto-approve", "--json", "--parallelism", String(PARALLELISM), "-f", "stack.yaml"], {
-      cwd: dir,
-      emulator: emu,
-      timeoutMs: 240_000,
-      onLine: (line) => {
-        if (!stop || stoppedAt !== null || !line.includes('"policy_write"')) return;
-        const e = JSON.parse(line) as { policy_write?: { phase?: string } };
-        if (e.policy_write?.phase !== "done" || ++done !== stop.point) return;
-        stoppedAt = done;
-        if (stop.stop === "closed stdout") run.child.stdout!.destroy();
-        else run.child.kill(stop.stop);
+    const run = startCli(
+      ["apply", "--auto-approve", "--json", "--parallelism", String(PARALLELISM), "-f", "stack.yaml"],
+      {
+        cwd: dir,
+        emulator: emu,
+        timeoutMs: 240_000,
+        onLine: (line) => {
+          if (!stop || stoppedAt !== null || !line.includes('"policy_write"')) return;
+          const e = JSON.parse(line) as { policy_write?: { phase?: string } };
+          if (e.policy_write?.phase !== "done" || ++done !== stop.point) return;
+          stoppedAt = done;
+          if (stop.stop === "closed stdout") run.child.stdout!.destroy();
+          else run.child.kill(stop.stop);
+        },
       },
-    });
+    );
     const first = await run.done;
     row.exit = exitText(first);
     if (stop) {
-      if (check(stoppedAt !== null, `the apply ended (${exitText(first)}) before its ${ordinal(stop.point)} write finished`)) {
+      if (
+        check(
+          stoppedAt !== null,
+          `the apply ended (${exitText(first)}) before its ${ordinal(stop.point)} write finished`,
+        )
+      ) {
         if (stop.point === GRANTS && first.code === 0) row.exit = "0 (finished first)";
         else {
           const bad = expectedExit(stop.stop, first);
@@ -301,7 +359,9 @@ async function runTrial(t: Trial, row: Row): Promise<void> {
       // Stopped, not killed: the writes in flight finished, the state was saved with every grant
       // the apply made, and the lock released.
       const saved = new Set((afterState?.resources ?? []).map((r) => r.address));
-      const unsaved = liveStackGrants(afterLive).filter((g) => !saved.has(g.address)).map((g) => g.address);
+      const unsaved = liveStackGrants(afterLive)
+        .filter((g) => !saved.has(g.address))
+        .map((g) => g.address);
       check(unsaved.length === 0, `${stop.stop}: grants live but not in the saved state: ${unsaved.join(", ")}`);
       check(!row.lockLeft, `${stop.stop}: the state lock was left`);
     }
@@ -325,7 +385,10 @@ async function runTrial(t: Trial, row: Row): Promise<void> {
     const state = readState(dir);
     const adopted = (state?.resources ?? []).filter((r) => r.adopted).map((r) => r.address);
     row.finalState = `${state?.resources.length ?? 0}${adopted.length ? `, ${adopted.length} adopted` : ""}`;
-    check(state?.resources.length === GRANTS, `the state holds ${state?.resources.length ?? 0} resources, not ${GRANTS}`);
+    check(
+      state?.resources.length === GRANTS,
+      `the state holds ${state?.resources.length ?? 0} resources, not ${GRANTS}`,
+    );
     check(adopted.length === 0, `resources recorded as adopted: ${adopted.join(", ")}`);
     const converged = await liveWorld(emu);
     const missing = STACK.filter((g) => !hasGrant(converged, g)).map((g) => g.address);
@@ -350,7 +413,10 @@ async function runTrial(t: Trial, row: Row): Promise<void> {
     row.restored = changed.length === 0;
     check(changed.length === 0, `policies not as before the stack after destroy:\n${changed.join("\n")}`);
     const endState = readState(dir);
-    check((endState?.resources.length ?? 0) === 0, `the state after destroy holds ${endState?.resources.length} resources`);
+    check(
+      (endState?.resources.length ?? 0) === 0,
+      `the state after destroy holds ${endState?.resources.length} resources`,
+    );
     const pending = (await new IntentJournal(`${stateFile}.intents`).pending()).length;
     check(pending === 0, `${pending} intents pending after destroy`);
   } finally {
@@ -364,64 +430,108 @@ async function runTrial(t: Trial, row: Row): Promise<void> {
 
 function table(): string {
   const yes = (b: boolean | null) => (b === null ? "-" : b ? "yes" : "no");
-  const head = ["trial", "stopped after write", "exit", "stack grants live after", "resources in state after", "intents pending after", "lock left", "answers lost (apply + destroy)", "next apply: settled (landed)", "next apply exit", "plan exit", "state: resources", "destroy exit", "world as before", "s", "result"];
+  const head = [
+    "trial",
+    "stopped after write",
+    "exit",
+    "stack grants live after",
+    "resources in state after",
+    "intents pending after",
+    "lock left",
+    "answers lost (apply + destroy)",
+    "next apply: settled (landed)",
+    "next apply exit",
+    "plan exit",
+    "state: resources",
+    "destroy exit",
+    "world as before",
+    "s",
+    "result",
+  ];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const r of rows) {
     lines.push(
-      `| ${[r.id, r.point, r.exit, r.liveAfter ?? "-", r.stateAfter ?? "-", r.intentsAfter ?? "-", yes(r.lockLeft), r.lostAnswers, r.settled, r.nextApply, r.plan, r.finalState, r.destroy, yes(r.restored), r.seconds, r.problems.length ? `**FAIL**: ${r.problems.map((p) => p.split("\n")[0]).join("; ").replaceAll("|", "\\|")}` : "pass"].join(" | ")} |`,
+      `| ${[
+        r.id,
+        r.point,
+        r.exit,
+        r.liveAfter ?? "-",
+        r.stateAfter ?? "-",
+        r.intentsAfter ?? "-",
+        yes(r.lockLeft),
+        r.lostAnswers,
+        r.settled,
+        r.nextApply,
+        r.plan,
+        r.finalState,
+        r.destroy,
+        yes(r.restored),
+        r.seconds,
+        r.problems.length
+          ? `**FAIL**: ${r.problems
+              .map((p) => p.split("\n")[0])
+              .join("; ")
+              .replaceAll("|", "\\|")}`
+          : "pass",
+      ].join(" | ")} |`,
     );
   }
   return lines.join("\n");
 }
 
 const TRIALS = trials();
-const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th")}`;
+const ordinal = (n: number) =>
+  `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th")}`;
 
-describe(`fault matrix (issue 36): ${GRANTS} grants over ${GRANTS} policies at ${LATENCY_MS} ms, ${TRIALS.length} trials (${MODE})`, () => {
-  afterAll(() => {
-    if (!rows.length) return;
-    const md = table();
-    console.log(`\n[fault matrix ${MODE}, base seed ${BASE_SEED}]\n${md}\n`);
-    if (process.env.CONVERGE_MATRIX_REPORT) writeFileSync(process.env.CONVERGE_MATRIX_REPORT, md + "\n");
-    recordFigures("fault-matrix", {
-      trials: rows.length,
-      passed: rows.filter((r) => !r.problems.length).length,
-      notRestored: rows.filter((r) => r.restored === false).length,
-      seconds: rows.reduce((a, r) => a + r.seconds, 0),
+describe(
+  `fault matrix (issue 36): ${GRANTS} grants over ${GRANTS} policies at ` +
+    `${LATENCY_MS} ms, ${TRIALS.length} trials (${MODE})`,
+  () => {
+    afterAll(() => {
+      if (!rows.length) return;
+      const md = table();
+      console.log(`\n[fault matrix ${MODE}, base seed ${BASE_SEED}]\n${md}\n`);
+      if (process.env.CONVERGE_MATRIX_REPORT) writeFileSync(process.env.CONVERGE_MATRIX_REPORT, md + "\n");
+      recordFigures("fault-matrix", {
+        trials: rows.length,
+        passed: rows.filter((r) => !r.problems.length).length,
+        notRestored: rows.filter((r) => r.restored === false).length,
+        seconds: rows.reduce((a, r) => a + r.seconds, 0),
+      });
     });
-  });
 
-  for (const t of TRIALS) {
-    const what =
-      t.kind === "stop"
-        ? `${t.stop} after the ${ordinal(t.point)} finished write`
-        : `${Math.round(LOST_RATE * 100)} % of write answers lost (${t.kinds.join(", ")}, seed ${t.seed})`;
-    it(`${t.id}: ${what}; the next apply converges and destroy leaves every policy as it was`, async () => {
-      const row: Row = {
-        id: t.id,
-        point: t.kind === "stop" ? String(t.point) : "-",
-        exit: "-",
-        liveAfter: null,
-        stateAfter: null,
-        intentsAfter: null,
-        lockLeft: null,
-        lostAnswers: "-",
-        settled: "-",
-        nextApply: "-",
-        plan: "-",
-        finalState: "-",
-        destroy: "-",
-        restored: null,
-        seconds: 0,
-        problems: [],
-      };
-      rows.push(row);
-      try {
-        await runTrial(t, row);
-      } catch (e) {
-        row.problems.push(`error: ${(e as Error).message}`);
-      }
-      expect(row.problems, `trial ${t.id} (base seed ${BASE_SEED})`).toEqual([]);
-    }, 300_000);
-  }
-});
+    for (const t of TRIALS) {
+      const what =
+        t.kind === "stop"
+          ? `${t.stop} after the ${ordinal(t.point)} finished write`
+          : `${Math.round(LOST_RATE * 100)} % of write answers lost (${t.kinds.join(", ")}, seed ${t.seed})`;
+      it(`${t.id}: ${what}; the next apply converges and destroy leaves every policy as it was`, async () => {
+        const row: Row = {
+          id: t.id,
+          point: t.kind === "stop" ? String(t.point) : "-",
+          exit: "-",
+          liveAfter: null,
+          stateAfter: null,
+          intentsAfter: null,
+          lockLeft: null,
+          lostAnswers: "-",
+          settled: "-",
+          nextApply: "-",
+          plan: "-",
+          finalState: "-",
+          destroy: "-",
+          restored: null,
+          seconds: 0,
+          problems: [],
+        };
+        rows.push(row);
+        try {
+          await runTrial(t, row);
+        } catch (e) {
+          row.problems.push(`error: ${(e as Error).message}`);
+        }
+        expect(row.problems, `trial ${t.id} (base seed ${BASE_SEED})`).toEqual([]);
+      }, 300_000);
+    }
+  },
+);

@@ -45,7 +45,11 @@ const figures = {
   permissionDeniedResponses: 0,
   lostForeignGrants: 0,
 };
-afterAll(() => (figures.rounds || figures.permissionDeniedScenarios) && recordFigures("faults", { ...figures, losses: figures.lostForeignGrants }));
+afterAll(
+  () =>
+    (figures.rounds || figures.permissionDeniedScenarios) &&
+    recordFigures("faults", { ...figures, losses: figures.lostForeignGrants }),
+);
 
 const ws = useStackDir();
 let emu: RunningEmulator;
@@ -65,7 +69,13 @@ describe(`transient faults: 20% UNAVAILABLE + 5% RESOURCE_EXHAUSTED + latency sp
       const rng = prng(BASE_SEED * 131 + round);
       emu = await startWorld(seedWorld());
       const retryAfter = round % 3 === 2 ? { retryAfterSeconds: 1 } : {};
-      const normal = () => ({ latencyMs: rng.int(0, 10), latencyJitterMs: 40, errorRates: { UNAVAILABLE: 0.2, RESOURCE_EXHAUSTED: 0.05 }, seed: rng.int(1, 1e9), ...retryAfter });
+      const normal = () => ({
+        latencyMs: rng.int(0, 10),
+        latencyJitterMs: 40,
+        errorRates: { UNAVAILABLE: 0.2, RESOURCE_EXHAUSTED: 0.05 },
+        seed: rng.int(1, 1e9),
+        ...retryAfter,
+      });
       const spike = () => ({ ...normal(), latencyMs: rng.int(400, 1200), latencyJitterMs: 800 });
       // Latency spikes: every 250 ms the emulator switches (15% of the time) to 0.4–2 s per call.
       let stop = false;
@@ -88,7 +98,11 @@ describe(`transient faults: 20% UNAVAILABLE + 5% RESOURCE_EXHAUSTED + latency sp
       try {
         for (const [args, variant, target] of steps) {
           ws.writeStack(variant);
-          const r = await runCli([...args, "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))], { cwd: ws.dir, emulator: emu, timeoutMs: 600_000 });
+          const r = await runCli([...args, "-f", "stack.yaml", "--parallelism", String(rng.pick([4, 10]))], {
+            cwd: ws.dir,
+            emulator: emu,
+            timeoutMs: 600_000,
+          });
           figures.commandsUnderFaults++;
           if (r.code !== 0) figures.commandsFailed++;
           if (args[0] !== "plan") {
@@ -130,10 +144,15 @@ describe("transient faults, deterministic cases", () => {
     emu = await startWorld(seedWorld());
     writeFileSync(
       join(ws.dir, "stack.yaml"),
-      `name: rel\nprovider: {project: ${PROJECT}, location: us-central1}\nresources:\n  one:\n    type: cloudnative:backup/v1:RestorePlanIamBinding\n    properties: {name: rp-0, role: roles/rel.role0, members: [user:a@example.com]}\n`,
+      `name: rel\nprovider: {project: ${PROJECT}, location: us-central1}\nresources:\n  one:\n    type: ` +
+        `cloudnative:backup/v1:RestorePlanIamBinding\n    properties: {name: rp-0, role: roles/rel.role0, ` +
+        `members: [user:a@example.com]}\n`,
     );
     await setFaults(emu, { errorRates: { UNAVAILABLE: 0.2, RESOURCE_EXHAUSTED: 0.05 }, seed: 12192 });
-    const r = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "1"], { cwd: ws.dir, emulator: emu });
+    const r = await runCli(["apply", "--auto-approve", "-f", "stack.yaml", "--parallelism", "1"], {
+      cwd: ws.dir,
+      emulator: emu,
+    });
     const s = await stats(emu);
     figures.faultsInjected.UNAVAILABLE! += responses(s, "UNAVAILABLE");
     figures.faultsInjected.RESOURCE_EXHAUSTED! += responses(s, "RESOURCE_EXHAUSTED");
@@ -143,14 +162,22 @@ describe("transient faults, deterministic cases", () => {
 
   it("the emulator under injected latency and 30 concurrent requests logs no warnings", async () => {
     // `converge emulator start` is what users run; its stderr is their log.
-    writeFileSync(join(ws.dir, "seed.yaml"), "projects:\n  p-emu-1: {}\nrestorePlans:\n  - name: projects/p-emu-1/locations/l1/restorePlans/x\n");
+    writeFileSync(
+      join(ws.dir, "seed.yaml"),
+      "projects:\n  p-emu-1: {}\nrestorePlans:\n  - name: projects/p-emu-1/locations/l1/restorePlans/x\n",
+    );
     let out = "";
-    const run = startCli(["emulator", "start", "--port", "0", "--seed", "seed.yaml"], { cwd: ws.dir, onLine: (l) => (out += l + "\n") });
+    const run = startCli(["emulator", "start", "--port", "0", "--seed", "seed.yaml"], {
+      cwd: ws.dir,
+      onLine: (l) => (out += l + "\n"),
+    });
     try {
       for (let i = 0; i < 400 && !/listening on/.test(out); i++) await sleep(25);
       const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
       await fetch(`${url}/__emulator/faults`, { method: "POST", body: JSON.stringify({ latencyMs: 200 }) });
-      const rs = await Promise.all(Array.from({ length: 30 }, () => fetch(`${url}/v1/projects/p-emu-1/locations/l1/restorePlans/x:getIamPolicy`)));
+      const rs = await Promise.all(
+        Array.from({ length: 30 }, () => fetch(`${url}/v1/projects/p-emu-1/locations/l1/restorePlans/x:getIamPolicy`)),
+      );
       expect(rs.map((r) => r.status)).toEqual(Array(30).fill(200));
     } finally {
       run.child.kill("SIGTERM");
@@ -170,7 +197,11 @@ describe("100% PERMISSION_DENIED", () => {
 
   async function converge(): Promise<void> {
     ws.writeStack("base");
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }), 0, "setup apply");
+    expectExit(
+      await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu }),
+      0,
+      "setup apply",
+    );
   }
 
   async function denied(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -220,7 +251,10 @@ describe("100% PERMISSION_DENIED", () => {
     await setFaults(emu, {
       errorRates: { PERMISSION_DENIED: 1 },
       seed: 7,
-      methods: ["gkebackup.projects.locations.restorePlans.setIamPolicy", "aiplatform.projects.locations.endpoints.setIamPolicy"],
+      methods: [
+        "gkebackup.projects.locations.restorePlans.setIamPolicy",
+        "aiplatform.projects.locations.endpoints.setIamPolicy",
+      ],
     });
     const r = await denied(["apply", "--auto-approve"]);
     expect(r.stderr).toMatch(/rp\d+_b\d+|ep\d+_m\d+/);
@@ -235,15 +269,32 @@ describe("100% PERMISSION_DENIED", () => {
     // An error line starts "Error: " or, positioned at the resource's name (issue 13), "file:line:column: Error: ".
     const errors = r.stderr.split("\n").filter((l) => /^(\S+:\d+:\d+: )?Error: /.test(l));
     expect(errors.length).toBeGreaterThan(0);
-    expect(errors.length, `${errors.length} error diagnostics, ${r.stderr.length} bytes of stderr for 50 denied reads`).toBeLessThanOrEqual(50);
+    expect(
+      errors.length,
+      `${errors.length} error diagnostics, ${r.stderr.length} bytes of stderr for 50 denied reads`,
+    ).toBeLessThanOrEqual(50);
   }, 120_000);
 
   it("a caller the project does not allow (real IAM check, bearer token): exit 1, state unchanged", async () => {
     emu = await startWorld(
-      seedWorld({ [PROJECT]: { number: "200000000001", callers: { "admin-token-1": "user:admin@example.com", "viewer-token-2": "user:eve@example.com" }, iamAdmins: ["user:admin@example.com"] } }),
+      seedWorld({
+        [PROJECT]: {
+          number: "200000000001",
+          callers: { "admin-token-1": "user:admin@example.com", "viewer-token-2": "user:eve@example.com" },
+          iamAdmins: ["user:admin@example.com"],
+        },
+      }),
     );
     ws.writeStack("base");
-    expectExit(await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], { cwd: ws.dir, emulator: emu, env: { CLOUDNATIVE_ACCESS_TOKEN: "admin-token-1" } }), 0, "admin apply");
+    expectExit(
+      await runCli(["apply", "--auto-approve", "-f", "stack.yaml"], {
+        cwd: ws.dir,
+        emulator: emu,
+        env: { CLOUDNATIVE_ACCESS_TOKEN: "admin-token-1" },
+      }),
+      0,
+      "admin apply",
+    );
     ws.writeStack("changed");
     await clearFaults(emu);
     const r = await denied(["apply", "--auto-approve"], { CLOUDNATIVE_ACCESS_TOKEN: "viewer-token-2" });

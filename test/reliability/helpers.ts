@@ -81,10 +81,17 @@ export const MEMBER = "cloudnative:aiplatform/v1beta1:EndpointIamMember";
 
 export const rpName = (i: number) => `projects/${PROJECT}/locations/${LOCATION}/restorePlans/rp-${i}`;
 export const epName = (i: number) => `projects/${PROJECT}/locations/${LOCATION}/endpoints/ep-${i}`;
-export const ALL_OBJECTS = [...Array.from({ length: RESTORE_PLANS }, (_, i) => rpName(i)), ...Array.from({ length: ENDPOINTS }, (_, i) => epName(i))];
+export const ALL_OBJECTS = [
+  ...Array.from({ length: RESTORE_PLANS }, (_, i) => rpName(i)),
+  ...Array.from({ length: ENDPOINTS }, (_, i) => epName(i)),
+];
 
 /** The condition of the foreign conditional binding on each restore plan (same role as a managed binding). */
-export const FOREIGN_CONDITION = { title: "foreign-until-2030", description: "not managed by the stack", expression: 'request.time < timestamp("2030-01-01T00:00:00Z")' };
+export const FOREIGN_CONDITION = {
+  title: "foreign-until-2030",
+  description: "not managed by the stack",
+  expression: 'request.time < timestamp("2030-01-01T00:00:00Z")',
+};
 
 /** One grant: a member in the binding of (object, role, condition title). */
 export interface Grant {
@@ -100,7 +107,9 @@ export interface Grant {
  * unconditionally; on endpoints other members of the very roles the stack's member resources
  * add to. Every policy also has an auditConfig. `projects` may add callers/iamAdmins.
  */
-export function seedWorld(projects: EmulatorWorld["projects"] = { [PROJECT]: { number: "200000000001" } }): EmulatorWorld {
+export function seedWorld(
+  projects: EmulatorWorld["projects"] = { [PROJECT]: { number: "200000000001" } },
+): EmulatorWorld {
   const audit = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ" as const }] }];
   return {
     projects,
@@ -132,7 +141,9 @@ export function seedWorld(projects: EmulatorWorld["projects"] = { [PROJECT]: { n
 export function foreignGrants(world: EmulatorWorld = seedWorld()): Grant[] {
   const out: Grant[] = [];
   for (const o of [...(world.restorePlans ?? []), ...(world.endpoints ?? [])]) {
-    for (const b of o.policy?.bindings ?? []) for (const m of b.members) out.push({ object: o.name, role: b.role, ...(b.condition ? { condition: b.condition.title } : {}), member: m });
+    for (const b of o.policy?.bindings ?? [])
+      for (const m of b.members)
+        out.push({ object: o.name, role: b.role, ...(b.condition ? { condition: b.condition.title } : {}), member: m });
   }
   return out;
 }
@@ -173,7 +184,13 @@ export function desired(variant: Variant): Desired {
       if (!keep(j)) continue;
       const alt = variant === "changed" && j === i % PER_OBJECT ? "b" : "a";
       const ms = [`group:team${j}@example.com`, `user:u${i}-${j}-${alt}@example.com`];
-      if (variant === "moved" && j === PER_OBJECT - 1) bindings.push({ address: `rp${i}_b${j}`, object: rpName((i + 1) % RESTORE_PLANS), role: `roles/rel.moved${i}`, members: ms });
+      if (variant === "moved" && j === PER_OBJECT - 1)
+        bindings.push({
+          address: `rp${i}_b${j}`,
+          object: rpName((i + 1) % RESTORE_PLANS),
+          role: `roles/rel.moved${i}`,
+          members: ms,
+        });
       else bindings.push({ address: `rp${i}_b${j}`, object: rpName(i), role: `roles/rel.role${j}`, members: ms });
     }
   }
@@ -181,7 +198,12 @@ export function desired(variant: Variant): Desired {
     for (let j = 0; j < PER_OBJECT; j++) {
       if (!keep(j)) continue;
       const alt = variant === "changed" && j === i % PER_OBJECT ? "-new" : "";
-      members.push({ address: `ep${i}_m${j}`, object: epName(i), role: `roles/rel.invoker${j % 2}`, member: `serviceAccount:sa${i}-${j}${alt}@${PROJECT}.iam.gserviceaccount.com` });
+      members.push({
+        address: `ep${i}_m${j}`,
+        object: epName(i),
+        role: `roles/rel.invoker${j % 2}`,
+        member: `serviceAccount:sa${i}-${j}${alt}@${PROJECT}.iam.gserviceaccount.com`,
+      });
     }
   }
   return { bindings, members };
@@ -192,17 +214,34 @@ export function stackYaml(variant: Variant, name = "rel", opts: { objects?: numb
   const d = desired(variant);
   if (opts.objects !== undefined) {
     // Only the resources of the first N restore plans and N endpoints (N × 20 resources).
-    const keep = new Set([...Array.from({ length: opts.objects }, (_, i) => rpName(i)), ...Array.from({ length: opts.objects }, (_, i) => epName(i))]);
+    const keep = new Set([
+      ...Array.from({ length: opts.objects }, (_, i) => rpName(i)),
+      ...Array.from({ length: opts.objects }, (_, i) => epName(i)),
+    ]);
     d.bindings = d.bindings.filter((b) => keep.has(b.object));
     d.members = d.members.filter((m) => keep.has(m.object));
   }
   const out = [`name: ${name}`, "provider:", `  project: ${PROJECT}`, `  location: ${LOCATION}`, "resources:"];
   const short = (full: string) => full.split("/").slice(-1)[0]!;
   for (const b of d.bindings) {
-    out.push(`  ${b.address}:`, `    type: ${BINDING}`, "    properties:", `      name: ${short(b.object)}`, `      role: ${b.role}`, `      members: [${b.members.join(", ")}]`);
+    out.push(
+      `  ${b.address}:`,
+      `    type: ${BINDING}`,
+      "    properties:",
+      `      name: ${short(b.object)}`,
+      `      role: ${b.role}`,
+      `      members: [${b.members.join(", ")}]`,
+    );
   }
   for (const m of d.members) {
-    out.push(`  ${m.address}:`, `    type: ${MEMBER}`, "    properties:", `      name: ${short(m.object)}`, `      role: ${m.role}`, `      member: ${m.member}`);
+    out.push(
+      `  ${m.address}:`,
+      `    type: ${MEMBER}`,
+      "    properties:",
+      `      name: ${short(m.object)}`,
+      `      role: ${m.role}`,
+      `      member: ${m.member}`,
+    );
   }
   return out.join("\n") + "\n";
 }
@@ -240,7 +279,9 @@ export const FOREIGN_ITEMS = foreignGrants().length + AUDITED_OBJECTS.length;
 
 /** The foreign grants (and auditConfigs) missing from the live world: must always be empty. */
 export function lostForeign(live: LiveWorld, foreign: Grant[] = foreignGrants()): string[] {
-  const lost = foreign.filter((g) => !hasGrant(live, g)).map((g) => `${g.object} ${g.role}${g.condition ? ` [${g.condition}]` : ""} ${g.member}`);
+  const lost = foreign
+    .filter((g) => !hasGrant(live, g))
+    .map((g) => `${g.object} ${g.role}${g.condition ? ` [${g.condition}]` : ""} ${g.member}`);
   for (const name of AUDITED_OBJECTS) if (!live.get(name)?.auditConfigs?.length) lost.push(`${name} auditConfigs`);
   return lost;
 }
@@ -251,14 +292,16 @@ const VARIANTS: readonly Variant[] = ["base", "changed", "shrunk", "moved"];
 export function divergence(live: LiveWorld, variant: Variant | "destroyed"): string[] {
   const out: string[] = [];
   const d = variant === "destroyed" ? { bindings: [], members: [] } : desired(variant);
-  const sameSet = (a: string[], b: string[]) => a.length === b.length && a.map(norm).every((x) => b.map(norm).includes(x));
+  const sameSet = (a: string[], b: string[]) =>
+    a.length === b.length && a.map(norm).every((x) => b.map(norm).includes(x));
   // Every (object, role) a binding resource of any variant manages.
   const keys = new Map<string, { object: string; role: string }>();
   for (const v of VARIANTS) for (const b of desired(v).bindings) keys.set(`${b.object} ${b.role}`, b);
   for (const { object, role } of keys.values()) {
     const want = d.bindings.find((b) => b.object === object && b.role === role);
     const have = bindingOf(live.get(object), role);
-    if (want && !(have && sameSet(have.members, want.members))) out.push(`${object} ${role}: want ${want.members.join(",")}, have ${have?.members.join(",") ?? "none"}`);
+    if (want && !(have && sameSet(have.members, want.members)))
+      out.push(`${object} ${role}: want ${want.members.join(",")}, have ${have?.members.join(",") ?? "none"}`);
     if (!want && have) out.push(`${object} ${role}: should be gone, have ${have.members.join(",")}`);
   }
   const all = VARIANTS.flatMap((v) => desired(v).members);
@@ -287,12 +330,19 @@ export function stateLeads(state: State, live: LiveWorld, target: Variant | "des
       };
       const have = bindingOf(live.get(inp.name), inp.role);
       const want = d.bindings.find((b) => b.address === r.address);
-      const ok = matches(inp.name, inp.role, inp.members ?? []) || (want ? matches(want.object, want.role, want.members) : !have);
-      if (!ok) out.push(`${r.address}: state says ${inp.role} = ${(inp.members ?? []).join(",")} on ${inp.name}; live ${have?.members.join(",") ?? "none"}`);
+      const ok =
+        matches(inp.name, inp.role, inp.members ?? []) ||
+        (want ? matches(want.object, want.role, want.members) : !have);
+      if (!ok)
+        out.push(
+          `${r.address}: state says ${inp.role} = ${(inp.members ?? []).join(",")} on ` +
+            `${inp.name}; live ${have?.members.join(",") ?? "none"}`,
+        );
     } else {
       const present = hasGrant(live, { object: inp.name, role: inp.role, member: inp.member! });
       const want = d.members.find((m) => m.address === r.address);
-      const ok = present || (want ? hasGrant(live, { object: want.object, role: want.role, member: want.member }) : true);
+      const ok =
+        present || (want ? hasGrant(live, { object: want.object, role: want.role, member: want.member }) : true);
       if (!ok) out.push(`${r.address}: state says ${inp.member} has ${inp.role} on ${inp.name}; live does not`);
     }
   }
@@ -332,16 +382,27 @@ export function responses(s: EmulatorStats, code: string): number {
   return Object.values(s.responses).reduce((a, r) => a + (r[code] ?? 0), 0);
 }
 
-const SET_METHODS = ["gkebackup.projects.locations.restorePlans.setIamPolicy", "aiplatform.projects.locations.endpoints.setIamPolicy"];
+const SET_METHODS = [
+  "gkebackup.projects.locations.restorePlans.setIamPolicy",
+  "aiplatform.projects.locations.endpoints.setIamPolicy",
+];
 /** setIamPolicy calls that succeeded. */
 export const okWrites = (s: EmulatorStats) => SET_METHODS.reduce((a, m) => a + (s.responses[m]?.OK ?? 0), 0);
 
 /** A raw read-modify-write through the public API (as gcloud does), retried on 409 ABORTED. */
-export async function foreignEdit(emu: RunningEmulator, name: string, edit: (p: Policy) => Policy, headers: Record<string, string> = {}): Promise<{ attempts: number }> {
+export async function foreignEdit(
+  emu: RunningEmulator,
+  name: string,
+  edit: (p: Policy) => Policy,
+  headers: Record<string, string> = {},
+): Promise<{ attempts: number }> {
   const isEndpoint = name.includes("/endpoints/");
   const prefix = isEndpoint ? "v1beta1" : "v1";
   for (let attempt = 1; attempt <= 200; attempt++) {
-    const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, { method: isEndpoint ? "POST" : "GET", headers });
+    const get = await fetch(`${emu.url}/${prefix}/${name}:getIamPolicy?options.requestedPolicyVersion=3`, {
+      method: isEndpoint ? "POST" : "GET",
+      headers,
+    });
     if (!get.ok) throw new Error(`getIamPolicy ${name}: ${get.status} ${await get.text()}`);
     const current = (await get.json()) as Policy;
     const set = await fetch(`${emu.url}/${prefix}/${name}:setIamPolicy`, {
@@ -358,7 +419,12 @@ export async function foreignEdit(emu: RunningEmulator, name: string, edit: (p: 
 }
 
 /** Adds `member` to the binding of (role, condition), creating it; a condition makes the policy version 3. */
-export function addMember(p: Policy, role: string, member: string, condition?: { title: string; expression: string }): Policy {
+export function addMember(
+  p: Policy,
+  role: string,
+  member: string,
+  condition?: { title: string; expression: string },
+): Policy {
   const b = p.bindings?.find((x) => x.role === role && (x.condition?.title ?? undefined) === condition?.title);
   if (b) {
     if (!b.members.includes(member)) b.members.push(member);
@@ -403,8 +469,16 @@ export function startCli(args: string[], o: CliOptions): Running {
   delete env.GOOGLE_OAUTH_ACCESS_TOKEN;
   const t0 = Date.now();
   const child = o.umask
-    ? spawn("/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: o.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(process.execPath, [BIN, ...args], { cwd: o.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    ? spawn("/bin/sh", ["-c", `umask ${o.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args], {
+        cwd: o.cwd,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+    : spawn(process.execPath, [BIN, ...args], {
+        cwd: o.cwd,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
   const done = new Promise<CliResult>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
@@ -442,7 +516,10 @@ export function runCli(args: string[], o: CliOptions): Promise<CliResult> {
 /** Fails with the whole output when the exit code is not the expected one. */
 export function expectExit(r: CliResult, code: number, what = ""): void {
   if (r.code !== code) {
-    throw new Error(`${what ? what + ": " : ""}expected exit ${code}, got ${r.code} (signal ${r.signal})\n--- stdout (tail)\n${r.stdout.slice(-4000)}\n--- stderr\n${r.stderr.slice(-4000)}`);
+    throw new Error(
+      `${what ? what + ": " : ""}expected exit ${code}, got ${r.code} (signal ${r.signal})\n--- stdout ` +
+        `(tail)\n${r.stdout.slice(-4000)}\n--- stderr\n${r.stderr.slice(-4000)}`,
+    );
   }
 }
 
@@ -488,6 +565,13 @@ export const FIGURES_DIR = process.env.CONVERGE_RELIABILITY_OUT ?? join(tmpdir()
 export function recordFigures(area: string, figures: Record<string, unknown>): void {
   mkdirSync(FIGURES_DIR, { recursive: true });
   const file = join(FIGURES_DIR, `${area}.json`);
-  writeFileSync(file, JSON.stringify({ area, mode: MODE, baseSeed: BASE_SEED, finishedAt: new Date().toISOString(), ...figures }, null, 2) + "\n");
+  writeFileSync(
+    file,
+    JSON.stringify(
+      { area, mode: MODE, baseSeed: BASE_SEED, finishedAt: new Date().toISOString(), ...figures },
+      null,
+      2,
+    ) + "\n",
+  );
   console.log(`[reliability ${MODE}] ${area}: ${JSON.stringify(figures)}`);
 }

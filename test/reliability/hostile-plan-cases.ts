@@ -9,7 +9,21 @@ import fc from "fast-check";
 import type { Plan, State } from "../../src/generated/schemas.js";
 import { plan } from "../../src/plan/planner.js";
 import { sealPlan } from "../../src/plan/saved-plan.js";
-import { BINDING, EP, MEMBER, RP, bindingState, epName, fakeCloud, makeState, memberState, planOptions, rpName, stackOf, type FakeWorld } from "../fixtures/builders.js";
+import {
+  BINDING,
+  EP,
+  MEMBER,
+  RP,
+  bindingState,
+  epName,
+  fakeCloud,
+  makeState,
+  memberState,
+  planOptions,
+  rpName,
+  stackOf,
+  type FakeWorld,
+} from "../fixtures/builders.js";
 import type { StackModel } from "../../src/config/model.js";
 import { fuzzWorld } from "./hostile-stack-cases.js";
 
@@ -25,42 +39,62 @@ export interface PlanScenario {
   fresh: Plan;
 }
 
-const STACK = `name: fuzz
+const STACK =
+  `name: fuzz
 provider:
   project: my-project
   location: us-central1
 variables:
   lake:
     fn::invoke:
-      function: cloudnative:metastore/v1alpha:getFederation
-      arguments: { federationId: lake, location: us-central1 }
+     ` +
+  ` function: cloudnative:metastore/v1alpha:getFederation
+      arguments: { federationId: lake, location: ` +
+  `us-central1 }
 resources:
   viewers:
     type: ${BINDING}
-    properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:alice@example.com, group:sre@example.com] }
+    properties: { name: nightly, role: ` +
+  `roles/gkebackup.viewer, members: [user:alice@example.com, group:sre@example.com] }
   admins:
-    type: ${BINDING}
+    type: ` +
+  `${BINDING}
     properties:
       name: weekly
       role: roles/gkebackup.admin
-      members: [user:oncall@example.com]
-      condition: { title: until-2099, description: on call, expression: 'request.time < timestamp("2099-01-01T00:00:00Z")' }
+      members: ` +
+  `[user:oncall@example.com]
+      condition: { title: until-2099, description: on call, expression: ` +
+  `'request.time < timestamp("2099-01-01T00:00:00Z")' }
   invoker:
     type: ${MEMBER}
-    properties: { name: churn, role: roles/aiplatform.user, member: "serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com" }
+    properties: { name: ` +
+  `churn, role: roles/aiplatform.user, member: ` +
+  `"serviceAccount:\${lake.labels.owner}@my-project.iam.gserviceaccount.com" }
   adopted:
     type: ${MEMBER}
-    properties: { name: scorer, role: roles/aiplatform.user, member: user:held@example.com }
-    options: { import: "${epName("scorer")} roles/aiplatform.user user:held@example.com" }
+ ` +
+  `   properties: { name: scorer, role: roles/aiplatform.user, member: user:held@example.com }
+    options: { ` +
+  `import: "${epName("scorer")} roles/aiplatform.user user:held@example.com" }
 outputs:
-  who: \${invoker.member}
+  who: ` +
+  `\${invoker.member}
 `;
 
 /** A prior state: viewers with other members (update), a member the stack dropped (delete), invoker unchanged. */
 function priorState(): State {
   return makeState("fuzz", [
-    bindingState("viewers", { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:bob@example.com"] }, "e1"),
-    memberState("invoker", { name: EP, role: "roles/aiplatform.user", member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com" }, "e3"),
+    bindingState(
+      "viewers",
+      { name: RP, role: "roles/gkebackup.viewer", members: ["user:alice@example.com", "user:bob@example.com"] },
+      "e1",
+    ),
+    memberState(
+      "invoker",
+      { name: EP, role: "roles/aiplatform.user", member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com" },
+      "e3",
+    ),
     memberState("dropped", { name: EP, role: "roles/fuzz.old", member: "user:gone@example.com" }, "e3"),
   ]);
 }
@@ -82,7 +116,11 @@ export async function planScenarios(): Promise<PlanScenario[]> {
   const stack = stackOf(STACK, "/virtual/fuzz/stack.yaml");
   const prior = priorState();
   const out: PlanScenario[] = [];
-  for (const [what, p, destroy] of [["create", undefined, false], ["update", prior, false], ["destroy", prior, true]] as const) {
+  for (const [what, p, destroy] of [
+    ["create", undefined, false],
+    ["update", prior, false],
+    ["destroy", prior, true],
+  ] as const) {
     const make = async () => (await plan(stack, p, fakeCloud(worldFor(p)).port, planOptions({ destroy }))).plan;
     const made = await make();
     if (made.errored) throw new Error(`scenario ${what} does not plan: ${JSON.stringify(made.diagnostics)}`);
@@ -107,20 +145,40 @@ export function canon(v: unknown): string {
   return JSON.stringify(v) ?? "null";
 }
 
-/** SPEC section 1: the identifier after the type prefix compares case-insensitively, except for the public and principal forms. */
+/**
+ * SPEC section 1: the identifier after the type prefix compares case-insensitively, except for the public and principal
+ * forms.
+ */
 function norm(m: unknown): unknown {
-  if (typeof m !== "string" || m === "allUsers" || m === "allAuthenticatedUsers" || m.startsWith("principal://") || m.startsWith("principalSet://")) return m;
+  if (
+    typeof m !== "string" ||
+    m === "allUsers" ||
+    m === "allAuthenticatedUsers" ||
+    m.startsWith("principal://") ||
+    m.startsWith("principalSet://")
+  )
+    return m;
   const i = m.indexOf(":");
   return i < 0 ? m : m.slice(0, i + 1) + m.slice(i + 1).toLowerCase();
 }
 
-const cond = (c: unknown) => (c && typeof c === "object" ? [(c as Record<string, unknown>).title, (c as Record<string, unknown>).description ?? "", (c as Record<string, unknown>).expression] : null);
+const cond = (c: unknown) =>
+  c && typeof c === "object"
+    ? [
+        (c as Record<string, unknown>).title,
+        (c as Record<string, unknown>).description ?? "",
+        (c as Record<string, unknown>).expression,
+      ]
+    : null;
 
 /** The grant a resource change's before/after holds: name, role, condition and its members (as a set) or its member. */
 function grant(type: unknown, v: unknown): unknown {
   if (v === null || typeof v !== "object") return v ?? null;
   const o = v as Record<string, unknown>;
-  const members = Array.isArray(o.members) && o.members.every((m) => typeof m === "string") ? [...new Set(o.members.map(norm))].sort() : o.members;
+  const members =
+    Array.isArray(o.members) && o.members.every((m) => typeof m === "string")
+      ? [...new Set(o.members.map(norm))].sort()
+      : o.members;
   const fields: Record<string, unknown> = { name: o.name, role: o.role, condition: cond(o.condition) };
   if (type !== MEMBER) fields.members = members;
   if (type !== BINDING) fields.member = norm(o.member);
@@ -135,20 +193,76 @@ function grant(type: unknown, v: unknown): unknown {
 export function grantsOf(p: Plan): string {
   const adoption = (c: Plan["resource_changes"][number]) => [c.before_adopted === true, c.after_adopted === true];
   const changes = (p.resource_changes ?? []).map((c) =>
-    canon([c.mode, c.address, c.type, c.change.action, c.change.importing?.id ?? null, c.config ?? null, ...(c.mode === "managed" ? [grant(c.type, c.change.before), grant(c.type, c.change.after), adoption(c)] : [])]),
+    canon([
+      c.mode,
+      c.address,
+      c.type,
+      c.change.action,
+      c.change.importing?.id ?? null,
+      c.config ?? null,
+      ...(c.mode === "managed" ? [grant(c.type, c.change.before), grant(c.type, c.change.after), adoption(c)] : []),
+    ]),
   );
-  const access = new Set((p.access_changes?.changes ?? []).map((a) => canon([a.object, a.kind, norm(a.principal), a.role, cond(a.condition), a.action])));
-  return canon({ changes: changes.sort(), access: [...access].sort(), incomplete: [...new Set(p.access_changes?.incomplete ?? [])].sort() });
+  const access = new Set(
+    (p.access_changes?.changes ?? []).map((a) =>
+      canon([a.object, a.kind, norm(a.principal), a.role, cond(a.condition), a.action]),
+    ),
+  );
+  return canon({
+    changes: changes.sort(),
+    access: [...access].sort(),
+    incomplete: [...new Set(p.access_changes?.incomplete ?? [])].sort(),
+  });
 }
 
 // --- edits ---------------------------------------------------------------------------------------
 
-const GRANT_EDITS = ["addMember", "removeMember", "swapMember", "role", "name", "condition", "conditionTitle", "dropCondition", "member", "memberCase", "reorder", "dupCase", "nullify"] as const;
+const GRANT_EDITS = [
+  "addMember",
+  "removeMember",
+  "swapMember",
+  "role",
+  "name",
+  "condition",
+  "conditionTitle",
+  "dropCondition",
+  "member",
+  "memberCase",
+  "reorder",
+  "dupCase",
+  "nullify",
+] as const;
 const ACTIONS = ["create", "update", "delete", "no-op", "read", "replace", ["create", "delete"], [], "", "bogus", null];
-const ACCESS_EDITS = ["principal", "principalCase", "action", "drop", "add", "role", "object", "incomplete", "removeAll", "addresses"] as const;
+const ACCESS_EDITS = [
+  "principal",
+  "principalCase",
+  "action",
+  "drop",
+  "add",
+  "role",
+  "object",
+  "incomplete",
+  "removeAll",
+  "addresses",
+] as const;
 /** Raw JSON spliced into the text in place of a marker string: numbers JSON.stringify cannot write. */
 const RAW = ["1e999", "-1e999", "9007199254740993", "1e-400", "-0", "123456789012345678901234567890", "0.1e1"];
-const WRONG = [null, "", "x", 0, -1, 1.5, true, [], {}, [[]], JSON.parse('{"__proto__": {"polluted": true}}') as unknown, "\u0000", "\u001b[2J", "x".repeat(100_000)];
+const WRONG = [
+  null,
+  "",
+  "x",
+  0,
+  -1,
+  1.5,
+  true,
+  [],
+  {},
+  [[]],
+  JSON.parse('{"__proto__": {"polluted": true}}') as unknown,
+  "\u0000",
+  "\u001b[2J",
+  "x".repeat(100_000),
+];
 const KEYS = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "prototype", "x"];
 
 export type PlanEdit =
@@ -163,20 +277,78 @@ export type PlanEdit =
   | { kind: "benign"; field: "timestamp" | "etag" | "diagnostics" | "target" | "drift" };
 
 export const planEdit: fc.Arbitrary<PlanEdit> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant("grant" as const), change: fc.nat(), when: fc.constantFrom("before" as const, "after" as const), edit: fc.constantFrom(...GRANT_EDITS) }), weight: 6 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("grant" as const),
+      change: fc.nat(),
+      when: fc.constantFrom("before" as const, "after" as const),
+      edit: fc.constantFrom(...GRANT_EDITS),
+    }),
+    weight: 6,
+  },
   { arbitrary: fc.record({ kind: fc.constant("actions" as const), change: fc.nat(), to: fc.nat() }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constantFrom("dropChange" as const, "dupChange" as const, "mode" as const, "importId" as const, "config" as const, "adopted" as const), change: fc.nat() }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constantFrom(
+        "dropChange" as const,
+        "dupChange" as const,
+        "mode" as const,
+        "importId" as const,
+        "config" as const,
+        "adopted" as const,
+      ),
+      change: fc.nat(),
+    }),
+    weight: 3,
+  },
   fc.record({ kind: fc.constant("addChange" as const) }),
-  { arbitrary: fc.record({ kind: fc.constant("access" as const), index: fc.nat(), edit: fc.constantFrom(...ACCESS_EDITS) }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant("set" as const), path: fc.nat(), value: fc.nat(), raw: fc.boolean() }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("access" as const),
+      index: fc.nat(),
+      edit: fc.constantFrom(...ACCESS_EDITS),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant("set" as const), path: fc.nat(), value: fc.nat(), raw: fc.boolean() }),
+    weight: 3,
+  },
   { arbitrary: fc.record({ kind: fc.constant("delete" as const), path: fc.nat() }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant("addKey" as const), path: fc.nat(), key: fc.constantFrom(...KEYS), value: fc.nat() }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant("benign" as const), field: fc.constantFrom("timestamp" as const, "etag" as const, "diagnostics" as const, "target" as const, "drift" as const) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("addKey" as const),
+      path: fc.nat(),
+      key: fc.constantFrom(...KEYS),
+      value: fc.nat(),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("benign" as const),
+      field: fc.constantFrom(
+        "timestamp" as const,
+        "etag" as const,
+        "diagnostics" as const,
+        "target" as const,
+        "drift" as const,
+      ),
+    }),
+    weight: 2,
+  },
 );
 
-/** How the edited plan is sealed again: not (the old seal), a recomputed digest, the right key, another key, or no seal at all. */
+/**
+ * How the edited plan is sealed again: not (the old seal), a recomputed digest, the right key, another key, or no seal
+ * at all.
+ */
 export type Reseal = "keep" | "digest" | "rightKey" | "wrongKey" | "strip";
-export type PlanBytes = { kind: "flip"; at: number; bit: number } | { kind: "truncate"; at: number } | { kind: "insert"; at: number; text: string } | { kind: "bom" };
+export type PlanBytes =
+  | { kind: "flip"; at: number; bit: number }
+  | { kind: "truncate"; at: number }
+  | { kind: "insert"; at: number; text: string }
+  | { kind: "bom" };
 
 export const planCase = fc.record({
   scenario: fc.nat({ max: 2 }),
@@ -192,7 +364,11 @@ export const planCase = fc.record({
     fc.oneof(
       fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
       fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), text: fc.constantFrom(",", "}", '"', "\u0000", '"__proto__":{},', "\ufffd", "\\u0000", " ") }),
+      fc.record({
+        kind: fc.constant("insert" as const),
+        at: fc.nat(),
+        text: fc.constantFrom(",", "}", '"', "\u0000", '"__proto__":{},', "\ufffd", "\\u0000", " "),
+      }),
       fc.record({ kind: fc.constant("bom" as const) }),
     ),
   ),
@@ -201,11 +377,16 @@ export type PlanCase = typeof planCase extends fc.Arbitrary<infer T> ? T : never
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object";
-const define = (o: Obj, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+const define = (o: Obj, k: string, v: unknown) =>
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 
 /** Every object and array of a document with the key that leads to it, for random edits. */
 function containers(v: unknown, out: { parent: Obj | unknown[]; key: string | number }[] = []): typeof out {
-  const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : isObj(v) ? Object.entries(v) : [];
+  const entries: [string | number, unknown][] = Array.isArray(v)
+    ? v.map((x, i) => [i, x])
+    : isObj(v)
+      ? Object.entries(v)
+      : [];
   for (const [key, x] of entries) {
     out.push({ parent: v as Obj | unknown[], key });
     containers(x, out);
@@ -260,7 +441,18 @@ export function editPlan(doc: Obj, e: PlanEdit): void {
       break;
     }
     case "addChange":
-      changes.push({ address: "mallory", mode: "managed", type: BINDING, name: "mallory", policy: RP, change: { action: "create", before: null, after: { name: RP, role: "roles/owner", members: ["user:mallory@example.com"] } } });
+      changes.push({
+        address: "mallory",
+        mode: "managed",
+        type: BINDING,
+        name: "mallory",
+        policy: RP,
+        change: {
+          action: "create",
+          before: null,
+          after: { name: RP, role: "roles/owner", members: ["user:mallory@example.com"] },
+        },
+      });
       break;
     case "access":
       editAccess(doc, e.index, e.edit);
@@ -304,14 +496,21 @@ function editGrant(v: Obj, edit: (typeof GRANT_EDITS)[number]): void {
       break;
     // The next three do not change the grant: member case, order and duplicates do not count.
     case "memberCase":
-      if (members) v.members = members.map((m) => (typeof m === "string" && /^(user|group|serviceAccount):/.test(m) ? m.replace(/:(.*)/, (_, r: string) => `:${r.toUpperCase()}`) : m));
-      else if (typeof v.member === "string" && /^(user|group|serviceAccount):/.test(v.member)) v.member = v.member.replace(/:(.*)/, (_, r: string) => `:${r.toUpperCase()}`);
+      if (members)
+        v.members = members.map((m) =>
+          typeof m === "string" && /^(user|group|serviceAccount):/.test(m)
+            ? m.replace(/:(.*)/, (_, r: string) => `:${r.toUpperCase()}`)
+            : m,
+        );
+      else if (typeof v.member === "string" && /^(user|group|serviceAccount):/.test(v.member))
+        v.member = v.member.replace(/:(.*)/, (_, r: string) => `:${r.toUpperCase()}`);
       break;
     case "reorder":
       members?.reverse();
       break;
     case "dupCase":
-      if (members?.length && typeof members[0] === "string" && /^(user|group):/.test(members[0])) members.push((members[0] as string).toUpperCase().replace(/^(USER|GROUP)/, (p) => p.toLowerCase()));
+      if (members?.length && typeof members[0] === "string" && /^(user|group):/.test(members[0]))
+        members.push((members[0] as string).toUpperCase().replace(/^(USER|GROUP)/, (p) => p.toLowerCase()));
       break;
     case "nullify":
       v.members = null;
@@ -323,15 +522,31 @@ function editAccess(doc: Obj, index: number, edit: (typeof ACCESS_EDITS)[number]
   const delta = isObj(doc.access_changes) ? doc.access_changes : undefined;
   if (!delta) return;
   if (edit === "removeAll") return void delete doc.access_changes;
-  if (edit === "incomplete") return void (delta.incomplete = [...(Array.isArray(delta.incomplete) ? delta.incomplete : []), RP]);
+  if (edit === "incomplete")
+    return void (delta.incomplete = [...(Array.isArray(delta.incomplete) ? delta.incomplete : []), RP]);
   const list = Array.isArray(delta.changes) ? (delta.changes as Obj[]) : [];
-  if (edit === "add") return void list.push({ object: RP, kind: "restorePlan", principal: "user:mallory@example.com", role: "roles/owner", action: "grant", addresses: [] });
+  if (edit === "add")
+    return void list.push({
+      object: RP,
+      kind: "restorePlan",
+      principal: "user:mallory@example.com",
+      role: "roles/owner",
+      action: "grant",
+      addresses: [],
+    });
   if (!list.length) return;
   const a = list[index % list.length];
   if (!isObj(a) || Array.isArray(a)) return;
   if (edit === "drop") list.splice(index % list.length, 1);
   else if (edit === "principal") a.principal = "user:mallory@example.com";
-  else if (edit === "principalCase" && typeof a.principal === "string" && /^(user|group|serviceAccount):/.test(a.principal)) a.principal = a.principal.toUpperCase().replace(/^[A-Z]+(?=:)/, (p) => (p === "SERVICEACCOUNT" ? "serviceAccount" : p.toLowerCase()));
+  else if (
+    edit === "principalCase" &&
+    typeof a.principal === "string" &&
+    /^(user|group|serviceAccount):/.test(a.principal)
+  )
+    a.principal = a.principal
+      .toUpperCase()
+      .replace(/^[A-Z]+(?=:)/, (p) => (p === "SERVICEACCOUNT" ? "serviceAccount" : p.toLowerCase()));
   else if (edit === "action") a.action = a.action === "grant" ? "revoke" : "grant";
   else if (edit === "role") a.role = "roles/owner";
   else if (edit === "object") a.object = epName("other");
@@ -341,7 +556,8 @@ function editAccess(doc: Obj, index: number, edit: (typeof ACCESS_EDITS)[number]
 function editAnywhere(doc: Obj, e: Extract<PlanEdit, { kind: "set" | "delete" | "addKey" | "benign" }>): void {
   if (e.kind === "benign") {
     if (e.field === "timestamp") doc.timestamp = "2030-01-01T00:00:00.000Z";
-    else if (e.field === "etag" && Array.isArray(doc.policies)) for (const p of doc.policies as Obj[]) p.etag = "forged";
+    else if (e.field === "etag" && Array.isArray(doc.policies))
+      for (const p of doc.policies as Obj[]) p.etag = "forged";
     else if (e.field === "diagnostics") doc.diagnostics = [];
     else if (e.field === "target") doc.target = "somewhere else";
     else if (e.field === "drift") doc.resource_drift = [];
@@ -375,7 +591,8 @@ export function damage(text: string, b: PlanBytes | null): Buffer {
   if (b.kind === "bom") return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
   const at = b.at % Math.max(1, bytes.length);
   if (b.kind === "truncate") return bytes.subarray(0, at);
-  if (b.kind === "insert") return Buffer.concat([bytes.subarray(0, at), Buffer.from(b.text, "utf8"), bytes.subarray(at)]);
+  if (b.kind === "insert")
+    return Buffer.concat([bytes.subarray(0, at), Buffer.from(b.text, "utf8"), bytes.subarray(at)]);
   const out = Buffer.from(bytes);
   out[at] = out[at]! ^ (1 << b.bit);
   return out;
@@ -391,7 +608,10 @@ export function savedPlanFile(s: PlanScenario, c: PlanCase): { bytes: Buffer; ed
     if (c.reseal !== "strip") {
       // Sealed over what converge will parse (raw numbers included), as an editor with the code would.
       const parsed = JSON.parse(planText(doc)) as Plan;
-      const sealed = sealPlan(parsed, c.reseal === "rightKey" ? PLAN_KEY : c.reseal === "wrongKey" ? "another-key" : undefined);
+      const sealed = sealPlan(
+        parsed,
+        c.reseal === "rightKey" ? PLAN_KEY : c.reseal === "wrongKey" ? "another-key" : undefined,
+      );
       doc.digest = sealed.digest;
       if (sealed.signature) doc.signature = sealed.signature;
     }

@@ -52,11 +52,27 @@ type PolicyEdit =
   | "memberNull"
   | "protoKey"
   | "empty";
-type FederationEdit = "labelsString" | "ownerHostile" | "ownerObject" | "noName" | "otherName" | "uriNumber" | "protoLabels" | "deep" | "empty" | "array";
+type FederationEdit =
+  | "labelsString"
+  | "ownerHostile"
+  | "ownerObject"
+  | "noName"
+  | "otherName"
+  | "uriNumber"
+  | "protoLabels"
+  | "deep"
+  | "empty"
+  | "array";
 
 export type Body =
   | { kind: "valid"; edits: (PolicyEdit | FederationEdit)[]; text: number }
-  | { kind: "error"; code: number; status: string; text: number; shape: "google" | "wrongTypes" | "string" | "null" | "retryInfo" }
+  | {
+      kind: "error";
+      code: number;
+      status: string;
+      text: number;
+      shape: "google" | "wrongTypes" | "string" | "null" | "retryInfo";
+    }
   | { kind: "raw"; text: string };
 
 export interface ResponseSpec {
@@ -65,29 +81,164 @@ export interface ResponseSpec {
   contentType: string | null;
   retryAfter: string | null;
   body: Body;
-  delivery: "whole" | "truncate" | "drip" | "reset" | "noEnd" | "declaredHuge" | "streamHuge" | "chunked" | "wrongLength";
+  delivery:
+    "whole" | "truncate" | "drip" | "reset" | "noEnd" | "declaredHuge" | "streamHuge" | "chunked" | "wrongLength";
 }
 
-const POLICY_EDITS: PolicyEdit[] = ["membersString", "bindingsObject", "noRole", "etagNumber", "array", "versionString", "version99", "bindingsNull", "crowd", "hostileMember", "hostileRole", "badCondition", "conditionNoTitle", "duplicateBindings", "hugeEtag", "deepUnknown", "deepAudit", "memberNull", "protoKey", "empty"];
-const FEDERATION_EDITS: FederationEdit[] = ["labelsString", "ownerHostile", "ownerObject", "noName", "otherName", "uriNumber", "protoLabels", "deep", "empty", "array"];
-const STATUSES = [200, 200, 200, 200, 201, 204, 206, 301, 302, 304, 400, 401, 403, 404, 404, 408, 409, 412, 418, 429, 429, 500, 500, 501, 502, 503, 503, 504, 599];
-const CANONICAL = ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED", "INTERNAL", "NOT_FOUND", "PERMISSION_DENIED", "ABORTED", "INVALID_ARGUMENT", "BOGUS", ""];
-const RETRY_AFTER = ["0", "1", "0.01", "0.3", "-1", "abc", "99999999999999999999999", "1e3", " 1 ", "", "NaN", "Infinity", "3600", "date+0.3", "date-3600", "date+3153600000", "Thu, 01 Jan 1970 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT"];
-const RAW = ['{"bindings": [{"role": ', "{", "[", "nul", "<html><body>502 Bad Gateway</body></html>", "", "   ", "\u0000\u0001\u0002", '{"bindings": []}garbage', '{"a":1,"a":2}', "\ufeff{}", '{"etag": "\\ud800"}', "1e999", "null", "true", '"policy"', "[]"];
+const POLICY_EDITS: PolicyEdit[] = [
+  "membersString",
+  "bindingsObject",
+  "noRole",
+  "etagNumber",
+  "array",
+  "versionString",
+  "version99",
+  "bindingsNull",
+  "crowd",
+  "hostileMember",
+  "hostileRole",
+  "badCondition",
+  "conditionNoTitle",
+  "duplicateBindings",
+  "hugeEtag",
+  "deepUnknown",
+  "deepAudit",
+  "memberNull",
+  "protoKey",
+  "empty",
+];
+const FEDERATION_EDITS: FederationEdit[] = [
+  "labelsString",
+  "ownerHostile",
+  "ownerObject",
+  "noName",
+  "otherName",
+  "uriNumber",
+  "protoLabels",
+  "deep",
+  "empty",
+  "array",
+];
+const STATUSES = [
+  200, 200, 200, 200, 201, 204, 206, 301, 302, 304, 400, 401, 403, 404, 404, 408, 409, 412, 418, 429, 429, 500, 500,
+  501, 502, 503, 503, 504, 599,
+];
+const CANONICAL = [
+  "UNAVAILABLE",
+  "RESOURCE_EXHAUSTED",
+  "DEADLINE_EXCEEDED",
+  "INTERNAL",
+  "NOT_FOUND",
+  "PERMISSION_DENIED",
+  "ABORTED",
+  "INVALID_ARGUMENT",
+  "BOGUS",
+  "",
+];
+const RETRY_AFTER = [
+  "0",
+  "1",
+  "0.01",
+  "0.3",
+  "-1",
+  "abc",
+  "99999999999999999999999",
+  "1e3",
+  " 1 ",
+  "",
+  "NaN",
+  "Infinity",
+  "3600",
+  "date+0.3",
+  "date-3600",
+  "date+3153600000",
+  "Thu, 01 Jan 1970 00:00:00 GMT",
+  "Fri, 31 Dec 9999 23:59:59 GMT",
+];
+const RAW = [
+  '{"bindings": [{"role": ',
+  "{",
+  "[",
+  "nul",
+  "<html><body>502 Bad Gateway</body></html>",
+  "",
+  "   ",
+  "\u0000\u0001\u0002",
+  '{"bindings": []}garbage',
+  '{"a":1,"a":2}',
+  "\ufeff{}",
+  '{"etag": "\\ud800"}',
+  "1e999",
+  "null",
+  "true",
+  '"policy"',
+  "[]",
+];
 
 const responseSpec: fc.Arbitrary<ResponseSpec> = fc.record({
   delayMs: fc.oneof({ arbitrary: fc.constant(0), weight: 4 }, fc.integer({ min: 1, max: 300 })),
   status: fc.constantFrom(...STATUSES),
-  contentType: fc.constantFrom("application/json", "application/json", "application/json; charset=utf-8", "text/html", "application/json; charset=utf-16", "application/x-protobuf", "text/plain", null),
+  contentType: fc.constantFrom(
+    "application/json",
+    "application/json",
+    "application/json; charset=utf-8",
+    "text/html",
+    "application/json; charset=utf-16",
+    "application/x-protobuf",
+    "text/plain",
+    null,
+  ),
   retryAfter: fc.option(fc.constantFrom(...RETRY_AFTER), { freq: 2 }),
   body: fc.oneof(
-    { arbitrary: fc.record({ kind: fc.constant("valid" as const), edits: fc.array(fc.constantFrom<PolicyEdit | FederationEdit>(...POLICY_EDITS, ...FEDERATION_EDITS), { maxLength: 2 }), text: fc.nat() }), weight: 5 },
-    { arbitrary: fc.record({ kind: fc.constant("error" as const), code: fc.constantFrom(...STATUSES), status: fc.constantFrom(...CANONICAL), text: fc.nat(), shape: fc.constantFrom("google" as const, "google" as const, "wrongTypes" as const, "string" as const, "null" as const, "retryInfo" as const) }), weight: 3 },
-    { arbitrary: fc.record({ kind: fc.constant("raw" as const), text: fc.oneof(fc.constantFrom(...RAW), fc.string({ maxLength: 40 })) }), weight: 2 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant("valid" as const),
+        edits: fc.array(fc.constantFrom<PolicyEdit | FederationEdit>(...POLICY_EDITS, ...FEDERATION_EDITS), {
+          maxLength: 2,
+        }),
+        text: fc.nat(),
+      }),
+      weight: 5,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant("error" as const),
+        code: fc.constantFrom(...STATUSES),
+        status: fc.constantFrom(...CANONICAL),
+        text: fc.nat(),
+        shape: fc.constantFrom(
+          "google" as const,
+          "google" as const,
+          "wrongTypes" as const,
+          "string" as const,
+          "null" as const,
+          "retryInfo" as const,
+        ),
+      }),
+      weight: 3,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant("raw" as const),
+        text: fc.oneof(fc.constantFrom(...RAW), fc.string({ maxLength: 40 })),
+      }),
+      weight: 2,
+    },
   ),
   delivery: fc.oneof(
     { arbitrary: fc.constant("whole" as const), weight: 40 },
-    { arbitrary: fc.constantFrom("truncate" as const, "drip" as const, "reset" as const, "chunked" as const, "wrongLength" as const, "declaredHuge" as const, "noEnd" as const), weight: 8 },
+    {
+      arbitrary: fc.constantFrom(
+        "truncate" as const,
+        "drip" as const,
+        "reset" as const,
+        "chunked" as const,
+        "wrongLength" as const,
+        "declaredHuge" as const,
+        "noEnd" as const,
+      ),
+      weight: 8,
+    },
     { arbitrary: fc.constant("streamHuge" as const), weight: 1 },
   ),
 });
@@ -106,52 +257,71 @@ export type ResponseCase = typeof responseCase extends fc.Arbitrary<infer T> ? T
  *  a whole-policy resource with audit configs and a getEndpointIamPolicy read. */
 export function caseStack(id: number): string {
   const p = projectOf(id);
-  return `name: fz
+  return (
+    `name: fz
 provider:
   project: ${p}
   location: us-central1
 variables:
   lake:
     fn::invoke:
-      function: ${GET_FEDERATION}
+      ` +
+    `function: ${GET_FEDERATION}
       arguments: { federationId: lake, location: us-central1 }
   scorer:
-    fn::invoke:
+    ` +
+    `fn::invoke:
       function: cloudnative:aiplatform/v1beta1:getEndpointIamPolicy
-      arguments: { endpointId: scorer, location: us-central1 }
+      arguments: { ` +
+    `endpointId: scorer, location: us-central1 }
 resources:
   monthly:
-    type: cloudnative:backup/v1:RestorePlanIamPolicy
+    type: ` +
+    `cloudnative:backup/v1:RestorePlanIamPolicy
     properties:
       name: monthly
-      bindings: [{ role: roles/gkebackup.viewer, members: [user:alice@example.com] }]
-      auditConfigs: [{ service: allServices, auditLogConfigs: [{ logType: DATA_READ, exemptedMembers: [user:ops@example.com] }] }]
+      bindings: [{ role: ` +
+    `roles/gkebackup.viewer, members: [user:alice@example.com] }]
+      auditConfigs: [{ service: allServices, ` +
+    `auditLogConfigs: [{ logType: DATA_READ, exemptedMembers: [user:ops@example.com] }] }]
   viewers:
-    type: ${BINDING}
-    properties: { name: nightly, role: roles/gkebackup.viewer, members: [user:alice@example.com] }
+    ` +
+    `type: ${BINDING}
+    properties: { name: nightly, role: roles/gkebackup.viewer, members: ` +
+    `[user:alice@example.com] }
   admins:
     type: ${BINDING}
     properties:
       name: weekly
-      role: roles/gkebackup.admin
+      role: ` +
+    `roles/gkebackup.admin
       members: [user:oncall@example.com]
-      condition: { title: until-2099, expression: 'request.time < timestamp("2099-01-01T00:00:00Z")' }
+      condition: { title: until-2099, ` +
+    `expression: 'request.time < timestamp("2099-01-01T00:00:00Z")' }
   invoker:
     type: ${MEMBER}
-    properties: { name: churn, role: roles/aiplatform.user, member: "serviceAccount:\${lake.labels.owner}@${p}.iam.gserviceaccount.com" }
+    ` +
+    `properties: { name: churn, role: roles/aiplatform.user, member: "serviceAccount:\${lake.labels.owner}@${p}` +
+    `.iam.gserviceaccount.com" }
 outputs:
   owner: \${lake.labels.owner}
   scorerEtag: \${scorer.etag}
-`;
+`
+  );
 }
 
 /** A marker for JSON nested `depth` deep: JSON.stringify cannot write it, so bodyText splices it in. */
 const deep = (depth: number) => `\u0000DEEP:${depth}`;
-const spliceDeep = (json: string) => json.replace(/"\\u0000DEEP:(\d+)"/g, (_, d: string) => "[".repeat(Number(d)) + "]".repeat(Number(d)));
+const spliceDeep = (json: string) =>
+  json.replace(/"\\u0000DEEP:(\d+)"/g, (_, d: string) => "[".repeat(Number(d)) + "]".repeat(Number(d)));
 
 function policyBody(edits: readonly string[], text: string): unknown {
   let asArray = false;
-  let p: Record<string, unknown> = { version: 1, bindings: [{ role: "roles/foreign.owner", members: ["user:owner@example.com"] }], etag: "BwXfuzz=" };
+  let p: Record<string, unknown> = {
+    version: 1,
+    bindings: [{ role: "roles/foreign.owner", members: ["user:owner@example.com"] }],
+    etag: "BwXfuzz=",
+  };
   const b0 = () => (p.bindings as Record<string, unknown>[])[0]!;
   for (const e of edits) {
     if (e === "membersString") b0().members = "user:alice@example.com";
@@ -167,19 +337,37 @@ function policyBody(edits: readonly string[], text: string): unknown {
     else if (e === "hostileRole") b0().role = `roles/${text}`;
     else if (e === "badCondition") b0().condition = { title: text || "t", expression: "request.time +" };
     else if (e === "conditionNoTitle") b0().condition = { expression: "true" };
-    else if (e === "duplicateBindings") (p.bindings as unknown[]).push(structuredClone(b0()), { role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] }, { role: "roles/gkebackup.viewer", members: ["user:ALICE@example.com"] });
+    else if (e === "duplicateBindings")
+      (p.bindings as unknown[]).push(
+        structuredClone(b0()),
+        { role: "roles/gkebackup.viewer", members: ["user:alice@example.com"] },
+        { role: "roles/gkebackup.viewer", members: ["user:ALICE@example.com"] },
+      );
     else if (e === "hugeEtag") p.etag = "e".repeat(2 * MiB);
     else if (e === "deepUnknown") p.futureField = deep(100_000);
-    else if (e === "deepAudit") p.auditConfigs = [{ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: deep(50_000) }], x: deep(100_000) }];
+    else if (e === "deepAudit")
+      p.auditConfigs = [
+        {
+          service: "allServices",
+          auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: deep(50_000) }],
+          x: deep(100_000),
+        },
+      ];
     else if (e === "memberNull") b0().members = [null];
-    else if (e === "protoKey") p = JSON.parse(`{"__proto__": {"bindings": []}, "constructor": {"x": 1}, "bindings": ${JSON.stringify(p.bindings)}}`) as Record<string, unknown>;
+    else if (e === "protoKey")
+      p = JSON.parse(
+        `{"__proto__": {"bindings": []}, "constructor": {"x": 1}, "bindings": ${JSON.stringify(p.bindings)}}`,
+      ) as Record<string, unknown>;
     else if (e === "empty") p = {};
   }
   return asArray ? [p] : p;
 }
 
 function federationBody(name: string, edits: readonly string[], text: string): unknown {
-  let f: Record<string, unknown> = { ...(structuredClone(LAKE) as Federation as unknown as Record<string, unknown>), name };
+  let f: Record<string, unknown> = {
+    ...(structuredClone(LAKE) as Federation as unknown as Record<string, unknown>),
+    name,
+  };
   for (const e of edits) {
     if (e === "labelsString") f.labels = "owner=x";
     else if (e === "ownerHostile") f.labels = { owner: text };
@@ -187,8 +375,10 @@ function federationBody(name: string, edits: readonly string[], text: string): u
     else if (e === "noName") delete f.name;
     else if (e === "otherName") f.name = "projects/elsewhere/locations/x/federations/y";
     else if (e === "uriNumber") f.endpointUri = 9083;
-    else if (e === "protoLabels") f.labels = JSON.parse('{"__proto__": {"owner": "polluted"}, "constructor": "c"}') as unknown;
-    else if (e === "deep") f.backendMetastores = { "1": { name: "x", metastoreType: "DATAPROC_METASTORE", extra: deep(100_000) } };
+    else if (e === "protoLabels")
+      f.labels = JSON.parse('{"__proto__": {"owner": "polluted"}, "constructor": "c"}') as unknown;
+    else if (e === "deep")
+      f.backendMetastores = { "1": { name: "x", metastoreType: "DATAPROC_METASTORE", extra: deep(100_000) } };
     else if (e === "empty") f = {};
     else if (e === "array") f = [f] as unknown as Record<string, unknown>;
   }
@@ -207,7 +397,19 @@ function errorBody(b: Extract<Body, { kind: "error" }>, text: string): unknown {
     case "null":
       return { error: null };
     case "retryInfo":
-      return { error: { code: b.code, message, status: b.status, details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: pick(["0.2s", "99999999999s", "-5s", "abc", "1e9s", ""], b.text) }] } };
+      return {
+        error: {
+          code: b.code,
+          message,
+          status: b.status,
+          details: [
+            {
+              "@type": "type.googleapis.com/google.rpc.RetryInfo",
+              retryDelay: pick(["0.2s", "99999999999s", "-5s", "abc", "1e9s", ""], b.text),
+            },
+          ],
+        },
+      };
   }
 }
 
@@ -261,7 +463,10 @@ async function answer(spec: ResponseSpec, req: IncomingMessage, res: ServerRespo
       // A byte every 50 ms: short bodies finish within the call deadline, long ones do not.
       res.writeHead(spec.status, { ...headers, "Content-Length": text.length });
       let i = 0;
-      const timer = setInterval(() => (i < text.length ? res.write(text.subarray(i, ++i)) : (clearInterval(timer), res.end())), 50);
+      const timer = setInterval(
+        () => (i < text.length ? res.write(text.subarray(i, ++i)) : (clearInterval(timer), res.end())),
+        50,
+      );
       return void res.on("close", () => clearInterval(timer));
     }
     case "declaredHuge":
@@ -290,7 +495,9 @@ async function answer(spec: ResponseSpec, req: IncomingMessage, res: ServerRespo
 /** A correct answer: an empty policy, or the lake federation under the requested name. */
 function correct(res: ServerResponse, seen: Seen): void {
   const fed = /\/(projects\/[^:?]+\/federations\/[^:?/]+)/.exec(seen.url);
-  const body = JSON.stringify(fed ? { ...LAKE, name: fed[1] } : ({ version: 1, bindings: [], etag: "BwXok=" } satisfies Policy));
+  const body = JSON.stringify(
+    fed ? { ...LAKE, name: fed[1] } : ({ version: 1, bindings: [], etag: "BwXok=" } satisfies Policy),
+  );
   res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
   res.end(body);
 }

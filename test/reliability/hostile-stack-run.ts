@@ -62,12 +62,30 @@ export function recordingCloud(world: FakeWorld): { port: CloudPort; writes: () 
 function unpositioned(diags: readonly Diagnostic[], file: string, lines: number): string[] {
   return diags
     .filter((d) => d.severity === "error")
-    .filter((d) => !(d.file === file && Number.isInteger(d.line) && Number.isInteger(d.column) && d.line! >= 1 && d.column! >= 1 && d.line! <= lines + 1))
-    .map((d) => `error without a position in the stack (file ${d.file}, line ${d.line}, column ${d.column}): ${d.summary.slice(0, 300)}`);
+    .filter(
+      (d) =>
+        !(
+          d.file === file &&
+          Number.isInteger(d.line) &&
+          Number.isInteger(d.column) &&
+          d.line! >= 1 &&
+          d.column! >= 1 &&
+          d.line! <= lines + 1
+        ),
+    )
+    .map(
+      (d) =>
+        `error without a position in the stack (file ${d.file}, line ${d.line}, ` +
+        `column ${d.column}): ${d.summary.slice(0, 300)}`,
+    );
 }
 
 /** Writes `bytes` as the stack file at `path` and runs it through load → plan → apply. */
-export async function runStackCase(path: string, bytes: Uint8Array, world: FakeWorld = fuzzWorld()): Promise<StackOutcome> {
+export async function runStackCase(
+  path: string,
+  bytes: Uint8Array,
+  world: FakeWorld = fuzzWorld(),
+): Promise<StackOutcome> {
   writeFileSync(path, bytes);
   const file = resolve(path);
   const lines = new TextDecoder().decode(bytes).split(/\r\n|\r|\n/).length;
@@ -76,28 +94,51 @@ export async function runStackCase(path: string, bytes: Uint8Array, world: FakeW
   const escapes: string[] = [];
   if (!load.stack) {
     if (!load.diagnostics.some((d) => d.severity === "error")) escapes.push("refused without an error diagnostic");
-    return { kind: "rejected", applied: false, writes: cloud.writes(), unpositioned: unpositioned(load.diagnostics, file, lines), escapes };
+    return {
+      kind: "rejected",
+      applied: false,
+      writes: cloud.writes(),
+      unpositioned: unpositioned(load.diagnostics, file, lines),
+      escapes,
+    };
   }
   const stack = load.stack;
   const statePath = resolve(defaultStatePath(dirname(file), stack.name));
-  if (!STACK_NAME.test(stack.name) || !statePath.startsWith(join(dirname(file), "state") + sep) || dirname(statePath) !== join(dirname(file), "state")) {
+  if (
+    !STACK_NAME.test(stack.name) ||
+    !statePath.startsWith(join(dirname(file), "state") + sep) ||
+    dirname(statePath) !== join(dirname(file), "state")
+  ) {
     escapes.push(`the stack name ${JSON.stringify(stack.name.slice(0, 100))} puts the state at ${statePath}`);
   }
   const result = await plan(stack, undefined, cloud.port, planOptions({ now: () => NOW }));
   const errors = [...load.diagnostics, ...result.diagnostics].filter((d) => d.severity === "error");
-  if (result.plan.errored !== errors.length > 0) escapes.push(`plan.errored is ${result.plan.errored} with ${errors.length} error diagnostics`);
+  if (result.plan.errored !== errors.length > 0)
+    escapes.push(`plan.errored is ${result.plan.errored} with ${errors.length} error diagnostics`);
   const planned = { unpositioned: unpositioned([...load.diagnostics, ...result.diagnostics], file, lines), escapes };
   if (cloud.writes()) escapes.push(`${cloud.writes()} writes while loading and planning`);
   // As the CLI: an errored plan stops here.
   if (result.plan.errored) return { kind: "errored", applied: false, writes: cloud.writes(), ...planned };
   // Names every object inherits behave like any other name: each resource and output is there, as its own key.
-  for (const name of stack.resources.keys()) if (!result.plan.resource_changes.some((c) => c.address === name)) escapes.push(`resource ${JSON.stringify(name)} has no change in the plan`);
-  for (const name of stack.outputs.keys()) if (!Object.hasOwn(result.plan.output_changes, name)) escapes.push(`output ${JSON.stringify(name)} is missing from the plan`);
+  for (const name of stack.resources.keys())
+    if (!result.plan.resource_changes.some((c) => c.address === name))
+      escapes.push(`resource ${JSON.stringify(name)} has no change in the plan`);
+  for (const name of stack.outputs.keys())
+    if (!Object.hasOwn(result.plan.output_changes, name))
+      escapes.push(`output ${JSON.stringify(name)} is missing from the plan`);
   if (!result.plan.applyable) return { kind: "clean", applied: false, writes: cloud.writes(), ...planned };
   const state: State = newState(stack.name);
-  const applied = await apply(result.plan, { cloud: cloud.port, state, save: async (s) => ({ ...structuredClone(s), serial: s.serial + 1 }), parallelism: 4, live: result.live });
+  const applied = await apply(result.plan, {
+    cloud: cloud.port,
+    state,
+    save: async (s) => ({ ...structuredClone(s), serial: s.serial + 1 }),
+    parallelism: 4,
+    live: result.live,
+  });
   if (!applied.failed.length) {
-    for (const name of stack.outputs.keys()) if (!Object.hasOwn(applied.state.outputs, name)) escapes.push(`output ${JSON.stringify(name)} is missing from the state after apply`);
+    for (const name of stack.outputs.keys())
+      if (!Object.hasOwn(applied.state.outputs, name))
+        escapes.push(`output ${JSON.stringify(name)} is missing from the state after apply`);
   }
   return { kind: "clean", applied: true, writes: cloud.writes(), ...planned };
 }

@@ -24,7 +24,14 @@ import {
   type CliResult,
 } from "./helpers.js";
 
-const figures = { commandsScanned: 0, bytesScanned: 0, filesScanned: 0, tokenOccurrences: 0, filesModeChecked: 0, filesNot0600: 0 };
+const figures = {
+  commandsScanned: 0,
+  bytesScanned: 0,
+  filesScanned: 0,
+  tokenOccurrences: 0,
+  filesModeChecked: 0,
+  filesNot0600: 0,
+};
 afterAll(() => figures.commandsScanned && recordFigures("secrets", { ...figures, losses: 0 }));
 
 /** Looks like a Google OAuth access token, so any redaction by shape would also apply. */
@@ -46,7 +53,10 @@ function scan(what: string, text: string, tokens: string[]): void {
     for (const n of needles(t)) {
       if (text.includes(n)) {
         figures.tokenOccurrences++;
-        throw new Error(`a token (${n.slice(0, 8)}…) appears in ${what}:\n${text.slice(Math.max(0, text.indexOf(n) - 300), text.indexOf(n) + 100)}`);
+        throw new Error(
+          `a token (${n.slice(0, 8)}…) appears in ${what}:\n` +
+            `${text.slice(Math.max(0, text.indexOf(n) - 300), text.indexOf(n) + 100)}`,
+        );
       }
     }
   }
@@ -84,66 +94,109 @@ function expectMode0600(file: string): void {
 }
 
 describe("tokens never leak", () => {
-  for (const [label, token] of [["Google-shaped token", TOKEN], ["token with no recognisable shape", PLAIN]] as const) {
-    it(`${label}: nothing in state, backups, saved plans, --json output, text output or emulator logs (umask 000)`, async () => {
-      const env = { CLOUDNATIVE_ACCESS_TOKEN: token };
-      const tokens = [token, VIEWER];
-      const seed = seedWorld({ [PROJECT]: { number: "200000000001", callers: { [token]: "user:admin@example.com", [VIEWER]: "user:eve@example.com" }, iamAdmins: ["user:admin@example.com"] } });
-      // The emulator runs as `converge emulator start --verbose`, so its log is checked too.
-      const { stringify } = await import("yaml");
-      writeFileSync(join(dir, "seed.yaml"), stringify(seed));
-      let emuOut = "";
-      const emuRun = startCli(["emulator", "start", "--port", "0", "--seed", "seed.yaml", "--verbose"], { cwd: dir, timeoutMs: 600_000, onLine: (l) => (emuOut += l + "\n") });
-      let hostPort = "";
-      for (let i = 0; i < 400 && !hostPort && emuRun.child.exitCode === null; i++) {
-        await sleep(25);
-        hostPort = /listening on http:\/\/(\S+)/.exec(emuOut)?.[1] ?? "";
-      }
-      expect(hostPort).toMatch(/^127\.0\.0\.1:\d+$/);
-      const e = { ...env, CLOUDNATIVE_EMULATOR_HOST: hostPort };
-      const run = async (what: string, args: string[], code: number, extraEnv: Record<string, string> = {}) => {
-        const r = await runCli(args, { cwd: dir, env: { ...e, ...extraEnv }, umask: "000" });
-        expectExit(r, code, what);
-        scanRun(what, r, tokens);
-        return r;
-      };
-      try {
-        writeFileSync(join(dir, "stack.yaml"), stackYaml("base", "rel", { objects: 3 }));
-        await run("plan --out", ["plan", "-f", "stack.yaml", "--out", "plans/base.plan.json"], 0);
-        await run("plan --json", ["plan", "-f", "stack.yaml", "--json"], 0);
-        await run("apply saved plan", ["apply", "plans/base.plan.json", "--json"], 0);
-        writeFileSync(join(dir, "stack.yaml"), stackYaml("changed", "rel", { objects: 3 }));
-        await run("plan --json --detailed-exitcode", ["plan", "-f", "stack.yaml", "--json", "--detailed-exitcode", "--out", "plans/changed.plan.json"], 2);
-        await run("apply --json", ["apply", "--auto-approve", "-f", "stack.yaml", "--json"], 0);
-        await run("refresh", ["refresh", "-f", "stack.yaml", "--json"], 0);
-        await run("state list", ["state", "list", "-f", "stack.yaml"], 0);
-        await run("state show", ["state", "show", "rp0_b0", "-f", "stack.yaml"], 0);
-        await run("output --json", ["output", "-f", "stack.yaml", "--json"], 0);
-        await run("plan --view access", ["plan", "-f", "stack.yaml", "--view", "access"], 0);
-        await run("plan --format markdown", ["plan", "-f", "stack.yaml", "--format", "markdown"], 0);
-        // The debug log (CONVERGE_LOG) names every call, on stderr or in CONVERGE_LOG_PATH, never a token.
-        const logged = await run("plan with CONVERGE_LOG=debug", ["plan", "-f", "stack.yaml"], 0, { CONVERGE_LOG: "debug" });
-        expect(logged.stderr).toMatch(/\[DEBUG\] getIamPolicy projects\/.*: 200 OK in \d+ ms \(attempt 1 of 10\)/);
-        await run("denied plan with CONVERGE_LOG_PATH", ["plan", "-f", "stack.yaml"], 1, { CLOUDNATIVE_ACCESS_TOKEN: VIEWER, CONVERGE_LOG: "debug", CONVERGE_LOG_PATH: join(dir, "converge.log") });
-        expect(readFileSync(join(dir, "converge.log"), "utf8")).toMatch(/\[DEBUG\] getIamPolicy projects\/.*: 403 PERMISSION_DENIED/);
-        // Refused callers: the errors must not carry any token either.
-        await run("plan as a viewer (PERMISSION_DENIED)", ["plan", "-f", "stack.yaml", "--json"], 1, { CLOUDNATIVE_ACCESS_TOKEN: VIEWER });
-        await run("apply with an unknown token (UNAUTHENTICATED)", ["apply", "--auto-approve", "-f", "stack.yaml"], 1, { CLOUDNATIVE_ACCESS_TOKEN: `${token}-revoked` });
-        await run("destroy --json", ["destroy", "--auto-approve", "-f", "stack.yaml", "--json"], 0);
-
-        const files = scanFiles(dir, tokens);
-        // State, its backup and every saved plan: mode 0600 although the umask was 000.
-        for (const f of ["state/rel.json", "state/rel.json.backup", "plans/base.plan.json", "plans/changed.plan.json"]) {
-          expect(files).toContain(join(dir, f));
-          expectMode0600(join(dir, f));
+  for (const [label, token] of [
+    ["Google-shaped token", TOKEN],
+    ["token with no recognisable shape", PLAIN],
+  ] as const) {
+    it(
+      `${label}: nothing in state, backups, saved plans, --json ` + `output, text output or emulator logs (umask 000)`,
+      async () => {
+        const env = { CLOUDNATIVE_ACCESS_TOKEN: token };
+        const tokens = [token, VIEWER];
+        const seed = seedWorld({
+          [PROJECT]: {
+            number: "200000000001",
+            callers: { [token]: "user:admin@example.com", [VIEWER]: "user:eve@example.com" },
+            iamAdmins: ["user:admin@example.com"],
+          },
+        });
+        // The emulator runs as `converge emulator start --verbose`, so its log is checked too.
+        const { stringify } = await import("yaml");
+        writeFileSync(join(dir, "seed.yaml"), stringify(seed));
+        let emuOut = "";
+        const emuRun = startCli(["emulator", "start", "--port", "0", "--seed", "seed.yaml", "--verbose"], {
+          cwd: dir,
+          timeoutMs: 600_000,
+          onLine: (l) => (emuOut += l + "\n"),
+        });
+        let hostPort = "";
+        for (let i = 0; i < 400 && !hostPort && emuRun.child.exitCode === null; i++) {
+          await sleep(25);
+          hostPort = /listening on http:\/\/(\S+)/.exec(emuOut)?.[1] ?? "";
         }
-      } finally {
-        emuRun.child.kill("SIGTERM");
-        const r = await emuRun.done;
-        scan("the emulator's --verbose log", r.stdout + r.stderr, [token]);
-        expect(r.stderr).toMatch(/setIamPolicy 200 OK/); // the log did record the requests
-      }
-    }, 300_000);
+        expect(hostPort).toMatch(/^127\.0\.0\.1:\d+$/);
+        const e = { ...env, CLOUDNATIVE_EMULATOR_HOST: hostPort };
+        const run = async (what: string, args: string[], code: number, extraEnv: Record<string, string> = {}) => {
+          const r = await runCli(args, { cwd: dir, env: { ...e, ...extraEnv }, umask: "000" });
+          expectExit(r, code, what);
+          scanRun(what, r, tokens);
+          return r;
+        };
+        try {
+          writeFileSync(join(dir, "stack.yaml"), stackYaml("base", "rel", { objects: 3 }));
+          await run("plan --out", ["plan", "-f", "stack.yaml", "--out", "plans/base.plan.json"], 0);
+          await run("plan --json", ["plan", "-f", "stack.yaml", "--json"], 0);
+          await run("apply saved plan", ["apply", "plans/base.plan.json", "--json"], 0);
+          writeFileSync(join(dir, "stack.yaml"), stackYaml("changed", "rel", { objects: 3 }));
+          await run(
+            "plan --json --detailed-exitcode",
+            ["plan", "-f", "stack.yaml", "--json", "--detailed-exitcode", "--out", "plans/changed.plan.json"],
+            2,
+          );
+          await run("apply --json", ["apply", "--auto-approve", "-f", "stack.yaml", "--json"], 0);
+          await run("refresh", ["refresh", "-f", "stack.yaml", "--json"], 0);
+          await run("state list", ["state", "list", "-f", "stack.yaml"], 0);
+          await run("state show", ["state", "show", "rp0_b0", "-f", "stack.yaml"], 0);
+          await run("output --json", ["output", "-f", "stack.yaml", "--json"], 0);
+          await run("plan --view access", ["plan", "-f", "stack.yaml", "--view", "access"], 0);
+          await run("plan --format markdown", ["plan", "-f", "stack.yaml", "--format", "markdown"], 0);
+          // The debug log (CONVERGE_LOG) names every call, on stderr or in CONVERGE_LOG_PATH, never a token.
+          const logged = await run("plan with CONVERGE_LOG=debug", ["plan", "-f", "stack.yaml"], 0, {
+            CONVERGE_LOG: "debug",
+          });
+          expect(logged.stderr).toMatch(/\[DEBUG\] getIamPolicy projects\/.*: 200 OK in \d+ ms \(attempt 1 of 10\)/);
+          await run("denied plan with CONVERGE_LOG_PATH", ["plan", "-f", "stack.yaml"], 1, {
+            CLOUDNATIVE_ACCESS_TOKEN: VIEWER,
+            CONVERGE_LOG: "debug",
+            CONVERGE_LOG_PATH: join(dir, "converge.log"),
+          });
+          expect(readFileSync(join(dir, "converge.log"), "utf8")).toMatch(
+            /\[DEBUG\] getIamPolicy projects\/.*: 403 PERMISSION_DENIED/,
+          );
+          // Refused callers: the errors must not carry any token either.
+          await run("plan as a viewer (PERMISSION_DENIED)", ["plan", "-f", "stack.yaml", "--json"], 1, {
+            CLOUDNATIVE_ACCESS_TOKEN: VIEWER,
+          });
+          await run(
+            "apply with an unknown token (UNAUTHENTICATED)",
+            ["apply", "--auto-approve", "-f", "stack.yaml"],
+            1,
+            {
+              CLOUDNATIVE_ACCESS_TOKEN: `${token}-revoked`,
+            },
+          );
+          await run("destroy --json", ["destroy", "--auto-approve", "-f", "stack.yaml", "--json"], 0);
+
+          const files = scanFiles(dir, tokens);
+          // State, its backup and every saved plan: mode 0600 although the umask was 000.
+          for (const f of [
+            "state/rel.json",
+            "state/rel.json.backup",
+            "plans/base.plan.json",
+            "plans/changed.plan.json",
+          ]) {
+            expect(files).toContain(join(dir, f));
+            expectMode0600(join(dir, f));
+          }
+        } finally {
+          emuRun.child.kill("SIGTERM");
+          const r = await emuRun.done;
+          scan("the emulator's --verbose log", r.stdout + r.stderr, [token]);
+          expect(r.stderr).toMatch(/setIamPolicy 200 OK/); // the log did record the requests
+        }
+      },
+      300_000,
+    );
   }
 
   it("the lock file is mode 0600 while an apply holds it (umask 000)", async () => {
@@ -167,15 +220,38 @@ describe("tokens never leak", () => {
       const auth = req.headers.authorization ?? "";
       const status = req.url?.includes("restorePlans") ? 400 : 403;
       res.writeHead(status, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ error: { code: status, status: status === 400 ? "INVALID_ARGUMENT" : "PERMISSION_DENIED", message: `rejected credentials ${auth} (token ${auth.replace(/^Bearer /, "")})`, details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: auth, domain: "googleapis.com", metadata: { authorization: auth } }] } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            code: status,
+            status: status === 400 ? "INVALID_ARGUMENT" : "PERMISSION_DENIED",
+            message: `rejected credentials ${auth} (token ${auth.replace(/^Bearer /, "")})`,
+            details: [
+              {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                reason: auth,
+                domain: "googleapis.com",
+                metadata: { authorization: auth },
+              },
+            ],
+          },
+        }),
+      );
     });
     await new Promise<void>((r) => echo.listen(0, "127.0.0.1", () => r()));
     const port = (echo.address() as { port: number }).port;
     try {
       writeFileSync(join(dir, "stack.yaml"), stackYaml("base", "rel", { objects: 3 }));
       for (const token of [TOKEN, PLAIN]) {
-        for (const args of [["plan", "-f", "stack.yaml"], ["plan", "-f", "stack.yaml", "--json"], ["apply", "--auto-approve", "-f", "stack.yaml", "--json"]]) {
-          const r = await runCli(args, { cwd: dir, env: { CLOUDNATIVE_ACCESS_TOKEN: token, CLOUDNATIVE_EMULATOR_HOST: `127.0.0.1:${port}` } });
+        for (const args of [
+          ["plan", "-f", "stack.yaml"],
+          ["plan", "-f", "stack.yaml", "--json"],
+          ["apply", "--auto-approve", "-f", "stack.yaml", "--json"],
+        ]) {
+          const r = await runCli(args, {
+            cwd: dir,
+            env: { CLOUDNATIVE_ACCESS_TOKEN: token, CLOUDNATIVE_EMULATOR_HOST: `127.0.0.1:${port}` },
+          });
           expectExit(r, 1, args.join(" "));
           expect(r.stderr).toMatch(/rejected credentials/); // the server's message is shown …
           scanRun(`${args.join(" ")} against an echoing server`, r, [token]); // … without the token

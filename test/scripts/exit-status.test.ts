@@ -12,7 +12,11 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** Runs vitest with the project's global setup (which starts the test PostgreSQL server) on one fixture. */
 function runFixture(fixture: string) {
   const vitest = join(REPO, "node_modules", "vitest", "vitest.mjs");
-  return spawnSync(process.execPath, [vitest, "run", "--config", "test/fixtures/exit-status/vitest.config.ts", `test/fixtures/exit-status/${fixture}`], { cwd: REPO, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  return spawnSync(
+    process.execPath,
+    [vitest, "run", "--config", "test/fixtures/exit-status/vitest.config.ts", `test/fixtures/exit-status/${fixture}`],
+    { cwd: REPO, encoding: "utf8", env: { ...process.env, CI: "true" } },
+  );
 }
 
 it("a run with a failing test exits non-zero", { timeout: 120_000 }, () => {

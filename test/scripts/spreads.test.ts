@@ -16,7 +16,19 @@ describe("spread calls", () => {
     const dir = mkdtempSync(join(tmpdir(), "converge-spreads-"));
     try {
       const file = join(dir, "x.ts");
-      writeFileSync(file, ["const a: number[] = [];", "a.push(...[1, 2]);", "Math.max(...a);", "new Set(...[a]);", "const f = (...args: number[]) => Math.min(...(args as number[]));", "const g = (xs: number[]) => (...ys: number[]) => Math.min(...xs, ...ys);", "const b = [...a, ...a];", "const o = { ...{ a } };"].join("\n"));
+      writeFileSync(
+        file,
+        [
+          "const a: number[] = [];",
+          "a.push(...[1, 2]);",
+          "Math.max(...a);",
+          "new Set(...[a]);",
+          "const f = (...args: number[]) => Math.min(...(args as number[]));",
+          "const g = (xs: number[]) => (...ys: number[]) => Math.min(...xs, ...ys);",
+          "const b = [...a, ...a];",
+          "const o = { ...{ a } };",
+        ].join("\n"),
+      );
       expect(spreadCalls([file]).map((v: string) => v.replace(/^.*x\.ts:/, ""))).toEqual([
         "2: ...[1, 2] spreads into a call (use pushAll or maxOf from src/base/arrays.ts)",
         "3: ...a spreads into a call (use pushAll or maxOf from src/base/arrays.ts)",

@@ -36,8 +36,20 @@ describe("Stack.inline: plan, apply, destroy with events", () => {
       (s) => {
         s.provider = provider();
         const lake = getFederationOutput({ federationId: "lake", location: "us-central1" }, { name: "lake" });
-        const viewers = new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com", "group:sre@example.com"] });
-        new EndpointIamMember("invoker", { name: "churn", role: "roles/aiplatform.user", member: interpolate`serviceAccount:${lake.labels.owner}@my-project.iam.gserviceaccount.com` }, { dependsOn: [viewers] });
+        const viewers = new RestorePlanIamBinding("viewers", {
+          name: "nightly",
+          role: "roles/gkebackup.viewer",
+          members: ["user:carol@example.com", "group:sre@example.com"],
+        });
+        new EndpointIamMember(
+          "invoker",
+          {
+            name: "churn",
+            role: "roles/aiplatform.user",
+            member: interpolate`serviceAccount:${lake.labels.owner}@my-project.iam.gserviceaccount.com`,
+          },
+          { dependsOn: [viewers] },
+        );
         s.export("viewersId", viewers.id);
         s.export("lakeEndpoint", lake.endpointUri);
       },
@@ -55,9 +67,17 @@ describe("Stack.inline: plan, apply, destroy with events", () => {
     const applied: EngineEvent[] = [];
     const result = await stack.apply(plan, { onEvent: (e) => applied.push(e) });
     expect(result.failed).toEqual([]);
-    expect(applied.filter((e) => e.type === "step" && e.phase === "done").map((e) => (e as { address: string }).address).sort()).toEqual(["invoker", "viewers"]);
+    expect(
+      applied
+        .filter((e) => e.type === "step" && e.phase === "done")
+        .map((e) => (e as { address: string }).address)
+        .sort(),
+    ).toEqual(["invoker", "viewers"]);
     expect(applied.some((e) => e.type === "state-saved")).toBe(true);
-    expect(await stack.outputs()).toEqual({ viewersId: "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer", lakeEndpoint: "thrift://10.0.0.7:9083" });
+    expect(await stack.outputs()).toEqual({
+      viewersId: "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer",
+      lakeEndpoint: "thrift://10.0.0.7:9083",
+    });
 
     const again = await stack.plan();
     expect(again.applyable).toBe(false);
@@ -78,8 +98,16 @@ describe("Stack.inline: plan, apply, destroy with events", () => {
       "sdk-dup",
       (s) => {
         s.provider = provider();
-        new RestorePlanIamBinding("twice", { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:a@example.com"] });
-        new RestorePlanIamBinding("twice", { name: "nightly", role: "roles/gkebackup.admin", members: ["user:a@example.com"] });
+        new RestorePlanIamBinding("twice", {
+          name: "nightly",
+          role: "roles/gkebackup.viewer",
+          members: ["user:a@example.com"],
+        });
+        new RestorePlanIamBinding("twice", {
+          name: "nightly",
+          role: "roles/gkebackup.admin",
+          members: ["user:a@example.com"],
+        });
       },
       { dir },
     );
@@ -106,7 +134,14 @@ describe("a program that calls process.exit", () => {
     expect(err).toBeInstanceOf(UserError);
     const lines = readFileSync(new URL(import.meta.url), "utf8").split("\n");
     const line = lines.findIndex((l) => l.includes("process.exit(0);")) + 1;
-    expect(err.diagnostics).toEqual([expect.objectContaining({ summary: "the program called process.exit(0)", file: new URL(import.meta.url).pathname, line, column: lines[line - 1]!.indexOf("exit") + 1 })]);
+    expect(err.diagnostics).toEqual([
+      expect.objectContaining({
+        summary: "the program called process.exit(0)",
+        file: new URL(import.meta.url).pathname,
+        line,
+        column: lines[line - 1]!.indexOf("exit") + 1,
+      }),
+    ]);
     // The process's own exit is back once the program has run.
     expect(process.exit.name).not.toBe("interceptedExit");
   });
@@ -121,7 +156,11 @@ describe("invokes", () => {
         s.provider = provider();
         const lake = await getFederation({ federationId: "lake", location: "us-central1" });
         seen = lake.labels.owner;
-        new EndpointIamMember("invoker", { name: "churn", role: "roles/aiplatform.user", member: `serviceAccount:${lake.labels.owner}@my-project.iam.gserviceaccount.com` });
+        new EndpointIamMember("invoker", {
+          name: "churn",
+          role: "roles/aiplatform.user",
+          member: `serviceAccount:${lake.labels.owner}@my-project.iam.gserviceaccount.com`,
+        });
       },
       { dir },
     );
@@ -129,7 +168,9 @@ describe("invokes", () => {
     const plan = await stack.plan();
     // A plain value in the stack: no data source is planned.
     expect(plan.resource_changes.filter((c) => c.mode === "data")).toEqual([]);
-    expect(plan.configuration?.resources?.[0]).toMatchObject({ properties: { member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com" } });
+    expect(plan.configuration?.resources?.[0]).toMatchObject({
+      properties: { member: "serviceAccount:data-eng@my-project.iam.gserviceaccount.com" },
+    });
   });
 
   it("a direct read that fails is an error at its call site", async () => {
@@ -142,7 +183,12 @@ describe("invokes", () => {
       { dir },
     ).catch((e: unknown) => e)) as UserError;
     expect(err).toBeInstanceOf(UserError);
-    expect(err.diagnostics[0]).toMatchObject({ summary: "cloudnative:metastore/v1alpha:getFederation: cannot read projects/my-project/locations/us-central1/federations/nolake", file: new URL(import.meta.url).pathname });
+    expect(err.diagnostics[0]).toMatchObject({
+      summary:
+        "cloudnative:metastore/v1alpha:getFederation: cannot read " +
+        "projects/my-project/locations/us-central1/federations/nolake",
+      file: new URL(import.meta.url).pathname,
+    });
     expect(err.diagnostics[0]!.detail).toMatch(/NOT_FOUND|not found/i);
   });
 
@@ -151,15 +197,30 @@ describe("invokes", () => {
       "sdk-deferred",
       (s) => {
         s.provider = provider();
-        const viewers = new RestorePlanIamBinding("viewers", { name: "nightly", role: "roles/gkebackup.viewer", members: ["user:carol@example.com"] });
-        const lake = getFederationOutput({ federationId: interpolate`lake-${viewers.etag}`, location: "us-central1" }, { name: "lake" });
-        new EndpointIamMember("invoker", { name: "churn", role: "roles/aiplatform.user", member: interpolate`serviceAccount:${lake.labels.owner}@my-project.iam.gserviceaccount.com` });
+        const viewers = new RestorePlanIamBinding("viewers", {
+          name: "nightly",
+          role: "roles/gkebackup.viewer",
+          members: ["user:carol@example.com"],
+        });
+        const lake = getFederationOutput(
+          { federationId: interpolate`lake-${viewers.etag}`, location: "us-central1" },
+          { name: "lake" },
+        );
+        new EndpointIamMember("invoker", {
+          name: "churn",
+          role: "roles/aiplatform.user",
+          member: interpolate`serviceAccount:${lake.labels.owner}@my-project.iam.gserviceaccount.com`,
+        });
       },
       { dir },
     );
     const plan = await stack.plan();
     const read = plan.resource_changes.find((c) => c.address === "lake")!;
-    expect(read).toMatchObject({ mode: "data", change: { action: "read" }, action_reason: "read_because_dependency_pending" });
+    expect(read).toMatchObject({
+      mode: "data",
+      change: { action: "read" },
+      action_reason: "read_because_dependency_pending",
+    });
     const events: EngineEvent[] = [];
     const result = await stack.apply(plan, { onEvent: (e) => events.push(e) });
     // Resolved during apply with the etag the write of viewers returned: the name is then
@@ -167,7 +228,9 @@ describe("invokes", () => {
     // dependent waits), which shows the read ran with the value known only during apply.
     const etag = result.state.resources.find((r) => r.address === "viewers")!.outputs.etag as string;
     expect(etag).toMatch(/=$/);
-    expect(result.failed.map((f) => [f.address, f.diagnostic.summary])).toEqual([["lake", `lake: federationId "lake-${etag}" is not a valid identifier`]]);
+    expect(result.failed.map((f) => [f.address, f.diagnostic.summary])).toEqual([
+      ["lake", `lake: federationId "lake-${etag}" is not a valid identifier`],
+    ]);
     expect(result.state.resources.map((r) => r.address)).toEqual(["viewers"]);
     expect(events.some((e) => e.type === "step" && e.address === "viewers" && e.phase === "done")).toBe(true);
   });
@@ -179,10 +242,22 @@ describe("Stack.fromFile", () => {
     const stack = await Stack.fromFile(file, { state: join(dir, "from-file", "state.json") });
     expect(stack.name).toBe("quickstart");
     const plan = await stack.plan();
-    expect(plan.resource_changes.filter((c) => c.mode === "managed").map((c) => c.change.action)).toEqual(["create", "create", "create"]);
-    const done = await stack.import("restoreViewers", "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer");
-    expect(done).toEqual({ id: "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer", serial: 1 });
-    await expect(stack.import("nothere", "x")).rejects.toMatchObject({ diagnostics: [{ summary: `no resource "nothere" in ${file}` }] });
+    expect(plan.resource_changes.filter((c) => c.mode === "managed").map((c) => c.change.action)).toEqual([
+      "create",
+      "create",
+      "create",
+    ]);
+    const done = await stack.import(
+      "restoreViewers",
+      "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer",
+    );
+    expect(done).toEqual({
+      id: "projects/my-project/locations/us-central1/restorePlans/nightly roles/gkebackup.viewer",
+      serial: 1,
+    });
+    await expect(stack.import("nothere", "x")).rejects.toMatchObject({
+      diagnostics: [{ summary: `no resource "nothere" in ${file}` }],
+    });
   });
 });
 
@@ -195,10 +270,13 @@ describe("Stack.inline: .apply on a value known only during apply", () => {
         s.provider = provider();
         const members = ["user:ann@example.com"];
         const b = new RestorePlanIamBinding("later", { name: "nightly", role: "roles/gkebackup.admin", members });
-        s.export("tag", b.etag.apply((e) => {
-          calls.push(e);
-          return `tag:${e}`;
-        }));
+        s.export(
+          "tag",
+          b.etag.apply((e) => {
+            calls.push(e);
+            return `tag:${e}`;
+          }),
+        );
       },
       { dir },
     );

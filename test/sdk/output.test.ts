@@ -10,7 +10,9 @@ describe("encode", () => {
     expect(encode(lake.labels.owner)).toBe("${lake.labels.owner}");
     expect(encode(lake.labels["a b"])).toBe('${lake.labels["a b"]}');
     expect(encode(lake.backends[0]!.name)).toBe("${lake.backends[0].name}");
-    expect(encode({ members: [lake.labels.owner, "user:a@x.com"], skip: undefined })).toEqual({ members: ["${lake.labels.owner}", "user:a@x.com"] });
+    expect(encode({ members: [lake.labels.owner, "user:a@x.com"], skip: undefined })).toEqual({
+      members: ["${lake.labels.owner}", "user:a@x.com"],
+    });
   });
 
   it("escapes every $ of literal text, so none of it is read as an interpolation", () => {
@@ -24,7 +26,9 @@ describe("encode", () => {
 
   it("runs apply on a value known now, and refuses one known only during apply", () => {
     expect(encode(output({ n: 2 }).n.apply((n) => n * 21))).toBe(42);
-    expect(() => referenceOutput<string>("viewers", ["etag"]).apply((e) => e.length)).toThrow(/known only during apply/);
+    expect(() => referenceOutput<string>("viewers", ["etag"]).apply((e) => e.length)).toThrow(
+      /known only during apply/,
+    );
   });
 
   it("is not a promise: awaiting an output gives the output", async () => {

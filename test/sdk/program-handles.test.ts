@@ -2,7 +2,12 @@
 // let go (unref, never closed), and forgotten once closed, so a long-lived Automation API process
 // running program after program does not keep every handle a program ever opened.
 import { describe, expect, it } from "vitest";
-import { forgetClosedHandles, letProgramHandlesGo, programClosed, programOpened } from "../../src/sdk/program-handles.js";
+import {
+  forgetClosedHandles,
+  letProgramHandlesGo,
+  programClosed,
+  programOpened,
+} from "../../src/sdk/program-handles.js";
 
 function fakeHandle(open = true) {
   const h = { refd: open, unref: () => void (h.refd = false), hasRef: () => h.refd };

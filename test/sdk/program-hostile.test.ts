@@ -8,23 +8,31 @@ const FILE = new URL(import.meta.url).pathname;
 
 describe("a hostile program in the caller's thread", () => {
   it("a getter on the stack that throws is the program's failure, not an exception out of the load", async () => {
-    const loaded = await loadProgram((stack) => {
-      stack.name = "g";
-      Object.defineProperty(stack, "provider", {
-        get() {
-          throw new Error("no provider");
-        },
-      });
-    }, FILE, "g");
+    const loaded = await loadProgram(
+      (stack) => {
+        stack.name = "g";
+        Object.defineProperty(stack, "provider", {
+          get() {
+            throw new Error("no provider");
+          },
+        });
+      },
+      FILE,
+      "g",
+    );
     expect(loaded.stack).toBeUndefined();
     expect(loaded.diagnostics.map((d) => d.summary)).toEqual(["the program failed: no provider"]);
     expect(loaded.diagnostics[0]!.line).toBeGreaterThan(0);
   });
 
   it("a 50 MB error message is cut, saying its full length", async () => {
-    const loaded = await loadProgram(() => {
-      throw new Error("x".repeat(52_428_800));
-    }, FILE, "h");
+    const loaded = await loadProgram(
+      () => {
+        throw new Error("x".repeat(52_428_800));
+      },
+      FILE,
+      "h",
+    );
     const summary = loaded.diagnostics[0]!.summary;
     expect(summary.length).toBeLessThan(3_000);
     expect(summary).toMatch(/^the program failed: x+… \(52428800 characters in all\)$/);

@@ -13,6 +13,8 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 it("typed constructor arguments, outputs, invokes and automation compile, and the wrong ones do not", async () => {
   expect(existsSync(`${REPO}dist/index.d.ts`), "run npm run build first").toBe(true);
   const tsc = `${REPO}node_modules/typescript/bin/tsc`;
-  const run = await promisify(execFile)(process.execPath, [tsc, "-p", "test/fixtures/sdk-types"], { cwd: REPO }).catch((e: { stdout: string; code: number }) => e);
+  const run = await promisify(execFile)(process.execPath, [tsc, "-p", "test/fixtures/sdk-types"], { cwd: REPO }).catch(
+    (e: { stdout: string; code: number }) => e,
+  );
   expect(run.stdout).toBe("");
 }, 120_000);

@@ -13,7 +13,12 @@ import { openStateStore } from "../../src/state/factory.js";
 import { localStateStore, newState, serializeState } from "../../src/state/index.js";
 import { mode, overwrite, resource, tempDir } from "./helpers.js";
 
-const OTHER: State = { ...newState("s"), lineage: "0f0f0f0f-1111-2222-3333-444455556666", serial: 7, resources: [resource("old")] };
+const OTHER: State = {
+  ...newState("s"),
+  lineage: "0f0f0f0f-1111-2222-3333-444455556666",
+  serial: 7,
+  resources: [resource("old")],
+};
 
 describe("a .backup of another lineage", () => {
   let dir: string;
@@ -39,16 +44,19 @@ describe("a .backup of another lineage", () => {
     expect(await readFile(kept, "utf8")).toBe(old);
   });
 
-  it("also when it cannot be read as a state (kept as deleted-unknown-unknown), never over a file already there", async () => {
-    const file = join(dir, "s.json");
-    await writeFile(`${file}.backup`, "not json");
-    await writeFile(`${file}.deleted-unknown-unknown.backup`, "taken");
-    const store = localStateStore(file);
-    const s = await overwrite(store, newState("s"));
-    await overwrite(store, s);
-    expect(await readFile(`${file}.deleted-unknown-unknown-2.backup`, "utf8")).toBe("not json");
-    expect(await readFile(`${file}.deleted-unknown-unknown.backup`, "utf8")).toBe("taken");
-  });
+  it(
+    "also when it cannot be read as a state (kept as " + "deleted-unknown-unknown), never over a file already there",
+    async () => {
+      const file = join(dir, "s.json");
+      await writeFile(`${file}.backup`, "not json");
+      await writeFile(`${file}.deleted-unknown-unknown.backup`, "taken");
+      const store = localStateStore(file);
+      const s = await overwrite(store, newState("s"));
+      await overwrite(store, s);
+      expect(await readFile(`${file}.deleted-unknown-unknown-2.backup`, "utf8")).toBe("not json");
+      expect(await readFile(`${file}.deleted-unknown-unknown.backup`, "utf8")).toBe("taken");
+    },
+  );
 
   it("of the same lineage is the previous version, replaced at every write with nothing kept aside", async () => {
     const file = join(dir, "s.json");
@@ -56,11 +64,14 @@ describe("a .backup of another lineage", () => {
     let s = await overwrite(store, newState("s"));
     for (const r of ["a", "b", "c"]) s = await overwrite(store, { ...s, resources: [resource(r)] });
     expect(readdirSync(dir).sort()).toEqual(["s.json", "s.json.backup"]);
-    expect((JSON.parse(await readFile(`${file}.backup`, "utf8")) as State).resources.map((r) => r.address)).toEqual(["b"]);
+    expect((JSON.parse(await readFile(`${file}.backup`, "utf8")) as State).resources.map((r) => r.address)).toEqual([
+      "b",
+    ]);
   });
 
   it("is not lost when workspace delete keeps the workspace's state as its .backup", async () => {
-    const open = (workspace?: string) => openStateStore({ stackFile: join(dir, "stack.yaml"), stackName: "s", ...(workspace ? { workspace } : {}) });
+    const open = (workspace?: string) =>
+      openStateStore({ stackFile: join(dir, "stack.yaml"), stackName: "s", ...(workspace ? { workspace } : {}) });
     await open().workspaces.create("w");
     const file = join(dir, "state", "s.w.json");
     const old = serializeState(OTHER);

@@ -15,17 +15,20 @@ describe("the state backup", () => {
   beforeEach(async () => ({ dir, cleanup } = await tempDir()));
   afterEach(() => cleanup());
 
-  it("leaves no temp file when the backup already is the state file (a writer killed between the two renames)", async () => {
-    const file = join(dir, "s.json");
-    const store = localStateStore(file);
-    let s = await overwrite(store, { ...newState("s"), resources: [resource("a")] });
-    s = await overwrite(store, { ...s, resources: [resource("b")] });
-    // What the killed writer left: the backup made (a link to the state), the state not replaced.
-    await rm(`${file}.backup`);
-    await link(file, `${file}.backup`);
-    const next = await overwrite(store, { ...s, resources: [resource("c")] });
-    expect(next.serial).toBe(s.serial + 1);
-    expect(readdirSync(dir).sort()).toEqual(["s.json", "s.json.backup"]);
-    expect((await store.read())!.resources.map((r) => r.address)).toEqual(["c"]);
-  });
+  it(
+    "leaves no temp file when the backup already is the state file " + "(a writer killed between the two renames)",
+    async () => {
+      const file = join(dir, "s.json");
+      const store = localStateStore(file);
+      let s = await overwrite(store, { ...newState("s"), resources: [resource("a")] });
+      s = await overwrite(store, { ...s, resources: [resource("b")] });
+      // What the killed writer left: the backup made (a link to the state), the state not replaced.
+      await rm(`${file}.backup`);
+      await link(file, `${file}.backup`);
+      const next = await overwrite(store, { ...s, resources: [resource("c")] });
+      expect(next.serial).toBe(s.serial + 1);
+      expect(readdirSync(dir).sort()).toEqual(["s.json", "s.json.backup"]);
+      expect((await store.read())!.resources.map((r) => r.address)).toEqual(["c"]);
+    },
+  );
 });

@@ -12,7 +12,10 @@ export interface StoreFixture {
   /** Another handle on the same state (another process, another engineer). */
   second: () => StateStore;
   cleanup: () => Promise<void>;
-  /** Replaces the stored state's text behind the store's back (a hand edit, a restore from elsewhere); a state was written first. */
+  /**
+   * Replaces the stored state's text behind the store's back (a hand edit, a restore from elsewhere); a state was
+   * written first.
+   */
   plant: (text: string) => Promise<void>;
   /** A store of another stack beside this one (the same directory, the same schema). */
   otherStack: (stack: string) => StateStore;
@@ -28,7 +31,10 @@ async function conflict(p: Promise<unknown>): Promise<UserError> {
   return e as UserError;
 }
 
-const withResource = (s: State, address: string): State => ({ ...s, resources: [...s.resources, { address, type: "t", id: address, inputs: {}, outputs: {}, dependencies: [] }] });
+const withResource = (s: State, address: string): State => ({
+  ...s,
+  resources: [...s.resources, { address, type: "t", id: address, inputs: {}, outputs: {}, dependencies: [] }],
+});
 
 export interface ConformanceOptions {
   /**
@@ -39,7 +45,11 @@ export interface ConformanceOptions {
   liveLocks?: boolean;
 }
 
-export function stateStoreConformance(backend: string, open: (stack: string) => Promise<StoreFixture>, options: ConformanceOptions = {}): void {
+export function stateStoreConformance(
+  backend: string,
+  open: (stack: string) => Promise<StoreFixture>,
+  options: ConformanceOptions = {},
+): void {
   const use = async (fn: (f: StoreFixture) => Promise<void>) => {
     const f = await open("conformance");
     try {
@@ -97,16 +107,23 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
             (x: unknown) => x,
           );
           expect(e, "the read must be refused").toBeInstanceOf(UserError);
-          expect((e as UserError).diagnostics[0]!.summary).toMatch(/resource address "a" .*resources\[0\].*resources\[2\]/);
+          expect((e as UserError).diagnostics[0]!.summary).toMatch(
+            /resource address "a" .*resources\[0\].*resources\[2\]/,
+          );
           // How to get the previous version back, as this backend keeps it.
-          expect((e as UserError).diagnostics[0]!.detail).toMatch(backend === "local file" ? /\.backup/ : /state history[\s\S]*state push/);
+          expect((e as UserError).diagnostics[0]!.detail).toMatch(
+            backend === "local file" ? /\.backup/ : /state history[\s\S]*state push/,
+          );
         }
       }));
 
     it("two writers racing from the same version: exactly one wins", () =>
       use(async ({ store, second }) => {
         const v1 = await store.write(newState("conformance"), undefined);
-        const results = await Promise.allSettled([store.write(withResource(v1, "one"), versionOf(v1)), second().write(withResource(v1, "two"), versionOf(v1))]);
+        const results = await Promise.allSettled([
+          store.write(withResource(v1, "one"), versionOf(v1)),
+          second().write(withResource(v1, "two"), versionOf(v1)),
+        ]);
         expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
         const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
         expect(lost.reason).toBeInstanceOf(UserError);
@@ -120,10 +137,12 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
         expect(lock.holder.id).toMatch(/\S/);
         expect(lock.holder.who).toMatch(/@/);
         expect(Date.parse(lock.holder.since)).not.toBeNaN();
-        const refused = await second().lock("plan").then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+        const refused = await second()
+          .lock("plan")
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
         expect(refused).toBeInstanceOf(UserError);
         expect(String((refused as UserError).message)).toContain(lock.holder.id);
         await lock.release();
@@ -145,11 +164,20 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
       use(async ({ store }) => {
         if (!store.history || !store.version) return;
         const digest = `sha256:${"0".repeat(64)}`;
-        const v1 = await store.write(withResource(newState("conformance"), "a"), undefined, { operation: "apply", planDigest: digest, access: { granted: 2, revoked: 1 } });
+        const v1 = await store.write(withResource(newState("conformance"), "a"), undefined, {
+          operation: "apply",
+          planDigest: digest,
+          access: { granted: 2, revoked: 1 },
+        });
         const v2 = await store.write(withResource(v1, "b"), versionOf(v1), { operation: "state mv" });
         const h = await store.history();
         expect(h.map((r) => r.serial)).toEqual([1, 2]);
-        expect(h[0]).toMatchObject({ operation: "apply", planDigest: digest, access: { granted: 2, revoked: 1 }, lineage: v1.lineage });
+        expect(h[0]).toMatchObject({
+          operation: "apply",
+          planDigest: digest,
+          access: { granted: 2, revoked: 1 },
+          lineage: v1.lineage,
+        });
         expect(h[0]!.actor).toMatch(/\S/);
         expect(Date.parse(h[0]!.written)).not.toBeNaN();
         expect(h[1]).toMatchObject({ operation: "state mv" });
@@ -159,22 +187,26 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
         expect(await store.version(7)).toBeUndefined();
       }));
 
-    it("write intents: none on a new store; recorded ones are pending in order, as recorded, for another handle too", () =>
-      use(async ({ store, second }) => {
-        expect(await store.pendingIntents()).toEqual([]);
-        await store.recordIntents([]);
-        await store.clearIntents([]);
-        expect(await store.pendingIntents()).toEqual([]);
-        // IDs out of their sort order, and a second record after the first: kept in recording order.
-        const [b, a, c] = [intent("b-first"), intent("a-second"), intent("c-third")];
-        await store.recordIntents([b, a]);
-        await store.recordIntents([c]);
-        expect(await store.pendingIntents()).toEqual([b, a, c]);
-        // Durable: another handle (another process) reads them back.
-        expect(await second().pendingIntents()).toEqual([b, a, c]);
-        // They are beside the state, not in it.
-        expect(await store.read()).toBeUndefined();
-      }));
+    it(
+      "write intents: none on a new store; recorded ones are pending in " +
+        "order, as recorded, for another handle too",
+      () =>
+        use(async ({ store, second }) => {
+          expect(await store.pendingIntents()).toEqual([]);
+          await store.recordIntents([]);
+          await store.clearIntents([]);
+          expect(await store.pendingIntents()).toEqual([]);
+          // IDs out of their sort order, and a second record after the first: kept in recording order.
+          const [b, a, c] = [intent("b-first"), intent("a-second"), intent("c-third")];
+          await store.recordIntents([b, a]);
+          await store.recordIntents([c]);
+          expect(await store.pendingIntents()).toEqual([b, a, c]);
+          // Durable: another handle (another process) reads them back.
+          expect(await second().pendingIntents()).toEqual([b, a, c]);
+          // They are beside the state, not in it.
+          expect(await store.read()).toBeUndefined();
+        }),
+    );
 
     it("write intents: clearing some leaves the others; clearing all leaves none; recording after that works", () =>
       use(async ({ store, second }) => {
@@ -222,7 +254,12 @@ export function stateStoreConformance(backend: string, open: (stack: string) => 
         const lock = await store.lock("apply");
         await expect(second().forceUnlock("not-the-id")).rejects.toBeInstanceOf(UserError);
         if (options.liveLocks) {
-          const refused = await second().forceUnlock(lock.holder.id).then(() => undefined, (e: unknown) => e);
+          const refused = await second()
+            .forceUnlock(lock.holder.id)
+            .then(
+              () => undefined,
+              (e: unknown) => e,
+            );
           expect(refused, "a live holder's lock is not force-unlocked").toBeInstanceOf(UserError);
           await expect(second().lock("apply")).rejects.toBeInstanceOf(UserError);
           await lock.release();

@@ -20,7 +20,9 @@ function child(script: string, env: Record<string, string>): ChildProcess {
 }
 
 function exited(proc: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.on("exit", () => resolve())));
+  return new Promise((resolve) =>
+    proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.on("exit", () => resolve()),
+  );
 }
 
 // Loops writes of states of varying size (up to ~200 KB) as fast as it can, optionally holding the lock.
@@ -124,28 +126,45 @@ describe("cross-process lock races", () => {
   afterEach(() => cleanup());
 
   for (const stale of [true, false]) {
-    it(`exactly one of several processes gets the lock (${stale ? "taking over a stale lock" : "no lock before"})`, async () => {
-      const file = join(dir, "state", "race.json");
-      for (let round = 0; round < 3; round++) {
-        if (stale) {
-          const { hostname } = await import("node:os");
-          const { mkdir, writeFile } = await import("node:fs/promises");
-          await mkdir(join(dir, "state"), { recursive: true });
-          const pid = await deadPid();
-          await writeFile(`${file}.lock`, JSON.stringify({ id: `stale-${round}`, holder: "x@y", operation: "apply", time: new Date().toISOString(), pid, hostname: hostname(), version: "0", path: file }));
+    it(
+      `exactly one of several processes gets the lock (` + `${stale ? "taking over a stale lock" : "no lock before"})`,
+      async () => {
+        const file = join(dir, "state", "race.json");
+        for (let round = 0; round < 3; round++) {
+          if (stale) {
+            const { hostname } = await import("node:os");
+            const { mkdir, writeFile } = await import("node:fs/promises");
+            await mkdir(join(dir, "state"), { recursive: true });
+            const pid = await deadPid();
+            await writeFile(
+              `${file}.lock`,
+              JSON.stringify({
+                id: `stale-${round}`,
+                holder: "x@y",
+                operation: "apply",
+                time: new Date().toISOString(),
+                pid,
+                hostname: hostname(),
+                version: "0",
+                path: file,
+              }),
+            );
+          }
+          const startAt = String(Date.now() + 1500);
+          const procs = Array.from({ length: 8 }, () => child(LOCKER, { STATE_PATH: file, START_AT: startAt }));
+          const lines = await Promise.all(procs.map((p) => waitForLine(p, /^(WON|LOST) /)));
+          const winners = lines.filter((l) => l.startsWith("WON "));
+          expect(winners, lines.join("\n")).toHaveLength(1);
+          const id = winners[0]!.slice(4);
+          expect(JSON.parse(readFileSync(`${file}.lock`, "utf8")).id).toBe(id);
+          for (const l of lines)
+            if (l.startsWith("LOST ")) expect(l).toMatch(new RegExp(`^LOST state is locked by .*lock ID ${id}`));
+          for (const p of procs) p.stdin!.end();
+          await Promise.all(procs.map(exited));
+          expect(existsSync(`${file}.lock`)).toBe(false);
         }
-        const startAt = String(Date.now() + 1500);
-        const procs = Array.from({ length: 8 }, () => child(LOCKER, { STATE_PATH: file, START_AT: startAt }));
-        const lines = await Promise.all(procs.map((p) => waitForLine(p, /^(WON|LOST) /)));
-        const winners = lines.filter((l) => l.startsWith("WON "));
-        expect(winners, lines.join("\n")).toHaveLength(1);
-        const id = winners[0]!.slice(4);
-        expect(JSON.parse(readFileSync(`${file}.lock`, "utf8")).id).toBe(id);
-        for (const l of lines) if (l.startsWith("LOST ")) expect(l).toMatch(new RegExp(`^LOST state is locked by .*lock ID ${id}`));
-        for (const p of procs) p.stdin!.end();
-        await Promise.all(procs.map(exited));
-        expect(existsSync(`${file}.lock`)).toBe(false);
-      }
-    }, 60_000);
+      },
+      60_000,
+    );
   }
 });

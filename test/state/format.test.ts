@@ -25,25 +25,38 @@ describe("state format", () => {
     expect(validate("state.schema.json", a)).toEqual([]);
   });
 
-  it("serialises with schema key order at the top and in resources, sorted keys elsewhere, 2 spaces, trailing newline", () => {
-    const s = newState("dev");
-    const shuffled = {
-      outputs: { z: 1, a: { y: 2, b: 3 } },
-      resources: [{ dependencies: ["x"], outputs: {}, inputs: { role: "r", member: "m" }, id: "i", type: "t", address: "a" }],
-      stack: "dev",
-      serial: 3,
-      lineage: s.lineage,
-      version: 1 as const,
-    };
-    const text = serializeState(shuffled);
-    expect(text.endsWith("}\n")).toBe(true);
-    expect(Object.keys(JSON.parse(text))).toEqual(["version", "lineage", "serial", "stack", "resources", "outputs"]);
-    expect(Object.keys(JSON.parse(text).resources[0])).toEqual(["address", "type", "id", "inputs", "outputs", "dependencies"]);
-    expect(text).toContain('"inputs": {\n        "member": "m",\n        "role": "r"\n      }');
-    expect(text).toContain('"outputs": {\n    "a": {\n      "b": 3,\n      "y": 2\n    },\n    "z": 1\n  }');
-    // Same content, other insertion order: same bytes.
-    expect(serializeState({ ...shuffled, outputs: { a: { b: 3, y: 2 }, z: 1 } })).toBe(text);
-  });
+  it(
+    "serialises with schema key order at the top and in resources, " +
+      "sorted keys elsewhere, 2 spaces, trailing newline",
+    () => {
+      const s = newState("dev");
+      const shuffled = {
+        outputs: { z: 1, a: { y: 2, b: 3 } },
+        resources: [
+          { dependencies: ["x"], outputs: {}, inputs: { role: "r", member: "m" }, id: "i", type: "t", address: "a" },
+        ],
+        stack: "dev",
+        serial: 3,
+        lineage: s.lineage,
+        version: 1 as const,
+      };
+      const text = serializeState(shuffled);
+      expect(text.endsWith("}\n")).toBe(true);
+      expect(Object.keys(JSON.parse(text))).toEqual(["version", "lineage", "serial", "stack", "resources", "outputs"]);
+      expect(Object.keys(JSON.parse(text).resources[0])).toEqual([
+        "address",
+        "type",
+        "id",
+        "inputs",
+        "outputs",
+        "dependencies",
+      ]);
+      expect(text).toContain('"inputs": {\n        "member": "m",\n        "role": "r"\n      }');
+      expect(text).toContain('"outputs": {\n    "a": {\n      "b": 3,\n      "y": 2\n    },\n    "z": 1\n  }');
+      // Same content, other insertion order: same bytes.
+      expect(serializeState({ ...shuffled, outputs: { a: { b: 3, y: 2 }, z: 1 } })).toBe(text);
+    },
+  );
 
   it("parses a valid state", () => {
     const s = { ...newState("dev"), resources: [resource("a")] };
@@ -94,17 +107,20 @@ describe("state format", () => {
     expect(d.detail).toContain(`${file}.backup`);
   });
 
-  it("a serial that is not a safe whole number (too large to count exactly, negative, fractional) is a UserError", () => {
-    const file = join(dir, "dev.json");
-    for (const serial of ["1e300", "9007199254740993", "9007199254740992", "-1", "1.5"]) {
-      const text = serializeState(newState("dev")).replace('"serial": 0', `"serial": ${serial}`);
-      expect(text).toContain(serial);
-      expect(() => parseState(text, file), serial).toThrow(UserError);
-      expect(() => parseState(text, file), serial).toThrow(/\/serial/);
-    }
-    const max = serializeState(newState("dev")).replace('"serial": 0', `"serial": ${Number.MAX_SAFE_INTEGER}`);
-    expect(parseState(max, file).serial).toBe(Number.MAX_SAFE_INTEGER);
-  });
+  it(
+    "a serial that is not a safe whole number (too large to count " + "exactly, negative, fractional) is a UserError",
+    () => {
+      const file = join(dir, "dev.json");
+      for (const serial of ["1e300", "9007199254740993", "9007199254740992", "-1", "1.5"]) {
+        const text = serializeState(newState("dev")).replace('"serial": 0', `"serial": ${serial}`);
+        expect(text).toContain(serial);
+        expect(() => parseState(text, file), serial).toThrow(UserError);
+        expect(() => parseState(text, file), serial).toThrow(/\/serial/);
+      }
+      const max = serializeState(newState("dev")).replace('"serial": 0', `"serial": ${Number.MAX_SAFE_INTEGER}`);
+      expect(parseState(max, file).serial).toBe(Number.MAX_SAFE_INTEGER);
+    },
+  );
 
   it("a duplicated resource address is a UserError naming the address and where each copy is", () => {
     const file = join(dir, "dev.json");

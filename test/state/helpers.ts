@@ -31,7 +31,9 @@ export function waitForLine(proc: Pick<ChildProcess, "stdout" | "stderr" | "on">
       const line = out.split("\n").find((l) => re.test(l));
       if (line !== undefined) resolve(line);
     });
-    proc.on("close", (code: number | null, signal: NodeJS.Signals | null) => reject(new Error(`child exited (${code ?? signal}) before printing ${re}: ${out}${err}`)));
+    proc.on("close", (code: number | null, signal: NodeJS.Signals | null) =>
+      reject(new Error(`child exited (${code ?? signal}) before printing ${re}: ${out}${err}`)),
+    );
   });
 }
 
@@ -51,7 +53,15 @@ export async function deadPid(): Promise<number> {
 }
 
 export function resource(address: string, extra: Partial<StateResource> = {}): StateResource {
-  return { address, type: "cloudnative:backup/v1:RestorePlanIamBinding", id: `id-${address}`, inputs: {}, outputs: {}, dependencies: [], ...extra };
+  return {
+    address,
+    type: "cloudnative:backup/v1:RestorePlanIamBinding",
+    id: `id-${address}`,
+    inputs: {},
+    outputs: {},
+    dependencies: [],
+    ...extra,
+  };
 }
 
 /** A write-ahead intent (src/apply/intents.ts) of one resource's grant on the restore plan `id`. */
@@ -62,7 +72,13 @@ export function writeIntent(id: string, extra: Partial<WriteIntent> = {}): Write
     plan_digest: `sha256:${"0".repeat(64)}`,
     kind: "restorePlan",
     policy: `projects/p/locations/l/restorePlans/${id}`,
-    changes: [{ address: `r_${id}`, type: "cloudnative:backup/v1:RestorePlanIamBinding", mods: [{ grant: { role: "roles/viewer", member: `user:${id}@example.com` } }] }],
+    changes: [
+      {
+        address: `r_${id}`,
+        type: "cloudnative:backup/v1:RestorePlanIamBinding",
+        mods: [{ grant: { role: "roles/viewer", member: `user:${id}@example.com` } }],
+      },
+    ],
     ...extra,
   };
 }
@@ -92,7 +108,9 @@ export function versionOnDisk(path: string): StateVersion | undefined {
   try {
     if (!statSync(path).isFile()) return undefined;
     const v = JSON.parse(readFileSync(path, "utf8")) as Partial<State>;
-    return typeof v.lineage === "string" && typeof v.serial === "number" ? { lineage: v.lineage, serial: v.serial } : undefined;
+    return typeof v.lineage === "string" && typeof v.serial === "number"
+      ? { lineage: v.lineage, serial: v.serial }
+      : undefined;
   } catch {
     return undefined;
   }

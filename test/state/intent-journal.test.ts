@@ -23,7 +23,9 @@ function unblock(fifo: string): void {
 /** Fails (instead of hanging the test) when `p` has not settled within `ms`. */
 function within<T>(p: Promise<T>, ms = 3_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still blocked after ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`still blocked after ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
@@ -53,7 +55,10 @@ describe("the local intent journal", () => {
     expect(await mode(join(dir, "state"))).toBe(0o700);
     const lines = (await readFile(journal, "utf8")).split("\n");
     expect(lines.at(-1)).toBe(""); // every record ends with its newline
-    expect(lines.slice(0, -1).map((l) => JSON.parse(l) as unknown)).toEqual([{ begin: intent("a") }, { begin: intent("b") }]);
+    expect(lines.slice(0, -1).map((l) => JSON.parse(l) as unknown)).toEqual([
+      { begin: intent("a") },
+      { begin: intent("b") },
+    ]);
     // Beside the state, not in it: the state file is neither made nor changed.
     expect(existsSync(file)).toBe(false);
     expect(ids(await localStateStore(file, { stack: "dev" }).pendingIntents())).toEqual(["a", "b"]);
@@ -111,28 +116,42 @@ describe("the local intent journal", () => {
     expect(ids(await next.pendingIntents())).toEqual(["a", "whole", "c"]);
   });
 
-  it("an unreadable line that is not the last is an error naming file:line; nothing is recorded or cleared", async () => {
-    await store.write(newState("dev"), undefined);
-    await store.recordIntents([intent("a")]);
-    await appendFile(journal, "{not json\n");
-    await appendFile(journal, `${JSON.stringify({ begin: intent("b") })}\n`);
-    const before = await readFile(journal, "utf8");
-    const reader = localStateStore(file, { stack: "dev" });
-    const e = await userError(() => reader.pendingIntents());
-    const d = e.diagnostics[0]!;
-    expect(d.summary).toContain(`${journal}:2`);
-    expect(d).toMatchObject({ file: journal, line: 2 });
-    expect(d.detail).toMatch(/move it away/);
-    // A record or a clear reads the pending intents first: refused the same way, the file as it was.
-    await userError(() => localStateStore(file, { stack: "dev" }).recordIntents([intent("c")]));
-    await userError(() => localStateStore(file, { stack: "dev" }).clearIntents(["a"]));
-    expect(await readFile(journal, "utf8")).toBe(before);
-    // A line that is JSON but not a record is unreadable too.
-    await writeFile(journal, `${JSON.stringify({ begin: { id: "no-changes" } })}\n${JSON.stringify({ begin: intent("b") })}\n`);
-    expect((await userError(() => localStateStore(file, { stack: "dev" }).pendingIntents())).diagnostics[0]!.summary).toContain(`${journal}:1`);
-  });
+  it(
+    "an unreadable line that is not the last is an error naming " + "file:line; nothing is recorded or cleared",
+    async () => {
+      await store.write(newState("dev"), undefined);
+      await store.recordIntents([intent("a")]);
+      await appendFile(journal, "{not json\n");
+      await appendFile(journal, `${JSON.stringify({ begin: intent("b") })}\n`);
+      const before = await readFile(journal, "utf8");
+      const reader = localStateStore(file, { stack: "dev" });
+      const e = await userError(() => reader.pendingIntents());
+      const d = e.diagnostics[0]!;
+      expect(d.summary).toContain(`${journal}:2`);
+      expect(d).toMatchObject({ file: journal, line: 2 });
+      expect(d.detail).toMatch(/move it away/);
+      // A record or a clear reads the pending intents first: refused the same way, the file as it was.
+      await userError(() => localStateStore(file, { stack: "dev" }).recordIntents([intent("c")]));
+      await userError(() => localStateStore(file, { stack: "dev" }).clearIntents(["a"]));
+      expect(await readFile(journal, "utf8")).toBe(before);
+      // A line that is JSON but not a record is unreadable too.
+      await writeFile(
+        journal,
+        `${JSON.stringify({ begin: { id: "no-changes" } })}\n${JSON.stringify({ begin: intent("b") })}\n`,
+      );
+      expect(
+        (await userError(() => localStateStore(file, { stack: "dev" }).pendingIntents())).diagnostics[0]!.summary,
+      ).toContain(`${journal}:1`);
+    },
+  );
 
-  const refused = ["a directory", "a FIFO", "a symlink to a directory", "a symlink to a FIFO", "a symlink to /dev/null"] as const;
+  const refused = [
+    "a directory",
+    "a FIFO",
+    "a symlink to a directory",
+    "a symlink to a FIFO",
+    "a symlink to /dev/null",
+  ] as const;
   for (const kind of refused) {
     it(`${kind} at its path is refused by pending, record and clear, and left as it is`, async () => {
       mkdirSync(join(dir, "state"));
@@ -150,15 +169,27 @@ describe("the local intent journal", () => {
         symlinkSync(other, journal);
       } else symlinkSync("/dev/null", journal);
       const before = lstatSync(journal);
-      for (const op of [() => store.pendingIntents(), () => store.recordIntents([intent("a")]), () => store.clearIntents(["a"])]) {
+      for (const op of [
+        () => store.pendingIntents(),
+        () => store.recordIntents([intent("a")]),
+        () => store.clearIntents(["a"]),
+      ]) {
         const e = await within(userError(op));
         const summary = e.diagnostics[0]!.summary;
         expect(summary).toContain(`intent journal ${journal}`);
-        expect(summary).toMatch(kind.startsWith("a symlink") ? /links to .*, which is .*, not a regular file/ : /is a (directory|FIFO).*, not a regular file/);
+        expect(summary).toMatch(
+          kind.startsWith("a symlink")
+            ? /links to .*, which is .*, not a regular file/
+            : /is a (directory|FIFO).*, not a regular file/,
+        );
         expect(e.diagnostics[0]!.detail).toMatch(/regular file beside the state/);
       }
       const after = lstatSync(journal);
-      expect([after.ino, after.mode, after.isSymbolicLink()]).toEqual([before.ino, before.mode, before.isSymbolicLink()]);
+      expect([after.ino, after.mode, after.isSymbolicLink()]).toEqual([
+        before.ino,
+        before.mode,
+        before.isSymbolicLink(),
+      ]);
     });
   }
 });

@@ -66,7 +66,8 @@ describe("state lock", () => {
     const { summary, file: where } = err.diagnostics[0]!;
     const i = first.info;
     expect(summary).toBe(
-      `state is locked by ${i.holder} (apply, pid ${process.pid}, since ${i.time}); lock ID ${i.id} — if that process is gone, run: converge force-unlock ${i.id}`,
+      `state is locked by ${i.holder} (apply, pid ${process.pid}, since ${i.time}); lock ID ${i.id} ` +
+        `— if that process is gone, run: converge force-unlock ${i.id}`,
     );
     expect(where).toBe(lockFile);
     // the first lock is untouched
@@ -86,7 +87,7 @@ describe("state lock", () => {
     await second.release();
   });
 
-  it("without a timeout, advises --lock-timeout (not \"Waited 0.0s\")", async () => {
+  it('without a timeout, advises --lock-timeout (not "Waited 0.0s")', async () => {
     const first = await localStateStore(file).lock("apply");
     const err = await userError(() => localStateStore(file).lock("apply"));
     expect(err.diagnostics[0]!.detail).toContain("Use --lock-timeout to wait for it.");
@@ -121,7 +122,9 @@ describe("state lock", () => {
     const info = lockInfo({ pid });
     await plantLock(info);
     const err = await userError(() => localStateStore(file).lock("apply"));
-    expect(err.diagnostics[0]!.summary).toContain(`state is locked by someone@elsewhere (apply, pid ${pid}, since ${info.time}); lock ID ${info.id}`);
+    expect(err.diagnostics[0]!.summary).toContain(
+      `state is locked by someone@elsewhere (apply, pid ${pid}, since ${info.time}); lock ID ${info.id}`,
+    );
     expect(err.diagnostics[0]!.detail).toContain("elsewhere.example");
     const err2 = await userError(() => localStateStore(file).lock("apply", { timeoutMs: 300 }));
     expect(err2.diagnostics[0]!.summary).toContain(info.id);
@@ -137,7 +140,10 @@ describe("state lock", () => {
   // holder is. The lock records the holder's start time (Linux: /proc/PID/stat), the boot and the
   // PID namespace; converge once said "still running" of whatever process had the PID now.
   describe.runIf(process.platform === "linux")("a lock whose PID another process has now", () => {
-    const procStart = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").slice(readFileSync(`/proc/${pid}/stat`, "utf8").lastIndexOf(")") + 2).split(" ")[19]!;
+    const procStart = (pid: number) =>
+      readFileSync(`/proc/${pid}/stat`, "utf8")
+        .slice(readFileSync(`/proc/${pid}/stat`, "utf8").lastIndexOf(")") + 2)
+        .split(" ")[19]!;
     const boot = () => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
     const pidns = () => readlinkSync("/proc/self/ns/pid");
 
@@ -150,30 +156,50 @@ describe("state lock", () => {
 
     it("is taken over when the process with that PID started at another time (same boot, same namespace)", async () => {
       const start = String(Number(procStart(process.ppid)) + 1);
-      await plantLock(lockInfo({ pid: process.ppid, hostname: hostname(), process: { start, boot: boot(), pidNamespace: pidns() } }));
+      await plantLock(
+        lockInfo({ pid: process.ppid, hostname: hostname(), process: { start, boot: boot(), pidNamespace: pidns() } }),
+      );
       const lock = await localStateStore(file).lock("apply");
       expect(JSON.parse(readFileSync(lockFile, "utf8")).id).toBe(lock.info.id);
       await lock.release();
     });
 
     it("is taken over after a reboot (another boot ID)", async () => {
-      await plantLock(lockInfo({ pid: process.ppid, hostname: hostname(), process: { start: procStart(process.ppid), boot: "00000000-0000-4000-8000-000000000000", pidNamespace: pidns() } }));
+      await plantLock(
+        lockInfo({
+          pid: process.ppid,
+          hostname: hostname(),
+          process: {
+            start: procStart(process.ppid),
+            boot: "00000000-0000-4000-8000-000000000000",
+            pidNamespace: pidns(),
+          },
+        }),
+      );
       const lock = await localStateStore(file).lock("apply");
       await lock.release();
     });
 
-    it("blocks, saying the PID may be another process now, when converge cannot tell (no start time recorded, or another PID namespace)", async () => {
-      for (const process_ of [undefined, { start: "1", boot: boot(), pidNamespace: "pid:[1]" }]) {
-        const info = lockInfo({ pid: process.ppid, hostname: hostname(), ...(process_ ? { process: process_ } : {}) });
-        await plantLock(info);
-        const err = await userError(() => localStateStore(file).lock("apply"));
-        const d = err.diagnostics[0]!;
-        expect(d.summary).toContain(`converge force-unlock ${info.id}`);
-        expect(d.detail).toContain(`held by process ${process.ppid}, which may be another process now`);
-        expect(d.detail).not.toContain("still running");
-        expect(JSON.parse(readFileSync(lockFile, "utf8"))).toEqual(info);
-      }
-    });
+    it(
+      "blocks, saying the PID may be another process now, when converge cannot tell " +
+        "(no start time recorded, or another PID namespace)",
+      async () => {
+        for (const process_ of [undefined, { start: "1", boot: boot(), pidNamespace: "pid:[1]" }]) {
+          const info = lockInfo({
+            pid: process.ppid,
+            hostname: hostname(),
+            ...(process_ ? { process: process_ } : {}),
+          });
+          await plantLock(info);
+          const err = await userError(() => localStateStore(file).lock("apply"));
+          const d = err.diagnostics[0]!;
+          expect(d.summary).toContain(`converge force-unlock ${info.id}`);
+          expect(d.detail).toContain(`held by process ${process.ppid}, which may be another process now`);
+          expect(d.detail).not.toContain("still running");
+          expect(JSON.parse(readFileSync(lockFile, "utf8"))).toEqual(info);
+        }
+      },
+    );
 
     it("says 'still running' only of the holder itself (same PID, start time, boot and namespace)", async () => {
       const first = await localStateStore(file).lock("apply");
@@ -191,7 +217,7 @@ describe("state lock", () => {
       const results = await Promise.allSettled(stores.map((s) => s.lock("apply")));
       const won = results.filter((r) => r.status === "fulfilled");
       expect(won).toHaveLength(1);
-      const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof stores[0]["lock"]>>>).value;
+      const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<(typeof stores)[0]["lock"]>>>).value;
       expect(JSON.parse(readFileSync(lockFile, "utf8")).id).toBe(winner.info.id);
       for (const r of results) {
         if (r.status === "rejected") expect(String(r.reason)).toContain(`lock ID ${winner.info.id}`);

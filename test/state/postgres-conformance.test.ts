@@ -32,7 +32,11 @@ stateStoreConformance(
         for (const s of stores) await s.close();
       },
       plant: async (text) => {
-        await db.admin.query(`UPDATE ${pg.escapeIdentifier(schema)}.states SET state = $2::json WHERE stack = $1 AND workspace = 'default'`, [stack, text]);
+        await db.admin.query(
+          `UPDATE ${pg.escapeIdentifier(schema)}.states SET state = ` +
+            `$2::json WHERE stack = $1 AND workspace = 'default'`,
+          [stack, text],
+        );
       },
     };
   },

@@ -16,14 +16,16 @@ import { freePort } from "../postgres/free-port.js";
 
 function which(cmd: string): string | undefined {
   const dirs = ["/usr/sbin", "/usr/bin", "/usr/local/bin", ...(process.env.PATH ?? "").split(":")];
-  return dirs.map((d) => join(d, cmd)).find((f) => {
-    try {
-      accessSync(f, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return dirs
+    .map((d) => join(d, cmd))
+    .find((f) => {
+      try {
+        accessSync(f, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 const PGBOUNCER = which("pgbouncer");
@@ -31,10 +33,18 @@ const PGBOUNCER = which("pgbouncer");
 /** The uid/gid pgbouncer runs as: it refuses root. */
 function runAs(): { uid?: number; gid?: number } {
   if (userInfo().uid !== 0) return {};
-  return { uid: Number(execFileSync("id", ["-u", "postgres"]).toString()), gid: Number(execFileSync("id", ["-g", "postgres"]).toString()) };
+  return {
+    uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
+    gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
+  };
 }
 
-async function startBouncer(dir: string, db: TestDatabase, mode: "session" | "transaction", poolSize: number): Promise<{ url: string; proc: ChildProcess }> {
+async function startBouncer(
+  dir: string,
+  db: TestDatabase,
+  mode: "session" | "transaction",
+  poolSize: number,
+): Promise<{ url: string; proc: ChildProcess }> {
   const server = new URL(db.url);
   const port = await freePort();
   const ini = join(dir, `${mode}.ini`);
@@ -86,7 +96,11 @@ describe.skipIf(!PGBOUNCER)("postgres backend through PgBouncer", () => {
   });
 
   /** Two stores (two converge processes) on one new schema through a PgBouncer in `mode`. */
-  async function throughBouncer(mode: "session" | "transaction", poolSize: number, fn: (a: PostgresStateStore, b: PostgresStateStore) => Promise<void>): Promise<void> {
+  async function throughBouncer(
+    mode: "session" | "transaction",
+    poolSize: number,
+    fn: (a: PostgresStateStore, b: PostgresStateStore) => Promise<void>,
+  ): Promise<void> {
     const { url, proc } = await startBouncer(dir, db, mode, poolSize);
     bouncers.push(proc);
     const schema = freshSchema();
@@ -103,7 +117,10 @@ describe.skipIf(!PGBOUNCER)("postgres backend through PgBouncer", () => {
   it("session pooling: the lock and writes work as on a direct connection", () =>
     throughBouncer("session", 10, async (a, b) => {
       const lock = await a.lock("apply");
-      const refused = await b.lock("apply").then(() => undefined, (e: unknown) => e);
+      const refused = await b.lock("apply").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect((refused as UserError).diagnostics[0]!.code).toBe("state/locked");
       expect((await a.write(newState("pool"), undefined)).serial).toBe(1);
       await lock.release();
@@ -113,7 +130,10 @@ describe.skipIf(!PGBOUNCER)("postgres backend through PgBouncer", () => {
   it("transaction pooling is refused, saying it is not supported", () =>
     throughBouncer("transaction", 1, async (a, b) => {
       await a.lock("apply");
-      const refused = await b.lock("apply").then(() => undefined, (e: unknown) => e);
+      const refused = await b.lock("apply").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(refused).toBeInstanceOf(UserError);
       const d = (refused as UserError).diagnostics[0]!;
       expect(d.code).toBe("state/postgres-pooling");

@@ -46,7 +46,10 @@ function open(stack: string, schema: string, env: NodeJS.ProcessEnv = db.env): P
   return s;
 }
 
-function holderProcess(stack: string, schema: string): { proc: ChildProcess; locked: Promise<{ id: string; who: string; operation: string }> } {
+function holderProcess(
+  stack: string,
+  schema: string,
+): { proc: ChildProcess; locked: Promise<{ id: string; who: string; operation: string }> } {
   const proc = spawn(process.execPath, ["--input-type=module", "-e", HOLDER], {
     env: { ...process.env, ...db.env, DIST_URL: DIST, STACK: stack, SCHEMA: schema },
     stdio: ["pipe", "pipe", "pipe"],
@@ -134,7 +137,9 @@ describe("postgres locks across processes", () => {
     const schema = freshSchema();
     const store = open("team", schema);
     const lock = await store.lock("apply");
-    await db.admin.query(`SELECT pg_terminate_backend(backend_pid) FROM ${schema}.locks WHERE id = $1`, [lock.holder.id]);
+    await db.admin.query(`SELECT pg_terminate_backend(backend_pid) FROM ${schema}.locks WHERE id = $1`, [
+      lock.holder.id,
+    ]);
     await new Promise((r) => setTimeout(r, 300));
     const e = await rejection(store.write(newState("team"), undefined));
     expect(e.diagnostics[0]!.code).toBe("state/lock-lost");
@@ -151,7 +156,9 @@ describe("postgres write intents", () => {
     const store = open("team", schema);
     const lock = await store.lock("apply");
     await store.recordIntents([writeIntent("before")]);
-    await db.admin.query(`SELECT pg_terminate_backend(backend_pid) FROM ${schema}.locks WHERE id = $1`, [lock.holder.id]);
+    await db.admin.query(`SELECT pg_terminate_backend(backend_pid) FROM ${schema}.locks WHERE id = $1`, [
+      lock.holder.id,
+    ]);
     await new Promise((r) => setTimeout(r, 300));
     const e = await rejection(store.recordIntents([writeIntent("after")]));
     expect(e.diagnostics[0]!.code).toBe("state/lock-lost");
@@ -159,24 +166,27 @@ describe("postgres write intents", () => {
     await lock.release();
   });
 
-  it("a batch larger than one INSERT keeps its order; an ID recorded again keeps its place with its new body", async () => {
-    const schema = freshSchema();
-    const store = open("many", schema);
-    // IDs whose text order is not their order.
-    const batch = Array.from({ length: 2_345 }, (_, i) => writeIntent(`${(i * 7919) % 10_007}-${i}`));
-    await store.recordIntents(batch);
-    expect(intentIds(await open("many", schema).pendingIntents())).toEqual(intentIds(batch));
-    const again = writeIntent(batch[5]!.id, { policy: "projects/p/locations/l/restorePlans/changed" });
-    await store.recordIntents([writeIntent("last"), again, again]);
-    const pending = await store.pendingIntents();
-    expect(pending).toHaveLength(batch.length + 1);
-    expect(pending[5]).toEqual(again);
-    expect(pending.at(-1)!.id).toBe("last");
-    await store.clearIntents(intentIds(batch));
-    expect(intentIds(await store.pendingIntents())).toEqual(["last"]);
-    const { rows } = await db.admin.query(`SELECT count(*)::int AS n FROM ${schema}.intents`);
-    expect(rows[0].n).toBe(1);
-  });
+  it(
+    "a batch larger than one INSERT keeps its order; an ID " + "recorded again keeps its place with its new body",
+    async () => {
+      const schema = freshSchema();
+      const store = open("many", schema);
+      // IDs whose text order is not their order.
+      const batch = Array.from({ length: 2_345 }, (_, i) => writeIntent(`${(i * 7919) % 10_007}-${i}`));
+      await store.recordIntents(batch);
+      expect(intentIds(await open("many", schema).pendingIntents())).toEqual(intentIds(batch));
+      const again = writeIntent(batch[5]!.id, { policy: "projects/p/locations/l/restorePlans/changed" });
+      await store.recordIntents([writeIntent("last"), again, again]);
+      const pending = await store.pendingIntents();
+      expect(pending).toHaveLength(batch.length + 1);
+      expect(pending[5]).toEqual(again);
+      expect(pending.at(-1)!.id).toBe("last");
+      await store.clearIntents(intentIds(batch));
+      expect(intentIds(await store.pendingIntents())).toEqual(["last"]);
+      const { rows } = await db.admin.query(`SELECT count(*)::int AS n FROM ${schema}.intents`);
+      expect(rows[0].n).toBe(1);
+    },
+  );
 
   it("a failure of the database is a state/postgres user error naming what was being done", async () => {
     const schema = freshSchema();
@@ -201,10 +211,13 @@ describe("postgres writes", () => {
   it("many writers from the same version: exactly one wins, the others get state/conflict", async () => {
     const schema = freshSchema();
     const v1 = await open("race", schema).write(newState("race"), undefined);
-    const writers = Array.from({ length: 8 }, (_, i) => open("race", schema).write({ ...v1, outputs: { who: i } }, versionOf(v1)));
+    const writers = Array.from({ length: 8 }, (_, i) =>
+      open("race", schema).write({ ...v1, outputs: { who: i } }, versionOf(v1)),
+    );
     const results = await Promise.allSettled(writers);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    for (const r of results) if (r.status === "rejected") expect((r.reason as UserError).diagnostics[0]!.code).toBe("state/conflict");
+    for (const r of results)
+      if (r.status === "rejected") expect((r.reason as UserError).diagnostics[0]!.code).toBe("state/conflict");
     const { rows } = await db.admin.query(`SELECT serial FROM ${schema}.history WHERE stack = 'race' ORDER BY serial`);
     expect(rows.map((r: { serial: string }) => Number(r.serial))).toEqual([1, 2]);
   });
@@ -212,7 +225,10 @@ describe("postgres writes", () => {
   it("two first writes (no state yet) race: exactly one creates it", async () => {
     const schema = freshSchema();
     await open("first", schema).read(); // tables exist
-    const results = await Promise.allSettled([open("first", schema).write(newState("first"), undefined), open("first", schema).write(newState("first"), undefined)]);
+    const results = await Promise.allSettled([
+      open("first", schema).write(newState("first"), undefined),
+      open("first", schema).write(newState("first"), undefined),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
   });
 
@@ -229,7 +245,9 @@ describe("postgres writes", () => {
       }),
     );
     // Both writes landed; the history has one row per run (the lock held), with its last version.
-    const { rows } = await db.admin.query(`SELECT stack, count(*)::int AS n, max(serial)::int AS serial FROM ${schema}.history GROUP BY stack`);
+    const { rows } = await db.admin.query(
+      `SELECT stack, count(*)::int AS n, max(serial)::int AS serial FROM ${schema}.history GROUP BY stack`,
+    );
     expect(rows).toHaveLength(stacks.length);
     for (const r of rows) expect(r).toMatchObject({ n: 1, serial: 2 });
   });
@@ -238,7 +256,10 @@ describe("postgres writes", () => {
     const schema = freshSchema();
     const store = open("hist", schema);
     const lock = await store.lock("apply");
-    const v1 = await store.write(newState("hist"), undefined, { planDigest: `sha256:${"a".repeat(64)}`, access: { granted: 3, revoked: 1 } });
+    const v1 = await store.write(newState("hist"), undefined, {
+      planDigest: `sha256:${"a".repeat(64)}`,
+      access: { granted: 3, revoked: 1 },
+    });
     await lock.release();
     const before = process.env.CONVERGE_ACTOR;
     process.env.CONVERGE_ACTOR = "ci-pipeline-42";
@@ -248,9 +269,17 @@ describe("postgres writes", () => {
       if (before === undefined) delete process.env.CONVERGE_ACTOR;
       else process.env.CONVERGE_ACTOR = before;
     }
-    const { rows } = await db.admin.query(`SELECT serial, actor, host, operation, plan_digest, granted, revoked, state FROM ${schema}.history ORDER BY serial`);
+    const { rows } = await db.admin.query(
+      `SELECT serial, actor, host, operation, plan_digest, granted, ` +
+        `revoked, state FROM ${schema}.history ORDER BY serial`,
+    );
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatchObject({ operation: "apply", plan_digest: `sha256:${"a".repeat(64)}`, granted: 3, revoked: 1 });
+    expect(rows[0]).toMatchObject({
+      operation: "apply",
+      plan_digest: `sha256:${"a".repeat(64)}`,
+      granted: 3,
+      revoked: 1,
+    });
     expect(rows[0].actor).toMatch(/\S/);
     expect(rows[0].host).toMatch(/\S/);
     expect(rows[1]).toMatchObject({ actor: "ci-pipeline-42", operation: "state rm", plan_digest: null, granted: null });
@@ -300,7 +329,16 @@ describe("postgres schema and connection", () => {
       [{ DATABASE_URL: wrongDb.href }, db.password],
       [{ DATABASE_URL: wrongPassword.href }, "not-the-password-xyz"],
       [{ DATABASE_URL: closedPort.href }, db.password],
-      [{ PGHOST: "127.0.0.1", PGPORT: url.port, PGUSER: "postgres", PGPASSWORD: "pgpass-word-wrong", PGDATABASE: db.name }, "pgpass-word-wrong"],
+      [
+        {
+          PGHOST: "127.0.0.1",
+          PGPORT: url.port,
+          PGUSER: "postgres",
+          PGPASSWORD: "pgpass-word-wrong",
+          PGDATABASE: db.name,
+        },
+        "pgpass-word-wrong",
+      ],
     ];
     for (const [env, secret] of cases) {
       const store = open("secret", schema, env);

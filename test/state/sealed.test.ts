@@ -3,7 +3,14 @@
 import { describe, expect, it } from "vitest";
 import type { State, StateResource } from "../../src/generated/schemas.js";
 import { validate } from "../../src/schemas/index.js";
-import { hasSealedResources, parsedState, sealedCopy, serializeState, serializeStateBytes, stateProblems } from "../../src/state/format.js";
+import {
+  hasSealedResources,
+  parsedState,
+  sealedCopy,
+  serializeState,
+  serializeStateBytes,
+  stateProblems,
+} from "../../src/state/format.js";
 import { newState } from "../../src/state/index.js";
 import { resource } from "./helpers.js";
 
@@ -28,7 +35,13 @@ function randomValue(r: () => number, depth: number): unknown {
   }
   if (pick < 0.55) return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
   const o: Record<string, unknown> = {};
-  for (let i = Math.floor(r() * 5); i > 0; i--) Object.defineProperty(o, KEYS[Math.floor(r() * KEYS.length)]!, { value: randomValue(r, depth + 1), enumerable: true, writable: true, configurable: true });
+  for (let i = Math.floor(r() * 5); i > 0; i--)
+    Object.defineProperty(o, KEYS[Math.floor(r() * KEYS.length)]!, {
+      value: randomValue(r, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return o;
 }
 
@@ -38,11 +51,25 @@ function randomResource(r: () => number, i: number): StateResource {
   if (r() < 0.2) extra.sensitive = { "inputs.member": true };
   if (r() < 0.1) extra.adopted = true;
   // Keys in another order than the schema's, values of every kind.
-  return { outputs: randomValue(r, 1) ?? {}, dependencies: r() < 0.5 ? [] : ["a", `r${i}`], ...extra, inputs: randomValue(r, 1) ?? {}, id: `id-${i}`, type: "cloudnative:backup/v1:RestorePlanIamBinding", address: `r${i}` } as unknown as StateResource;
+  return {
+    outputs: randomValue(r, 1) ?? {},
+    dependencies: r() < 0.5 ? [] : ["a", `r${i}`],
+    ...extra,
+    inputs: randomValue(r, 1) ?? {},
+    id: `id-${i}`,
+    type: "cloudnative:backup/v1:RestorePlanIamBinding",
+    address: `r${i}`,
+  } as unknown as StateResource;
 }
 
 function withResources(resources: StateResource[]): State {
-  return { ...newState("dev"), lineage: "00000000-0000-4000-8000-000000000000", serial: 4, resources, outputs: { z: 1, a: [1, { y: 2, b: 3 }] } };
+  return {
+    ...newState("dev"),
+    lineage: "00000000-0000-4000-8000-000000000000",
+    serial: 4,
+    resources,
+    outputs: { z: 1, a: [1, { y: 2, b: 3 }] },
+  };
 }
 
 /** serializeState as it was defined before it reused objects already in order: always a copy. */
@@ -55,8 +82,10 @@ function referenceText(state: State): string {
     const obj = v as Record<string, unknown>;
     const keys = first(inResources, level);
     const out: Record<string, unknown> = Object.create(null);
-    for (const k of keys) if (Object.hasOwn(obj, k)) out[k] = copy(obj[k], level + 1, level === 0 ? k === "resources" : inResources);
-    for (const k of Object.keys(obj).sort()) if (!keys.includes(k)) out[k] = copy(obj[k], level + 1, level === 0 ? k === "resources" : inResources);
+    for (const k of keys)
+      if (Object.hasOwn(obj, k)) out[k] = copy(obj[k], level + 1, level === 0 ? k === "resources" : inResources);
+    for (const k of Object.keys(obj).sort())
+      if (!keys.includes(k)) out[k] = copy(obj[k], level + 1, level === 0 ? k === "resources" : inResources);
     return out;
   };
   return JSON.stringify(copy(state, 0, false), null, 2) + "\n";
@@ -64,15 +93,31 @@ function referenceText(state: State): string {
 const STATE_KEYS = ["version", "lineage", "serial", "stack", "resources", "outputs", "sensitive_outputs"];
 const RESOURCE_KEYS = ["address", "type", "id", "inputs", "outputs", "dependencies", "protect", "sensitive"];
 
-/** Values JSON.stringify treats specially: holes, NaN, own toJSON, non-enumerable keys, getters, null prototypes, class instances. */
+/**
+ * Values JSON.stringify treats specially: holes, NaN, own toJSON, non-enumerable keys, getters, null prototypes, class
+ * instances.
+ */
 function oddValue(r: () => number): unknown {
   const arrayWithToJSON = Object.assign([1, 2], { toJSON: () => "array toJSON" });
   const hidden = Object.defineProperty({ a: 1 }, "b", { value: 2, enumerable: false });
   const hiddenToJSON = Object.defineProperty({ a: 1 }, "toJSON", { value: () => "hidden toJSON", enumerable: false });
   const getter = Object.defineProperty({}, "g", { get: () => ({ y: 1, x: 2 }), enumerable: true });
   const nullProto = Object.assign(Object.create(null) as object, { b: 1, a: { d: 1, c: 2 } });
-  // eslint-disable-next-line no-sparse-arrays
-  const odd = [[1, , 3], NaN, [NaN, { b: NaN, a: 1 }], arrayWithToJSON, hidden, hiddenToJSON, getter, nullProto, new Date(0), { 2: "x", 1: "y", b: "z", a: "w" }, { a: undefined, b: 1 }, [undefined, () => 1]];
+  const odd = [
+    // eslint-disable-next-line no-sparse-arrays
+    [1, , 3],
+    NaN,
+    [NaN, { b: NaN, a: 1 }],
+    arrayWithToJSON,
+    hidden,
+    hiddenToJSON,
+    getter,
+    nullProto,
+    new Date(0),
+    { 2: "x", 1: "y", b: "z", a: "w" },
+    { a: undefined, b: 1 },
+    [undefined, () => 1],
+  ];
   return odd[Math.floor(r() * odd.length)];
 }
 
@@ -81,7 +126,8 @@ describe("state text", () => {
     const r = rng(7);
     for (let round = 0; round < 200; round++) {
       const resources = Array.from({ length: Math.floor(r() * 4) }, (_, i) => randomResource(r, i));
-      if (resources.length && r() < 0.5) resources[0] = { ...resources[0]!, inputs: { odd: oddValue(r), keep: resources[0]!.inputs } };
+      if (resources.length && r() < 0.5)
+        resources[0] = { ...resources[0]!, inputs: { odd: oddValue(r), keep: resources[0]!.inputs } };
       const outputs = r() < 0.5 ? { z: oddValue(r), a: randomValue(r, 1) } : { a: 1, b: [1, 2] };
       const state = { ...withResources(resources), outputs } as State;
       expect(serializeState(state)).toBe(referenceText(state));
@@ -116,7 +162,17 @@ describe("sealed state resources", () => {
 
   it("write the same bytes as their text across many encoded pieces, large ones and non-ASCII ones", () => {
     const big = "é€😀".repeat(20_000); // 180 KB of UTF-8 in one resource
-    const resources = Array.from({ length: 3000 }, (_, i) => sealedCopy(resource(`r${i}`, { inputs: { role: "r", member: `user:ü${"x".repeat(i % 900)}@example.com`, note: i === 1500 ? big : "" } as never })));
+    const resources = Array.from({ length: 3000 }, (_, i) =>
+      sealedCopy(
+        resource(`r${i}`, {
+          inputs: {
+            role: "r",
+            member: `user:ü${"x".repeat(i % 900)}@example.com`,
+            note: i === 1500 ? big : "",
+          } as never,
+        }),
+      ),
+    );
     const state = withResources(resources);
     const text = serializeState(state);
     expect(Buffer.concat(serializeStateBytes(state)).toString("utf8")).toBe(text);
@@ -126,7 +182,10 @@ describe("sealed state resources", () => {
   });
 
   it("a sealed copy is the resource as read back from its text, deeply frozen, and its own copy", () => {
-    const x = resource("a", { inputs: { role: "r", member: "m", extra: undefined, list: [{ b: 1, a: 2 }] } as never, protect: true });
+    const x = resource("a", {
+      inputs: { role: "r", member: "m", extra: undefined, list: [{ b: 1, a: 2 }] } as never,
+      protect: true,
+    });
     const sealed = sealedCopy(x);
     const back = (JSON.parse(serializeState(withResources([x]))) as State).resources[0];
     expect(sealed).toStrictEqual(back);

@@ -2,7 +2,19 @@
 // device or a directory that sits where its state file, backup or lock file goes; a symlinked
 // state file is updated where it points; the directories it creates are 0700 whatever the umask.
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { localStateStore, newState, parseState, type LocalStateStore } from "../../src/state/index.js";
@@ -11,7 +23,9 @@ import { mode, overwrite, resource, tempDir, userError } from "./helpers.js";
 /** Fails (instead of hanging the test) when `p` has not settled within `ms`. */
 function within<T>(p: Promise<T>, ms = 3_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still blocked after ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`still blocked after ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
@@ -51,7 +65,12 @@ describe("state files that are not regular files", () => {
     return path;
   }
 
-  const KIND = { fifo: "is a FIFO (named pipe)", dir: "is a directory", "/dev/null": "links to /dev/null, which is a character device", "/dev/zero": "links to /dev/zero, which is a character device" } as const;
+  const KIND = {
+    fifo: "is a FIFO (named pipe)",
+    dir: "is a directory",
+    "/dev/null": "links to /dev/null, which is a character device",
+    "/dev/zero": "links to /dev/zero, which is a character device",
+  } as const;
   const kinds = ["fifo", "dir", "/dev/null", "/dev/zero"] as const;
 
   for (const kind of kinds) {
@@ -100,7 +119,9 @@ describe("state files that are not regular files", () => {
   it("a lock file that is a dangling symlink is refused instead of looping for ever", async () => {
     symlinkSync(join(dir, "nowhere", "dev.json.lock"), `${file}.lock`);
     const err = await within(userError(() => localStateStore(file).lock("apply")));
-    expect(err.diagnostics[0]!.summary).toBe(`lock file ${file}.lock links to ${join(dir, "nowhere", "dev.json.lock")}, which does not exist`);
+    expect(err.diagnostics[0]!.summary).toBe(
+      `lock file ${file}.lock links to ${join(dir, "nowhere", "dev.json.lock")}, which does not exist`,
+    );
   });
 });
 
@@ -175,23 +196,27 @@ describe("directories the store creates", () => {
   afterEach(() => cleanup());
 
   for (const umask of [0, 0o077, 0o022]) {
-    it(`are 0700 with umask ${umask.toString(8).padStart(3, "0")} (write and lock), and an existing directory keeps its mode`, async () => {
-      const old = process.umask(umask);
-      try {
-        await overwrite(localStateStore(join(dir, "a", "b", "dev.json")), newState("dev"));
-        expect(statSync(join(dir, "a")).mode & 0o777).toBe(0o700);
-        expect(statSync(join(dir, "a", "b")).mode & 0o777).toBe(0o700);
-        const lock = await localStateStore(join(dir, "c", "dev.json")).lock("apply");
-        expect(statSync(join(dir, "c")).mode & 0o777).toBe(0o700);
-        expect(await mode(join(dir, "c", "dev.json.lock"))).toBe(0o600);
-        await lock.release();
-        mkdirSync(join(dir, "mine"), { mode: 0o755 });
-        execFileSync("chmod", ["755", join(dir, "mine")]);
-        await overwrite(localStateStore(join(dir, "mine", "dev.json")), newState("dev"));
-        expect(statSync(join(dir, "mine")).mode & 0o777).toBe(0o755);
-      } finally {
-        process.umask(old);
-      }
-    });
+    it(
+      `are 0700 with umask ${umask.toString(8).padStart(3, "0")} (write and ` +
+        `lock), and an existing directory keeps its mode`,
+      async () => {
+        const old = process.umask(umask);
+        try {
+          await overwrite(localStateStore(join(dir, "a", "b", "dev.json")), newState("dev"));
+          expect(statSync(join(dir, "a")).mode & 0o777).toBe(0o700);
+          expect(statSync(join(dir, "a", "b")).mode & 0o777).toBe(0o700);
+          const lock = await localStateStore(join(dir, "c", "dev.json")).lock("apply");
+          expect(statSync(join(dir, "c")).mode & 0o777).toBe(0o700);
+          expect(await mode(join(dir, "c", "dev.json.lock"))).toBe(0o600);
+          await lock.release();
+          mkdirSync(join(dir, "mine"), { mode: 0o755 });
+          execFileSync("chmod", ["755", join(dir, "mine")]);
+          await overwrite(localStateStore(join(dir, "mine", "dev.json")), newState("dev"));
+          expect(statSync(join(dir, "mine")).mode & 0o777).toBe(0o755);
+        } finally {
+          process.umask(old);
+        }
+      },
+    );
   }
 });

@@ -23,7 +23,11 @@ describe("local state store", () => {
   it("round-trips: write creates the directory, read returns what write returned", async () => {
     const store = localStateStore(file);
     expect(store.path).toBe(file);
-    const s: State = { ...newState("dev"), resources: [resource("a", { inputs: { role: "roles/viewer" }, protect: true })], outputs: { x: 1 } };
+    const s: State = {
+      ...newState("dev"),
+      resources: [resource("a", { inputs: { role: "roles/viewer" }, protect: true })],
+      outputs: { x: 1 },
+    };
     const written = await overwrite(store, s);
     expect(written).toEqual({ ...s, serial: 1 });
     expect(await store.read()).toEqual(written);
@@ -61,7 +65,11 @@ describe("local state store", () => {
     const prod = await overwrite(localStateStore(file), newState("prod"));
     const before = readFileSync(file, "utf8");
     const store = localStateStore(file, { stack: "dev" });
-    for (const op of [() => store.read(), () => overwrite(store, newState("dev")), () => overwrite(store, { ...prod, stack: "dev" })]) {
+    for (const op of [
+      () => store.read(),
+      () => overwrite(store, newState("dev")),
+      () => overwrite(store, { ...prod, stack: "dev" }),
+    ]) {
       const err = await userError(op);
       expect(err.diagnostics[0]!.summary).toBe(`state file ${file} belongs to stack "prod", not to stack "dev"`);
       expect(err.diagnostics[0]!.file).toBe(file);
@@ -142,7 +150,10 @@ describe("local state store", () => {
 
   it("read of a schema-invalid state is a UserError naming the file and the problem", async () => {
     await mkdir(join(dir, "state"));
-    await writeFile(file, JSON.stringify({ version: 1, lineage: "x", serial: 1, stack: "dev", resources: [], outputs: {}, extra: true }));
+    await writeFile(
+      file,
+      JSON.stringify({ version: 1, lineage: "x", serial: 1, stack: "dev", resources: [], outputs: {}, extra: true }),
+    );
     const err = await userError(() => localStateStore(file).read());
     expect(err.diagnostics[0]!.summary).toContain(file);
     expect(err.diagnostics[0]!.summary).toContain("additional properties");

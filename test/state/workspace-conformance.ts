@@ -12,10 +12,16 @@ export interface WorkspaceFixture {
   cleanup: () => Promise<void>;
 }
 
-const withResource = (s: State, address: string): State => ({ ...s, resources: [...s.resources, { address, type: "t", id: address, inputs: {}, outputs: {}, dependencies: [] }] });
+const withResource = (s: State, address: string): State => ({
+  ...s,
+  resources: [...s.resources, { address, type: "t", id: address, inputs: {}, outputs: {}, dependencies: [] }],
+});
 
 async function refusal(p: Promise<unknown>): Promise<UserError> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(UserError);
   return e as UserError;
 }

@@ -21,7 +21,9 @@ export function lakeFederation(name: string, project: string): SeedFederation {
     state: "ACTIVE",
     labels: { owner: "data-eng" },
     endpointUri: "thrift://10.0.0.7:9083",
-    backendMetastores: { "1": { name: `projects/${project}/locations/us-central1/services/hive`, metastoreType: "DATAPROC_METASTORE" } },
+    backendMetastores: {
+      "1": { name: `projects/${project}/locations/us-central1/services/hive`, metastoreType: "DATAPROC_METASTORE" },
+    },
   };
 }
 

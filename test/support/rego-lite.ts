@@ -20,14 +20,21 @@ function parseRef(text: string): Expr {
   const m = /^([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*|\[(?:_|\d+|"(?:[^"\\]|\\.)*")\])*)$/.exec(text);
   if (!m) throw new Error(`rego-lite: cannot parse "${text}"`);
   const path = [...m[2]!.matchAll(/\.([A-Za-z_]\w*)|\[(_|\d+|"(?:[^"\\]|\\.)*")\]/g)].map((s) =>
-    s[1] !== undefined ? s[1] : s[2] === "_" ? ("_" as const) : /^\d+$/.test(s[2]!) ? Number(s[2]) : (JSON.parse(s[2]!) as string),
+    s[1] !== undefined
+      ? s[1]
+      : s[2] === "_"
+        ? ("_" as const)
+        : /^\d+$/.test(s[2]!)
+          ? Number(s[2])
+          : (JSON.parse(s[2]!) as string),
   );
   return { ref: m[1]!, path };
 }
 
 function parseExpr(text: string): Expr {
   const t = text.trim();
-  if (/^"(?:[^"\\]|\\.)*"$/.test(t) || /^-?\d+(\.\d+)?$/.test(t) || ["true", "false", "null"].includes(t)) return { lit: JSON.parse(t) };
+  if (/^"(?:[^"\\]|\\.)*"$/.test(t) || /^-?\d+(\.\d+)?$/.test(t) || ["true", "false", "null"].includes(t))
+    return { lit: JSON.parse(t) };
   const s = /^sprintf\(\s*("(?:[^"\\]|\\.)*")\s*,\s*\[(.*)\]\s*\)$/.exec(t);
   if (s) return { sprintf: JSON.parse(s[1]!) as string, args: s[2]!.trim() ? s[2]!.split(",").map(parseExpr) : [] };
   return parseRef(t);
@@ -40,7 +47,12 @@ function values(e: Expr, env: Env): unknown[] {
     const args = e.args.map((a) => values(a, env));
     if (args.some((a) => a.length !== 1)) return [];
     let i = 0;
-    return [e.sprintf.replace(/%[sv]/g, () => { const v = args[i++]![0]; return typeof v === "string" ? v : JSON.stringify(v); })];
+    return [
+      e.sprintf.replace(/%[sv]/g, () => {
+        const v = args[i++]![0];
+        return typeof v === "string" ? v : JSON.stringify(v);
+      }),
+    ];
   }
   if (!(e.ref in env)) throw new Error(`rego-lite: unbound variable ${e.ref}`);
   let current: unknown[] = [env[e.ref]];
@@ -50,7 +62,8 @@ function values(e: Expr, env: Env): unknown[] {
       if (step === "_") {
         if (Array.isArray(v)) next.push(...v);
         else if (v && typeof v === "object") next.push(...Object.values(v));
-      } else if (v && typeof v === "object" && Object.hasOwn(v, step)) next.push((v as Record<string | number, unknown>)[step]);
+      } else if (v && typeof v === "object" && Object.hasOwn(v, step))
+        next.push((v as Record<string | number, unknown>)[step]);
     }
     current = next;
   }
@@ -81,11 +94,16 @@ export function evaluate(policy: string, input: unknown): Record<string, unknown
   const out: Record<string, unknown[]> = {};
   const rules = policy.replace(/#[^\n]*/g, "").matchAll(/([A-Za-z_]\w*)\[([A-Za-z_]\w*)\]\s*\{([^}]*)\}/g);
   for (const [, name, head, body] of rules) {
-    const steps = body!.split("\n").map((l) => l.trim()).filter(Boolean).map(statement);
+    const steps = body!
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .map(statement);
     let envs: Env[] = [{ input }];
     for (const s of steps) envs = envs.flatMap(s);
     const results = (out[name!] ??= []);
-    for (const env of envs) if (!results.some((r) => JSON.stringify(r) === JSON.stringify(env[head!]))) results.push(env[head!]);
+    for (const env of envs)
+      if (!results.some((r) => JSON.stringify(r) === JSON.stringify(env[head!]))) results.push(env[head!]);
   }
   return out;
 }

@@ -41,11 +41,27 @@ const slice = (elem: GoType): GoType => ({ go: "slice", elem });
 const map = (elem: GoType): GoType => ({ go: "map", elem });
 const opt = (type: GoType): Field => ({ type });
 const req = (type: GoType): Field => ({ type, required: true });
-const struct = (name: string, fields: Record<string, Field>, extras?: string[]): GoType => ({ go: "struct", name, fields, ...(extras ? { extras } : {}) });
+const struct = (name: string, fields: Record<string, Field>, extras?: string[]): GoType => ({
+  go: "struct",
+  name,
+  fields,
+  ...(extras ? { extras } : {}),
+});
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** encoding/json's word for a JSON value in its errors. */
-const jsonKind = (v: unknown) => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v === "object" ? "object" : typeof v === "number" ? `number ${v}` : typeof v === "boolean" ? "bool" : typeof v);
+const jsonKind = (v: unknown) =>
+  Array.isArray(v)
+    ? "array"
+    : v === null
+      ? "null"
+      : typeof v === "object"
+        ? "object"
+        : typeof v === "number"
+          ? `number ${v}`
+          : typeof v === "boolean"
+            ? "bool"
+            : typeof v;
 
 /** Decodes `v` as Go's encoding/json would into `t`; throws a DecodeError on the first problem. */
 export function decode(t: GoType, v: unknown, path: Path = ""): void {
@@ -59,7 +75,8 @@ export function decode(t: GoType, v: unknown, path: Path = ""): void {
       return;
     case "int":
     case "uint64":
-      if (typeof v !== "number" || !Number.isInteger(v)) fail(path, `cannot unmarshal ${jsonKind(v)} into a Go ${t.go}`);
+      if (typeof v !== "number" || !Number.isInteger(v))
+        fail(path, `cannot unmarshal ${jsonKind(v)} into a Go ${t.go}`);
       if (t.go === "uint64" && (v as number) < 0) fail(path, `cannot unmarshal ${v} into a Go uint64`);
       return;
     case "any":
@@ -92,7 +109,8 @@ function decodeStruct(t: Extract<GoType, { go: "struct" }>, v: unknown, path: Pa
     }
     decode(f!.type, x, `${path}.${k}`);
   }
-  for (const [k, f] of Object.entries(t.fields)) if (f.required && !Object.hasOwn(obj, k)) fail(`${path}.${k}`, `${t.name}.${k} is missing`);
+  for (const [k, f] of Object.entries(t.fields))
+    if (f.required && !Object.hasOwn(obj, k)) fail(`${path}.${k}`, `${t.name}.${k} is missing`);
 }
 
 // --- custom decoders -----------------------------------------------------------------------------
@@ -110,7 +128,8 @@ function checkFormatVersion(v: unknown, path: Path, what: string): void {
   if (typeof v !== "string" || v === "") fail(path, `unexpected ${what} input, format version is missing`);
   const ver = parseVersion(v as string);
   if (!ver) fail(path, `invalid format version "${v}"`);
-  if (cmp(ver!, [0, 1, 0]) < 0 || cmp(ver!, [2, 0, 0]) >= 0) fail(path, `unsupported ${what} format version: "${v}" does not satisfy ">= 0.1, < 2.0"`);
+  if (cmp(ver!, [0, 1, 0]) < 0 || cmp(ver!, [2, 0, 0]) >= 0)
+    fail(path, `unsupported ${what} format version: "${v}" does not satisfy ">= 0.1, < 2.0"`);
 }
 
 const versionType: GoType = {
@@ -126,7 +145,12 @@ const timeType: GoType = {
   go: "custom",
   name: "time.Time",
   decode: (v, path) => {
-    if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) || Number.isNaN(Date.parse(v))) fail(path, `parsing time ${JSON.stringify(v)} as RFC 3339`);
+    if (
+      typeof v !== "string" ||
+      !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) ||
+      Number.isNaN(Date.parse(v))
+    )
+      fail(path, `parsing time ${JSON.stringify(v)} as RFC 3339`);
   },
 };
 
@@ -139,11 +163,16 @@ function decodeCtyType(v: unknown, path: Path): void {
   if (!Array.isArray(v) || typeof v[0] !== "string") return void fail(path, "invalid cty type");
   const [kind, arg] = v as [string, unknown];
   if (["list", "set", "map"].includes(kind)) return decodeCtyType(arg, `${path}[1]`);
-  if (kind === "object" && isObj(arg)) return Object.entries(arg).forEach(([k, t]) => decodeCtyType(t, `${path}[1].${k}`));
+  if (kind === "object" && isObj(arg))
+    return Object.entries(arg).forEach(([k, t]) => decodeCtyType(t, `${path}[1].${k}`));
   if (kind === "tuple" && Array.isArray(arg)) return arg.forEach((t, i) => decodeCtyType(t, `${path}[1][${i}]`));
   fail(path, `invalid complex type kind "${kind}"`);
 }
-const ctyType: GoType = { go: "custom", name: "cty.Type", decode: (v, path) => (v === null ? undefined : decodeCtyType(v, path)) };
+const ctyType: GoType = {
+  go: "custom",
+  name: "cty.Type",
+  decode: (v, path) => (v === null ? undefined : decodeCtyType(v, path)),
+};
 
 /** Expression.UnmarshalJSON: a list of nested blocks (maps of expressions), else ExpressionData. */
 const expressionData = struct("ExpressionData", { constant_value: opt(ANY), references: opt(slice(S)) });
@@ -151,7 +180,10 @@ const expression: GoType = {
   go: "custom",
   name: "Expression",
   decode: (v, path) => {
-    if (Array.isArray(v) && v.every((b) => isObj(b))) return v.forEach((b, i) => Object.entries(b as object).forEach(([k, e]) => decode(ptr(expression), e, `${path}[${i}].${k}`)));
+    if (Array.isArray(v) && v.every((b) => isObj(b)))
+      return v.forEach((b, i) =>
+        Object.entries(b as object).forEach(([k, e]) => decode(ptr(expression), e, `${path}[${i}].${k}`)),
+      );
     decode(expressionData, v, path);
   },
 };
@@ -173,20 +205,48 @@ export const Change = struct("Change", {
   after_identity: opt(ANY),
 });
 export const ResourceChange = struct("ResourceChange", {
-  address: opt(S), previous_address: opt(S), module_address: opt(S), mode: opt(S), type: opt(S), name: opt(S), index: opt(ANY),
-  provider_name: opt(S), deposed: opt(S), change: opt(ptr(Change)), action_reason: opt(S),
+  address: opt(S),
+  previous_address: opt(S),
+  module_address: opt(S),
+  mode: opt(S),
+  type: opt(S),
+  name: opt(S),
+  index: opt(ANY),
+  provider_name: opt(S),
+  deposed: opt(S),
+  change: opt(ptr(Change)),
+  action_reason: opt(S),
 });
 const StateOutput = struct("StateOutput", { sensitive: req(B), value: opt(ANY), type: opt(ctyType) });
 const StateResource = struct("StateResource", {
-  address: opt(S), mode: opt(S), type: opt(S), name: opt(S), index: opt(ANY), provider_name: opt(S), schema_version: req(U64),
-  values: opt(map(ANY)), sensitive_values: opt(ANY), depends_on: opt(slice(S)), tainted: opt(B), deposed_key: opt(S),
-  identity_schema_version: opt(ptr(U64)), identity: opt(map(ANY)),
+  address: opt(S),
+  mode: opt(S),
+  type: opt(S),
+  name: opt(S),
+  index: opt(ANY),
+  provider_name: opt(S),
+  schema_version: req(U64),
+  values: opt(map(ANY)),
+  sensitive_values: opt(ANY),
+  depends_on: opt(slice(S)),
+  tainted: opt(B),
+  deposed_key: opt(S),
+  identity_schema_version: opt(ptr(U64)),
+  identity: opt(map(ANY)),
 });
 const stateModuleFields: Record<string, Field> = { resources: opt(slice(ptr(StateResource))), address: opt(S) };
 const StateModule = struct("StateModule", stateModuleFields);
 stateModuleFields.child_modules = opt(slice(ptr(StateModule)));
-export const StateValues = struct("StateValues", { outputs: opt(map(ptr(StateOutput))), root_module: opt(ptr(StateModule)) });
-const stateFields = { format_version: req(S), terraform_version: opt(S), values: opt(ptr(StateValues)), checks: opt(slice(ANY)) };
+export const StateValues = struct("StateValues", {
+  outputs: opt(map(ptr(StateOutput))),
+  root_module: opt(ptr(StateModule)),
+});
+const stateFields = {
+  format_version: req(S),
+  terraform_version: opt(S),
+  values: opt(ptr(StateValues)),
+  checks: opt(slice(ANY)),
+};
 export const State: GoType = {
   go: "custom",
   name: "State",
@@ -196,17 +256,57 @@ export const State: GoType = {
     checkFormatVersion((v as Record<string, unknown>).format_version, `${path}.format_version`, "state");
   },
 };
-const ProviderConfig = struct("ProviderConfig", { name: opt(S), full_name: opt(S), alias: opt(S), module_address: opt(S), expressions: opt(map(ptr(expression))), version_constraint: opt(S) });
-const ConfigOutput = struct("ConfigOutput", { sensitive: opt(B), expression: opt(ptr(expression)), description: opt(S), depends_on: opt(slice(S)) });
+const ProviderConfig = struct("ProviderConfig", {
+  name: opt(S),
+  full_name: opt(S),
+  alias: opt(S),
+  module_address: opt(S),
+  expressions: opt(map(ptr(expression))),
+  version_constraint: opt(S),
+});
+const ConfigOutput = struct("ConfigOutput", {
+  sensitive: opt(B),
+  expression: opt(ptr(expression)),
+  description: opt(S),
+  depends_on: opt(slice(S)),
+});
 const ConfigResource = struct("ConfigResource", {
-  address: opt(S), mode: opt(S), type: opt(S), name: opt(S), provider_config_key: opt(S), provisioners: opt(slice(ANY)),
-  expressions: opt(map(ptr(expression))), schema_version: req(U64), count_expression: opt(ptr(expression)), for_each_expression: opt(ptr(expression)), depends_on: opt(slice(S)),
+  address: opt(S),
+  mode: opt(S),
+  type: opt(S),
+  name: opt(S),
+  provider_config_key: opt(S),
+  provisioners: opt(slice(ANY)),
+  expressions: opt(map(ptr(expression))),
+  schema_version: req(U64),
+  count_expression: opt(ptr(expression)),
+  for_each_expression: opt(ptr(expression)),
+  depends_on: opt(slice(S)),
 });
 const ConfigVariable = struct("ConfigVariable", { default: opt(ANY), description: opt(S), sensitive: opt(B) });
-const configModuleFields: Record<string, Field> = { outputs: opt(map(ptr(ConfigOutput))), resources: opt(slice(ptr(ConfigResource))), variables: opt(map(ptr(ConfigVariable))) };
+const configModuleFields: Record<string, Field> = {
+  outputs: opt(map(ptr(ConfigOutput))),
+  resources: opt(slice(ptr(ConfigResource))),
+  variables: opt(map(ptr(ConfigVariable))),
+};
 const ConfigModule = struct("ConfigModule", configModuleFields);
-configModuleFields.module_calls = opt(map(ptr(struct("ModuleCall", { source: opt(S), expressions: opt(map(ptr(expression))), module: opt(ptr(ConfigModule)), version_constraint: opt(S), depends_on: opt(slice(S)) }))));
-const Config = struct("Config", { provider_config: opt(map(ptr(ProviderConfig))), root_module: opt(ptr(ConfigModule)) });
+configModuleFields.module_calls = opt(
+  map(
+    ptr(
+      struct("ModuleCall", {
+        source: opt(S),
+        expressions: opt(map(ptr(expression))),
+        module: opt(ptr(ConfigModule)),
+        version_constraint: opt(S),
+        depends_on: opt(slice(S)),
+      }),
+    ),
+  ),
+);
+const Config = struct("Config", {
+  provider_config: opt(map(ptr(ProviderConfig))),
+  root_module: opt(ptr(ConfigModule)),
+});
 
 const planFields: Record<string, Field> = {
   format_version: req(S),
@@ -215,7 +315,9 @@ const planFields: Record<string, Field> = {
   planned_values: opt(ptr(StateValues)),
   resource_drift: opt(slice(ptr(ResourceChange))),
   resource_changes: opt(slice(ptr(ResourceChange))),
-  deferred_changes: opt(slice(ptr(struct("DeferredResourceChange", { reason: opt(S), resource_change: opt(ptr(ResourceChange)) })))),
+  deferred_changes: opt(
+    slice(ptr(struct("DeferredResourceChange", { reason: opt(S), resource_change: opt(ptr(ResourceChange)) }))),
+  ),
   complete: req(B),
   output_changes: opt(map(ptr(Change))),
   prior_state: opt(State),
@@ -240,13 +342,41 @@ export function decodePlan(v: unknown): void {
 const Pos = struct("Pos", { line: req(I), column: req(I), byte: req(I) });
 const Range = struct("Range", { filename: req(S), start: req(Pos), end: req(Pos) });
 export const Diagnostic = struct("Diagnostic", {
-  severity: opt(S), address: opt(S), summary: opt(S), detail: opt(S), range: opt(ptr(Range)),
-  snippet: opt(ptr(struct("DiagnosticSnippet", { context: req(ptr(S)), code: req(S), start_line: req(I), highlight_start_offset: req(I), highlight_end_offset: req(I), values: req(slice(ANY)) }))),
+  severity: opt(S),
+  address: opt(S),
+  summary: opt(S),
+  detail: opt(S),
+  range: opt(ptr(Range)),
+  snippet: opt(
+    ptr(
+      struct("DiagnosticSnippet", {
+        context: req(ptr(S)),
+        code: req(S),
+        start_line: req(I),
+        highlight_start_offset: req(I),
+        highlight_end_offset: req(I),
+        values: req(slice(ANY)),
+      }),
+    ),
+  ),
 });
 
 /** json.Unmarshal into tfjson.ValidateOutput (and its Validate()); `errored` is converge's. */
 export function decodeValidateOutput(v: unknown): void {
-  decode(struct("ValidateOutput", { format_version: req(S), valid: req(B), error_count: req(I), warning_count: req(I), diagnostics: req(slice(Diagnostic)) }, ["errored"]), v);
+  decode(
+    struct(
+      "ValidateOutput",
+      {
+        format_version: req(S),
+        valid: req(B),
+        error_count: req(I),
+        warning_count: req(I),
+        diagnostics: req(slice(Diagnostic)),
+      },
+      ["errored"],
+    ),
+    v,
+  );
   const fv = (v as Record<string, unknown>).format_version;
   if (fv !== "") checkFormatVersion(fv, ".format_version", "validation output");
 }

@@ -43,10 +43,19 @@ function randomYaml(rand: () => number, depth = 0, indent = ""): string {
   if (depth > 3 || rand() < 0.25) return ` ${scalar()}\n`;
   if (rand() < 0.3) {
     const n = 1 + Math.floor(rand() * 3);
-    return "\n" + Array.from({ length: n }, () => `${indent}- ${randomYaml(rand, depth + 1, indent + "  ").trimStart()}`).join("");
+    return (
+      "\n" +
+      Array.from({ length: n }, () => `${indent}- ${randomYaml(rand, depth + 1, indent + "  ").trimStart()}`).join("")
+    );
   }
   const n = 1 + Math.floor(rand() * 4);
-  return "\n" + Array.from({ length: n }, () => `${indent}${keys[Math.floor(rand() * keys.length)]}:${randomYaml(rand, depth + 1, indent + "  ")}`).join("");
+  return (
+    "\n" +
+    Array.from(
+      { length: n },
+      () => `${indent}${keys[Math.floor(rand() * keys.length)]}:${randomYaml(rand, depth + 1, indent + "  ")}`,
+    ).join("")
+  );
 }
 
 function randomPath(rand: () => number): DocPath {
@@ -68,14 +77,18 @@ describe("SourceDocument.position", () => {
       for (let j = 0; j < 5; j++) {
         const path = ["root", ...randomPath(rand)];
         const key = rand() < 0.3;
-        expect(src.position(path, { key }), `${JSON.stringify(path)} key=${key} in\n${text}`).toEqual(reference(src, path, { key }));
+        expect(src.position(path, { key }), `${JSON.stringify(path)} key=${key} in\n${text}`).toEqual(
+          reference(src, path, { key }),
+        );
       }
     }
   });
 
   it("positions of all 20,000 resources of a stack visit each map's pairs a bounded number of times", () => {
     const n = 20_000;
-    const text = "name: big\nresources:\n" + Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n`).join("");
+    const text =
+      "name: big\nresources:\n" +
+      Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n`).join("");
     const src = new SourceDocument("/virtual/big.yaml", text);
     let visited = 0;
     yaml.YAMLMap.prototype.get = function (this: Yaml.YAMLMap, key: unknown, keepScalar?: boolean) {
@@ -105,7 +118,9 @@ describe("SourceDocument.position", () => {
       for (let j = 0; j < 6; j++) {
         const path = [...(rand() < 0.9 ? ["resources"] : rand() < 0.5 ? ["outputs"] : ["name"]), ...fastPath(rand)];
         const opts = { key: rand() < 0.3, ...(rand() < 0.3 ? { offset: Math.floor(rand() * 4) } : {}) };
-        expect(src.position(path, opts), `${JSON.stringify(path)} ${JSON.stringify(opts)} in\n${text}`).toEqual(whole.position(path, opts));
+        expect(src.position(path, opts), `${JSON.stringify(path)} ${JSON.stringify(opts)} in\n${text}`).toEqual(
+          whole.position(path, opts),
+        );
       }
       if (fastRead) {
         fast++;
@@ -118,9 +133,17 @@ describe("SourceDocument.position", () => {
 
   it("a position in one resource of a large stack parses that resource, not the stack", () => {
     const n = 20_000;
-    const text = "name: big\nresources:\n" + Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n      members: [a, "b \${x}"]\n`).join("");
+    const text =
+      "name: big\nresources:\n" +
+      Array.from(
+        { length: n },
+        (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n      members: [a, "b \${x}"]\n`,
+      ).join("");
     const src = new SourceDocument("/virtual/big.yaml", text);
-    expect(src.position(["resources", "r12345", "properties", "members", 1], { offset: 3 })).toEqual({ line: 3 + 5 * 12345 + 4, column: 24 });
+    expect(src.position(["resources", "r12345", "properties", "members", 1], { offset: 3 })).toEqual({
+      line: 3 + 5 * 12345 + 4,
+      column: 24,
+    });
     expect(src.position(["resources", "r19999"], { key: true })).toEqual({ line: 3 + 5 * 19999, column: 3 });
     // The nearest that exists: the value of properties, which starts at its first key.
     expect(src.position(["resources", "r7", "properties", "nope"])).toEqual({ line: 3 + 5 * 7 + 3, column: 7 });
@@ -132,9 +155,12 @@ describe("SourceDocument.position", () => {
   // `validate` of 100,000 resources with a warning in most took 21 s and 1.5 GB (3.3 s without).
   it("positions in every resource of a large stack are found in their entries, never the whole text", () => {
     const n = 5_000;
-    const text = "name: big\nresources:\n" + Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n`).join("");
+    const text =
+      "name: big\nresources:\n" +
+      Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n`).join("");
     const src = new SourceDocument("/virtual/big.yaml", text);
-    for (let i = 0; i < n; i++) expect(src.position(["resources", `r${i}`, "properties", "name"])).toEqual({ line: 3 + 4 * i + 3, column: 13 });
+    for (let i = 0; i < n; i++)
+      expect(src.position(["resources", `r${i}`, "properties", "name"])).toEqual({ line: 3 + 4 * i + 3, column: 13 });
     expect(src.parsedWhole).toBe(false);
   });
 });
@@ -142,7 +168,10 @@ describe("SourceDocument.position", () => {
 describe("SimpleOutline.entry", () => {
   it("finds the entry of each of N resources reading each line a bounded number of times", () => {
     const n = 2_000;
-    const text = "name: big\nresources:\n" + Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n`).join("") + "outputs:\n  o: x\n";
+    const text =
+      "name: big\nresources:\n" +
+      Array.from({ length: n }, (_, i) => `  r${i}:\n    type: t\n    properties:\n      name: p${i}\n`).join("") +
+      "outputs:\n  o: x\n";
     const outline = new SimpleOutline(text);
     // Every read of a line's indent, counted.
     const lines = (outline as unknown as { lines: { indents: Int32Array } }).lines;
@@ -177,7 +206,13 @@ function fastYaml(rand: () => number, depth: number, indent: string): string {
     used.add(k);
     const r = rand();
     if (depth < 3 && r < 0.35) out += `${indent}${k}:${fastYaml(rand, depth + 1, indent + "  ")}`;
-    else if (r < 0.5) out += `${indent}${k}:\n` + Array.from({ length: 1 + Math.floor(rand() * 3) }, () => `${indent}${rand() < 0.5 ? "" : "  "}- ${scalar()}\n`).join("");
+    else if (r < 0.5)
+      out +=
+        `${indent}${k}:\n` +
+        Array.from(
+          { length: 1 + Math.floor(rand() * 3) },
+          () => `${indent}${rand() < 0.5 ? "" : "  "}- ${scalar()}\n`,
+        ).join("");
     else if (r < 0.7) out += `${indent}${k}: ${flow()}\n`;
     else out += `${indent}${k}: ${scalar()}${rand() < 0.2 ? " # note" : ""}\n`;
     if (rand() < 0.1) out += "\n";

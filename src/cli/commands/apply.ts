@@ -95,7 +95,12 @@ async function ended(outcome: Outcome, view: ApplyView): Promise<number> {
  */
 async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: ApplyView): Promise<number> {
   if (o.target.length || o.replace.length || o.refresh !== "true") {
-    throw new UserError({ severity: "error", summary: "--target, --replace and --refresh cannot be given with a plan file: it applies with the options it was made with" });
+    throw new UserError({
+      severity: "error",
+      summary:
+        "--target, --replace and --refresh cannot be given with a plan file: " +
+        "it applies with the options it was made with",
+    });
   }
   const saved = readSavedPlan(planFile, planKey());
   // The inputs the plan was made with, as Terraform's saved plans carry them: only the secret
@@ -103,7 +108,16 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: ApplyV
   const session = await openStackOf(o, { planInputs: savedInputs(saved, planFile) });
   if (o.file !== undefined) checkStackName(saved, planFile, session.stack.name, o.file);
   try {
-    return await ended(await applyMade(session, { plan: saved, label: planFile }, planRequestOf(o), hooksOf(view, o), cliControls(view, durationMs(o.lockTimeout))), view);
+    return await ended(
+      await applyMade(
+        session,
+        { plan: saved, label: planFile },
+        planRequestOf(o),
+        hooksOf(view, o),
+        cliControls(view, durationMs(o.lockTimeout)),
+      ),
+      view,
+    );
   } finally {
     await view.close();
   }
@@ -112,14 +126,27 @@ async function applySavedPlan(planFile: string, o: ApplyCliOptions, view: ApplyV
 /** The input values a saved plan records (its `variables`; a secret one there is a placeholder,
  *  and the loader takes none of a secret input from a plan). */
 function savedInputs(saved: Plan, file: string): InputValue[] {
-  return Object.entries(saved.variables ?? {}).map(([name, value]) => ({ name, value, text: false, source: { kind: "plan", file } }));
+  return Object.entries(saved.variables ?? {}).map(([name, value]) => ({
+    name,
+    value,
+    text: false,
+    source: { kind: "plan", file },
+  }));
 }
 
 /** `apply` and `destroy` without a plan file: plan, show, ask, execute. */
 async function runApply(o: ApplyCliOptions, destroy: boolean, view: ApplyView): Promise<number> {
   const session = await openStackOf(o);
   try {
-    return await ended(await planAndApply(session, planRequestOf({ ...o, destroy }), hooksOf(view, o), cliControls(view, durationMs(o.lockTimeout))), view);
+    return await ended(
+      await planAndApply(
+        session,
+        planRequestOf({ ...o, destroy }),
+        hooksOf(view, o),
+        cliControls(view, durationMs(o.lockTimeout)),
+      ),
+      view,
+    );
   } finally {
     await view.close();
   }
@@ -129,7 +156,12 @@ async function runApply(o: ApplyCliOptions, destroy: boolean, view: ApplyView): 
 async function runRefresh(o: StackOptions): Promise<number> {
   const session = await openStackOf(o);
   const none = { planned: async () => {}, onEvent: () => {}, flush: () => {}, close: async () => {} };
-  const { shown, stopped, written } = await refresh(session, planRequestOf({ ...o, refresh: "true", target: [], replace: [] }), {}, cliControls(none, durationMs(o.lockTimeout)));
+  const { shown, stopped, written } = await refresh(
+    session,
+    planRequestOf({ ...o, refresh: "true", target: [], replace: [] }),
+    {},
+    cliControls(none, durationMs(o.lockTimeout)),
+  );
   if (stopped) return planInterrupted(stopped);
   printDiagnostics(shown.diagnostics);
   if (shown.plan.errored) return EXIT.error;
@@ -138,7 +170,15 @@ async function runRefresh(o: StackOptions): Promise<number> {
     return EXIT.ok;
   }
   if (o.json) await writeOut(jsonText({ drift: shown.plan.resource_drift, serial: written.serial }, 2) + "\n");
-  else await printLines([...refreshLines(shown.plan), [], [seg(`State refreshed: ${counted(written.resources.length, "resource")} (serial ${written.serial}).`)]], o);
+  else
+    await printLines(
+      [
+        ...refreshLines(shown.plan),
+        [],
+        [seg(`State refreshed: ${counted(written.resources.length, "resource")} (serial ${written.serial}).`)],
+      ],
+      o,
+    );
   return EXIT.ok;
 }
 
@@ -147,13 +187,24 @@ function refuseUnapprovedJson(destroy: boolean): never {
   throw new UserError({
     severity: "error",
     summary: `${destroy ? "destroy" : "apply"} --json needs --auto-approve${destroy ? "" : " or a plan file"}`,
-    detail: `converge cannot ask for approval while it prints JSON. ${destroy ? "Add --auto-approve, or save the plan with `converge plan --destroy --out FILE` and run `converge apply FILE --json`." : "Add --auto-approve, or save the plan with `converge plan --out FILE`, review it, and run `converge apply FILE --json`."} Nothing was ${destroy ? "destroyed" : "applied"}.`,
+    detail:
+      `converge cannot ask for approval while it prints JSON. ` +
+      (destroy
+        ? "Add --auto-approve, or save the plan with `converge plan --destroy --out FILE` and run " +
+          "`converge apply FILE --json`."
+        : "Add --auto-approve, or save the plan with `converge plan --out FILE`, review it, and run " +
+          "`converge apply FILE --json`.") +
+      ` Nothing was ${destroy ? "destroyed" : "applied"}.`,
   });
 }
 
 function progressIntervalMs(o: ApplyCliOptions): number {
   const s = Number(o.progressInterval ?? "10");
-  if (!Number.isFinite(s) || s <= 0) throw new UserError({ severity: "error", summary: `--progress-interval takes a number of seconds above 0, got "${o.progressInterval}"` });
+  if (!Number.isFinite(s) || s <= 0)
+    throw new UserError({
+      severity: "error",
+      summary: `--progress-interval takes a number of seconds above 0, got "${o.progressInterval}"`,
+    });
   return s * 1000;
 }
 
@@ -164,7 +215,12 @@ function applyAction(destroy: boolean) {
     const view = applyView(o, ui);
     return reportingFailure(o, ui, async () => {
       if (planFile) {
-        if (destroy) throw new UserError({ severity: "error", summary: "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`" });
+        if (destroy)
+          throw new UserError({
+            severity: "error",
+            summary:
+              "destroy does not take a plan file; use `converge plan --destroy --out FILE` and `converge apply FILE`",
+          });
         return applySavedPlan(planFile, o, view);
       }
       if (o.json && !o.autoApprove) refuseUnapprovedJson(destroy);
@@ -174,20 +230,45 @@ function applyAction(destroy: boolean) {
 }
 
 // For the tests of apply_progress: not for users (Terraform's interval is 10 seconds).
-const progressIntervalOption = () => new Option("--progress-interval <seconds>", "seconds between apply_progress messages of a running change (--json)").default("10").hideHelp();
+const progressIntervalOption = () =>
+  new Option("--progress-interval <seconds>", "seconds between apply_progress messages of a running change (--json)")
+    .default("10")
+    .hideHelp();
 
 export function registerApply(program: Command): void {
-  const apply = program.command("apply").argument("[planfile]", "a plan saved with `converge plan --out`").description("Apply the changes (asks for approval unless --auto-approve or a saved plan)");
-  addPlanOptions(addStackOptions(apply)).option("--auto-approve", "do not ask for approval").addOption(progressIntervalOption()).action(applyAction(false));
-  withExamples(apply, ["converge apply", "converge apply --auto-approve --parallelism 4", "converge plan --out plan.json && converge apply plan.json"]);
+  const apply = program
+    .command("apply")
+    .argument("[planfile]", "a plan saved with `converge plan --out`")
+    .description("Apply the changes (asks for approval unless --auto-approve or a saved plan)");
+  addPlanOptions(addStackOptions(apply))
+    .option("--auto-approve", "do not ask for approval")
+    .addOption(progressIntervalOption())
+    .action(applyAction(false));
+  withExamples(apply, [
+    "converge apply",
+    "converge apply --auto-approve --parallelism 4",
+    "converge plan --out plan.json && converge apply plan.json",
+  ]);
 
-  const destroy = program.command("destroy").description("Remove every grant the stack manages (protected resources block it)");
+  const destroy = program
+    .command("destroy")
+    .description("Remove every grant the stack manages (protected resources block it)");
   const destroyAction = applyAction(true);
-  addPlanOptions(addStackOptions(destroy)).option("--auto-approve", "do not ask for approval").addOption(progressIntervalOption()).action((o: ApplyCliOptions) => destroyAction(undefined, o));
-  withExamples(destroy, ["converge destroy", "converge plan --destroy --out destroy.json && converge apply destroy.json"]);
+  addPlanOptions(addStackOptions(destroy))
+    .option("--auto-approve", "do not ask for approval")
+    .addOption(progressIntervalOption())
+    .action((o: ApplyCliOptions) => destroyAction(undefined, o));
+  withExamples(destroy, [
+    "converge destroy",
+    "converge plan --destroy --out destroy.json && converge apply destroy.json",
+  ]);
 
-  const refresh = program.command("refresh").description("Update the state from the live cloud (writes nothing to the cloud)");
-  withExamples(addStackOptions(refresh), ["converge refresh", "converge refresh --json"]).action(action((o: StackOptions) => runRefresh(o)));
+  const refresh = program
+    .command("refresh")
+    .description("Update the state from the live cloud (writes nothing to the cloud)");
+  withExamples(addStackOptions(refresh), ["converge refresh", "converge refresh --json"]).action(
+    action((o: StackOptions) => runRefresh(o)),
+  );
 
   program
     .command("output")
@@ -201,24 +282,43 @@ export function registerApply(program: Command): void {
     .option("--raw", "print a string output without quotes")
     .option("--show-sensitive", "print the values of outputs computed from a secret")
     .action(
-      action(async (name: string | undefined, o: StateCommandOptions & { json?: boolean; raw?: boolean; showSensitive?: boolean }) => {
-        const read = await (await stateStoreOf(o)).read();
-        // Asked for the values: none is hidden; else none is shown, whichever output holds it.
-        if (o.showSensitive) showSensitiveValues();
-        const state = o.showSensitive ? read : redactState(read);
-        const outputs: Record<string, unknown> = { ...(state?.outputs ?? {}) };
-        if (!o.showSensitive) for (const n of state?.sensitive_outputs ?? []) if (Object.hasOwn(outputs, n)) outputs[n] = SENSITIVE_TEXT;
-        if (name !== undefined) {
-          if (!Object.hasOwn(outputs, name)) throw new UserError({ severity: "error", summary: `output "${name}" not found`, detail: Object.keys(outputs).length ? `Outputs: ${Object.keys(outputs).join(", ")}.` : "The state has no outputs; run converge apply first." });
-          const v = outputs[name];
-          // --raw is for scripts, $(converge output --raw x): the exact value, but not onto a terminal.
-          const raw = (s: string) => (process.stdout.isTTY ? terminalText(s) : s);
-          await writeOut(o.json ? jsonText(v) + "\n" : typeof v === "string" && o.raw ? `${raw(v)}\n` : `${terminalText(JSON.stringify(v))}\n`);
+      action(
+        async (
+          name: string | undefined,
+          o: StateCommandOptions & { json?: boolean; raw?: boolean; showSensitive?: boolean },
+        ) => {
+          const read = await (await stateStoreOf(o)).read();
+          // Asked for the values: none is hidden; else none is shown, whichever output holds it.
+          if (o.showSensitive) showSensitiveValues();
+          const state = o.showSensitive ? read : redactState(read);
+          const outputs: Record<string, unknown> = { ...(state?.outputs ?? {}) };
+          if (!o.showSensitive)
+            for (const n of state?.sensitive_outputs ?? []) if (Object.hasOwn(outputs, n)) outputs[n] = SENSITIVE_TEXT;
+          if (name !== undefined) {
+            if (!Object.hasOwn(outputs, name))
+              throw new UserError({
+                severity: "error",
+                summary: `output "${name}" not found`,
+                detail: Object.keys(outputs).length
+                  ? `Outputs: ${Object.keys(outputs).join(", ")}.`
+                  : "The state has no outputs; run converge apply first.",
+              });
+            const v = outputs[name];
+            // --raw is for scripts, $(converge output --raw x): the exact value, but not onto a terminal.
+            const raw = (s: string) => (process.stdout.isTTY ? terminalText(s) : s);
+            await writeOut(
+              o.json
+                ? jsonText(v) + "\n"
+                : typeof v === "string" && o.raw
+                  ? `${raw(v)}\n`
+                  : `${terminalText(JSON.stringify(v))}\n`,
+            );
+            return EXIT.ok;
+          }
+          if (o.json) await writeOut(jsonText(outputs, 2) + "\n");
+          else if (Object.keys(outputs).length) await printLines(outputLines(outputs), { color: false });
           return EXIT.ok;
-        }
-        if (o.json) await writeOut(jsonText(outputs, 2) + "\n");
-        else if (Object.keys(outputs).length) await printLines(outputLines(outputs), { color: false });
-        return EXIT.ok;
-      }),
+        },
+      ),
     );
 }

@@ -26,17 +26,9 @@ import { stackNameOfFile } from "./stack-writer.js";
 import { type DriftOptions, runWatch } from "./drift-watch.js";
 
 export type { DriftOptions };
-import {
-  addStackOptions,
-  action,
-  callTimeoutOf,
-  openStackOf,
-  parallelismOf,
-  printDiagnostics,
-} from "../common.js";
+import { addStackOptions, action, callTimeoutOf, openStackOf, parallelismOf, printDiagnostics } from "../common.js";
 import { withExamples, writeJsonOut, writeOut } from "../common.js";
 import { EXIT } from "../exit-codes.js";
-
 
 const FORMATS = ["text", "markdown", "sarif"];
 

@@ -26,12 +26,19 @@ export function registerEmulator(program: Command): void {
   const emulator = program.command("emulator").description("Run the local cloud emulator");
   emulator
     .command("start")
-    .description(`Serve the emulated Google APIs (${ALL_KINDS.map((k) => `${kindLabel(k)}s`).join(", ")}) until interrupted`)
+    .description(
+      `Serve the emulated Google APIs (${ALL_KINDS.map((k) => `${kindLabel(k)}s`).join(", ")}) until interrupted`,
+    )
     .option("--port <n>", "port to listen on (0 = any free port)", parsePort, DEFAULT_EMULATOR_PORT)
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--seed <file>", "YAML seed file declaring projects, callers and objects")
     .option("--data <file>", "JSON data file persisting the world (loaded instead of the seed when it exists)")
-    .option("--allow-host <name>", "also serve requests whose Host is this name (behind a reverse proxy or TLS front; repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option(
+      "--allow-host <name>",
+      "also serve requests whose Host is this name (behind a reverse proxy or TLS front; repeatable)",
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .option("--verbose", "log every request to stderr")
     .action(async (opts: StartOptions) => {
       const stderr = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -74,8 +81,13 @@ export function registerEmulator(program: Command): void {
       // A closed terminal or SSH session: the data file is flushed as on SIGTERM.
       process.on("SIGHUP", () => stop("SIGHUP"));
       if (!LOOPBACK.has(opts.host)) {
-        stderr(`converge: warning: listening on ${opts.host}; anyone who can reach it can read and change the emulated policies`);
+        stderr(
+          `converge: warning: listening on ${opts.host}; anyone who can reach ` +
+            `it can read and change the emulated policies`,
+        );
       }
-      process.stdout.write(`converge emulator listening on ${running.url}\nexport CLOUDNATIVE_EMULATOR_HOST=${running.hostPort}\n`);
+      process.stdout.write(
+        `converge emulator listening on ${running.url}\nexport CLOUDNATIVE_EMULATOR_HOST=${running.hostPort}\n`,
+      );
     });
 }

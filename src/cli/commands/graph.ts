@@ -10,12 +10,15 @@ export function registerGraph(program: Command): void {
       const { stack } = await openStackOf(o, { offline: "graph" });
       // An address built from a secret (a forEach key) is shown as plan shows it.
       const secrets = secretList(stack.secrets);
-      const dot = stack.graph.toDot((id) => {
-        const r = stack.resources.get(id);
-        if (r) return { label: `${id}\n${r.type}` };
-        const v = stack.variables.get(id);
-        return v?.invoke ? { label: `${id}\n${v.invoke.token}`, shape: "note" } : { label: id, shape: "ellipse" };
-      }, (text) => scrubText(text, secrets));
+      const dot = stack.graph.toDot(
+        (id) => {
+          const r = stack.resources.get(id);
+          if (r) return { label: `${id}\n${r.type}` };
+          const v = stack.variables.get(id);
+          return v?.invoke ? { label: `${id}\n${v.invoke.token}`, shape: "note" } : { label: id, shape: "ellipse" };
+        },
+        (text) => scrubText(text, secrets),
+      );
       await writeOut(dot);
     }),
   );

@@ -34,7 +34,9 @@ function stackName(dir: string, given: string | undefined): string {
     }
     return given;
   }
-  const made = basename(resolve(dir)).replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "");
+  const made = basename(resolve(dir))
+    .replace(/[^A-Za-z0-9_.-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "");
   return made || "main";
 }
 
@@ -77,8 +79,8 @@ export function runInit(dir: string, o: InitOptions): string {
     throw new UserError({
       severity: "error",
       summary: `${taken.join(", ")} already ${taken.length === 1 ? "exists" : "exist"} in ${resolve(dir)}`,
-      detail: "converge init overwrites nothing: run it in a new folder, or move those files away. " +
-        "Nothing was written.",
+      detail:
+        "converge init overwrites nothing: run it in a new folder, or move those files away. Nothing was written.",
     });
   }
   for (const [file, text] of files) {

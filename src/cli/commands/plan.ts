@@ -79,11 +79,20 @@ export function planRequestOf(o: PlanCliOptions & { destroy?: boolean }): PlanRe
  * only diagnostics (schemas/terraform-plan.schema.json#/definitions/TerraformPlanFailure), with
  * a UI stream as its diagnostic messages. The error goes on to `action` (stderr, exit 1).
  */
-export async function reportingFailure(o: { json?: boolean }, ui: UiStream | undefined, fn: () => Promise<number>): Promise<number> {
+export async function reportingFailure(
+  o: { json?: boolean },
+  ui: UiStream | undefined,
+  fn: () => Promise<number>,
+): Promise<number> {
   try {
     return await fn();
   } catch (e) {
-    const diagnostics = e instanceof UserError ? e.diagnostics : isCloudError(e) ? [{ severity: "error" as const, summary: e.message }] : undefined;
+    const diagnostics =
+      e instanceof UserError
+        ? e.diagnostics
+        : isCloudError(e)
+          ? [{ severity: "error" as const, summary: e.message }]
+          : undefined;
     if (ui && diagnostics) {
       ui.diagnostics(diagnostics);
       ui.flush();
@@ -103,14 +112,22 @@ interface PlanCommandOptions extends PlanCliOptions {
 }
 
 function checkPlanOptions(o: PlanCommandOptions): void {
-  if (!["changes", "access"].includes(o.view)) throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
+  if (!["changes", "access"].includes(o.view))
+    throw new UserError({ severity: "error", summary: `--view takes changes or access, got "${o.view}"` });
   if (![...PLAN_FORMATS, "sarif"].includes(o.format)) {
     const summary = `--format takes text, markdown, html or sarif, got "${o.format}"`;
     throw new UserError({ severity: "error", summary });
   }
-  if (o.json && o.format !== "text") throw new UserError({ severity: "error", summary: `--json cannot be combined with --format ${o.format}` });
+  if (o.json && o.format !== "text")
+    throw new UserError({ severity: "error", summary: `--json cannot be combined with --format ${o.format}` });
   if (o.jsonStream && (o.json || o.view !== "changes" || o.format !== "text")) {
-    throw new UserError({ severity: "error", summary: "--json-stream cannot be combined with --json, --view or --format", detail: "--json-stream prints the plan's progress and changes as JSON lines; --json prints the plan as one JSON document." });
+    throw new UserError({
+      severity: "error",
+      summary: "--json-stream cannot be combined with --json, --view or --format",
+      detail:
+        "--json-stream prints the plan's progress and changes as JSON lines; " +
+        "--json prints the plan as one JSON document.",
+    });
   }
 }
 
@@ -119,8 +136,7 @@ function planView(o: PlanCommandOptions, ui: UiStream | undefined): PlanView {
   if (ui) return new JsonStreamView(ui);
   if (o.json) return new JsonPlanView();
   if (o.format === "sarif") return new SarifPlanView();
-  const format =
-    o.format === "markdown" || o.format === "html" ? o.format : o.view === "access" ? "access" : "changes";
+  const format = o.format === "markdown" || o.format === "html" ? o.format : o.view === "access" ? "access" : "changes";
   return new HumanView({ color: o.color, format, ...(o.out ? { savedTo: o.out } : {}) });
 }
 
@@ -161,7 +177,12 @@ async function runPlan(o: PlanCommandOptions, ui: UiStream | undefined): Promise
   const out = o.out === undefined ? undefined : await writablePath(o.out, PLAN_FILE);
   const session = await openStackOf(o);
   const view = planView(o, ui);
-  const { shown, stopped } = await preview(session, planRequestOf(o), { emit: view.onEvent }, cliControls(view, undefined));
+  const { shown, stopped } = await preview(
+    session,
+    planRequestOf(o),
+    { emit: view.onEvent },
+    cliControls(view, undefined),
+  );
   if (stopped) {
     view.flush();
     return planInterrupted(stopped);

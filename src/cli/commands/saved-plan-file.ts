@@ -40,7 +40,8 @@ function refuseOtherFormat(data: unknown, file: string): void {
   const quoted = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
   const by = typeof made === "string" ? ` (converge ${quoted(made)})` : "";
   refuse(
-    `the saved plan ${file} was saved in plan format ${quoted(format)}${by}; this converge reads format "${PLAN_FORMAT}"`,
+    `the saved plan ${file} was saved in plan format ${quoted(format)}${by}` +
+      `; this converge reads format "${PLAN_FORMAT}"`,
     `Plans are saved in the format of the converge that makes them. ${AGAIN}`,
   );
 }
@@ -57,21 +58,39 @@ export function readSavedPlan(file: string, key: string | undefined): Plan {
   refuseDeepPlan(text, data, file);
   refuseOtherFormat(data, file);
   const errors = validate("plan.schema.json", data);
-  if (errors.length) throw new UserError({ severity: "error", summary: `${file} is not a converge plan`, detail: describeErrors(errors.slice(0, 5)) });
+  if (errors.length)
+    throw new UserError({
+      severity: "error",
+      summary: `${file} is not a converge plan`,
+      detail: describeErrors(errors.slice(0, 5)),
+    });
   const plan = data as Plan;
   const seal = verifySeal(plan, key);
   switch (seal.problem) {
     case "no-digest":
-      return refuse(`the saved plan ${file} has no digest`, `Only plans saved by \`converge plan --out\` can be applied. ${AGAIN}`);
+      return refuse(
+        `the saved plan ${file} has no digest`,
+        `Only plans saved by \`converge plan --out\` can be applied. ${AGAIN}`,
+      );
     case "digest-mismatch":
       return refuse(`the saved plan ${file} does not match its digest: it was changed after it was saved`, AGAIN);
     case "no-signature":
-      return refuse(`the saved plan ${file} is not signed, and ${PLAN_KEY_ENV} is set`, `With ${PLAN_KEY_ENV} set, only plans saved by \`converge plan --out\` with the same key can be applied. ${AGAIN}`);
+      return refuse(
+        `the saved plan ${file} is not signed, and ${PLAN_KEY_ENV} is set`,
+        `With ${PLAN_KEY_ENV} set, only plans saved by \`converge plan ` +
+          `--out\` with the same key can be applied. ${AGAIN}`,
+      );
     case "signature-mismatch":
-      return refuse(`the saved plan ${file} has a signature that does not match ${PLAN_KEY_ENV}`, `It was signed with another key, or changed after it was saved. ${AGAIN}`);
+      return refuse(
+        `the saved plan ${file} has a signature that does not match ${PLAN_KEY_ENV}`,
+        `It was signed with another key, or changed after it was saved. ${AGAIN}`,
+      );
     default:
   }
-  if (seal.unchecked) printDiagnostics([warning(`the saved plan ${file} is signed, but ${PLAN_KEY_ENV} is not set: its signature was not checked`)]);
+  if (seal.unchecked)
+    printDiagnostics([
+      warning(`the saved plan ${file} is signed, but ${PLAN_KEY_ENV} is not set: its signature was not checked`),
+    ]);
   if (plan.errored) refuse(`the saved plan ${file} has errors and cannot be applied`, AGAIN);
   return plan;
 }

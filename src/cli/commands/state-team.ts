@@ -26,7 +26,10 @@ interface TeamOptions extends StateCommandOptions {
 
 /** What the local backend says where history would be. */
 export function noHistory(file: string): string {
-  return `The local backend keeps no history: only the current state and the previous version (${file}.backup). Keep the state on PostgreSQL (backend: {type: postgres}) to keep every version, with who wrote it and why.`;
+  return (
+    `The local backend keeps no history: only the current state and the previous version (${file}.backup). ` +
+    `Keep the state on PostgreSQL (backend: {type: postgres}) to keep every version, with who wrote it and why.`
+  );
 }
 
 /** --serial as a whole number. */
@@ -43,9 +46,23 @@ export async function stateAt(store: StateStore, serial: number | undefined): Pr
     if (current) return current;
     throw noStateError(store);
   }
-  if (!store.version) throw new UserError(error(`serial ${serial} is not the current state (${current ? `serial ${current.serial}` : "no state yet"}) of ${store.describe()}`, { code: "state/no-history", detail: noHistory(store.describe()) }));
+  if (!store.version)
+    throw new UserError(
+      error(
+        `serial ${serial} is not the current state (` +
+          `${current ? `serial ${current.serial}` : "no state yet"}) of ` +
+          `${store.describe()}`,
+        { code: "state/no-history", detail: noHistory(store.describe()) },
+      ),
+    );
   const old = await store.version(serial);
-  if (!old) throw new UserError(error(`no version with serial ${serial} in the history of ${store.describe()}`, { code: "state/no-version", detail: "converge state history lists the versions kept." }));
+  if (!old)
+    throw new UserError(
+      error(`no version with serial ${serial} in the history of ${store.describe()}`, {
+        code: "state/no-version",
+        detail: "converge state history lists the versions kept.",
+      }),
+    );
   return old;
 }
 
@@ -81,7 +98,18 @@ function historyText(records: (HistoryRecord | DriftRow)[]): string {
     rows.push([String(r.serial), r.written, r.actor, r.host, r.operation, counts[0]!, counts[1]!, plan, approved]);
   }
   const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
-  return rows.map((r) => terminalText(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd())).join("\n") + "\n";
+  return (
+    rows
+      .map((r) =>
+        terminalText(
+          r
+            .map((c, i) => c.padEnd(widths[i]!))
+            .join("  ")
+            .trimEnd(),
+        ),
+      )
+      .join("\n") + "\n"
+  );
 }
 
 async function history(o: TeamOptions): Promise<number> {
@@ -94,23 +122,58 @@ async function history(o: TeamOptions): Promise<number> {
   }
   const records = await historyOf(store);
   if (o.json) await writeOut(jsonText(records, 2) + "\n");
-  else await writeOut(records.length ? historyText(records) : `No history yet: nothing was written to ${store.describe()}.\n`);
+  else
+    await writeOut(
+      records.length ? historyText(records) : `No history yet: nothing was written to ${store.describe()}.\n`,
+    );
   return EXIT.ok;
 }
 
-/** The pushed state as the store will take it; refuses another stack, and without --force another lineage or an older serial. */
-function pushed(file: string, text: string, stack: string | undefined, current: State | undefined, force: boolean, target: string): State {
+/**
+ * The pushed state as the store will take it; refuses another stack, and without --force another lineage or an older
+ * serial.
+ */
+function pushed(
+  file: string,
+  text: string,
+  stack: string | undefined,
+  current: State | undefined,
+  force: boolean,
+  target: string,
+): State {
   const next = parseState(text, file, {
     label: "the file to push",
-    advice: `Nothing was written: the current state (${target}) is unchanged. Correct ${file}, or push another state file (converge state pull writes one).`,
+    advice:
+      `Nothing was written: the current state (${target}) is unchanged. Correct ${file}, or ` +
+      `push another state file (converge state pull writes one).`,
   });
-  if (stack !== undefined && next.stack !== stack) throw new UserError(error(`${file} is a state of stack "${next.stack}", not of stack "${stack}"`, { code: "state/push", file }));
+  if (stack !== undefined && next.stack !== stack)
+    throw new UserError(
+      error(`${file} is a state of stack "${next.stack}", not of stack "${stack}"`, { code: "state/push", file }),
+    );
   if (!current) return next;
   if (next.lineage !== current.lineage && !force) {
-    throw new UserError(error(`${file} has lineage ${next.lineage}, the stored state ${current.lineage}: it is another state of this stack`, { code: "state/push", file, detail: "Nothing was written. Use --force to replace the stored state with it anyway (it keeps the stored lineage, so every writer's compare-and-swap still holds)." }));
+    throw new UserError(
+      error(
+        `${file} has lineage ${next.lineage}, the stored state ${current.lineage}: it is another state of this stack`,
+        {
+          code: "state/push",
+          file,
+          detail:
+            "Nothing was written. Use --force to replace the stored state with it anyway (it keeps the " +
+            "stored lineage, so every writer's compare-and-swap still holds).",
+        },
+      ),
+    );
   }
   if (next.lineage === current.lineage && next.serial < current.serial && !force) {
-    throw new UserError(error(`${file} has serial ${next.serial}, older than the stored serial ${current.serial}`, { code: "state/push", file, detail: "Nothing was written. Use --force to restore an older version (the history keeps the one it replaces)." }));
+    throw new UserError(
+      error(`${file} has serial ${next.serial}, older than the stored serial ${current.serial}`, {
+        code: "state/push",
+        file,
+        detail: "Nothing was written. Use --force to restore an older version (the history keeps the one it replaces).",
+      }),
+    );
   }
   return { ...next, lineage: current.lineage };
 }
@@ -122,13 +185,16 @@ async function push(file: string, o: TeamOptions): Promise<number> {
   try {
     text = readInputFile(file, "state file", MAX_DATA_BYTES).toString("utf8");
   } catch (e) {
-    if (e instanceof InputFileError) throw e.userError({ code: "state/push", detail: `${e.detail} Nothing was written.` });
+    if (e instanceof InputFileError)
+      throw e.userError({ code: "state/push", detail: `${e.detail} Nothing was written.` });
     throw new UserError(error(`cannot read ${file}: ${(e as Error).message}`, { code: "state/push", file }));
   }
   return withStateLock(store, "state push", durationMs(o.lockTimeout), async () => {
     const current = await store.read();
     const next = pushed(file, text, opened.stack, current, o.force === true, store.describe());
-    const written = await store.write(next, versionOf(current), { operation: o.force ? "state push --force" : "state push" });
+    const written = await store.write(next, versionOf(current), {
+      operation: o.force ? "state push --force" : "state push",
+    });
     await writeOut(`Pushed ${file} to ${store.describe()}: it is now serial ${written.serial}.\n`);
     return EXIT.ok;
   });
@@ -144,35 +210,75 @@ async function claims(o: TeamOptions): Promise<number> {
   const store = (await openedStateOf(o)).store;
   if (!store.claims) {
     if (o.json) await writeOut("[]\n");
-    else await writeOut(`No claims: ${store.describe()} is a local state file, which sees no other stack. Cross-stack ownership is recorded on PostgreSQL (backend: {type: postgres}).\n`);
+    else
+      await writeOut(
+        `No claims: ${store.describe()} is a local state file, which sees no other stack. Cross-stack ` +
+          `ownership is recorded on PostgreSQL (backend: {type: postgres}).\n`,
+      );
     return EXIT.ok;
   }
   const all = await store.claims.all();
-  if (o.json) return writeOut(jsonText(all.map((c) => ({ stack: c.stack, workspace: c.workspace, address: c.address, ...redactClaim(c.claim), ...(c.pending ? { applying: true } : {}) })), 2) + "\n").then(() => EXIT.ok);
+  if (o.json)
+    return writeOut(
+      jsonText(
+        all.map((c) => ({
+          stack: c.stack,
+          workspace: c.workspace,
+          address: c.address,
+          ...redactClaim(c.claim),
+          ...(c.pending ? { applying: true } : {}),
+        })),
+        2,
+      ) + "\n",
+    ).then(() => EXIT.ok);
   if (!all.length) return writeOut("No claims recorded: no stack has applied a state here yet.\n").then(() => EXIT.ok);
   // A grant an apply under way has reserved but not yet recorded is listed as such.
-  const rows = [["STACK", "WORKSPACE", "RESOURCE", "MANAGES"], ...all.map((c) => [c.stack, c.workspace, c.address, `${describeClaim(c.claim)}${c.pending ? "  (applying now)" : ""}`])];
+  const rows = [
+    ["STACK", "WORKSPACE", "RESOURCE", "MANAGES"],
+    ...all.map((c) => [
+      c.stack,
+      c.workspace,
+      c.address,
+      `${describeClaim(c.claim)}${c.pending ? "  (applying now)" : ""}`,
+    ]),
+  ];
   await writeOut(`${alignedColumns(rows.map((r) => r.map(terminalText))).join("\n")}\n`);
   return EXIT.ok;
 }
 
 /** Adds history, pull, push and claims to `converge state`; `common` adds the shared options. */
 export function registerStateTeam(state: Command, common: (cmd: Command) => Command): void {
-  common(state.command("history").description("List the versions of the state: serial, when, who, host, command, plan digest, access granted/revoked")).action(action((o: TeamOptions) => history(o)));
+  common(
+    state
+      .command("history")
+      .description(
+        "List the versions of the state: serial, when, who, host, command, plan digest, access granted/revoked",
+      ),
+  ).action(action((o: TeamOptions) => history(o)));
 
   common(state.command("pull").description("Print the current state (or --serial N from the history) as JSON"))
     .option("--serial <n>", "a version from the history")
     .action(
       action(async (o: TeamOptions) => {
-        const s = await stateAt((await openedStateOf(o)).store, o.serial !== undefined ? serialOf(o.serial) : undefined);
+        const s = await stateAt(
+          (await openedStateOf(o)).store,
+          o.serial !== undefined ? serialOf(o.serial) : undefined,
+        );
         await writeOut(serializeState(s));
         return EXIT.ok;
       }),
     );
 
-  common(state.command("push").argument("<file>", "a state file (e.g. from state pull)").description("Replace the state with FILE (compare-and-swap on the current serial)"))
+  common(
+    state
+      .command("push")
+      .argument("<file>", "a state file (e.g. from state pull)")
+      .description("Replace the state with FILE (compare-and-swap on the current serial)"),
+  )
     .option("--force", "replace a state of another lineage, or restore an older serial")
     .action(action((file: string, o: TeamOptions) => push(file, o)));
 
-  common(state.command("claims").description("List what every stack's state manages (PostgreSQL: all stacks of the schema)")).action(action((o: TeamOptions) => claims(o)));
+  common(
+    state.command("claims").description("List what every stack's state manages (PostgreSQL: all stacks of the schema)"),
+  ).action(action((o: TeamOptions) => claims(o)));
 }

@@ -31,7 +31,6 @@ interface StateCliOptions {
   lockTimeout?: string;
 }
 
-
 function common(cmd: Command): Command {
   return cmd
     .option("-f, --file <path>", STACK_FILE_HELP)
@@ -49,19 +48,43 @@ async function showResource(address: string, o: StateCliOptions): Promise<void> 
   const pending = await store.pendingIntents();
   if (!r) {
     const waiting = settledLines(s, address, pending).map((t) => t.replace(/^# /, ""));
-    throw new UserError({ severity: "error", summary: `${address} is not in the state`, detail: [`Addresses: ${listed(s.resources.map((x) => x.address), NAMES_IN_DETAIL) || "(none)"}.`, ...waiting].join("\n") });
+    throw new UserError({
+      severity: "error",
+      summary: `${address} is not in the state`,
+      detail: [
+        `Addresses: ${
+          listed(
+            s.resources.map((x) => x.address),
+            NAMES_IN_DETAIL,
+          ) || "(none)"
+        }.`,
+        ...waiting,
+      ].join("\n"),
+    });
   }
   if (o.json) await writeOut(jsonText(r, 2) + "\n");
   // Nested values as the plan lays them out; the line renderer neutralises what the server said.
-  else await printLines([...resourceLines(r.address, r.type, r.outputs), ...settledLines(s, address, pending).map((t) => [seg(t)])], o);
+  else
+    await printLines(
+      [...resourceLines(r.address, r.type, r.outputs), ...settledLines(s, address, pending).map((t) => [seg(t)])],
+      o,
+    );
 }
 
 /** What `state show` says of writes an interrupted run left: settled into this resource, or pending. */
 function settledLines(s: State, address: string, pending: readonly WriteIntent[]): string[] {
   const out: string[] = [];
-  if (s.settled?.recorded.includes(address)) out.push(`# recorded ${s.settled.at} from a write of an interrupted run that landed (settled against the live policy: converge's own)`);
+  if (s.settled?.recorded.includes(address))
+    out.push(
+      `# recorded ${s.settled.at} from a write of an interrupted run that landed ` +
+        `(settled against the live policy: converge's own)`,
+    );
   const waiting = pending.filter((i) => i.changes.some((c) => c.address === address)).length;
-  if (waiting) out.push(`# ${waiting} write${waiting === 1 ? "" : "s"} of an interrupted run on it pending: the next plan or apply settles ${waiting === 1 ? "it" : "them"} against the live policy`);
+  if (waiting)
+    out.push(
+      `# ${waiting} write${waiting === 1 ? "" : "s"} of an interrupted run on it pending: the next plan or ` +
+        `apply settles ${waiting === 1 ? "it" : "them"} against the live policy`,
+    );
   return out;
 }
 
@@ -74,17 +97,30 @@ export function registerState(program: Command): void {
       // loop over the addresses work before the first apply.
       const read = await (await stateStoreOf(o)).read();
       const resources = read ? redactState(read).resources : [];
-      if (o.json) await writeOut(jsonText(resources.map((r) => ({ address: r.address, type: r.type, id: r.id })), 2) + "\n");
+      if (o.json)
+        await writeOut(
+          jsonText(
+            resources.map((r) => ({ address: r.address, type: r.type, id: r.id })),
+            2,
+          ) + "\n",
+        );
       else await writeOut(resources.map((r) => terminalText(r.address)).join("\n") + (resources.length ? "\n" : ""));
     }),
   );
 
-  common(state.command("show").argument("<address>").description("Show one resource from the state")).action(action(showResource));
+  common(state.command("show").argument("<address>").description("Show one resource from the state")).action(
+    action(showResource),
+  );
 
-  common(state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)")).action(
+  common(
+    state.command("rm").argument("<addresses...>").description("Forget resources (the grants stay in the cloud)"),
+  ).action(
     action(async (addresses: string[], o: StateCliOptions) => {
       await forgetResources(await stateStoreOf(o), addresses, durationMs(o.lockTimeout));
-      await writeOut(`Removed ${counted(addresses.length, "resource")} from the state: ${addresses.join(", ")}.\nTheir grants are still in the cloud; converge no longer manages them.\n`);
+      await writeOut(
+        `Removed ${counted(addresses.length, "resource")} from the state: ${addresses.join(", ")}.\nTheir ` +
+          `grants are still in the cloud; converge no longer manages them.\n`,
+      );
       return EXIT.ok;
     }),
   );

@@ -3,7 +3,13 @@
 // own diff does not list (members of its role granted outside converge, the old object of a
 // replacement). Pure: plan data → lines.
 import type {
-  AccessChange, AccessDelta, AuditConfig, ConditionChange, Lookalike, Plan, ResourceChange,
+  AccessChange,
+  AccessDelta,
+  AuditConfig,
+  ConditionChange,
+  Lookalike,
+  Plan,
+  ResourceChange,
 } from "../../generated/schemas.js";
 import { conditionKey } from "../../iam/conditions.js";
 import { isPublicMember, memberKey } from "../../iam/members.js";
@@ -41,19 +47,38 @@ export function accessSummaryLines(plan: Plan, lintWarnings = 0): Line[] {
     const text = `${who(g.principal)}${flag(g.principal)} gains ${where(g)}`;
     lines.push([seg("  + ", "add"), seg(text), seg(by(g), "dim")]);
   }
-  if (grants.length > GRANTS_NAMED) lines.push([seg("  + ", "add"), seg(`and ${grants.length - GRANTS_NAMED} more granted (plan --view access lists them all)`)]);
+  if (grants.length > GRANTS_NAMED)
+    lines.push([
+      seg("  + ", "add"),
+      seg(`and ${grants.length - GRANTS_NAMED} more granted (plan --view access lists them all)`),
+    ]);
   for (const g of grants) {
     // A public principal given a basic role: one warning saying both.
     const publicly = isPublicMember(g.principal);
     const basic = isBasicRole(g.role);
-    if (publicly || basic) lines.push([seg("  ! ", "warning"), seg(`${g.principal}${publicly ? " (public)" : ""} gains ${basic ? "the basic role " : ""}${where(g)}`), seg(by(g), "dim")]);
+    if (publicly || basic)
+      lines.push([
+        seg("  ! ", "warning"),
+        seg(`${g.principal}${publicly ? " (public)" : ""} gains ${basic ? "the basic role " : ""}${where(g)}`),
+        seg(by(g), "dim"),
+      ]);
   }
   pushAll(lines, lookalikeLines(plan));
-  for (const c of plan.access_changes?.condition_changes ?? []) lines.push([seg("  ~ ", "change"), seg(`${c.role} on ${c.object}: ${rewordingText(c)}`), seg(c.addresses.length ? ` (${c.addresses.join(", ")})` : "", "dim")]);
+  for (const c of plan.access_changes?.condition_changes ?? [])
+    lines.push([
+      seg("  ~ ", "change"),
+      seg(`${c.role} on ${c.object}: ${rewordingText(c)}`),
+      seg(c.addresses.length ? ` (${c.addresses.join(", ")})` : "", "dim"),
+    ]);
   pushAll(lines, auditSummaryLines(plan));
   const incomplete = plan.access_changes?.incomplete ?? [];
-  if (incomplete.length) lines.push([seg("  ? ", "warning"), seg(`known only after apply for: ${incomplete.join(", ")}`)]);
-  if (lintWarnings) lines.push([seg("  ! ", "warning"), seg(`${lintWarnings} lint warning${lintWarnings === 1 ? "" : "s"} (see above)`)]);
+  if (incomplete.length)
+    lines.push([seg("  ? ", "warning"), seg(`known only after apply for: ${incomplete.join(", ")}`)]);
+  if (lintWarnings)
+    lines.push([
+      seg("  ! ", "warning"),
+      seg(`${lintWarnings} lint warning${lintWarnings === 1 ? "" : "s"} (see above)`),
+    ]);
   pushAll(lines, guardrailLines(plan.guardrails));
   return lines;
 }
@@ -109,7 +134,9 @@ export function rewordingText(c: ConditionChange, short = true): string {
   const title = c.before.title !== c.after.title ? `title ${change(c.before.title, c.after.title)}` : undefined;
   const described = (c.before.description ?? "") !== (c.after.description ?? "");
   const description = described ? `description ${change(c.before.description, c.after.description)}` : undefined;
-  const what = title ? `condition ${[title, description].filter(Boolean).join(", ")}` : `condition ${q(c.before.title)} ${description ?? "wording"}`;
+  const what = title
+    ? `condition ${[title, description].filter(Boolean).join(", ")}`
+    : `condition ${q(c.before.title)} ${description ?? "wording"}`;
   const n = c.principals.length;
   const named = listed(c.principals, MAX_NAMED);
   return `${what}, same expression: ${named} ${n === 1 ? "keeps" : "keep"} access`;
@@ -121,21 +148,45 @@ function auditSummaryLines(plan: Plan): Line[] {
   if (!audit.length) return [];
   const off = audit.filter((a) => a.action === "remove");
   const on = audit.filter((a) => a.action === "add");
-  const lines: Line[] = [[seg("Audit logging: ", "bold"), seg(`${on.length} turned on, ${off.length} turned off`, "bold")]];
-  for (const a of off) lines.push([seg("  - ", "remove"), seg(`${auditText(a)} is turned off on ${a.object}`), seg(a.addresses.length ? ` (${a.addresses.join(", ")})` : "", "dim")]);
-  for (const a of on) lines.push([seg("  + ", "add"), seg(`${auditText(a)} is turned on for ${a.object}`), seg(a.addresses.length ? ` (${a.addresses.join(", ")})` : "", "dim")]);
+  const lines: Line[] = [
+    [seg("Audit logging: ", "bold"), seg(`${on.length} turned on, ${off.length} turned off`, "bold")],
+  ];
+  for (const a of off)
+    lines.push([
+      seg("  - ", "remove"),
+      seg(`${auditText(a)} is turned off on ${a.object}`),
+      seg(a.addresses.length ? ` (${a.addresses.join(", ")})` : "", "dim"),
+    ]);
+  for (const a of on)
+    lines.push([
+      seg("  + ", "add"),
+      seg(`${auditText(a)} is turned on for ${a.object}`),
+      seg(a.addresses.length ? ` (${a.addresses.join(", ")})` : "", "dim"),
+    ]);
   return lines;
 }
 
 /** Lines inside a whole-policy resource's block for the audit logging it turns off that its
  *  diff does not show: configured on the object outside converge (not in its before). */
 function auditRemovalLines(c: ResourceChange, plan: Plan): Line[] {
-  const mine = (plan.access_changes?.audit_changes ?? []).filter((a) => a.action === "remove" && a.addresses.includes(c.address));
+  const mine = (plan.access_changes?.audit_changes ?? []).filter(
+    (a) => a.action === "remove" && a.addresses.includes(c.address),
+  );
   if (!mine.length) return [];
-  const before = isObj(c.change.before) && Array.isArray(c.change.before.auditConfigs) ? auditSettings(c.change.before.auditConfigs as AuditConfig[]) : new Map();
+  const before =
+    isObj(c.change.before) && Array.isArray(c.change.before.auditConfigs)
+      ? auditSettings(c.change.before.auditConfigs as AuditConfig[])
+      : new Map();
   return mine
     .filter((a) => !before.has(auditKey(a)))
-    .map((a): Line => [seg("      - ", "remove"), seg(`auditConfigs: ${a.service} ${a.log_type}${a.exempted_members.length ? ` (exempting ${a.exempted_members.join(", ")})` : ""}`), seg("  # configured outside converge, will be removed", "remove")]);
+    .map((a): Line => [
+      seg("      - ", "remove"),
+      seg(
+        `auditConfigs: ${a.service} ${a.log_type}` +
+          `${a.exempted_members.length ? ` (exempting ${a.exempted_members.join(", ")})` : ""}`,
+      ),
+      seg("  # configured outside converge, will be removed", "remove"),
+    ]);
 }
 
 /** Lines inside a resource's block after its diff: the audit logging it turns off that the diff
@@ -186,7 +237,8 @@ export function revocationsByAddress(plan: Plan): Map<string, AccessChange[]> {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const grantKey = (object: unknown, role: unknown, condition: unknown) => JSON.stringify([object, role, conditionKey(condition as AccessChange["condition"])]);
+const grantKey = (object: unknown, role: unknown, condition: unknown) =>
+  JSON.stringify([object, role, conditionKey(condition as AccessChange["condition"])]);
 
 /** Members the block's own diff already shows as removed: the before's members that the after
  *  does not list (all of them for a delete), keyed by the before's object, role and condition. */
@@ -223,7 +275,10 @@ export function revocationLines(c: ResourceChange, revokes: readonly AccessChang
   for (const r of revokes) {
     const key = grantKey(r.object, r.role, r.condition);
     if (shown.has(`${key}\u0000${memberKey(r.principal)}`)) continue;
-    const note = key === own || (ownsObject && r.object === mine.name) ? "granted outside converge, will be revoked" : `${where(r)}: will be revoked`;
+    const note =
+      key === own || (ownsObject && r.object === mine.name)
+        ? "granted outside converge, will be revoked"
+        : `${where(r)}: will be revoked`;
     lines.push([seg("      - ", "remove"), seg(JSON.stringify(r.principal)), seg(`  # ${note}`, "remove")]);
   }
   return lines;

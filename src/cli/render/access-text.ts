@@ -15,7 +15,10 @@ export function accessLines(delta: AccessDelta | undefined): Line[] {
     return lines;
   }
   const grants = delta.changes.filter((c) => c.action === "grant").length;
-  lines.push([seg("Access changes", "heading"), seg(` (${grants} granted, ${delta.changes.length - grants} revoked):`)]);
+  lines.push([
+    seg("Access changes", "heading"),
+    seg(` (${grants} granted, ${delta.changes.length - grants} revoked):`),
+  ]);
   for (const [o, { rows, rewordings }] of byObject(delta.changes, reworded)) {
     lines.push([]);
     lines.push([seg(`  ${o}`, "bold")]);
@@ -48,7 +51,10 @@ export function accessLines(delta: AccessDelta | undefined): Line[] {
 /** The changes and rewordings of each object, the objects in the order they first appear (the
  *  changes', then the rewordings'): one pass, where a scan of every change per object took half a
  *  minute for 12,000 objects and 110,000 changes. */
-function byObject(changes: readonly AccessChange[], reworded: readonly ConditionChange[]): Map<string, { rows: AccessChange[]; rewordings: ConditionChange[] }> {
+function byObject(
+  changes: readonly AccessChange[],
+  reworded: readonly ConditionChange[],
+): Map<string, { rows: AccessChange[]; rewordings: ConditionChange[] }> {
   const out = new Map<string, { rows: AccessChange[]; rewordings: ConditionChange[] }>();
   const of = (object: string) => {
     let e = out.get(object);

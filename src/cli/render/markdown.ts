@@ -125,8 +125,11 @@ function accessRows(
   if (!cut.length) return out;
   const revokes = cut.filter((c) => c.action === "revoke").length;
   const counts = `${revokes} revocations, ${cut.length - revokes} grants`;
-  out.push("", `_${cut.length} more access changes are left out (${counts}): ` +
-    "the review page and `converge show --view access PLANFILE` list them all._");
+  out.push(
+    "",
+    `_${cut.length} more access changes are left out (${counts}): ` +
+      "the review page and `converge show --view access PLANFILE` list them all._",
+  );
   return out;
 }
 /** Room kept in the access budget for the line saying what was left out. */

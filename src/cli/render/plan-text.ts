@@ -55,11 +55,17 @@ interface AttrCtx {
 }
 
 /** A resource's list elements: members by memberKey, anything else by its JSON. */
-const sameMember = (a: unknown, b: unknown): boolean => (typeof a === "string" && typeof b === "string" ? memberKey(a) === memberKey(b) : jsonEqual(a, b));
+const sameMember = (a: unknown, b: unknown): boolean =>
+  typeof a === "string" && typeof b === "string" ? memberKey(a) === memberKey(b) : jsonEqual(a, b);
 /** An output's list elements: by their JSON. */
 const sameValue = (a: unknown, b: unknown): boolean => jsonEqual(a, b);
 
-const MARKS: Record<"add" | "remove" | "change" | "same", readonly [string, Style | undefined]> = { add: ["+", "add"], remove: ["-", "remove"], change: ["~", "change"], same: [" ", undefined] };
+const MARKS: Record<"add" | "remove" | "change" | "same", readonly [string, Style | undefined]> = {
+  add: ["+", "add"],
+  remove: ["-", "remove"],
+  change: ["~", "change"],
+  same: [" ", undefined],
+};
 const mark = (kind: "add" | "remove" | "change" | "same"): readonly [string, Style | undefined] => MARKS[kind];
 /** No "# forces replacement" note (one array for every attribute without it). */
 const NO_FORCES: Line = Object.freeze([]) as unknown as Line;
@@ -70,13 +76,27 @@ const withForces = (line: Line, forces: Line): Line => (forces.length ? line.con
 const shapeOf = (v: unknown): "list" | "map" | "scalar" => (Array.isArray(v) ? "list" : isObj(v) ? "map" : "scalar");
 
 /** Renders one attribute; returns false when it is unchanged (and was hidden). */
-function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, after: unknown, afterUnknown: unknown, mode: "create" | "delete" | "diff"): boolean {
+function attribute(
+  ctx: AttrCtx,
+  key: string,
+  pad: number,
+  before: unknown,
+  after: unknown,
+  afterUnknown: unknown,
+  mode: "create" | "delete" | "diff",
+): boolean {
   const unknown = afterUnknown === true;
-  const forces = ctx.replacePaths.length && ctx.replacePaths.includes(key) ? [seg(" # forces replacement", "replace")] : NO_FORCES;
+  const forces =
+    ctx.replacePaths.length && ctx.replacePaths.includes(key) ? [seg(" # forces replacement", "replace")] : NO_FORCES;
   const name = keyText(key).padEnd(pad);
   const { indent, lines } = ctx;
   if (mode === "diff" && !unknown && jsonEqual(before ?? null, after ?? null)) return false;
-  const kind = mode === "create" || (before === undefined || before === null) ? "add" : mode === "delete" || (after === undefined || after === null) && !unknown ? "remove" : "change";
+  const kind =
+    mode === "create" || before === undefined || before === null
+      ? "add"
+      : mode === "delete" || ((after === undefined || after === null) && !unknown)
+        ? "remove"
+        : "change";
   const [m, style] = mark(kind);
   const value = kind === "remove" ? before : after;
 
@@ -88,7 +108,15 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
     return true;
   }
   if (!unknown && (Array.isArray(before) || Array.isArray(after))) {
-    listAttribute(ctx, `${name} = `, forces, kind, Array.isArray(before) ? before : [], Array.isArray(after) ? after : [], afterUnknown);
+    listAttribute(
+      ctx,
+      `${name} = `,
+      forces,
+      kind,
+      Array.isArray(before) ? before : [],
+      Array.isArray(after) ? after : [],
+      afterUnknown,
+    );
     return true;
   }
   if (kind !== "change" && shapeOf(value) !== "scalar") {
@@ -108,9 +136,16 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
     return true;
   }
   if (kind === "change") {
-    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> ${fmtScalar(after, unknown)}`)], forces));
+    lines.push(
+      withForces(
+        [seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> ${fmtScalar(after, unknown)}`)],
+        forces,
+      ),
+    );
   } else if (kind === "remove") {
-    lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> null`)], forces));
+    lines.push(
+      withForces([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(before, false)} -> null`)], forces),
+    );
   } else {
     lines.push(withForces([seg(`${indent}${m} `, style), seg(`${name} = ${fmtScalar(after, unknown)}`)], forces));
   }
@@ -124,7 +159,16 @@ function attribute(ctx: AttrCtx, key: string, pad: number, before: unknown, afte
  * removed map entry reads `key = value -> null` (unless `toNull` is false: it becomes another value).
  * `unknownMask` marks what is known only after apply.
  */
-function valueLines(ctx: AttrCtx, head: string, value: unknown, kind: "add" | "remove" | "same", tail: string, forces: Line, unknownMask?: unknown, toNull = true): void {
+function valueLines(
+  ctx: AttrCtx,
+  head: string,
+  value: unknown,
+  kind: "add" | "remove" | "same",
+  tail: string,
+  forces: Line,
+  unknownMask?: unknown,
+  toNull = true,
+): void {
   const [m, style] = mark(kind);
   const { indent, lines } = ctx;
   const lead = seg(`${indent}${m} `, style);
@@ -142,7 +186,14 @@ function valueLines(ctx: AttrCtx, head: string, value: unknown, kind: "add" | "r
     for (const k of keys) valueLines(sub, `${keyText(k).padEnd(pad)} = `, value[k], kind, "", NO_FORCES, masks[k]);
     lines.push([seg(`${indent}  }${tail}`)]);
   } else {
-    const text = unknownMask === true ? "(known after apply)" : Array.isArray(value) ? "[]" : isObj(value) ? "{}" : fmtScalar(value, false);
+    const text =
+      unknownMask === true
+        ? "(known after apply)"
+        : Array.isArray(value)
+          ? "[]"
+          : isObj(value)
+            ? "{}"
+            : fmtScalar(value, false);
     const gone = kind === "remove" && toNull && head && !Array.isArray(value) && !isObj(value) ? " -> null" : "";
     lines.push(withForces([lead, seg(`${head}${text}${gone}${tail}`)], forces));
   }
@@ -154,7 +205,15 @@ function valueLines(ctx: AttrCtx, head: string, value: unknown, kind: "add" | "r
  * objectListAttribute); any other list diffed element by element, each element shown whole as
  * removed (-), added (+) or kept.
  */
-function listAttribute(ctx: AttrCtx, head: string, forces: Line, kind: "add" | "remove" | "change", before: unknown[], after: unknown[], afterUnknown: unknown): void {
+function listAttribute(
+  ctx: AttrCtx,
+  head: string,
+  forces: Line,
+  kind: "add" | "remove" | "change",
+  before: unknown[],
+  after: unknown[],
+  afterUnknown: unknown,
+): void {
   if (kind !== "change") {
     valueLines(ctx, head, kind === "add" ? after : before, kind, "", forces, kind === "add" ? afterUnknown : undefined);
     return;
@@ -171,7 +230,8 @@ function listAttribute(ctx: AttrCtx, head: string, forces: Line, kind: "add" | "
   let at = 0; // the index in `after` of the next added or kept element
   for (const part of diffArrays(before, after, { comparator: ctx.sameElement })) {
     const kind = part.added ? "add" : part.removed ? "remove" : "same";
-    for (const v of part.value) valueLines(sub, "", v, kind, ",", NO_FORCES, kind === "remove" ? undefined : masks[at++]);
+    for (const v of part.value)
+      valueLines(sub, "", v, kind, ",", NO_FORCES, kind === "remove" ? undefined : masks[at++]);
   }
   lines.push([seg(`${indent}  ]`)]);
 }
@@ -181,7 +241,8 @@ const hasObjects = (v: unknown) => Array.isArray(v) && v.some(isObj);
 /** What identifies an element of a list of objects across the change: a binding by its role and
  *  condition, an audit config by its service, a log config by its type; nothing otherwise. */
 function elementKey(v: unknown): string | undefined {
-  if (isObj(v) && typeof v.role === "string") return `role\u0000${v.role}\u0000${conditionKey(v.condition as Condition | undefined)}`;
+  if (isObj(v) && typeof v.role === "string")
+    return `role\u0000${v.role}\u0000${conditionKey(v.condition as Condition | undefined)}`;
   if (isObj(v) && typeof v.service === "string") return `service\u0000${v.service}`;
   if (isObj(v) && typeof v.logType === "string") return `log\u0000${v.logType}`;
   return undefined;
@@ -224,7 +285,8 @@ function objectListAttribute(ctx: AttrCtx, head: string, forces: Line, before: u
     }
     elementBlock(sub, b, a);
   }
-  if (hidden) lines.push([seg(`${indent}      # (${hidden} unchanged ${hidden === 1 ? "element" : "elements"} hidden)`, "dim")]);
+  if (hidden)
+    lines.push([seg(`${indent}      # (${hidden} unchanged ${hidden === 1 ? "element" : "elements"} hidden)`, "dim")]);
   lines.push([seg(`${indent}  ]`)]);
 }
 
@@ -239,8 +301,17 @@ function elementBlock(ctx: AttrCtx, before: unknown, after: unknown): void {
   const pad = keyPad(keys);
   const inner: AttrCtx = { ...ctx, indent: ctx.indent + "    " };
   for (const k of keys) {
-    const shown = attribute(inner, k, pad, kind === "add" ? undefined : bo[k], kind === "remove" ? undefined : ao[k], undefined, kind === "add" ? "create" : kind === "remove" ? "delete" : "diff");
-    if (!shown && IDENTITY.includes(k)) ctx.lines.push([seg(`${inner.indent}  ${keyText(k).padEnd(pad)} = ${JSON.stringify(ao[k])}`)]);
+    const shown = attribute(
+      inner,
+      k,
+      pad,
+      kind === "add" ? undefined : bo[k],
+      kind === "remove" ? undefined : ao[k],
+      undefined,
+      kind === "add" ? "create" : kind === "remove" ? "delete" : "diff",
+    );
+    if (!shown && IDENTITY.includes(k))
+      ctx.lines.push([seg(`${inner.indent}  ${keyText(k).padEnd(pad)} = ${JSON.stringify(ao[k])}`)]);
   }
   ctx.lines.push([seg(`${ctx.indent}  },`)]);
 }
@@ -253,12 +324,20 @@ function resourceBlock(
 ): void {
   const s = SYMBOL[action];
   if (action === "no-op" && c.state_only?.includes("protect") && !opts.drift) {
-    lines.push([seg(`  # ${c.address}`, "bold"), seg(` will be ${c.protect ? "protected" : "unprotected"} (state only: no cloud change)`)]);
+    lines.push([
+      seg(`  # ${c.address}`, "bold"),
+      seg(` will be ${c.protect ? "protected" : "unprotected"} (state only: no cloud change)`),
+    ]);
     lines.push([]);
     return;
   }
   if (c.previous_address && !opts.drift && action === "no-op") {
-    lines.push([seg(`  # ${c.previous_address}`, "bold"), seg(" has moved to "), seg(c.address, "bold"), seg(" (state only: no cloud change)")]);
+    lines.push([
+      seg(`  # ${c.previous_address}`, "bold"),
+      seg(" has moved to "),
+      seg(c.address, "bold"),
+      seg(" (state only: no cloud change)"),
+    ]);
     lines.push([]);
     return;
   }
@@ -277,7 +356,12 @@ function resourceBlock(
   const before = isObj(c.change.before) ? c.change.before : {};
   const after = isObj(c.change.after) ? c.change.after : {};
   const unknown = isObj(c.change.after_unknown) ? c.change.after_unknown : {};
-  const ctx: AttrCtx = { indent: "      ", replacePaths: (c.change.replace_paths ?? []).map((p) => String(p[0])), lines, sameElement: sameMember };
+  const ctx: AttrCtx = {
+    indent: "      ",
+    replacePaths: (c.change.replace_paths ?? []).map((p) => String(p[0])),
+    lines,
+    sameElement: sameMember,
+  };
   if (c.mode === "data" && c.change.after_unknown === true) {
     lines.push([seg("      # (all attributes known after apply)", "dim")]);
   } else {
@@ -292,7 +376,18 @@ function resourceBlock(
         else lines.push([seg(`        ${k.padEnd(pad)} = ${JSON.stringify(after[k])}`)]);
         continue;
       }
-      if (!attribute(ctx, k, pad, mode === "create" ? undefined : before[k], mode === "delete" ? undefined : after[k], unknown[k], mode)) hidden++;
+      if (
+        !attribute(
+          ctx,
+          k,
+          pad,
+          mode === "create" ? undefined : before[k],
+          mode === "delete" ? undefined : after[k],
+          unknown[k],
+          mode,
+        )
+      )
+        hidden++;
     }
     if (!opts.drift) {
       pushAll(lines, revocationLines(c, opts.revokes));
@@ -316,8 +411,14 @@ export interface PlanTextOptions {
 /** `converge refresh`: the drift it records in the state, in refresh's words (it plans nothing). */
 export function refreshLines(plan: Plan): Line[] {
   if (!plan.resource_drift.length) return [[seg("No changes outside of converge.")]];
-  const lines: Line[] = [[seg("Objects have changed outside of converge", "heading")], [], [seg("converge read the live policies and records these changes, made outside of converge, in the state:")], []];
-  for (const c of plan.resource_drift) resourceBlock(c, c.change.action === "delete" ? "delete" : "update", lines, { drift: true });
+  const lines: Line[] = [
+    [seg("Objects have changed outside of converge", "heading")],
+    [],
+    [seg("converge read the live policies and records these changes, made outside of converge, in the state:")],
+    [],
+  ];
+  for (const c of plan.resource_drift)
+    resourceBlock(c, c.change.action === "delete" ? "delete" : "update", lines, { drift: true });
   return lines;
 }
 
@@ -340,7 +441,9 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
   if (plan.resource_drift.length) {
     lines.push([seg("Objects have changed outside of converge", "heading")]);
     lines.push([]);
-    lines.push([seg('converge detected the following changes made outside of converge since the last "converge apply":')]);
+    lines.push([
+      seg('converge detected the following changes made outside of converge since the last "converge apply":'),
+    ]);
     lines.push([]);
     for (const c of plan.resource_drift) {
       resourceBlock(c, c.change.action === "delete" ? "delete" : "update", lines, { drift: true });
@@ -348,10 +451,18 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
       yield lines;
       lines = [];
     }
-    lines.push([seg("Unless you have made equivalent changes to your stack, the actions below will undo or respond to these changes.", "dim")]);
+    lines.push([
+      seg(
+        "Unless you have made equivalent changes to your stack, the actions " +
+          "below will undo or respond to these changes.",
+        "dim",
+      ),
+    ]);
     lines.push([]);
   }
-  const visible = plan.resource_changes.filter((c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length || c.previous_address);
+  const visible = plan.resource_changes.filter(
+    (c) => opts.details || displayAction(c) !== "no-op" || c.state_only?.length || c.previous_address,
+  );
   // By name, as apply's "Outputs:" and `converge output` list them.
   const outputChanges = Object.entries(plan.output_changes)
     .filter(([, c]) => c.action !== "no-op")
@@ -359,18 +470,34 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
   if (!visible.length && !outputChanges.length) {
     lines.push([seg("No changes.", "heading"), seg(" Your access policies match the stack.")]);
     lines.push([]);
-    lines.push([seg("converge compared the stack with its state and the live policies and found no differences, so no changes are needed.")]);
+    lines.push([
+      seg(
+        "converge compared the stack with its state and the live policies and " +
+          "found no differences, so no changes are needed.",
+      ),
+    ]);
     yield lines;
     return;
   }
   if (visible.length) {
     const used = new Set(visible.map(displayAction));
-    const symbols = (["create", "update", "replace", "delete", "read", "import"] as const).filter((a) => used.has(a) || (a === "update" && used.has("import-update")));
+    const symbols = (["create", "update", "replace", "delete", "read", "import"] as const).filter(
+      (a) => used.has(a) || (a === "update" && used.has("import-update")),
+    );
     // A plan that only moves resources in the state has no symbol to explain: no legend.
     if (symbols.length) {
-      lines.push([seg("converge will perform the following actions. Resource actions are indicated with the following symbols:")]);
+      lines.push([
+        seg("converge will perform the following actions. Resource actions are indicated with the following symbols:"),
+      ]);
       for (const a of symbols) {
-        const legend = { create: "create", update: "update in-place", replace: "create replacement and then destroy", delete: "destroy", read: "read (data resources)", import: "import" }[a];
+        const legend = {
+          create: "create",
+          update: "update in-place",
+          replace: "create replacement and then destroy",
+          delete: "destroy",
+          read: "read (data resources)",
+          import: "import",
+        }[a];
         lines.push([seg(SYMBOL[a].sym.padStart(4), SYMBOL[a].style), seg(` ${legend}`)]);
       }
       lines.push([]);
@@ -391,7 +518,15 @@ function* planLineGroups(plan: Plan, opts: PlanTextOptions = {}): Generator<Line
     const ctx: AttrCtx = { indent: "  ", replacePaths: [], lines, sameElement: sameValue };
     for (const [name, c] of outputChanges) {
       const mode = c.action === "create" ? "create" : c.action === "delete" ? "delete" : "diff";
-      attribute(ctx, name, pad, mode === "create" ? undefined : c.before, mode === "delete" ? undefined : c.after, c.after_unknown, mode);
+      attribute(
+        ctx,
+        name,
+        pad,
+        mode === "create" ? undefined : c.before,
+        mode === "delete" ? undefined : c.after,
+        c.after_unknown,
+        mode,
+      );
     }
   }
   lines.push([]);

@@ -25,7 +25,11 @@ function rewording(before: Binding, after: Binding): Line[] {
   for (const field of ["title", "description"] as const) {
     const was = before.condition?.[field] ?? "";
     const now = after.condition?.[field] ?? "";
-    if (was !== now) lines.push([seg("        ~ ", "change"), seg(`condition ${field} ${JSON.stringify(was)} → ${JSON.stringify(now)} (same expression)`, "change")]);
+    if (was !== now)
+      lines.push([
+        seg("        ~ ", "change"),
+        seg(`condition ${field} ${JSON.stringify(was)} → ${JSON.stringify(now)} (same expression)`, "change"),
+      ]);
   }
   return lines;
 }
@@ -38,7 +42,11 @@ function flagged(rows: Line[], member: string, flags: Flags): void {
   if (l) rows.push([seg("          ! ", "warning"), seg(lookalikeText(l), "warning")]);
 }
 
-function bindingLines(before: Binding | undefined, after: Binding | undefined, flags: Flags): { lines: Line[]; changed: boolean } {
+function bindingLines(
+  before: Binding | undefined,
+  after: Binding | undefined,
+  flags: Flags,
+): { lines: Line[]; changed: boolean } {
   const b = before ?? after!;
   const title = `${b.role}${b.condition ? ` if "${b.condition.title}"` : ""}`;
   const reworded = before && after ? rewording(before, after) : [];
@@ -73,7 +81,9 @@ function rewordedPairs(before: Map<string, Binding>, after: Map<string, Binding>
   const added = [...after].filter(([k, b]) => !before.has(k) && b.condition);
   for (const [k, b] of before) {
     if (after.has(k) || !b.condition) continue;
-    const match = added.find(([k2, a]) => !pairs.has(k2) && a.role === b.role && a.condition!.expression === b.condition!.expression);
+    const match = added.find(
+      ([k2, a]) => !pairs.has(k2) && a.role === b.role && a.condition!.expression === b.condition!.expression,
+    );
     if (!match) continue;
     pairs.set(k, match[0]);
     pairs.set(match[0], match[0]);

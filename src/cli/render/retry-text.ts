@@ -22,7 +22,10 @@ export function retryText(e: RetryEvent): string {
 export function retryWords(e: RetryEvent): string {
   const next = `${e.attempt + 1} of ${e.maxAttempts}`;
   if (e.reason === "etag-conflict") {
-    return `${e.resource}: another writer changed the policy (etag conflict); reading it again and re-applying in ${secs(e.delayMs)} (round ${next})`;
+    return (
+      `${e.resource}: another writer changed the policy (etag conflict); reading it ` +
+      `again and re-applying in ${secs(e.delayMs)} (round ${next})`
+    );
   }
   const http = e.httpStatus ? ` (HTTP ${e.httpStatus})` : "";
   return `${e.resource}: ${e.call} failed with ${e.status}${http}; retrying in ${secs(e.delayMs)} (attempt ${next})`;

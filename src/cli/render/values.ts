@@ -21,7 +21,10 @@ export function keyText(key: string): string {
 
 /** The width of the widest of `keys` as shown. */
 export function keyPad(keys: readonly string[]): number {
-  return maxOf(keys.map((k) => keyText(k).length), 0);
+  return maxOf(
+    keys.map((k) => keyText(k).length),
+    0,
+  );
 }
 
 /** Outputs as `name = value` lines, by name, names padded: one order and one style for apply's
@@ -47,14 +50,28 @@ function valueLines(head: string, value: unknown, indent: string, after: string)
   if (isObj(value) && Object.keys(value).length) {
     const keys = Object.keys(value).sort();
     const pad = keyPad(keys);
-    return [[seg(`${head}{`)], ...keys.flatMap((k) => attributeLines(k, pad, value[k], inner)), [seg(`${indent}}${after}`)]];
+    return [
+      [seg(`${head}{`)],
+      ...keys.flatMap((k) => attributeLines(k, pad, value[k], inner)),
+      [seg(`${indent}}${after}`)],
+    ];
   }
   return [[seg(`${head}${Array.isArray(value) ? "[]" : isObj(value) ? "{}" : scalar(value)}${after}`)]];
 }
 
 /** A resource as `terraform show` prints one: a comment with its address, then its attributes. */
-export function resourceLines(address: string, type: string, values: Obj, mode: "managed" | "data" = "managed"): Line[] {
+export function resourceLines(
+  address: string,
+  type: string,
+  values: Obj,
+  mode: "managed" | "data" = "managed",
+): Line[] {
   const keys = Object.keys(values).sort();
   const pad = keyPad(keys);
-  return [[seg(`# ${address}:`, "bold")], [seg(`${mode === "data" ? "data" : "resource"} "${type}" "${splitAddress(address).name}" {`)], ...keys.flatMap((k) => attributeLines(k, pad, values[k], "    ")), [seg("}")]];
+  return [
+    [seg(`# ${address}:`, "bold")],
+    [seg(`${mode === "data" ? "data" : "resource"} "${type}" "${splitAddress(address).name}" {`)],
+    ...keys.flatMap((k) => attributeLines(k, pad, values[k], "    ")),
+    [seg("}")],
+  ];
 }

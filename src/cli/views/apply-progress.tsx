@@ -65,11 +65,31 @@ export function ProgressView({ model }: { model: ProgressModel }) {
       {[...model.rows.values()].map((r) => {
         const [doing, done] = verbs(r.action);
         const secs = ((r.ms ?? Date.now() - r.started) / 1000).toFixed(1);
-        if (r.phase === "start") return <Spinner key={r.address} label={`${r.address}: ${doing}... [${secs}s elapsed]`} />;
-        if (r.phase === "done") return <Text key={r.address} color="green">✔ {r.address}: {done} after {secs}s</Text>;
-        if (r.phase === "skipped") return <Text key={r.address} color="yellow">- {r.address}: skipped (a change it depends on failed)</Text>;
-        if (r.phase === "interrupted") return <Text key={r.address} color="yellow">- {r.address}: not started (interrupted)</Text>;
-        return <Text key={r.address} color="red">✘ {r.address}: failed: {r.message}</Text>;
+        if (r.phase === "start")
+          return <Spinner key={r.address} label={`${r.address}: ${doing}... [${secs}s elapsed]`} />;
+        if (r.phase === "done")
+          return (
+            <Text key={r.address} color="green">
+              ✔ {r.address}: {done} after {secs}s
+            </Text>
+          );
+        if (r.phase === "skipped")
+          return (
+            <Text key={r.address} color="yellow">
+              - {r.address}: skipped (a change it depends on failed)
+            </Text>
+          );
+        if (r.phase === "interrupted")
+          return (
+            <Text key={r.address} color="yellow">
+              - {r.address}: not started (interrupted)
+            </Text>
+          );
+        return (
+          <Text key={r.address} color="red">
+            ✘ {r.address}: failed: {r.message}
+          </Text>
+        );
       })}
       {model.lastRetry ? (
         <Text color="yellow" wrap="truncate-end">

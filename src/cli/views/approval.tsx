@@ -20,12 +20,23 @@ export function toAnswer(text: string): Answer {
   return v === "yes" ? "yes" : v === "details" ? "details" : "no";
 }
 
-const EXPLAIN = ["  converge will perform the actions described above.", "  Only 'yes' will be accepted to approve; 'details' shows the full diff."];
+const EXPLAIN = [
+  "  converge will perform the actions described above.",
+  "  Only 'yes' will be accepted to approve; 'details' shows the full diff.",
+];
 const ASK = "  Enter a value: ";
 
 /** The prompt; `summary` (the access summary) is drawn directly above "Enter a value:" so that
  *  it cannot scroll away from the decision. */
-export function ApprovalPrompt({ question, onAnswer, summary = [] }: { question: string; onAnswer: (a: Answer) => void; summary?: readonly Line[] }) {
+export function ApprovalPrompt({
+  question,
+  onAnswer,
+  summary = [],
+}: {
+  question: string;
+  onAnswer: (a: Answer) => void;
+  summary?: readonly Line[];
+}) {
   const { exit } = useApp();
   // What was typed lives in a ref, read and written synchronously by the input handler: keys that
   // arrive faster than React re-renders would otherwise be handled by a closure over an old value
@@ -52,7 +63,17 @@ export function ApprovalPrompt({ question, onAnswer, summary = [] }: { question:
       };
       if (key.return) return submit(typed.current);
       if (key.backspace || key.delete) return edit(typed.current.slice(0, -1));
-      if (key.ctrl || key.meta || key.escape || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return;
+      if (
+        key.ctrl ||
+        key.meta ||
+        key.escape ||
+        key.tab ||
+        key.upArrow ||
+        key.downArrow ||
+        key.leftArrow ||
+        key.rightArrow
+      )
+        return;
       const end = input.search(/[\r\n]/);
       if (end >= 0) return submit(typed.current + input.slice(0, end));
       edit(typed.current + input);
@@ -112,7 +133,10 @@ export async function askApproval(question: string, lines: readonly Line[] = [])
   const summary = [...wrapLines(lines, terminalWidth(process.stdout))];
   if (isInCi) return askPlain(question, { input: process.stdin, output: process.stdout }, summary);
   let answer: Answer = "no";
-  const instance = render(<ApprovalPrompt question={question} onAnswer={(a) => (answer = a)} summary={summary} />, { exitOnCtrlC: true, patchConsole: false });
+  const instance = render(<ApprovalPrompt question={question} onAnswer={(a) => (answer = a)} summary={summary} />, {
+    exitOnCtrlC: true,
+    patchConsole: false,
+  });
   // Input that fails (the terminal gone: EIO) is a refusal, not an uncaught error.
   const refuse = () => instance.unmount();
   process.stdin.once("error", refuse);

@@ -54,8 +54,12 @@ export class HumanView implements ApplyView {
   private planEvent(e: EngineEvent): void {
     if (e.type === "refresh" && e.phase === "done") this.refreshed++;
     if (this.o.format === "markdown" || this.o.format === "html") return;
-    if (e.type === "read" && e.phase === "start") process.stdout.write(redactText(`${terminalText(e.address)}: Reading...\n`));
-    if (e.type === "read" && e.phase === "done") process.stdout.write(redactText(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`)) + "\n");
+    if (e.type === "read" && e.phase === "start")
+      process.stdout.write(redactText(`${terminalText(e.address)}: Reading...\n`));
+    if (e.type === "read" && e.phase === "done")
+      process.stdout.write(
+        redactText(terminalText(`${e.address}: Read complete after ${e.ms}ms [name=${e.object}]`)) + "\n",
+      );
     if (e.type === "retry") process.stdout.write(redactText(retryText(e)) + "\n");
   }
 
@@ -100,7 +104,10 @@ export class HumanView implements ApplyView {
   /** The refresh and retry summary above the plan. */
   private planProgressLines(): Line[] {
     const n = this.refreshed;
-    const summary: Line[] = [...(n ? [[seg(`Refreshed ${n} IAM ${n === 1 ? "policy" : "policies"}.`, "dim")]] : []), ...this.retries.lines()];
+    const summary: Line[] = [
+      ...(n ? [[seg(`Refreshed ${n} IAM ${n === 1 ? "policy" : "policies"}.`, "dim")]] : []),
+      ...this.retries.lines(),
+    ];
     return summary.length ? [...summary, []] : [];
   }
 
@@ -111,7 +118,9 @@ export class HumanView implements ApplyView {
       throw new UserError({
         severity: "error",
         summary: `no terminal to ask for approval, so nothing was ${destroy ? "destroyed" : "applied"}`,
-        detail: "Review the plan above and run again with --auto-approve, or save it with `converge plan --out FILE` and run `converge apply FILE`.",
+        detail:
+          "Review the plan above and run again with --auto-approve, or save it with " +
+          "`converge plan --out FILE` and run `converge apply FILE`.",
       });
     }
     const { askApproval } = await import("./approval.js");
@@ -138,20 +147,40 @@ export class HumanView implements ApplyView {
     if (result.interrupted) {
       const unlisted = this.notStarted - NOT_STARTED_SHOWN;
       if (unlisted > 0) process.stdout.write(`… and ${unlisted} more not started (interrupted).\n`);
-      process.stderr.write(`${stoppedWords(stopped, "Apply")}: ${before} before the interrupt; ${result.skipped.length} not started. State saved.\n`);
+      process.stderr.write(
+        `${stoppedWords(stopped, "Apply")}: ${before} before the interrupt; ` +
+          `${result.skipped.length} not started. State saved.\n`,
+      );
       return;
     }
     if (result.failed.length) {
-      const lines: Line[] = [[], [seg("Apply failed.", "error"), seg(` ${result.failed.length} failed: ${listed(result.failed.map((f) => f.address), SKIPPED_NAMED)}.`)]];
-      if (result.skipped.length) lines.push([seg(`Skipped because a change they depend on failed: ${listed(result.skipped, SKIPPED_NAMED)}.`)]);
+      const lines: Line[] = [
+        [],
+        [
+          seg("Apply failed.", "error"),
+          seg(
+            ` ${result.failed.length} failed: ${listed(
+              result.failed.map((f) => f.address),
+              SKIPPED_NAMED,
+            )}.`,
+          ),
+        ],
+      ];
+      if (result.skipped.length)
+        lines.push([seg(`Skipped because a change they depend on failed: ${listed(result.skipped, SKIPPED_NAMED)}.`)]);
       lines.push([seg(`Applied before the failure: ${before}. State saved; fix the problem and apply again.`)]);
       pushAll(lines, this.retries.lines());
       process.stderr.write(redactText(toPlain(lines)));
       return;
     }
     const imported = c.imported ? `${c.imported} imported, ` : "";
-    const head = destroy ? `Destroy complete! Resources: ${c.destroyed} destroyed.` : `Apply complete! Resources: ${imported}${before}.`;
-    await printLines([[], [seg(head, "add")], ...this.retries.lines(), ...(destroy ? [] : outputsLines(result.state))], this.o);
+    const head = destroy
+      ? `Destroy complete! Resources: ${c.destroyed} destroyed.`
+      : `Apply complete! Resources: ${imported}${before}.`;
+    await printLines(
+      [[], [seg(head, "add")], ...this.retries.lines(), ...(destroy ? [] : outputsLines(result.state))],
+      this.o,
+    );
   }
 
   flush(): void {
@@ -169,19 +198,29 @@ const NOT_STARTED_SHOWN = 10;
 /** Where the plan was saved and what `apply FILE` needs: the plan carries the inputs it was made
  *  with, but not the secret ones (their values there are placeholders). */
 function savedHint(plan: Plan, file: string): Line[] {
-  const lines: Line[] = [[], [seg(`Saved the plan to: ${file}`)], [seg(`To perform exactly these actions, run: converge apply ${file}`)]];
+  const lines: Line[] = [
+    [],
+    [seg(`Saved the plan to: ${file}`)],
+    [seg(`To perform exactly these actions, run: converge apply ${file}`)],
+  ];
   const stackVariables = new Set((plan.configuration?.variables ?? []).map((v) => v.name));
-  const secret = Object.entries(plan.variables ?? {}).filter(([k, v]) => !stackVariables.has(k) && JSON.stringify(v).includes(SENSITIVE_TEXT)).map(([k]) => k);
+  const secret = Object.entries(plan.variables ?? {})
+    .filter(([k, v]) => !stackVariables.has(k) && JSON.stringify(v).includes(SENSITIVE_TEXT))
+    .map(([k]) => k);
   if (secret.length) {
     const vars = secret.map((k) => `--var ${k}=… (or ${ENV_PREFIX}${k})`).join(", ");
-    lines.push([seg(`It takes the other inputs from the plan; give the secret ${secret.length === 1 ? "one" : "ones"} again: ${vars}.`)]);
+    lines.push([
+      seg(
+        `It takes the other inputs from the plan; give the secret ` +
+          `${secret.length === 1 ? "one" : "ones"} again: ${vars}.`,
+      ),
+    ]);
   }
   return lines;
 }
 
 /** The resources skipped after a failure are named up to this many, then counted. */
 const SKIPPED_NAMED = 20;
-
 
 /** Terraform-style progress: a line when a resource starts, finishes, fails or is skipped. */
 function progressLine(e: EngineEvent): string | undefined {

@@ -11,7 +11,12 @@ export function LinesView({ lines }: { lines: readonly Line[] }) {
           {line.length === 0
             ? " "
             : line.map((s, j) => (
-                <Text key={j} color={s.style ? INK_COLOR[s.style] : undefined} bold={s.style === "bold" || s.style === "heading"} dimColor={s.style === "dim"}>
+                <Text
+                  key={j}
+                  color={s.style ? INK_COLOR[s.style] : undefined}
+                  bold={s.style === "bold" || s.style === "heading"}
+                  dimColor={s.style === "dim"}
+                >
                   {terminalText(s.text)}
                 </Text>
               ))}

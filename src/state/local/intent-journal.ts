@@ -13,7 +13,9 @@ import { makeDirs, regularOrMissing, type FileRole } from "../../fs/regular-file
 
 const JOURNAL: FileRole = {
   what: "intent journal",
-  detail: "converge records each cloud write there before it starts, as a regular file beside the state. Move the other file away and run again.",
+  detail:
+    "converge records each cloud write there before it starts, as a regular file " +
+    "beside the state. Move the other file away and run again.",
 };
 
 type Line = { begin: WriteIntent } | { end: string[] };
@@ -88,7 +90,17 @@ export class IntentJournal {
       if (!line) {
         // Cut short by a crash during its append: only the last line can be.
         if (i === lines.length - 1) break;
-        throw new UserError(error(`${this.path}:${i + 1}: unreadable intent record`, { file: this.path, line: i + 1, column: 1, detail: "The file records converge's own cloud writes and was changed by something else. Nothing was read or written; restore it from a copy, or move it away to forget the pending writes it records." }));
+        throw new UserError(
+          error(`${this.path}:${i + 1}: unreadable intent record`, {
+            file: this.path,
+            line: i + 1,
+            column: 1,
+            detail:
+              "The file records converge's own cloud writes and was changed by something else. Nothing was " +
+              "read or written; restore it from a copy, or move it away to forget the pending writes it " +
+              "records.",
+          }),
+        );
       }
       if ("begin" in line) open.set(line.begin.id, line.begin);
       else for (const id of line.end) open.delete(id);
@@ -173,7 +185,13 @@ function parseLine(raw: string): Line | undefined {
   }
   if (!v || typeof v !== "object") return undefined;
   const o = v as Record<string, unknown>;
-  if (o.begin && typeof o.begin === "object" && typeof (o.begin as WriteIntent).id === "string" && Array.isArray((o.begin as WriteIntent).changes)) return { begin: o.begin as WriteIntent };
+  if (
+    o.begin &&
+    typeof o.begin === "object" &&
+    typeof (o.begin as WriteIntent).id === "string" &&
+    Array.isArray((o.begin as WriteIntent).changes)
+  )
+    return { begin: o.begin as WriteIntent };
   if (Array.isArray(o.end) && o.end.every((x) => typeof x === "string")) return { end: o.end as string[] };
   return undefined;
 }

@@ -48,7 +48,8 @@ export function lineageIn(text: string): string | undefined {
 function lineageAndSerial(text: string): string {
   const v = versionIn(text);
   const lineage = typeof v.lineage === "string" && /^[A-Za-z0-9-]{1,64}$/.test(v.lineage) ? v.lineage : "unknown";
-  const serial = typeof v.serial === "number" && Number.isSafeInteger(v.serial) && v.serial >= 0 ? String(v.serial) : "unknown";
+  const serial =
+    typeof v.serial === "number" && Number.isSafeInteger(v.serial) && v.serial >= 0 ? String(v.serial) : "unknown";
   return `${lineage}-${serial}`;
 }
 
@@ -98,14 +99,27 @@ export interface SeenBackup {
  * it holds another lineage or none. `seen`: the backup as the caller last left it, not read again
  * while it is unchanged. Returns where it was moved, if it was.
  */
-export async function keepOtherLineage(file: string, lineage: string, role: FileRole, seen?: SeenBackup): Promise<string | undefined> {
+export async function keepOtherLineage(
+  file: string,
+  lineage: string,
+  role: FileRole,
+  seen?: SeenBackup,
+): Promise<string | undefined> {
   const backup = `${file}.backup`;
   const fh = await openRegular(backup, role);
   if (!fh) return undefined;
   let text: string;
   try {
     const st = await fh.stat({ bigint: true });
-    if (seen && seen.lineage === lineage && st.ino === seen.ino && st.size === seen.size && st.mtimeNs === seen.mtimeNs && st.ctimeNs === seen.ctimeNs) return undefined;
+    if (
+      seen &&
+      seen.lineage === lineage &&
+      st.ino === seen.ino &&
+      st.size === seen.size &&
+      st.mtimeNs === seen.mtimeNs &&
+      st.ctimeNs === seen.ctimeNs
+    )
+      return undefined;
     text = await fh.readFile("utf8");
   } catch (e) {
     throw fsError(e, `read the ${role.what}`, backup);

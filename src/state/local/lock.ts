@@ -92,7 +92,10 @@ function isLockInfo(v: unknown): v is LockInfo {
 function lockRole(lockPath: string): FileRole {
   return {
     what: "lock file",
-    detail: `converge creates the lock file itself, as a regular file, and removes it when done: it does not wait on, read, replace or remove anything else there. If no converge command is running, remove ${lockPath} and run again.`,
+    detail:
+      `converge creates the lock file itself, as a regular file, and removes it when done: it does not wait ` +
+      `on, read, replace or remove anything else there. If no converge command is running, remove ${lockPath} ` +
+      `and run again.`,
   };
 }
 
@@ -101,7 +104,12 @@ async function danglingLinkError(lockPath: string): Promise<UserError | undefine
   const st = await lstat(lockPath).catch(() => undefined);
   if (!st?.isSymbolicLink()) return undefined;
   const role = lockRole(lockPath);
-  return new UserError(error(`${role.what} ${lockPath} links to ${await finalPath(lockPath, role)}, which does not exist`, { file: lockPath, detail: role.detail }));
+  return new UserError(
+    error(`${role.what} ${lockPath} links to ${await finalPath(lockPath, role)}, which does not exist`, {
+      file: lockPath,
+      detail: role.detail,
+    }),
+  );
 }
 
 async function readLock(lockPath: string): Promise<LockRead> {
@@ -120,7 +128,8 @@ async function readLock(lockPath: string): Promise<LockRead> {
       if (isLockInfo(v)) return { kind: "held", info: v, key: `id:${v.id}` };
       reason = "it does not hold a lock ID, pid and hostname";
     } catch (e) {
-      reason = text.trim() === "" ? "it is empty" : `it is not valid JSON (${e instanceof Error ? e.message : String(e)})`;
+      reason =
+        text.trim() === "" ? "it is empty" : `it is not valid JSON (${e instanceof Error ? e.message : String(e)})`;
     }
     const key = `file:${st.dev}:${st.ino}:${st.mtimeMs}:${st.size}`;
     return { kind: "unreadable", key, reason };
@@ -138,10 +147,15 @@ function describeHolder(info: LockInfo): string {
 
 /** What is known of the holder process, for the lock error. */
 function holderProcessText(info: LockInfo): string {
-  if (info.hostname !== osHostname()) return `The lock was taken on host ${info.hostname}; converge cannot check from here whether that process is still running.`;
+  if (info.hostname !== osHostname())
+    return (
+      `The lock was taken on host ${info.hostname}; converge cannot check ` +
+      `from here whether that process is still running.`
+    );
   return holderState(info) === "running"
     ? `The holder process ${info.pid} is still running on this host.`
-    : `The lock is held by process ${info.pid}, which may be another process now: a process ID is reused once its process has exited, and converge cannot tell whether this one is the holder.`;
+    : `The lock is held by process ${info.pid}, which may be another process now: a process ID is reused once ` +
+        `its process has exited, and converge cannot tell whether this one is the holder.`;
 }
 
 /** The holder's state, on this host (see processState). */
@@ -152,13 +166,16 @@ function holderState(info: LockInfo): "running" | "gone" | "unknown" {
 /** `waitedMs`: how long it waited, when a --lock-timeout was given (else the advice to give one). */
 function lockedError(info: LockInfo, lockPath: string, waitedMs: number | undefined): UserError {
   const details = [
-    waitedMs !== undefined ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.",
+    waitedMs !== undefined
+      ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.`
+      : "Use --lock-timeout to wait for it.",
     holderProcessText(info),
     `Lock file: ${lockPath}${info.version ? ` (written by converge ${info.version})` : ""}.`,
   ];
   return new UserError(
     error(
-      `state is locked by ${describeHolder(info)}; lock ID ${info.id} — if that process is gone, run: converge force-unlock ${info.id}`,
+      `state is locked by ${describeHolder(info)}; lock ID ${info.id} — if that ` +
+        `process is gone, run: converge force-unlock ${info.id}`,
       { file: lockPath, detail: details.join(" ") },
     ),
   );
@@ -190,7 +207,9 @@ async function createMarker(file: string): Promise<"created" | "exists"> {
   try {
     const fh = await open(file, "wx", 0o600);
     try {
-      await fh.writeFile(JSON.stringify({ pid: process.pid, hostname: osHostname(), time: new Date().toISOString() }) + "\n");
+      await fh.writeFile(
+        JSON.stringify({ pid: process.pid, hostname: osHostname(), time: new Date().toISOString() }) + "\n",
+      );
     } finally {
       await fh.close();
     }
@@ -211,7 +230,7 @@ function markerBase(lockPath: string, key: string): string {
  */
 async function acquireMarker(lockPath: string, key: string): Promise<string | undefined> {
   const base = markerBase(lockPath, key);
-  for (let gen = 0; gen < MAX_MARKER_GENERATIONS; ) {
+  for (let gen = 0; gen < MAX_MARKER_GENERATIONS;) {
     const file = gen === 0 ? base : `${base}.${gen}`;
     if ((await createMarker(file)) === "created") return file;
     let age: number;
@@ -269,7 +288,12 @@ function isStale(info: LockInfo): boolean {
 }
 
 /** Takes the lock at `lockPath` for the state file `statePath`. */
-export async function acquireLock(statePath: string, lockPath: string, operation: string, opts: LockOptions = {}): Promise<LockHandle> {
+export async function acquireLock(
+  statePath: string,
+  lockPath: string,
+  operation: string,
+  opts: LockOptions = {},
+): Promise<LockHandle> {
   const started = Date.now();
   const deadline = started + Math.max(0, opts.timeoutMs ?? 0);
   try {
@@ -353,10 +377,14 @@ export async function forceUnlock(lockPath: string, id: string): Promise<void> {
     }
     if (cur.info.id !== id) {
       throw new UserError(
-        error(`lock ID ${id} does not match the current lock: the state is locked by ${describeHolder(cur.info)} with lock ID ${cur.info.id}`, {
-          file: lockPath,
-          detail: `To remove that lock, run: converge force-unlock ${cur.info.id}`,
-        }),
+        error(
+          `lock ID ${id} does not match the current lock: the state is locked by ` +
+            `${describeHolder(cur.info)} with lock ID ${cur.info.id}`,
+          {
+            file: lockPath,
+            detail: `To remove that lock, run: converge force-unlock ${cur.info.id}`,
+          },
+        ),
       );
     }
     const result = await removeLockIf(lockPath, cur.key);

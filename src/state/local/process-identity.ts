@@ -53,7 +53,11 @@ export function isProcessIdentity(v: unknown): v is ProcessIdentity {
  * time), "unknown" when converge cannot tell (nothing recorded, another PID namespace, /proc
  * unreadable): a live PID may then be the holder or an unrelated process.
  */
-export function processState(pid: number, recorded: ProcessIdentity | undefined, alive: (pid: number) => boolean): "running" | "gone" | "unknown" {
+export function processState(
+  pid: number,
+  recorded: ProcessIdentity | undefined,
+  alive: (pid: number) => boolean,
+): "running" | "gone" | "unknown" {
   if (!alive(pid)) return "gone";
   if (!recorded) return "unknown";
   const now = processIdentity(pid);

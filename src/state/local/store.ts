@@ -7,7 +7,15 @@ import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { State, WriteIntent } from "../../generated/schemas.js";
 import { IntentJournal } from "./intent-journal.js";
 import { describeErrors, validate } from "../../schemas/index.js";
-import { hasSealedResources, parsedState, parseState, serializeState, serializeStateBytes, stateProblems, withSerial } from "../format.js";
+import {
+  hasSealedResources,
+  parsedState,
+  parseState,
+  serializeState,
+  serializeStateBytes,
+  stateProblems,
+  withSerial,
+} from "../format.js";
 import { errnoCode, fsError } from "../../fs/errors.js";
 import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../../fs/atomic-file.js";
 import { checkInputStats, InputFileError, MAX_DATA_BYTES } from "../../fs/input-file.js";
@@ -19,7 +27,14 @@ import { missingWorkspace } from "../workspace.js";
 import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
 
 import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
-import { finalPath, makeDirs, openRegular, regularOrMissing, writablePath, type FileRole } from "../../fs/regular-files.js";
+import {
+  finalPath,
+  makeDirs,
+  openRegular,
+  regularOrMissing,
+  writablePath,
+  type FileRole,
+} from "../../fs/regular-files.js";
 
 /** Temp files of writes that crashed are removed once their process is gone and they are this old. */
 const LEFTOVER_MIN_AGE_MS = 60_000;
@@ -29,12 +44,16 @@ const LEFTOVER_MAX_AGE_MS = 10 * 60_000;
 
 const STATE_FILE: FileRole = {
   what: "state file",
-  detail: "converge keeps the state in a regular file (or a symlink to one): it does not read from, replace or change the permissions of anything else. Move it away, or name another file with --state.",
+  detail:
+    "converge keeps the state in a regular file (or a symlink to one): it does not read from, replace or " +
+    "change the permissions of anything else. Move it away, or name another file with --state.",
 };
 
 const STATE_BACKUP: FileRole = {
   what: "state backup",
-  detail: "converge keeps the previous state there, as a regular file it replaces at every write. Move it away and run again.",
+  detail:
+    "converge keeps the previous state there, as a regular file it " +
+    "replaces at every write. Move it away and run again.",
 };
 
 /**
@@ -131,7 +150,9 @@ export class LocalStateStore implements StateStore, FencedStore {
       throw new UserError(
         error(`state file ${this.path} belongs to stack "${state.stack}", not to stack "${this.stack}"`, {
           file: this.path,
-          detail: `Each stack needs its own state file: is --state (or a copied state file) pointing at stack "${state.stack}"'s state? The state file is left as it is.`,
+          detail:
+            `Each stack needs its own state file: is --state (or a copied state file) pointing at ` +
+            `stack "${state.stack}"'s state? The state file is left as it is.`,
         }),
       );
     }
@@ -150,8 +171,12 @@ export class LocalStateStore implements StateStore, FencedStore {
     const nextText = parts ? undefined : serializeState(next);
     const value = nextText === undefined ? undefined : (JSON.parse(nextText) as State);
     const invalid = value === undefined ? stateProblems(next) : validate("state.schema.json", value);
-    if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.path}: ${describeErrors(invalid)}`);
-    if (this.stack !== undefined && next.stack !== this.stack) throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.path}, the state of stack "${this.stack}"`);
+    if (invalid.length > 0)
+      throw new Error(`refusing to write an invalid state to ${this.path}: ${describeErrors(invalid)}`);
+    if (this.stack !== undefined && next.stack !== this.stack)
+      throw new Error(
+        `refusing to write a state of stack "${next.stack}" to ${this.path}, the state of stack "${this.stack}"`,
+      );
 
     await this.checkWorkspace();
     const target = await this.target();
@@ -173,7 +198,12 @@ export class LocalStateStore implements StateStore, FencedStore {
   }
 
   /** Checks the stored version against `expect`, then replaces the file (backup kept). */
-  private async swap(target: string, next: State, expect: StateVersion | undefined, nextText: string | undefined): Promise<State> {
+  private async swap(
+    target: string,
+    next: State,
+    expect: StateVersion | undefined,
+    nextText: string | undefined,
+  ): Promise<State> {
     const current = await this.readCurrent(target);
     if (current && current.lineage !== next.lineage) throw stateConflict(this.path, current, versionOf(next), next);
     if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
@@ -182,12 +212,20 @@ export class LocalStateStore implements StateStore, FencedStore {
     // With no state yet, a pushed state keeps counting from its own serial.
     const written: State = { ...next, serial: (expect?.serial ?? next.serial) + 1 };
     if (!Number.isSafeInteger(written.serial)) {
-      throw new UserError(error(`state file ${this.path} has serial ${written.serial - 1}, the largest converge can count: it cannot be written again`, { file: this.path }));
+      throw new UserError(
+        error(
+          `state file ${this.path} has serial ${written.serial - 1}, the largest ` +
+            `converge can count: it cannot be written again`,
+          { file: this.path },
+        ),
+      );
     }
     // serializeState(written): the same text but for the serial (serialising a large state twice
     // was a hot spot of apply, which saves after every step); with sealed resources, its bytes
     // in pieces (each resource's encoded once).
-    const data = (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ?? serializeStateBytes(written);
+    const data =
+      (nextText !== undefined ? withSerial(nextText, next.serial, written.serial) : undefined) ??
+      serializeStateBytes(written);
 
     try {
       await writeFileAtomic(target, data, { beforeRename: () => backupCurrent(target, next.lineage, this.backupSeen) });
@@ -206,12 +244,27 @@ export class LocalStateStore implements StateStore, FencedStore {
     const known = this.lastWritten;
     if (known) {
       const st = await stat(target, { bigint: true }).catch(() => undefined);
-      if (st && st.ino === known.ino && st.size === known.size && st.ctimeNs === known.ctimeNs && st.mtimeNs === known.mtimeNs) return known.state;
+      if (
+        st &&
+        st.ino === known.ino &&
+        st.size === known.size &&
+        st.ctimeNs === known.ctimeNs &&
+        st.mtimeNs === known.mtimeNs
+      )
+        return known.state;
     }
     return this.read();
   }
 
-  private lastWritten: { ino: bigint; size: bigint; ctimeNs: bigint; mtimeNs: bigint; state: Pick<State, "lineage" | "serial" | "stack"> } | undefined;
+  private lastWritten:
+    | {
+        ino: bigint;
+        size: bigint;
+        ctimeNs: bigint;
+        mtimeNs: bigint;
+        state: Pick<State, "lineage" | "serial" | "stack">;
+      }
+    | undefined;
 
   /** The backup this store last made (the version of lineage `backedUp` it replaced), so that
    *  the next write need not read it again to know its lineage. */
@@ -220,10 +273,19 @@ export class LocalStateStore implements StateStore, FencedStore {
   private async remember(written: State, target: string, backedUp: string | undefined): Promise<void> {
     this.lastWritten = undefined;
     const st = await stat(target, { bigint: true }).catch(() => undefined);
-    if (st) this.lastWritten = { ino: st.ino, size: st.size, ctimeNs: st.ctimeNs, mtimeNs: st.mtimeNs, state: { lineage: written.lineage, serial: written.serial, stack: written.stack } };
+    if (st)
+      this.lastWritten = {
+        ino: st.ino,
+        size: st.size,
+        ctimeNs: st.ctimeNs,
+        mtimeNs: st.mtimeNs,
+        state: { lineage: written.lineage, serial: written.serial, stack: written.stack },
+      };
     this.backupSeen = undefined;
-    const b = backedUp === undefined ? undefined : await stat(`${target}.backup`, { bigint: true }).catch(() => undefined);
-    if (b && backedUp !== undefined) this.backupSeen = { ino: b.ino, size: b.size, ctimeNs: b.ctimeNs, mtimeNs: b.mtimeNs, lineage: backedUp };
+    const b =
+      backedUp === undefined ? undefined : await stat(`${target}.backup`, { bigint: true }).catch(() => undefined);
+    if (b && backedUp !== undefined)
+      this.backupSeen = { ino: b.ino, size: b.size, ctimeNs: b.ctimeNs, mtimeNs: b.mtimeNs, lineage: backedUp };
   }
 
   /** The lock sits beside the file the state is in: one lock per state, whatever links name it. */
@@ -234,16 +296,23 @@ export class LocalStateStore implements StateStore, FencedStore {
     await this.checkFiles(target);
     const handle = await acquireLock(this.path, `${target}.lock`, operation, opts);
     // A state a migrate is moving away takes no other command's lock (./move-fence.ts).
-    const fence = operation === MIGRATE_OPERATION ? undefined : await this.movingTo().catch(async (e: unknown) => {
-      await handle.release();
-      throw e;
-    });
+    const fence =
+      operation === MIGRATE_OPERATION
+        ? undefined
+        : await this.movingTo().catch(async (e: unknown) => {
+            await handle.release();
+            throw e;
+          });
     if (fence) {
       await handle.release();
       throw movingError(this.path, fence);
     }
     const i = handle.info;
-    return { ...handle, release: () => handle.release(), holder: { id: i.id, who: i.holder, operation: i.operation, since: i.time, version: i.version } };
+    return {
+      ...handle,
+      release: () => handle.release(),
+      holder: { id: i.id, who: i.holder, operation: i.operation, since: i.time, version: i.version },
+    };
   }
 
   /** {state file}.moving: the fence of an unfinished `state migrate` (./move-fence.ts). */

@@ -16,7 +16,9 @@ import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "../workspace.js";
 /** The state file of `workspace`, given the default workspace's file. */
 export function workspaceStatePath(defaultPath: string, workspace: string): string {
   if (workspace === DEFAULT_WORKSPACE) return defaultPath;
-  return defaultPath.endsWith(".json") ? `${defaultPath.slice(0, -".json".length)}.${workspace}.json` : `${defaultPath}.${workspace}`;
+  return defaultPath.endsWith(".json")
+    ? `${defaultPath.slice(0, -".json".length)}.${workspace}.json`
+    : `${defaultPath}.${workspace}`;
 }
 
 export class LocalWorkspaces implements WorkspaceCatalog {
@@ -42,7 +44,10 @@ export class LocalWorkspaces implements WorkspaceCatalog {
       if (errnoCode(e) === "ENOENT") return [];
       throw fsError(e, "read the workspace list", this.registry);
     }
-    return text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0 && l !== DEFAULT_WORKSPACE);
+    return text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0 && l !== DEFAULT_WORKSPACE);
   }
 
   private async save(names: string[]): Promise<void> {
@@ -64,15 +69,25 @@ export class LocalWorkspaces implements WorkspaceCatalog {
 
   async create(name: string): Promise<string | undefined> {
     const names = await this.names();
-    if (name === DEFAULT_WORKSPACE || names.includes(name)) throw new UserError(error(`workspace "${name}" already exists`, { code: "state/workspace", file: this.registry }));
+    if (name === DEFAULT_WORKSPACE || names.includes(name))
+      throw new UserError(
+        error(`workspace "${name}" already exists`, { code: "state/workspace", file: this.registry }),
+      );
     const file = workspaceStatePath(this.defaultPath, name);
     await checkNewWorkspace(file, this.stack, name);
     const kept = await keepDeletedBackup(file);
     await this.save([...names, name].sort());
-    return kept && `The last state of a deleted workspace "${name}" (${file}.backup) was moved to ${kept}: the new workspace's states do not replace it.`;
+    return (
+      kept &&
+      `The last state of a deleted workspace "${name}" (${file}.backup) was moved to ` +
+        `${kept}: the new workspace's states do not replace it.`
+    );
   }
 
-  /** The state file is kept as {file}.backup (the previous version's place), not deleted; `create` of the name moves it aside. */
+  /**
+   * The state file is kept as {file}.backup (the previous version's place), not deleted; `create` of the name moves it
+   * aside.
+   */
   async drop(name: string): Promise<void> {
     const file = workspaceStatePath(this.defaultPath, name);
     // A backup of another lineage there is another state's only copy: moved aside, not replaced.

@@ -28,7 +28,10 @@ async function leftover(guard: string): Promise<boolean> {
  *  never seen empty; false when another writer holds it. The temp file is named like the state
  *  store's own temp files, so a killed writer's is cleaned up with them. */
 async function take(guard: string): Promise<boolean> {
-  const tmp = join(dirname(guard), `.${basename(guard).replace(/\.cas$/, "")}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+  const tmp = join(
+    dirname(guard),
+    `.${basename(guard).replace(/\.cas$/, "")}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`,
+  );
   try {
     await writeFile(tmp, String(process.pid), { mode: 0o600, flag: "wx" });
     await link(tmp, guard);
@@ -50,7 +53,12 @@ export async function withWriteGuard<T>(target: string, fn: () => Promise<T>): P
       continue;
     }
     if (Date.now() > deadline) {
-      throw new UserError(error(`another write to ${target} has not finished after ${WAIT_MS / 1000}s`, { code: "state/busy", detail: `If no converge command is running, remove ${guard}.` }));
+      throw new UserError(
+        error(`another write to ${target} has not finished after ${WAIT_MS / 1000}s`, {
+          code: "state/busy",
+          detail: `If no converge command is running, remove ${guard}.`,
+        }),
+      );
     }
     await new Promise((r) => setTimeout(r, 5 + Math.floor(Math.random() * 20)));
   }

@@ -7,7 +7,14 @@ import type pg from "pg";
 import { pgModule } from "./pg.js";
 import type { Claim } from "../../drivers/types.js";
 import type { State } from "../../generated/schemas.js";
-import { claimColumns, claimConflicts, type ClaimConflict, type OwnedClaim, type ResourceClaim, stateClaims } from "../../claims/claims.js";
+import {
+  claimColumns,
+  claimConflicts,
+  type ClaimConflict,
+  type OwnedClaim,
+  type ResourceClaim,
+  stateClaims,
+} from "../../claims/claims.js";
 import { advisoryHeld, advisoryKey } from "./keys.js";
 import { inTransaction } from "./connection.js";
 import { nameWithProjectId, type ProjectIds } from "../../cloud/names.js";
@@ -41,20 +48,38 @@ function claimRows(claims: readonly ResourceClaim[]): string[][] {
   return rows;
 }
 
-/** Inserts `rows` for (stack, workspace) into `table` in one statement (arrays unnested server-side); `extra` fills the columns after `claim`. */
-async function insertRows(client: pg.ClientBase, table: string, stack: string, workspace: string, rows: string[][], extra: { columns: string; values: unknown[] } = { columns: "", values: [] }): Promise<void> {
+/**
+ * Inserts `rows` for (stack, workspace) into `table` in one statement (arrays unnested server-side); `extra` fills the
+ * columns after `claim`.
+ */
+async function insertRows(
+  client: pg.ClientBase,
+  table: string,
+  stack: string,
+  workspace: string,
+  rows: string[][],
+  extra: { columns: string; values: unknown[] } = { columns: "", values: [] },
+): Promise<void> {
   if (rows.length === 0) return;
   const col = (i: number) => rows.map((r) => r[i]);
   const more = extra.values.map((_, i) => `, $${10 + i}`).join("");
   await client.query(
-    `INSERT INTO ${table} (stack, workspace, address, object, scope, role, condition_key, member_key, claim${extra.columns})
-     SELECT $1, $2, a, o, s, r, ck, mk, c::json${more} FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(a, o, s, r, ck, mk, c)`,
+    `INSERT INTO ${table} (stack, workspace, address, object, scope, role, condition_key, member_key, claim` +
+      `${extra.columns})
+     SELECT $1, $2, a, o, s, r, ck, mk, c::json${more} FROM unnest($3::text[], ` +
+      `$4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(a, o, s, r, ck, mk, c)`,
     [stack, workspace, col(0), col(1), col(2), col(3), col(4), col(5), col(6), ...extra.values],
   );
 }
 
 /** Replaces the claims of (stack, workspace) with those of `state` (none: undefined), in the caller's transaction. */
-export async function replaceClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, state: State | undefined): Promise<void> {
+export async function replaceClaims(
+  client: pg.ClientBase,
+  schema: string,
+  stack: string,
+  workspace: string,
+  state: State | undefined,
+): Promise<void> {
   await client.query(`DELETE FROM ${q(schema)}.claims WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
   await insertRows(client, `${q(schema)}.claims`, stack, workspace, claimRows(state ? stateClaims(state) : []));
 }
@@ -67,7 +92,13 @@ interface ClaimRow {
   pending: boolean;
 }
 
-const owned = (r: ClaimRow): OwnedClaim => ({ stack: r.stack, workspace: r.workspace, address: r.address, claim: r.claim, ...(r.pending ? { pending: true } : {}) });
+const owned = (r: ClaimRow): OwnedClaim => ({
+  stack: r.stack,
+  workspace: r.workspace,
+  address: r.address,
+  claim: r.claim,
+  ...(r.pending ? { pending: true } : {}),
+});
 
 /** A reservation counts while the session that made it holds its (stack, workspace) lock. */
 const LIVE_RESERVATION = advisoryHeld("r.lock_k1", "r.lock_k2", "r.backend_pid");
@@ -75,18 +106,30 @@ const LIVE_RESERVATION = advisoryHeld("r.lock_k1", "r.lock_k2", "r.backend_pid")
 /** The recorded claims, and the live reservations, of other (stack, workspace) states that conflict with `mine`.
  *  `projectIds` (project numbers → IDs): a claim recorded with a project's number (by an older
  *  converge, or a stack not yet applied since) is the claim of that project's ID. */
-export async function conflictsWith(db: Db, schema: string, stack: string, workspace: string, mine: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
+export async function conflictsWith(
+  db: Db,
+  schema: string,
+  stack: string,
+  workspace: string,
+  mine: readonly ResourceClaim[],
+  projectIds?: ProjectIds,
+): Promise<ClaimConflict[]> {
   if (mine.length === 0) return [];
   const objects = withNumberForms([...new Set(mine.map((m) => m.claim.object))], projectIds);
   const other = "object = ANY($1::text[]) AND NOT (stack = $2 AND workspace = $3)";
   const r = await db.query<ClaimRow>(
     `SELECT stack, workspace, address, claim, false AS pending FROM ${q(schema)}.claims WHERE ${other}
-     UNION ALL
-     SELECT stack, workspace, address, claim, true AS pending FROM ${q(schema)}.reservations r WHERE ${other} AND ${LIVE_RESERVATION}
+     ` +
+      `UNION ALL
+     SELECT stack, workspace, address, claim, true AS pending FROM ${q(schema)}.reservations ` +
+      `r WHERE ${other} AND ${LIVE_RESERVATION}
      ORDER BY pending, stack, workspace, address`,
     [objects, stack, workspace],
   );
-  return claimConflicts(mine, r.rows.map((row) => byProjectId(owned(row), projectIds)));
+  return claimConflicts(
+    mine,
+    r.rows.map((row) => byProjectId(owned(row), projectIds)),
+  );
 }
 
 /** `objects` and, for each whose project has a number in `projectIds`, its name with that number. */
@@ -122,19 +165,35 @@ export async function claimedProjectNumbers(db: Db, schema: string): Promise<str
  * are returned. One transaction under the claims lock; the reservation lasts while `session`
  * holds the lock, and adds to what it reserved before (a taken lock starts with none).
  */
-export async function reserveClaims(client: pg.ClientBase, schema: string, stack: string, workspace: string, session: LockSession, mine: readonly ResourceClaim[], projectIds?: ProjectIds): Promise<ClaimConflict[]> {
+export async function reserveClaims(
+  client: pg.ClientBase,
+  schema: string,
+  stack: string,
+  workspace: string,
+  session: LockSession,
+  mine: readonly ResourceClaim[],
+  projectIds?: ProjectIds,
+): Promise<ClaimConflict[]> {
   return inTransaction(client, async () => {
     await lockClaims(client, schema);
     const conflicts = await conflictsWith(client, schema, stack, workspace, mine, projectIds);
     if (conflicts.length === 0) {
-      await insertRows(client, `${q(schema)}.reservations`, stack, workspace, claimRows(mine), { columns: ", backend_pid, lock_k1, lock_k2", values: [session.pid, ...session.key] });
+      await insertRows(client, `${q(schema)}.reservations`, stack, workspace, claimRows(mine), {
+        columns: ", backend_pid, lock_k1, lock_k2",
+        values: [session.pid, ...session.key],
+      });
     }
     return conflicts;
   });
 }
 
 /** Removes the reservations of (stack, workspace) (its lock was just taken, or is being released). */
-export async function dropReservations(client: pg.ClientBase, schema: string, stack: string, workspace: string): Promise<void> {
+export async function dropReservations(
+  client: pg.ClientBase,
+  schema: string,
+  stack: string,
+  workspace: string,
+): Promise<void> {
   await client.query(`DELETE FROM ${q(schema)}.reservations WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
 }
 
@@ -146,16 +205,37 @@ interface KeyRow {
   member_key: string;
 }
 
-const columnsKey = (c: { object: string; scope: string; role: string; conditionKey: string; memberKey: string }) => JSON.stringify([c.object, c.scope, c.role, c.conditionKey, c.memberKey]);
+const columnsKey = (c: { object: string; scope: string; role: string; conditionKey: string; memberKey: string }) =>
+  JSON.stringify([c.object, c.scope, c.role, c.conditionKey, c.memberKey]);
 
 /**
  * The conflicts of the claims `state` adds to those (stack, workspace) holds now, in the caller's
  * transaction (under the claims lock): a write never records a grant another stack manages. What
  * it already held is not compared again (a resource renamed, or moved, keeps its claim).
  */
-export async function newClaimConflicts(client: pg.ClientBase, schema: string, stack: string, workspace: string, state: State): Promise<ClaimConflict[]> {
-  const held = await client.query<KeyRow>(`SELECT object, scope, role, condition_key, member_key FROM ${q(schema)}.claims WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
-  const have = new Set(held.rows.map((r) => columnsKey({ object: r.object, scope: r.scope, role: r.role, conditionKey: r.condition_key, memberKey: r.member_key })));
+export async function newClaimConflicts(
+  client: pg.ClientBase,
+  schema: string,
+  stack: string,
+  workspace: string,
+  state: State,
+): Promise<ClaimConflict[]> {
+  const held = await client.query<KeyRow>(
+    `SELECT object, scope, role, condition_key, member_key FROM ` +
+      `${q(schema)}.claims WHERE stack = $1 AND workspace = $2`,
+    [stack, workspace],
+  );
+  const have = new Set(
+    held.rows.map((r) =>
+      columnsKey({
+        object: r.object,
+        scope: r.scope,
+        role: r.role,
+        conditionKey: r.condition_key,
+        memberKey: r.member_key,
+      }),
+    ),
+  );
   const added = stateClaims(state).filter((rc) => !have.has(columnsKey(claimColumns(rc.claim))));
   return conflictsWith(client, schema, stack, workspace, added);
 }
@@ -164,11 +244,17 @@ export async function newClaimConflicts(client: pg.ClientBase, schema: string, s
 export async function everyClaim(db: pg.Pool, schema: string): Promise<OwnedClaim[]> {
   // And what applies under way have reserved and not yet recorded (pending: "is applying now").
   const r = await db.query<ClaimRow>(
-    `SELECT stack, workspace, address, claim, false AS pending, object, role, member_key FROM ${q(schema)}.claims
+    `SELECT stack, workspace, address, claim, false AS pending, object, role, member_key FROM ${q(schema)}` +
+      `.claims
      UNION ALL
-     SELECT stack, workspace, address, claim, true AS pending, object, role, member_key FROM ${q(schema)}.reservations r WHERE ${LIVE_RESERVATION}
-       AND NOT EXISTS (SELECT 1 FROM ${q(schema)}.claims c WHERE (c.stack, c.workspace, c.address, c.object, c.scope, c.role, c.condition_key, c.member_key) = (r.stack, r.workspace, r.address, r.object, r.scope, r.role, r.condition_key, r.member_key))
-     ORDER BY stack, workspace, address, object, role, member_key, pending`,
+     SELECT stack, workspace, address, claim, true AS pending, object, role, ` +
+      `member_key FROM ${q(schema)}.reservations r WHERE ${LIVE_RESERVATION}
+       AND NOT EXISTS (SELECT 1 ` +
+      `FROM ${q(schema)}.claims c WHERE (c.stack, c.workspace, c.address, c.object, c.scope, c.role, ` +
+      `c.condition_key, c.member_key) = (r.stack, r.workspace, r.address, r.object, r.scope, r.role, ` +
+      `r.condition_key, r.member_key))
+     ORDER BY stack, workspace, address, object, role, member_key, ` +
+      `pending`,
   );
   return r.rows.map(owned);
 }

@@ -16,7 +16,8 @@ export interface PgTarget {
 
 /** How converge finds the server, for error details. */
 const CONNECTION_HELP =
-  "converge connects as libpq does: DATABASE_URL, or PGHOST, PGPORT, PGUSER, PGPASSWORD (or ~/.pgpass), PGDATABASE and PGSSLMODE. The stack file never holds the connection.";
+  "converge connects as libpq does: DATABASE_URL, or PGHOST, PGPORT, PGUSER, PGPASSWORD (or ~/.pgpass), " +
+  "PGDATABASE and PGSSLMODE. The stack file never holds the connection.";
 
 function urlParts(url: string): { host?: string; port?: string; database?: string; password?: string } {
   let u: URL;
@@ -27,7 +28,9 @@ function urlParts(url: string): { host?: string; port?: string; database?: strin
     throw new UserError(
       error("DATABASE_URL could not be parsed as a URL; its value is not shown (it may hold a password)", {
         code: "state/postgres",
-        detail: `Expected postgres://USER:PASSWORD@HOST:PORT/DATABASE (characters such as spaces, @ or : inside the user or password percent-encoded). ${CONNECTION_HELP}`,
+        detail:
+          `Expected postgres://USER:PASSWORD@HOST:PORT/DATABASE (characters such as spaces, @ or : ` +
+          `inside the user or password percent-encoded). ${CONNECTION_HELP}`,
       }),
     );
   }
@@ -45,7 +48,8 @@ function urlParts(url: string): { host?: string; port?: string; database?: strin
 
 /** libpq's sslmode as node-postgres takes it (prefer and allow: no TLS, as node-postgres cannot fall back). */
 function sslOf(mode: string): pg.ClientConfig["ssl"] {
-  if (mode === "require") return { rejectUnauthorized: false }; // encrypted, certificate not checked, as libpq's require
+  // encrypted, certificate not checked, as libpq's require
+  if (mode === "require") return { rejectUnauthorized: false };
   if (mode === "verify-ca" || mode === "verify-full") return true;
   return false;
 }
@@ -66,7 +70,10 @@ function withLibpqSsl(url: string): string {
   }
 }
 
-/** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE of `env` (unset ones: node-postgres's defaults, ~/.pgpass included). */
+/**
+ * PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE of `env` (unset ones: node-postgres's defaults, ~/.pgpass
+ * included).
+ */
 function libpqVariables(env: NodeJS.ProcessEnv): pg.ClientConfig {
   return {
     ...(env.PGHOST ? { host: env.PGHOST } : {}),
@@ -83,9 +90,13 @@ export function connectionFromEnv(env: NodeJS.ProcessEnv = process.env): PgTarge
   const url = env.DATABASE_URL?.trim() ? env.DATABASE_URL : undefined;
   const parts = url ? urlParts(url) : {};
   const password = parts.password ?? env.PGPASSWORD;
-  const secrets = [url, password, password !== undefined ? encodeURIComponent(password) : undefined].filter((s): s is string => s !== undefined && s.length >= 3);
+  const secrets = [url, password, password !== undefined ? encodeURIComponent(password) : undefined].filter(
+    (s): s is string => s !== undefined && s.length >= 3,
+  );
   const host = parts.host ?? env.PGHOST ?? "localhost";
-  const where = `${host}:${parts.port ?? env.PGPORT ?? "5432"}/${parts.database ?? env.PGDATABASE ?? env.PGUSER ?? "(default database)"}`;
+  const where =
+    `${host}:${parts.port ?? env.PGPORT ?? "5432"}/` +
+    `${parts.database ?? env.PGDATABASE ?? env.PGUSER ?? "(default database)"}`;
   const config: pg.ClientConfig = {
     ...(url ? { connectionString: withLibpqSsl(url) } : libpqVariables(env)),
     application_name: "converge",

@@ -87,7 +87,12 @@ interface HistoryRow {
 }
 
 /** The versions of (stack, workspace), oldest first. */
-export async function readHistory(db: pg.Pool, schema: string, stack: string, workspace: string): Promise<HistoryRecord[]> {
+export async function readHistory(
+  db: pg.Pool,
+  schema: string,
+  stack: string,
+  workspace: string,
+): Promise<HistoryRecord[]> {
   const r = await db.query<HistoryRow>(
     `SELECT serial, lineage, written, actor, host, operation, plan_digest, granted, revoked, converge_version, approvals
        FROM ${pgEscape(schema)}.history WHERE stack = $1 AND workspace = $2 ORDER BY id`,
@@ -101,14 +106,23 @@ export async function readHistory(db: pg.Pool, schema: string, stack: string, wo
     host: row.host,
     operation: row.operation,
     ...(row.plan_digest !== null ? { planDigest: row.plan_digest } : {}),
-    ...(row.granted !== null || row.revoked !== null ? { access: { granted: row.granted ?? 0, revoked: row.revoked ?? 0 } } : {}),
+    ...(row.granted !== null || row.revoked !== null
+      ? { access: { granted: row.granted ?? 0, revoked: row.revoked ?? 0 } }
+      : {}),
     ...(row.approvals !== null ? { approvals: row.approvals } : {}),
     convergeVersion: row.converge_version,
   }));
 }
 
 /** The text of the version with `serial`: of `lineage` when it has one, else the latest written with that serial. */
-export async function readVersion(db: pg.Pool, schema: string, stack: string, workspace: string, serial: number, lineage: string | undefined): Promise<string | undefined> {
+export async function readVersion(
+  db: pg.Pool,
+  schema: string,
+  stack: string,
+  workspace: string,
+  serial: number,
+  lineage: string | undefined,
+): Promise<string | undefined> {
   const r = await db.query<{ text: string }>(
     `SELECT state::text AS text FROM ${pgEscape(schema)}.history WHERE stack = $1 AND workspace = $2 AND serial = $3
        ORDER BY (lineage = $4) DESC, id DESC LIMIT 1`,

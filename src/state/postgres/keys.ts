@@ -3,7 +3,9 @@
 import { createHash } from "node:crypto";
 
 export function advisoryKey(...parts: string[]): [number, number] {
-  const h = createHash("sha256").update(["converge", ...parts].join("\u0000")).digest();
+  const h = createHash("sha256")
+    .update(["converge", ...parts].join("\u0000"))
+    .digest();
   return [h.readInt32BE(0), h.readInt32BE(4)];
 }
 
@@ -13,6 +15,10 @@ export function advisoryKey(...parts: string[]): [number, number] {
  * classid and objid (objsubid 2).
  */
 export function advisoryHeld(k1: string, k2: string, pid: string): string {
-  return `EXISTS (SELECT 1 FROM pg_locks held WHERE held.locktype = 'advisory' AND held.granted AND held.objsubid = 2
-  AND held.classid::bigint = (${k1}::bigint & 4294967295) AND held.objid::bigint = (${k2}::bigint & 4294967295) AND held.pid = ${pid})`;
+  return (
+    `EXISTS (SELECT 1 FROM pg_locks held WHERE held.locktype = 'advisory' AND held.granted AND held.objsubid ` +
+    `= 2
+  AND held.classid::bigint = (${k1}::bigint & 4294967295) AND held.objid::bigint = (${k2}::bigint & ` +
+    `4294967295) AND held.pid = ${pid})`
+  );
 }

@@ -55,7 +55,10 @@ const SESSION_START = "(SELECT backend_start FROM pg_stat_activity WHERE pid = p
 
 /** Whether `session` holds its lock now, as the server sees it (in the caller's transaction). */
 export async function sessionHoldsLock(client: pg.ClientBase, session: LockSession): Promise<boolean> {
-  const r = await client.query<{ held: boolean }>(`SELECT ${advisoryHeld("$1", "$2", "$3")} AS held`, [...session.key, session.pid]);
+  const r = await client.query<{ held: boolean }>(`SELECT ${advisoryHeld("$1", "$2", "$3")} AS held`, [
+    ...session.key,
+    session.pid,
+  ]);
   return r.rows[0]?.held === true;
 }
 
@@ -69,14 +72,22 @@ export async function readHolder(client: pg.ClientBase | pg.Pool, scope: LockSco
   const q = pgModule().escapeIdentifier(scope.schema);
   const r = await client.query<HolderRow>(
     `SELECT l.*, ${advisoryHeld("$1", "$2", "l.backend_pid")} AS live,
-       (l.backend_pid = pg_backend_pid() AND l.backend_start IS NOT DISTINCT FROM ${SESSION_START}) AS mine FROM ${q}.locks l WHERE l.stack = $3 AND l.workspace = $4`,
+       (l.backend_pid = ` +
+      `pg_backend_pid() AND l.backend_start IS NOT DISTINCT FROM ${SESSION_START}) AS mine FROM ${q}.locks l ` +
+      `WHERE l.stack = $3 AND l.workspace = $4`,
     [k1, k2, scope.stack, scope.workspace],
   );
   return r.rows[0];
 }
 
 function holderOf(row: HolderRow): LockHolder {
-  return { id: row.id, who: row.who, operation: row.operation, since: new Date(row.since).toISOString(), version: row.converge_version };
+  return {
+    id: row.id,
+    who: row.who,
+    operation: row.operation,
+    since: new Date(row.since).toISOString(),
+    version: row.converge_version,
+  };
 }
 
 /** "alice@laptop (apply, pid 123, since …)" */
@@ -85,32 +96,49 @@ export function describeHolder(row: HolderRow): string {
 }
 
 function lockedError(scope: LockScope, row: HolderRow | undefined, timeoutMs: number, waitedMs: number): UserError {
-  const wait = timeoutMs > 0 ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.";
+  const wait =
+    timeoutMs > 0 ? `Waited ${(waitedMs / 1000).toFixed(1)}s for the lock.` : "Use --lock-timeout to wait for it.";
   const summary = row
     ? `state is locked by ${describeHolder(row)}; lock ID ${row.id}`
     : "state is locked by another PostgreSQL session that has not recorded its holder (yet)";
   const how = row
-    ? `The lock belongs to that process's database session (backend pid ${row.backend_pid}${row.converge_version ? `, converge ${row.converge_version}` : ""}): it is released when the process ends or its connection closes, also when it is killed, so no force-unlock is needed.`
+    ? `The lock belongs to that process's database session (backend pid ${row.backend_pid}` +
+      `${row.converge_version ? `, converge ${row.converge_version}` : ""}): it is released when the process ` +
+      `ends or its connection closes, also when it is killed, so no force-unlock is needed.`
     : "The lock is released when the session that holds it ends.";
   return new UserError(error(summary, { code: "state/locked", file: scope.where, detail: `${wait} ${how}` }));
 }
 
 function transactionPooling(scope: LockScope): UserError {
   return new UserError(
-    error(`cannot hold the state lock of ${scope.where}: the lock taken on the connection is not held by the session that follows — is the connection going through a transaction-pooling proxy (PgBouncer pool_mode=transaction)?`, {
-      code: "state/postgres-pooling",
-      file: scope.where,
-      detail: "converge locks with a session-level advisory lock on a connection it keeps open while it works. Transaction pooling is not supported: connect directly to PostgreSQL, or through PgBouncer in session mode (pool_mode=session).",
-    }),
+    error(
+      `cannot hold the state lock of ${scope.where}: the lock taken on the connection is not held by the ` +
+        `session that follows — is the connection going through a transaction-pooling proxy (PgBouncer ` +
+        `pool_mode=transaction)?`,
+      {
+        code: "state/postgres-pooling",
+        file: scope.where,
+        detail:
+          "converge locks with a session-level advisory lock on a connection it keeps open while it works. " +
+          "Transaction pooling is not supported: connect directly to PostgreSQL, or through PgBouncer in " +
+          "session mode (pool_mode=session).",
+      },
+    ),
   );
 }
 
 /** Tries the advisory lock once on `client`; true when taken (and verified to stay with the session). */
 async function tryTake(client: pg.Client, scope: LockScope, key: [number, number]): Promise<boolean> {
-  const first = await client.query<{ ok: boolean; pid: number }>("SELECT pg_try_advisory_lock($1, $2) AS ok, pg_backend_pid() AS pid", key);
+  const first = await client.query<{ ok: boolean; pid: number }>(
+    "SELECT pg_try_advisory_lock($1, $2) AS ok, pg_backend_pid() AS pid",
+    key,
+  );
   const { ok, pid } = first.rows[0]!;
   if (!ok) return false;
-  const check = await client.query<{ held: boolean; pid: number }>(`SELECT ${advisoryHeld("$1", "$2", "pg_backend_pid()")} AS held, pg_backend_pid() AS pid`, key);
+  const check = await client.query<{ held: boolean; pid: number }>(
+    `SELECT ${advisoryHeld("$1", "$2", "pg_backend_pid()")} AS held, pg_backend_pid() AS pid`,
+    key,
+  );
   // The lock must stay with the session that took it, and no other holder may have recorded this
   // very session: a pooler that shares server sessions between clients would hand it the lock
   // (advisory locks are re-entrant within a session).
@@ -126,13 +154,27 @@ async function recordHolder(client: pg.Client, scope: LockScope, operation: stri
   const q = client.escapeIdentifier(scope.schema);
   const host = osHostname();
   const r = await client.query<HolderRow>(
-    `INSERT INTO ${q}.locks (stack, workspace, id, who, host, pid, operation, since, converge_version, backend_pid, backend_start)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, pg_backend_pid(), ${SESSION_START})
-     ON CONFLICT (stack, workspace) DO UPDATE SET id = EXCLUDED.id, who = EXCLUDED.who, host = EXCLUDED.host, pid = EXCLUDED.pid,
-       operation = EXCLUDED.operation, since = EXCLUDED.since, converge_version = EXCLUDED.converge_version, backend_pid = EXCLUDED.backend_pid,
-       backend_start = EXCLUDED.backend_start
+    `INSERT INTO ${q}.locks (stack, workspace, id, who, host, pid, operation, since, converge_version, ` +
+      `backend_pid, backend_start)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, pg_backend_pid(), ` +
+      `${SESSION_START})
+     ON CONFLICT (stack, workspace) DO UPDATE SET id = EXCLUDED.id, who = ` +
+      `EXCLUDED.who, host = EXCLUDED.host, pid = EXCLUDED.pid,
+       operation = EXCLUDED.operation, since = ` +
+      `EXCLUDED.since, converge_version = EXCLUDED.converge_version, backend_pid = EXCLUDED.backend_pid,
+      ` +
+      ` backend_start = EXCLUDED.backend_start
      RETURNING *, true AS live, true AS mine`,
-    [scope.stack, scope.workspace, randomUUID(), `${currentUser()}@${host}`, host, process.pid, operation, TOOL_VERSION],
+    [
+      scope.stack,
+      scope.workspace,
+      randomUUID(),
+      `${currentUser()}@${host}`,
+      host,
+      process.pid,
+      operation,
+      TOOL_VERSION,
+    ],
   );
   return r.rows[0]!;
 }
@@ -169,7 +211,13 @@ export async function acquirePgLock(scope: LockScope, operation: string, timeout
   }
 }
 
-function pgLockHandle(client: pg.Client, scope: LockScope, key: [number, number], row: HolderRow, lost: () => string | undefined): PgStoreLock {
+function pgLockHandle(
+  client: pg.Client,
+  scope: LockScope,
+  key: [number, number],
+  row: HolderRow,
+  lost: () => string | undefined,
+): PgStoreLock {
   let releasing: Promise<void> | undefined;
   const release = async (): Promise<void> => {
     if (lost() === undefined) {
@@ -178,7 +226,10 @@ function pgLockHandle(client: pg.Client, scope: LockScope, key: [number, number]
       await within(RELEASE_TIMEOUT_MS, async () => {
         // What an apply reserved goes with the lock (a dead session's reservations count for nothing).
         await dropReservations(client, scope.schema, scope.stack, scope.workspace);
-        await client.query(`DELETE FROM ${client.escapeIdentifier(scope.schema)}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`, [scope.stack, scope.workspace, row.id]);
+        await client.query(
+          `DELETE FROM ${client.escapeIdentifier(scope.schema)}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`,
+          [scope.stack, scope.workspace, row.id],
+        );
         await client.query("SELECT pg_advisory_unlock($1, $2)", key);
       }).catch(() => undefined);
     }

@@ -110,7 +110,9 @@ const CLAIMS_VERSION = 2;
 
 /** Records the claims of every state of the schema (in the migration's transaction). */
 async function backfillClaims(client: pg.ClientBase, schema: string): Promise<void> {
-  const r = await client.query<{ stack: string; workspace: string; text: string }>(`SELECT stack, workspace, state::text AS text FROM ${client.escapeIdentifier(schema)}.states`);
+  const r = await client.query<{ stack: string; workspace: string; text: string }>(
+    `SELECT stack, workspace, state::text AS text FROM ${client.escapeIdentifier(schema)}.states`,
+  );
   for (const row of r.rows) {
     const state = JSON.parse(row.text) as State;
     if (Array.isArray(state.resources)) await replaceClaims(client, schema, row.stack, row.workspace, state);
@@ -125,10 +127,16 @@ const INVALID_SCHEMA = "3F000";
 
 function tooNew(schema: string, version: number): UserError {
   return new UserError(
-    error(`the PostgreSQL schema "${schema}" has version ${version}, written by a newer converge; converge ${TOOL_VERSION} knows versions up to ${SCHEMA_VERSION} — upgrade converge`, {
-      code: "state/postgres-schema",
-      detail: "Nothing was read or changed. Every converge that shares this schema must be at least as new as the one that last migrated it.",
-    }),
+    error(
+      `the PostgreSQL schema "${schema}" has version ${version}, written by a newer converge; converge ` +
+        `${TOOL_VERSION} knows versions up to ${SCHEMA_VERSION} — upgrade converge`,
+      {
+        code: "state/postgres-schema",
+        detail:
+          "Nothing was read or changed. Every converge that shares this schema must be " +
+          "at least as new as the one that last migrated it.",
+      },
+    ),
   );
 }
 
@@ -143,7 +151,10 @@ async function currentVersion(client: pg.ClientBase, q: string): Promise<number 
   }
 }
 
-/** Makes `schema` hold this converge's tables (`upTo`: an older version, for tests of upgrades); refuses a schema from a newer converge. */
+/**
+ * Makes `schema` hold this converge's tables (`upTo`: an older version, for tests of upgrades); refuses a schema from a
+ * newer converge.
+ */
 export async function ensureSchema(client: pg.ClientBase, schema: string, upTo = SCHEMA_VERSION): Promise<void> {
   const q = client.escapeIdentifier(schema);
   const seen = await currentVersion(client, q);
@@ -156,13 +167,19 @@ export async function ensureSchema(client: pg.ClientBase, schema: string, upTo =
     // the schema exists, and a DBA may have made it for a role that lacks it.
     const exists = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
     if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${q}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${q}.schema_migrations (version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now(), converge_version text NOT NULL)`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${q}.schema_migrations (version integer PRIMARY KEY, applied ` +
+        `timestamptz NOT NULL DEFAULT now(), converge_version text NOT NULL)`,
+    );
     const now = (await currentVersion(client, q)) ?? 0;
     if (now > SCHEMA_VERSION) throw tooNew(schema, now);
     for (let v = now + 1; v <= upTo; v++) {
       await client.query(`SET LOCAL search_path TO ${q}`);
       for (const statement of MIGRATIONS[v - 1]!) await client.query(statement);
-      await client.query(`INSERT INTO ${q}.schema_migrations (version, converge_version) VALUES ($1, $2)`, [v, TOOL_VERSION]);
+      await client.query(`INSERT INTO ${q}.schema_migrations (version, converge_version) VALUES ($1, $2)`, [
+        v,
+        TOOL_VERSION,
+      ]);
       if (v === CLAIMS_VERSION) await backfillClaims(client, schema);
     }
   });

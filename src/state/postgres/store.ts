@@ -9,12 +9,42 @@ import type { State, WriteIntent } from "../../generated/schemas.js";
 import { describeErrors } from "../../schemas/index.js";
 import { parsedState, parseState, serializeState, stateProblems } from "../format.js";
 import { claimConflictError, type ClaimConflict, type ResourceClaim } from "../../claims/claims.js";
-import { type ClaimRegistry, type HistoryRecord, stateConflict, type StateStore, type StateVersion, type WriteMeta } from "../store.js";
+import {
+  type ClaimRegistry,
+  type HistoryRecord,
+  stateConflict,
+  type StateStore,
+  type StateVersion,
+  type WriteMeta,
+} from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
-import { claimedProjectNumbers, conflictsWith, everyClaim, lockClaims, newClaimConflicts, replaceClaims, reserveClaims } from "./claims.js";
-import { connectionFromEnv, inTransaction, pgFailure, type PgTarget, rollback, withPoolClient, within } from "./connection.js";
+import {
+  claimedProjectNumbers,
+  conflictsWith,
+  everyClaim,
+  lockClaims,
+  newClaimConflicts,
+  replaceClaims,
+  reserveClaims,
+} from "./claims.js";
+import {
+  connectionFromEnv,
+  inTransaction,
+  pgFailure,
+  type PgTarget,
+  rollback,
+  withPoolClient,
+  within,
+} from "./connection.js";
 import { driftLog, type DriftLog, importVersions, readHistory, readVersion, recordVersion } from "./history.js";
-import { acquirePgLock, describeHolder, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
+import {
+  acquirePgLock,
+  describeHolder,
+  type LockScope,
+  type PgStoreLock,
+  readHolder,
+  sessionHoldsLock,
+} from "./lock.js";
 import { ensureSchema } from "./migrations.js";
 import type { ProjectIds } from "../../cloud/names.js";
 import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
@@ -41,8 +71,10 @@ const PG_QUERY_TIMEOUT_MS = 120_000;
 const STORED = {
   label: "stored state",
   advice:
-    "PostgreSQL keeps every version written: `converge state history` lists them, `converge state pull --serial N` prints one; " +
-    "once a good version is chosen (it may be behind the cloud: run plan afterwards), `converge state push FILE` replaces the stored state with it.",
+    "PostgreSQL keeps every version written: `converge state history` lists " +
+    "them, `converge state pull --serial N` prints one; " +
+    "once a good version is chosen (it may be behind the cloud: run plan afterwards), " +
+    "`converge state push FILE` replaces the stored state with it.",
 };
 
 /** The most intents one INSERT takes (2 parameters each; PostgreSQL takes up to 65,535 a statement). */
@@ -76,7 +108,13 @@ export class PostgresStateStore implements StateStore, FencedStore {
   private db(): Promise<pg.Pool> {
     this.ready ??= (async () => {
       // allowExitOnIdle: an idle connection never keeps the command from exiting.
-      const pool = new (pgModule().Pool)({ ...this.scope.target.config, max: 2, idleTimeoutMillis: 5_000, allowExitOnIdle: true, query_timeout: this.queryTimeoutMs });
+      const pool = new (pgModule().Pool)({
+        ...this.scope.target.config,
+        max: 2,
+        idleTimeoutMillis: 5_000,
+        allowExitOnIdle: true,
+        query_timeout: this.queryTimeoutMs,
+      });
       pool.on("error", () => undefined); // an idle client's failure surfaces on the next query
       this.pool = pool;
       await withPoolClient(pool, async (client) => {
@@ -95,11 +133,16 @@ export class PostgresStateStore implements StateStore, FencedStore {
   private async checkWorkspace(client: pg.PoolClient): Promise<void> {
     const { stack, workspace, where } = this.scope;
     if (workspace === DEFAULT_WORKSPACE) return;
-    const r = await client.query(`SELECT 1 FROM ${this.q}.workspaces WHERE stack = $1 AND workspace = $2`, [stack, workspace]);
+    const r = await client.query(`SELECT 1 FROM ${this.q}.workspaces WHERE stack = $1 AND workspace = $2`, [
+      stack,
+      workspace,
+    ]);
     if (r.rowCount === 0) throw missingWorkspace(workspace, where);
   }
 
-  /** Runs `fn` on the schema's pool (also for the stack's workspace catalog); a failure is a user error naming `action`. */
+  /**
+   * Runs `fn` on the schema's pool (also for the stack's workspace catalog); a failure is a user error naming `action`.
+   */
   async query<T>(action: string, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
     const pool = await this.db();
     try {
@@ -110,15 +153,21 @@ export class PostgresStateStore implements StateStore, FencedStore {
   }
 
   history(): Promise<HistoryRecord[]> {
-    return this.query("read the history", (db) => readHistory(db, this.scope.schema, this.scope.stack, this.scope.workspace));
+    return this.query("read the history", (db) =>
+      readHistory(db, this.scope.schema, this.scope.stack, this.scope.workspace),
+    );
   }
 
-  get drift(): DriftLog { return driftLog(this.scope, (action, fn) => this.query(action, fn)); }
+  get drift(): DriftLog {
+    return driftLog(this.scope, (action, fn) => this.query(action, fn));
+  }
 
   async version(serial: number): Promise<State | undefined> {
     const current = await this.read();
     if (current?.serial === serial) return current;
-    const text = await this.query("read the history", (db) => readVersion(db, this.scope.schema, this.scope.stack, this.scope.workspace, serial, current?.lineage));
+    const text = await this.query("read the history", (db) =>
+      readVersion(db, this.scope.schema, this.scope.stack, this.scope.workspace, serial, current?.lineage),
+    );
     return text === undefined ? undefined : parseState(text, `${this.scope.where} serial ${serial}`, STORED);
   }
 
@@ -126,7 +175,8 @@ export class PostgresStateStore implements StateStore, FencedStore {
   get claims(): ClaimRegistry {
     const { schema, stack, workspace } = this.scope;
     return {
-      conflicts: (claims, projectIds) => this.query("read the claims", (db) => conflictsWith(db, schema, stack, workspace, claims, projectIds)),
+      conflicts: (claims, projectIds) =>
+        this.query("read the claims", (db) => conflictsWith(db, schema, stack, workspace, claims, projectIds)),
       reserve: (claims, projectIds) => this.reserveClaims(claims, projectIds),
       projectNumbers: () => this.query("read the claims", (db) => claimedProjectNumbers(db, schema)),
       all: () => this.query("read the claims", (db) => everyClaim(db, schema)),
@@ -137,7 +187,9 @@ export class PostgresStateStore implements StateStore, FencedStore {
     const held = this.held?.lock;
     if (!held) throw new Error(`reserving claims needs the state lock of ${this.scope.where}`);
     const { schema, stack, workspace } = this.scope;
-    return this.query("record the claims", (db) => withPoolClient(db, (client) => reserveClaims(client, schema, stack, workspace, held.session, claims, projectIds)));
+    return this.query("record the claims", (db) =>
+      withPoolClient(db, (client) => reserveClaims(client, schema, stack, workspace, held.session, claims, projectIds)),
+    );
   }
 
   private failure(e: unknown, action: string): UserError {
@@ -152,7 +204,10 @@ export class PostgresStateStore implements StateStore, FencedStore {
     const pool = await this.db();
     let text: string | undefined;
     try {
-      const r = await pool.query<{ text: string }>(`SELECT state::text AS text FROM ${this.q}.states WHERE stack = $1 AND workspace = $2`, [this.scope.stack, this.scope.workspace]);
+      const r = await pool.query<{ text: string }>(
+        `SELECT state::text AS text FROM ${this.q}.states WHERE stack = $1 AND workspace = $2`,
+        [this.scope.stack, this.scope.workspace],
+      );
       text = r.rows[0]?.text;
     } catch (e) {
       throw this.failure(e, "read the state");
@@ -162,15 +217,20 @@ export class PostgresStateStore implements StateStore, FencedStore {
 
   async write(next: State, expect: StateVersion | undefined, meta: WriteMeta = {}): Promise<State> {
     const invalid = stateProblems(next);
-    if (invalid.length > 0) throw new Error(`refusing to write an invalid state to ${this.scope.where}: ${describeErrors(invalid)}`);
-    if (next.stack !== this.scope.stack) throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.scope.where}`);
+    if (invalid.length > 0)
+      throw new Error(`refusing to write an invalid state to ${this.scope.where}: ${describeErrors(invalid)}`);
+    if (next.stack !== this.scope.stack)
+      throw new Error(`refusing to write a state of stack "${next.stack}" to ${this.scope.where}`);
     const lost = this.held?.lock.lost();
     if (lost !== undefined) throw this.lockLost(lost);
     const pool = await this.db();
     try {
       return await withPoolClient(pool, async (client) => {
         try {
-          return await this.swap(client, next, expect, { ...meta, operation: meta.operation ?? this.held?.operation ?? "write" });
+          return await this.swap(client, next, expect, {
+            ...meta,
+            operation: meta.operation ?? this.held?.operation ?? "write",
+          });
         } catch (e) {
           await rollback(client, e);
           throw e;
@@ -186,48 +246,93 @@ export class PostgresStateStore implements StateStore, FencedStore {
       error(`the state lock of ${this.scope.where} was lost (${why}); nothing more is written`, {
         code: "state/lock-lost",
         file: this.scope.where,
-        detail: "The connection that held the lock closed (a server restart, a failover, a network cut), so another converge may be writing now. The state keeps what was saved before; run the command again: it reads the current state first.",
+        detail:
+          "The connection that held the lock closed (a server restart, a failover, a network cut), so " +
+          "another converge may be writing now. The state keeps what was saved before; run the command " +
+          "again: it reads the current state first.",
       }),
     );
   }
 
   /** The stored version (`FOR UPDATE`: locked until the transaction ends). */
-  private async stored(client: pg.PoolClient, lock: "FOR UPDATE" | ""): Promise<(StateVersion & { stack: string }) | undefined> {
+  private async stored(
+    client: pg.PoolClient,
+    lock: "FOR UPDATE" | "",
+  ): Promise<(StateVersion & { stack: string }) | undefined> {
     const { stack, workspace } = this.scope;
-    const r = await client.query<{ lineage: string; serial: string }>(`SELECT lineage, serial FROM ${this.q}.states WHERE stack = $1 AND workspace = $2 ${lock}`, [stack, workspace]);
+    const r = await client.query<{ lineage: string; serial: string }>(
+      `SELECT lineage, serial FROM ${this.q}.states WHERE stack = $1 AND workspace = $2 ${lock}`,
+      [stack, workspace],
+    );
     const row = r.rows[0];
     return row ? { lineage: row.lineage, serial: Number(row.serial), stack } : undefined;
   }
 
   /** Compare-and-swap in one transaction: the row locked, compared, replaced, the version recorded. */
-  private async swap(client: pg.PoolClient, next: State, expect: StateVersion | undefined, meta: WriteMeta & { operation: string }): Promise<State> {
+  private async swap(
+    client: pg.PoolClient,
+    next: State,
+    expect: StateVersion | undefined,
+    meta: WriteMeta & { operation: string },
+  ): Promise<State> {
     const { stack, workspace, where, schema } = this.scope;
     await client.query("BEGIN");
     const current = await this.stored(client, "FOR UPDATE");
     // The lock's connection may have gone silent (a NAT that dropped it, a partition) while the
     // server ended its session: the server says whether the lock is still this store's.
     const held = this.held?.lock;
-    if (held && !(await sessionHoldsLock(client, held.session))) throw this.lockLost("the server no longer holds it for this converge's session");
-    if (current && current.lineage !== next.lineage) throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next, "database");
+    if (held && !(await sessionHoldsLock(client, held.session)))
+      throw this.lockLost("the server no longer holds it for this converge's session");
+    if (current && current.lineage !== next.lineage)
+      throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next, "database");
     if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
       throw stateConflict(where, current ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
     }
     const written: State = { ...next, serial: (expect?.serial ?? next.serial) + 1 };
-    if (!Number.isSafeInteger(written.serial)) throw new UserError(error(`the state in ${where} has serial ${written.serial - 1}, the largest converge can count: it cannot be written again`, { file: where }));
+    if (!Number.isSafeInteger(written.serial))
+      throw new UserError(
+        error(
+          `the state in ${where} has serial ${written.serial - 1}, the largest ` +
+            `converge can count: it cannot be written again`,
+          { file: where },
+        ),
+      );
     const text = serializeState(written);
     const params = [stack, workspace, written.lineage, written.serial, text];
     if (current) {
-      await client.query(`UPDATE ${this.q}.states SET lineage = $3, serial = $4, state = $5::json, updated = now() WHERE stack = $1 AND workspace = $2`, params);
+      await client.query(
+        `UPDATE ${this.q}.states SET lineage = $3, serial = $4, state = $5::json, ` +
+          `updated = now() WHERE stack = $1 AND workspace = $2`,
+        params,
+      );
     } else {
-      const ins = await client.query(`INSERT INTO ${this.q}.states (stack, workspace, lineage, serial, state) VALUES ($1, $2, $3, $4, $5::json) ON CONFLICT DO NOTHING`, params);
+      const ins = await client.query(
+        `INSERT INTO ${this.q}.states (stack, workspace, lineage, serial, state) ` +
+          `VALUES ($1, $2, $3, $4, $5::json) ON CONFLICT DO NOTHING`,
+        params,
+      );
       // Another writer created the first state between our read and our insert.
       if (ins.rowCount === 0) {
         await client.query("ROLLBACK");
-        throw stateConflict(where, (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
+        throw stateConflict(
+          where,
+          (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 },
+          expect,
+          next,
+          "database",
+        );
       }
     }
     const run = this.held?.lock.holder.id;
-    const version = { stack, workspace, lineage: written.lineage, serial: written.serial, text, operation: meta.operation, meta };
+    const version = {
+      stack,
+      workspace,
+      lineage: written.lineage,
+      serial: written.serial,
+      text,
+      operation: meta.operation,
+      meta,
+    };
     await recordVersion(client, schema, run === undefined ? version : { ...version, run });
     await this.recordClaims(client, written);
     await client.query("COMMIT");
@@ -248,10 +353,13 @@ export class PostgresStateStore implements StateStore, FencedStore {
     await this.db(); // the tables first: the lock writes its holder row
     const lock = await acquirePgLock(this.scope, operation, opts?.timeoutMs ?? 0);
     // A state a migrate is moving away takes no other command's lock (../move-fence.ts).
-    const fence = operation === MIGRATE_OPERATION ? undefined : await this.movingTo().catch(async (e: unknown) => {
-      await lock.release();
-      throw e;
-    });
+    const fence =
+      operation === MIGRATE_OPERATION
+        ? undefined
+        : await this.movingTo().catch(async (e: unknown) => {
+            await lock.release();
+            throw e;
+          });
     if (fence) {
       await lock.release();
       throw movingError(this.scope.where, fence);
@@ -321,13 +429,18 @@ export class PostgresStateStore implements StateStore, FencedStore {
       await withPoolClient(pool, (client) =>
         inTransaction(client, async () => {
           const held = this.held?.lock;
-          if (held && !(await sessionHoldsLock(client, held.session))) throw this.lockLost("the server no longer holds it for this converge's session");
+          if (held && !(await sessionHoldsLock(client, held.session)))
+            throw this.lockLost("the server no longer holds it for this converge's session");
           for (let at = 0; at < rows.length; at += INTENTS_PER_INSERT) {
             const chunk = rows.slice(at, at + INTENTS_PER_INSERT);
             // One VALUES list: its rows take their seq in the order they are listed.
             const values = chunk.map((_, k) => `($1, $2, $${2 * k + 3}, $${2 * k + 4}::json)`).join(", ");
             const params = [stack, workspace, ...chunk.flatMap((i) => [i.id, JSON.stringify(i)])];
-            await client.query(`INSERT INTO ${this.q}.intents (stack, workspace, id, body) VALUES ${values} ON CONFLICT (stack, workspace, id) DO UPDATE SET body = EXCLUDED.body`, params);
+            await client.query(
+              `INSERT INTO ${this.q}.intents (stack, workspace, id, body) VALUES ${values} ON CONFLICT ` +
+                `(stack, workspace, id) DO UPDATE SET body = EXCLUDED.body`,
+              params,
+            );
           }
         }),
       );
@@ -339,14 +452,23 @@ export class PostgresStateStore implements StateStore, FencedStore {
   /** The intents of this stack and workspace not cleared yet, in the order they were recorded. */
   pendingIntents(): Promise<WriteIntent[]> {
     return this.query("read the write intents", async (db) => {
-      const r = await db.query<{ text: string }>(`SELECT body::text AS text FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 ORDER BY seq`, [this.scope.stack, this.scope.workspace]);
+      const r = await db.query<{ text: string }>(
+        `SELECT body::text AS text FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 ORDER BY seq`,
+        [this.scope.stack, this.scope.workspace],
+      );
       return r.rows.map((row) => JSON.parse(row.text) as WriteIntent);
     });
   }
 
   async clearIntents(ids: readonly string[]): Promise<void> {
     if (!ids.length) return;
-    await this.query("clear the write intents", (db) => db.query(`DELETE FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 AND id = ANY($3::text[])`, [this.scope.stack, this.scope.workspace, [...ids]]));
+    await this.query("clear the write intents", (db) =>
+      db.query(`DELETE FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 AND id = ANY($3::text[])`, [
+        this.scope.stack,
+        this.scope.workspace,
+        [...ids],
+      ]),
+    );
   }
 
   /**
@@ -363,23 +485,49 @@ export class PostgresStateStore implements StateStore, FencedStore {
       throw this.failure(e, "read the state lock");
     }
     if (!row || (!row.live && row.id !== id)) {
-      throw new UserError(error(`no lock: the state ${where} is not locked`, { file: where, detail: "On PostgreSQL a killed holder's lock is released with its database session: nothing needs unlocking." }));
-    }
-    if (row.id !== id) {
-      throw new UserError(error(`lock ID ${id} does not match the current lock: the state is locked by ${describeHolder(row)} with lock ID ${row.id}`, { file: where }));
-    }
-    if (row.live) {
       throw new UserError(
-        error(`the state lock ${id} is held by a live PostgreSQL session of ${describeHolder(row)}: force-unlock cannot release it`, {
-          code: "state/locked",
+        error(`no lock: the state ${where} is not locked`, {
           file: where,
-          detail: `The lock belongs to that converge process's database session (backend pid ${row.backend_pid}) and is released when the process ends or its connection closes, also when it is killed: stop that process. converge never ends another session; a database administrator can, with SELECT pg_terminate_backend(${row.backend_pid}).`,
+          detail:
+            "On PostgreSQL a killed holder's lock is released with its database session: nothing needs unlocking.",
         }),
       );
     }
-    await pool.query(`DELETE FROM ${this.q}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`, [this.scope.stack, this.scope.workspace, id]).catch((e: unknown) => {
-      throw this.failure(e, "remove the lock record");
-    });
+    if (row.id !== id) {
+      throw new UserError(
+        error(
+          `lock ID ${id} does not match the current lock: the state is locked by ` +
+            `${describeHolder(row)} with lock ID ${row.id}`,
+          { file: where },
+        ),
+      );
+    }
+    if (row.live) {
+      throw new UserError(
+        error(
+          `the state lock ${id} is held by a live PostgreSQL session of ` +
+            `${describeHolder(row)}: force-unlock cannot release it`,
+          {
+            code: "state/locked",
+            file: where,
+            detail:
+              `The lock belongs to that converge process's database session (backend pid ${row.backend_pid}) ` +
+              `and is released when the process ends or its connection closes, also when it is killed: stop ` +
+              `that process. converge never ends another session; a database administrator can, with SELECT ` +
+              `pg_terminate_backend(${row.backend_pid}).`,
+          },
+        ),
+      );
+    }
+    await pool
+      .query(`DELETE FROM ${this.q}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`, [
+        this.scope.stack,
+        this.scope.workspace,
+        id,
+      ])
+      .catch((e: unknown) => {
+        throw this.failure(e, "remove the lock record");
+      });
   }
 
   /** Closes the pool (tests; a command exits without it). */

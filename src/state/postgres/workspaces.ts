@@ -27,7 +27,11 @@ export class PostgresWorkspaces implements WorkspaceCatalog {
 
   async list(): Promise<string[]> {
     const names = await this.store.query("list the workspaces", async (db) => {
-      const r = await db.query<{ workspace: string }>(`SELECT workspace FROM ${this.q}.workspaces WHERE stack = $1 UNION SELECT workspace FROM ${this.q}.states WHERE stack = $1`, [this.stack]);
+      const r = await db.query<{ workspace: string }>(
+        `SELECT workspace FROM ${this.q}.workspaces WHERE stack = $1 UNION SELECT ` +
+          `workspace FROM ${this.q}.states WHERE stack = $1`,
+        [this.stack],
+      );
       return r.rows.map((row) => row.workspace).filter((w) => w !== DEFAULT_WORKSPACE);
     });
     return [DEFAULT_WORKSPACE, ...names.sort()];
@@ -40,10 +44,16 @@ export class PostgresWorkspaces implements WorkspaceCatalog {
   async create(name: string): Promise<void> {
     const made = await this.store.query("create the workspace", async (db) => {
       if (name === DEFAULT_WORKSPACE) return false;
-      const r = await db.query(`INSERT INTO ${this.q}.workspaces (stack, workspace, actor) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [this.stack, name, actorOf()]);
+      const r = await db.query(
+        `INSERT INTO ${this.q}.workspaces (stack, workspace, actor) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [this.stack, name, actorOf()],
+      );
       return r.rowCount === 1;
     });
-    if (!made) throw new UserError(error(`workspace "${name}" already exists (${this.describe()})`, { code: "state/workspace" }));
+    if (!made)
+      throw new UserError(
+        error(`workspace "${name}" already exists (${this.describe()})`, { code: "state/workspace" }),
+      );
   }
 
   async drop(name: string): Promise<void> {
@@ -53,7 +63,10 @@ export class PostgresWorkspaces implements WorkspaceCatalog {
           const tables = ["states", "claims", "intents", "moves"];
           if (name !== DEFAULT_WORKSPACE) tables.push("workspaces");
           for (const table of tables) {
-            await client.query(`DELETE FROM ${this.q}.${table} WHERE stack = $1 AND workspace = $2`, [this.stack, name]);
+            await client.query(`DELETE FROM ${this.q}.${table} WHERE stack = $1 AND workspace = $2`, [
+              this.stack,
+              name,
+            ]);
           }
         }),
       ),

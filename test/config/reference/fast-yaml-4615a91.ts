@@ -67,7 +67,8 @@ function key(text: string): string {
 function plain(text: string, flow: boolean): unknown {
   if (text === "" || PLAIN_FIRST_BAD.has(text[0]!)) bail();
   if (isWord(text)) {
-    if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
+    if (text === "true" || text === "false" || text === "null")
+      return text === "true" ? true : text === "false" ? false : null;
     bail();
   }
   if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) bail();
@@ -223,7 +224,14 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       const item = texts[i]!.slice(1).trim();
       if (item === "" || item[0] === "#") bail();
       // "- key: value" starts a compact mapping: not in the fast subset.
-      if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) bail();
+      if (
+        item[0] !== '"' &&
+        item[0] !== "'" &&
+        item[0] !== "[" &&
+        item[0] !== "{" &&
+        (item.includes(": ") || item.endsWith(":"))
+      )
+        bail();
       i++;
       out.push(inline(item, depth + 1));
       noContinuation(indent);

@@ -7,7 +7,11 @@ import { completeNameOnce, type NameDefaults } from "../../../src/cloud/names.js
 import type { PolicyKind } from "../../../src/gcp/object-kinds.js";
 import type { IamInputs, Problem } from "../../../src/drivers/types.js";
 
-export function normalizeInputs(spec: { kind: PolicyKind; ownership: "binding" | "member" }, raw: Record<string, unknown>, defaults: NameDefaults): { inputs: IamInputs; problems: Problem[] } {
+export function normalizeInputs(
+  spec: { kind: PolicyKind; ownership: "binding" | "member" },
+  raw: Record<string, unknown>,
+  defaults: NameDefaults,
+): { inputs: IamInputs; problems: Problem[] } {
   const isBinding = spec.ownership === "binding";
   const problems: Problem[] = [];
   const inputs: IamInputs & { role: string } = { name: String(raw.name ?? ""), role: String(raw.role ?? "") };

@@ -36,11 +36,16 @@ export function decideExisting(i: ExistingInput): Decision {
   const before = o.inputs ? (o.outputs ?? d.outputs(o.inputs, o.etag)) : null;
   const drift = !o.inputs || !sameInputs(d, priorInputs, o.inputs) ? driftChange(base, state, before) : undefined;
   const withDrift = <T extends object>(x: T) => (drift ? extended(x, { drift }) : x);
-  if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name)) return withDrift({ kind: "missing" as const });
+  if (o.missing && (isUnknown(i.desired.name) || i.desired.name === priorInputs.name))
+    return withDrift({ kind: "missing" as const });
   if (!o.inputs) {
     const after = plannedValue(d, i.desired, UNKNOWN);
     const { before_adopted: _, ...gone } = base;
-    return withDrift({ kind: "change" as const, change: { ...change(gone, "create", null, after), action_reason: "create_because_gone" as const }, value: after });
+    return withDrift({
+      kind: "change" as const,
+      change: { ...change(gone, "create", null, after), action_reason: "create_because_gone" as const },
+      value: after,
+    });
   }
   const target = withIgnored(i.desired, o.inputs, i.ignoreChanges);
   const fields = changedFields(d, o.inputs, target);
@@ -52,10 +57,18 @@ export function decideExisting(i: ExistingInput): Decision {
     return withDrift({ kind: "change" as const, change: change(kept, "update", before, after), value: after });
   }
   const stateOnly = (state.protect === true) !== i.protect ? { state_only: ["protect" as const] } : {};
-  return withDrift({ kind: "change" as const, change: { ...change(kept, "no-op", before, before), ...stateOnly }, value: before });
+  return withDrift({
+    kind: "change" as const,
+    change: { ...change(kept, "no-op", before, before), ...stateOnly },
+    value: before,
+  });
 }
 
-export function* readAheadPolicies(stack: StackModel, prior: State | undefined, opts: { refresh: boolean; destroy: boolean }): Generator<PolicyRef> {
+export function* readAheadPolicies(
+  stack: StackModel,
+  prior: State | undefined,
+  opts: { refresh: boolean; destroy: boolean },
+): Generator<PolicyRef> {
   if (!opts.refresh) return;
   const seen = new Set<string>();
   for (const p of opts.destroy ? statePolicies(prior) : [...statePolicies(prior), ...stackPolicies(stack)]) {
@@ -82,10 +95,14 @@ export function stateResourcesByPolicy(prior: State | undefined): Map<string, { 
 /** The binding and member drivers' observe (src/drivers/iam-driver.ts). */
 export function iamObserve(isBinding: boolean, i: IamInputs, policy: Policy): IamInputs | undefined {
   const binding: Binding | undefined = findBinding(policy, i.role ?? "", i.condition);
-  if (!binding || binding.members.length === 0) return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
+  if (!binding || binding.members.length === 0)
+    return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
   if (isBinding) {
     const mine = i.members ?? [];
-    const members = sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine) ? mine : normalizeMembers(binding.members);
+    const members =
+      sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine)
+        ? mine
+        : normalizeMembers(binding.members);
     return extended(i, { members });
   }
   const key = memberKey(i.member ?? "");

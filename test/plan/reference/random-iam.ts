@@ -10,15 +10,35 @@ export type Rand = () => number;
 export const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 export const some = <T>(r: Rand, n: number, f: () => T): T[] => Array.from({ length: Math.floor(r() * (n + 1)) }, f);
 
-export const MEMBERS = ["user:a@x.com", "user:A@x.com", "group:g@x.com", "serviceAccount:s@p.iam.gserviceaccount.com", "allUsers", "deleted:user:d@x.com?uid=1", "domain:x.com", "user:b@x.com"];
+export const MEMBERS = [
+  "user:a@x.com",
+  "user:A@x.com",
+  "group:g@x.com",
+  "serviceAccount:s@p.iam.gserviceaccount.com",
+  "allUsers",
+  "deleted:user:d@x.com?uid=1",
+  "domain:x.com",
+  "user:b@x.com",
+];
 export const NAMES = [rpName("a"), rpName("b"), epName("a"), "short", ""];
-export const CONDITIONS: (Condition | undefined)[] = [undefined, undefined, { title: "t", expression: "e" }, { title: "t", expression: "e", description: "d" }, { title: "u", expression: "e" }];
+export const CONDITIONS: (Condition | undefined)[] = [
+  undefined,
+  undefined,
+  { title: "t", expression: "e" },
+  { title: "t", expression: "e", description: "d" },
+  { title: "u", expression: "e" },
+];
 
 /** Every value as [its keys in order, values]: equality that sees key order, prototypes and unknowns. */
 export function shape(v: unknown): unknown {
   if (v === UNKNOWN) return "<unknown>";
   if (Array.isArray(v)) return ["array", v.map(shape)];
-  if (v && typeof v === "object") return ["object", Object.getPrototypeOf(v) === null, Object.keys(v).map((k) => [k, shape((v as Record<string, unknown>)[k])])];
+  if (v && typeof v === "object")
+    return [
+      "object",
+      Object.getPrototypeOf(v) === null,
+      Object.keys(v).map((k) => [k, shape((v as Record<string, unknown>)[k])]),
+    ];
   return v;
 }
 
@@ -30,7 +50,14 @@ export function inputs(r: Rand, d: IamDriver): IamInputs {
   const out: Record<string, unknown> = { name: r() < 0.05 ? UNKNOWN : pick(r, NAMES) };
   if (d.ownership === "policy") {
     out.bindings = r() < 0.05 ? UNKNOWN : some(r, 3, () => binding(r));
-    if (r() < 0.5) out.auditConfigs = r() < 0.1 ? UNKNOWN : some(r, 1, () => ({ service: "allServices", auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: members(r).filter((m) => m !== UNKNOWN) }] }));
+    if (r() < 0.5)
+      out.auditConfigs =
+        r() < 0.1
+          ? UNKNOWN
+          : some(r, 1, () => ({
+              service: "allServices",
+              auditLogConfigs: [{ logType: "DATA_READ", exemptedMembers: members(r).filter((m) => m !== UNKNOWN) }],
+            }));
   } else {
     out.role = r() < 0.05 ? UNKNOWN : pick(r, ["roles/a", "roles/b"]);
     if (d.ownership === "binding") {
@@ -47,7 +74,11 @@ export function inputs(r: Rand, d: IamDriver): IamInputs {
 
 export function binding(r: Rand): Binding {
   const c = pick(r, CONDITIONS);
-  return { role: pick(r, ["roles/a", "roles/b", "roles/c"]), members: members(r).filter((m) => m !== UNKNOWN) as string[], ...(c ? { condition: c } : {}) };
+  return {
+    role: pick(r, ["roles/a", "roles/b", "roles/c"]),
+    members: members(r).filter((m) => m !== UNKNOWN) as string[],
+    ...(c ? { condition: c } : {}),
+  };
 }
 
 export function policy(r: Rand): Policy {

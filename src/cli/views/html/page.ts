@@ -29,8 +29,13 @@ export function planHtml(plan: Plan, lint: readonly Diagnostic[]): string {
   const data = jsonForScript(reviewData(plan, lint));
   const script = `\n(function () {\n"use strict";\n${CLIENT_CORE}\n${CLIENT_VIEWS}\n${CLIENT_DETAIL}\n})();\n`;
   const csp = [
-    "default-src 'none'", `script-src ${sha256(script)}`, `style-src ${sha256(PAGE_STYLE)}`,
-    "img-src 'none'", "connect-src 'none'", "base-uri 'none'", "form-action 'none'",
+    "default-src 'none'",
+    `script-src ${sha256(script)}`,
+    `style-src ${sha256(PAGE_STYLE)}`,
+    "img-src 'none'",
+    "connect-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
   ].join("; ");
   return [
     "<!doctype html>",
@@ -44,7 +49,7 @@ export function planHtml(plan: Plan, lint: readonly Diagnostic[]): string {
     `<style>${PAGE_STYLE}</style>`,
     "</head>",
     "<body>",
-    '<noscript>This review page needs JavaScript; the plan\'s text and Markdown views show the same data.</noscript>',
+    "<noscript>This review page needs JavaScript; the plan's text and Markdown views show the same data.</noscript>",
     '<main id="app"></main>',
     `<script type="application/json" id="review-data">${data}</script>`,
     `<script>${script}</script>`,

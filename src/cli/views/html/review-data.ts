@@ -19,9 +19,21 @@ export type Row = [number, number, number, number, number, number, number];
 
 export interface ReviewData {
   head: {
-    stack: string; file: string; target: string; endpoint: string; made: string; digest: string;
-    version: string; applyable: boolean; counts: ReturnType<typeof planCounts>;
-    granted: number; revoked: number; reworded: number; unchanged: number; principals: number; objects: number;
+    stack: string;
+    file: string;
+    target: string;
+    endpoint: string;
+    made: string;
+    digest: string;
+    version: string;
+    applyable: boolean;
+    counts: ReturnType<typeof planCounts>;
+    granted: number;
+    revoked: number;
+    reworded: number;
+    unchanged: number;
+    principals: number;
+    objects: number;
     incomplete: string[];
   };
   guardrails: { rules: number; results: string[][] } | null;
@@ -107,27 +119,51 @@ export function reviewData(plan: Plan, lint: readonly Diagnostic[]): ReviewData 
   const touched = rows.filter((r) => r[4] !== STATE.unchanged);
   return {
     head: {
-      stack: plan.stack.name, file: plan.stack.file, target: plan.target ?? "", endpoint: plan.provider.endpoint,
-      made: plan.timestamp, digest: plan.digest ?? "", version: plan.converge_version, applyable: plan.applyable,
-      counts: planCounts(plan), granted: n.granted, revoked: n.revoked, unchanged,
+      stack: plan.stack.name,
+      file: plan.stack.file,
+      target: plan.target ?? "",
+      endpoint: plan.provider.endpoint,
+      made: plan.timestamp,
+      digest: plan.digest ?? "",
+      version: plan.converge_version,
+      applyable: plan.applyable,
+      counts: planCounts(plan),
+      granted: n.granted,
+      revoked: n.revoked,
+      unchanged,
       reworded: (delta?.condition_changes ?? []).reduce((s, w) => s + w.principals.length, 0),
-      principals: new Set(touched.map((r) => r[0])).size, objects: new Set(touched.map((r) => r[2])).size,
+      principals: new Set(touched.map((r) => r[0])).size,
+      objects: new Set(touched.map((r) => r[2])).size,
       incomplete: delta?.incomplete ?? [],
     },
     guardrails: plan.guardrails ? guardrailData(plan.guardrails) : null,
     lint: lint.map((d) => ({
-      severity: d.severity, summary: d.summary, detail: d.detail ?? "",
+      severity: d.severity,
+      summary: d.summary,
+      detail: d.detail ?? "",
       where: d.file ? `${d.file.split("/").pop() ?? ""}:${d.line}:${d.column}` : "",
     })),
     lookalikes: (delta?.lookalikes ?? []).map((l): [string, string] => [l.principal, lookalikeText(l)]),
-    principals: t.principals.list, roles: t.roles.list, objects: t.objects.list, conditions: t.conditions.list,
-    addresses: t.addresses.list, rows, revocations,
+    principals: t.principals.list,
+    roles: t.roles.list,
+    objects: t.objects.list,
+    conditions: t.conditions.list,
+    addresses: t.addresses.list,
+    rows,
+    revocations,
   };
 }
 
 function guardrailData(g: NonNullable<Plan["guardrails"]>): ReviewData["guardrails"] {
   const results = g.results.map((r) => [
-    r.rule, r.enforcement, r.change, r.principal, r.role, r.object, r.resource, r.error ?? "",
+    r.rule,
+    r.enforcement,
+    r.change,
+    r.principal,
+    r.role,
+    r.object,
+    r.resource,
+    r.error ?? "",
   ]);
   return { rules: g.rules.length, results };
 }
@@ -146,8 +182,13 @@ function tables() {
   };
   type Grantish = Pick<AccessChange, "object" | "principal" | "role" | "condition"> & { kind: string };
   const row = (g: Grantish, state: number, address: string | undefined): Row => [
-    principals.of([g.principal, principalType(g.principal)]), roles.of(g.role), objects.of([g.object, g.kind]),
-    condition(g.condition), state, address === undefined ? -1 : addresses.of(address), -1,
+    principals.of([g.principal, principalType(g.principal)]),
+    roles.of(g.role),
+    objects.of([g.object, g.kind]),
+    condition(g.condition),
+    state,
+    address === undefined ? -1 : addresses.of(address),
+    -1,
   ];
   return { principals, roles, objects, conditions, addresses, condition, row };
 }
