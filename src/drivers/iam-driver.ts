@@ -64,50 +64,56 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
         project: projectOf(spec.kind, i.name),
       });
     },
-    observe(i, policy) {
-      const binding = findBinding(policy, roleOf(i), i.condition);
-      // A binding of no members is what `members: []` asks for: it holds, it is not gone.
-      if (!binding || binding.members.length === 0)
-        return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
-      if (isBinding) {
-        // Keep the configured spelling when the live set is the same (no permanent case diffs).
-        const mine = i.members ?? [];
-        const members =
-          sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine)
-            ? mine
-            : normalizeMembers(binding.members);
-        // `i` itself when the copy would be the same (as a member's observe gives `i`): the
-        // refresh keeps what it observes of every resource until the plan is made.
-        return members === i.members && Object.hasOwn(i, "members") && Object.getPrototypeOf(i) === Object.prototype
-          ? i
-          : extended(i, { members });
-      }
-      const key = memberKey(i.member ?? "");
-      return binding.members.some((m) => memberKey(m) === key) ? i : undefined;
-    },
-    modifications(prior, desired) {
-      const mods: PolicyModification[] = [];
-      const same = (a: IamInputs, b: IamInputs) =>
-        a.name === b.name && roleOf(a) === roleOf(b) && conditionKey(a.condition) === conditionKey(b.condition);
-      if (isBinding) {
-        if (prior && (!desired || !same(prior, desired)))
-          mods.push({ kind: "removeBinding", role: roleOf(prior), ...cond(prior) });
-        if (desired)
-          mods.push({ kind: "setBinding", role: roleOf(desired), ...cond(desired), members: desired.members ?? [] });
-      } else {
-        const sameTuple =
-          prior && desired && same(prior, desired) && memberKey(prior.member ?? "") === memberKey(desired.member ?? "");
-        if (prior && !sameTuple)
-          mods.push({ kind: "removeMember", role: roleOf(prior), ...cond(prior), member: prior.member ?? "" });
-        if (desired)
-          mods.push({ kind: "addMember", role: roleOf(desired), ...cond(desired), member: desired.member ?? "" });
-      }
-      return mods;
-    },
+    observe: (i, policy) => observeGrant(isBinding, i, policy),
+    modifications: (prior, desired) => grantModifications(isBinding, prior, desired),
     parseImportId: (text, defaults) => parseImportId(spec, importIdForm, text, defaults),
     adopt: (target, policy) => adoptGrant(isBinding, target, policy),
   };
   return driver;
+}
+
+/** What of a binding or member resource the live policy holds (undefined: nothing). */
+function observeGrant(isBinding: boolean, i: IamInputs, policy: Policy): IamInputs | undefined {
+  const binding = findBinding(policy, roleOf(i), i.condition);
+  // A binding of no members is what `members: []` asks for: it holds, it is not gone.
+  if (!binding || binding.members.length === 0)
+    return isBinding && (i.members ?? []).length === 0 ? extended(i, { members: [] }) : undefined;
+  if (isBinding) {
+    // Keep the configured spelling when the live set is the same (no permanent case diffs).
+    const mine = i.members ?? [];
+    const members =
+      sameMembersAsWritten(binding.members, mine) || sameMemberSet(binding.members, mine)
+        ? mine
+        : normalizeMembers(binding.members);
+    // `i` itself when the copy would be the same (as a member's observe gives `i`): the
+    // refresh keeps what it observes of every resource until the plan is made.
+    return members === i.members && Object.hasOwn(i, "members") && Object.getPrototypeOf(i) === Object.prototype
+      ? i
+      : extended(i, { members });
+  }
+  const key = memberKey(i.member ?? "");
+  return binding.members.some((m) => memberKey(m) === key) ? i : undefined;
+}
+
+/** The edits of a policy that take a binding or member resource from `prior` to `desired`. */
+function grantModifications(isBinding: boolean, prior?: IamInputs, desired?: IamInputs): PolicyModification[] {
+  const mods: PolicyModification[] = [];
+  const same = (a: IamInputs, b: IamInputs) =>
+    a.name === b.name && roleOf(a) === roleOf(b) && conditionKey(a.condition) === conditionKey(b.condition);
+  if (isBinding) {
+    if (prior && (!desired || !same(prior, desired)))
+      mods.push({ kind: "removeBinding", role: roleOf(prior), ...cond(prior) });
+    if (desired)
+      mods.push({ kind: "setBinding", role: roleOf(desired), ...cond(desired), members: desired.members ?? [] });
+  } else {
+    const sameTuple =
+      prior && desired && same(prior, desired) && memberKey(prior.member ?? "") === memberKey(desired.member ?? "");
+    if (prior && !sameTuple)
+      mods.push({ kind: "removeMember", role: roleOf(prior), ...cond(prior), member: prior.member ?? "" });
+    if (desired)
+      mods.push({ kind: "addMember", role: roleOf(desired), ...cond(desired), member: desired.member ?? "" });
+  }
+  return mods;
 }
 
 const roleOf = (i: IamInputs): string => i.role ?? "";

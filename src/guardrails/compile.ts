@@ -3,8 +3,7 @@
 // what CEL's overloads refuse (`role + 1`) and a result that is not a boolean. Each problem is
 // returned with its offset in the expression, for the caller to position in its file.
 import type * as Cel from "@bufbuild/cel";
-import { closest, distance } from "fastest-levenshtein";
-import { parseProblem } from "../iam/condition-check.js";
+import { type ConditionProblem, parseProblem, suggest } from "../iam/condition-problem.js";
 import { celLibrary, FIELDS, ruleEnv, VARIABLES } from "./cel.js";
 import { type RuleValues, sampleValues, toCel } from "./values.js";
 
@@ -14,11 +13,6 @@ type Expr = NonNullable<Parsed["expr"]>;
 export interface CompiledCondition {
   /** True when the change breaks the rule; an Error when the rule could not be evaluated. */
   run(values: RuleValues): boolean | Error;
-}
-
-export interface ConditionProblem {
-  message: string;
-  offset: number;
 }
 
 let env: Cel.CelEnv | undefined;
@@ -64,11 +58,6 @@ export function compileCondition(expression: string): CompiledCondition | Condit
 }
 
 export const isProblem = (c: CompiledCondition | ConditionProblem): c is ConditionProblem => "message" in c;
-
-const suggest = (name: string, options: readonly string[]): string => {
-  const best = closest(name, options as string[]);
-  return distance(name, best) <= Math.max(1, Math.ceil(name.length / 3)) ? `; did you mean ${best}?` : "";
-};
 
 /** The first unknown variable, or unknown field of a variable with fixed fields, in `e`. */
 function nameProblem(

@@ -4,139 +4,24 @@
 // operators, whose value is a bool. The first problem found is returned with its offset in the
 // expression, so that the stack can point at it.
 import { parseCel as parse } from "../base/cel-parser.js";
-import { closest, distance } from "fastest-levenshtein";
+import { type ConditionProblem, parseProblem, suggest } from "./condition-problem.js";
 import { assignable, checkLiteral, isList, isMap, T, type Type, typeName } from "./condition-types.js";
-
-export interface ConditionProblem {
-  message: string;
-  /** Offset in the expression (0-based). */
-  offset: number;
-  /** A malformed literal (timestamp, time zone…): Google accepts the expression, but it never grants access. */
-  neverGrants?: true;
-}
+import {
+  own,
+  GROUPS,
+  ROOTS,
+  API_ATTRIBUTES,
+  TIME_PARTS,
+  METHODS,
+  GLOBALS,
+  ARITH,
+  OPERATORS,
+  ORDERED,
+} from "./condition-attributes.js";
 
 type Parsed = ReturnType<typeof parse>;
 type Expr = NonNullable<Parsed["expr"]>;
 type Call = Extract<Expr["exprKind"], { case: "callExpr" }>["value"];
-
-/** Attribute groups (not values): their attributes, and the functions called on them. */
-const GROUPS: Record<string, { fields: Record<string, Type>; funcs: Record<string, Type[]> }> = {
-  request: { fields: { time: T.timestamp, host: T.string, path: T.string, auth: T.group("request.auth") }, funcs: {} },
-  "request.auth": { fields: { access_levels: T.list(T.string) }, funcs: {} },
-  resource: {
-    fields: { name: T.string, type: T.string, service: T.string },
-    // argument types, then the result type
-    funcs: {
-      matchTag: [T.string, T.string, T.bool],
-      matchTagId: [T.string, T.string, T.bool],
-      hasTagKey: [T.string, T.bool],
-      hasTagKeyId: [T.string, T.bool],
-    },
-  },
-  destination: { fields: { ip: T.string, port: T.int }, funcs: {} },
-  api: { fields: {}, funcs: { getAttribute: [] } },
-  compute: {
-    fields: {},
-    funcs: { isForwardingRuleCreationOperation: [T.bool], matchLoadBalancingSchemes: [T.list(T.string), T.bool] },
-  },
-};
-const ROOTS = ["request", "resource", "destination", "api", "compute"];
-
-/** Google's documented API attributes and the type of their values. */
-const API_ATTRIBUTES: Record<string, Type> = {
-  "iam.googleapis.com/modifiedGrantsByRole": T.list(T.string),
-  "storage.googleapis.com/objectListPrefix": T.string,
-  "aiplatform.googleapis.com/memoryScope": T.map(T.string, T.string),
-  "aiplatform.googleapis.com/sessionUserId": T.string,
-};
-
-const TIME_PARTS = [
-  "getDate",
-  "getDayOfMonth",
-  "getDayOfWeek",
-  "getDayOfYear",
-  "getFullYear",
-  "getHours",
-  "getMilliseconds",
-  "getMinutes",
-  "getMonth",
-  "getSeconds",
-];
-/** Functions called on a value, by the value's type. */
-const METHODS: Record<string, Record<string, Type[]>> = {
-  string: {
-    startsWith: [T.string, T.bool],
-    endsWith: [T.string, T.bool],
-    extract: [T.string, T.string],
-    matches: [T.string, T.bool],
-  },
-  timestamp: Object.fromEntries(TIME_PARTS.map((f) => [f, [T.int]])),
-  list: { hasOnly: [T.list(T.dyn), T.bool] },
-};
-const GLOBALS: Record<string, Type[]> = {
-  timestamp: [T.string, T.timestamp],
-  date: [T.string, T.timestamp],
-  duration: [T.string, T.duration],
-};
-
-const ARITH: Record<string, [string, string, string][]> = {
-  "+": [
-    ["int", "int", "int"],
-    ["uint", "uint", "uint"],
-    ["double", "double", "double"],
-    ["timestamp", "duration", "timestamp"],
-    ["duration", "timestamp", "timestamp"],
-    ["duration", "duration", "duration"],
-    ["string", "string", "string"],
-  ],
-  "-": [
-    ["int", "int", "int"],
-    ["uint", "uint", "uint"],
-    ["double", "double", "double"],
-    ["timestamp", "duration", "timestamp"],
-    ["timestamp", "timestamp", "duration"],
-    ["duration", "duration", "duration"],
-  ],
-  "*": [
-    ["int", "int", "int"],
-    ["uint", "uint", "uint"],
-    ["double", "double", "double"],
-  ],
-  "/": [
-    ["int", "int", "int"],
-    ["uint", "uint", "uint"],
-    ["double", "double", "double"],
-  ],
-  "%": [
-    ["int", "int", "int"],
-    ["uint", "uint", "uint"],
-  ],
-};
-/** CEL's operator functions, by the operator they stand for. */
-const OPERATORS: Record<string, string> = {
-  "_&&_": "&&",
-  "_||_": "||",
-  "!_": "!",
-  "-_": "-",
-  "_==_": "==",
-  "_!=_": "!=",
-  "_<_": "<",
-  "_<=_": "<=",
-  "_>_": ">",
-  "_>=_": ">=",
-  "_+_": "+",
-  "_-_": "-",
-  "_*_": "*",
-  "_/_": "/",
-  "_%_": "%",
-  "_[_]": "[]",
-  "_?_:_": "?:",
-  "@in": "in",
-};
-const ORDERED = new Set(["int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration"]);
-
-/** `rec[key]` for an own key only (names come from the expression: "constructor" is not a group). */
-const own = <V>(rec: Record<string, V>, key: string): V | undefined => (Object.hasOwn(rec, key) ? rec[key] : undefined);
 
 class Problem extends Error {
   constructor(
@@ -147,12 +32,6 @@ class Problem extends Error {
     super(message);
   }
 }
-
-const suggest = (name: string, options: string[], show: (s: string) => string = (s) => s): string => {
-  if (options.length === 0) return "";
-  const best = closest(name, options);
-  return distance(name, best) <= Math.max(1, Math.floor(name.length / 3)) ? `; did you mean ${show(best)}?` : "";
-};
 
 class Checker {
   constructor(
@@ -479,18 +358,6 @@ class Checker {
     if (isMap(a) && assignable(a.key, b)) return a.of;
     return a.k === "dyn" ? T.dyn : mismatch(" ([] indexes a list by int or a map by key)");
   }
-}
-
-/** Converts `<input>:LINE:COL: message` (a parse error) into an offset in `text`. */
-export function parseProblem(text: string, e: Error): ConditionProblem {
-  const m = /<input>:(\d+):(\d+): (.*)$/s.exec(e.message);
-  if (!m) return { message: `condition expression is not valid CEL: ${e.message}`, offset: 0 };
-  const lines = text.split("\n");
-  const before = lines.slice(0, Number(m[1]) - 1).reduce((n, l) => n + l.length + 1, 0);
-  return {
-    message: `condition expression is not valid CEL: ${m[3]}`,
-    offset: Math.min(text.length, before + Number(m[2]) - 1),
-  };
 }
 
 /** The first reason Google would refuse `expression` as an IAM condition, or undefined if it would accept it. */

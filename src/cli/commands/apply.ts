@@ -235,6 +235,43 @@ const progressIntervalOption = () =>
     .default("10")
     .hideHelp();
 
+type OutputOptions = StateCommandOptions & { json?: boolean; raw?: boolean; showSensitive?: boolean };
+
+/** `converge output [name]`: the stack's outputs from the state, secrets hidden unless asked for. */
+async function runOutput(name: string | undefined, o: OutputOptions): Promise<number> {
+  const read = await (await stateStoreOf(o)).read();
+  // Asked for the values: none is hidden; else none is shown, whichever output holds it.
+  if (o.showSensitive) showSensitiveValues();
+  const state = o.showSensitive ? read : redactState(read);
+  const outputs: Record<string, unknown> = { ...(state?.outputs ?? {}) };
+  if (!o.showSensitive)
+    for (const n of state?.sensitive_outputs ?? []) if (Object.hasOwn(outputs, n)) outputs[n] = SENSITIVE_TEXT;
+  if (name !== undefined) {
+    if (!Object.hasOwn(outputs, name))
+      throw new UserError({
+        severity: "error",
+        summary: `output "${name}" not found`,
+        detail: Object.keys(outputs).length
+          ? `Outputs: ${Object.keys(outputs).join(", ")}.`
+          : "The state has no outputs; run converge apply first.",
+      });
+    const v = outputs[name];
+    // --raw is for scripts, $(converge output --raw x): the exact value, but not onto a terminal.
+    const raw = (s: string) => (process.stdout.isTTY ? terminalText(s) : s);
+    await writeOut(
+      o.json
+        ? jsonText(v) + "\n"
+        : typeof v === "string" && o.raw
+          ? `${raw(v)}\n`
+          : `${terminalText(JSON.stringify(v))}\n`,
+    );
+    return EXIT.ok;
+  }
+  if (o.json) await writeOut(jsonText(outputs, 2) + "\n");
+  else if (Object.keys(outputs).length) await printLines(outputLines(outputs), { color: false });
+  return EXIT.ok;
+}
+
 export function registerApply(program: Command): void {
   const apply = program
     .command("apply")
@@ -281,44 +318,5 @@ export function registerApply(program: Command): void {
     .option("--json", "print JSON")
     .option("--raw", "print a string output without quotes")
     .option("--show-sensitive", "print the values of outputs computed from a secret")
-    .action(
-      action(
-        async (
-          name: string | undefined,
-          o: StateCommandOptions & { json?: boolean; raw?: boolean; showSensitive?: boolean },
-        ) => {
-          const read = await (await stateStoreOf(o)).read();
-          // Asked for the values: none is hidden; else none is shown, whichever output holds it.
-          if (o.showSensitive) showSensitiveValues();
-          const state = o.showSensitive ? read : redactState(read);
-          const outputs: Record<string, unknown> = { ...(state?.outputs ?? {}) };
-          if (!o.showSensitive)
-            for (const n of state?.sensitive_outputs ?? []) if (Object.hasOwn(outputs, n)) outputs[n] = SENSITIVE_TEXT;
-          if (name !== undefined) {
-            if (!Object.hasOwn(outputs, name))
-              throw new UserError({
-                severity: "error",
-                summary: `output "${name}" not found`,
-                detail: Object.keys(outputs).length
-                  ? `Outputs: ${Object.keys(outputs).join(", ")}.`
-                  : "The state has no outputs; run converge apply first.",
-              });
-            const v = outputs[name];
-            // --raw is for scripts, $(converge output --raw x): the exact value, but not onto a terminal.
-            const raw = (s: string) => (process.stdout.isTTY ? terminalText(s) : s);
-            await writeOut(
-              o.json
-                ? jsonText(v) + "\n"
-                : typeof v === "string" && o.raw
-                  ? `${raw(v)}\n`
-                  : `${terminalText(JSON.stringify(v))}\n`,
-            );
-            return EXIT.ok;
-          }
-          if (o.json) await writeOut(jsonText(outputs, 2) + "\n");
-          else if (Object.keys(outputs).length) await printLines(outputLines(outputs), { color: false });
-          return EXIT.ok;
-        },
-      ),
-    );
+    .action(action(runOutput));
 }
