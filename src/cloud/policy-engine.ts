@@ -8,6 +8,7 @@ import { applyModifications, editsAuditConfigs, type PolicyModification } from "
 import { unplannedEffects } from "../iam/policy-effect.js";
 import { policyMethodId, type CloudClient, type PolicyKind } from "./client.js";
 import { CloudError, interruptedError, isCloudError } from "./errors.js";
+import type { PolicyRoundEvent } from "./transport.js";
 import { backoffDelay, defaultSleep, waitUnlessAborted } from "./retry.js";
 import { listed } from "../diagnostics/listed.js";
 
@@ -77,17 +78,12 @@ export async function modifyPolicy(
   // A write of this call that may have landed, not yet settled by a read: the error of the write
   // whose answer was lost (a 5xx, a reset; or a 409 after a retry of it).
   let unsettled: CloudError | undefined;
+  const emit = (round: number, outcome: PolicyRoundEvent["outcome"], delayMs?: number) =>
+    client.emit(roundEvent(kind, name, round, maxAttempts, outcome, delayMs));
   // Before each call: after an abort, this call and every later one are not sent.
   const stopIfAborted = (operation: "getIamPolicy" | "setIamPolicy") => {
-    if (!signal?.aborted) return;
-    const written = unsettled ? "a write whose answer was lost may have landed" : "nothing was written";
-    const what = reads + writes === 0 ? "not sent" : `not sent after ${reads} reads and ${writes} writes (${written})`;
-    throw interruptedError(
-      { methodId: policyMethodId(kind, operation), resource: name, operation, ...(signal ? { signal } : {}) },
-      what,
-      unsettled ?? lastAbort,
-      unsettled !== undefined,
-    );
+    if (signal?.aborted)
+      throw stopped({ kind, name, operation, signal }, { reads, writes }, unsettled ?? lastAbort, !!unsettled);
   };
 
   for (let round = 1; round <= maxAttempts; round++) {
@@ -114,14 +110,7 @@ export async function modifyPolicy(
         round--;
         continue;
       }
-      client.emit({
-        type: "policy",
-        kind,
-        resource: name,
-        round,
-        maxRounds: maxAttempts,
-        outcome: landed ? "written" : "unchanged",
-      });
+      emit(round, landed ? "written" : "unchanged");
       return { policy: current, base: current, written: landed, attempts: round, reads, writes };
     }
     const body: Policy = { ...next };
@@ -130,7 +119,7 @@ export async function modifyPolicy(
     try {
       writes++;
       const written = await client.setIamPolicy(kind, name, body, { ...call, auditConfigs: editsAuditConfigs(mods) });
-      client.emit({ type: "policy", kind, resource: name, round, maxRounds: maxAttempts, outcome: "written" });
+      emit(round, "written");
       return { policy: written, base: current, written: true, attempts: round, reads, writes };
     } catch (e) {
       // An answer lost after the request went out (a 5xx, a reset, a timeout): the write may have
@@ -142,20 +131,45 @@ export async function modifyPolicy(
       current = undefined;
       fresh = false;
       const delayMs = round < maxAttempts ? backoffDelay(round, backoff) : undefined;
-      client.emit({
-        type: "policy",
-        kind,
-        resource: name,
-        round,
-        maxRounds: maxAttempts,
-        outcome: lost ? "lost" : "aborted",
-        ...(delayMs !== undefined ? { delayMs } : {}),
-      });
+      emit(round, lost ? "lost" : "aborted", delayMs);
       if (delayMs !== undefined) await waitUnlessAborted(sleep, delayMs, signal);
     }
   }
 
   throw lastAbort ? gaveUp(name, lastAbort, maxAttempts, started, reads, writes, unsettled !== undefined) : unsettled!;
+}
+
+/** The error of a call not sent because the operation was interrupted. */
+function stopped(
+  call: { kind: PolicyKind; name: string; operation: "getIamPolicy" | "setIamPolicy"; signal: AbortSignal },
+  sent: { reads: number; writes: number },
+  cause: CloudError | undefined,
+  uncertain: boolean,
+): CloudError {
+  const written = uncertain ? "a write whose answer was lost may have landed" : "nothing was written";
+  const what =
+    sent.reads + sent.writes === 0
+      ? "not sent"
+      : `not sent after ${sent.reads} reads and ${sent.writes} writes (${written})`;
+  const { kind, name, operation, signal } = call;
+  return interruptedError(
+    { methodId: policyMethodId(kind, operation), resource: name, operation, signal },
+    what,
+    cause,
+    uncertain,
+  );
+}
+
+/** One round's event for the client's listeners. */
+function roundEvent(
+  kind: PolicyKind,
+  resource: string,
+  round: number,
+  maxRounds: number,
+  outcome: PolicyRoundEvent["outcome"],
+  delayMs?: number,
+): PolicyRoundEvent {
+  return { type: "policy", kind, resource, round, maxRounds, outcome, ...(delayMs !== undefined ? { delayMs } : {}) };
 }
 
 function settings(opts: ModifyOptions) {
