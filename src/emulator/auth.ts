@@ -28,13 +28,7 @@ export function authorize(
   if (!project?.callers) return;
   const token = bearer(authorization);
   if (token === undefined) {
-    throw new ApiError(
-      "UNAUTHENTICATED",
-      "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie " +
-        "or other valid authentication credential. See " +
-        "https://developers.google.com/identity/sign-in/web/devconsole-project.",
-      { reason: "CREDENTIALS_MISSING", metadata: { method: permission }, headers: WWW_AUTHENTICATE },
-    );
+    throw unauthenticated("Request is missing required authentication credential.", "CREDENTIALS_MISSING", permission);
   }
   const principal =
     token === ""
@@ -43,12 +37,10 @@ export function authorize(
         ? project.callers[token]
         : undefined;
   if (principal === undefined) {
-    throw new ApiError(
-      "UNAUTHENTICATED",
-      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other " +
-        "valid authentication credential. See " +
-        "https://developers.google.com/identity/sign-in/web/devconsole-project.",
-      { reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: { method: permission }, headers: WWW_AUTHENTICATE },
+    throw unauthenticated(
+      "Request had invalid authentication credentials.",
+      "ACCESS_TOKEN_TYPE_UNSUPPORTED",
+      permission,
     );
   }
   if (access !== "any" && project.iamAdmins) {
@@ -85,4 +77,14 @@ export function callerAccess(
   const token = bearer(authorization);
   if (!token || !Object.prototype.hasOwnProperty.call(project.callers, token)) return "none";
   return principalAccess(project, project.callers[token]!);
+}
+
+/** Google's 401: `what` is wrong with the request's credentials. */
+function unauthenticated(what: string, reason: string, permission: string): ApiError {
+  return new ApiError(
+    "UNAUTHENTICATED",
+    `${what} Expected OAuth 2 access token, login cookie or other valid authentication credential. See ` +
+      "https://developers.google.com/identity/sign-in/web/devconsole-project.",
+    { reason, metadata: { method: permission }, headers: WWW_AUTHENTICATE },
+  );
 }

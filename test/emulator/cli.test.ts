@@ -133,11 +133,15 @@ process.stdout.write = (chunk, ...rest) => {
       const seed = join(dir, "seed.yaml");
       await writeFile(seed, `restorePlans:\n${PLANS.map((n) => `  - name: ${n}\n`).join("")}`);
       const data = join(dir, "data.json");
-      for (const killAfterMs of [150, 400]) {
+      // Killed once some writes were acknowledged (a count, not a time: the machine's speed decides nothing).
+      for (const killAfterAcks of [1, 25]) {
         const s = run(["emulator", "start", "--port", "0", "--seed", seed, "--data", data]);
         const { url } = await address(s);
         const c = api(url);
         const acked = new Map<string, number>();
+        let acks = 0;
+        let enough!: () => void;
+        const enoughAcked = new Promise<void>((r) => (enough = r));
         let stop = false;
         const workers = PLANS.map(async (name, w) => {
           for (let i = 0; !stop; i++) {
@@ -145,13 +149,16 @@ process.stdout.write = (chunk, ...rest) => {
               const r = await c.setRestorePlan(name, {
                 policy: { bindings: [{ role: "roles/x.y", members: [`user:w${w}-${i}@example.com`] }] },
               });
-              if (r.status === 200) acked.set(name, i);
+              if (r.status === 200) {
+                acked.set(name, i);
+                if (++acks >= killAfterAcks) enough();
+              }
             } catch {
               return; // connection died with the process
             }
           }
         });
-        await new Promise((r) => setTimeout(r, killAfterMs));
+        await enoughAcked;
         s.child.kill("SIGKILL");
         stop = true;
         await Promise.all(workers);
