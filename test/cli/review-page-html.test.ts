@@ -89,3 +89,13 @@ describe("the review page's HTML", () => {
     expect(d.lookalikes.map((l) => l[0])).toEqual(["user:carol@example.com"]);
   });
 });
+
+describe("the review page's stack file", () => {
+  it("is named relative to the working directory when it is below it: a shared page does not show the home folder", async () => {
+    const plan = await quickstartPlan();
+    plan.stack.file = `${process.cwd()}/examples/quickstart/stack.yaml`;
+    expect(reviewData(plan, []).head.file).toBe("examples/quickstart/stack.yaml");
+    plan.stack.file = "/elsewhere/stack.yaml";
+    expect(reviewData(plan, []).head.file).toBe("/elsewhere/stack.yaml");
+  });
+});

@@ -1,6 +1,7 @@
 // The data the review page shows, from the plan alone (the same redacted plan data as every other
 // view: a saved plan gives the same page). Strings are listed once and referred to by index, so a
 // plan of 10,000 access changes stays a few hundred kilobytes and the page filters on numbers.
+import { isAbsolute, relative, sep } from "node:path";
 import type { AccessChange, Condition, Plan, ResourceChange } from "../../../generated/schemas.js";
 import type { Diagnostic } from "../../../diagnostics/diagnostic.js";
 import { planCounts } from "../../../contracts/actions.js";
@@ -83,6 +84,13 @@ class Table<T> {
 const grantOf = (object: string, role: string, c: Condition | undefined, member: string) =>
   `${object}\u0000${grantKey(bindingKey(role, c), member)}`;
 
+/** The stack file as the page shows it: relative to the working directory when below it (a page
+ *  passed around shows no home folder), else as the plan has it. */
+function shownPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : file;
+}
+
 export function reviewData(plan: Plan, lint: readonly Diagnostic[]): ReviewData {
   const t = tables();
   const delta = plan.access_changes;
@@ -120,7 +128,7 @@ export function reviewData(plan: Plan, lint: readonly Diagnostic[]): ReviewData 
   return {
     head: {
       stack: plan.stack.name,
-      file: plan.stack.file,
+      file: shownPath(plan.stack.file),
       target: plan.target ?? "",
       endpoint: plan.provider.endpoint,
       made: plan.timestamp,
