@@ -3,6 +3,7 @@
 // are on once it is given. `builtins: { ID: off | advisory | mandatory | owner-approval }` or a
 // mapping with `enforcement`, `approvers` and the rule's own settings; `lint: { ID: false }` in the
 // stack turns off the built-in of the same name too.
+import { suggest } from "../diagnostics/did-you-mean.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
 import { compileCondition, isProblem } from "./compile.js";
 import type { Enforcement, Rule } from "./rule.js";
@@ -120,32 +121,13 @@ export function builtinRules(settings: BuiltinSettings, lint: Record<string, boo
     const enforcement = (c.enforcement ?? "advisory") as Enforcement | string;
     const bad = (m: string) =>
       diags.push(error(`built-in rule ${id}: ${m}`, { ...(s ? where(s) : {}), code: "policy/rule" }));
-    if (typeof c !== "object" || c === null || Array.isArray(c)) {
-      bad("its setting is off, advisory, mandatory, owner-approval or a mapping");
-      continue;
-    }
-    if (!["advisory", "mandatory", "owner-approval"].includes(enforcement)) {
-      bad("enforcement is one of off, advisory, mandatory, owner-approval");
-      continue;
-    }
-    const needs = Object.entries(b.needs ?? {});
-    if (needs.some(([k]) => c[k] === undefined)) continue;
-    const wrong = needs.find(([k, kind]) => !KINDS[kind]!(c[k]));
-    if (wrong) {
-      bad(`${wrong[0]} must be ${SHAPES[wrong[1]]}`);
-      continue;
-    }
-    const choices = Object.entries(b.choices ?? {});
-    const choice = choices.find(([k, words]) => c[k] !== undefined && !words.includes(c[k] as string));
-    if (choice) {
-      bad(`${choice[0]} is one of ${choice[1].join(", ")}`);
+    const problem = settingsProblem(b, c, enforcement, s !== undefined);
+    if (problem === null) continue;
+    if (problem) {
+      bad(problem);
       continue;
     }
     const approvers = Array.isArray(c.approvers) ? (c.approvers as string[]) : [];
-    if (enforcement === "owner-approval" && !approvers.length) {
-      bad("an owner-approval rule needs approvers");
-      continue;
-    }
     const condition = b.condition(c);
     const compiled = compileCondition(condition);
     if (isProblem(compiled)) throw new Error(`built-in rule ${id} does not compile: ${compiled.message}`);
@@ -161,6 +143,33 @@ export function builtinRules(settings: BuiltinSettings, lint: Record<string, boo
     });
   }
   return out;
+}
+
+/** What is wrong with a built-in rule's settings ("" when nothing; null: a rule that needs settings
+ *  and was not given any is off, as by default). */
+function settingsProblem(b: Builtin, c: Config, enforcement: string, given: boolean): string | null {
+  if (typeof c !== "object" || c === null || Array.isArray(c))
+    return "its setting is off, advisory, mandatory, owner-approval or a mapping";
+  if (!["advisory", "mandatory", "owner-approval"].includes(enforcement))
+    return "enforcement is one of off, advisory, mandatory, owner-approval";
+  const known = ["enforcement", "approvers", ...Object.keys(b.needs ?? {}), ...Object.keys(b.choices ?? {})];
+  const unknown = Object.keys(c).find((k) => !known.includes(k));
+  if (unknown !== undefined) {
+    const guess = suggest(unknown, known);
+    return `unknown setting "${unknown}"${guess ? ` (did you mean "${guess}"?)` : ""}`;
+  }
+  const needs = Object.entries(b.needs ?? {});
+  const missing = needs.find(([k]) => c[k] === undefined);
+  if (missing) return given ? `needs ${missing[0]} (${SHAPES[missing[1]]})` : null;
+  const wrong = needs.find(([k, kind]) => !KINDS[kind]!(c[k]));
+  if (wrong) return `${wrong[0]} must be ${SHAPES[wrong[1]]}`;
+  const choice = Object.entries(b.choices ?? {}).find(
+    ([k, words]) => c[k] !== undefined && !words.includes(c[k] as string),
+  );
+  if (choice) return `${choice[0]} is one of ${choice[1].join(", ")}`;
+  if (enforcement === "owner-approval" && !(Array.isArray(c.approvers) && c.approvers.length))
+    return "an owner-approval rule needs approvers";
+  return "";
 }
 
 const where = (s: { file: string; line: number; column: number }) => ({ file: s.file, line: s.line, column: s.column });
