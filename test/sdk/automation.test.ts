@@ -116,7 +116,8 @@ describe("Stack.inline: plan, apply, destroy with events", () => {
     expect(err.diagnostics[0]!.summary).toContain('duplicate name "twice"');
     expect(err.diagnostics[0]!.file).toBe(new URL(import.meta.url).pathname);
     const lines = readFileSync(new URL(import.meta.url), "utf8").split("\n");
-    const second = lines.findIndex((l) => l.includes('"twice", { name: "nightly", role: "roles/gkebackup.admin"')) + 1;
+    // The line of the second `new RestorePlanIamBinding("twice", …)` (1-based).
+    const second = lines.flatMap((l, i) => (l.includes('new RestorePlanIamBinding("twice"') ? [i + 1] : []))[1]!;
     expect(err.diagnostics[0]).toMatchObject({ line: second, column: lines[second - 1]!.indexOf("new") + 1 });
   });
 });
