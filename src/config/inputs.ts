@@ -171,6 +171,35 @@ function declarations(
 /** Unknown names in var files warned of one by one; the rest in one warning. */
 const UNKNOWN_NAMED = 3;
 
+/** Gives `decl` the value `v` if it is one of its type (else a diagnostic at its source). */
+function assignGiven(v: InputValue, decl: ConfigDecl, diags: Diagnostic[]): void {
+  if (
+    v.text &&
+    typeof v.value === "string" &&
+    (decl.type === "list" || decl.type === "map") &&
+    jsonNestsTooDeep(v.value)
+  ) {
+    // As deep as a --var-file may not be (yaml-limits.ts): refused before it is parsed.
+    diags.push(atSource(v.source, `input "${v.name}": ${TOO_DEEP}`, TOO_DEEP_DETAIL, "input/depth"));
+    return;
+  }
+  const t = typedValue(decl.type, v.value, v.text);
+  if ("problem" in t) {
+    // A secret's value is never quoted back, not even a wrong one.
+    const problem = decl.secret ? `the value is not a ${decl.type}` : t.problem;
+    diags.push(
+      atSource(
+        v.source,
+        `input "${v.name}": ${problem}`,
+        `config.${v.name} is declared with type: ${decl.type}.`,
+        "input/type",
+      ),
+    );
+    return;
+  }
+  Object.assign(decl, { value: t.value, from: sourceText(v.source) });
+}
+
 /**
  * The inputs with their values. A missing required input is an error at its declaration; a
  * value of the wrong type at the value's source; an unknown --var name is an error, an unknown
@@ -212,31 +241,7 @@ export function resolveConfig(
       continue;
     }
     tried.add(v.name);
-    if (
-      v.text &&
-      typeof v.value === "string" &&
-      (decl.type === "list" || decl.type === "map") &&
-      jsonNestsTooDeep(v.value)
-    ) {
-      // As deep as a --var-file may not be (yaml-limits.ts): refused before it is parsed.
-      diags.push(atSource(v.source, `input "${v.name}": ${TOO_DEEP}`, TOO_DEEP_DETAIL, "input/depth"));
-      continue;
-    }
-    const t = typedValue(decl.type, v.value, v.text);
-    if ("problem" in t) {
-      // A secret's value is never quoted back, not even a wrong one.
-      const problem = decl.secret ? `the value is not a ${decl.type}` : t.problem;
-      diags.push(
-        atSource(
-          v.source,
-          `input "${v.name}": ${problem}`,
-          `config.${v.name} is declared with type: ${decl.type}.`,
-          "input/type",
-        ),
-      );
-      continue;
-    }
-    Object.assign(decl, { value: t.value, from: sourceText(v.source) });
+    assignGiven(v, decl, diags);
   }
   const more = unknownInFiles.slice(UNKNOWN_NAMED);
   if (more.length)

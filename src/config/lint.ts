@@ -2,10 +2,9 @@
 // would refuse the grant (then errors); `lint: { rule: false }` in the stack turns a rule off and
 // --strict makes warnings errors.
 import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
-import { checkCondition } from "../iam/condition-check.js";
 import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
-import { codePoints, suspectReasons } from "../iam/lookalike.js";
+import { suspectReasons } from "../iam/lookalike.js";
 import { hasCall } from "./references.js";
 import { functionCall } from "../language/functions.js";
 import { hasInterpolation } from "../language/expressions.js";
@@ -13,194 +12,17 @@ import type { ResourceDecl, StackModel } from "./model.js";
 import { stackPolicySizeErrors } from "./policy-size.js";
 import { type DocPath, formatPath, type PathSegment, type SourceDocument } from "../yaml/source.js";
 import { pushAll } from "../base/arrays.js";
-
-export const LINT_RULES = {
-  "public-principal": "allUsers or allAuthenticatedUsers is granted a role",
-  "basic-role": "a basic role (roles/owner, roles/editor, roles/viewer) is granted",
-  "conditional-basic-or-public": "a condition on a basic role or a public principal (Google refuses it)",
-  "invalid-condition":
-    "a condition expression Google refuses: not valid CEL, not boolean, or " +
-    "using attributes or functions IAM does not have",
-  "expired-condition": "a time condition that has already expired",
-  "deleted-principal": "a deleted: principal is granted a role",
-  "lookalike-principal":
-    "a member that may look like another: beyond ASCII (punycode decoded), mixed scripts, invisible characters",
-  "duplicate-member": "the same member is listed twice in one binding",
-  "empty-binding": "a binding with `members: []` removes every member of its role",
-} as const;
-
-export type LintRule = keyof typeof LINT_RULES;
+import {
+  type Finding,
+  type LintRule,
+  LINT_RULES,
+  resourceFindings,
+  type ResourceView,
+  type Val,
+} from "./lint-rules.js";
 
 /** Rules whose findings Google would refuse: always errors. */
 const ERROR_RULES: ReadonlySet<LintRule> = new Set(["conditional-basic-or-public", "invalid-condition"]);
-
-interface Finding {
-  rule: LintRule;
-  path: DocPath;
-  summary: string;
-  detail?: string;
-  offset?: number;
-  /** The resource (or instance) it is about, when not the one named in the path */
-  address?: string;
-}
-
-/** Checks one condition expression; returns findings with offsets inside the expression. */
-export function lintExpression(expression: string, now: Date): Omit<Finding, "path">[] {
-  const problem = checkCondition(expression);
-  if (problem) {
-    const detail = problem.neverGrants
-      ? "Google accepts it, but the condition can never grant access."
-      : "Google refuses it: IAM conditions use the attributes and functions of " +
-        "https://cloud.google.com/iam/docs/conditions-attribute-reference.";
-    return [{ rule: "invalid-condition", summary: problem.message, offset: problem.offset, detail }];
-  }
-  const out: Omit<Finding, "path">[] = [];
-  const re = /request\.time\s*(<=?)\s*timestamp\(\s*["']([^"']+)["']\s*\)/g;
-  for (let m = re.exec(expression); m; m = re.exec(expression)) {
-    const t = Date.parse(m[2]!);
-    if (t <= now.getTime())
-      out.push({
-        rule: "expired-condition",
-        summary: `condition expired on ${new Date(t).toISOString()}: the grant no longer gives access`,
-        offset: m.index,
-        detail: "Remove the grant, or extend the condition.",
-      });
-  }
-  return out;
-}
-
-/** A value a rule looks at: where it is in the stack, and the `${…}` text it came from, if any. */
-interface Val {
-  value: string;
-  path: DocPath;
-  /** The interpolation it was resolved from; undefined for a literal. */
-  from?: string;
-}
-
-/** What the rules see of one resource: literal values when the stack loads, resolved values at plan time. */
-interface ResourceView {
-  name: string;
-  role?: Val;
-  members: Val[];
-  /** Present when `members` is an empty list (the binding removes every member of its role). */
-  emptyMembers?: Val;
-  /** Present when the binding has a condition; `from` when the whole condition is one `${…}`. */
-  condition?: { path: DocPath; from?: string; expression?: Val };
-}
-
-const fromNote = (vals: (Val | undefined)[]) => {
-  const from = vals.find((v) => v?.from)?.from;
-  return from ? ` The value comes from "${from}".` : "";
-};
-
-/** The rules on one resource. `report` says whether a finding over these values is news (at plan
- *  time only those involving a resolved value are: the literal ones were reported at load).
- *  A new rule must also be known to mayHaveLiteralFindings below, which lets load skip the
- *  resources none of these rules could flag (test/config/lint-quick-check.test.ts). */
-function resourceFindings(v: ResourceView, now: Date, report: (vals: (Val | undefined)[]) => boolean): Finding[] {
-  const out: Finding[] = [];
-  const add = (vals: (Val | undefined)[], f: Finding) => {
-    if (!report(vals)) return;
-    const note = fromNote(vals);
-    out.push({
-      ...f,
-      address: v.name,
-      ...(f.detail !== undefined || note ? { detail: `${f.detail ?? ""}${note}`.trim() } : {}),
-    });
-  };
-  const role = v.role?.value;
-  for (const m of v.members) {
-    if (isPublicMember(m.value))
-      add([m], {
-        rule: "public-principal",
-        path: m.path,
-        summary: `${v.name}: ${m.value} makes this grant public`,
-        detail:
-          `Anyone` +
-          `${m.value === "allAuthenticatedUsers" ? " with a Google account" : " on the internet"}` +
-          ` gets ${role ?? "the role"}.`,
-      });
-    const lookalike = suspectReasons(m.value);
-    if (lookalike.length) add([m], lookalikeFinding(v.name, m, lookalike));
-    if (m.value.startsWith("deleted:"))
-      add([m], {
-        rule: "deleted-principal",
-        path: m.path,
-        summary: `${v.name}: ${m.value} is a deleted principal`,
-        detail: "It grants nothing; remove it from the stack.",
-      });
-  }
-  if (v.role && isBasicRole(v.role.value))
-    add([v.role], {
-      rule: "basic-role",
-      path: v.role.path,
-      summary: `${v.name}: ${v.role.value} is a basic role`,
-      detail: "Basic roles grant thousands of permissions; prefer a predefined or custom role.",
-    });
-  if (v.condition) {
-    const at = v.condition.path;
-    const whole: Val | undefined =
-      v.condition.from !== undefined ? { value: "", path: at, from: v.condition.from } : undefined;
-    if (v.role && isBasicRole(v.role.value))
-      add([v.role, whole], {
-        rule: "conditional-basic-or-public",
-        path: at,
-        summary: `${v.name}: a condition cannot be set on the basic role ${v.role.value}`,
-        detail: "Google refuses conditional bindings of basic roles.",
-      });
-    const pub = v.members.find((m) => isPublicMember(m.value));
-    if (pub)
-      add([pub, whole], {
-        rule: "conditional-basic-or-public",
-        path: at,
-        summary: `${v.name}: a condition cannot apply to ${pub.value}`,
-        detail: "Google refuses conditions on bindings that include allUsers or allAuthenticatedUsers.",
-      });
-    const expr = v.condition.expression;
-    if (expr) {
-      // Offsets point into a literal expression; a resolved one is not in the file.
-      for (const f of lintExpression(expr.value, now)) {
-        const { offset, ...rest } = f;
-        add([expr], {
-          ...rest,
-          path: expr.path,
-          summary: `${v.name}: ${f.summary}`,
-          ...(expr.from === undefined && offset !== undefined ? { offset } : {}),
-        });
-      }
-    }
-  }
-  if (v.emptyMembers)
-    add([v.emptyMembers], {
-      rule: "empty-binding",
-      path: v.emptyMembers.path,
-      summary: `${v.name}: members is empty: this binding removes every member of ${role ?? "its role"}`,
-      detail: "Everyone who holds the role on this object loses it, including grants made outside converge.",
-    });
-  if (v.members.length < 2) return out;
-  const seen = new Map<string, Val>();
-  for (const m of v.members) {
-    const k = memberKey(m.value);
-    const first = seen.get(k);
-    if (first)
-      add([first, m], {
-        rule: "duplicate-member",
-        path: m.path,
-        summary: `${v.name}: ${m.value} is listed twice (also as ${first.value})`,
-      });
-    else seen.set(k, m);
-  }
-  return out;
-}
-
-/** A member that may look like another, its characters spelled out when it is written in the
- *  stack (a resolved one may come from a secret, whose characters are not to be listed). */
-function lookalikeFinding(name: string, m: Val, reasons: string[]): Finding {
-  const summary = `${name}: ${m.value} may look like another principal (${reasons.join("; ")})`;
-  if (m.from !== undefined) return { rule: "lookalike-principal", path: m.path, summary };
-  const detail = `Its characters beyond ASCII: ${codePoints(m.value).join(", ")}.`;
-  return { rule: "lookalike-principal", path: m.path, summary, detail };
-}
 
 /** A literal value at `base` + `at`, its path built only when a finding names it (most values
  *  have none: a stack of 10,000 resources built 30,000 paths for nothing). */

@@ -159,6 +159,56 @@ function instanceProblem(root: string, f: ForEachInstances, path: readonly Acces
   return undefined;
 }
 
+/** Checks one reference (diagnostics into `diags`); whether it makes an edge of the graph. */
+function checkReference(
+  src: SourceDocument,
+  d: Declared,
+  r: LocatedReference,
+  fromDecl: string | undefined,
+  allNames: () => string[],
+  diags: Diagnostic[],
+): boolean {
+  if (!d.names.has(r.root)) {
+    const guess = suggest(r.root, allNames());
+    diags.push(
+      at(
+        src,
+        r.at,
+        `undefined reference "\${${r.text}}": no variable or resource is named "` +
+          `${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
+        { offset: r.offset },
+      ),
+    );
+    return false;
+  }
+  if (r.root === fromDecl) {
+    diags.push(at(src, r.at, `"${fromDecl}" refers to itself in "\${${r.text}}"`, { offset: r.offset }));
+    return false;
+  }
+  const forEach = d.instances?.get(r.root);
+  const wrong = forEach && instanceProblem(r.root, forEach, r.path);
+  if (wrong) {
+    diags.push(
+      at(src, r.at, `"\${${r.text}}": ${wrong}`, {
+        offset: r.offset,
+        ...(forEach.fields.length ? { detail: `Fields of an instance: ${forEach.fields.join(", ")}.` } : {}),
+      }),
+    );
+    return false;
+  }
+  const first = r.path[0];
+  const fields = d.resources.get(r.root)?.driver.outputNames ?? d.variables.get(r.root)?.invoke?.driver.resultNames;
+  if (fields && first?.kind === "prop" && !fields.includes(first.name)) {
+    diags.push(
+      at(src, r.at, `"\${${r.text}}": ${r.root} has no field "${first.name}"`, {
+        offset: r.offset,
+        detail: `Fields: ${fields.join(", ")}.`,
+      }),
+    );
+  }
+  return true;
+}
+
 /**
  * Checks every reference and dependsOn entry against the declared names and builds the graph of
  * variables and resources. Names are looked up in Maps and Sets only, so "${toString}" or
@@ -179,47 +229,7 @@ export function referenceGraph(src: SourceDocument, d: Declared, diags: Diagnost
     else for (const i of instances.get(to) ?? []) graph.addEdge(from, i);
   };
   const checkRefs = (from: string | undefined, refs: LocatedReference[], fromDecl = from) => {
-    for (const r of refs) {
-      if (!d.names.has(r.root)) {
-        const guess = suggest(r.root, allNames());
-        diags.push(
-          at(
-            src,
-            r.at,
-            `undefined reference "\${${r.text}}": no variable or resource is named "` +
-              `${r.root}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
-            { offset: r.offset },
-          ),
-        );
-        continue;
-      }
-      if (r.root === fromDecl) {
-        diags.push(at(src, r.at, `"${fromDecl}" refers to itself in "\${${r.text}}"`, { offset: r.offset }));
-        continue;
-      }
-      const forEach = d.instances?.get(r.root);
-      const wrong = forEach && instanceProblem(r.root, forEach, r.path);
-      if (wrong) {
-        diags.push(
-          at(src, r.at, `"\${${r.text}}": ${wrong}`, {
-            offset: r.offset,
-            ...(forEach.fields.length ? { detail: `Fields of an instance: ${forEach.fields.join(", ")}.` } : {}),
-          }),
-        );
-        continue;
-      }
-      const first = r.path[0];
-      const fields = d.resources.get(r.root)?.driver.outputNames ?? d.variables.get(r.root)?.invoke?.driver.resultNames;
-      if (fields && first?.kind === "prop" && !fields.includes(first.name)) {
-        diags.push(
-          at(src, r.at, `"\${${r.text}}": ${r.root} has no field "${first.name}"`, {
-            offset: r.offset,
-            detail: `Fields: ${fields.join(", ")}.`,
-          }),
-        );
-      }
-      if (from) addEdges(from, r.root);
-    }
+    for (const r of refs) if (checkReference(src, d, r, fromDecl, allNames, diags) && from) addEdges(from, r.root);
   };
   for (const v of d.variables.values()) checkRefs(v.name, v.refs);
   for (const r of d.resources.values()) {

@@ -2,7 +2,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadStackFile } from "../../src/config/load.js";
-import { isLintDiagnostic, LINT_RULES, lintExpression } from "../../src/config/lint.js";
+import { isLintDiagnostic } from "../../src/config/lint.js";
+import { LINT_RULES, lintExpression } from "../../src/config/lint-rules.js";
 
 const dir = join(import.meta.dirname, "../fixtures/lint");
 const now = new Date("2026-11-22T00:00:00Z");

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkCondition } from "../../src/iam/condition-check.js";
-import { lintExpression } from "../../src/config/lint.js";
+import { lintExpression } from "../../src/config/lint-rules.js";
 import { conditionExpressionProblem } from "../../src/emulator/conditions.js";
 
 const GOOD = [
