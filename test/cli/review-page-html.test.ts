@@ -91,7 +91,7 @@ describe("the review page's HTML", () => {
 });
 
 describe("the review page's stack file", () => {
-  it("is named relative to the working directory when it is below it: a shared page does not show the home folder", async () => {
+  it("is relative to the working directory when below it: a shared page shows no home folder", async () => {
     const plan = await quickstartPlan();
     plan.stack.file = `${process.cwd()}/examples/quickstart/stack.yaml`;
     expect(reviewData(plan, []).head.file).toBe("examples/quickstart/stack.yaml");
