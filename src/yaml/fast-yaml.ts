@@ -8,6 +8,7 @@
 // Anchors and aliases are never in the subset, and nesting deeper than MAX_DEPTH gives up too, so
 // yaml-limits.ts checks every document this path does not read.
 import { MAX_DEPTH } from "./yaml-limits.js";
+import { Repeats } from "./repeats.js";
 
 /** The lines that hold content (not blank, not only a comment), in parallel arrays: each one's
  *  indentation, where its text starts and ends in the document (without the indentation and
@@ -234,14 +235,14 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
   if (!lines) return undefined;
   const { count: n, indents, starts, ends, items } = lines;
   let i = 0;
+  const keyTexts = new Repeats<string>(); // keys read before (./repeats.ts)
+  const scalars = new Repeats<unknown>(); // one-line scalars read before
 
   // `depth`: the level of the map or list about to be read (the root map is level 1).
   const node = (indent: number, depth: number): unknown => (items[i] ? seq(indent, depth) : map(indent, depth));
 
   // After an inline value, a more indented line would continue it (or be an error).
-  const noContinuation = (indent: number) => {
-    if (i < n && indents[i]! > indent) bail();
-  };
+  const noContinuation = (indent: number) => i < n && indents[i]! > indent && bail();
 
   const map = (indent: number, depth: number): Record<string, unknown> => {
     // One more level for an inline flow collection: past the limit, yaml reports where.
@@ -254,7 +255,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       const sep = keyEnd(text, s, e);
       if (sep < 0) bail();
       let rest = Math.min(sep + 2, e);
-      const k = key(text.slice(s, sep));
+      const k = keyTexts.read(text, s, sep, key, 0);
       // A duplicate key: asked of each key of a small map; a large one (the resources) counts its
       // keys at the end instead (each key is an own property, never __proto__ or an index).
       if (keys++ < LARGE_MAP && Object.hasOwn(out, k)) bail();
@@ -265,7 +266,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
         else if (i < n && indents[i] === indent && items[i]) out[k] = seq(indent, depth + 1);
         else out[k] = null;
       } else {
-        out[k] = inline(text.slice(rest, e), depth + 1);
+        out[k] = scalars.read(text, rest, e, inline, depth + 1);
         noContinuation(indent);
       }
     }
