@@ -23,14 +23,24 @@ export interface Defaults {
   location?: string;
 }
 
-const objectOr = (v: unknown): Record<string, unknown> => (v && typeof v === "object" ? (v as Record<string, unknown>) : {});
+const objectOr = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" ? (v as Record<string, unknown>) : {};
 
 function unknownType(src: SourceDocument, name: string, type: string): Diagnostic {
   const isFn = functionDriver(type) !== undefined;
-  return at(src, ["resources", name, "type"], isFn ? `"${type}" is a function, not a resource type` : `unknown resource type "${type}" (did you mean "${suggestToken(type, "resource")}"?)`, {
-    address: name,
-    detail: isFn ? `Call it from variables with fn::invoke. Resource types: ${RESOURCE_TOKENS.join(", ")}.` : `Known resource types: ${RESOURCE_TOKENS.join(", ")}.`,
-  });
+  return at(
+    src,
+    ["resources", name, "type"],
+    isFn
+      ? `"${type}" is a function, not a resource type`
+      : `unknown resource type "${type}" (did you mean "${suggestToken(type, "resource")}"?)`,
+    {
+      address: name,
+      detail: isFn
+        ? `Call it from variables with fn::invoke. Resource types: ${RESOURCE_TOKENS.join(", ")}.`
+        : `Known resource types: ${RESOURCE_TOKENS.join(", ")}.`,
+    },
+  );
 }
 
 /** Options that are not a map read as none (one object for all of them: only read). */
@@ -53,29 +63,68 @@ function resourceOptions(opts: Readonly<Record<string, unknown>>, importId: unkn
   return options;
 }
 
-function declaration(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, diags: Diagnostic[], each?: Each): ResourceDecl {
+function declaration(
+  src: SourceDocument,
+  name: string,
+  raw: Record<string, unknown>,
+  driver: IamDriver,
+  diags: Diagnostic[],
+  each?: Each,
+  literal = false,
+): ResourceDecl {
   const written = objectOr(raw.properties);
   const opts = optionsOf(raw);
-  const properties = each ? (substituteEach(written, each, ["resources", name, "properties"], src, diags) as Record<string, unknown>) : written;
+  const properties = each
+    ? (substituteEach(written, each, ["resources", name, "properties"], src, diags) as Record<string, unknown>)
+    : written;
   // In a forEach, the import ID is a template like the properties ($$ for a literal "$").
-  const importId = each && typeof opts.import === "string" ? String(substituteEach(opts.import, each, ["resources", name, "options", "import"], src, diags)).replace(/\$\$/g, "$") : opts.import;
+  const importId =
+    each && typeof opts.import === "string"
+      ? String(substituteEach(opts.import, each, ["resources", name, "options", "import"], src, diags)).replace(
+          /\$\$/g,
+          "$",
+        )
+      : opts.import;
   const type = String(raw.type);
   const options = resourceOptions(opts, importId);
-  const refs = collectRefs(src, properties, ["resources", name, "properties"], diags);
-  return each ? { name: instanceAddress(name, each.key), decl: name, each, type, driver, properties, options, refs } : { name, decl: name, type, driver, properties, options, refs };
+  const refs = literal ? [] : collectRefs(src, properties, ["resources", name, "properties"], diags);
+  return each
+    ? { name: instanceAddress(name, each.key), decl: name, each, type, driver, properties, options, refs }
+    : { name, decl: name, type, driver, properties, options, refs };
 }
 
 /** The diagnostic of two resources claiming the same grant (`c`). */
-function conflictDiagnostic(src: SourceDocument, decl: ResourceDecl, inputs: IamInputs, claims: readonly Claim[], c: Conflict<string>): Diagnostic {
+function conflictDiagnostic(
+  src: SourceDocument,
+  decl: ResourceDecl,
+  inputs: IamInputs,
+  claims: readonly Claim[],
+  c: Conflict<string>,
+): Diagnostic {
   const { name } = decl;
   const other = c.owner;
   const [summary, detail] =
     c.kind === "binding"
-      ? [`resources ${addressText(other)} and ${addressText(name)} both manage role ${inputs.role}${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`, "Only one binding resource can be used per role (and condition); merge their members."]
+      ? [
+          `resources ${addressText(other)} and ${addressText(name)} both manage role ${inputs.role}` +
+            `${inputs.condition ? ` (condition "${inputs.condition.title}")` : ""} on ${inputs.name}`,
+          "Only one binding resource can be used per role (and condition); merge their members.",
+        ]
       : c.kind === "member"
-        ? [`resources ${addressText(other)} and ${addressText(name)} both grant ${inputs.member} role ${inputs.role} on ${inputs.name}`, "Remove one of the duplicate member resources."]
-        : [conflictSummary(c, name, claims[0]!), "Remove one of them, or move the grant into the resource that manages the whole binding or policy."];
-  return at(src, ["resources", decl.decl], summary, { key: true, address: name, detail: `${addressText(other)} is declared at ${declaredAt(src, other)}. ${detail}` });
+        ? [
+            `resources ${addressText(other)} and ${addressText(name)} both grant ${inputs.member} ` +
+              `role ${inputs.role} on ${inputs.name}`,
+            "Remove one of the duplicate member resources.",
+          ]
+        : [
+            conflictSummary(c, name, claims[0]!),
+            "Remove one of them, or move the grant into the resource that manages the whole binding or policy.",
+          ];
+  return at(src, ["resources", decl.decl], summary, {
+    key: true,
+    address: name,
+    detail: `${addressText(other)} is declared at ${declaredAt(src, other)}. ${detail}`,
+  });
 }
 
 /**
@@ -86,20 +135,39 @@ function conflictDiagnostic(src: SourceDocument, decl: ResourceDecl, inputs: Iam
  * is reported here, unless one was reported in them already (a malformed `${`, a function of the
  * wrong shape: the loader's own messages say it better, and once is enough for a forEach).
  */
-function loadTimeProperties(src: SourceDocument, decl: ResourceDecl, scope: Scope, diags: Diagnostic[]): Record<string, unknown> | undefined {
-  if (isLiteral(decl.properties)) return undefined;
+function loadTimeProperties(
+  src: SourceDocument,
+  decl: ResourceDecl,
+  scope: Scope,
+  diags: Diagnostic[],
+  literal: boolean,
+): Record<string, unknown> | undefined {
+  if (literal || isLiteral(decl.properties)) return undefined;
   const found: Diagnostic[] = [];
-  const resolved = resolveValue(decl.properties, ["resources", decl.decl, "properties"], (root) => scope(root) ?? { value: UNKNOWN }, src, found);
+  const resolved = resolveValue(
+    decl.properties,
+    ["resources", decl.decl, "properties"],
+    (root) => scope(root) ?? { value: UNKNOWN },
+    src,
+    found,
+  );
   const at = formatPath(["resources", decl.decl, "properties"]);
-  if (found.length && !diags.some((d) => d.path === at || d.path?.startsWith(`${at}.`) || d.path?.startsWith(`${at}[`))) pushAll(diags, found);
+  if (found.length && !diags.some((d) => d.path === at || d.path?.startsWith(`${at}.`) || d.path?.startsWith(`${at}[`)))
+    pushAll(diags, found);
   return plain(resolved) as Record<string, unknown>;
 }
 
 /** The top-level properties that the stack schema did not check (they were interpolated) and
  *  are known now, checked against the type's schema; returns the names of those it refuses. */
-function checkResolvedSchema(src: SourceDocument, decl: ResourceDecl, known: Record<string, unknown>, diags: Diagnostic[]): Set<string> {
+function checkResolvedSchema(
+  src: SourceDocument,
+  decl: ResourceDecl,
+  known: Record<string, unknown>,
+  diags: Diagnostic[],
+): Set<string> {
   const checked: Record<string, unknown> = {};
-  for (const k of Object.keys(known)) if (!isLiteral(decl.properties[k]) && !containsUnknown(known[k])) checked[k] = known[k];
+  for (const k of Object.keys(known))
+    if (!isLiteral(decl.properties[k]) && !containsUnknown(known[k])) checked[k] = known[k];
   const refused = new Set<string>();
   if (Object.keys(checked).length === 0) return refused;
   for (const e of validate(decl.driver.inputsSchema, checked)) {
@@ -115,7 +183,11 @@ function checkResolvedSchema(src: SourceDocument, decl: ResourceDecl, known: Rec
 /** What the driver may normalise of a resource's properties: those written as literals (the stack
  *  schema checked them) and those resolved now that are known and fit the type's schema; the
  *  others are left out (unknown, or already reported). */
-function checkable(written: Record<string, unknown>, resolved: Record<string, unknown>, refused: ReadonlySet<string>): Record<string, unknown> {
+function checkable(
+  written: Record<string, unknown>,
+  resolved: Record<string, unknown>,
+  refused: ReadonlySet<string>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(written)) {
     if (isLiteral(written[k])) out[k] = written[k];
@@ -126,9 +198,17 @@ function checkable(written: Record<string, unknown>, resolved: Record<string, un
 
 /** The checks of one resource that need only what is known when the stack loads (its literal
  *  values, and those resolved from inputs: `scope`); `ownership` finds duplicates. */
-function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaults, ownership: ClaimIndex<string>, scope: Scope, diags: Diagnostic[]): void {
+function checkResource(
+  src: SourceDocument,
+  decl: ResourceDecl,
+  defaults: Defaults,
+  ownership: ClaimIndex<string>,
+  forEach: ForEachContext,
+  diags: Diagnostic[],
+): void {
   const { name, driver } = decl;
-  const resolved = loadTimeProperties(src, decl, scope, diags);
+  const scope = forEach.scope;
+  const resolved = loadTimeProperties(src, decl, scope, diags, forEach.literal === true);
   const refused = resolved ? checkResolvedSchema(src, decl, resolved, diags) : new Set<string>();
   const properties = resolved ? checkable(decl.properties, resolved, refused) : decl.properties;
   // Known values are checked now, before any network call; the others after resolution.
@@ -152,12 +232,21 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
   for (let i = 0; i < ignoreChanges.length; i++) {
     const p = ignoreChanges[i]!;
     const inputNames: readonly string[] = driver.inputFields;
-    if (!inputNames.includes(p)) diags.push(at(src, ["resources", decl.decl, "options", "ignoreChanges", i], `${name}: ignoreChanges names "${p}", which is not an input of ${decl.type}`, { address: name, detail: `Inputs: ${inputNames.join(", ")}.` }));
+    if (!inputNames.includes(p))
+      diags.push(
+        at(
+          src,
+          ["resources", decl.decl, "options", "ignoreChanges", i],
+          `${name}: ignoreChanges names "${p}", which is not an input of ${decl.type}`,
+          { address: name, detail: `Inputs: ${inputNames.join(", ")}.` },
+        ),
+      );
   }
   const importId = loadTimeImportId(src, decl, scope);
   if (importId !== undefined) {
     const t = driver.parseImportId(importId, defaults);
-    if (typeof t === "string") diags.push(at(src, ["resources", decl.decl, "options", "import"], `${name}: ${t}`, { address: name }));
+    if (typeof t === "string")
+      diags.push(at(src, ["resources", decl.decl, "options", "import"], `${name}: ${t}`, { address: name }));
   }
 }
 
@@ -165,11 +254,7 @@ function checkResource(src: SourceDocument, decl: ResourceDecl, defaults: Defaul
  *  as the properties' are; undefined while one has no value (validate). An ID with a `${…}` that
  *  names no input nor variable is taken as written, as before inputs could be used in it (import
  *  --generate writes live members and titles holding "${" as they are). */
-function loadTimeImportId(
-  src: SourceDocument,
-  decl: ResourceDecl,
-  scope: Scope,
-): string | undefined {
+function loadTimeImportId(src: SourceDocument, decl: ResourceDecl, scope: Scope): string | undefined {
   const raw = decl.options.import;
   if (raw === undefined || decl.each || !hasInterpolation(raw)) return raw;
   const path = ["resources", decl.decl, "options", "import"];
@@ -195,13 +280,31 @@ export interface ForEachContext {
   /** The provider's project or location waits on an input without a value: names are not
    *  checked (that input's error is the one error) */
   unchecked?: boolean;
+  /** Every value of the stack is written as a literal: no "${" and no function call anywhere
+   *  (SourceDocument.literalDocument), so no walk looks for them */
+  literal?: boolean;
 }
 
 /** The declarations of a resource with a forEach: one per element. Problems in `${each.…}` are
  *  reported once, not once per instance. */
-function eachDeclarations(src: SourceDocument, name: string, raw: Record<string, unknown>, driver: IamDriver, forEach: ForEachContext, diags: Diagnostic[]): ResourceDecl[] {
+function eachDeclarations(
+  src: SourceDocument,
+  name: string,
+  raw: Record<string, unknown>,
+  driver: IamDriver,
+  forEach: ForEachContext,
+  diags: Diagnostic[],
+): ResourceDecl[] {
   const opts = optionsOf(raw);
-  const evaluated = forEachInstances(src, opts.forEach, ["resources", name, "options", "forEach"], forEach.scope, forEach.lenient, diags, forEach.secrets);
+  const evaluated = forEachInstances(
+    src,
+    opts.forEach,
+    ["resources", name, "options", "forEach"],
+    forEach.scope,
+    forEach.lenient,
+    diags,
+    forEach.secrets,
+  );
   if (evaluated) forEach.instances.set(name, { keys: evaluated.map((e) => e.key), fields: driver.outputNames });
   const instances = evaluated ?? [];
   const found: Diagnostic[] = [];
@@ -222,7 +325,13 @@ function eachDeclarations(src: SourceDocument, name: string, raw: Record<string,
 }
 
 /** The resources whose type is known, in document order (a forEach's instances in its order). */
-export function loadResources(src: SourceDocument, resourcesRaw: Record<string, unknown>, defaults: Defaults, forEach: ForEachContext, diags: Diagnostic[]): Map<string, ResourceDecl> {
+export function loadResources(
+  src: SourceDocument,
+  resourcesRaw: Record<string, unknown>,
+  defaults: Defaults,
+  forEach: ForEachContext,
+  diags: Diagnostic[],
+): Map<string, ResourceDecl> {
   const resources = new Map<string, ResourceDecl>();
   const ownership = new ClaimIndex<string>();
   // Keys then a look-up each: no [name, value] array per resource.
@@ -236,14 +345,14 @@ export function loadResources(src: SourceDocument, resourcesRaw: Record<string, 
       continue;
     }
     if (!Object.hasOwn(optionsOf(raw), "forEach")) {
-      const decl = declaration(src, name, raw, driver, diags);
+      const decl = declaration(src, name, raw, driver, diags, undefined, forEach.literal);
       resources.set(decl.name, decl);
-      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach.scope, diags);
+      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach, diags);
       continue;
     }
     for (const decl of eachDeclarations(src, name, raw, driver, forEach, diags)) {
       resources.set(decl.name, decl);
-      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach.scope, diags);
+      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach, diags);
     }
   }
   return resources;

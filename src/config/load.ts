@@ -60,16 +60,13 @@ function readStackText(path: string, file: string): string | Diagnostic {
   const decoded = decodeUtf8(bytes);
   if (decoded.ok) return decoded.text;
   const { byte, line, column } = decoded.invalid;
-  return error(
-    `the stack file is not valid UTF-8: byte 0x${hexByte(byte)} cannot start or continue a character here`,
-    {
-      file,
-      line,
-      column,
-      detail:
-        "Stack files are UTF-8 text. Save the file as UTF-8 (it may have been saved as Latin-1 or another encoding).",
-    },
-  );
+  return error(`the stack file is not valid UTF-8: byte 0x${hexByte(byte)} cannot start or continue a character here`, {
+    file,
+    line,
+    column,
+    detail:
+      "Stack files are UTF-8 text. Save the file as UTF-8 (it may have been saved as Latin-1 or another encoding).",
+  });
 }
 
 /** Reads and loads a stack file (the only I/O of loading). */
@@ -306,7 +303,7 @@ function loadDocument(
     src,
     resourcesRaw,
     defaults,
-    { scope, lenient, secrets, instances, ...(provider.missing ? { unchecked: true } : {}) },
+    { scope, lenient, secrets, instances, unchecked: provider.missing, literal: src.literalDocument(doc) },
     diags,
   );
   const moved = loadMoved(src, doc.moved, resources, diags);

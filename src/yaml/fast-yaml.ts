@@ -42,8 +42,14 @@ function contentLines(text: string): Lines | undefined {
   // At most one content line per line of text: arrays of that length, filled from the start.
   let most = 1;
   for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", nl + 1)) most++;
-  const lines: Lines = { count: 0, indents: new Int32Array(most), starts: new Int32Array(most), ends: new Int32Array(most), items: new Uint8Array(most) };
-  for (let pos = 0; pos <= len; ) {
+  const lines: Lines = {
+    count: 0,
+    indents: new Int32Array(most),
+    starts: new Int32Array(most),
+    ends: new Int32Array(most),
+    items: new Uint8Array(most),
+  };
+  for (let pos = 0; pos <= len;) {
     let eol = text.indexOf("\n", pos);
     if (eol < 0) eol = len;
     let s = pos;
@@ -51,7 +57,8 @@ function contentLines(text: string): Lines | undefined {
     const indent = s - pos;
     pos = eol + 1;
     if (s === eol || text.charCodeAt(s) === 35 /* # */) continue;
-    if (indent === 0 && (text.startsWith("---", s) || text.startsWith("...", s) || text.charCodeAt(s) === 37 /* % */)) return undefined;
+    if (indent === 0 && (text.startsWith("---", s) || text.startsWith("...", s) || text.charCodeAt(s) === 37) /* % */)
+      return undefined;
     let e = eol;
     while (e > s && text.charCodeAt(e - 1) === SPACE) e--;
     const at = lines.count++;
@@ -119,7 +126,8 @@ function key(text: string): string {
 function plain(text: string, flow: boolean): unknown {
   if (text === "" || PLAIN_FIRST_BAD.has(text[0]!)) bail();
   if (isWord(text)) {
-    if (text === "true" || text === "false" || text === "null") return text === "true" ? true : text === "false" ? false : null;
+    if (text === "true" || text === "false" || text === "null")
+      return text === "true" ? true : text === "false" ? false : null;
     bail();
   }
   if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) bail();
@@ -216,11 +224,6 @@ function inline(raw: string, depth: number): unknown {
   return plain(text, false);
 }
 
-/**
- * The value of `text` as yaml's `parseDocument(text).toJS()` gives it when the document is a
- * mapping written in the subset above; undefined otherwise (including every text yaml would
- * report an error or a warning for).
- */
 /** The content lines of a text the fast path may read: no tab, CR, BOM, control or non-ASCII
  *  line-break character (left to yaml), and a first content line at the left margin that is not
  *  a sequence's item (the document is a mapping). */
@@ -230,6 +233,15 @@ function subsetLines(text: string): Lines | undefined {
   return lines && lines.count > 0 && lines.indents[0] === 0 && !lines.items[0] ? lines : undefined;
 }
 
+/** Whether a sequence item's text starts a mapping ("- key: value"). */
+const isCompactMap = (item: string): boolean =>
+  !`"'[{`.includes(item[0]!) && (item.includes(": ") || item.endsWith(":"));
+
+/**
+ * The value of `text` as yaml's `parseDocument(text).toJS()` gives it when the document is a
+ * mapping written in the subset above; undefined otherwise (including every text yaml would
+ * report an error or a warning for).
+ */
 export function parseSimpleYaml(text: string): Record<string, unknown> | undefined {
   const lines = subsetLines(text);
   if (!lines) return undefined;
@@ -281,7 +293,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       const at = skipSpace(text, starts[i]! + 1, ends[i]!);
       const item = text.slice(at, ends[i]!);
       if (item === "" || item[0] === "#") bail();
-      if (item[0] !== '"' && item[0] !== "'" && item[0] !== "[" && item[0] !== "{" && (item.includes(": ") || item.endsWith(":"))) {
+      if (isCompactMap(item)) {
         out.push(compactMap(at, depth + 1));
         continue;
       }
