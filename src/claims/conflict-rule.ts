@@ -142,10 +142,16 @@ export function conflictSummary(c: Conflict<string>, name: string, claim: Claim)
   const both = `resources ${addressText(c.owner)} and ${addressText(name)} both manage`;
   if (c.kind === "policy") {
     const [whole, part] = c.claim.scope === "policy" ? [c.owner, name] : [name, c.owner];
-    return `${both} ${claim.object}: ${addressText(whole)} manages its whole IAM policy, so ${addressText(part)} cannot manage part of it`;
+    return (
+      `${both} ${claim.object}: ${addressText(whole)} manages its whole IAM ` +
+      `policy, so ${addressText(part)} cannot manage part of it`
+    );
   }
   const [member, memberOwner, bindingOwner] =
     claim.scope === "member" ? [claim, name, c.owner] : [c.claim as GrantClaim, c.owner, name];
   const m = member.scope === "member" ? member.member : "";
-  return `${both} ${m} of role ${member.role} on ${claim.object}: ${addressText(bindingOwner)} manages the whole binding, ${addressText(memberOwner)} one member of it`;
+  return (
+    `${both} ${m} of role ${member.role} on ${claim.object}: ${addressText(bindingOwner)} manages ` +
+    `the whole binding, ${addressText(memberOwner)} one member of it`
+  );
 }
