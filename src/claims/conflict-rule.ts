@@ -60,11 +60,19 @@ interface ObjectClaims<T> {
  */
 export class ClaimIndex<T> {
   private readonly objects = new Map<string, ObjectClaims<T>>();
+  /** The claims last asked about, with each one's grant key and member key ("" when it has none):
+   *  `hold` of the claims `conflict` was just asked about (the loader's and the plan's next call)
+   *  does not compute them again. */
+  private asked: readonly Claim[] | undefined;
+  private readonly grantKeys: string[] = [];
+  private readonly memberKeys: string[] = [];
 
   /** The first held claim that conflicts with one of `claims`; undefined when none does. */
   conflict(claims: readonly Claim[]): Conflict<T> | undefined {
-    for (const c of claims) {
-      for (const e of this.candidates(c)) {
+    this.keysOf(claims);
+    for (let i = 0; i < claims.length; i++) {
+      const c = claims[i]!;
+      for (const e of this.candidates(c, this.grantKeys[i]!, this.memberKeys[i]!)) {
         const kind = claimsConflict(e.claim, c);
         if (kind) return { kind, owner: e.owner, claim: e.claim };
       }
@@ -74,7 +82,9 @@ export class ClaimIndex<T> {
 
   /** Records `owner`'s claims (call after `conflict` found none). */
   hold(claims: readonly Claim[], owner: T): void {
-    for (const claim of claims) {
+    this.keysOf(claims);
+    for (let i = 0; i < claims.length; i++) {
+      const claim = claims[i]!;
       const entry = { owner, claim };
       let o = this.objects.get(claim.object);
       if (!o) this.objects.set(claim.object, (o = { first: entry, grants: new Map() }));
@@ -82,36 +92,47 @@ export class ClaimIndex<T> {
         o.policy ??= entry;
         continue;
       }
-      const key = grantKey(claim);
+      const key = this.grantKeys[i]!;
       let g = o.grants.get(key);
       if (!g) o.grants.set(key, (g = {}));
       if (claim.scope === "binding") g.binding ??= entry;
       else {
         const members = (g.members ??= new Map());
-        const k = memberKey(claim.member);
+        const k = this.memberKeys[i]!;
         if (!members.has(k)) members.set(k, entry);
       }
     }
   }
 
-  /** The held claims `c` could conflict with. */
-  private candidates(c: Claim): Entry<T>[] {
-    const o = this.objects.get(c.object);
-    if (!o) return [];
-    if (c.scope === "policy") return [o.first];
-    const out: Entry<T>[] = o.policy ? [o.policy] : [];
-    const g = o.grants.get(grantKey(c));
-    if (g?.binding) out.push(g.binding);
-    if (c.scope === "binding") {
-      const anyMember = g?.members?.values().next().value;
-      if (anyMember) out.push(anyMember);
-    } else {
-      const same = g?.members?.get(memberKey(c.member));
-      if (same) out.push(same);
+  /** Fills grantKeys and memberKeys for `claims` (claims are never changed once made). */
+  private keysOf(claims: readonly Claim[]): void {
+    if (this.asked === claims) return;
+    this.asked = claims;
+    this.grantKeys.length = 0;
+    this.memberKeys.length = 0;
+    for (const c of claims) {
+      this.grantKeys.push(c.scope === "policy" ? "" : grantKey(c));
+      this.memberKeys.push(c.scope === "member" ? memberKey(c.member) : "");
     }
+  }
+
+  /** The held claims `c` could conflict with (`key`: its grant key, `member`: its member key). */
+  private candidates(c: Claim, key: string, member: string): Entry<T>[] {
+    const o = this.objects.get(c.object);
+    if (!o) return NONE;
+    if (c.scope === "policy") return [o.first];
+    const g = o.grants.get(key);
+    const anyMember = c.scope === "binding" ? g?.members?.values().next().value : g?.members?.get(member);
+    if (!o.policy && !g?.binding && !anyMember) return NONE;
+    const out: Entry<T>[] = o.policy ? [o.policy] : [];
+    if (g?.binding) out.push(g.binding);
+    if (anyMember) out.push(anyMember);
     return out;
   }
 }
+
+/** No candidates (one array for all: only read). */
+const NONE: never[] = [];
 
 /**
  * What a conflict of the kinds the callers have no message of their own for (policy,

@@ -70,6 +70,7 @@ function declaration(
   driver: IamDriver,
   diags: Diagnostic[],
   each?: Each,
+  literal = false,
 ): ResourceDecl {
   const written = objectOr(raw.properties);
   const opts = optionsOf(raw);
@@ -86,7 +87,7 @@ function declaration(
       : opts.import;
   const type = String(raw.type);
   const options = resourceOptions(opts, importId);
-  const refs = collectRefs(src, properties, ["resources", name, "properties"], diags);
+  const refs = literal ? [] : collectRefs(src, properties, ["resources", name, "properties"], diags);
   return each
     ? { name: instanceAddress(name, each.key), decl: name, each, type, driver, properties, options, refs }
     : { name, decl: name, type, driver, properties, options, refs };
@@ -111,8 +112,8 @@ function conflictDiagnostic(
         ]
       : c.kind === "member"
         ? [
-            `resources ${addressText(other)} and ${addressText(name)} both grant ` +
-              `${inputs.member} role ${inputs.role} on ${inputs.name}`,
+            `resources ${addressText(other)} and ${addressText(name)} both grant ${inputs.member} ` +
+              `role ${inputs.role} on ${inputs.name}`,
             "Remove one of the duplicate member resources.",
           ]
         : [
@@ -139,8 +140,9 @@ function loadTimeProperties(
   decl: ResourceDecl,
   scope: Scope,
   diags: Diagnostic[],
+  literal: boolean,
 ): Record<string, unknown> | undefined {
-  if (isLiteral(decl.properties)) return undefined;
+  if (literal || isLiteral(decl.properties)) return undefined;
   const found: Diagnostic[] = [];
   const resolved = resolveValue(
     decl.properties,
@@ -201,11 +203,12 @@ function checkResource(
   decl: ResourceDecl,
   defaults: Defaults,
   ownership: ClaimIndex<string>,
-  scope: Scope,
+  forEach: ForEachContext,
   diags: Diagnostic[],
 ): void {
   const { name, driver } = decl;
-  const resolved = loadTimeProperties(src, decl, scope, diags);
+  const scope = forEach.scope;
+  const resolved = loadTimeProperties(src, decl, scope, diags, forEach.literal === true);
   const refused = resolved ? checkResolvedSchema(src, decl, resolved, diags) : new Set<string>();
   const properties = resolved ? checkable(decl.properties, resolved, refused) : decl.properties;
   // Known values are checked now, before any network call; the others after resolution.
@@ -277,6 +280,9 @@ export interface ForEachContext {
   /** The provider's project or location waits on an input without a value: names are not
    *  checked (that input's error is the one error) */
   unchecked?: boolean;
+  /** Every value of the stack is written as a literal: no "${" and no function call anywhere
+   *  (SourceDocument.literalDocument), so no walk looks for them */
+  literal?: boolean;
 }
 
 /** The declarations of a resource with a forEach: one per element. Problems in `${each.…}` are
@@ -339,14 +345,14 @@ export function loadResources(
       continue;
     }
     if (!Object.hasOwn(optionsOf(raw), "forEach")) {
-      const decl = declaration(src, name, raw, driver, diags);
+      const decl = declaration(src, name, raw, driver, diags, undefined, forEach.literal);
       resources.set(decl.name, decl);
-      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach.scope, diags);
+      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach, diags);
       continue;
     }
     for (const decl of eachDeclarations(src, name, raw, driver, forEach, diags)) {
       resources.set(decl.name, decl);
-      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach.scope, diags);
+      if (!forEach.unchecked) checkResource(src, decl, defaults, ownership, forEach, diags);
     }
   }
   return resources;

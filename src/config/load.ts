@@ -303,7 +303,7 @@ function loadDocument(
     src,
     resourcesRaw,
     defaults,
-    { scope, lenient, secrets, instances, ...(provider.missing ? { unchecked: true } : {}) },
+    { scope, lenient, secrets, instances, unchecked: provider.missing, literal: src.literalDocument(doc) },
     diags,
   );
   const moved = loadMoved(src, doc.moved, resources, diags);

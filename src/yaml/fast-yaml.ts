@@ -8,6 +8,7 @@
 // Anchors and aliases are never in the subset, and nesting deeper than MAX_DEPTH gives up too, so
 // yaml-limits.ts checks every document this path does not read.
 import { MAX_DEPTH } from "./yaml-limits.js";
+import { Repeats } from "./repeats.js";
 
 /** The lines that hold content (not blank, not only a comment), in parallel arrays: each one's
  *  indentation, where its text starts and ends in the document (without the indentation and
@@ -223,11 +224,6 @@ function inline(raw: string, depth: number): unknown {
   return plain(text, false);
 }
 
-/**
- * The value of `text` as yaml's `parseDocument(text).toJS()` gives it when the document is a
- * mapping written in the subset above; undefined otherwise (including every text yaml would
- * report an error or a warning for).
- */
 /** The content lines of a text the fast path may read: no tab, CR, BOM, control or non-ASCII
  *  line-break character (left to yaml), and a first content line at the left margin that is not
  *  a sequence's item (the document is a mapping). */
@@ -237,19 +233,28 @@ function subsetLines(text: string): Lines | undefined {
   return lines && lines.count > 0 && lines.indents[0] === 0 && !lines.items[0] ? lines : undefined;
 }
 
+/** Whether a sequence item's text starts a mapping ("- key: value"). */
+const isCompactMap = (item: string): boolean =>
+  !`"'[{`.includes(item[0]!) && (item.includes(": ") || item.endsWith(":"));
+
+/**
+ * The value of `text` as yaml's `parseDocument(text).toJS()` gives it when the document is a
+ * mapping written in the subset above; undefined otherwise (including every text yaml would
+ * report an error or a warning for).
+ */
 export function parseSimpleYaml(text: string): Record<string, unknown> | undefined {
   const lines = subsetLines(text);
   if (!lines) return undefined;
   const { count: n, indents, starts, ends, items } = lines;
   let i = 0;
+  const keyTexts = new Repeats<string>(); // keys read before (./repeats.ts)
+  const scalars = new Repeats<unknown>(); // one-line scalars read before
 
   // `depth`: the level of the map or list about to be read (the root map is level 1).
   const node = (indent: number, depth: number): unknown => (items[i] ? seq(indent, depth) : map(indent, depth));
 
   // After an inline value, a more indented line would continue it (or be an error).
-  const noContinuation = (indent: number) => {
-    if (i < n && indents[i]! > indent) bail();
-  };
+  const noContinuation = (indent: number) => i < n && indents[i]! > indent && bail();
 
   const map = (indent: number, depth: number): Record<string, unknown> => {
     // One more level for an inline flow collection: past the limit, yaml reports where.
@@ -262,7 +267,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       const sep = keyEnd(text, s, e);
       if (sep < 0) bail();
       let rest = Math.min(sep + 2, e);
-      const k = key(text.slice(s, sep));
+      const k = keyTexts.read(text, s, sep, key, 0);
       // A duplicate key: asked of each key of a small map; a large one (the resources) counts its
       // keys at the end instead (each key is an own property, never __proto__ or an index).
       if (keys++ < LARGE_MAP && Object.hasOwn(out, k)) bail();
@@ -273,7 +278,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
         else if (i < n && indents[i] === indent && items[i]) out[k] = seq(indent, depth + 1);
         else out[k] = null;
       } else {
-        out[k] = inline(text.slice(rest, e), depth + 1);
+        out[k] = scalars.read(text, rest, e, inline, depth + 1);
         noContinuation(indent);
       }
     }
@@ -288,13 +293,7 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       const at = skipSpace(text, starts[i]! + 1, ends[i]!);
       const item = text.slice(at, ends[i]!);
       if (item === "" || item[0] === "#") bail();
-      if (
-        item[0] !== '"' &&
-        item[0] !== "'" &&
-        item[0] !== "[" &&
-        item[0] !== "{" &&
-        (item.includes(": ") || item.endsWith(":"))
-      ) {
+      if (isCompactMap(item)) {
         out.push(compactMap(at, depth + 1));
         continue;
       }

@@ -101,6 +101,13 @@ export class SourceDocument {
 
   private simpleTaken = false;
 
+  /** Whether `doc` is the value the fast path read from this text (toJS) and the text holds no
+   *  "${" and no "fn::": then nothing in it is an interpolation or a function call (the fast path's
+   *  strings are pieces of one line of the text, without escapes). */
+  literalDocument(doc: unknown): boolean {
+    return doc !== undefined && doc === this.simple && !this.text.includes("${") && !this.text.includes("fn::");
+  }
+
   private parse(): Parsed {
     if (this.parsed) return this.parsed;
     const { Document, LineCounter, Parser, parseDocument } = yaml();
