@@ -7,6 +7,7 @@ import type { RateTable } from "../cloud/rate-limit.js";
 import { stateClaims, type ResourceClaim } from "../claims/claims.js";
 import { checkDiscoverRequest, discover, type DiscoverRequest, type DiscoveryReport } from "./discover.js";
 import type { StackSession } from "./session.js";
+import { resolveProjectNumbers } from "./project-ids.js";
 
 export interface QueryRequest extends DiscoverRequest {
   callTimeoutMs?: number | undefined;
@@ -52,7 +53,12 @@ export async function queryProject(
   const options = { ...(req.callTimeoutMs !== undefined ? { callTimeoutMs: req.callTimeoutMs } : {}) };
   const cloud = await openCloud(provider, { ...where, emit, ...options, ...(req.rates ? { rates: req.rates } : {}) });
   try {
-    const report = await discover(cloud.port, req, claims, signal);
+    // A project number is asked its ID: converge names objects by the ID, as the stack's claims do.
+    const ids = /^\d+$/.test(req.project)
+      ? await resolveProjectNumbers(cloud.port, [req.project], undefined, signal)
+      : undefined;
+    const project = ids?.get(req.project) ?? req.project;
+    const report = await discover(cloud.port, { ...req, project }, claims, signal);
     return { report, target: cloud.target, ...(managedBy ? { managedBy } : {}) };
   } finally {
     await cloud.close();
