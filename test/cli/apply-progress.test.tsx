@@ -57,6 +57,17 @@ describe("live apply progress", () => {
     view.unmount();
   });
 
+  it("says a change is queued until its policy's write is sent, then what it does", async () => {
+    const model = new ProgressModel();
+    const view = render(<ProgressView model={model} />);
+    model.on({ type: "step", address: "viewers", action: "create", phase: "start", policy: RP });
+    const queued = await frameWith(view, "viewers: queued");
+    expect(queued).not.toContain("Creating");
+    model.on({ type: "policy-write", policy: RP, phase: "start" });
+    await frameWith(view, "viewers: Creating...");
+    view.unmount();
+  });
+
   it("says a resource Ctrl-C stopped was not started, instead of spinning on", async () => {
     const model = new ProgressModel();
     const view = render(<ProgressView model={model} />);

@@ -14,6 +14,8 @@ interface Row {
   started: number;
   ms?: number;
   message?: string;
+  /** The policy whose write makes the change (none: a change that writes no policy). */
+  policy?: string;
 }
 
 export class ProgressModel {
@@ -23,6 +25,8 @@ export class ProgressModel {
   lastRetry: string | undefined;
   /** Lines the operation said meanwhile (an interrupt acknowledged), drawn under the rows. */
   notices: string[] = [];
+  /** The policies whose write has been sent: a change on another one is still queued. */
+  writing = new Set<string>();
   notice(line: string): void {
     this.notices.push(terminalText(line));
     for (const l of this.listeners) l();
@@ -31,6 +35,11 @@ export class ProgressModel {
     if (e.type === "retry") {
       this.retries.add(e);
       this.lastRetry = retryText(e);
+      for (const l of this.listeners) l();
+      return;
+    }
+    if (e.type === "policy-write" && e.phase === "start") {
+      this.writing.add(e.policy);
       for (const l of this.listeners) l();
       return;
     }
@@ -44,6 +53,7 @@ export class ProgressModel {
       started: prev?.started ?? Date.now(),
       ...(e.ms !== undefined ? { ms: e.ms } : {}),
       ...(e.error ? { message: terminalText(e.error.detail ?? e.error.summary) } : {}),
+      ...(e.policy ? { policy: e.policy } : {}),
     });
     for (const l of this.listeners) l();
   }
@@ -65,6 +75,8 @@ export function ProgressView({ model }: { model: ProgressModel }) {
       {[...model.rows.values()].map((r) => {
         const [doing, done] = verbs(r.action);
         const secs = ((r.ms ?? Date.now() - r.started) / 1000).toFixed(1);
+        if (r.phase === "start" && r.policy !== undefined && !model.writing.has(r.policy))
+          return <Spinner key={r.address} label={`${r.address}: queued (its policy's write has not started yet)`} />;
         if (r.phase === "start")
           return <Spinner key={r.address} label={`${r.address}: ${doing}... [${secs}s elapsed]`} />;
         if (r.phase === "done")
