@@ -1,5 +1,6 @@
 // State (SPEC section 7): the local JSON backend, its lock, and the state file format.
-export { defaultStatePath, newState, parseState, serializeState, STATE_FORMAT_VERSION } from "./format.js";
+export { defaultStatePath, newState, serializeState, STATE_FORMAT_VERSION } from "./format.js";
+export { parseState } from "./parse-state.js";
 export { type LocalStateStore, localStateStore, withLock, type StateStoreOptions } from "./local/store.js";
 export {
   type HistoryRecord,

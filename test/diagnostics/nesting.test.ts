@@ -9,7 +9,7 @@ import {
   valueTooDeep,
 } from "../../src/diagnostics/nesting.js";
 import { jsonNestsTooDeep, MAX_DEPTH, TOO_DEEP } from "../../src/yaml/yaml-limits.js";
-import { parseState } from "../../src/state/format.js";
+import { parseState } from "../../src/state/parse-state.js";
 import { refuseDeepPlan } from "../../src/plan/saved-plan.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 

@@ -1,7 +1,7 @@
 // The local state backend: one JSON file per stack, written atomically, previous version kept
 // as {path}.backup, guarded by {path}.lock. A symlinked state file is written where it points:
 // the backup, the lock and the temp files sit beside that file, and the link stays a link.
-import { chmod, readFile, rename, rm, stat } from "node:fs/promises";
+import { chmod, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { State, WriteIntent } from "../../generated/schemas.js";
@@ -10,12 +10,12 @@ import { describeErrors, validate } from "../../schemas/index.js";
 import {
   hasSealedResources,
   parsedState,
-  parseState,
   serializeState,
   serializeStateBytes,
   stateProblems,
   withSerial,
 } from "../format.js";
+import { parseState } from "../parse-state.js";
 import { errnoCode, fsError } from "../../fs/errors.js";
 import { removeTempLeftovers, tempPathFor, writeFileAtomic } from "../../fs/atomic-file.js";
 import { checkInputStats, InputFileError, MAX_DATA_BYTES } from "../../fs/input-file.js";
@@ -24,7 +24,8 @@ import { type StateStore, type StateVersion, type StoreLock, stateConflict, vers
 import { withWriteGuard } from "./write-guard.js";
 import { holding } from "./held-locks.js";
 import { missingWorkspace } from "../workspace.js";
-import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
+import { type FencedStore, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
+import { readMovingFence, writeMovingFence } from "./moving-fence.js";
 
 import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
 import {
@@ -315,35 +316,13 @@ export class LocalStateStore implements StateStore, FencedStore {
     };
   }
 
-  /** {state file}.moving: the fence of an unfinished `state migrate` (./move-fence.ts). */
-  async movingTo(): Promise<MoveFence | undefined> {
-    const file = movingFile(this.path);
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (e) {
-      if (errnoCode(e) === "ENOENT") return undefined;
-      throw fsError(e, "read the migration fence", file);
-    }
-    let fence: MoveFence | undefined;
-    try {
-      fence = fenceFrom(JSON.parse(text));
-    } catch {
-      fence = undefined;
-    }
-    const detail = "converge keeps the fence of an unfinished state migrate there. Move it away and run again.";
-    if (!fence) throw new UserError(error(`${file} is not a migration fence converge wrote`, { file, detail }));
-    return fence;
+  /** {state file}.moving: the fence of an unfinished `state migrate` (./moving-fence.ts). */
+  movingTo(): Promise<MoveFence | undefined> {
+    return readMovingFence(this.path);
   }
 
-  async fenceForMove(fence: MoveFence): Promise<void> {
-    if (await this.movingTo()) return;
-    const file = movingFile(this.path);
-    try {
-      await writeFileAtomic(file, `${JSON.stringify(fence)}\n`);
-    } catch (e) {
-      throw fsError(e, "write the migration fence", file);
-    }
+  fenceForMove(fence: MoveFence): Promise<void> {
+    return writeMovingFence(this.path, fence);
   }
 
   private journal: IntentJournal | undefined;
@@ -369,11 +348,6 @@ export class LocalStateStore implements StateStore, FencedStore {
   async forceUnlock(id: string): Promise<void> {
     return forceUnlock(`${await this.target()}.lock`, id);
   }
-}
-
-/** The fence of an unfinished `state migrate` of the state file `path`. */
-export function movingFile(path: string): string {
-  return `${path}.moving`;
 }
 
 /** The default backend: a JSON file at `path` (see defaultStatePath), for `opts.stack` when given. */

@@ -9,7 +9,7 @@ import { writeFileAtomic } from "../../fs/atomic-file.js";
 import { errnoCode, fsError } from "../../fs/errors.js";
 import { keepOtherLineage, lineageIn, moveBackupAside, readKept } from "./kept-backups.js";
 import { makeDirs, type FileRole } from "../../fs/regular-files.js";
-import { movingFile } from "./store.js";
+import { movingFile } from "./moving-fence.js";
 import { checkNewWorkspace } from "../name-collisions.js";
 import { DEFAULT_WORKSPACE, type WorkspaceCatalog } from "../workspace.js";
 

@@ -4,29 +4,15 @@
 // tables then), so choosing the backend stays cheap.
 import type pg from "pg";
 import { pgModule } from "./pg.js";
-import { UserError, error } from "../../diagnostics/diagnostic.js";
+import type { UserError } from "../../diagnostics/diagnostic.js";
 import type { State, WriteIntent } from "../../generated/schemas.js";
 import { describeErrors } from "../../schemas/index.js";
-import { parsedState, parseState, serializeState, stateProblems } from "../format.js";
-import { claimConflictError, type ClaimConflict, type ResourceClaim } from "../../claims/claims.js";
-import {
-  type ClaimRegistry,
-  type HistoryRecord,
-  stateConflict,
-  type StateStore,
-  type StateVersion,
-  type WriteMeta,
-} from "../store.js";
+import { stateProblems } from "../format.js";
+import { parseState } from "../parse-state.js";
+import type { ClaimConflict, ResourceClaim } from "../../claims/claims.js";
+import type { ClaimRegistry, HistoryRecord, StateStore, StateVersion, WriteMeta } from "../store.js";
 import { DEFAULT_WORKSPACE, missingWorkspace } from "../workspace.js";
-import {
-  claimedProjectNumbers,
-  conflictsWith,
-  everyClaim,
-  lockClaims,
-  newClaimConflicts,
-  replaceClaims,
-  reserveClaims,
-} from "./claims.js";
+import { claimedProjectNumbers, conflictsWith, everyClaim, reserveClaims } from "./claims.js";
 import {
   connectionFromEnv,
   inTransaction,
@@ -36,18 +22,14 @@ import {
   withPoolClient,
   within,
 } from "./connection.js";
-import { driftLog, type DriftLog, importVersions, readHistory, readVersion, recordVersion } from "./history.js";
-import {
-  acquirePgLock,
-  describeHolder,
-  type LockScope,
-  type PgStoreLock,
-  readHolder,
-  sessionHoldsLock,
-} from "./lock.js";
+import { driftLog, type DriftLog, importVersions, readHistory, readVersion } from "./history.js";
+import { acquirePgLock, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
 import type { ProjectIds } from "../../cloud/names.js";
 import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
+import { lockLostError, swapState } from "./swap.js";
+import { deleteIntents, insertIntents, readIntents } from "./intents.js";
+import { forceUnlockRefusal } from "./force-unlock.js";
 
 export const DEFAULT_PG_SCHEMA = "converge";
 
@@ -76,9 +58,6 @@ const STORED = {
     "once a good version is chosen (it may be behind the cloud: run plan afterwards), " +
     "`converge state push FILE` replaces the stored state with it.",
 };
-
-/** The most intents one INSERT takes (2 parameters each; PostgreSQL takes up to 65,535 a statement). */
-const INTENTS_PER_INSERT = 1_000;
 
 /** How long closing waits for the pool's connections to end before it leaves them. */
 const CLOSE_WAIT_MS = 5_000;
@@ -227,10 +206,8 @@ export class PostgresStateStore implements StateStore, FencedStore {
     try {
       return await withPoolClient(pool, async (client) => {
         try {
-          return await this.swap(client, next, expect, {
-            ...meta,
-            operation: meta.operation ?? this.held?.operation ?? "write",
-          });
+          const operation = meta.operation ?? this.held?.operation ?? "write";
+          return await swapState(client, this.scope, next, expect, { ...meta, operation }, this.held?.lock);
         } catch (e) {
           await rollback(client, e);
           throw e;
@@ -242,111 +219,7 @@ export class PostgresStateStore implements StateStore, FencedStore {
   }
 
   private lockLost(why: string): UserError {
-    return new UserError(
-      error(`the state lock of ${this.scope.where} was lost (${why}); nothing more is written`, {
-        code: "state/lock-lost",
-        file: this.scope.where,
-        detail:
-          "The connection that held the lock closed (a server restart, a failover, a network cut), so " +
-          "another converge may be writing now. The state keeps what was saved before; run the command " +
-          "again: it reads the current state first.",
-      }),
-    );
-  }
-
-  /** The stored version (`FOR UPDATE`: locked until the transaction ends). */
-  private async stored(
-    client: pg.PoolClient,
-    lock: "FOR UPDATE" | "",
-  ): Promise<(StateVersion & { stack: string }) | undefined> {
-    const { stack, workspace } = this.scope;
-    const r = await client.query<{ lineage: string; serial: string }>(
-      `SELECT lineage, serial FROM ${this.q}.states WHERE stack = $1 AND workspace = $2 ${lock}`,
-      [stack, workspace],
-    );
-    const row = r.rows[0];
-    return row ? { lineage: row.lineage, serial: Number(row.serial), stack } : undefined;
-  }
-
-  /** Compare-and-swap in one transaction: the row locked, compared, replaced, the version recorded. */
-  private async swap(
-    client: pg.PoolClient,
-    next: State,
-    expect: StateVersion | undefined,
-    meta: WriteMeta & { operation: string },
-  ): Promise<State> {
-    const { stack, workspace, where, schema } = this.scope;
-    await client.query("BEGIN");
-    const current = await this.stored(client, "FOR UPDATE");
-    // The lock's connection may have gone silent (a NAT that dropped it, a partition) while the
-    // server ended its session: the server says whether the lock is still this store's.
-    const held = this.held?.lock;
-    if (held && !(await sessionHoldsLock(client, held.session)))
-      throw this.lockLost("the server no longer holds it for this converge's session");
-    if (current && current.lineage !== next.lineage)
-      throw stateConflict(where, current, { lineage: next.lineage, serial: next.serial }, next, "database");
-    if (current ? !expect || current.lineage !== expect.lineage || current.serial !== expect.serial : expect) {
-      throw stateConflict(where, current ?? { lineage: next.lineage, serial: 0 }, expect, next, "database");
-    }
-    const written: State = { ...next, serial: (expect?.serial ?? next.serial) + 1 };
-    if (!Number.isSafeInteger(written.serial))
-      throw new UserError(
-        error(
-          `the state in ${where} has serial ${written.serial - 1}, the largest ` +
-            `converge can count: it cannot be written again`,
-          { file: where },
-        ),
-      );
-    const text = serializeState(written);
-    const params = [stack, workspace, written.lineage, written.serial, text];
-    if (current) {
-      await client.query(
-        `UPDATE ${this.q}.states SET lineage = $3, serial = $4, state = $5::json, ` +
-          `updated = now() WHERE stack = $1 AND workspace = $2`,
-        params,
-      );
-    } else {
-      const ins = await client.query(
-        `INSERT INTO ${this.q}.states (stack, workspace, lineage, serial, state) ` +
-          `VALUES ($1, $2, $3, $4, $5::json) ON CONFLICT DO NOTHING`,
-        params,
-      );
-      // Another writer created the first state between our read and our insert.
-      if (ins.rowCount === 0) {
-        await client.query("ROLLBACK");
-        throw stateConflict(
-          where,
-          (await this.stored(client, "")) ?? { lineage: next.lineage, serial: 0 },
-          expect,
-          next,
-          "database",
-        );
-      }
-    }
-    const run = this.held?.lock.holder.id;
-    const version = {
-      stack,
-      workspace,
-      lineage: written.lineage,
-      serial: written.serial,
-      text,
-      operation: meta.operation,
-      meta,
-    };
-    await recordVersion(client, schema, run === undefined ? version : { ...version, run });
-    await this.recordClaims(client, written);
-    await client.query("COMMIT");
-    return parsedState(written);
-  }
-
-  /** Replaces the state's claims, in the write's transaction under the claims lock; refused when
-   *  it adds a grant another stack or workspace claims (a push of an old version, an import, a migration). */
-  private async recordClaims(client: pg.PoolClient, written: State): Promise<void> {
-    const { stack, workspace, where, schema } = this.scope;
-    await lockClaims(client, schema);
-    const conflicts = await newClaimConflicts(client, schema, stack, workspace, written);
-    if (conflicts.length) throw claimConflictError(conflicts, where);
-    await replaceClaims(client, schema, stack, workspace, written);
+    return lockLostError(this.scope.where, why);
   }
 
   async lock(operation: string, opts?: { timeoutMs?: number }): Promise<PgStoreLock> {
@@ -420,10 +293,6 @@ export class PostgresStateStore implements StateStore, FencedStore {
     if (!intents.length) return;
     const lost = this.held?.lock.lost();
     if (lost !== undefined) throw this.lockLost(lost);
-    const byId = new Map<string, WriteIntent>();
-    for (const i of intents) byId.set(i.id, i);
-    const rows = [...byId.values()];
-    const { stack, workspace } = this.scope;
     const pool = await this.db();
     try {
       await withPoolClient(pool, (client) =>
@@ -431,17 +300,7 @@ export class PostgresStateStore implements StateStore, FencedStore {
           const held = this.held?.lock;
           if (held && !(await sessionHoldsLock(client, held.session)))
             throw this.lockLost("the server no longer holds it for this converge's session");
-          for (let at = 0; at < rows.length; at += INTENTS_PER_INSERT) {
-            const chunk = rows.slice(at, at + INTENTS_PER_INSERT);
-            // One VALUES list: its rows take their seq in the order they are listed.
-            const values = chunk.map((_, k) => `($1, $2, $${2 * k + 3}, $${2 * k + 4}::json)`).join(", ");
-            const params = [stack, workspace, ...chunk.flatMap((i) => [i.id, JSON.stringify(i)])];
-            await client.query(
-              `INSERT INTO ${this.q}.intents (stack, workspace, id, body) VALUES ${values} ON CONFLICT ` +
-                `(stack, workspace, id) DO UPDATE SET body = EXCLUDED.body`,
-              params,
-            );
-          }
+          await insertIntents(client, this.scope, intents);
         }),
       );
     } catch (e) {
@@ -451,24 +310,12 @@ export class PostgresStateStore implements StateStore, FencedStore {
 
   /** The intents of this stack and workspace not cleared yet, in the order they were recorded. */
   pendingIntents(): Promise<WriteIntent[]> {
-    return this.query("read the write intents", async (db) => {
-      const r = await db.query<{ text: string }>(
-        `SELECT body::text AS text FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 ORDER BY seq`,
-        [this.scope.stack, this.scope.workspace],
-      );
-      return r.rows.map((row) => JSON.parse(row.text) as WriteIntent);
-    });
+    return this.query("read the write intents", (db) => readIntents(db, this.scope));
   }
 
   async clearIntents(ids: readonly string[]): Promise<void> {
     if (!ids.length) return;
-    await this.query("clear the write intents", (db) =>
-      db.query(`DELETE FROM ${this.q}.intents WHERE stack = $1 AND workspace = $2 AND id = ANY($3::text[])`, [
-        this.scope.stack,
-        this.scope.workspace,
-        [...ids],
-      ]),
-    );
+    await this.query("clear the write intents", (db) => deleteIntents(db, this.scope, ids));
   }
 
   /**
@@ -484,41 +331,8 @@ export class PostgresStateStore implements StateStore, FencedStore {
     } catch (e) {
       throw this.failure(e, "read the state lock");
     }
-    if (!row || (!row.live && row.id !== id)) {
-      throw new UserError(
-        error(`no lock: the state ${where} is not locked`, {
-          file: where,
-          detail:
-            "On PostgreSQL a killed holder's lock is released with its database session: nothing needs unlocking.",
-        }),
-      );
-    }
-    if (row.id !== id) {
-      throw new UserError(
-        error(
-          `lock ID ${id} does not match the current lock: the state is locked by ` +
-            `${describeHolder(row)} with lock ID ${row.id}`,
-          { file: where },
-        ),
-      );
-    }
-    if (row.live) {
-      throw new UserError(
-        error(
-          `the state lock ${id} is held by a live PostgreSQL session of ` +
-            `${describeHolder(row)}: force-unlock cannot release it`,
-          {
-            code: "state/locked",
-            file: where,
-            detail:
-              `The lock belongs to that converge process's database session (backend pid ${row.backend_pid}) ` +
-              `and is released when the process ends or its connection closes, also when it is killed: stop ` +
-              `that process. converge never ends another session; a database administrator can, with SELECT ` +
-              `pg_terminate_backend(${row.backend_pid}).`,
-          },
-        ),
-      );
-    }
+    const refusal = forceUnlockRefusal(row, id, where);
+    if (refusal) throw refusal;
     await pool
       .query(`DELETE FROM ${this.q}.locks WHERE stack = $1 AND workspace = $2 AND id = $3`, [
         this.scope.stack,
