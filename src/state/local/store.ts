@@ -296,7 +296,7 @@ export class LocalStateStore implements StateStore, FencedStore {
     const target = await writablePath(this.path, STATE_FILE);
     await this.checkFiles(target);
     const handle = await acquireLock(this.path, `${target}.lock`, operation, opts);
-    // A state a migrate is moving away takes no other command's lock (./move-fence.ts).
+    // A state a migrate is moving away takes no other command's lock (../move-fence.ts).
     const fence =
       operation === MIGRATE_OPERATION
         ? undefined
