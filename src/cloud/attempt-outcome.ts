@@ -11,7 +11,6 @@ import {
 import { type HttpResponse, RESPONSE_TOO_LARGE } from "./http.js";
 import { formatMs, isTimeout, networkCode, networkMessage, RETRYABLE_NETWORK_CODES } from "./network-errors.js";
 import { parseRetryAfter } from "./retry.js";
-import type { CallSpec } from "./transport.js";
 
 /** The failure of one attempt; `retryAfterMs` is the wait the server asked for, if any. */
 export type Failure = { ok: false; error: CloudError; retryAfterMs?: number | undefined };
@@ -20,9 +19,23 @@ export type Outcome = { ok: true; value: unknown; httpStatus: number } | Failure
 /** Makes the call's failure (the transport's CloudError, secrets scrubbed). */
 export type Fail = (status: string, httpStatus: number, message: string, extra?: Partial<CloudErrorInit>) => Failure;
 
+/** What of a call (./transport.ts's CallSpec) decides its response's outcome. */
+export interface ResponseRules {
+  /** Checks a successful response's shape; a problem fails the call (not retried). */
+  check?: ((value: unknown) => string | undefined) | undefined;
+  /** Safe to repeat: INTERNAL (500) is retried too. */
+  idempotent?: boolean | undefined;
+}
+
 /** A response as the call's outcome: the parsed body of a 2xx (shape checked), else the error
  *  (`now` reads an HTTP-date Retry-After). */
-export function responseOutcome(spec: CallSpec, res: HttpResponse, text: string, fail: Fail, now: number): Outcome {
+export function responseOutcome(
+  spec: ResponseRules,
+  res: HttpResponse,
+  text: string,
+  fail: Fail,
+  now: number,
+): Outcome {
   if (res.status >= 200 && res.status < 300) {
     let value: unknown = {};
     if (text.trim() !== "") {
