@@ -14,9 +14,10 @@ import { defaultSleep, type RetryOptions } from "./retry.js";
 import { GOOGLE_DEFAULT_RATES, type LimiterClock, RateLimiter, type RateTable } from "./rate-limit.js";
 import type { HttpFn } from "./http.js";
 import { createWorkerHttp, type WorkerHttp } from "./worker-http.js";
-import { Transport, type CloudEvent } from "./transport.js";
+import { Transport } from "./transport.js";
+import type { CloudEvent } from "./cloud-events.js";
 
-export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./transport.js";
+export type { CloudEvent, AttemptEvent, PolicyRoundEvent } from "./cloud-events.js";
 export type { PolicyKind };
 
 export interface CloudClientOptions {

@@ -8,7 +8,7 @@ import { applyModifications, editsAuditConfigs, type PolicyModification } from "
 import { unplannedEffects } from "../iam/policy-effect.js";
 import { policyMethodId, type CloudClient, type PolicyKind } from "./client.js";
 import { CloudError, interruptedError, isCloudError } from "./errors.js";
-import type { PolicyRoundEvent } from "./transport.js";
+import type { PolicyRoundEvent } from "./cloud-events.js";
 import { backoffDelay, defaultSleep, waitUnlessAborted } from "./retry.js";
 import { listed } from "../diagnostics/listed.js";
 

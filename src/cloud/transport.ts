@@ -1,80 +1,18 @@
 // One REST call with a total deadline, per-attempt timeouts, retries (backoff + full jitter,
 // Retry-After) and attempt events. HTTP goes through ./http.ts (node:http keep-alive agents).
 import { TOOL_VERSION } from "../base/version.js";
-import type { PolicyKind } from "../gcp/object-kinds.js";
+import type { CloudEvent } from "./cloud-events.js";
 import { AuthError, type TokenProvider } from "./auth.js";
 import type { ResolvedEndpoint, Service } from "./endpoint.js";
 import { outcomeUnknown, Reachability, UNREACHABLE_CALLS } from "./reachability.js";
-import {
-  CloudError,
-  type CloudErrorInit,
-  RETRYABLE_CODES,
-  canonicalFromHttp,
-  interruptedError,
-  parseErrorBody,
-  redact,
-  redactDeep,
-  retryDelayFromDetails,
-} from "./errors.js";
-import {
-  type HttpFn,
-  type HttpResponse,
-  MAX_RESPONSE_BYTES,
-  RESPONSE_TOO_LARGE,
-  nodeHttp,
-  responseTooLarge,
-} from "./http.js";
-import {
-  formatMs,
-  isTimeout,
-  networkCode,
-  networkMessage,
-  RETRYABLE_NETWORK_CODES,
-  untilAborted,
-} from "./network-errors.js";
+import { CloudError, type CloudErrorInit, interruptedError, redact, redactDeep } from "./errors.js";
+import { type HttpFn, type HttpResponse, MAX_RESPONSE_BYTES, nodeHttp, responseTooLarge } from "./http.js";
+import { formatMs, untilAborted } from "./network-errors.js";
 import { attemptSignal } from "./attempt-signal.js";
-import { backoffDelay, parseRetryAfter, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
-import type { AdaptiveBucket, RateLimiter } from "./rate-limit.js";
-
-/** One HTTP attempt of one call. `status` is "OK" or the canonical error code. */
-export interface AttemptEvent {
-  type: "attempt";
-  methodId: string;
-  resource: string;
-  /** 1 for the first try. */
-  attempt: number;
-  /** The most attempts this call will make. */
-  maxAttempts: number;
-  status: string;
-  /** HTTP status, 0 when no response was received. */
-  httpStatus: number;
-  /** Duration of this attempt. */
-  ms: number;
-  /** True when the transport will try again. */
-  retry: boolean;
-  /** The wait before the next attempt, when retrying. */
-  delayMs?: number;
-}
-
-/** One read-modify-write round of the policy engine. */
-export interface PolicyRoundEvent {
-  type: "policy";
-  kind: PolicyKind;
-  resource: string;
-  /** 1 for the first round. */
-  round: number;
-  /** The most rounds this modification will make. */
-  maxRounds: number;
-  /** written: set succeeded (or, after a lost answer, the read found its edits there); unchanged:
-   *  nothing to write; aborted: etag conflict (409); lost: the write's answer was lost after it
-   *  was sent (a 5xx, a reset), it may have landed. After aborted and lost, the next round reads
-   *  again, unless it was the last one. */
-  outcome: "written" | "unchanged" | "aborted" | "lost";
-  /** Wait before the next round (aborted only, when retrying). */
-  delayMs?: number;
-}
-
-export type CloudEvent = AttemptEvent | PolicyRoundEvent;
+import { backoffDelay, retryOptions, waitUnlessAborted, type RetryOptions } from "./retry.js";
+import type { RateLimiter } from "./rate-limit.js";
+import { type Fail, type Failure, type Outcome, responseOutcome, transportFailure } from "./attempt-outcome.js";
+import { paced, takeTokens } from "./call-pacing.js";
 
 export interface TransportOptions {
   endpoint: ResolvedEndpoint;
@@ -132,10 +70,6 @@ export interface CallSpec {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_CALL_TIMEOUT_MS = 120_000;
 const USER_AGENT = `converge/${TOOL_VERSION}`;
-
-type Failure = { ok: false; error: CloudError; retryAfterMs?: number | undefined };
-type Outcome = { ok: true; value: unknown; httpStatus: number } | Failure;
-type Fail = (status: string, httpStatus: number, message: string, extra?: Partial<CloudErrorInit>) => Failure;
 
 export class Transport {
   readonly endpoint: ResolvedEndpoint;
@@ -393,11 +327,11 @@ export class Transport {
       if (text.length > MAX_RESPONSE_BYTES) throw responseTooLarge();
     } catch (e) {
       if (abandon?.aborted) return { ok: false, error: interruptedError(spec, "abandoned in flight", e) };
-      return this.transportFailure(e, signal.timedOut(), attemptMs, fail);
+      return transportFailure(e, signal.timedOut(), attemptMs, this.timeoutMs, fail);
     } finally {
       signal.dispose();
     }
-    return this.outcome(spec, res, text, fail);
+    return responseOutcome(spec, res, text, fail, this.now());
   }
 
   /** The token of a provider whose token never changes, once it was read (headers then need no wait). */
@@ -425,54 +359,6 @@ export class Transport {
     if (this.tokens.fixed) this.fixedToken = { token };
     return { headers: requestHeaders(spec, token) };
   }
-
-  /** A response as the call's outcome: the parsed body of a 2xx (shape checked), else the error. */
-  private outcome(spec: CallSpec, res: HttpResponse, text: string, fail: Fail): Outcome {
-    if (res.status >= 200 && res.status < 300) {
-      let value: unknown = {};
-      if (text.trim() !== "") {
-        try {
-          value = JSON.parse(text);
-        } catch (e) {
-          return fail("UNKNOWN", res.status, `the response is not valid JSON (${(e as Error).message})`, {
-            retryable: false,
-          });
-        }
-      }
-      const problem = spec.check?.(value);
-      if (problem) return fail("UNKNOWN", res.status, problem, { retryable: false });
-      return { ok: true, value, httpStatus: res.status };
-    }
-    const parsed = parseErrorBody(text);
-    const status = parsed.status ?? canonicalFromHttp(res.status);
-    const message = parsed.message ?? (res.statusText || `HTTP ${res.status}`);
-    const retryable = RETRYABLE_CODES.has(status) || (status === "INTERNAL" && spec.idempotent === true);
-    const retryAfterMs =
-      parseRetryAfter(res.headers.get("retry-after"), this.now()) ?? retryDelayFromDetails(parsed.details);
-    return { ...fail(status, res.status, message, { details: parsed.details, retryable }), retryAfterMs };
-  }
-
-  private transportFailure(e: unknown, timedOut: boolean, attemptMs: number, fail: Fail): Failure {
-    if (timedOut || isTimeout(e)) {
-      const which = attemptMs < this.timeoutMs ? "" : " (per-attempt timeout)";
-      return fail("DEADLINE_EXCEEDED", 0, `no complete response within ${formatMs(attemptMs)}${which}`, {
-        retryable: true,
-      });
-    }
-    const code = networkCode(e);
-    const msg = networkMessage(e);
-    if (code === RESPONSE_TOO_LARGE) return fail("UNKNOWN", 0, msg, { retryable: false });
-    if (code && RETRYABLE_NETWORK_CODES.has(code))
-      return fail("UNAVAILABLE", 0, `network error ${code}: ${msg}`, { retryable: true, cause: e });
-    if (code === "ENOTFOUND") return fail("UNAVAILABLE", 0, `host not found: ${msg}`, { retryable: false, cause: e });
-    if (!code && e instanceof TypeError && /fetch failed|terminated|other side closed|socket/i.test(e.message)) {
-      return fail("UNAVAILABLE", 0, `network error: ${msg}`, { retryable: true, cause: e });
-    }
-    return fail(code ? "UNAVAILABLE" : "UNKNOWN", 0, code ? `network error ${code}: ${msg}` : msg, {
-      retryable: false,
-      cause: e,
-    });
-  }
 }
 
 function requestHeaders(spec: CallSpec, token: string | undefined): Record<string, string> {
@@ -482,36 +368,7 @@ function requestHeaders(spec: CallSpec, token: string | undefined): Record<strin
   return headers;
 }
 
-/** Takes a token from each of the call's buckets; a promise only when one has to be waited for
- *  (most calls are not paced: they cost no promise). */
 /** `err`, or a copy that says an earlier attempt may have taken effect. */
 function marked(err: CloudError, uncertain: boolean): CloudError {
   return uncertain && !err.uncertain ? err.withAttempts(err.attempts, err.elapsedMs, err.note, true) : err;
-}
-
-function takeTokens(
-  buckets: readonly AdaptiveBucket[],
-  signal: AbortSignal | undefined,
-  retrying: boolean,
-): Promise<void> | undefined {
-  for (let i = 0; i < buckets.length; i++) {
-    if (!signal?.aborted && buckets[i]!.tryTake(retrying) === 0) continue;
-    return waitForTokens(buckets.slice(i), signal, retrying);
-  }
-  return undefined;
-}
-
-async function waitForTokens(
-  buckets: readonly AdaptiveBucket[],
-  signal: AbortSignal | undefined,
-  retrying: boolean,
-): Promise<void> {
-  for (const b of buckets) await b.take(signal, retrying);
-}
-
-/** Tells the call's buckets how the attempt went: a quota refusal slows them, a success lets them recover. */
-function paced(buckets: readonly AdaptiveBucket[], outcome: Outcome): void {
-  if (outcome.ok) for (const b of buckets) b.succeeded();
-  else if (outcome.error.status === "RESOURCE_EXHAUSTED" || outcome.error.httpStatus === 429)
-    for (const b of buckets) b.throttled(outcome.retryAfterMs);
 }

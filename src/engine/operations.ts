@@ -18,16 +18,8 @@ import {
   checkSameState,
   checkStackName,
 } from "./saved-plan-checks.js";
-import {
-  applyPlan,
-  type PlannedStack,
-  type PlanRequest,
-  planStack,
-  saveRefreshed,
-  saveSettlement,
-  type StackSession,
-  withStateLock,
-} from "./session.js";
+import { type PlannedStack, type PlanRequest, planStack, type StackSession, withStateLock } from "./session.js";
+import { applyPlan, saveRefreshed, saveSettlement } from "./session-apply.js";
 import { type ChangeCounts, ChangeTally } from "./tally.js";
 import { importResource, importTarget, type ImportRequest } from "./import.js";
 import { approvedRules, checkSameRules, enforceGuardrails } from "../guardrails/enforce.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import type { CloudError } from "../../src/cloud/errors.js";
 import { modifyPolicy } from "../../src/cloud/policy-engine.js";
-import type { AttemptEvent, CloudEvent } from "../../src/cloud/transport.js";
+import type { AttemptEvent, CloudEvent } from "../../src/cloud/cloud-events.js";
 import { FakePolicyServer, fakeFetch, googleError, json, networkError, type Reply } from "./fakes.js";
 
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";

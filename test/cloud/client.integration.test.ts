@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { CloudError } from "../../src/cloud/errors.js";
-import type { AttemptEvent, CloudEvent } from "../../src/cloud/transport.js";
+import type { AttemptEvent, CloudEvent } from "../../src/cloud/cloud-events.js";
 import {
   AUDIT,
   EP,

@@ -3,7 +3,7 @@ import { createTokenProvider } from "../../src/cloud/auth.js";
 import { CloudClient, SET_IAM_POLICY_UPDATE_MASK } from "../../src/cloud/client.js";
 import { resolveEndpoint } from "../../src/cloud/endpoint.js";
 import { CloudError } from "../../src/cloud/errors.js";
-import type { CloudEvent } from "../../src/cloud/transport.js";
+import type { CloudEvent } from "../../src/cloud/cloud-events.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import { TOOL_VERSION } from "../../src/base/version.js";
 import { fakeFetch, googleError, json } from "./fakes.js";

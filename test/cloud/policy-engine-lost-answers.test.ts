@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { isCloudError } from "../../src/cloud/errors.js";
 import { modifyPolicy } from "../../src/cloud/policy-engine.js";
-import type { CloudEvent } from "../../src/cloud/transport.js";
+import type { CloudEvent } from "../../src/cloud/cloud-events.js";
 import { FakePolicyServer, googleError, networkError, recordingSleep, type Reply } from "./fakes.js";
 
 const EP = "projects/my-project/locations/us-central1/endpoints/churn";

@@ -1,7 +1,7 @@
 // The policy engine and batcher against the real emulator: contention, faults, preservation.
 import { describe, expect, it } from "vitest";
 import { modifyPolicy } from "../../src/cloud/policy-engine.js";
-import type { CloudEvent } from "../../src/cloud/transport.js";
+import type { CloudEvent } from "../../src/cloud/cloud-events.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import {
   AUDIT,

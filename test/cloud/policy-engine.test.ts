@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { CloudError } from "../../src/cloud/errors.js";
 import { modifyPolicy } from "../../src/cloud/policy-engine.js";
-import type { CloudEvent } from "../../src/cloud/transport.js";
+import type { CloudEvent } from "../../src/cloud/cloud-events.js";
 import type { Policy } from "../../src/generated/schemas.js";
 import { FakePolicyServer, googleError, recordingSleep } from "./fakes.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CloudClient } from "../../src/cloud/client.js";
 import { CloudError, canonicalFromHttp, parseErrorBody, redact } from "../../src/cloud/errors.js";
 import { backoffDelay, parseRetryAfter } from "../../src/cloud/retry.js";
-import type { AttemptEvent, CloudEvent } from "../../src/cloud/transport.js";
+import type { AttemptEvent, CloudEvent } from "../../src/cloud/cloud-events.js";
 import { fakeFetch, googleError, json, networkError, recordingSleep, type Reply } from "./fakes.js";
 
 const RP = "projects/my-project/locations/us-central1/restorePlans/nightly";

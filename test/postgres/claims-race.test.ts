@@ -6,14 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
-import {
-  applyPlan,
-  openStack,
-  planStack,
-  type PlanRequest,
-  type StackSession,
-  withStateLock,
-} from "../../src/engine/session.js";
+import { openStack, planStack, type PlanRequest, type StackSession, withStateLock } from "../../src/engine/session.js";
+import { applyPlan } from "../../src/engine/session-apply.js";
 import { UserError } from "../../src/diagnostics/diagnostic.js";
 import type { EmulatorWorld, State } from "../../src/generated/schemas.js";
 import { newState, versionOf } from "../../src/state/index.js";
