@@ -20,6 +20,8 @@ export interface ExtraContext {
   workdir: string;
   useGnuTime: boolean;
   log: (line: string) => void;
+  /** Write a V8 CPU profile of every measured CLI run here, a folder per run (see scenarios.ts) */
+  cpuProfDir?: string;
 }
 
 const cliEnv = (emulator?: BenchEmulator): NodeJS.ProcessEnv => {
@@ -123,14 +125,17 @@ export async function runOverlap(
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const state = join(dir, "state.json");
-  const run = (args: string[]) =>
+  // `profile`: the folder of this run's CPU profiles under ctx.cpuProfDir (the set-up is not profiled).
+  const run = (args: string[], profile?: string) =>
     runCli(ctx.bin, args, {
       cwd: dir,
       env: cliEnv(emulator),
       scratch: dir,
       useGnuTime: ctx.useGnuTime,
+      nodeFlags: ctx.cpuProfDir && profile ? ["--cpu-prof", "--cpu-prof-dir", join(ctx.cpuProfDir, profile)] : [],
       abort: emulator.crashed,
     });
+  const runName = (what: string, i: number) => `overlap-n${inputs.shape.n}-l${o.latencyMs}-${what}-${i + 1}`;
   const common = ["-f", inputs.stack, "--no-color"];
   await emulator.reset();
   const setup = await run([
@@ -162,13 +167,16 @@ export async function runOverlap(
     r.loadAvg1.push(loadavg()[0]!);
     const pair = [
       async () => {
-        const v = await run(["validate", ...common]);
+        const v = await run(["validate", ...common], runName("validate", i));
         if (v.exitCode !== 0) throw new Error(`overlap validate: exit ${v.exitCode}: ${v.stderrTail}`);
         r.validateMs.push(v.wallMs);
       },
       async () => {
         await emulator.resetStats();
-        const p = await run(["plan", ...common, "--state", state, "--parallelism", String(o.parallelism)]);
+        const p = await run(
+          ["plan", ...common, "--state", state, "--parallelism", String(o.parallelism)],
+          runName("noop-plan", i),
+        );
         if (p.exitCode !== 0 || !/^No changes\./m.test(p.stdoutSummary))
           throw new Error(`overlap no-op plan: exit ${p.exitCode}: ${p.stdoutTail}\n${p.stderrTail}`);
         r.planMs.push(p.wallMs);

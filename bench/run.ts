@@ -371,7 +371,7 @@ async function main(): Promise<number> {
   const calibrationBefore = calibrationMs();
   const workdir = mkdtempSync(join(tmpdir(), "converge-bench-"));
   const started = Date.now();
-  const ctx: ExtraContext = { bin: BIN, workdir, useGnuTime, log };
+  const ctx: ExtraContext = { bin: BIN, workdir, useGnuTime, log, ...(cpuProfDir ? { cpuProfDir } : {}) };
   let results: ScenarioResult[];
   let extras: Extras;
   const failures: Failure[] = [];
