@@ -1,5 +1,5 @@
 // Small filesystem helpers shared by the state store and its lock.
-import { open } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { UserError, error } from "../diagnostics/diagnostic.js";
 
 export function errnoCode(e: unknown): string | undefined {
@@ -27,6 +27,16 @@ export function fsError(e: unknown, action: string, file: string): unknown {
     return new UserError(error(`cannot ${action} ${file}: ${msg}`, { file }));
   }
   return e;
+}
+
+/** A text file's content, or undefined when there is no file; other failures as fsError's. */
+export async function readTextIfExists(file: string, action: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (e) {
+    if (errnoCode(e) === "ENOENT") return undefined;
+    throw fsError(e, action, file);
+  }
 }
 
 /** fsync a directory so that renames and links in it are durable. A no-op where unsupported. */

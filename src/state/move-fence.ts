@@ -49,3 +49,22 @@ export function movingError(where: string, fence: MoveFence): UserError {
     ),
   );
 }
+
+/** A lock just taken on a state a migrate is moving away is released and refused (a migrate's own
+ *  lock is not): no other command works on a state half moved. */
+export async function refuseWhileMoving(
+  operation: string,
+  movingTo: () => Promise<MoveFence | undefined>,
+  release: () => Promise<void>,
+  where: string,
+): Promise<void> {
+  if (operation === MIGRATE_OPERATION) return;
+  const fence = await movingTo().catch(async (e: unknown) => {
+    await release();
+    throw e;
+  });
+  if (fence) {
+    await release();
+    throw movingError(where, fence);
+  }
+}

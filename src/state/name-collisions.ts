@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError, error } from "../diagnostics/diagnostic.js";
-import { errnoCode, fsError } from "../fs/errors.js";
+import { readTextIfExists } from "../fs/errors.js";
 import { workspaceNameProblem } from "./workspace.js";
 
 /** Where `name` is given in the stack file (its first occurrence as a whole word), for the error. */
@@ -25,12 +25,7 @@ async function namePosition(stackFile: string, name: string): Promise<{ line?: n
 /** The workspaces stack `stack` lists in {state dir}/{stack}.workspaces. */
 async function listedWorkspaces(dir: string, stack: string): Promise<string[]> {
   const file = join(dir, `${stack}.workspaces`);
-  try {
-    return (await readFile(file, "utf8")).split("\n").map((l) => l.trim());
-  } catch (e) {
-    if (errnoCode(e) === "ENOENT") return [];
-    throw fsError(e, "read the workspace list", file);
-  }
+  return ((await readTextIfExists(file, "read the workspace list")) ?? "").split("\n").map((l) => l.trim());
 }
 
 /**
@@ -58,13 +53,8 @@ export async function checkStackName(stackFile: string, stack: string, dir: stri
 
 /** The stack a state file records ("" when it holds something else); undefined when there is no file. */
 async function stackIn(file: string): Promise<string | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (e) {
-    if (errnoCode(e) === "ENOENT") return undefined;
-    throw fsError(e, "read state file", file);
-  }
+  const text = await readTextIfExists(file, "read state file");
+  if (text === undefined) return undefined;
   try {
     const v = JSON.parse(text) as { stack?: unknown } | null;
     return typeof v?.stack === "string" ? v.stack : "";

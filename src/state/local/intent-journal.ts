@@ -8,7 +8,7 @@ import { type FileHandle, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import type { WriteIntent } from "../../generated/schemas.js";
-import { errnoCode, fsError, fsyncDir } from "../../fs/errors.js";
+import { fsError, fsyncDir, readTextIfExists } from "../../fs/errors.js";
 import { makeDirs, regularOrMissing, type FileRole } from "../../fs/regular-files.js";
 
 const JOURNAL: FileRole = {
@@ -74,13 +74,8 @@ export class IntentJournal {
 
   async pending(): Promise<WriteIntent[]> {
     await regularOrMissing(this.path, JOURNAL);
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (e) {
-      if (errnoCode(e) === "ENOENT") return [];
-      throw fsError(e, "read the intent journal", this.path);
-    }
+    const text = await readTextIfExists(this.path, "read the intent journal");
+    if (text === undefined) return [];
     const lines = text.split("\n");
     const open = new Map<string, WriteIntent>();
     for (let i = 0; i < lines.length; i++) {

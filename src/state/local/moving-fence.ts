@@ -1,8 +1,7 @@
 // The migration fence of a local state: {state file}.moving, written when `state migrate` starts
 // moving the state away and removed when it ends (../move-fence.ts says what it fences).
-import { readFile } from "node:fs/promises";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
-import { errnoCode, fsError } from "../../fs/errors.js";
+import { fsError, readTextIfExists } from "../../fs/errors.js";
 import { writeFileAtomic } from "../../fs/atomic-file.js";
 import { fenceFrom, type MoveFence } from "../move-fence.js";
 
@@ -14,13 +13,8 @@ export function movingFile(path: string): string {
 /** The fence of the state file `path`; undefined when there is none. */
 export async function readMovingFence(path: string): Promise<MoveFence | undefined> {
   const file = movingFile(path);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (e) {
-    if (errnoCode(e) === "ENOENT") return undefined;
-    throw fsError(e, "read the migration fence", file);
-  }
+  const text = await readTextIfExists(file, "read the migration fence");
+  if (text === undefined) return undefined;
   let fence: MoveFence | undefined;
   try {
     fence = fenceFrom(JSON.parse(text));

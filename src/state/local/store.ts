@@ -24,7 +24,7 @@ import { type StateStore, type StateVersion, type StoreLock, stateConflict, vers
 import { withWriteGuard } from "./write-guard.js";
 import { holding } from "./held-locks.js";
 import { missingWorkspace } from "../workspace.js";
-import { type FencedStore, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
+import { type FencedStore, type MoveFence, refuseWhileMoving } from "../move-fence.js";
 import { readMovingFence, writeMovingFence } from "./moving-fence.js";
 
 import { keepOtherLineage, linkOrCopy, type SeenBackup } from "./kept-backups.js";
@@ -296,18 +296,12 @@ export class LocalStateStore implements StateStore, FencedStore {
     const target = await writablePath(this.path, STATE_FILE);
     await this.checkFiles(target);
     const handle = await acquireLock(this.path, `${target}.lock`, operation, opts);
-    // A state a migrate is moving away takes no other command's lock (../move-fence.ts).
-    const fence =
-      operation === MIGRATE_OPERATION
-        ? undefined
-        : await this.movingTo().catch(async (e: unknown) => {
-            await handle.release();
-            throw e;
-          });
-    if (fence) {
-      await handle.release();
-      throw movingError(this.path, fence);
-    }
+    await refuseWhileMoving(
+      operation,
+      () => this.movingTo(),
+      () => handle.release(),
+      this.path,
+    );
     const i = handle.info;
     return {
       ...handle,

@@ -2,11 +2,11 @@
 // state/{stack}.W.json, each with its own lock file beside it. Which workspaces exist is a list
 // in {state dir}/{stack}.workspaces (one name a line), so a new workspace exists before its
 // first write, as Terraform's `workspace new` makes one without a state.
-import { lstat, readFile, rename, rm } from "node:fs/promises";
+import { lstat, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { UserError, error } from "../../diagnostics/diagnostic.js";
 import { writeFileAtomic } from "../../fs/atomic-file.js";
-import { errnoCode, fsError } from "../../fs/errors.js";
+import { errnoCode, fsError, readTextIfExists } from "../../fs/errors.js";
 import { keepOtherLineage, lineageIn, moveBackupAside, readKept } from "./kept-backups.js";
 import { makeDirs, type FileRole } from "../../fs/regular-files.js";
 import { movingFile } from "./moving-fence.js";
@@ -37,13 +37,8 @@ export class LocalWorkspaces implements WorkspaceCatalog {
   }
 
   private async names(): Promise<string[]> {
-    let text: string;
-    try {
-      text = await readFile(this.registry, "utf8");
-    } catch (e) {
-      if (errnoCode(e) === "ENOENT") return [];
-      throw fsError(e, "read the workspace list", this.registry);
-    }
+    const text = await readTextIfExists(this.registry, "read the workspace list");
+    if (text === undefined) return [];
     return text
       .split("\n")
       .map((l) => l.trim())

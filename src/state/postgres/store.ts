@@ -26,7 +26,7 @@ import { driftLog, type DriftLog, importVersions, readHistory, readVersion } fro
 import { acquirePgLock, type LockScope, type PgStoreLock, readHolder, sessionHoldsLock } from "./lock.js";
 import { ensureSchema } from "./migrations.js";
 import type { ProjectIds } from "../../cloud/names.js";
-import { type FencedStore, fenceFrom, MIGRATE_OPERATION, type MoveFence, movingError } from "../move-fence.js";
+import { type FencedStore, fenceFrom, type MoveFence, refuseWhileMoving } from "../move-fence.js";
 import { lockLostError, swapState } from "./swap.js";
 import { deleteIntents, insertIntents, readIntents } from "./intents.js";
 import { forceUnlockRefusal } from "./force-unlock.js";
@@ -225,18 +225,12 @@ export class PostgresStateStore implements StateStore, FencedStore {
   async lock(operation: string, opts?: { timeoutMs?: number }): Promise<PgStoreLock> {
     await this.db(); // the tables first: the lock writes its holder row
     const lock = await acquirePgLock(this.scope, operation, opts?.timeoutMs ?? 0);
-    // A state a migrate is moving away takes no other command's lock (../move-fence.ts).
-    const fence =
-      operation === MIGRATE_OPERATION
-        ? undefined
-        : await this.movingTo().catch(async (e: unknown) => {
-            await lock.release();
-            throw e;
-          });
-    if (fence) {
-      await lock.release();
-      throw movingError(this.scope.where, fence);
-    }
+    await refuseWhileMoving(
+      operation,
+      () => this.movingTo(),
+      () => lock.release(),
+      this.scope.where,
+    );
     const held = { lock, operation };
     this.held = held;
     return {
