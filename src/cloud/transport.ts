@@ -148,18 +148,9 @@ export class Transport {
       const ms = this.now() - t0;
       paced(buckets, outcome);
       if (origin !== undefined && (outcome.ok || outcome.error.httpStatus > 0)) this.reachability.responded(origin);
+      const answered = { methodId: spec.methodId, resource: spec.resource, attempt, maxAttempts: r.maxAttempts, ms };
       if (outcome.ok) {
-        this.emit({
-          type: "attempt",
-          methodId: spec.methodId,
-          resource: spec.resource,
-          attempt,
-          maxAttempts: r.maxAttempts,
-          status: "OK",
-          httpStatus: outcome.httpStatus,
-          ms,
-          retry: false,
-        });
+        this.emit({ type: "attempt", ...answered, status: "OK", httpStatus: outcome.httpStatus, retry: false });
         return outcome.value as T;
       }
       const err = (last = outcome.error);
@@ -168,13 +159,9 @@ export class Transport {
       const retry = next.delayMs !== undefined;
       this.emit({
         type: "attempt",
-        methodId: spec.methodId,
-        resource: spec.resource,
-        attempt,
-        maxAttempts: r.maxAttempts,
+        ...answered,
         status: err.status,
         httpStatus: err.httpStatus,
-        ms,
         retry,
         ...(retry ? { delayMs: next.delayMs } : {}),
       });
