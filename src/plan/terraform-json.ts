@@ -56,11 +56,7 @@ function tfChange(c: Change): TfChange {
 function tfResourceChange(c: ResourceChange): TfResourceChange {
   const reason = c.action_reason === "create_because_gone" ? undefined : c.action_reason;
   return {
-    address: c.address,
-    mode: c.mode,
-    type: c.type,
-    ...nameAndIndex(c.address),
-    provider_name: PROVIDER_NAME,
+    ...resourceIdentity(c),
     change: tfChange(c.change),
     ...(c.previous_address ? { previous_address: c.previous_address } : {}),
     ...(reason ? { action_reason: reason } : {}),
@@ -82,6 +78,11 @@ function changeExtras(c: ResourceChange): ConvergeChangeExtras {
   };
 }
 
+/** What names a resource in Terraform's JSON, in a change and in the state alike. */
+function resourceIdentity(r: { address: string; mode: "managed" | "data"; type: string }) {
+  return { address: r.address, mode: r.mode, type: r.type, ...nameAndIndex(r.address), provider_name: PROVIDER_NAME };
+}
+
 /** Terraform's name and index of an address: `viewers["sre"]` is viewers, index "sre". */
 function nameAndIndex(address: string): { name: string; index?: string | number } {
   const { name, index } = splitAddress(address);
@@ -97,11 +98,7 @@ function stateResource(r: {
   depends_on?: string[] | undefined;
 }): TfStateResource {
   return {
-    address: r.address,
-    mode: r.mode,
-    type: r.type,
-    ...nameAndIndex(r.address),
-    provider_name: PROVIDER_NAME,
+    ...resourceIdentity(r),
     schema_version: 0,
     values: isObject(r.values) ? r.values : {},
     sensitive_values: {},
