@@ -85,8 +85,8 @@ function withProjectId(named: ObjectName, ids: ReadonlyMap<string, string> | und
 export function completeName(kind: ObjectKind, name: string, defaults: NameDefaults): ObjectName | string {
   const full = parseFullName(kind, name);
   if (full) return withProjectId(full, defaults.projectIds);
-  const expected =
-    `projects/{project}/locations/{location}/` + `${OBJECT_KINDS[kind].collection}/{id}, {location}/{id} or {id}`;
+  const collection = OBJECT_KINDS[kind].collection;
+  const expected = `projects/{project}/locations/{location}/${collection}/{id}, {location}/{id} or {id}`;
   if (name.startsWith("projects/")) return `"${name}" is not a valid ${kind} name; expected ${expected}`;
   const parts = name.split("/");
   if (parts.length > 2 || !parts.every((s) => SEGMENT.test(s))) {

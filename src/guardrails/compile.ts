@@ -89,9 +89,9 @@ function nameProblem(
         op?.exprKind.case === "identExpr" && !bound.has(op.exprKind.value.name) ? op.exprKind.value.name : undefined;
       const fields = root !== undefined && Object.hasOwn(FIELDS, root) ? FIELDS[root]! : undefined;
       if (fields && !fields.includes(k.value.field)) {
+        const field = k.value.field;
         return {
-          message:
-            `${root} has no field ${k.value.field}${suggest(k.value.field, fields)}` + ` (it has ${fields.join(", ")})`,
+          message: `${root} has no field ${field}${suggest(field, fields)} (it has ${fields.join(", ")})`,
           offset: at(e) + 1,
         };
       }
