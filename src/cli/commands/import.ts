@@ -95,7 +95,7 @@ export function registerImport(program: Command): void {
     .option("--generate", `write a stack that adopts every binding of the named ${POLICY_OBJECTS}`)
     .option("--from-pulumi <file>", "write a stack adopting the resources of a `pulumi stack export` (version 3)")
     .option("--from-terraform <file>", "write a stack adopting a Terraform state's (v4, or `terraform show -json`)")
-    .option("--out <file>", "with --generate or --from-…: where to write the stack (an existing one only with --force)")
+    .option("--out <file>", "with --generate or --from-…: the stack file to write (replaced only with --force)")
     .option("--force", "with --generate or --from-…: overwrite --out, or reuse the state of a stack of that name")
     .option(
       "--name <name>",
