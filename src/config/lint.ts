@@ -4,7 +4,6 @@
 import { type Diagnostic, error, warning } from "../diagnostics/diagnostic.js";
 import { isPublicMember, memberKey } from "../iam/members.js";
 import { isBasicRole } from "../iam/roles.js";
-import { suspectReasons } from "../iam/lookalike.js";
 import { hasCall } from "./references.js";
 import { functionCall } from "../language/functions.js";
 import { hasInterpolation } from "../language/expressions.js";
@@ -139,11 +138,37 @@ function resolvedView(
 
 const always = () => true;
 
-/** Whether two of the strings are the same member (by key). */
-function hasDuplicateMember(strings: readonly string[]): boolean {
-  if (strings.length < 2) return false;
-  if (strings.length === 2) return memberKey(strings[0]!) === memberKey(strings[1]!);
-  return new Set(strings.map(memberKey)).size < strings.length;
+/**
+ * Whether no rule can find anything in a member on its own: printable ASCII (so no lookalike
+ * character, and no punycode label: "xn--" counts as a maybe), not public, not deleted. This runs
+ * for every member of a stack that has nothing to report.
+ */
+function plainMember(m: string): boolean {
+  return !NOT_PRINTABLE_ASCII.test(m) && !m.includes("xn--") && !isPublicMember(m) && !m.startsWith("deleted:");
+}
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+
+/** Whether two plain members (printable ASCII: plainMember) have the same member key. Members that
+ *  differ in more than case (most pairs) never do: memberKey changes nothing else, and keeps an
+ *  ASCII member's length; no key is made for them. */
+const sameMember = (a: string, b: string): boolean =>
+  a === b || (a.length === b.length && a.toLowerCase() === b.toLowerCase() && memberKey(a) === memberKey(b));
+
+/** Whether two of `members` (the strings among them) have the same member key. */
+function hasDuplicateMember(members: readonly unknown[]): boolean {
+  if (members.length < 2) return false;
+  if (members.length === 2) {
+    const [a, b] = members;
+    return typeof a === "string" && typeof b === "string" && sameMember(a, b);
+  }
+  const keys = new Set<string>();
+  let strings = 0;
+  for (const m of members) {
+    if (typeof m !== "string") continue;
+    strings++;
+    keys.add(memberKey(m));
+  }
+  return keys.size < strings;
 }
 
 /**
@@ -155,15 +180,14 @@ function hasDuplicateMember(strings: readonly string[]): boolean {
 export function mayHaveLiteralFindings(p: Record<string, unknown>): boolean {
   if (p.condition && typeof p.condition === "object") return true;
   if (typeof p.role === "string" && isBasicRole(p.role)) return true;
-  const strings: string[] = [];
+  const member = p.member;
+  if (typeof member === "string" && !plainMember(member)) return true;
   const list = p.members;
-  if (Array.isArray(list)) {
-    if (list.length === 0) return true;
-    for (const m of list) if (typeof m === "string") strings.push(m);
-  }
-  if (typeof p.member === "string") strings.push(p.member);
-  for (const m of strings) if (isPublicMember(m) || m.startsWith("deleted:") || suspectReasons(m).length) return true;
-  return hasDuplicateMember(strings);
+  if (!Array.isArray(list)) return false;
+  if (list.length === 0) return true;
+  for (const m of list) if (typeof m === "string" && !plainMember(m)) return true;
+  // (A member resource has no members list, a binding resource no member: one list to compare.)
+  return typeof member === "string" ? hasDuplicateMember([member, ...list]) : hasDuplicateMember(list);
 }
 
 /** Whether a rule could find something in a resource's literal values (see mayHaveLiteralFindings). */

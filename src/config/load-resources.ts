@@ -209,8 +209,9 @@ function checkResource(
   const { name, driver } = decl;
   const scope = forEach.scope;
   const resolved = loadTimeProperties(src, decl, scope, diags, forEach.literal === true);
-  const refused = resolved ? checkResolvedSchema(src, decl, resolved, diags) : new Set<string>();
-  const properties = resolved ? checkable(decl.properties, resolved, refused) : decl.properties;
+  const properties = resolved
+    ? checkable(decl.properties, resolved, checkResolvedSchema(src, decl, resolved, diags))
+    : decl.properties;
   // Known values are checked now, before any network call; the others after resolution.
   const { inputs, problems } = driver.normalize(properties, defaults);
   for (const p of problems) {

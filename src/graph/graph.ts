@@ -2,21 +2,27 @@
 // reporting, DOT output. Pure.
 import { pushAll } from "../base/arrays.js";
 
+/** The dependencies of every node without any (one set for all of them: never added to; most
+ *  nodes of most stacks have none). */
+const NO_DEPENDENCIES: ReadonlySet<string> = new Set<string>();
+
 export class Graph {
-  private readonly nodes = new Map<string, Set<string>>(); // node -> dependencies
+  private readonly nodes = new Map<string, ReadonlySet<string>>(); // node -> dependencies
   /** Whether any edge was added (a stack without references has none: then the order is the
    *  insertion order and there is no cycle, without a walk). */
   private edges = false;
 
   addNode(id: string): void {
-    if (!this.nodes.has(id)) this.nodes.set(id, new Set());
+    if (!this.nodes.has(id)) this.nodes.set(id, NO_DEPENDENCIES);
   }
 
   /** `from` depends on `to` (to must happen first). */
   addEdge(from: string, to: string): void {
     this.addNode(from);
     this.addNode(to);
-    this.nodes.get(from)!.add(to);
+    const deps = this.nodes.get(from);
+    if (deps === NO_DEPENDENCIES) this.nodes.set(from, new Set([to]));
+    else (deps as Set<string>).add(to);
     this.edges = true;
   }
 

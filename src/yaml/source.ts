@@ -3,7 +3,8 @@
 import type { CST, Document, LineCounter, Node, Pair, YAMLMap } from "yaml";
 import { yaml } from "./yaml-lib.js";
 import { type Diagnostic, error } from "../diagnostics/diagnostic.js";
-import { parseSimpleYaml, SimpleOutline } from "./fast-yaml.js";
+import { parseSimpleYaml } from "./fast-yaml.js";
+import { SimpleOutline } from "./simple-outline.js";
 import { firstAliasError, firstTooDeep, tooDeepError, type StructureError } from "./yaml-limits.js";
 import { MAX_DEPTH, TOO_DEEP, TOO_DEEP_DETAIL } from "./yaml-limits.js";
 import { pathTooDeep } from "../diagnostics/nesting.js";

@@ -23,8 +23,8 @@ const MEMBERS = [
   "${v}",
   "${w}",
 ];
-// A member beyond ASCII (lookalike-principal).
-MEMBERS.push("user:\u0430@example.com");
+// A member beyond ASCII, and one whose punycode reads beyond it (lookalike-principal).
+MEMBERS.push("user:\u0430@example.com", "user:a@xn--80ak6aa92e.com", "user:a@EXAMPLE.COM");
 const ROLES = ["roles/x.y", "roles/viewer", "roles/owner", "roles/editor", "roles/z.a", "${r}"];
 const CONDITIONS = [
   { title: "t", expression: "request.time < timestamp('2020-01-01T00:00:00Z')" },

@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import type * as Yaml from "yaml";
-import { SimpleOutline } from "../../src/yaml/fast-yaml.js";
+import { SimpleOutline } from "../../src/yaml/simple-outline.js";
 import { SourceDocument, type DocPath } from "../../src/yaml/source.js";
 import { seededRandom } from "../support/seeded-random.js";
 
