@@ -228,7 +228,10 @@ function checkResource(
     if (!c) ownership.hold(claims, name);
     else diags.push(conflictDiagnostic(src, decl, inputs, claims, c));
   }
-  if (resolved && problems.length === 0 && known) decl.loadTimeProperties = resolved;
+  if (problems.length === 0 && known) {
+    if (resolved) decl.loadTimeProperties = resolved;
+    else decl.loadTimeInputs = { project: defaults.project, location: defaults.location, inputs };
+  }
   const { ignoreChanges } = decl.options;
   for (let i = 0; i < ignoreChanges.length; i++) {
     const p = ignoreChanges[i]!;

@@ -1,5 +1,5 @@
 // The loaded, statically checked stack: what the planner consumes.
-import type { DataSourceDriver, IamDriver } from "../drivers/types.js";
+import type { DataSourceDriver, IamDriver, IamInputs } from "../drivers/types.js";
 import type { BackendConfig } from "../generated/schemas.js";
 import type { Graph } from "../graph/graph.js";
 import type { Reference } from "../language/expressions.js";
@@ -61,6 +61,10 @@ export interface ResourceDecl {
    *  known then (inputs, variables built from them, functions of those): checked and linted
    *  then, so the plan does not lint them again. */
   loadTimeProperties?: Record<string, unknown>;
+  /** What the driver normalised its properties as written to, when the stack loaded (all literal,
+   *  no problem), under the provider's project and location then: the plan uses them as long as
+   *  its own defaults are the same, instead of normalising again. */
+  loadTimeInputs?: { project: string | undefined; location: string | undefined; inputs: IamInputs };
 }
 
 export interface VariableDecl {

@@ -15,7 +15,6 @@ import { roleProblem } from "../iam/roles.js";
 import { completeName, completeNameOnce, projectOf, type NameDefaults } from "../cloud/names.js";
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
-import { rememberedNormalize } from "./normalize-memo.js";
 import { extended } from "../base/extended.js";
 
 interface IamDriverSpec {
@@ -30,7 +29,7 @@ export function iamDriver(spec: IamDriverSpec): IamDriver {
   const isBinding = spec.ownership === "binding";
   const importIdForm = isBinding ? "{name} {role} [condition title]" : "{name} {role} {member} [condition title]";
 
-  const normalize = rememberedNormalize((raw, defaults) => normalizeInputs(spec, raw, defaults));
+  const normalize = (raw: Record<string, unknown>, defaults: NameDefaults) => normalizeInputs(spec, raw, defaults);
 
   const id = (i: IamInputs): string => {
     const grant = isBinding ? `${i.name} ${roleOf(i)}` : `${i.name} ${roleOf(i)} ${i.member ?? ""}`;

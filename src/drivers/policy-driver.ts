@@ -12,7 +12,6 @@ import { completeName, completeNameOnce, projectOf, type NameDefaults } from "..
 import type { PolicyKind } from "../gcp/object-kinds.js";
 import type { IamDriver, IamInputs, ImportTarget, Problem } from "./types.js";
 import { extended } from "../base/extended.js";
-import { rememberedNormalize } from "./normalize-memo.js";
 import { pushAll } from "../base/arrays.js";
 
 interface PolicyDriverSpec {
@@ -27,9 +26,8 @@ interface PolicyDriverSpec {
 const IMPORT_ID_FORM = "{name}";
 
 export function policyDriver(spec: PolicyDriverSpec): IamDriver {
-  const normalize = rememberedNormalize((raw, defaults) =>
-    normalizePolicyInputs(spec.kind, spec.auditConfigs ? raw : withoutAuditConfigs(raw), defaults),
-  );
+  const normalize = (raw: Record<string, unknown>, defaults: NameDefaults) =>
+    normalizePolicyInputs(spec.kind, spec.auditConfigs ? raw : withoutAuditConfigs(raw), defaults);
   return {
     token: spec.token,
     kind: spec.kind,

@@ -16,6 +16,7 @@ import { validate } from "../schemas/index.js";
 import { propertySchemaDiagnostic } from "../config/schema-diagnostics.js";
 import type { PlanContext } from "./context.js";
 import { conflictSummary } from "../claims/conflict-rule.js";
+import { projectIdsIn } from "../cloud/names.js";
 import { pushAll } from "../base/arrays.js";
 
 export interface Desired {
@@ -78,7 +79,7 @@ function knownInputs(
   const schemaErrors = how.checked ? [] : validate(d.inputsSchema, raw);
   for (const e of schemaErrors) ctx.diags.push(propertySchemaDiagnostic(src, r.name, r.decl, e));
   if (schemaErrors.length) return undefined;
-  const n = d.normalize(raw, ctx.defaults);
+  const n = loadTimeNormalized(ctx, r, raw) ?? d.normalize(raw, ctx.defaults);
   for (const p of n.problems) {
     const pos = src.position([...at, ...p.path]);
     ctx.diags.push(
@@ -104,6 +105,15 @@ function knownInputs(
     );
   claim(ctx, r, n.inputs);
   return { inputs: n.inputs, known: true };
+}
+
+/** What the loader normalised `raw` to, when `raw` is the properties as written and the plan's
+ *  defaults are those the loader had (no project numbers to replace by IDs). */
+function loadTimeNormalized(ctx: PlanContext, r: ResourceDecl, raw: Record<string, unknown>) {
+  const at = r.loadTimeInputs;
+  const { defaults } = ctx;
+  if (!at || raw !== r.properties || at.project !== defaults.project || at.location !== defaults.location) return;
+  return projectIdsIn(defaults) ? undefined : { inputs: at.inputs, problems: [] };
 }
 
 /** Two resources of the stack may not manage the same grant. */

@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import { plan } from "../../src/plan/planner.js";
 import { sameBindings } from "../../src/iam/policy.js";
-import { resourceDriver } from "../../src/drivers/registry.js";
 import { BINDING, RP, STACK_HEAD, fakeCloud, planOptions, stackOf } from "../fixtures/builders.js";
 
 const world = () => ({ policies: { [RP]: { bindings: [] } } });
@@ -47,19 +46,36 @@ describe("literal inputs", () => {
   });
 });
 
-describe("normalisation, remembered per properties object", () => {
-  const d = resourceDriver(BINDING)!;
-  it("gives the same inputs for the same object and defaults, and follows other defaults", () => {
-    const raw = {
-      name: "nightly",
-      role: "roles/gkebackup.viewer",
-      members: ["user:B@example.com", "user:a@example.com"],
-    };
-    const a = d.normalize(raw, { project: "p1", location: "l1" });
-    expect(d.normalize(raw, { project: "p1", location: "l1" })).toBe(a);
-    const b = d.normalize(raw, { project: "p2", location: "l1" });
-    expect(b.inputs.name).toContain("projects/p2/");
-    expect(a.inputs.name).toContain("projects/p1/");
+describe("a literal resource's inputs, normalised once when the stack loads", () => {
+  const text = `${STACK_HEAD}resources:
+  viewers:
+    type: ${BINDING}
+    properties:
+      name: nightly
+      role: roles/gkebackup.viewer
+      members: [user:B@example.com, user:a@example.com]
+`;
+  // A marker in the loader's inputs shows whether the plan took them or normalised again.
+  const marked = (project?: string) => {
+    const stack = stackOf(text);
+    const r = stack.resources.get("viewers")!;
+    expect(r.loadTimeInputs?.inputs.members).toEqual(["user:a@example.com", "user:B@example.com"]);
+    r.loadTimeInputs = { ...r.loadTimeInputs!, inputs: { ...r.loadTimeInputs!.inputs, members: ["user:m@x.com"] } };
+    if (project) r.loadTimeInputs.project = project;
+    return stack;
+  };
+  const members = async (project?: string) => {
+    const r = await plan(marked(project), undefined, fakeCloud(world()).port, planOptions());
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    return (r.plan.resource_changes[0]!.change.after as { members: string[] }).members;
+  };
+
+  it("are the plan's under the same provider defaults", async () => {
+    expect(await members()).toEqual(["user:m@x.com"]);
+  });
+
+  it("are normalised again under other defaults", async () => {
+    expect(await members("another-project")).toEqual(["user:a@example.com", "user:B@example.com"]);
   });
 });
 
