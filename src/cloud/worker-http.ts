@@ -22,10 +22,10 @@ import { type WireAnswer, type WireOut, WORKER_READY, errorFromWire } from "./ht
 import type { HttpWorkerData } from "./http-worker.js";
 
 /** Requests sent directly before the worker is started. Measured on this 2-core machine against
- *  the emulator (`npm run bench`, paired runs of three no-op plans each): with the worker from the
- *  start, a no-op plan of 1,200 policies took 1.42-1.43 s against 1.52-1.53 s direct (0.93x) for
- *  21 MB more memory; 240 policies do not repay the worker's start. */
-const DIRECT_FIRST = 1_000;
+ *  the emulator (paired runs): with the worker from the 65th request, a no-op plan of 1,200
+ *  policies took 1.05x as long (and 20 MB more memory), one of 12,000 policies 0.89x; by those
+ *  two points, the worker pays for itself from about 2,300 requests on. */
+const DIRECT_FIRST = 2_000;
 
 export interface WorkerHttpOptions {
   /** Names proxies (see ./proxy.ts); default process.env. */
