@@ -8,6 +8,7 @@ import { stateClaims, type ResourceClaim } from "../claims/claims.js";
 import { checkDiscoverRequest, discover, type DiscoverRequest, type DiscoveryReport } from "./discover.js";
 import type { StackSession } from "./session.js";
 import { resolveProjectNumbers } from "./project-ids.js";
+import { isProjectNumber } from "../cloud/names.js";
 
 export interface QueryRequest extends DiscoverRequest {
   callTimeoutMs?: number | undefined;
@@ -54,7 +55,7 @@ export async function queryProject(
   const cloud = await openCloud(provider, { ...where, emit, ...options, ...(req.rates ? { rates: req.rates } : {}) });
   try {
     // A project number is asked its ID: converge names objects by the ID, as the stack's claims do.
-    const ids = /^\d+$/.test(req.project)
+    const ids = isProjectNumber(req.project)
       ? await resolveProjectNumbers(cloud.port, [req.project], undefined, signal)
       : undefined;
     const project = ids?.get(req.project) ?? req.project;

@@ -9,19 +9,26 @@ import { BINDING, RP, STACK_HEAD, fakeCloud, planOptions, stackOf } from "../fix
 
 const world = () => ({ policies: { [RP]: { bindings: [] } } });
 
-describe("literal inputs", () => {
-  it("unescapes $$ in a literal value, as resolving does", async () => {
-    const text = `${STACK_HEAD}resources:
+/** A stack of one binding resource `viewers` on the nightly restore plan; `more`: further
+ *  property lines (indented as properties). */
+const viewersStack = (members: string, more = "") => `${STACK_HEAD}resources:
   viewers:
     type: ${BINDING}
     properties:
       name: nightly
       role: roles/gkebackup.viewer
-      members: [user:bob@example.com]
-      condition:
+      members: ${members}
+${more}`;
+
+describe("literal inputs", () => {
+  it("unescapes $$ in a literal value, as resolving does", async () => {
+    const text = viewersStack(
+      "[user:bob@example.com]",
+      `      condition:
         title: costs $$5
         expression: request.time < timestamp("2030-01-01T00:00:00Z")
-`;
+`,
+    );
     const r = await plan(stackOf(text), undefined, fakeCloud(world()).port, planOptions());
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const after = r.plan.resource_changes[0]!.change.after as { condition: { title: string } };
@@ -47,14 +54,7 @@ describe("literal inputs", () => {
 });
 
 describe("a literal resource's inputs, normalised once when the stack loads", () => {
-  const text = `${STACK_HEAD}resources:
-  viewers:
-    type: ${BINDING}
-    properties:
-      name: nightly
-      role: roles/gkebackup.viewer
-      members: [user:B@example.com, user:a@example.com]
-`;
+  const text = viewersStack("[user:B@example.com, user:a@example.com]");
   // A marker in the loader's inputs shows whether the plan took them or normalised again.
   const marked = (project?: string) => {
     const stack = stackOf(text);
