@@ -3,18 +3,28 @@
 // time is dominated by resolving and loading ~200 small ES modules, and one file per lazily loaded
 // part costs far less (issue 20). tsc stays the compiler; esbuild only joins its output. Every
 // dynamic import() stays a split point, so what a command loads is still what it uses; packages
-// stay external (resolved from node_modules as before). The bundle sits two levels under the
+// stay external (resolved from node_modules as before) but for a few small ones (JOINED). The bundle sits two levels under the
 // package root, like dist/cli/main.js, so paths a module finds from its own URL (../../schemas/,
 // ../schemas/precompiled.cjs) hold in both.
 // bin/converge.js runs dist/bundle/main.js; dist/cli/main.js remains the unbundled CLI (the
 // package's SDK entry, dist/index.js, is not bundled).
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "bundle");
+
+// Small ES-module packages joined into the chunks that use them, where each would otherwise be its
+// own files to resolve and load on every run: diff's 19 modules (every plan loads the attribute
+// diff) shrink to the one function it uses; fastest-levenshtein's ES build replaces its CommonJS
+// file, which Node read twice. Every other package stays external, resolved from node_modules.
+const JOINED = new Set(["diff", "p-limit", "is-in-ci", "fastest-levenshtein"]);
+const { dependencies } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+const external = Object.keys(dependencies)
+  .filter((name) => !JOINED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
 
 rmSync(OUT, { recursive: true, force: true });
 const { metafile } = await build({
@@ -32,7 +42,7 @@ const { metafile } = await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  packages: "external",
+  external,
   // No keepNames: its wrappers cost per closure created on hot paths, and nothing reads a
   // function's name (error classes set theirs explicitly).
   chunkNames: "chunk-[hash]",
