@@ -8,7 +8,7 @@
 // ../schemas/precompiled.cjs) hold in both.
 // bin/converge.js runs dist/bundle/main.js; dist/cli/main.js remains the unbundled CLI (the
 // package's SDK entry, dist/index.js, is not bundled).
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -52,3 +52,19 @@ const { metafile } = await build({
   metafile: true,
 });
 writeFileSync(join(OUT, "metafile.json"), JSON.stringify(metafile));
+
+// The packages whose code the bundle now holds (JOINED and what they import), with their licence
+// texts: their notices travel with their code.
+const joined = new Set();
+for (const input of Object.keys(metafile.inputs)) {
+  const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+  if (m) joined.add(m[1]);
+}
+const notices = [...joined].sort().map((name) => {
+  const dir = join(ROOT, "node_modules", name);
+  const { version, license } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const file = readdirSync(dir).find((f) => /^licen[cs]e(\.(md|txt))?$/i.test(f));
+  if (!file) throw new Error(`${name}: no licence file to copy beside the bundle`);
+  return `${name} ${version} (${license})\n\n${readFileSync(join(dir, file), "utf8").trim()}\n`;
+});
+writeFileSync(join(OUT, "THIRD-PARTY-LICENSES.txt"), notices.join("\n" + "-".repeat(72) + "\n\n"));
