@@ -3,9 +3,9 @@
 // time is dominated by resolving and loading ~200 small ES modules, and one file per lazily loaded
 // part costs far less (issue 20). tsc stays the compiler; esbuild only joins its output. Every
 // dynamic import() stays a split point, so what a command loads is still what it uses; packages
-// stay external (resolved from node_modules as before) but for a few small ones (JOINED). The bundle sits two levels under the
-// package root, like dist/cli/main.js, so paths a module finds from its own URL (../../schemas/,
-// ../schemas/precompiled.cjs) hold in both.
+// stay external (resolved from node_modules as before), but for a few small ones (JOINED). The
+// bundle sits two levels under the package root, like dist/cli/main.js, so paths a module finds
+// from its own URL (../../schemas/, ../schemas/precompiled.cjs) hold in both.
 // bin/converge.js runs dist/bundle/main.js; dist/cli/main.js remains the unbundled CLI (the
 // package's SDK entry, dist/index.js, is not bundled).
 import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -42,7 +42,10 @@ const { metafile } = await build({
   format: "esm",
   platform: "node",
   target: "node20",
+  absWorkingDir: ROOT,
   external,
+  // A joined package's ES build where it has one (fastest-levenshtein's "module").
+  mainFields: ["module", "main"],
   // No keepNames: its wrappers cost per closure created on hot paths, and nothing reads a
   // function's name (error classes set theirs explicitly).
   chunkNames: "chunk-[hash]",
@@ -53,16 +56,17 @@ const { metafile } = await build({
 });
 writeFileSync(join(OUT, "metafile.json"), JSON.stringify(metafile));
 
-// The packages whose code the bundle now holds (JOINED and what they import), with their licence
-// texts: their notices travel with their code.
+// The packages whose code the bundle holds (JOINED and what they import, however deep in
+// node_modules), with their licence texts: their notices travel with their code. The metafile's
+// paths are relative to absWorkingDir (ROOT).
 const joined = new Set();
 for (const input of Object.keys(metafile.inputs)) {
-  const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+  const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
   if (m) joined.add(m[1]);
 }
-const notices = [...joined].sort().map((name) => {
-  const dir = join(ROOT, "node_modules", name);
-  const { version, license } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+const notices = [...joined].sort().map((path) => {
+  const dir = join(ROOT, path);
+  const { name, version, license } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const file = readdirSync(dir).find((f) => /^licen[cs]e(\.(md|txt))?$/i.test(f));
   if (!file) throw new Error(`${name}: no licence file to copy beside the bundle`);
   return `${name} ${version} (${license})\n\n${readFileSync(join(dir, file), "utf8").trim()}\n`;
