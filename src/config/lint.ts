@@ -151,7 +151,7 @@ const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
 /** Whether two plain members (printable ASCII: plainMember) have the same member key. Members that
  *  differ in more than case (most pairs) never do: memberKey changes nothing else, and keeps an
  *  ASCII member's length; no key is made for them. */
-const sameMember = (a: string, b: string): boolean =>
+const samePlainMember = (a: string, b: string): boolean =>
   a === b || (a.length === b.length && a.toLowerCase() === b.toLowerCase() && memberKey(a) === memberKey(b));
 
 /** Whether two of `members` (the strings among them) have the same member key. */
@@ -159,7 +159,7 @@ function hasDuplicateMember(members: readonly unknown[]): boolean {
   if (members.length < 2) return false;
   if (members.length === 2) {
     const [a, b] = members;
-    return typeof a === "string" && typeof b === "string" && sameMember(a, b);
+    return typeof a === "string" && typeof b === "string" && samePlainMember(a, b);
   }
   const keys = new Set<string>();
   let strings = 0;
